@@ -1,0 +1,155 @@
+# perfgate — unit-test-style performance assertions for CUDA.
+#
+#   make                 libperfgate.a and build/perftest (the suite in perftests/)
+#   make test            build and run the framework's own tests (no GPU needed)
+#   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
+#   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
+#   make clean
+#
+# Variables: PERFTESTS=dir (perf tests to build), KERNELS=dir (their .cu files),
+# CUDA_HOME, NVCC, CUDA_ARCH (sm_90), YAML_CFLAGS/YAML_LIBS, PREFIX, V=1.
+
+PERFTESTS ?= perftests
+KERNELS   ?= kernels
+BUILD     ?= build
+PREFIX    ?= /usr/local
+CUDA_ARCH ?= sm_90
+ARGS      ?=
+
+NVCC_FOUND := $(shell command -v nvcc 2>/dev/null)
+CUDA_HOME  ?= $(if $(NVCC_FOUND),$(patsubst %/bin/nvcc,%,$(NVCC_FOUND)),/usr/local/cuda)
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+CUDA_LIB   ?= $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
+
+YAML_CFLAGS ?= $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS   ?= $(shell pkg-config --libs yaml-0.1 2>/dev/null)
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include $(YAML_CFLAGS) -MMD -MP
+NVCCFLAGS  ?= -O3
+ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
+LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(YAML_LIBS) -lm
+
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
+# ---- prerequisites: one line naming what to install ----------------------------
+GOALS := $(or $(MAKECMDGOALS),all)
+ifneq ($(filter-out clean help,$(GOALS)),)
+ifeq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
+$(error perfgate: CUDA headers not found under '$(CUDA_HOME)': install the CUDA toolkit (13.x) or set CUDA_HOME)
+endif
+ifeq ($(wildcard $(CUDA_LIB)/libcudart.so),)
+$(error perfgate: libcudart.so not found in '$(CUDA_LIB)': install the CUDA runtime (cuda-cudart-dev) or set CUDA_HOME)
+endif
+ifeq ($(wildcard $(CUDA_LIB)/libcublas.so),)
+$(error perfgate: libcublas.so not found in '$(CUDA_LIB)': install cuBLAS (libcublas-dev) or set CUDA_HOME)
+endif
+ifeq ($(strip $(YAML_LIBS)),)
+$(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
+endif
+endif
+ifneq ($(filter all perftest $(BUILD)/perftest,$(GOALS)),)
+ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
+$(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
+endif
+endif
+
+# ---- sources --------------------------------------------------------------------
+LIB_SRCS  := $(wildcard framework/src/*.c)
+LIB_OBJS  := $(LIB_SRCS:framework/src/%.c=$(BUILD)/obj/framework/%.o)
+LIB       := $(BUILD)/libperfgate.a
+
+PT_SRCS   := $(wildcard $(PERFTESTS)/*.c)
+PT_OBJS   := $(PT_SRCS:$(PERFTESTS)/%.c=$(BUILD)/obj/perftests/%.o)
+KRN_SRCS  := $(wildcard $(KERNELS)/*.cu)
+KRN_OBJS  := $(KRN_SRCS:$(KERNELS)/%.cu=$(BUILD)/obj/kernels/%.o)
+
+ST_SRCS   := $(wildcard framework/tests/*.c)
+ST_OBJS   := $(ST_SRCS:framework/tests/%.c=$(BUILD)/obj/selftest/%.o)
+FX_SRCS   := $(wildcard framework/tests/fixtures/*.c)
+FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
+
+# Relink build/perftest when the set of sources changes (another PERFTESTS=).
+PT_LIST   := $(BUILD)/perftest.sources
+$(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
+
+.PHONY: all test perftest install clean help FORCE
+all: $(LIB) $(BUILD)/perftest
+
+help:
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+
+$(LIB): $(LIB_OBJS)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/framework/%.o: framework/src/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -c $< -o $@
+
+$(BUILD)/obj/perftests/%.o: $(PERFTESTS)/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -I$(KERNELS) -c $< -o $@
+
+$(BUILD)/obj/kernels/%.o: $(KERNELS)/%.cu
+	$(call say,NVCC,$<)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(ALL_NVCCFLAGS) -I$(KERNELS) -c $< -o $@
+
+$(BUILD)/perftest: $(PT_OBJS) $(KRN_OBJS) $(LIB) $(PT_LIST)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
+
+$(BUILD)/obj/selftest/%.o: framework/tests/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -c $< -o $@
+
+$(BUILD)/obj/fixtures/%.o: framework/tests/fixtures/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/selftest: $(ST_OBJS) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $(ST_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/fixture-perftest: $(FX_OBJS) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
+
+test: $(BUILD)/selftest $(BUILD)/fixture-perftest
+	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
+
+perftest: $(BUILD)/perftest
+	$(Q)$(BUILD)/perftest $(ARGS)
+
+$(BUILD)/perfgate.pc: FORCE
+	$(call say,GEN,$@)
+	$(Q)printf '%s\n' \
+	  'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
+	  'cudalib=$(CUDA_LIB)' '' \
+	  'Name: perfgate' \
+	  'Description: Unit-test-style performance assertions for CUDA' \
+	  'Version: 0.1.0' \
+	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include' \
+	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -lcublas -lcudart $(YAML_LIBS) -lm' \
+	  > $@
+
+install: $(LIB) $(BUILD)/perfgate.pc
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
+	$(Q)install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 644 $(BUILD)/perfgate.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	$(call say,CLEAN,$(BUILD))
+	$(Q)rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/obj/*/*.d)

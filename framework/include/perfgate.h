@@ -1,0 +1,128 @@
+/* perfgate.h — the one public header: unit-test-style performance assertions for CUDA. */
+#ifndef PERFGATE_H
+#define PERFGATE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERF_VERSION_MAJOR 0
+#define PERF_VERSION_MINOR 1
+
+/* ---- Clocks ------------------------------------------------------------
+ * Every measured number is reported with the clock that produced it.
+ *   events  CUDA events recorded on the workload's stream around a batch;
+ *           includes the gaps a slow host leaves between launches.
+ *   wall    host monotonic clock around a batch; a GPU workload's stream
+ *           (or the device) is synchronised before the clock stops.
+ *   submit  host time to enqueue a batch, no synchronisation inside the
+ *           timed region: what the host pays per iteration.
+ * AUTO picks events when the workload names a stream, wall otherwise. */
+typedef enum perf_clock {
+  PERF_CLOCK_AUTO = 0,
+  PERF_CLOCK_EVENTS,
+  PERF_CLOCK_WALL,
+  PERF_CLOCK_SUBMIT
+} perf_clock;
+
+typedef void perf_fn(void *arg);
+typedef struct perf__wstate perf__wstate;
+
+/* A workload is one iteration of code plus its state. The framework decides
+ * how often it runs (warm-up, batch size, samples, interleaving). */
+typedef struct perf_workload {
+  const char *name;          /* unset: the first claim names it as written */
+  perf_fn *fn;               /* runs one iteration */
+  void *arg;                 /* passed to fn */
+  cudaStream_t stream;       /* stream the work goes to; events are recorded here */
+  perf_clock clock;          /* PERF_CLOCK_AUTO unless set */
+  int gpu;                   /* uses the GPU on the legacy stream (no .stream) */
+  perf__wstate *perf__state; /* owned by the framework; leave unset */
+} perf_workload;
+
+/* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL][, .gpu = 1]
+ *               [, .name = "label"]) */
+#define PERF_WORKLOAD(...) PERF__WORKLOAD(__VA_ARGS__, )
+#define PERF__WORKLOAD(fn_, arg_, ...) \
+  ((perf_workload){.fn = (fn_), .arg = (arg_), __VA_ARGS__})
+
+/* ---- Tests -------------------------------------------------------------- */
+typedef struct perf__test {
+  const char *suite;
+  const char *name;
+  const char *file;
+  int line;
+  void (*body)(void);
+  struct perf__test *next;
+} perf__test;
+
+void perf__register(perf__test *t);
+
+/* PERF_TEST(suite, name) { body }: registered before main() runs. */
+#define PERF_TEST(suite, name)                                               \
+  static void perf__body_##suite##__##name(void);                           \
+  static perf__test perf__test_##suite##__##name = {                        \
+      #suite, #name, __FILE__, __LINE__, perf__body_##suite##__##name, 0};   \
+  __attribute__((constructor)) static void perf__reg_##suite##__##name(void) \
+  {                                                                          \
+    perf__register(&perf__test_##suite##__##name);                          \
+  }                                                                          \
+  static void perf__body_##suite##__##name(void)
+
+/* ---- Claims --------------------------------------------------------------
+ * EXPECT_* records a failure and the test goes on; ASSERT_* ends the test.
+ * Each returns 1 when the claim held, 0 otherwise.
+ *   FASTER(a, b, f)    a is at least f times faster than b (median per
+ *                      iteration, same clock, interleaved ABBA rounds).
+ *   SIMILAR(a, b, tol) median(a)/median(b) lies within [1/(1+tol), 1+tol].
+ *   TRUE(cond)         a plain logic check (e.g. a result is correct). */
+#define PERF__HERE __FILE__, __LINE__
+#define PERF_EXPECT_FASTER(a, b, factor) \
+  perf__faster(&(a), &(b), (factor), #a, #b, PERF__HERE, 0)
+#define PERF_ASSERT_FASTER(a, b, factor) \
+  perf__faster(&(a), &(b), (factor), #a, #b, PERF__HERE, 1)
+#define PERF_EXPECT_SIMILAR(a, b, tolerance) \
+  perf__similar(&(a), &(b), (tolerance), #a, #b, PERF__HERE, 0)
+#define PERF_ASSERT_SIMILAR(a, b, tolerance) \
+  perf__similar(&(a), &(b), (tolerance), #a, #b, PERF__HERE, 1)
+#define PERF_EXPECT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 0)
+#define PERF_ASSERT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 1)
+
+/* Ends the test as SKIPPED with a printf-style reason. */
+#define PERF_SKIP(...) perf__skip(PERF__HERE, __VA_ARGS__)
+/* Skips the test unless at least n CUDA devices are usable. */
+#define PERF_REQUIRE_GPUS(n) perf__require_gpus((n), PERF__HERE)
+/* Ends the test as FAILED, naming the call and the CUDA error, when call does
+ * not return cudaSuccess; "no device" errors skip the test instead. */
+#define PERF_CUDA(call) perf__cuda_check((call), #call, PERF__HERE)
+/* Same for a cuBLAS call (cublasStatus_t). */
+#define PERF_CUBLAS(call) perf__cublas_check((int)(call), #call, PERF__HERE)
+
+int perf__faster(perf_workload *a, perf_workload *b, double factor,
+                 const char *an, const char *bn, const char *file, int line,
+                 int fatal);
+int perf__similar(perf_workload *a, perf_workload *b, double tolerance,
+                  const char *an, const char *bn, const char *file, int line,
+                  int fatal);
+int perf__truth(int ok, const char *expr, const char *file, int line,
+                int fatal);
+void perf__skip(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+void perf__require_gpus(int n, const char *file, int line);
+void perf__cuda_check(cudaError_t err, const char *expr, const char *file,
+                      int line);
+void perf__cublas_check(int status, const char *expr, const char *file,
+                        int line);
+
+/* The runner's entry point; libperfgate.a supplies a main() that calls it.
+ * Returns the process exit code: 0 all passed (skips allowed), 1 a check
+ * failed, 2 usage error or nothing could run. */
+int perf_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFGATE_H */

@@ -1,0 +1,160 @@
+/* cli.c — the perftest command line: options, their validation and the help text. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+/* Never fails. */
+void perf__cli_help(FILE *f, const char *prog)
+{
+  fprintf(f,
+          "usage: %s [options]\n"
+          "Runs the registered perf tests, one at a time, in a worker process.\n"
+          "\n"
+          "  --list                 list the tests (after --filter) and exit\n"
+          "  --filter=POS[:POS][-NEG[:NEG]]\n"
+          "                         run tests whose suite.name matches a POS glob\n"
+          "                         and no NEG glob (* and ?; GoogleTest syntax)\n"
+          "  --timeout=SECONDS      fail a test still running after this (default 60)\n"
+          "  --budget=SECONDS       sampling time per claim before it is called\n"
+          "                         INCONCLUSIVE (default 2)\n"
+          "  --seed=N               bootstrap seed (default 1)\n"
+          "  --require-gpu          exit 2 when a test is skipped for want of a GPU\n"
+          "  --isolate              a fresh worker for every test\n"
+          "  --verbose, -v          timer floors, warm-up and every look\n"
+          "  --color=auto|always|never\n"
+          "  --help, -h             this text\n"
+          "\n"
+          "Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard.\n"
+          "Exit status: 0 all passed (skips allowed), 1 a check failed,\n"
+          "2 usage error or nothing could run.\n",
+          prog);
+}
+
+static int usage(char *err, size_t len, const char *fmt, const char *arg)
+{
+  snprintf(err, len, fmt, arg);
+  return PERF__EUSAGE;
+}
+
+/* Parses a positive number of seconds (at most a day). */
+static int seconds(const char *opt, const char *v, double *out, char *err,
+                   size_t len)
+{
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (!*v || *end || errno || !(d > 0) || !isfinite(d) || d > 86400) {
+    snprintf(err, len, "%s: expected a number of seconds in (0, 86400], got '%s'",
+             opt, v);
+    return PERF__EUSAGE;
+  }
+  *out = d;
+  return 0;
+}
+
+static int unsigned_num(const char *opt, const char *v, uint64_t *out,
+                        char *err, size_t len)
+{
+  char *end;
+  errno = 0;
+  unsigned long long u = strtoull(v, &end, 10);
+  if (!*v || *end || errno || *v == '-') {
+    snprintf(err, len, "%s: expected a non-negative integer, got '%s'", opt, v);
+    return PERF__EUSAGE;
+  }
+  *out = u;
+  return 0;
+}
+
+static int worker_fds(const char *v, perf__cli *cli, char *err, size_t len)
+{
+  if (sscanf(v, "%d,%d", &cli->worker_in, &cli->worker_out) != 2 ||
+      cli->worker_in < 0 || cli->worker_out < 0)
+    return usage(err, len, "--perf-worker: expected IN,OUT descriptors, got '%s'", v);
+  return 0;
+}
+
+/* Splits "--opt=value" or "--opt value"; returns the value or NULL. */
+static const char *value(int argc, char **argv, int *i, const char *name,
+                         int *matched)
+{
+  size_t n = strlen(name);
+  const char *a = argv[*i];
+  *matched = 0;
+  if (strncmp(a, name, n) != 0) return NULL;
+  if (a[n] == '=') {
+    *matched = 1;
+    return a + n + 1;
+  }
+  if (a[n] != '\0') return NULL;
+  *matched = 1;
+  return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static int flag(const char *a, const char *name, int *dst)
+{
+  if (strcmp(a, name) != 0) return 0;
+  *dst = 1;
+  return 1;
+}
+
+/* One option with a value; returns 1 handled, 0 not this kind, <0 error. */
+static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
+                  size_t len)
+{
+  static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
+                                "--color", "--perf-worker"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    int m;
+    const char *v = value(argc, argv, i, names[k], &m);
+    if (!m) continue;
+    if (!v) return usage(err, len, "%s needs a value", names[k]);
+    switch (k) {
+    case 0:
+      cli->filter = v;
+      return 1;
+    case 1:
+      return seconds(names[k], v, &cli->timeout_s, err, len) ? PERF__EUSAGE : 1;
+    case 2:
+      return seconds(names[k], v, &cli->budget_s, err, len) ? PERF__EUSAGE : 1;
+    case 3:
+      return unsigned_num(names[k], v, &cli->seed, err, len) ? PERF__EUSAGE : 1;
+    case 4:
+      if (!strcmp(v, "auto")) cli->color = PERF__COLOR_AUTO;
+      else if (!strcmp(v, "always")) cli->color = PERF__COLOR_ALWAYS;
+      else if (!strcmp(v, "never")) cli->color = PERF__COLOR_NEVER;
+      else return usage(err, len, "--color: expected auto, always or never, got '%s'", v);
+      return 1;
+    default:
+      return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    }
+  }
+  return 0;
+}
+
+/* See cli.h. */
+int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
+                    size_t len)
+{
+  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1,
+                     .worker_in = -1, .worker_out = -1};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (flag(a, "--help", &cli->help) || flag(a, "-h", &cli->help) ||
+        flag(a, "--list", &cli->list) || flag(a, "--verbose", &cli->verbose) ||
+        flag(a, "-v", &cli->verbose) ||
+        flag(a, "--require-gpu", &cli->require_gpu) ||
+        flag(a, "--isolate", &cli->isolate))
+      continue;
+    int r = valued(argc, argv, &i, cli, err, len);
+    if (r < 0) return r;
+    if (r == 0)
+      return usage(err, len, "unknown argument '%s' (see --help)", a);
+  }
+  return 0;
+}

@@ -1,0 +1,28 @@
+/* cli.h — the perftest command line: options, their validation and the help text. */
+#ifndef PERF_CLI_H
+#define PERF_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__color;
+
+typedef struct perf__cli {
+  int help, list, verbose, require_gpu, isolate;
+  perf__color color;
+  const char *filter; /* NULL: every test */
+  double timeout_s;   /* per test, supervisor-side */
+  double budget_s;    /* per claim, sampling */
+  uint64_t seed;
+  int worker_in, worker_out; /* >= 0: this process is a worker */
+} perf__cli;
+
+/* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a
+ * one-line message naming the bad argument in err[len]. */
+int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
+                    size_t len);
+/* Prints the help text. */
+void perf__cli_help(FILE *f, const char *prog);
+
+#endif

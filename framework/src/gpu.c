@@ -1,0 +1,163 @@
+/* gpu.c — the worker's door to CUDA: device probe, event-timer floor, error classification. */
+#include "gpu.h"
+
+#include <cublas_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "perfgate.h"
+#include "stats.h"
+#include "status.h"
+#include "test.h"
+
+/* Returns 1 for the errors that say there is no usable device or driver. */
+int perf__gpu_nodevice(cudaError_t e)
+{
+  switch (e) {
+  case cudaErrorInsufficientDriver:
+  case cudaErrorNoDevice:
+  case cudaErrorStubLibrary:
+  case cudaErrorSystemDriverMismatch:
+  case cudaErrorCompatNotSupportedOnDevice:
+  case cudaErrorDevicesUnavailable:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Returns 0, PERF__ENODEV or PERF__ECUDA; never fails otherwise. */
+int perf__gpu_explain(cudaError_t e, const char *api, char *buf, size_t len)
+{
+  if (e == cudaSuccess) return 0;
+  snprintf(buf, len, "%s: %s (%s)", api, cudaGetErrorString(e),
+           cudaGetErrorName(e));
+  return perf__gpu_nodevice(e) ? PERF__ENODEV : PERF__ECUDA;
+}
+
+/* Does not return: ends the running test (see gpu.h). */
+void perf__gpu_end(int err, const char *msg)
+{
+  if (err == PERF__ENODEV)
+    perf__test_end(PERF__SKIP, 1, "no CUDA device (%s)", msg);
+  perf__test_end(PERF__FAIL, 0, "CUDA error: %s", msg);
+}
+
+/* Does not return: ends the running test (see gpu.h). */
+void perf__gpu_fail(cudaError_t e, const char *api, const char *file, int line)
+{
+  char msg[400];
+  int err = perf__gpu_explain(e, api, msg, sizeof msg);
+  if (err == PERF__ECUDA && file)
+    perf__test_end(PERF__FAIL, 0, "CUDA error at %s:%d: %s", file, line, msg);
+  perf__gpu_end(err, msg);
+}
+
+enum { FLOOR_PAIRS = 301 };
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median elapsed time of an empty event pair, and the smallest non-zero step
+ * between distinct readings. Returns a cudaError_t. */
+static cudaError_t event_floor(perf__floor *f)
+{
+  static double d[FLOOR_PAIRS];
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (err) return err;
+  if ((err = cudaEventCreate(&e0)) == cudaSuccess) {
+    if ((err = cudaEventCreate(&e1)) == cudaSuccess) {
+      for (int i = 0; i < FLOOR_PAIRS && !err; i++) {
+        float ms = 0;
+        err = cudaEventRecord(e0, s);
+        if (!err) err = cudaEventRecord(e1, s);
+        if (!err) err = cudaEventSynchronize(e1);
+        if (!err) err = cudaEventElapsedTime(&ms, e0, e1);
+        d[i] = (double)ms * 1e-3;
+      }
+      cudaEventDestroy(e1);
+    }
+    cudaEventDestroy(e0);
+  }
+  cudaStreamDestroy(s);
+  if (err) return err;
+  qsort(d, FLOOR_PAIRS, sizeof d[0], cmp_double);
+  double step = INFINITY;
+  for (int i = 1; i < FLOOR_PAIRS; i++)
+    if (d[i] > d[i - 1] && d[i] - d[i - 1] < step) step = d[i] - d[i - 1];
+  f->floor_s = perf__quantile_sorted(d, FLOOR_PAIRS, 0.5);
+  f->step_s = isfinite(step) ? step : 0.5e-6;
+  /* An empty pair can read 0: the floor is then the documented ~0.5 us
+   * resolution of cudaEventElapsedTime or the observed step, whichever is
+   * larger. */
+  if (f->floor_s < f->step_s) f->floor_s = f->step_s;
+  f->measured = 1;
+  return cudaSuccess;
+}
+
+static void probe(perf__gpu_info *g)
+{
+  cudaError_t e = cudaGetDeviceCount(&g->count);
+  const char *api = "cudaGetDeviceCount";
+  struct cudaDeviceProp p;
+  if (!e && g->count == 0) e = cudaErrorNoDevice;
+  if (!e) e = cudaSetDevice(0), api = "cudaSetDevice";
+  if (!e) e = cudaFree(0), api = "cudaFree(0) (context creation)";
+  if (!e) e = cudaGetDeviceProperties(&p, 0), api = "cudaGetDeviceProperties";
+  if (!e) snprintf(g->name, sizeof g->name, "%s", p.name);
+  if (!e) e = event_floor(&g->events), api = "event timer floor";
+  if (e) {
+    g->err = perf__gpu_explain(e, api, g->reason, sizeof g->reason);
+    g->count = 0;
+  }
+}
+
+/* Never fails; see gpu.h. */
+const perf__gpu_info *perf__gpu(void)
+{
+  static perf__gpu_info g;
+  if (!g.probed) {
+    g.probed = 1;
+    probe(&g);
+  }
+  return &g;
+}
+
+/* Public: PERF_REQUIRE_GPUS. Skips the test when fewer than n devices work. */
+void perf__require_gpus(int n, const char *file, int line)
+{
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err) perf__gpu_end(g->err, g->reason);
+  if (g->count < n)
+    perf__test_end(PERF__SKIP, 1, "needs %d CUDA devices, found %d (at %s:%d)",
+                   n, g->count, file, line);
+}
+
+/* Public: PERF_CUDA. Returns on cudaSuccess, otherwise ends the test. */
+void perf__cuda_check(cudaError_t err, const char *expr, const char *file,
+                      int line)
+{
+  if (err != cudaSuccess) perf__gpu_fail(err, expr, file, line);
+}
+
+/* Public: PERF_CUBLAS. Returns on CUBLAS_STATUS_SUCCESS, else fails the test. */
+void perf__cublas_check(int status, const char *expr, const char *file,
+                        int line)
+{
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  if (status == CUBLAS_STATUS_NOT_INITIALIZED) {
+    /* cublasCreate reports a missing driver this way; ask the runtime. */
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (perf__gpu_nodevice(e)) perf__gpu_fail(e, expr, file, line);
+  }
+  perf__test_end(PERF__FAIL, 0, "cuBLAS error at %s:%d: %s: %s (%d)", file,
+                 line, expr, cublasGetStatusString((cublasStatus_t)status),
+                 status);
+}

@@ -1,0 +1,42 @@
+/* gpu.h — the worker's door to CUDA: device probe, event-timer floor, error classification. */
+#ifndef PERF_GPU_H
+#define PERF_GPU_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "clock.h"
+
+typedef struct perf__gpu_info {
+  int probed;
+  int count;          /* usable devices; 0 when err != 0 */
+  int err;            /* 0, PERF__ENODEV or PERF__ECUDA */
+  char reason[300];   /* why no device, when err != 0 */
+  char name[256];     /* device 0 */
+  perf__floor events; /* event-timer floor on device 0 */
+} perf__gpu_info;
+
+/* Probes the devices once (creating device 0's context) and measures the
+ * event-timer floor. Never fails: problems land in the result's err/reason.
+ * The supervisor must never call this. */
+const perf__gpu_info *perf__gpu(void);
+
+/* 1 when e means "no usable CUDA device or driver" (the test is skipped),
+ * 0 for any other error. */
+int perf__gpu_nodevice(cudaError_t e);
+
+/* Describes a failed CUDA call into buf as "api: message (cudaErrorName)".
+ * Returns PERF__ENODEV or PERF__ECUDA; 0 for cudaSuccess (buf untouched). */
+int perf__gpu_explain(cudaError_t e, const char *api, char *buf, size_t len);
+
+/* Ends the running test for an error from perf__gpu_explain: SKIP with
+ * "no CUDA device (msg)" for PERF__ENODEV, FAIL with "CUDA error: msg"
+ * otherwise. */
+void perf__gpu_end(int err, const char *msg) __attribute__((noreturn));
+
+/* Ends the running test because of e: SKIP with "no CUDA device (...)" for
+ * no-device errors, FAIL naming api and the error otherwise. */
+void perf__gpu_fail(cudaError_t e, const char *api, const char *file, int line)
+    __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,40 @@
+/* report.h — the console report: one line per test, the numbers behind each verdict, the summary. */
+#ifndef PERF_REPORT_H
+#define PERF_REPORT_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "status.h"
+
+/* What the supervisor learned about one test. */
+typedef struct perf__result {
+  char name[256];
+  perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
+  int nodevice;            /* skipped for want of a CUDA device */
+  double seconds;          /* wall clock, supervisor side */
+  char reason[700];
+  char **lines;            /* detail lines from the worker */
+  int *verbose_only;
+  size_t nlines;
+  char *output;            /* what the test wrote to stdout/stderr */
+  size_t output_len;
+  int output_truncated;
+} perf__result;
+
+/* Takes ownership of text. Returns 0 or PERF__ENOMEM (text freed). */
+int perf__result_add_line(perf__result *r, int verbose_only, char *text);
+/* Appends captured output, keeping at most 64 KiB. Never fails. */
+void perf__result_add_output(perf__result *r, const char *p, size_t n);
+void perf__result_free(perf__result *r);
+
+void perf__report_setup(perf__color color, int verbose);
+/* "running NAME" on a terminal, erased by the result line. */
+void perf__report_progress(const char *name);
+void perf__report_info(const char *line);
+void perf__report_result(const perf__result *r);
+/* The failing tests again, then "N passed, N failed, N skipped" as the
+ * last line. */
+void perf__report_summary(const perf__result *r, size_t n);
+
+#endif

@@ -1,0 +1,116 @@
+/* run.c — perf_main: parse the command line, select tests, then act as supervisor or worker. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "perfgate.h"
+#include "registry.h"
+#include "report.h"
+#include "status.h"
+#include "supervisor.h"
+#include "worker.h"
+
+/* Reads one sharding variable; -1 when unset, -2 when malformed. */
+static long shard_env(const char *name)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return -1;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  return (*end || errno || n < 0) ? -2 : n;
+}
+
+/* GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX. Returns 0, or PERF__EUSAGE with a
+ * message on stderr. */
+static int sharding(long *total, long *index)
+{
+  *total = shard_env("GTEST_TOTAL_SHARDS");
+  *index = shard_env("GTEST_SHARD_INDEX");
+  if (*total == -1 && *index == -1) {
+    *total = 1;
+    *index = 0;
+    return 0;
+  }
+  if (*total < 1 || *index < 0 || *index >= *total) {
+    fprintf(stderr, "perftest: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must "
+                    "both be set, with 0 <= index < total\n");
+    return PERF__EUSAGE;
+  }
+  return 0;
+}
+
+/* The tests selected by filter and shard, in registration order; NULL with
+ * *n == 0 when none (or out of memory: *n == (size_t)-1). */
+static const perf__test **select_tests(const perf__cli *cli, long total,
+                                       long index, size_t *n)
+{
+  size_t count = 0, i = 0;
+  for (const perf__test *t = perf__tests(); t; t = t->next) count++;
+  const perf__test **sel = calloc(count ? count : 1, sizeof *sel);
+  *n = 0;
+  if (!sel) {
+    *n = (size_t)-1;
+    return NULL;
+  }
+  char name[512];
+  for (const perf__test *t = perf__tests(); t; t = t->next, i++)
+    if (perf__filter_match(cli->filter, perf__test_fullname(t, name, sizeof name)) &&
+        (long)(i % (size_t)total) == index)
+      sel[(*n)++] = t;
+  return sel;
+}
+
+static int duplicate_names(void)
+{
+  const perf__test *first, *second = perf__test_duplicate(&first);
+  if (!second) return 0;
+  fprintf(stderr, "perftest: two tests are named %s.%s (%s:%d and %s:%d)\n",
+          first->suite, first->name, first->file, first->line, second->file,
+          second->line);
+  return 1;
+}
+
+/* Public: see perfgate.h for the exit codes. */
+int perf_main(int argc, char **argv)
+{
+  perf__cli cli;
+  char err[400];
+  const char *prog = argc > 0 ? argv[0] : "perftest";
+  if (perf__cli_parse(argc, argv, &cli, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  if (cli.worker_in >= 0) return perf__worker_main(&cli);
+  if (cli.help) {
+    perf__cli_help(stdout, prog);
+    return 0;
+  }
+  long total, index;
+  if (duplicate_names() || sharding(&total, &index)) return 2;
+  size_t n;
+  const perf__test **sel = select_tests(&cli, total, index, &n);
+  if (!sel) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return 2;
+  }
+  char name[512];
+  for (size_t i = 0; cli.list && i < n; i++)
+    printf("%s\n", perf__test_fullname(sel[i], name, sizeof name));
+  if (cli.list || n == 0) {
+    if (!cli.list)
+      fprintf(stderr, "%s: no test matches%s%s\n", prog,
+              cli.filter ? " --filter=" : "", cli.filter ? cli.filter : "");
+    free(sel);
+    return cli.list ? 0 : 2;
+  }
+  perf__report_setup(cli.color, cli.verbose);
+  printf("perfgate: %zu test%s, claim budget %g s, test timeout %g s\n", n,
+         n == 1 ? "" : "s", cli.budget_s, cli.timeout_s);
+  int code = perf__supervise(&cli, sel, n, argc, argv);
+  free(sel);
+  return code;
+}

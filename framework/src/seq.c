@@ -1,0 +1,123 @@
+/* seq.c — sequential ABBA sampling of two workloads and the verdict on a ratio-of-medians claim. */
+#include "seq.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "clock.h"
+
+/* Never fails. */
+void perf__seq_defaults(perf__seq_cfg *cfg)
+{
+  cfg->alpha = 0.05;
+  cfg->max_looks = 12;
+  cfg->first_look = 8;
+  cfg->growth = 1.5;
+  cfg->max_rounds = 512;
+  cfg->reps = 10000;
+  cfg->budget_s = 2.0;
+}
+
+/* Never fails; the result is within [first_look, max_rounds]. */
+int perf__seq_look_at(const perf__seq_cfg *cfg, int k)
+{
+  if (k >= cfg->max_looks) return cfg->max_rounds;
+  double r = cfg->first_look;
+  for (int i = 1; i < k; i++) r = ceil(r * cfg->growth);
+  return r < cfg->max_rounds ? (int)r : cfg->max_rounds;
+}
+
+/* Never fails. NaN bounds give INCONCLUSIVE. */
+perf__outcome perf__seq_decide(const perf__claim *claim, double lo, double hi)
+{
+  if (!(lo <= hi)) return PERF__INCONCLUSIVE;
+  if (claim->kind == PERF__CLAIM_FASTER) {
+    if (lo >= claim->threshold) return PERF__PASS;
+    if (hi < claim->threshold) return PERF__FAIL;
+    return PERF__INCONCLUSIVE;
+  }
+  double up = 1 + claim->threshold, down = 1 / up;
+  if (lo >= down && hi <= up) return PERF__PASS;
+  if (lo > up || hi < down) return PERF__FAIL;
+  return PERF__INCONCLUSIVE;
+}
+
+/* Fills medians and the point ratio of the claim from n rounds. */
+static void summarise(const perf__claim *claim, const double *a,
+                      const double *b, int n, double *scratch,
+                      perf__seq_result *out)
+{
+  out->rounds = n;
+  out->med_a = perf__median_of(a, (size_t)n, scratch);
+  out->med_b = perf__median_of(b, (size_t)n, scratch);
+  out->ratio = claim->kind == PERF__CLAIM_FASTER ? out->med_b / out->med_a
+                                                 : out->med_a / out->med_b;
+}
+
+/* One look: interval and decision. Returns 0 or a bootstrap error. */
+static int look(const perf__seq_cfg *cfg, const perf__claim *claim,
+                const double *a, const double *b, int n, perf__rng *rng,
+                perf__seq_result *out)
+{
+  const double *num = claim->kind == PERF__CLAIM_FASTER ? b : a;
+  const double *den = claim->kind == PERF__CLAIM_FASTER ? a : b;
+  int err = perf__boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps,
+                                rng, &out->lo, &out->hi);
+  if (err) return err;
+  out->looks++;
+  out->verdict = n >= cfg->first_look ? perf__seq_decide(claim, out->lo, out->hi)
+                                      : PERF__INCONCLUSIVE;
+  return 0;
+}
+
+/* Errors: PERF__ENOMEM, or the first error of next() or the bootstrap. */
+int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
+                  perf__round_fn *next, perf__look_fn *trace, void *ctx,
+                  perf__rng *rng, perf__seq_result *out)
+{
+  double t0 = perf__now();
+  size_t cap = (size_t)cfg->max_rounds;
+  double *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
+  double *scratch = malloc(cap * sizeof *scratch);
+  *out = (perf__seq_result){.verdict = PERF__INCONCLUSIVE, .lo = NAN,
+                            .hi = NAN, .med_a = NAN, .med_b = NAN,
+                            .ratio = NAN,
+                            .level = cfg->alpha / cfg->max_looks};
+  int err = (!a || !b || !scratch) ? PERF__ENOMEM : 0;
+  int n = 0, k = 1, due = perf__seq_look_at(cfg, 1);
+  while (!err) {
+    err = next(ctx, &a[n], &b[n]);
+    if (err) break;
+    n++;
+    int spent = cfg->budget_s > 0 && perf__now() - t0 >= cfg->budget_s;
+    if (n < due && !spent) continue;
+    if (n < 2) {
+      out->why = "time budget spent before two rounds";
+      break;
+    }
+    summarise(claim, a, b, n, scratch, out);
+    err = look(cfg, claim, a, b, n, rng, out);
+    if (err) break;
+    if (trace) trace(ctx, out);
+    if (out->verdict != PERF__INCONCLUSIVE) break;
+    if (n < cfg->first_look) {
+      out->why = "time budget spent before the first look";
+      break;
+    }
+    if (n >= cfg->max_rounds || k >= cfg->max_looks) {
+      out->why = "largest sample reached";
+      break;
+    }
+    if (spent) {
+      out->why = "time budget spent";
+      break;
+    }
+    due = perf__seq_look_at(cfg, ++k);
+  }
+  if (n > 0 && out->rounds != n) summarise(claim, a, b, n, scratch, out);
+  out->seconds = perf__now() - t0;
+  free(a);
+  free(b);
+  free(scratch);
+  return err;
+}

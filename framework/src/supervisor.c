@@ -1,0 +1,317 @@
+/* supervisor.c — runs the selected tests in worker processes, with timeouts, and reports them. */
+#define _GNU_SOURCE
+#include "supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "proto.h"
+#include "registry.h"
+#include "report.h"
+
+typedef struct worker {
+  pid_t pid;
+  int cmd, res, out; /* write end of commands; read ends of results and output */
+  perf__msg_buf rb;
+} worker;
+
+static int info_shown;
+
+static void close_fd(int *fd)
+{
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+/* The path to exec: this very binary. */
+static const char *self_path(const char *argv0)
+{
+  static char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return argv0;
+  buf[n] = '\0';
+  return buf;
+}
+
+/* In the child: wire the pipes and exec the worker; never returns. */
+static void exec_worker(int cmd_r, int res_w, int out_w, int argc, char **argv)
+{
+  char fds[64];
+  char **args = calloc((size_t)argc + 2, sizeof *args);
+  if (!args) _exit(127);
+  setpgid(0, 0);
+  dup2(out_w, STDOUT_FILENO);
+  dup2(out_w, STDERR_FILENO);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  fcntl(cmd_r, F_SETFD, 0);
+  fcntl(res_w, F_SETFD, 0);
+  snprintf(fds, sizeof fds, "--perf-worker=%d,%d", cmd_r, res_w);
+  args[0] = argv[0];
+  args[1] = fds;
+  for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
+  execv(self_path(argv[0]), args);
+  fprintf(stderr, "perftest: cannot exec worker: %s\n", strerror(errno));
+  _exit(127);
+}
+
+/* Starts a worker. Returns 0, or PERF__EIO with errno set. */
+static int worker_start(worker *w, int argc, char **argv)
+{
+  int cmd[2], res[2], out[2];
+  if (pipe2(cmd, O_CLOEXEC)) return PERF__EIO;
+  if (pipe2(res, O_CLOEXEC)) goto close_cmd;
+  if (pipe2(out, O_CLOEXEC)) goto close_res;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) goto close_out;
+  if (pid == 0) exec_worker(cmd[0], res[1], out[1], argc, argv);
+  close(cmd[0]);
+  close(res[1]);
+  close(out[1]);
+  *w = (worker){.pid = pid, .cmd = cmd[1], .res = res[0], .out = out[0]};
+  fcntl(w->out, F_SETFL, O_NONBLOCK);
+  return 0;
+close_out:
+  close(out[0]);
+  close(out[1]);
+close_res:
+  close(res[0]);
+  close(res[1]);
+close_cmd:
+  close(cmd[0]);
+  close(cmd[1]);
+  return PERF__EIO;
+}
+
+/* Waits up to ms for the worker to exit; kills its process group after
+ * that. Returns the wait status. */
+static int reap(worker *w, int ms)
+{
+  int status = 0;
+  for (int waited = 0;; waited += 10) {
+    pid_t r = waitpid(w->pid, &status, WNOHANG);
+    if (r == w->pid || (r < 0 && errno != EINTR)) break;
+    if (waited >= ms) {
+      kill(-w->pid, SIGKILL);
+      kill(w->pid, SIGKILL);
+      while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    usleep(10000);
+  }
+  kill(-w->pid, SIGKILL); /* children the test may have left behind */
+  return status;
+}
+
+/* Stops a worker: end of file on its commands lets it exit on its own. */
+static void worker_stop(worker *w, int kill_now)
+{
+  if (w->pid <= 0) return;
+  close_fd(&w->cmd);
+  if (kill_now) kill(-w->pid, SIGKILL);
+  reap(w, kill_now ? 0 : 2000);
+  close_fd(&w->res);
+  close_fd(&w->out);
+  perf__msg_buf_free(&w->rb);
+  w->pid = 0;
+}
+
+/* Moves whatever the test wrote so far into r. */
+static void drain_output(worker *w, perf__result *r)
+{
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(w->out, buf, sizeof buf);
+    if (n > 0)
+      perf__result_add_output(r, buf, (size_t)n);
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+}
+
+/* The cause of a worker's death, from its wait status. */
+static void death_cause(int status, perf__result *r)
+{
+  r->outcome = PERF__FAIL;
+  if (WIFSIGNALED(status))
+    snprintf(r->reason, sizeof r->reason, "crashed: signal %d (%s)",
+             WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    snprintf(r->reason, sizeof r->reason,
+             "the worker could not start (exit status 127)");
+  else if (WIFEXITED(status))
+    snprintf(r->reason, sizeof r->reason,
+             "the test ended the process: exit status %d before it finished",
+             WEXITSTATUS(status));
+  else
+    snprintf(r->reason, sizeof r->reason, "worker vanished (status 0x%x)",
+             status);
+}
+
+/* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
+static int take_end(const char *data, perf__result *r)
+{
+  int outcome, nodev, checks, failures, used = 0;
+  if (sscanf(data, "%d %d %d %d%n", &outcome, &nodev, &checks, &failures,
+             &used) != 4 ||
+      outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
+    return PERF__EPROTO;
+  const char *reason = data + used;
+  if (*reason == '\n') reason++;
+  r->outcome = (perf__outcome)outcome;
+  if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
+  r->nodevice = nodev;
+  snprintf(r->reason, sizeof r->reason, "%s", reason);
+  return 0;
+}
+
+/* Handles one frame; returns 1 at END, 0 otherwise, <0 on a bad frame. */
+static int handle(int type, char *data, perf__result *r)
+{
+  switch (type) {
+  case PERF__MSG_INFO:
+    if (info_shown <= 1) perf__report_info(data);
+    free(data);
+    return 0;
+  case PERF__MSG_LINE:
+  case PERF__MSG_VLINE:
+    perf__result_add_line(r, type == PERF__MSG_VLINE, data);
+    return 0;
+  case PERF__MSG_END: {
+    int err = take_end(data, r);
+    free(data);
+    return err ? err : 1;
+  }
+  default:
+    free(data);
+    return PERF__EPROTO;
+  }
+}
+
+/* Reads frames that are complete; returns 1 at END, 0 for more, -1 when the
+ * result pipe closed or broke. */
+static int pump_results(worker *w, perf__result *r)
+{
+  long got = perf__msg_fill(&w->rb, w->res);
+  int type, done = 0;
+  char *data;
+  size_t len;
+  for (;;) {
+    int t = perf__msg_take(&w->rb, &type, &data, &len);
+    if (t == 0) break;
+    if (t < 0) return -1;
+    done = handle(type, data, r);
+    if (done) return done < 0 ? -1 : 1;
+  }
+  return got <= 0 ? -1 : 0;
+}
+
+/* Waits for the running test to finish, die or time out. Returns 1 when
+ * the worker is still good for another test. */
+static int await_end(worker *w, double timeout_s, perf__result *r)
+{
+  double deadline = perf__now() + timeout_s;
+  int out_open = 1;
+  for (;;) {
+    double left = deadline - perf__now();
+    if (left <= 0) {
+      drain_output(w, r);
+      worker_stop(w, 1);
+      r->outcome = PERF__FAIL;
+      snprintf(r->reason, sizeof r->reason,
+               "timed out after %g s (worker killed)", timeout_s);
+      return 0;
+    }
+    struct pollfd p[2] = {{.fd = w->res, .events = POLLIN},
+                          {.fd = out_open ? w->out : -1, .events = POLLIN}};
+    int n = poll(p, 2, (int)(left * 1000) + 1);
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    if (p[1].revents) {
+      char buf[4096];
+      ssize_t k = read(w->out, buf, sizeof buf);
+      if (k > 0) perf__result_add_output(r, buf, (size_t)k);
+      else if (k == 0) out_open = 0;
+    }
+    if (p[0].revents) {
+      int s = pump_results(w, r);
+      if (s == 1) {
+        drain_output(w, r);
+        return 1;
+      }
+      if (s < 0) break;
+    }
+  }
+  drain_output(w, r);
+  close_fd(&w->cmd);
+  int status = reap(w, 2000);
+  w->pid = 0;
+  close_fd(&w->res);
+  close_fd(&w->out);
+  perf__msg_buf_free(&w->rb);
+  death_cause(status, r);
+  return 0;
+}
+
+/* Runs one test in w (starting w if needed). Returns 1 when w may serve the
+ * next test, 0 when it is gone, PERF__EIO when no worker could start. */
+static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
+                   int argc, char **argv, perf__result *r)
+{
+  perf__test_fullname(t, r->name, sizeof r->name);
+  perf__report_progress(r->name);
+  double t0 = perf__now();
+  if (w->pid <= 0) {
+    if (worker_start(w, argc, argv)) return PERF__EIO;
+    info_shown++;
+  }
+  int ok = perf__msg_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
+  ok = ok ? await_end(w, cli->timeout_s, r) : await_end(w, 1, r);
+  r->seconds = perf__now() - t0;
+  return ok;
+}
+
+/* See supervisor.h. */
+int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
+                    int argc, char **argv)
+{
+  perf__result *results = calloc(n, sizeof *results);
+  if (!results) {
+    fprintf(stderr, "perftest: out of memory\n");
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
+  int code = 0;
+  size_t done = 0;
+  for (; done < n; done++) {
+    perf__result *r = &results[done];
+    int s = run_one(&w, tests[done], cli, argc, argv, r);
+    if (s == PERF__EIO) {
+      fprintf(stderr, "perftest: cannot start a worker: %s\n", strerror(errno));
+      code = 2;
+      break;
+    }
+    perf__report_result(r);
+    if (s == 1 && (cli->isolate || r->outcome != PERF__PASS)) worker_stop(&w, 0);
+    if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) code = code ? code : 1;
+    if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) code = 2;
+  }
+  worker_stop(&w, 0);
+  perf__report_summary(results, done);
+  if (code == 2 && cli->require_gpu)
+    fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
+  for (size_t i = 0; i < n; i++) perf__result_free(&results[i]);
+  free(results);
+  return code;
+}

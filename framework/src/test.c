@@ -1,0 +1,132 @@
+/* test.c — the running test's context in the worker: options, checks, outcome, early exit. */
+#include "test.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "workload.h"
+
+perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
+
+static void print_line(int verbose_only, const char *line)
+{
+  if (!verbose_only || perf__wopt.verbose) printf("%s\n", line);
+}
+
+static perf__line_sink *sink = print_line;
+
+static struct {
+  int running;
+  jmp_buf exit;
+  perf__test_result *res;
+} cur;
+
+/* Never fails. */
+void perf__set_line_sink(perf__line_sink *s) { sink = s ? s : print_line; }
+
+/* Never fails; truncates at 1 KiB. */
+void perf__line(int verbose_only, const char *fmt, ...)
+{
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  sink(verbose_only, buf);
+}
+
+static void set_reason(const char *fmt, va_list ap)
+{
+  vsnprintf(cur.res->reason, sizeof cur.res->reason, fmt, ap);
+}
+
+/* Never fails. Outside a test the claim is only printed. */
+void perf__test_claim(perf__outcome o, const char *fmt, ...)
+{
+  if (!cur.running) return;
+  cur.res->checks++;
+  if (o == PERF__PASS) return;
+  if (cur.res->failures++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_reason(fmt, ap);
+    va_end(ap);
+  }
+}
+
+/* Aborts outside a test (API misuse); otherwise does not return. */
+void perf__test_end(perf__outcome o, int nodevice, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  if (!cur.running) {
+    fprintf(stderr, "perfgate: called outside a running test: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    abort();
+  }
+  if (cur.res->failures > 0 && (o == PERF__SKIP || o == PERF__FAIL)) {
+    /* The first failed check stays the reason; a skip after a failure does
+     * not hide it. */
+    o = PERF__FAIL;
+  } else
+    set_reason(fmt, ap);
+  va_end(ap);
+  cur.res->outcome = o;
+  cur.res->nodevice = nodevice;
+  longjmp(cur.exit, 1);
+}
+
+/* Outcome of a body that returned normally. */
+static void settle(perf__test_result *res)
+{
+  if (res->failures > 0)
+    res->outcome = PERF__FAIL;
+  else if (res->checks == 0) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "the test checked nothing: no PERF_EXPECT_* or PERF_ASSERT_* ran");
+  } else
+    res->outcome = PERF__PASS;
+}
+
+/* Never fails itself; the outcome is in *res. */
+void perf__test_exec(const perf__test *t, perf__test_result *res)
+{
+  *res = (perf__test_result){.outcome = PERF__PASS};
+  cur.res = res;
+  cur.running = 1;
+  if (setjmp(cur.exit) == 0) {
+    t->body();
+    settle(res);
+  }
+  cur.running = 0;
+  perf__wl_release_all();
+  fflush(stdout);
+  fflush(stderr);
+}
+
+/* Public: EXPECT/ASSERT_TRUE. Returns ok; a fatal failure ends the test. */
+int perf__truth(int ok, const char *expr, const char *file, int line,
+                int fatal)
+{
+  char msg[300];
+  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d is false", expr, file, line);
+  if (!ok) perf__line(0, "%s", msg);
+  perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
+  if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s", msg);
+  return ok;
+}
+
+/* Public: PERF_SKIP. Does not return. */
+void perf__skip(const char *file, int line, const char *fmt, ...)
+{
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  perf__test_end(PERF__SKIP, 0, "%s (at %s:%d)", msg, file, line);
+}

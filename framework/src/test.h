@@ -1,0 +1,49 @@
+/* test.h — the running test's context in the worker: options, checks, outcome, early exit. */
+#ifndef PERF_TEST_H
+#define PERF_TEST_H
+
+#include <stdint.h>
+
+#include "perfgate.h"
+#include "status.h"
+
+/* Options the worker runs tests with (set from the command line). */
+typedef struct perf__wopts {
+  double budget_s; /* sampling budget per claim */
+  int verbose;
+  uint64_t seed;   /* bootstrap seed */
+} perf__wopts;
+extern perf__wopts perf__wopt;
+
+/* Where detail lines go: the worker sends them to the supervisor; the
+ * default writes them to stdout. */
+typedef void perf__line_sink(int verbose_only, const char *line);
+void perf__set_line_sink(perf__line_sink *sink);
+/* Emits one detail line for the running test. Never fails (long lines are
+ * truncated at 1 KiB). */
+void perf__line(int verbose_only, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+typedef struct perf__test_result {
+  perf__outcome outcome; /* PASS, FAIL, SKIP or ERROR */
+  int nodevice;          /* SKIP because no CUDA device could be used */
+  int checks;            /* claims evaluated */
+  int failures;          /* claims that did not hold (INCONCLUSIVE counts) */
+  char reason[512];      /* why, for anything but PASS */
+} perf__test_result;
+
+/* Runs t's body, catching an early end (ASSERT, SKIP, CUDA error), and
+ * releases the workloads it measured. Never fails itself. */
+void perf__test_exec(const perf__test *t, perf__test_result *res);
+
+/* Counts one claim and its outcome; a first failure sets the test's reason
+ * from fmt. */
+void perf__test_claim(perf__outcome o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Ends the running test now with outcome o (FAIL, ERROR or SKIP). Outside a
+ * test it prints the reason and aborts: it is a misuse of the API. */
+void perf__test_end(perf__outcome o, int nodevice, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+
+#endif

@@ -1,0 +1,155 @@
+/* verdict.c — the FASTER and SIMILAR claims: prepare both workloads, sample ABBA rounds, decide, report. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "gpu.h"
+#include "perfgate.h"
+#include "seq.h"
+#include "status.h"
+#include "test.h"
+#include "workload.h"
+
+typedef struct pair {
+  perf_workload *a, *b;
+  int err;
+  char why[400];
+} pair;
+
+/* One ABBA round; returns 0 or the first sampling error (kept in p). */
+static int abba(void *ctx, double *a, double *b)
+{
+  pair *p = ctx;
+  perf_workload *order[4] = {p->a, p->b, p->b, p->a};
+  double t[4];
+  for (int i = 0; i < 4; i++) {
+    p->err = perf__wl_sample(order[i], &t[i], p->why, sizeof p->why);
+    if (p->err) return p->err;
+  }
+  *a = 0.5 * (t[0] + t[3]);
+  *b = 0.5 * (t[1] + t[2]);
+  return 0;
+}
+
+static void trace(void *ctx, const perf__seq_result *r)
+{
+  (void)ctx;
+  perf__line(1, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
+             r->looks, r->rounds, r->ratio, r->lo, r->hi,
+             r->verdict == PERF__INCONCLUSIVE ? "continue"
+                                              : perf__outcome_word(r->verdict));
+}
+
+/* The claim's requirement, e.g. "needs >= 1.300x". */
+static void requirement(const perf__claim *c, char *buf, size_t len)
+{
+  if (c->kind == PERF__CLAIM_FASTER)
+    snprintf(buf, len, "needs >= %.3fx", c->threshold);
+  else
+    snprintf(buf, len, "needs within [%.3f, %.3f]", 1 / (1 + c->threshold),
+             1 + c->threshold);
+}
+
+/* Prints the verdict line: both medians with their clock, the ratio, its
+ * interval, the threshold, rounds, looks and time. */
+static void print_verdict(const char *head, const perf__claim *c,
+                          const perf_workload *a, const perf_workload *b,
+                          const perf__seq_result *r)
+{
+  char ma[32], mb[32], need[64], why[64] = "";
+  perf__fmt_time(ma, sizeof ma, r->med_a);
+  perf__fmt_time(mb, sizeof mb, r->med_b);
+  requirement(c, need, sizeof need);
+  if (r->verdict == PERF__INCONCLUSIVE && r->why)
+    snprintf(why, sizeof why, " (%s)", r->why);
+  perf__line(0,
+             "%s: %s%s: %s %s vs %s %s per iteration (%s clock, medians); "
+             "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
+             "look%s, %.2f s",
+             head, perf__outcome_word(r->verdict), why, a->name, ma, b->name,
+             mb, perf__clock_name(a->perf__state->clock),
+             c->kind == PERF__CLAIM_FASTER ? "speedup" : "ratio", r->ratio,
+             100 * (1 - r->level), r->lo, r->hi, need, r->rounds, r->looks,
+             r->looks == 1 ? "" : "s", r->seconds);
+}
+
+/* Ends the test as ERROR when the two workloads cannot be compared. */
+static void check_comparable(const char *head, const perf_workload *a,
+                             const perf_workload *b)
+{
+  perf_clock ca = a->perf__state->clock, cb = b->perf__state->clock;
+  if (ca != cb)
+    perf__test_end(PERF__ERROR, 0,
+                   "%s: cannot compare '%s' (%s clock) with '%s' (%s clock); "
+                   "give both the same .clock",
+                   head, a->name, perf__clock_name(ca), b->name,
+                   perf__clock_name(cb));
+}
+
+/* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal
+ * failure, a CUDA error, a missing device or misuse. */
+static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
+                     const char *head, const char *an, const char *bn,
+                     int fatal)
+{
+  perf__seq_cfg cfg;
+  perf__seq_defaults(&cfg);
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
+  cfg.budget_s = perf__wopt.budget_s;
+  /* Enough time per sample that max_rounds rounds fill the budget: the
+   * bootstrap's cost stays bounded however long the budget is. */
+  double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
+  double warm_cap = cfg.budget_s / 4;
+  perf__wl_prepare(a, min_sample, warm_cap);
+  if (b != a) perf__wl_prepare(b, min_sample, warm_cap);
+  check_comparable(head, a, b);
+
+  perf__rng rng;
+  perf__rng_seed(&rng, perf__wopt.seed);
+  pair p = {.a = a, .b = b};
+  perf__seq_result r;
+  int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
+                          &p, &rng, &r);
+  if (err && p.err) perf__gpu_end(p.err, p.why);
+  if (err)
+    perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head,
+                   perf__strerror(err));
+  print_verdict(head, &c, a, b, &r);
+  perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
+  if (r.verdict != PERF__PASS && fatal)
+    perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));
+  return r.verdict == PERF__PASS;
+}
+
+/* Public: PERF_EXPECT_FASTER / PERF_ASSERT_FASTER. */
+int perf__faster(perf_workload *a, perf_workload *b, double factor,
+                 const char *an, const char *bn, const char *file, int line,
+                 int fatal)
+{
+  char head[300];
+  snprintf(head, sizeof head, "FASTER(%s, %s, %g) at %s:%d", an, bn, factor,
+           file, line);
+  if (!(factor > 0 && isfinite(factor)))
+    perf__test_end(PERF__ERROR, 0, "%s: the factor must be a positive number",
+                   head);
+  return run_claim(a, b, (perf__claim){PERF__CLAIM_FASTER, factor}, head, an,
+                   bn, fatal);
+}
+
+/* Public: PERF_EXPECT_SIMILAR / PERF_ASSERT_SIMILAR. */
+int perf__similar(perf_workload *a, perf_workload *b, double tolerance,
+                  const char *an, const char *bn, const char *file, int line,
+                  int fatal)
+{
+  char head[300];
+  snprintf(head, sizeof head, "SIMILAR(%s, %s, %g) at %s:%d", an, bn,
+           tolerance, file, line);
+  if (!(tolerance > 0 && isfinite(tolerance)))
+    perf__test_end(PERF__ERROR, 0,
+                   "%s: the tolerance must be a positive number (0.05 = 5 %%)",
+                   head);
+  return run_claim(a, b, (perf__claim){PERF__CLAIM_SIMILAR, tolerance}, head,
+                   an, bn, fatal);
+}

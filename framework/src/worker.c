@@ -1,0 +1,97 @@
+/* worker.c — the worker process: runs the tests the supervisor names, reports over a pipe. */
+#include "worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "fmt.h"
+#include "gpu.h"
+#include "proto.h"
+#include "registry.h"
+#include "test.h"
+
+static int out_fd = -1;
+
+/* Detail lines travel to the supervisor; a broken pipe means it is gone. */
+static void send_line(int verbose_only, const char *line)
+{
+  fflush(stdout);
+  if (perf__msg_send(out_fd, verbose_only ? PERF__MSG_VLINE : PERF__MSG_LINE,
+                     line, strlen(line)))
+    _Exit(2);
+}
+
+static void send_info(const char *fmt, const char *a, const char *b,
+                      const char *c)
+{
+  char line[600];
+  snprintf(line, sizeof line, fmt, a, b, c);
+  perf__msg_send(out_fd, PERF__MSG_INFO, line, strlen(line));
+}
+
+/* Timer floors and the device, measured once per worker at start-up. */
+static void announce(void)
+{
+  perf__floor host;
+  char f[32], s[32];
+  perf__host_floor(&host);
+  send_info("host clock (wall, submit): floor %s, step %s%s",
+            perf__fmt_time(f, sizeof f, host.floor_s),
+            perf__fmt_time(s, sizeof s, host.step_s), "");
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err) {
+    send_info("event timer (events): not available: %s%s%s", g->reason, "", "");
+    return;
+  }
+  send_info("event timer (events): floor %s, step %s on device 0 (%s)",
+            perf__fmt_time(f, sizeof f, g->events.floor_s),
+            perf__fmt_time(s, sizeof s, g->events.step_s), g->name);
+}
+
+/* Runs one named test and sends its END frame. */
+static int serve(const char *name)
+{
+  const perf__test *t = perf__test_find(name);
+  perf__test_result res;
+  if (!t) {
+    res = (perf__test_result){.outcome = PERF__ERROR};
+    snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
+  } else
+    perf__test_exec(t, &res);
+  char end[700];
+  int n = snprintf(end, sizeof end, "%d %d %d %d\n%s", (int)res.outcome,
+                   res.nodevice, res.checks, res.failures, res.reason);
+  fflush(stdout);
+  fflush(stderr);
+  return perf__msg_send(out_fd, PERF__MSG_END, end,
+                        (size_t)(n < (int)sizeof end ? n : (int)sizeof end - 1));
+}
+
+/* See worker.h. */
+int perf__worker_main(const perf__cli *cli)
+{
+  out_fd = cli->worker_out;
+  perf__wopt.budget_s = cli->budget_s;
+  perf__wopt.verbose = cli->verbose;
+  perf__wopt.seed = cli->seed;
+  perf__set_line_sink(send_line);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  announce();
+  for (;;) {
+    int type;
+    char *data;
+    size_t len;
+    int r = perf__msg_recv(cli->worker_in, &type, &data, &len);
+    if (r == 1) return 0;
+    if (r) return 2;
+    if (type != PERF__MSG_RUN) {
+      free(data);
+      return 2;
+    }
+    r = serve(data);
+    free(data);
+    if (r) return 2;
+  }
+}

@@ -1,0 +1,246 @@
+/* workload.c — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#include "workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "fmt.h"
+#include "gpu.h"
+#include "stats.h"
+#include "status.h"
+#include "test.h"
+
+enum {
+  MAX_BATCH = 1 << 24,
+  MAX_SUBMIT_BATCH = 256, /* keeps a submit sample below the launch-queue depth */
+  SETTLE_WINDOW = 3,      /* samples compared per side */
+  MAX_WARM_SAMPLES = 64
+};
+static const double SETTLE_REL = 0.05; /* medians of two windows within 5 % */
+static const double FLOOR_FACTOR = 1000.0;
+
+static perf__wstate *live; /* states of the running test */
+static perf__floor host_floor;
+
+/* Never fails. */
+const char *perf__clock_name(perf_clock c)
+{
+  switch (c) {
+  case PERF_CLOCK_EVENTS:
+    return "events";
+  case PERF_CLOCK_WALL:
+    return "wall";
+  case PERF_CLOCK_SUBMIT:
+    return "submit";
+  default:
+    return "auto";
+  }
+}
+
+/* Never fails. */
+void perf__wl_release_all(void)
+{
+  while (live) {
+    perf__wstate *st = live;
+    live = st->next;
+    if (st->ev[0]) cudaEventDestroy(st->ev[0]);
+    if (st->ev[1]) cudaEventDestroy(st->ev[1]);
+    free(st);
+  }
+}
+
+#define CK(call)                                                 \
+  do {                                                           \
+    cudaError_t e_ = (call);                                     \
+    if (e_ != cudaSuccess)                                       \
+      return perf__gpu_explain(e_, ctx_api(#call, w), why, len); \
+  } while (0)
+
+/* Names the failing call and the workload it was measuring. */
+static const char *ctx_api(const char *call, const perf_workload *w)
+{
+  static char buf[256];
+  snprintf(buf, sizeof buf, "%.120s (measuring workload '%.80s')", call,
+           w->name);
+  return buf;
+}
+
+/* The device-side end of a batch: wait for the workload's work and collect
+ * any error its launches left behind. */
+static int finish_gpu(perf_workload *w, char *why, size_t len)
+{
+  if (w->stream)
+    CK(cudaStreamSynchronize(w->stream));
+  else
+    CK(cudaDeviceSynchronize());
+  CK(cudaGetLastError());
+  return 0;
+}
+
+static int sample_events(perf_workload *w, long n, double *s, char *why,
+                         size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  float ms = 0;
+  CK(cudaEventRecord(st->ev[0], w->stream));
+  for (long i = 0; i < n; i++) w->fn(w->arg);
+  CK(cudaEventRecord(st->ev[1], w->stream));
+  CK(cudaEventSynchronize(st->ev[1]));
+  CK(cudaGetLastError());
+  CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
+  *s = (double)ms * 1e-3;
+  return 0;
+}
+
+static int sample_host(perf_workload *w, long n, double *s, char *why,
+                       size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  double t0 = perf__now();
+  for (long i = 0; i < n; i++) w->fn(w->arg);
+  double t1 = perf__now();
+  int err = st->uses_gpu ? finish_gpu(w, why, len) : 0;
+  if (st->clock == PERF_CLOCK_WALL) t1 = perf__now();
+  *s = t1 - t0;
+  return err;
+}
+
+/* Times one batch of n iterations; *s is the whole batch, in seconds. */
+static int sample_batch(perf_workload *w, long n, double *s, char *why,
+                        size_t len)
+{
+  if (w->perf__state->clock == PERF_CLOCK_EVENTS)
+    return sample_events(w, n, s, why, len);
+  return sample_host(w, n, s, why, len);
+}
+
+/* See workload.h. */
+int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
+                    size_t len)
+{
+  double s = 0;
+  int err = sample_batch(w, w->perf__state->batch, &s, why, len);
+  *per_iter_s = s / (double)w->perf__state->batch;
+  return err;
+}
+
+static double sample_or_end(perf_workload *w, long n)
+{
+  char why[400];
+  double s = 0;
+  int err = sample_batch(w, n, &s, why, sizeof why);
+  if (err) perf__gpu_end(err, why);
+  return s;
+}
+
+/* Resolves the clock and creates events; ends the test on failure. */
+static perf__wstate *new_state(perf_workload *w)
+{
+  perf__wstate *st = calloc(1, sizeof *st);
+  if (!st) perf__test_end(PERF__FAIL, 0, "out of memory");
+  st->next = live;
+  live = st;
+  w->perf__state = st;
+  st->clock = w->clock != PERF_CLOCK_AUTO
+                  ? w->clock
+                  : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
+  st->uses_gpu = w->stream || w->gpu || st->clock == PERF_CLOCK_EVENTS;
+  if (!host_floor.measured) perf__host_floor(&host_floor);
+  st->floor_s = host_floor.floor_s;
+  if (st->uses_gpu) {
+    const perf__gpu_info *g = perf__gpu();
+    if (g->err) perf__gpu_end(g->err, g->reason);
+  }
+  if (st->clock == PERF_CLOCK_EVENTS) {
+    cudaError_t e = cudaEventCreate(&st->ev[0]);
+    if (!e) e = cudaEventCreate(&st->ev[1]);
+    if (e) perf__gpu_fail(e, "cudaEventCreate", NULL, 0);
+    st->floor_s = perf__gpu()->events.floor_s;
+  }
+  return st;
+}
+
+/* Grows the batch until one sample lasts target_s (bounded by cap_s). */
+static void size_batch(perf_workload *w, double until)
+{
+  perf__wstate *st = w->perf__state;
+  long cap = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH : MAX_BATCH;
+  long n = 1;
+  for (;;) {
+    double s = sample_or_end(w, n);
+    if (s >= st->target_s || n >= cap || perf__now() > until) break;
+    double grow = s > 0 ? 1.2 * st->target_s / s : 100;
+    grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
+    n = (long)fmin(ceil((double)n * grow), (double)cap);
+  }
+  st->batch = n;
+}
+
+/* Samples until the median of the last SETTLE_WINDOW per-iteration times is
+ * within SETTLE_REL of the window before (bounded), then re-sizes the batch
+ * from the settled time. */
+static void warm_up(perf_workload *w, double until)
+{
+  perf__wstate *st = w->perf__state;
+  double t[MAX_WARM_SAMPLES], scratch[SETTLE_WINDOW];
+  int k = 0;
+  while (k < MAX_WARM_SAMPLES) {
+    t[k++] = sample_or_end(w, st->batch) / (double)st->batch;
+    if (k >= 2 * SETTLE_WINDOW) {
+      double now = perf__median_of(t + k - SETTLE_WINDOW, SETTLE_WINDOW, scratch);
+      double before =
+          perf__median_of(t + k - 2 * SETTLE_WINDOW, SETTLE_WINDOW, scratch);
+      st->warm_s = now;
+      if (fabs(now - before) <= SETTLE_REL * now) {
+        st->settled = 1;
+        break;
+      }
+    }
+    if (perf__now() > until) break;
+  }
+  st->warm_samples = k;
+  if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
+  long cap = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH : MAX_BATCH;
+  if (st->warm_s > 0) {
+    double n = ceil(1.05 * st->target_s / st->warm_s);
+    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)cap);
+  }
+}
+
+static void report(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  char cold[32], warm[32], target[32];
+  perf__fmt_time(cold, sizeof cold, st->cold_s);
+  perf__fmt_time(warm, sizeof warm, st->warm_s);
+  perf__fmt_time(target, sizeof target, st->target_s);
+  perf__line(0, "%s: cold start %s (%s, first call alone); %ld iterations "
+                "per sample", w->name, cold, perf__clock_name(st->clock),
+             st->batch);
+  perf__line(1, "%s: warm-up %s after %d samples at %s/iteration; sample "
+                "target %s (%gx the %s floor)", w->name,
+             st->settled ? "settled" : "did NOT settle", st->warm_samples,
+             warm, target, FLOOR_FACTOR, perf__clock_name(st->clock));
+}
+
+/* See workload.h. */
+void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
+{
+  if (!w->fn)
+    perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
+                   "PERF_WORKLOAD(fn, arg))", w->name);
+  if (w->perf__state) {
+    sample_or_end(w, w->perf__state->batch);
+    sample_or_end(w, w->perf__state->batch);
+    return;
+  }
+  perf__wstate *st = new_state(w);
+  st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
+  double until = perf__now() + cap_s;
+  st->cold_s = sample_or_end(w, 1);
+  size_batch(w, until);
+  warm_up(w, until);
+  report(w);
+}

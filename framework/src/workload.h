@@ -1,0 +1,41 @@
+/* workload.h — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#ifndef PERF_WORKLOAD_H
+#define PERF_WORKLOAD_H
+
+#include "perfgate.h"
+
+/* Everything measured about a workload in the running test. */
+struct perf__wstate {
+  perf_clock clock;       /* resolved: never AUTO */
+  int uses_gpu;
+  cudaEvent_t ev[2];      /* events clock only */
+  long batch;             /* iterations per sample */
+  double target_s;        /* wanted duration of one sample */
+  double floor_s;         /* floor of the clock used */
+  double cold_s;          /* first call, timed alone (seconds, same clock) */
+  int warm_samples;       /* warm-up samples taken */
+  int settled;            /* warm-up met the settling rule */
+  double warm_s;          /* per-iteration time at the end of warm-up */
+  struct perf__wstate *next;
+};
+
+/* The clock name used in every report ("events", "wall", "submit"). */
+const char *perf__clock_name(perf_clock c);
+
+/* Resolves w's clock and, on first use in this test, times the first call
+ * alone, sizes the batch so that one sample lasts at least 1000x the clock's
+ * floor and at least min_sample_s, and warms up until the per-iteration time
+ * settles (all within cap_s seconds).
+ * A later call only re-warms with two samples. CUDA failures end the test
+ * (FAIL, or SKIP when there is no device); misuse ends it as ERROR. */
+void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s);
+
+/* One sample of w's batch; returns 0 and the time per iteration in seconds,
+ * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. */
+int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
+                    size_t len);
+
+/* Releases every workload state of the running test (events, memory). */
+void perf__wl_release_all(void);
+
+#endif

@@ -1,0 +1,233 @@
+/* pipeline.c — whole-pipeline runs of the fixture perftest binary: verdicts, isolation, CLI, exit codes. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "selftest.h"
+
+#define LINE 2048
+
+/* Checks test name's outcome word and that its line contains want (or not). */
+static void expect(const st_run *r, const char *name, const char *word,
+                   const char *want)
+{
+  char line[LINE];
+  const char *got = st_outcome(r, name, line, sizeof line);
+  ST_CHECKF(!strcmp(got, word), "%s: expected %s, got '%s'", name, word, got);
+  if (want) ST_CHECKF(strstr(line, want) != NULL, "%s: '%s' lacks '%s'", name, line, want);
+}
+
+/* The speedup printed on the verdict line of claim head, or -1. */
+static double speedup(const st_run *r, const char *head)
+{
+  char line[LINE];
+  double s = -1;
+  const char *l = st_line_with(r, head, "speedup", line, sizeof line);
+  if (l) sscanf(strstr(l, "speedup") + 8, "%lf", &s);
+  return s;
+}
+
+ST_TEST(pipeline_four_x_work_passes_2_fails_8)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--color=never --filter='host.four_x_work_is_*'");
+  expect(&r, "host.four_x_work_is_2x_faster", "PASS", NULL);
+  expect(&r, "host.four_x_work_is_not_8x_faster", "FAIL", NULL);
+  /* Decided, not merely undecided within the budget. */
+  ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", ": PASS:", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(a, b, 8)", ": FAIL:", line, sizeof line));
+  /* The verdict line carries both medians with the clock, the ratio, its
+   * interval, the threshold and the rounds. */
+  const char *v = st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line);
+  ST_CHECK(v && strstr(v, "(wall clock, medians)") && strstr(v, "% CI [") &&
+           strstr(v, "needs >= 2.000x") && strstr(v, "ABBA rounds") &&
+           strstr(v, "a ") && strstr(v, " vs b "));
+  double s2 = speedup(&r, "FASTER(a, b, 2)"), s8 = speedup(&r, "FASTER(a, b, 8)");
+  ST_CHECKF(s2 > 2.5 && s2 < 6, "4x the work measured as %.3fx", s2);
+  ST_CHECKF(s8 > 2.5 && s8 < 6, "4x the work measured as %.3fx", s8);
+  ST_CHECK(st_line_with(&r, "a: cold start", "(wall, first call alone)", line, sizeof line));
+  ST_EQ(r.status, 1);
+  ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "1 passed, 1 failed, 0 skipped"));
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_a_versus_a)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--filter='host.aa_*'");
+  expect(&r, "host.aa_similar", "PASS", NULL);
+  expect(&r, "host.aa_not_faster", "FAIL", NULL);
+  ST_CHECK(st_line_with(&r, "SIMILAR(a, a, 0.05)", ": PASS:", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(a, a, 1.1)", ": FAIL:", line, sizeof line));
+  ST_EQ(r.status, 1);
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_similar_fails_for_4x_and_submit_clock_works)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--filter=host.four_x_work_not_similar:host.submit_clock");
+  expect(&r, "host.four_x_work_not_similar", "FAIL", NULL);
+  ST_CHECK(st_line_with(&r, "SIMILAR(a, b, 0.5)", ": FAIL:", line, sizeof line));
+  expect(&r, "host.submit_clock", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", "(submit clock, medians)", line, sizeof line));
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_assert_ends_expect_goes_on)
+{
+  st_run r;
+  st_exec(&r, "", "--filter=host.assert_ends_the_test:host.expect_goes_on");
+  expect(&r, "host.assert_ends_the_test", "FAIL", "FASTER(a, b, 8)");
+  expect(&r, "host.expect_goes_on", "FAIL", "FASTER(a, b, 8)");
+  ST_CHECK(strstr(r.out, "reached after ASSERT") == NULL);
+  ST_CHECK(strstr(r.out, "| reached after EXPECT") != NULL); /* output shown */
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_misuse_nothing_checked_skip_and_truth)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--filter='host.mixed_clocks_are_an_error:host.bad_factor_is_an_error:"
+                  "host.checks_nothing:host.skips:host.truth:host.falsehood'");
+  expect(&r, "host.mixed_clocks_are_an_error", "ERROR", "cannot compare 'a' (submit clock) with 'b' (wall clock)");
+  expect(&r, "host.bad_factor_is_an_error", "ERROR", "positive number");
+  expect(&r, "host.checks_nothing", "ERROR", "checked nothing");
+  expect(&r, "host.skips", "SKIP", "skipped: not on Tuesdays (at ");
+  expect(&r, "host.truth", "PASS", NULL);
+  expect(&r, "host.falsehood", "FAIL", "TRUE(1 + 1 == 3)");
+  ST_EQ(r.status, 1);
+  ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "1 passed, 4 failed, 1 skipped"));
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_isolates_crashes_exits_and_hangs)
+{
+  st_run r;
+  st_exec(&r, "", "--filter='crash.*' --timeout=1");
+  expect(&r, "crash.segfault", "FAIL", "crashed: signal 11");
+  expect(&r, "crash.abort", "FAIL", "crashed: signal 6");
+  expect(&r, "crash.exit", "FAIL", "exit status 3");
+  expect(&r, "crash.hang", "FAIL", "timed out after 1 s");
+  expect(&r, "crash.after_segfault", "PASS", NULL);
+  expect(&r, "crash.after_abort", "PASS", NULL);
+  expect(&r, "crash.after_exit", "PASS", NULL);
+  expect(&r, "crash.after_hang", "PASS", NULL);
+  ST_CHECK(strstr(r.out, "| about to crash") != NULL); /* output kept */
+  ST_EQ(r.status, 1);
+  st_run_free(&r);
+}
+
+ST_TEST(pipeline_cuda_errors_fail_or_skip)
+{
+  st_run r;
+  st_exec(&r, "", "--filter='cuda.*'");
+  expect(&r, "cuda.error_fails_the_test", "FAIL", "cudaErrorMemoryAllocation");
+  expect(&r, "cuda.error_fails_the_test", "FAIL", "CUDA error at framework/tests/fixtures/cuda.c:");
+  expect(&r, "cuda.no_driver_skips_the_test", "SKIP", "skipped: no CUDA device (");
+  st_run_free(&r);
+}
+
+static int have_gpu(void)
+{
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--filter='gpu.*'");
+  if (have_gpu()) {
+    expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+    expect(&r, "gpu.wall_clock_syncs_the_device", "PASS", NULL);
+    ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(events clock", line, sizeof line));
+    ST_EQ(r.status, 0);
+  } else {
+    expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+    expect(&r, "gpu.wall_clock_syncs_the_device", "SKIP", "skipped: no CUDA device (");
+    ST_EQ(r.status, 0);
+    st_run_free(&r);
+    st_exec(&r, "", "--filter='gpu.*' --require-gpu");
+    ST_EQ(r.status, 2);
+  }
+  st_run_free(&r);
+}
+
+ST_TEST(cli_list_help_and_usage_errors)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--list --filter='host.aa_*'");
+  ST_EQ(r.status, 0);
+  ST_CHECK(!strcmp(r.out, "host.aa_similar\nhost.aa_not_faster\n"));
+  st_run_free(&r);
+  st_exec(&r, "", "--help");
+  ST_EQ(r.status, 0);
+  ST_CHECK(strstr(r.out, "usage:") && strstr(r.out, "--filter"));
+  st_run_free(&r);
+  const char *bad[][2] = {{"--bogus", "unknown argument '--bogus'"},
+                          {"--timeout=abc", "--timeout: expected"},
+                          {"--budget=0", "--budget: expected"},
+                          {"--color=purple", "got 'purple'"}};
+  for (size_t i = 0; i < 4; i++) {
+    st_exec(&r, "", bad[i][0]);
+    ST_CHECKF(r.status == 2 && strstr(r.out, bad[i][1]), "%s -> %d: %s",
+              bad[i][0], r.status, r.out);
+    st_run_free(&r);
+  }
+  st_exec(&r, "", "--filter=no.such_test");
+  ST_EQ(r.status, 2);
+  ST_CHECK(st_line_with(&r, "no test matches --filter=no.such_test", NULL, line, sizeof line));
+  st_run_free(&r);
+}
+
+ST_TEST(cli_sharding_partitions_the_tests)
+{
+  st_run all, s0, s1, bad;
+  st_exec(&all, "", "--list");
+  st_exec(&s0, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 ", "--list");
+  st_exec(&s1, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 ", "--list");
+  st_exec(&bad, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 ", "--list");
+  ST_CHECK(strlen(s0.out) > 0 && strlen(s1.out) > 0);
+  ST_EQ(strlen(s0.out) + strlen(s1.out), strlen(all.out));
+  /* every listed test is in exactly one shard */
+  char line[256];
+  int misplaced = 0;
+  for (const char *p = all.out; *p;) {
+    const char *nl = strchr(p, '\n');
+    snprintf(line, sizeof line, "%.*s\n", (int)(nl - p), p);
+    misplaced += (strstr(s0.out, line) != NULL) == (strstr(s1.out, line) != NULL);
+    p = nl + 1;
+  }
+  ST_EQ(misplaced, 0);
+  ST_EQ(bad.status, 2);
+  st_run_free(&all);
+  st_run_free(&s0);
+  st_run_free(&s1);
+  st_run_free(&bad);
+}
+
+ST_TEST(cli_verbose_shows_floors_and_looks_color_is_optional)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--verbose --color=always --filter=host.four_x_work_is_2x_faster");
+  ST_CHECK(st_line_with(&r, "host clock (wall, submit): floor", NULL, line, sizeof line));
+  ST_CHECK(st_line_with(&r, "event timer (events):", NULL, line, sizeof line));
+  ST_CHECK(st_line_with(&r, "look 1 at 8 rounds", NULL, line, sizeof line));
+  ST_CHECK(st_line_with(&r, "a: warm-up", "samples", line, sizeof line));
+  ST_CHECK(strstr(r.out, "\033[32mPASS") != NULL);
+  ST_EQ(r.status, 0);
+  st_run_free(&r);
+  st_exec(&r, "", "--color=never --filter=host.four_x_work_is_2x_faster");
+  ST_CHECK(strchr(r.out, '\033') == NULL);
+  ST_CHECK(st_line_with(&r, "look 1", NULL, line, sizeof line) == NULL);
+  st_run_free(&r);
+}

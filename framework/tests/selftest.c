@@ -1,0 +1,210 @@
+/* selftest.c — the harness's runner: forks each test, counts checks, prints "N passed, N failed". */
+#define _GNU_SOURCE
+#include "selftest.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *st_fixture = "build/fixture-perftest";
+static st_case *head, **tail = &head;
+static int checks, failures;
+
+void st_register(st_case *c)
+{
+  *tail = c;
+  tail = &c->next;
+}
+
+int st_check(int ok, const char *file, int line, const char *fmt, ...)
+{
+  checks++;
+  if (ok) return 1;
+  failures++;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "    check failed at %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 0;
+}
+
+int st_eq(long long a, long long b, const char *as, const char *bs,
+          const char *file, int line)
+{
+  return st_check(a == b, file, line, "%s == %s (%lld vs %lld)", as, bs, a, b);
+}
+
+int st_near(double a, double b, double tol, const char *as, const char *bs,
+            const char *file, int line)
+{
+  return st_check(fabs(a - b) <= tol, file, line, "%s ~ %s (%.9g vs %.9g, tol %g)",
+                  as, bs, a, b, tol);
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Runs one case in a child; returns 1 passed, 0 failed. */
+static int run_case(const st_case *c, int timeout_s)
+{
+  int fd[2];
+  if (pipe(fd)) return 0;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    c->fn();
+    int counts[2] = {checks, failures};
+    if (write(fd[1], counts, sizeof counts) != sizeof counts) _exit(3);
+    _exit(0);
+  }
+  close(fd[1]);
+  int counts[2] = {0, 0}, got = 0;
+  struct pollfd p = {.fd = fd[0], .events = POLLIN};
+  if (poll(&p, 1, timeout_s * 1000) > 0)
+    got = read(fd[0], counts, sizeof counts) == sizeof counts;
+  close(fd[0]);
+  if (!got) kill(pid, SIGKILL);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got) {
+    fprintf(stderr, "    %s: no result (%s)\n", c->name,
+            WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "timeout or exit");
+    return 0;
+  }
+  if (counts[0] == 0) {
+    fprintf(stderr, "    %s: checked nothing\n", c->name);
+    return 0;
+  }
+  return counts[1] == 0;
+}
+
+int main(int argc, char **argv)
+{
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strncmp(argv[i], "--fixture=", 10))
+      st_fixture = argv[i] + 10;
+    else if (!strncmp(argv[i], "--only=", 7))
+      only = argv[i] + 7;
+    else {
+      fprintf(stderr, "usage: %s [--fixture=PATH] [--only=SUBSTRING]\n", argv[0]);
+      return 2;
+    }
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int passed = 0, failed = 0;
+  for (st_case *c = head; c; c = c->next) {
+    if (only && !strstr(c->name, only)) continue;
+    double t0 = now();
+    int ok = run_case(c, 300);
+    printf("%-4s %s (%.2f s)\n", ok ? "ok" : "FAIL", c->name, now() - t0);
+    ok ? passed++ : failed++;
+  }
+  printf("\n%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : (passed ? 0 : 2);
+}
+
+/* ---- running the fixture binary ---------------------------------------- */
+
+void st_exec(st_run *r, const char *env, const char *args)
+{
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, st_fixture, args);
+  r->out = NULL;
+  r->status = -1;
+  FILE *p = popen(cmd, "r");
+  if (!ST_CHECKF(p != NULL, "popen(%s)", cmd)) return;
+  size_t len = 0, cap = 0;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+    if (len + n + 1 > cap) {
+      cap = 2 * (len + n + 1);
+      r->out = realloc(r->out, cap);
+      if (!r->out) abort();
+    }
+    memcpy(r->out + len, buf, n);
+    len += n;
+  }
+  if (!r->out) r->out = calloc(1, 1);
+  r->out[len] = '\0';
+  int st = pclose(p);
+  r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void st_run_free(st_run *r)
+{
+  free(r->out);
+  r->out = NULL;
+}
+
+/* Copies the line starting at p into line. */
+static const char *copy_line(const char *p, char *line, size_t len)
+{
+  const char *nl = strchr(p, '\n');
+  size_t n = nl ? (size_t)(nl - p) : strlen(p);
+  if (n >= len) n = len - 1;
+  memcpy(line, p, n);
+  line[n] = '\0';
+  return line;
+}
+
+const char *st_line_with(const st_run *r, const char *a, const char *b,
+                         char *line, size_t len)
+{
+  for (const char *p = r->out; p && *p;) {
+    copy_line(p, line, len);
+    if (strstr(line, a) && (!b || strstr(line, b))) return line;
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : NULL;
+  }
+  return NULL;
+}
+
+const char *st_outcome(const st_run *r, const char *name, char *line,
+                       size_t len)
+{
+  static const char *words[] = {"PASS", "FAIL", "SKIP", "ERROR"};
+  for (const char *p = r->out; p && *p;) {
+    copy_line(p, line, len);
+    for (size_t i = 0; i < 4; i++) {
+      size_t w = strlen(words[i]);
+      const char *rest = line + w;
+      if (strncmp(line, words[i], w) != 0) continue;
+      while (*rest == ' ') rest++;
+      size_t nl = strlen(name);
+      if (!strncmp(rest, name, nl) && rest[nl] == ' ') return words[i];
+    }
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : NULL;
+  }
+  line[0] = '\0';
+  return "";
+}
+
+const char *st_last_line(const st_run *r, char *line, size_t len)
+{
+  line[0] = '\0';
+  for (const char *p = r->out; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    if ((nl ? nl : p + strlen(p)) > p) copy_line(p, line, len);
+    p = nl ? nl + 1 : NULL;
+  }
+  return line;
+}

@@ -1,0 +1,61 @@
+/* selftest.h — a small harness for perfgate's own tests; each test runs in a forked child. */
+#ifndef PERF_SELFTEST_H
+#define PERF_SELFTEST_H
+
+#include <stddef.h>
+
+typedef struct st_case {
+  const char *name;
+  void (*fn)(void);
+  struct st_case *next;
+} st_case;
+
+void st_register(st_case *c);
+
+#define ST_TEST(name)                                                    \
+  static void st_body_##name(void);                                      \
+  static st_case st_case_##name = {#name, st_body_##name, 0};            \
+  __attribute__((constructor)) static void st_reg_##name(void)           \
+  {                                                                      \
+    st_register(&st_case_##name);                                        \
+  }                                                                      \
+  static void st_body_##name(void)
+
+/* Each check counts; a failed one prints where and what. */
+int st_check(int ok, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define ST_CHECK(cond) st_check(!!(cond), __FILE__, __LINE__, "%s", #cond)
+#define ST_CHECKF(cond, ...) st_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+#define ST_EQ(a, b) st_eq((long long)(a), (long long)(b), #a, #b, __FILE__, __LINE__)
+#define ST_NEAR(a, b, tol) \
+  st_near((double)(a), (double)(b), (double)(tol), #a, #b, __FILE__, __LINE__)
+/* Each operand is evaluated once. */
+int st_eq(long long a, long long b, const char *as, const char *bs,
+          const char *file, int line);
+int st_near(double a, double b, double tol, const char *as, const char *bs,
+            const char *file, int line);
+
+/* Path of the fixture perftest binary (--fixture=). */
+extern const char *st_fixture;
+
+/* A finished run of the fixture binary. */
+typedef struct st_run {
+  int status;   /* exit code, or 128+signal */
+  char *out;    /* stdout and stderr together */
+} st_run;
+
+/* Runs "env fixture args" through the shell, capturing output; env may be
+ * "" or "VAR=x ". Fails the calling test when it cannot run. */
+void st_exec(st_run *r, const char *env, const char *args);
+void st_run_free(st_run *r);
+/* The result line of test name ("PASS  name (..."), copied into line;
+ * returns the outcome word or "" when absent. */
+const char *st_outcome(const st_run *r, const char *name, char *line,
+                       size_t len);
+/* The first line of r containing both a and b (b may be NULL), or NULL. */
+const char *st_line_with(const st_run *r, const char *a, const char *b,
+                         char *line, size_t len);
+/* The last non-empty line of the output. */
+const char *st_last_line(const st_run *r, char *line, size_t len);
+
+#endif

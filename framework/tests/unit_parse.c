@@ -1,0 +1,120 @@
+/* unit_parse.c — filters, command-line parsing and number formatting. */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "fmt.h"
+#include "selftest.h"
+#include "status.h"
+
+static int glob(const char *p, const char *s) { return perf__glob(p, p + strlen(p), s); }
+
+ST_TEST(glob_matching)
+{
+  ST_CHECK(glob("*", ""));
+  ST_CHECK(glob("*", "a.b"));
+  ST_CHECK(glob("a.*", "a.b"));
+  ST_CHECK(!glob("a.*", "b.a"));
+  ST_CHECK(glob("?.b", "a.b"));
+  ST_CHECK(!glob("?.b", "ab.b"));
+  ST_CHECK(glob("*x*y*", "axxbyc"));
+  ST_CHECK(!glob("*x*y*", "ayx"));
+  ST_CHECK(glob("a**b", "ab"));
+  ST_CHECK(!glob("", "a"));
+  ST_CHECK(glob("", ""));
+}
+
+ST_TEST(gtest_filter_semantics)
+{
+  ST_CHECK(perf__filter_match(NULL, "s.t"));
+  ST_CHECK(perf__filter_match("", "s.t"));
+  ST_CHECK(perf__filter_match("s.*", "s.t"));
+  ST_CHECK(!perf__filter_match("s.*", "x.t"));
+  ST_CHECK(perf__filter_match("x.*:s.*", "s.t"));
+  ST_CHECK(!perf__filter_match("s.*-s.t", "s.t"));
+  ST_CHECK(perf__filter_match("s.*-s.t", "s.u"));
+  ST_CHECK(perf__filter_match("-s.t", "s.u"));
+  ST_CHECK(!perf__filter_match("-s.t:x.*", "x.y"));
+  ST_CHECK(perf__filter_match("*-*.slow", "a.fast"));
+  ST_CHECK(!perf__filter_match("*-*.slow", "a.slow"));
+  ST_CHECK(!perf__filter_match("s.t", "s.tt")); /* whole-name match */
+}
+
+static int parse(perf__cli *c, char *err, int n, ...);
+
+#include <stdarg.h>
+static int parse(perf__cli *c, char *err, int n, ...)
+{
+  char *argv[16] = {"perftest"};
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) argv[i + 1] = va_arg(ap, char *);
+  va_end(ap);
+  return perf__cli_parse(n + 1, argv, c, err, 200);
+}
+
+ST_TEST(cli_defaults_and_values)
+{
+  perf__cli c;
+  char err[200];
+  ST_EQ(parse(&c, err, 0), 0);
+  ST_NEAR(c.timeout_s, 60, 0);
+  ST_NEAR(c.budget_s, 2, 0);
+  ST_CHECK(c.filter == NULL && !c.list && !c.verbose && c.worker_in == -1);
+  ST_EQ(parse(&c, err, 7, "--filter=a.*", "--timeout", "5", "--budget=0.5",
+              "-v", "--color=never", "--list"), 0);
+  ST_CHECK(c.filter && strcmp(c.filter, "a.*") == 0);
+  ST_NEAR(c.timeout_s, 5, 0);
+  ST_NEAR(c.budget_s, 0.5, 0);
+  ST_CHECK(c.verbose && c.list && c.color == PERF__COLOR_NEVER);
+  ST_EQ(parse(&c, err, 2, "--seed=123", "--require-gpu"), 0);
+  ST_EQ(c.seed, 123);
+  ST_CHECK(c.require_gpu);
+  ST_EQ(parse(&c, err, 1, "--perf-worker=5,6"), 0);
+  ST_CHECK(c.worker_in == 5 && c.worker_out == 6);
+}
+
+ST_TEST(cli_rejects_bad_arguments_with_a_message)
+{
+  perf__cli c;
+  char err[200];
+  const char *bad[][2] = {{"--bogus", "unknown argument '--bogus'"},
+                          {"--timeout=abc", "--timeout: expected"},
+                          {"--timeout=0", "--timeout: expected"},
+                          {"--timeout=-3", "--timeout: expected"},
+                          {"--budget=nan", "--budget: expected"},
+                          {"--budget=1e9", "--budget: expected"},
+                          {"--color=purple", "--color: expected"},
+                          {"--seed=-1", "--seed: expected"},
+                          {"--filterx", "unknown argument"},
+                          {"--perf-worker=x", "--perf-worker"},
+                          {"--timeout", "--timeout needs a value"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = '\0';
+    int r = parse(&c, err, 1, bad[i][0]);
+    ST_CHECKF(r == PERF__EUSAGE && strstr(err, bad[i][1]),
+              "%s -> %d '%s'", bad[i][0], r, err);
+  }
+}
+
+ST_TEST(time_formatting)
+{
+  char b[32];
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 17.95e-6), "17.95 us"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 1.5e-3), "1.500 ms"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 2.5), "2.500 s"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 250e-9), "250.0 ns"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 0), "0.000 ns"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, NAN), "n/a"));
+  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, -1), "n/a"));
+}
+
+ST_TEST(status_table)
+{
+  ST_CHECK(!strcmp(perf__outcome_word(PERF__PASS), "PASS"));
+  ST_CHECK(!strcmp(perf__outcome_word(PERF__INCONCLUSIVE), "INCONCLUSIVE"));
+  ST_CHECK(!strcmp(perf__outcome_word((perf__outcome)99), "?"));
+  ST_CHECK(!strcmp(perf__strerror(PERF__ENOMEM), "out of memory"));
+  ST_CHECK(!strcmp(perf__strerror(12345), "unknown error"));
+}

@@ -1,0 +1,186 @@
+/* unit_seq.c — sequential decisions: look schedule, decision rule, error rates under repeated looks. */
+#include <math.h>
+
+#include "selftest.h"
+#include "clock.h"
+#include "seq.h"
+
+ST_TEST(look_schedule_grows_and_ends_at_max_rounds)
+{
+  perf__seq_cfg c;
+  perf__seq_defaults(&c);
+  ST_EQ(perf__seq_look_at(&c, 1), c.first_look);
+  ST_EQ(perf__seq_look_at(&c, 2), 12);
+  ST_EQ(perf__seq_look_at(&c, 3), 18);
+  int prev = 0, ok = 1;
+  for (int k = 1; k <= c.max_looks; k++) {
+    int at = perf__seq_look_at(&c, k);
+    ok &= at > prev || at == c.max_rounds;
+    prev = at;
+  }
+  ST_CHECK(ok);
+  ST_EQ(perf__seq_look_at(&c, c.max_looks), c.max_rounds);
+}
+
+ST_TEST(decision_rule)
+{
+  perf__claim f = {PERF__CLAIM_FASTER, 1.5};
+  ST_EQ(perf__seq_decide(&f, 1.6, 1.9), PERF__PASS);
+  ST_EQ(perf__seq_decide(&f, 1.5, 1.9), PERF__PASS);
+  ST_EQ(perf__seq_decide(&f, 1.2, 1.4), PERF__FAIL);
+  ST_EQ(perf__seq_decide(&f, 1.4, 1.6), PERF__INCONCLUSIVE);
+  ST_EQ(perf__seq_decide(&f, NAN, NAN), PERF__INCONCLUSIVE);
+  perf__claim s = {PERF__CLAIM_SIMILAR, 0.25}; /* [0.8, 1.25] */
+  ST_EQ(perf__seq_decide(&s, 0.9, 1.1), PERF__PASS);
+  ST_EQ(perf__seq_decide(&s, 1.3, 1.5), PERF__FAIL);
+  ST_EQ(perf__seq_decide(&s, 0.5, 0.7), PERF__FAIL);
+  ST_EQ(perf__seq_decide(&s, 0.7, 0.9), PERF__INCONCLUSIVE);
+  ST_EQ(perf__seq_decide(&s, 0.7, 1.3), PERF__INCONCLUSIVE);
+}
+
+/* Synthetic ABBA rounds: per-iteration times with a known ratio b/a, a
+ * drift shared by both halves of a round, and independent noise. */
+typedef struct synth {
+  perf__rng rng;
+  double ratio, noise;
+  double delay_s; /* wall time one round takes */
+  int calls;
+} synth;
+
+static int synth_round(void *ctx, double *a, double *b)
+{
+  synth *s = ctx;
+  double drift = 0.1 * perf__rng_normal(&s->rng);
+  *a = 1e-5 * exp(drift + s->noise * perf__rng_normal(&s->rng));
+  *b = s->ratio * 1e-5 * exp(drift + s->noise * perf__rng_normal(&s->rng));
+  s->calls++;
+  for (double t0 = perf__now(); perf__now() - t0 < s->delay_s;) {
+  }
+  return 0;
+}
+
+static int fail_round(void *ctx, double *a, double *b)
+{
+  (void)ctx;
+  *a = *b = 1;
+  return PERF__ECUDA;
+}
+
+static perf__seq_cfg sim_cfg(void)
+{
+  perf__seq_cfg c;
+  perf__seq_defaults(&c);
+  c.reps = 1000;       /* fewer resamples: hundreds of simulated claims */
+  c.max_rounds = 128;
+  c.budget_s = 0;      /* rounds, not time, bound the simulation */
+  return c;
+}
+
+/* Counts verdicts of `runs` simulated claims. */
+static void simulate(perf__claim claim, double ratio, double noise, int runs,
+                     int counts[PERF__OUTCOME_COUNT], int *max_rounds)
+{
+  perf__seq_cfg c = sim_cfg();
+  synth s = {.ratio = ratio, .noise = noise};
+  perf__seq_result r;
+  perf__rng boot;
+  perf__rng_seed(&s.rng, 99);
+  perf__rng_seed(&boot, 7);
+  *max_rounds = 0;
+  for (int i = 0; i < runs; i++) {
+    if (perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r) == 0)
+      counts[r.verdict]++;
+    if (r.rounds > *max_rounds) *max_rounds = r.rounds;
+  }
+}
+
+ST_TEST(clear_speedup_passes_at_the_first_look)
+{
+  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__claim){PERF__CLAIM_FASTER, 2}, 4, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF__PASS], 50);
+  ST_EQ(rounds, 8);
+}
+
+ST_TEST(clear_shortfall_fails)
+{
+  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__claim){PERF__CLAIM_FASTER, 8}, 4, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF__FAIL], 50);
+  simulate((perf__claim){PERF__CLAIM_FASTER, 1.1}, 1, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF__FAIL], 100);
+}
+
+ST_TEST(similar_passes_for_equal_and_fails_for_4x)
+{
+  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__claim){PERF__CLAIM_SIMILAR, 0.05}, 1, 0.02, 50, counts, &rounds);
+  ST_EQ(counts[PERF__PASS], 50);
+  int c2[PERF__OUTCOME_COUNT] = {0};
+  simulate((perf__claim){PERF__CLAIM_SIMILAR, 0.5}, 4, 0.05, 50, c2, &rounds);
+  ST_EQ(c2[PERF__FAIL], 50);
+}
+
+/* The error the repeated looks could inflate: a true speedup just below the
+ * threshold must rarely be called PASS, however many looks are taken. With
+ * noisy data most runs go to max_rounds, so every look is exercised. */
+ST_TEST(repeated_looks_keep_the_error_rate)
+{
+  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__claim){PERF__CLAIM_FASTER, 1.5}, 1.47, 0.3, 300, counts,
+           &rounds);
+  /* alpha = 0.05 bounds wrong decisions; one side gets about half. */
+  ST_CHECKF(counts[PERF__PASS] <= 300 * 0.05, "PASS %d of 300",
+            counts[PERF__PASS]);
+  ST_EQ(rounds, 128);
+  /* Far from the threshold the same noise still decides. */
+  int far[PERF__OUTCOME_COUNT] = {0};
+  simulate((perf__claim){PERF__CLAIM_FASTER, 1.5}, 3, 0.3, 50, far, &rounds);
+  ST_EQ(far[PERF__PASS], 50);
+}
+
+ST_TEST(undecided_at_max_rounds_is_inconclusive)
+{
+  perf__seq_cfg c = sim_cfg();
+  c.max_rounds = 16;
+  synth s = {.ratio = 1.5, .noise = 0.3};
+  perf__rng boot;
+  perf__rng_seed(&s.rng, 3);
+  perf__rng_seed(&boot, 3);
+  perf__seq_result r;
+  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.rounds, 16);
+  ST_CHECK(r.lo < 1.5 && r.hi > 1.5);
+  ST_CHECK(r.why != NULL);
+}
+
+ST_TEST(time_budget_ends_sampling)
+{
+  perf__seq_cfg c = sim_cfg();
+  c.max_rounds = 1 << 20;
+  c.budget_s = 0.2;
+  synth s = {.ratio = 1.5, .noise = 0.3, .delay_s = 1e-3};
+  perf__rng boot;
+  perf__rng_seed(&s.rng, 5);
+  perf__rng_seed(&boot, 5);
+  perf__seq_result r;
+  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_CHECK(r.looks <= c.max_looks);
+  ST_CHECKF(r.rounds >= 50 && r.rounds <= 400, "rounds %d", r.rounds);
+  ST_CHECK(r.why != NULL);
+}
+
+ST_TEST(round_errors_stop_sampling)
+{
+  perf__seq_cfg c = sim_cfg();
+  perf__rng boot;
+  perf__rng_seed(&boot, 1);
+  perf__seq_result r;
+  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  ST_EQ(perf__seq_run(&c, &claim, fail_round, NULL, NULL, &boot, &r), PERF__ECUDA);
+  ST_EQ(r.rounds, 0);
+}
