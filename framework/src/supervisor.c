@@ -20,6 +20,7 @@
 typedef struct worker {
   pid_t pid;
   int cmd, res, out; /* write end of commands; read ends of results and output */
+  int heard;         /* a frame arrived: the worker did start */
   perf__msg_buf rb;
 } worker;
 
@@ -210,6 +211,7 @@ static int pump_results(worker *w, perf__result *r)
     int t = perf__msg_take(&w->rb, &type, &data, &len);
     if (t == 0) break;
     if (t < 0) return -1;
+    w->heard = 1;
     done = handle(type, data, r);
     if (done) return done < 0 ? -1 : 1;
   }
@@ -217,7 +219,8 @@ static int pump_results(worker *w, perf__result *r)
 }
 
 /* Waits for the running test to finish, die or time out. Returns 1 when
- * the worker is still good for another test. */
+ * the worker is still good for another test, 0 when it is gone, PERF__EIO
+ * when it never started (exec failed). */
 static int await_end(worker *w, double timeout_s, perf__result *r)
 {
   double deadline = perf__now() + timeout_s;
@@ -260,6 +263,8 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
   close_fd(&w->out);
   perf__msg_buf_free(&w->rb);
   death_cause(status, r);
+  if (!w->heard && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return PERF__EIO; /* exec failed: nothing can run */
   return 0;
 }
 
@@ -275,10 +280,10 @@ static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
     if (worker_start(w, argc, argv)) return PERF__EIO;
     info_shown++;
   }
-  int ok = perf__msg_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
-  ok = ok ? await_end(w, cli->timeout_s, r) : await_end(w, 1, r);
+  int sent = perf__msg_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
+  int s = await_end(w, sent ? cli->timeout_s : 1, r);
   r->seconds = perf__now() - t0;
-  return ok;
+  return s;
 }
 
 /* See supervisor.h. */
@@ -298,7 +303,8 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
     perf__result *r = &results[done];
     int s = run_one(&w, tests[done], cli, argc, argv, r);
     if (s == PERF__EIO) {
-      fprintf(stderr, "perftest: cannot start a worker: %s\n", strerror(errno));
+      fprintf(stderr, "perftest: cannot start a worker process: %s\n",
+              r->reason[0] ? r->reason : strerror(errno));
       code = 2;
       break;
     }

@@ -231,3 +231,30 @@ ST_TEST(cli_verbose_shows_floors_and_looks_color_is_optional)
   ST_CHECK(st_line_with(&r, "look 1", NULL, line, sizeof line) == NULL);
   st_run_free(&r);
 }
+
+/* The pids printed by worker.pid_a and worker.pid_b. */
+static int two_pids(const st_run *r, long pid[2])
+{
+  const char *p = r->out;
+  int n = 0;
+  while (n < 2 && (p = strstr(p, "| worker pid ")) != NULL) {
+    pid[n++] = strtol(p + 13, NULL, 10);
+    p++;
+  }
+  return n;
+}
+
+ST_TEST(pipeline_worker_is_reused_unless_isolated)
+{
+  st_run r;
+  long pid[2];
+  st_exec(&r, "", "--verbose --filter='worker.*'");
+  ST_EQ(two_pids(&r, pid), 2);
+  ST_CHECK(pid[0] == pid[1]);
+  ST_EQ(r.status, 0);
+  st_run_free(&r);
+  st_exec(&r, "", "--verbose --isolate --filter='worker.*'");
+  ST_EQ(two_pids(&r, pid), 2);
+  ST_CHECK(pid[0] != pid[1]);
+  st_run_free(&r);
+}

@@ -1,0 +1,92 @@
+/* build.c — the build as a user meets it: prerequisite messages, install + pkg-config, PERFTESTS=dir. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "selftest.h"
+
+/* Runs a shell command with make's own variables cleared; returns its exit
+ * code and its output (malloc'd) in *out. */
+static int sh(const char *cmd, char **out)
+{
+  char full[4096];
+  snprintf(full, sizeof full, "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS sh -c '%s' 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  size_t len = 0, cap = 1 << 16;
+  *out = calloc(1, cap);
+  if (!p || !*out) return -1;
+  size_t n;
+  while ((n = fread(*out + len, 1, cap - len - 1, p)) > 0) {
+    len += n;
+    if (cap - len < 1024) {
+      cap *= 2;
+      *out = realloc(*out, cap);
+      if (!*out) abort();
+    }
+  }
+  (*out)[len] = '\0';
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+ST_TEST(build_missing_prerequisites_name_what_to_install)
+{
+  char *out;
+  int rc = sh("make -n YAML_LIBS= YAML_CFLAGS= build/libperfgate.a", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "install libyaml-dev"), "%d: %s", rc, out);
+  free(out);
+  rc = sh("make -n NVCC=/nonexistent/nvcc all", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "nvcc not found"), "%d: %s", rc, out);
+  free(out);
+  rc = sh("make -n CUDA_HOME=/nonexistent test", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "install the CUDA toolkit"), "%d: %s", rc, out);
+  free(out);
+}
+
+static const char *user_test =
+    "#include <perfgate.h>\\n"
+    "static void one(void *a) { (void)a; for (volatile int i = 0; i < 100; i++) {} }\\n"
+    "PERF_TEST(mine, works) { perf_workload w = PERF_WORKLOAD(one, 0); "
+    "PERF_EXPECT_SIMILAR(w, w, 0.5); }\\n";
+
+/* The README's recipe: install, then build a user's perf test through
+ * pkg-config, with libperfgate.a supplying main(). */
+ST_TEST(build_install_and_link_through_pkg_config)
+{
+  char dir[] = "/tmp/perfgate-install-XXXXXX", cmd[3000], *out;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "make -s install PREFIX=%s/prefix && printf \"%s\" > %s/mine.c && "
+           "export PKG_CONFIG_PATH=%s/prefix/lib/pkgconfig && "
+           "cc -std=c11 -o %s/mine %s/mine.c $(pkg-config --cflags --libs perfgate) && "
+           "%s/mine --color=never",
+           dir, user_test, dir, dir, dir, dir, dir);
+  int rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "PASS  mine.works") &&
+                strstr(out, "1 passed, 0 failed, 0 skipped"),
+            "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  free((sh(cmd, &out), out));
+}
+
+/* make perftest PERFTESTS=dir builds someone else's directory of tests. */
+ST_TEST(build_perftests_from_another_directory)
+{
+  char dir[] = "/tmp/perfgate-user-XXXXXX", cmd[3000], *out;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p %s/tests && printf \"%s\" > %s/tests/mine.c && "
+           "make -s perftest BUILD=%s/build PERFTESTS=%s/tests ARGS=\"--list\"",
+           dir, user_test, dir, dir, dir);
+  int rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "mine.works\n") &&
+                !strstr(out, "sync_points."),
+            "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  free((sh(cmd, &out), out));
+}
