@@ -212,17 +212,21 @@ static void warm_up(perf_workload *w, double until)
 static void report(const perf_workload *w)
 {
   const perf__wstate *st = w->perf__state;
-  char cold[32], warm[32], target[32];
+  char cold[32], warm[32], target[32], floor[32];
   perf__fmt_time(cold, sizeof cold, st->cold_s);
   perf__fmt_time(warm, sizeof warm, st->warm_s);
   perf__fmt_time(target, sizeof target, st->target_s);
+  perf__fmt_time(floor, sizeof floor, st->floor_s);
+  int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
   perf__line(0, "%s: cold start %s (%s, first call alone); %ld iterations "
                 "per sample", w->name, cold, perf__clock_name(st->clock),
              st->batch);
   perf__line(1, "%s: warm-up %s after %d samples at %s/iteration; sample "
-                "target %s (%gx the %s floor)", w->name,
+                "target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
-             warm, target, FLOOR_FACTOR, perf__clock_name(st->clock));
+             warm, target,
+             by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
+             perf__clock_name(st->clock), floor);
 }
 
 /* See workload.h. */
