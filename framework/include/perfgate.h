@@ -41,6 +41,7 @@ typedef struct perf_workload {
   perf_clock clock;          /* PERF_CLOCK_AUTO unless set */
   int gpu;                   /* uses the GPU on the legacy stream (no .stream) */
   perf__wstate *perf__state; /* owned by the framework; leave unset */
+  unsigned long perf__gen;   /* the test perf__state belongs to; leave unset */
 } perf_workload;
 
 /* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL][, .gpu = 1]

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fmt.h"
 #include "perfgate.h"
 #include "stats.h"
 #include "status.h"
@@ -118,15 +119,39 @@ static void probe(perf__gpu_info *g)
   }
 }
 
+static perf__gpu_info gpu;
+
+static void announce(const perf__gpu_info *g)
+{
+  char f[32], s[32];
+  if (g->err) {
+    perf__line(PERF__INFO, "event timer (events): not available: %s", g->reason);
+    return;
+  }
+  perf__line(PERF__INFO, "event timer (events): floor %s, step %s on device 0 (%s)",
+             perf__fmt_time(f, sizeof f, g->events.floor_s),
+             perf__fmt_time(s, sizeof s, g->events.step_s), g->name);
+}
+
 /* Never fails; see gpu.h. */
 const perf__gpu_info *perf__gpu(void)
 {
-  static perf__gpu_info g;
-  if (!g.probed) {
-    g.probed = 1;
-    probe(&g);
+  if (!gpu.probed) {
+    gpu.probed = 1;
+    probe(&gpu);
+    announce(&gpu);
   }
-  return &g;
+  return &gpu;
+}
+
+/* See gpu.h. */
+int perf__gpu_settle(char *why, size_t len)
+{
+  if (!gpu.probed || gpu.err) return 0;
+  cudaError_t e = cudaDeviceSynchronize();
+  const char *api = "cudaDeviceSynchronize";
+  if (!e) e = cudaGetLastError(), api = "cudaGetLastError";
+  return perf__gpu_explain(e, api, why, len);
 }
 
 /* Public: PERF_REQUIRE_GPUS. Skips the test when fewer than n devices work. */

@@ -16,10 +16,16 @@ typedef struct perf__gpu_info {
   perf__floor events; /* event-timer floor on device 0 */
 } perf__gpu_info;
 
-/* Probes the devices once (creating device 0's context) and measures the
- * event-timer floor. Never fails: problems land in the result's err/reason.
- * The supervisor must never call this. */
+/* Probes the devices on first call (creating device 0's context), measures
+ * the event-timer floor and reports both as an INFO line. Never fails:
+ * problems land in the result's err/reason. Host-only tests never call it;
+ * the supervisor must never call it. */
 const perf__gpu_info *perf__gpu(void);
+
+/* When this worker has a CUDA context: synchronises the device and takes
+ * the last error. Returns 0 when clean (or no context), else the error code
+ * from perf__gpu_explain with a description in why. */
+int perf__gpu_settle(char *why, size_t len);
 
 /* 1 when e means "no usable CUDA device or driver" (the test is skipped),
  * 0 for any other error. */

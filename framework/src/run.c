@@ -43,23 +43,21 @@ static int sharding(long *total, long *index)
   return 0;
 }
 
-/* The tests selected by filter and shard, in registration order; NULL with
- * *n == 0 when none (or out of memory: *n == (size_t)-1). */
+/* The tests matching the filter, then those of this shard (GoogleTest
+ * shards the filtered list), in registration order. *matched counts the
+ * filter's matches. NULL when out of memory. */
 static const perf__test **select_tests(const perf__cli *cli, long total,
-                                       long index, size_t *n)
+                                       long index, size_t *n, size_t *matched)
 {
-  size_t count = 0, i = 0;
+  size_t count = 0;
   for (const perf__test *t = perf__tests(); t; t = t->next) count++;
   const perf__test **sel = calloc(count ? count : 1, sizeof *sel);
-  *n = 0;
-  if (!sel) {
-    *n = (size_t)-1;
-    return NULL;
-  }
+  *n = *matched = 0;
+  if (!sel) return NULL;
   char name[512];
-  for (const perf__test *t = perf__tests(); t; t = t->next, i++)
+  for (const perf__test *t = perf__tests(); t; t = t->next)
     if (perf__filter_match(cli->filter, perf__test_fullname(t, name, sizeof name)) &&
-        (long)(i % (size_t)total) == index)
+        (long)((*matched)++ % (size_t)total) == index)
       sel[(*n)++] = t;
   return sel;
 }
@@ -91,8 +89,8 @@ int perf_main(int argc, char **argv)
   }
   long total, index;
   if (duplicate_names() || sharding(&total, &index)) return 2;
-  size_t n;
-  const perf__test **sel = select_tests(&cli, total, index, &n);
+  size_t n, matched;
+  const perf__test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return 2;
@@ -100,12 +98,15 @@ int perf_main(int argc, char **argv)
   char name[512];
   for (size_t i = 0; cli.list && i < n; i++)
     printf("%s\n", perf__test_fullname(sel[i], name, sizeof name));
+  if (!cli.list && matched == 0)
+    fprintf(stderr, "%s: no test matches%s%s\n", prog,
+            cli.filter ? " --filter=" : "", cli.filter ? cli.filter : "");
+  else if (!cli.list && n == 0)
+    printf("perfgate: shard %ld of %ld has no test\n\n0 passed, 0 failed, 0 skipped\n",
+           index, total);
   if (cli.list || n == 0) {
-    if (!cli.list)
-      fprintf(stderr, "%s: no test matches%s%s\n", prog,
-              cli.filter ? " --filter=" : "", cli.filter ? cli.filter : "");
     free(sel);
-    return cli.list ? 0 : 2;
+    return cli.list || matched > 0 ? 0 : 2;
   }
   perf__report_setup(cli.color, cli.verbose);
   printf("perfgate: %zu test%s, claim budget %g s, test timeout %g s\n", n,

@@ -11,7 +11,7 @@ void perf__seq_defaults(perf__seq_cfg *cfg)
 {
   cfg->alpha = 0.05;
   cfg->max_looks = 12;
-  cfg->first_look = 8;
+  cfg->first_look = 12;
   cfg->growth = 1.5;
   cfg->max_rounds = 512;
   cfg->reps = 10000;

@@ -21,7 +21,11 @@
 typedef struct perf__seq_cfg {
   double alpha;     /* total error rate over all looks */
   int max_looks;    /* looks at most (including the final one) */
-  int first_look;   /* rounds before the first look; fewer: no decision */
+  int first_look;   /* rounds before the first look; fewer: no decision.
+                     * A percentile bootstrap of a median cannot reach the
+                     * per-look level on very few rounds (with 8, even
+                     * [min, max] covers the median only 99.2 % of the
+                     * time), so the first look waits for 12. */
   double growth;    /* rounds at look k+1 = ceil(rounds at look k * growth) */
   int max_rounds;   /* the last look happens here at the latest */
   unsigned reps;    /* bootstrap resamples per look */

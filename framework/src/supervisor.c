@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +25,6 @@ typedef struct worker {
   perf__msg_buf rb;
 } worker;
 
-static int info_shown;
 
 static void close_fd(int *fd)
 {
@@ -43,12 +43,17 @@ static const char *self_path(const char *argv0)
 }
 
 /* In the child: wire the pipes and exec the worker; never returns. */
-static void exec_worker(int cmd_r, int res_w, int out_w, int argc, char **argv)
+static void exec_worker(pid_t parent, int cmd_r, int res_w, int out_w,
+                        int argc, char **argv)
 {
   char fds[64];
   char **args = calloc((size_t)argc + 2, sizeof *args);
   if (!args) _exit(127);
   setpgid(0, 0);
+  /* A worker never outlives its supervisor (Ctrl-C, CI cancel, crash): it
+   * would hold the GPU with nobody reading its results. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
   dup2(out_w, STDOUT_FILENO);
   dup2(out_w, STDERR_FILENO);
   int devnull = open("/dev/null", O_RDONLY);
@@ -72,9 +77,9 @@ static int worker_start(worker *w, int argc, char **argv)
   if (pipe2(res, O_CLOEXEC)) goto close_cmd;
   if (pipe2(out, O_CLOEXEC)) goto close_res;
   fflush(NULL);
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid < 0) goto close_out;
-  if (pid == 0) exec_worker(cmd[0], res[1], out[1], argc, argv);
+  if (pid == 0) exec_worker(parent, cmd[0], res[1], out[1], argc, argv);
   close(cmd[0]);
   close(res[1]);
   close(out[1]);
@@ -93,22 +98,30 @@ close_cmd:
   return PERF__EIO;
 }
 
-/* Waits up to ms for the worker to exit; kills its process group after
- * that. Returns the wait status. */
+/* Polls for the worker's exit for up to ms; 1 when reaped (*status set). */
+static int wait_exit(pid_t pid, int ms, int *status)
+{
+  for (int waited = 0;; waited += 10) {
+    pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return 1;
+    if (waited >= ms) return 0;
+    usleep(10000);
+  }
+}
+
+/* Waits up to ms for the worker to exit, then kills its process group. A
+ * worker stuck in the driver may not die at once: after 10 s more it is
+ * left behind (reported), so that the run goes on. Returns the wait status
+ * (0 when it could not be reaped). */
 static int reap(worker *w, int ms)
 {
   int status = 0;
-  for (int waited = 0;; waited += 10) {
-    pid_t r = waitpid(w->pid, &status, WNOHANG);
-    if (r == w->pid || (r < 0 && errno != EINTR)) break;
-    if (waited >= ms) {
-      kill(-w->pid, SIGKILL);
-      kill(w->pid, SIGKILL);
-      while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
-    usleep(10000);
+  if (!wait_exit(w->pid, ms, &status)) {
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    if (!wait_exit(w->pid, 10000, &status))
+      fprintf(stderr, "perftest: worker %ld did not die after SIGKILL; "
+                      "going on without it\n", (long)w->pid);
   }
   kill(-w->pid, SIGKILL); /* children the test may have left behind */
   return status;
@@ -176,13 +189,32 @@ static int take_end(const char *data, perf__result *r)
   return 0;
 }
 
+/* Shows a worker's INFO line unless one on the same subject (the text
+ * before ':') was shown: every fresh worker measures its floors again.
+ * Takes ownership of line. */
+static void info_once(char *line)
+{
+  static char *seen[16];
+  static size_t nseen;
+  size_t subject = strcspn(line, ":");
+  for (size_t i = 0; i < nseen; i++)
+    if (strncmp(seen[i], line, subject) == 0 && seen[i][subject] == ':') {
+      free(line);
+      return;
+    }
+  perf__report_info(line);
+  if (nseen < sizeof seen / sizeof seen[0])
+    seen[nseen++] = line;
+  else
+    free(line);
+}
+
 /* Handles one frame; returns 1 at END, 0 otherwise, <0 on a bad frame. */
 static int handle(int type, char *data, perf__result *r)
 {
   switch (type) {
   case PERF__MSG_INFO:
-    if (info_shown <= 1) perf__report_info(data);
-    free(data);
+    info_once(data);
     return 0;
   case PERF__MSG_LINE:
   case PERF__MSG_VLINE:
@@ -278,12 +310,21 @@ static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
   double t0 = perf__now();
   if (w->pid <= 0) {
     if (worker_start(w, argc, argv)) return PERF__EIO;
-    info_shown++;
   }
   int sent = perf__msg_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
   int s = await_end(w, sent ? cli->timeout_s : 1, r);
   r->seconds = perf__now() - t0;
   return s;
+}
+
+/* Descriptors 0-2 must be taken before pipes are made, or a pipe end could
+ * land on one and be overwritten in the worker. Never fails visibly. */
+static void hold_std_fds(void)
+{
+  int fd;
+  while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2) {
+  }
+  if (fd > 2) close(fd);
 }
 
 /* See supervisor.h. */
@@ -296,6 +337,7 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  hold_std_fds();
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0;
   size_t done = 0;

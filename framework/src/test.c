@@ -6,19 +6,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu.h"
 #include "workload.h"
 
 perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 
-static void print_line(int verbose_only, const char *line)
+static void print_line(enum perf__line_kind kind, const char *line)
 {
-  if (!verbose_only || perf__wopt.verbose) printf("%s\n", line);
+  if (kind == PERF__DETAIL || perf__wopt.verbose) printf("%s\n", line);
 }
 
 static perf__line_sink *sink = print_line;
 
 static struct {
   int running;
+  unsigned long serial;
   jmp_buf exit;
   perf__test_result *res;
 } cur;
@@ -27,15 +29,18 @@ static struct {
 void perf__set_line_sink(perf__line_sink *s) { sink = s ? s : print_line; }
 
 /* Never fails; truncates at 1 KiB. */
-void perf__line(int verbose_only, const char *fmt, ...)
+void perf__line(enum perf__line_kind kind, const char *fmt, ...)
 {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  sink(verbose_only, buf);
+  sink(kind, buf);
 }
+
+/* Never fails. */
+unsigned long perf__test_serial(void) { return cur.serial; }
 
 static void set_reason(const char *fmt, va_list ap)
 {
@@ -92,17 +97,32 @@ static void settle(perf__test_result *res)
     res->outcome = PERF__PASS;
 }
 
+/* Work a test queued can fault after its last check: wait for the device
+ * and blame the fault on this test, not the next one. */
+static void check_device(perf__test_result *res)
+{
+  char why[400];
+  if (!perf__gpu_settle(why, sizeof why)) return;
+  if (res->outcome == PERF__PASS || res->outcome == PERF__SKIP) {
+    res->outcome = PERF__FAIL;
+    snprintf(res->reason, sizeof res->reason,
+             "CUDA error after the test's last check: %s", why);
+  }
+}
+
 /* Never fails itself; the outcome is in *res. */
 void perf__test_exec(const perf__test *t, perf__test_result *res)
 {
   *res = (perf__test_result){.outcome = PERF__PASS};
   cur.res = res;
   cur.running = 1;
+  cur.serial++;
   if (setjmp(cur.exit) == 0) {
     t->body();
     settle(res);
   }
   cur.running = 0;
+  check_device(res);
   perf__wl_release_all();
   fflush(stdout);
   fflush(stderr);
@@ -114,7 +134,7 @@ int perf__truth(int ok, const char *expr, const char *file, int line,
 {
   char msg[300];
   snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d is false", expr, file, line);
-  if (!ok) perf__line(0, "%s", msg);
+  if (!ok) perf__line(PERF__DETAIL, "%s", msg);
   perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
   if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s", msg);
   return ok;

@@ -15,14 +15,24 @@ typedef struct perf__wopts {
 } perf__wopts;
 extern perf__wopts perf__wopt;
 
-/* Where detail lines go: the worker sends them to the supervisor; the
- * default writes them to stdout. */
-typedef void perf__line_sink(int verbose_only, const char *line);
+/* Kinds of report line the worker emits. */
+enum perf__line_kind {
+  PERF__DETAIL,  /* a detail line of the running test (verdicts, cold start) */
+  PERF__VERBOSE, /* a detail line shown only with --verbose */
+  PERF__INFO     /* about the worker, not a test: timer floors, device */
+};
+
+/* Where lines go: the worker sends them to the supervisor; the default
+ * writes them to stdout. */
+typedef void perf__line_sink(enum perf__line_kind kind, const char *line);
 void perf__set_line_sink(perf__line_sink *sink);
-/* Emits one detail line for the running test. Never fails (long lines are
- * truncated at 1 KiB). */
-void perf__line(int verbose_only, const char *fmt, ...)
+/* Emits one line. Never fails (long lines are truncated at 1 KiB). */
+void perf__line(enum perf__line_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Serial number of the running test in this worker (0 before the first);
+ * workload state from an earlier test is never reused. */
+unsigned long perf__test_serial(void);
 
 typedef struct perf__test_result {
   perf__outcome outcome; /* PASS, FAIL, SKIP or ERROR */

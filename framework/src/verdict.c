@@ -35,7 +35,7 @@ static int abba(void *ctx, double *a, double *b)
 static void trace(void *ctx, const perf__seq_result *r)
 {
   (void)ctx;
-  perf__line(1, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
+  perf__line(PERF__VERBOSE, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
              r->looks, r->rounds, r->ratio, r->lo, r->hi,
              r->verdict == PERF__INCONCLUSIVE ? "continue"
                                               : perf__outcome_word(r->verdict));
@@ -63,7 +63,7 @@ static void print_verdict(const char *head, const perf__claim *c,
   requirement(c, need, sizeof need);
   if (r->verdict == PERF__INCONCLUSIVE && r->why)
     snprintf(why, sizeof why, " (%s)", r->why);
-  perf__line(0,
+  perf__line(PERF__DETAIL,
              "%s: %s%s: %s %s vs %s %s per iteration (%s clock, medians); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
              "look%s, %.2f s",

@@ -1,13 +1,13 @@
 /* worker.c — the worker process: runs the tests the supervisor names, reports over a pipe. */
 #include "worker.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "fmt.h"
-#include "gpu.h"
 #include "proto.h"
 #include "registry.h"
 #include "test.h"
@@ -15,39 +15,23 @@
 static int out_fd = -1;
 
 /* Detail lines travel to the supervisor; a broken pipe means it is gone. */
-static void send_line(int verbose_only, const char *line)
+static void send_line(enum perf__line_kind kind, const char *line)
 {
+  static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO};
   fflush(stdout);
-  if (perf__msg_send(out_fd, verbose_only ? PERF__MSG_VLINE : PERF__MSG_LINE,
-                     line, strlen(line)))
-    _Exit(2);
+  if (perf__msg_send(out_fd, type[kind], line, strlen(line))) _Exit(2);
 }
 
-static void send_info(const char *fmt, const char *a, const char *b,
-                      const char *c)
-{
-  char line[600];
-  snprintf(line, sizeof line, fmt, a, b, c);
-  perf__msg_send(out_fd, PERF__MSG_INFO, line, strlen(line));
-}
-
-/* Timer floors and the device, measured once per worker at start-up. */
+/* The host timer's floor, measured once per worker at start-up; the event
+ * timer's is measured with the device, when a test first needs it. */
 static void announce(void)
 {
   perf__floor host;
   char f[32], s[32];
   perf__host_floor(&host);
-  send_info("host clock (wall, submit): floor %s, step %s%s",
-            perf__fmt_time(f, sizeof f, host.floor_s),
-            perf__fmt_time(s, sizeof s, host.step_s), "");
-  const perf__gpu_info *g = perf__gpu();
-  if (g->err) {
-    send_info("event timer (events): not available: %s%s%s", g->reason, "", "");
-    return;
-  }
-  send_info("event timer (events): floor %s, step %s on device 0 (%s)",
-            perf__fmt_time(f, sizeof f, g->events.floor_s),
-            perf__fmt_time(s, sizeof s, g->events.step_s), g->name);
+  perf__line(PERF__INFO, "host clock (wall, submit): floor %s, step %s",
+             perf__fmt_time(f, sizeof f, host.floor_s),
+             perf__fmt_time(s, sizeof s, host.step_s));
 }
 
 /* Runs one named test and sends its END frame. */
@@ -73,6 +57,9 @@ static int serve(const char *name)
 int perf__worker_main(const perf__cli *cli)
 {
   out_fd = cli->worker_out;
+  /* Processes a test starts must not hold our pipes open. */
+  fcntl(cli->worker_in, F_SETFD, FD_CLOEXEC);
+  fcntl(cli->worker_out, F_SETFD, FD_CLOEXEC);
   perf__wopt.budget_s = cli->budget_s;
   perf__wopt.verbose = cli->verbose;
   perf__wopt.seed = cli->seed;

@@ -143,6 +143,7 @@ static perf__wstate *new_state(perf_workload *w)
   st->next = live;
   live = st;
   w->perf__state = st;
+  w->perf__gen = perf__test_serial();
   st->clock = w->clock != PERF_CLOCK_AUTO
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
@@ -218,10 +219,10 @@ static void report(const perf_workload *w)
   perf__fmt_time(target, sizeof target, st->target_s);
   perf__fmt_time(floor, sizeof floor, st->floor_s);
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
-  perf__line(0, "%s: cold start %s (%s, first call alone); %ld iterations "
+  perf__line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
                 "per sample", w->name, cold, perf__clock_name(st->clock),
              st->batch);
-  perf__line(1, "%s: warm-up %s after %d samples at %s/iteration; sample "
+  perf__line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
                 "target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
              warm, target,
@@ -235,7 +236,7 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   if (!w->fn)
     perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
-  if (w->perf__state) {
+  if (w->perf__state && w->perf__gen == perf__test_serial()) {
     sample_or_end(w, w->perf__state->batch);
     sample_or_end(w, w->perf__state->batch);
     return;
