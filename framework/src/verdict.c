@@ -13,23 +13,43 @@
 
 typedef struct pair {
   perf_workload *a, *b;
+  perf__rng order; /* picks ABBA or BAAB for each round */
   int err;
   char why[400];
 } pair;
 
-/* One ABBA round; returns 0 or the first sampling error (kept in p). */
+/* One round: ABBA or BAAB at random, so that interference with a period
+ * cannot line up with one workload's positions; the outer two samples
+ * belong to one workload, the inner two to the other, and each workload's
+ * value is the mean of its two (linear drift cancels). Returns 0 or the
+ * first sampling error (kept in p). */
 static int abba(void *ctx, double *a, double *b)
 {
   pair *p = ctx;
-  perf_workload *order[4] = {p->a, p->b, p->b, p->a};
+  int flip = perf__rng_below(&p->order, 2);
+  perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
+  perf_workload *seq[4] = {outer, inner, inner, outer};
   double t[4];
   for (int i = 0; i < 4; i++) {
-    p->err = perf__wl_sample(order[i], &t[i], p->why, sizeof p->why);
+    p->err = perf__wl_sample(seq[i], &t[i], p->why, sizeof p->why);
     if (p->err) return p->err;
   }
-  *a = 0.5 * (t[0] + t[3]);
-  *b = 0.5 * (t[1] + t[2]);
+  double o = 0.5 * (t[0] + t[3]), in = 0.5 * (t[1] + t[2]);
+  *a = flip ? in : o;
+  *b = flip ? o : in;
   return 0;
+}
+
+static long retaken(const perf_workload *a, const perf_workload *b)
+{
+  long n = a->perf__state->retaken;
+  return a == b ? n : n + b->perf__state->retaken;
+}
+
+static long disturbed(const perf_workload *a, const perf_workload *b)
+{
+  long n = a->perf__state->kept_disturbed;
+  return a == b ? n : n + b->perf__state->kept_disturbed;
 }
 
 static void trace(void *ctx, const perf__seq_result *r)
@@ -55,23 +75,27 @@ static void requirement(const perf__claim *c, char *buf, size_t len)
  * interval, the threshold, rounds, looks and time. */
 static void print_verdict(const char *head, const perf__claim *c,
                           const perf_workload *a, const perf_workload *b,
-                          const perf__seq_result *r)
+                          const perf__seq_result *r, long retakes,
+                          long kept)
 {
-  char ma[32], mb[32], need[64], why[64] = "";
+  char ma[32], mb[32], need[64], why[64] = "", host[160] = "";
   perf__fmt_time(ma, sizeof ma, r->med_a);
   perf__fmt_time(mb, sizeof mb, r->med_b);
   requirement(c, need, sizeof need);
   if (r->verdict == PERF__INCONCLUSIVE && r->why)
     snprintf(why, sizeof why, " (%s)", r->why);
+  if (retakes || kept)
+    snprintf(host, sizeof host, "; %ld samples retaken and %ld kept although "
+             "the host preempted them", retakes, kept);
   perf__line(PERF__DETAIL,
              "%s: %s%s: %s %s vs %s %s per iteration (%s clock, medians); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
-             "look%s, %.2f s",
+             "look%s, %.2f s%s",
              head, perf__outcome_word(r->verdict), why, a->name, ma, b->name,
              mb, perf__clock_name(a->perf__state->clock),
              c->kind == PERF__CLAIM_FASTER ? "speedup" : "ratio", r->ratio,
              100 * (1 - r->level), r->lo, r->hi, need, r->rounds, r->looks,
-             r->looks == 1 ? "" : "s", r->seconds);
+             r->looks == 1 ? "" : "s", r->seconds, host);
 }
 
 /* Ends the test as ERROR when the two workloads cannot be compared. */
@@ -109,6 +133,8 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   perf__rng rng;
   perf__rng_seed(&rng, perf__wopt.seed);
   pair p = {.a = a, .b = b};
+  perf__rng_seed(&p.order, perf__wopt.seed + 1);
+  long retaken0 = retaken(a, b), kept0 = disturbed(a, b);
   perf__seq_result r;
   int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
                           &p, &rng, &r);
@@ -116,7 +142,8 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   if (err)
     perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head,
                    perf__strerror(err));
-  print_verdict(head, &c, a, b, &r);
+  print_verdict(head, &c, a, b, &r, retaken(a, b) - retaken0,
+                disturbed(a, b) - kept0);
   perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
   if (r.verdict != PERF__PASS && fatal)
     perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));

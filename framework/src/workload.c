@@ -1,9 +1,11 @@
 /* workload.c — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#define _GNU_SOURCE
 #include "workload.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "clock.h"
 #include "fmt.h"
@@ -16,7 +18,8 @@ enum {
   MAX_BATCH = 1 << 24,
   MAX_SUBMIT_BATCH = 256, /* keeps a submit sample below the launch-queue depth */
   SETTLE_WINDOW = 3,      /* samples compared per side */
-  MAX_WARM_SAMPLES = 64
+  MAX_WARM_SAMPLES = 64,
+  MAX_RETAKES = 20
 };
 static const double SETTLE_REL = 0.05; /* medians of two windows within 5 % */
 static const double FLOOR_FACTOR = 1000.0;
@@ -116,12 +119,38 @@ static int sample_batch(perf_workload *w, long n, double *s, char *why,
   return sample_host(w, n, s, why, len);
 }
 
+/* Involuntary context switches of this thread so far; -1 if unknown. */
+static long preemptions(void)
+{
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* A batch the host's other load did not interrupt: retaken while the
+ * thread was preempted during it (voluntary waits, such as sleeping or a
+ * blocking sync, do not count), up to MAX_RETAKES times. */
+static int clean_batch(perf_workload *w, long n, double *s, char *why,
+                       size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  for (int tries = 0;; tries++) {
+    long before = preemptions();
+    int err = sample_batch(w, n, s, why, len);
+    if (err || before < 0 || preemptions() == before) return err;
+    if (tries == MAX_RETAKES) {
+      st->kept_disturbed++;
+      return 0;
+    }
+    st->retaken++;
+  }
+}
+
 /* See workload.h. */
 int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len)
 {
   double s = 0;
-  int err = sample_batch(w, w->perf__state->batch, &s, why, len);
+  int err = clean_batch(w, w->perf__state->batch, &s, why, len);
   *per_iter_s = s / (double)w->perf__state->batch;
   return err;
 }
@@ -130,7 +159,7 @@ static double sample_or_end(perf_workload *w, long n)
 {
   char why[400];
   double s = 0;
-  int err = sample_batch(w, n, &s, why, sizeof why);
+  int err = clean_batch(w, n, &s, why, sizeof why);
   if (err) perf__gpu_end(err, why);
   return s;
 }
@@ -244,7 +273,9 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   perf__wstate *st = new_state(w);
   st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
   double until = perf__now() + cap_s;
-  st->cold_s = sample_or_end(w, 1);
+  char why[400];
+  int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
+  if (err) perf__gpu_end(err, why);
   size_batch(w, until);
   warm_up(w, until);
   report(w);

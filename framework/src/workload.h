@@ -16,6 +16,8 @@ struct perf__wstate {
   int warm_samples;       /* warm-up samples taken */
   int settled;            /* warm-up met the settling rule */
   double warm_s;          /* per-iteration time at the end of warm-up */
+  long retaken;           /* samples retaken: the host preempted the thread */
+  long kept_disturbed;    /* samples kept although preempted every retake */
   struct perf__wstate *next;
 };
 
@@ -31,7 +33,9 @@ const char *perf__clock_name(perf_clock c);
 void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s);
 
 /* One sample of w's batch; returns 0 and the time per iteration in seconds,
- * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. */
+ * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
+ * during which the thread was preempted (an involuntary context switch:
+ * other load on the host) is retaken, up to 20 times; see st->retaken. */
 int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 

@@ -300,3 +300,18 @@ ST_TEST(pipeline_closed_stdin_and_no_orphan_workers)
            st_fixture);
   ST_EQ(system(cmd), 0);
 }
+
+/* A process spinning on the worker's CPU preempts most samples: they are
+ * retaken, said so, and the 4x ratio still comes out. */
+ST_TEST(pipeline_preempted_samples_are_retaken)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--budget=5 --filter=host.preempted_samples_are_retaken");
+  expect(&r, "host.preempted_samples_are_retaken", "PASS", NULL);
+  const char *v = st_line_with(&r, "FASTER(a, b, 2)", "samples retaken", line, sizeof line);
+  ST_CHECKF(v != NULL, "%s", r.out);
+  double s = speedup(&r, "FASTER(a, b, 2)");
+  ST_CHECKF(s > 2.5 && s < 6, "4x the work measured as %.3fx", s);
+  st_run_free(&r);
+}
