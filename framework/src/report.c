@@ -123,7 +123,7 @@ static void print_output(const perf__result *r)
 void perf__report_result(const perf__result *r)
 {
   if (rep.tty) printf("\r\033[K");
-  printf("%s%-5s%s %s (%.2f s)", paint(r->outcome),
+  printf("%s%-5s%s %s (%.2f s wall)", paint(r->outcome),
          perf__outcome_word(r->outcome), plain(), r->name, r->seconds);
   if (r->outcome == PERF__SKIP)
     printf(" skipped: %s", r->reason);
