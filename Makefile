@@ -20,6 +20,8 @@ NVCC_FOUND := $(shell command -v nvcc 2>/dev/null)
 CUDA_HOME  ?= $(if $(NVCC_FOUND),$(patsubst %/bin/nvcc,%,$(NVCC_FOUND)),/usr/local/cuda)
 NVCC       ?= $(CUDA_HOME)/bin/nvcc
 CUDA_LIB   ?= $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
+CUPTI_LIB  ?= $(firstword $(patsubst %/libcupti.so,%,$(wildcard $(CUDA_LIB)/libcupti.so $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so)) $(CUDA_LIB))
+CUPTI_INC  ?= $(firstword $(patsubst %/cupti.h,%,$(wildcard $(CUDA_HOME)/include/cupti.h $(CUDA_HOME)/extras/CUPTI/include/cupti.h)) $(CUDA_HOME)/include)
 
 YAML_CFLAGS ?= $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   ?= $(shell pkg-config --libs yaml-0.1 2>/dev/null)
@@ -27,10 +29,10 @@ YAML_LIBS   ?= $(shell pkg-config --libs yaml-0.1 2>/dev/null)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include $(YAML_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
-LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(YAML_LIBS) -lm
+LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -51,6 +53,9 @@ $(error perfgate: libcudart.so not found in '$(CUDA_LIB)': install the CUDA runt
 endif
 ifeq ($(wildcard $(CUDA_LIB)/libcublas.so),)
 $(error perfgate: libcublas.so not found in '$(CUDA_LIB)': install cuBLAS (libcublas-dev) or set CUDA_HOME)
+endif
+ifeq ($(wildcard $(CUPTI_LIB)/libcupti.so),)
+$(error perfgate: libcupti.so not found (looked in '$(CUPTI_LIB)'): install CUPTI (cuda-cupti-dev) or set CUPTI_LIB)
 endif
 ifeq ($(strip $(YAML_LIBS)),)
 $(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
@@ -133,12 +138,12 @@ $(BUILD)/perfgate.pc: FORCE
 	$(call say,GEN,$@)
 	$(Q)printf '%s\n' \
 	  'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
-	  'cudalib=$(CUDA_LIB)' '' \
+	  'cudalib=$(CUDA_LIB)' 'cuptilib=$(CUPTI_LIB)' '' \
 	  'Name: perfgate' \
 	  'Description: Unit-test-style performance assertions for CUDA' \
 	  'Version: 0.1.0' \
 	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include' \
-	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -lcublas -lcudart $(YAML_LIBS) -lm' \
+	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread' \
 	  > $@
 
 install: $(LIB) $(BUILD)/perfgate.pc

@@ -92,6 +92,62 @@ void perf__register(perf__test *t);
 #define PERF_EXPECT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 0)
 #define PERF_ASSERT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 1)
 
+/* ---- Host syncs ----------------------------------------------------------
+ * Checked in a separate, untimed pass with CUPTI callbacks on the runtime
+ * and driver APIs (never during timing). A workload runs once to warm up,
+ * then PERF_SYNC_ITERATIONS times with the callbacks on; counts are per
+ * iteration. Each finding names the API, why it blocks, and the call site.
+ *   PERF_NO_SYNC_IN(w);               w never blocks the host
+ *   PERF_NO_SYNC_IN("name") { ... }   the block, run once, never blocks
+ *   PERF_EXPECT_SYNCS(w, n)           exactly n host syncs per iteration
+ *   PERF_EXPECT_SYNCS_AT_LEAST(w, n)  at least n per iteration
+ * If CUPTI cannot attach (a profiler holds it), the check fails; with
+ * --allow-no-sync-check it is skipped instead. */
+#define PERF_SYNC_ITERATIONS 3
+#define PERF_NO_SYNC_IN(x) PERF__SYNC_SCOPE(x, 0)
+#define PERF_ASSERT_NO_SYNC_IN(x) PERF__SYNC_SCOPE(x, 1)
+#define PERF__SYNC_SCOPE(x, fatal)                                          \
+  for (perf__sync_scope perf__scope_ =                                      \
+           perf__sync_open(_Generic((x), perf_workload: 1, default: 0),     \
+                           (void *)&(x), #x, PERF__HERE, (fatal));          \
+       perf__sync_step(&perf__scope_);)
+#define PERF_EXPECT_SYNCS(w, n) \
+  perf__expect_syncs(&(w), (n), 0, #w, PERF__HERE, 0)
+#define PERF_ASSERT_SYNCS(w, n) \
+  perf__expect_syncs(&(w), (n), 0, #w, PERF__HERE, 1)
+#define PERF_EXPECT_SYNCS_AT_LEAST(w, n) \
+  perf__expect_syncs(&(w), (n), 1, #w, PERF__HERE, 0)
+#define PERF_ASSERT_SYNCS_AT_LEAST(w, n) \
+  perf__expect_syncs(&(w), (n), 1, #w, PERF__HERE, 1)
+
+/* One kind of host sync found by the last sync check of the running test. */
+typedef struct perf_sync_finding {
+  const char *api;    /* the call the user made: "cudaMemcpy" (runtime name
+                         where there is one, driver name otherwise) */
+  const char *why;    /* "synchronous, device->host", "explicit ..." */
+  const char *inside; /* library function it happened in, or "" */
+  const char *where;  /* "file:line (function)" of the call site */
+  int line;           /* line of the call site; 0 when unknown */
+  int per_iteration;  /* count per iteration; -1 when iterations differ */
+} perf_sync_finding;
+
+/* The findings of the last sync check in this test (*n of them); valid
+ * until the next check or the end of the test. */
+const perf_sync_finding *perf_sync_findings(size_t *n);
+
+typedef struct perf__sync_scope {
+  int state;
+  int fatal;
+  const char *text, *file;
+  int line;
+} perf__sync_scope;
+
+perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
+                                 const char *file, int line, int fatal);
+int perf__sync_step(perf__sync_scope *s);
+int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
+                       const char *file, int line, int fatal);
+
 /* Ends the test as SKIPPED with a printf-style reason. */
 #define PERF_SKIP(...) perf__skip(PERF__HERE, __VA_ARGS__)
 /* Skips the test unless at least n CUDA devices are usable. */

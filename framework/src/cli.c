@@ -25,6 +25,8 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --seed=N               bootstrap seed (default 1)\n"
           "  --require-gpu          exit 2 when a test is skipped for want of a GPU\n"
           "  --isolate              a fresh worker for every test\n"
+          "  --allow-no-sync-check  skip host-sync checks when CUPTI cannot attach\n"
+          "                         (a profiler holds it) instead of failing them\n"
           "  --verbose, -v          timer floors, warm-up and every look\n"
           "  --color=auto|always|never\n"
           "  --help, -h             this text\n"
@@ -149,7 +151,8 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "--list", &cli->list) || flag(a, "--verbose", &cli->verbose) ||
         flag(a, "-v", &cli->verbose) ||
         flag(a, "--require-gpu", &cli->require_gpu) ||
-        flag(a, "--isolate", &cli->isolate))
+        flag(a, "--isolate", &cli->isolate) ||
+        flag(a, "--allow-no-sync-check", &cli->allow_no_sync_check))
       continue;
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;

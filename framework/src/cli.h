@@ -9,7 +9,7 @@
 typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__color;
 
 typedef struct perf__cli {
-  int help, list, verbose, require_gpu, isolate;
+  int help, list, verbose, require_gpu, isolate, allow_no_sync_check;
   perf__color color;
   const char *filter; /* NULL: every test */
   double timeout_s;   /* per test, supervisor-side */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "gpu.h"
+#include "syncdetect.h"
 #include "workload.h"
 
 perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
@@ -61,6 +62,18 @@ void perf__test_claim(perf__outcome o, const char *fmt, ...)
   }
 }
 
+/* Never fails; outside a test it does nothing. */
+void perf__test_skipped_check(const char *fmt, ...)
+{
+  if (!cur.running) return;
+  if (cur.res->skipped_checks++ == 0 && cur.res->failures == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_reason(fmt, ap);
+    va_end(ap);
+  }
+}
+
 /* Aborts outside a test (API misuse); otherwise does not return. */
 void perf__test_end(perf__outcome o, int nodevice, const char *fmt, ...)
 {
@@ -89,6 +102,8 @@ static void settle(perf__test_result *res)
 {
   if (res->failures > 0)
     res->outcome = PERF__FAIL;
+  else if (res->checks == 0 && res->skipped_checks > 0)
+    res->outcome = PERF__SKIP; /* the reason is the first skipped check */
   else if (res->checks == 0) {
     res->outcome = PERF__ERROR;
     snprintf(res->reason, sizeof res->reason,
@@ -122,6 +137,7 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
     settle(res);
   }
   cur.running = 0;
+  perf__sync_reset(); /* a test can end inside a sync check */
   check_device(res);
   perf__wl_release_all();
   fflush(stdout);

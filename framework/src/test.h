@@ -12,6 +12,7 @@ typedef struct perf__wopts {
   double budget_s; /* sampling budget per claim */
   int verbose;
   uint64_t seed;   /* bootstrap seed */
+  int allow_no_sync_check; /* no CUPTI: skip sync checks instead of failing */
 } perf__wopts;
 extern perf__wopts perf__wopt;
 
@@ -39,6 +40,7 @@ typedef struct perf__test_result {
   int nodevice;          /* SKIP because no CUDA device could be used */
   int checks;            /* claims evaluated */
   int failures;          /* claims that did not hold (INCONCLUSIVE counts) */
+  int skipped_checks;    /* checks that could not be made (and may be) */
   char reason[512];      /* why, for anything but PASS */
 } perf__test_result;
 
@@ -50,6 +52,11 @@ void perf__test_exec(const perf__test *t, perf__test_result *res);
  * from fmt. */
 void perf__test_claim(perf__outcome o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Counts a check that could not be made and is allowed not to be; a test
+ * whose every check was skipped is SKIPPED with the first reason. */
+void perf__test_skipped_check(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /* Ends the running test now with outcome o (FAIL, ERROR or SKIP). Outside a
  * test it prints the reason and aborts: it is a misuse of the API. */

@@ -63,6 +63,7 @@ int perf__worker_main(const perf__cli *cli)
   perf__wopt.budget_s = cli->budget_s;
   perf__wopt.verbose = cli->verbose;
   perf__wopt.seed = cli->seed;
+  perf__wopt.allow_no_sync_check = cli->allow_no_sync_check;
   perf__set_line_sink(send_line);
   setvbuf(stdout, NULL, _IOLBF, 0);
   announce();

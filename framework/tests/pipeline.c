@@ -143,9 +143,11 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
 {
   st_run r;
   char line[LINE];
-  st_exec(&r, "", "--verbose --filter='gpu.*'");
+  st_exec(&r, "", "--verbose --filter='gpu.*-gpu.sync_check_without_cupti'");
   ST_CHECK(st_line_with(&r, "info  event timer (events): ", NULL, line, sizeof line));
   if (have_gpu()) {
+    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
+    ST_CHECK(st_line_with(&r, "NO_SYNC_IN(w)", ": PASS: 0 host syncs per iteration", line, sizeof line));
     ST_CHECK(st_line_with(&r, "event timer (events): floor", "on device 0", line, sizeof line));
     expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
     expect(&r, "gpu.wall_clock_syncs_the_device", "PASS", NULL);
@@ -154,6 +156,7 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
   } else {
     expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
     expect(&r, "gpu.wall_clock_syncs_the_device", "SKIP", "skipped: no CUDA device (");
+    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "skipped: no CUDA device (");
     ST_EQ(r.status, 0);
     st_run_free(&r);
     st_exec(&r, "", "--filter='gpu.*' --require-gpu");
@@ -313,5 +316,25 @@ ST_TEST(pipeline_preempted_samples_are_retaken)
   ST_CHECKF(v != NULL, "%s", r.out);
   double s = speedup(&r, "FASTER(a, b, 2)");
   ST_CHECKF(s > 2.5 && s < 6, "4x the work measured as %.3fx", s);
+  st_run_free(&r);
+}
+
+/* CUPTI held by someone else: the sync check fails saying why, or is
+ * skipped with --allow-no-sync-check; never a silent pass. */
+ST_TEST(pipeline_sync_check_never_passes_without_looking)
+{
+  st_run r;
+  st_exec(&r, "", "--filter=gpu.sync_check_without_cupti");
+  if (!have_gpu()) {
+    expect(&r, "gpu.sync_check_without_cupti", "SKIP", "skipped: no CUDA device (");
+    st_run_free(&r);
+    return;
+  }
+  expect(&r, "gpu.sync_check_without_cupti", "FAIL", "cannot look for host syncs");
+  ST_CHECK(strstr(r.out, "another tool") != NULL);
+  st_run_free(&r);
+  st_exec(&r, "", "--allow-no-sync-check --filter=gpu.sync_check_without_cupti");
+  expect(&r, "gpu.sync_check_without_cupti", "SKIP", "cannot look for host syncs");
+  ST_EQ(r.status, 0);
   st_run_free(&r);
 }

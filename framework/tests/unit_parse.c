@@ -68,7 +68,8 @@ ST_TEST(cli_defaults_and_values)
   ST_NEAR(c.timeout_s, 5, 0);
   ST_NEAR(c.budget_s, 0.5, 0);
   ST_CHECK(c.verbose && c.list && c.color == PERF__COLOR_NEVER);
-  ST_EQ(parse(&c, err, 2, "--seed=123", "--require-gpu"), 0);
+  ST_EQ(parse(&c, err, 3, "--seed=123", "--require-gpu", "--allow-no-sync-check"), 0);
+  ST_CHECK(c.allow_no_sync_check);
   ST_EQ(c.seed, 123);
   ST_CHECK(c.require_gpu);
   ST_EQ(parse(&c, err, 1, "--perf-worker=5,6"), 0);

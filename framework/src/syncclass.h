@@ -1,0 +1,57 @@
+/* syncclass.h — which CUDA runtime and driver calls block the host, decided from the call and its pointers. */
+#ifndef PERF_SYNCCLASS_H
+#define PERF_SYNCCLASS_H
+
+#include <stddef.h>
+
+/* How a call may block the host. */
+typedef enum perf__sync_rule {
+  PERF__RULE_NONE = 0,  /* not a host sync (or not a call we classify) */
+  PERF__RULE_ALWAYS,    /* explicit synchronisation */
+  PERF__RULE_COPY,      /* synchronous copy: blocks when a side is host memory */
+  PERF__RULE_COPY_ASYNC,/* async copy: blocks when a host side is pageable */
+  PERF__RULE_MEMSET,    /* synchronous memset: blocks into pinned/managed host */
+  PERF__RULE_FREE       /* frees synchronise the device (not for NULL) */
+} perf__sync_rule;
+
+/* What a pointer points to, as the runtime reports it. */
+typedef enum perf__mem {
+  PERF__MEM_NONE = 0,   /* no pointer on this side (e.g. a symbol) or NULL */
+  PERF__MEM_DEVICE,
+  PERF__MEM_PAGEABLE,   /* ordinary host memory, unknown to CUDA */
+  PERF__MEM_PINNED,     /* page-locked host memory */
+  PERF__MEM_MANAGED,
+  PERF__MEM_UNKNOWN     /* the query failed: treated as pageable host */
+} perf__mem;
+
+/* Which parameters of a call hold its pointers. */
+typedef enum perf__ptrs {
+  PERF__PTRS_NONE = 0,
+  PERF__PTRS_DST_SRC,   /* first two parameters: dst, src */
+  PERF__PTRS_DST,       /* first parameter only */
+  PERF__PTRS_SRC2,      /* second parameter is src, dst is a symbol/device */
+  PERF__PTRS_DST_PITCH_SRC /* dst, pitch, src (2D copies) */
+} perf__ptrs;
+
+enum { PERF__DOMAIN_RUNTIME = 1, PERF__DOMAIN_DRIVER = 2 };
+
+typedef struct perf__sync_entry {
+  int domain;
+  unsigned cbid;
+  const char *name;     /* the name the user knows: "cudaMemcpy" */
+  perf__sync_rule rule;
+  perf__ptrs ptrs;
+} perf__sync_entry;
+
+/* The table entry for a callback id; NULL for calls that never block. */
+const perf__sync_entry *perf__sync_lookup(int domain, unsigned cbid);
+/* All entries (for listing and tests). */
+const perf__sync_entry *perf__sync_table(size_t *n);
+
+/* Decides whether a call with rule and pointer kinds blocked the host.
+ * Returns 1 with a description ("synchronous, device→host") in why[len],
+ * or 0 when it did not. Never fails. */
+int perf__sync_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
+                      char *why, size_t len);
+
+#endif

@@ -1,0 +1,117 @@
+/* unit_sync.c — host-sync classification on synthetic calls, call-site frame choice and file:line. */
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include <string.h>
+
+#include "callsite.h"
+#include "selftest.h"
+#include "syncclass.h"
+
+static perf__sync_rule rule_of(int domain, unsigned cbid)
+{
+  const perf__sync_entry *e = perf__sync_lookup(domain, cbid);
+  return e ? e->rule : PERF__RULE_NONE;
+}
+
+ST_TEST(sync_table_lists_blocking_calls_only)
+{
+  enum { R = PERF__DOMAIN_RUNTIME, D = PERF__DOMAIN_DRIVER };
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020), PERF__RULE_ALWAYS);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020), PERF__RULE_ALWAYS);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020), PERF__RULE_ALWAYS);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2), PERF__RULE_ALWAYS);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize), PERF__RULE_ALWAYS);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020), PERF__RULE_COPY);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020), PERF__RULE_COPY_ASYNC);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2), PERF__RULE_COPY_ASYNC);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020), PERF__RULE_MEMSET);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020), PERF__RULE_FREE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000), PERF__RULE_FREE);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost), PERF__RULE_FREE);
+  /* never host syncs */
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020), PERF__RULE_NONE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020), PERF__RULE_NONE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), PERF__RULE_NONE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020), PERF__RULE_NONE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020), PERF__RULE_NONE);
+  ST_EQ(rule_of(R, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000), PERF__RULE_NONE);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery), PERF__RULE_NONE);
+  ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), PERF__RULE_NONE);
+  /* each (domain, id) once, each with a name */
+  size_t n, dup = 0, unnamed = 0;
+  const perf__sync_entry *t = perf__sync_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    unnamed += !t[i].name || !t[i].name[0];
+    for (size_t j = i + 1; j < n; j++)
+      dup += t[i].domain == t[j].domain && t[i].cbid == t[j].cbid;
+  }
+  ST_EQ(dup, 0);
+  ST_EQ(unnamed, 0);
+}
+
+/* (rule, dst, src) -> blocks?, with a word the description must hold. */
+ST_TEST(sync_decisions_from_pointer_kinds)
+{
+  static const struct {
+    perf__sync_rule rule;
+    perf__mem dst, src;
+    int sync;
+    const char *says;
+  } cases[] = {
+      {PERF__RULE_ALWAYS, PERF__MEM_NONE, PERF__MEM_NONE, 1, "explicit"},
+      {PERF__RULE_COPY, PERF__MEM_PAGEABLE, PERF__MEM_DEVICE, 1, "device\u2192host"},
+      {PERF__RULE_COPY, PERF__MEM_DEVICE, PERF__MEM_PINNED, 1, "host\u2192device"},
+      {PERF__RULE_COPY, PERF__MEM_DEVICE, PERF__MEM_DEVICE, 0, NULL},
+      {PERF__RULE_COPY, PERF__MEM_MANAGED, PERF__MEM_DEVICE, 1, "synchronous"},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_PAGEABLE, PERF__MEM_DEVICE, 1, "pageable"},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_DEVICE, PERF__MEM_PAGEABLE, 1, "host\u2192device"},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_PINNED, PERF__MEM_DEVICE, 0, NULL},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_DEVICE, PERF__MEM_DEVICE, 0, NULL},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_UNKNOWN, PERF__MEM_DEVICE, 1, "unrecognised"},
+      {PERF__RULE_MEMSET, PERF__MEM_PINNED, PERF__MEM_DEVICE, 1, "pinned"},
+      {PERF__RULE_MEMSET, PERF__MEM_MANAGED, PERF__MEM_DEVICE, 1, "managed"},
+      {PERF__RULE_MEMSET, PERF__MEM_DEVICE, PERF__MEM_DEVICE, 0, NULL},
+      {PERF__RULE_FREE, PERF__MEM_DEVICE, PERF__MEM_DEVICE, 1, "synchronises"},
+      {PERF__RULE_FREE, PERF__MEM_NONE, PERF__MEM_DEVICE, 0, NULL}, /* free(NULL) */
+      {PERF__RULE_NONE, PERF__MEM_PAGEABLE, PERF__MEM_PAGEABLE, 0, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char why[96] = "";
+    int got = perf__sync_decide(cases[i].rule, cases[i].dst, cases[i].src, why, sizeof why);
+    ST_CHECKF(got == cases[i].sync && (!cases[i].says || strstr(why, cases[i].says)),
+              "case %zu: got %d '%s'", i, got, why);
+  }
+}
+
+ST_TEST(call_site_is_the_first_exe_frame_after_the_libraries)
+{
+  /* callback (exe), CUPTI, cudart, user (exe), framework (exe), libc */
+  int a[] = {1, 0, 0, 1, 1, 0};
+  ST_EQ(perf__site_pick(a, 6), 3);
+  int b[] = {1, 1, 0, 0, 0, 1}; /* inlined callback frames, then a library */
+  ST_EQ(perf__site_pick(b, 6), 5);
+  int c[] = {1, 1, 1}; /* never left the executable */
+  ST_EQ(perf__site_pick(c, 3), -1);
+  int d[] = {0, 0};
+  ST_EQ(perf__site_pick(d, 2), -1);
+  ST_EQ(perf__site_pick(d, 0), -1);
+}
+
+__attribute__((noinline)) static void *return_address(void)
+{
+  return __builtin_return_address(0);
+}
+
+ST_TEST(call_sites_resolve_to_file_and_line)
+{
+  void *pc[2];
+  pc[0] = (char *)return_address() - 1; int line = __LINE__;
+  pc[1] = NULL;
+  char where[2][256];
+  int lines[2];
+  perf__site_resolve(pc, 2, where, lines);
+  ST_CHECKF(strstr(where[0], "framework/tests/unit_sync.c:") == where[0], "%s", where[0]);
+  ST_EQ(lines[0], line);
+  ST_CHECK(strstr(where[0], "call_sites_resolve") != NULL); /* the function */
+  ST_CHECK(!strcmp(where[1], "unknown call site"));
+}
