@@ -128,7 +128,11 @@ $(BUILD)/fixture-perftest: $(FX_OBJS) $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
 
-test: $(BUILD)/selftest $(BUILD)/fixture-perftest
+$(BUILD)/libnocupti.so: framework/tests/shim/nocupti.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+
+test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
 
 perftest: $(BUILD)/perftest

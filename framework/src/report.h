@@ -12,6 +12,7 @@ typedef struct perf__result {
   char name[256];
   perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
   int nodevice;            /* skipped for want of a CUDA device */
+  int cupti_used;          /* the worker attached CUPTI: retire it */
   double seconds;          /* wall clock, supervisor side */
   char reason[700];
   char **lines;            /* detail lines from the worker */

@@ -175,9 +175,9 @@ static void death_cause(int status, perf__result *r)
 /* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
 static int take_end(const char *data, perf__result *r)
 {
-  int outcome, nodev, checks, failures, used = 0;
-  if (sscanf(data, "%d %d %d %d%n", &outcome, &nodev, &checks, &failures,
-             &used) != 4 ||
+  int outcome, nodev, checks, failures, cupti, used = 0;
+  if (sscanf(data, "%d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
+             &cupti, &used) != 5 ||
       outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
     return PERF__EPROTO;
   const char *reason = data + used;
@@ -185,6 +185,7 @@ static int take_end(const char *data, perf__result *r)
   r->outcome = (perf__outcome)outcome;
   if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
   r->nodevice = nodev;
+  r->cupti_used = cupti;
   snprintf(r->reason, sizeof r->reason, "%s", reason);
   return 0;
 }
@@ -351,7 +352,9 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
       break;
     }
     perf__report_result(r);
-    if (s == 1 && (cli->isolate || r->outcome != PERF__PASS)) worker_stop(&w, 0);
+    /* Timing never runs in a worker that has had CUPTI attached. */
+    if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->cupti_used))
+      worker_stop(&w, 0);
     if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) code = code ? code : 1;
     if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) code = 2;
   }

@@ -28,7 +28,7 @@ typedef struct finding {
 static struct {
   pthread_mutex_t mu;
   CUpti_SubscriberHandle sub;
-  int attached;
+  int attached, ever;
   atomic_int counting; /* callbacks count only while the code under check runs */
   atomic_int iter;
   finding f[MAX_FINDINGS];
@@ -187,7 +187,7 @@ static int attach(char *why, size_t len)
   const char *what = "cuptiSubscribe";
   CUptiResult r = cuptiSubscribe(&det.sub, (CUpti_CallbackFunc)on_api, NULL);
   if (r == CUPTI_SUCCESS) {
-    det.attached = 1;
+    det.attached = det.ever = 1;
     what = "cuptiEnableDomain";
     r = cuptiEnableDomain(1, det.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
     if (r == CUPTI_SUCCESS)
@@ -203,6 +203,9 @@ static int attach(char *why, size_t len)
   perf__sync_reset();
   return PERF__EIO;
 }
+
+/* Never fails. */
+int perf__sync_used(void) { return det.ever; }
 
 /* Never fails: unsubscribes and detaches CUPTI from the process, so that
  * later timing runs without it. */

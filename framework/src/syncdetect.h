@@ -6,4 +6,8 @@
  * CUDA error in the code under check). Never fails. */
 void perf__sync_reset(void);
 
+/* 1 once this process has attached CUPTI: detaching may not undo all of
+ * its cost, so the supervisor retires such a worker after the test. */
+int perf__sync_used(void);
+
 #endif

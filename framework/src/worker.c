@@ -10,6 +10,7 @@
 #include "fmt.h"
 #include "proto.h"
 #include "registry.h"
+#include "syncdetect.h"
 #include "test.h"
 
 static int out_fd = -1;
@@ -45,8 +46,9 @@ static int serve(const char *name)
   } else
     perf__test_exec(t, &res);
   char end[700];
-  int n = snprintf(end, sizeof end, "%d %d %d %d\n%s", (int)res.outcome,
-                   res.nodevice, res.checks, res.failures, res.reason);
+  int n = snprintf(end, sizeof end, "%d %d %d %d %d\n%s", (int)res.outcome,
+                   res.nodevice, res.checks, res.failures, perf__sync_used(),
+                   res.reason);
   fflush(stdout);
   fflush(stderr);
   return perf__msg_send(out_fd, PERF__MSG_END, end,

@@ -143,7 +143,7 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
 {
   st_run r;
   char line[LINE];
-  st_exec(&r, "", "--verbose --filter='gpu.*-gpu.sync_check_without_cupti'");
+  st_exec(&r, "", "--verbose --filter='gpu.*'");
   ST_CHECK(st_line_with(&r, "info  event timer (events): ", NULL, line, sizeof line));
   if (have_gpu()) {
     expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
@@ -319,22 +319,41 @@ ST_TEST(pipeline_preempted_samples_are_retaken)
   st_run_free(&r);
 }
 
-/* CUPTI held by someone else: the sync check fails saying why, or is
- * skipped with --allow-no-sync-check; never a silent pass. */
+/* CUPTI held by someone else (simulated by a preloaded shim): the sync
+ * check fails saying why, or is skipped with --allow-no-sync-check; never a
+ * silent pass. */
 ST_TEST(pipeline_sync_check_never_passes_without_looking)
 {
   st_run r;
-  st_exec(&r, "", "--filter=gpu.sync_check_without_cupti");
+  char env[512];
+  snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libnocupti.so ", st_build_dir());
+  st_exec(&r, env, "--filter=cupti.held_by_another_tool");
   if (!have_gpu()) {
-    expect(&r, "gpu.sync_check_without_cupti", "SKIP", "skipped: no CUDA device (");
+    expect(&r, "cupti.held_by_another_tool", "SKIP", "skipped: no CUDA device (");
     st_run_free(&r);
     return;
   }
-  expect(&r, "gpu.sync_check_without_cupti", "FAIL", "cannot look for host syncs");
+  expect(&r, "cupti.held_by_another_tool", "FAIL", "cannot look for host syncs");
   ST_CHECK(strstr(r.out, "another tool") != NULL);
   st_run_free(&r);
-  st_exec(&r, "", "--allow-no-sync-check --filter=gpu.sync_check_without_cupti");
-  expect(&r, "gpu.sync_check_without_cupti", "SKIP", "cannot look for host syncs");
+  st_exec(&r, env, "--allow-no-sync-check --filter=cupti.held_by_another_tool");
+  expect(&r, "cupti.held_by_another_tool", "SKIP", "cannot look for host syncs");
   ST_EQ(r.status, 0);
+  st_run_free(&r);
+}
+
+/* A worker that attached CUPTI never times anything again. */
+ST_TEST(pipeline_worker_retired_after_cupti)
+{
+  st_run r;
+  long pid[2];
+  st_exec(&r, "", "--verbose --filter='worker.pid_a:gpu.sync_check_finds_none*:worker.pid_b'");
+  ST_EQ(two_pids(&r, pid), 2);
+  if (have_gpu()) {
+    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
+    ST_CHECK(pid[0] != pid[1]);
+  } else { /* no CUPTI without a device: a skip, which also retires it */
+    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "no CUDA device (");
+  }
   st_run_free(&r);
 }

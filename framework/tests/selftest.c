@@ -18,6 +18,18 @@ const char *st_fixture = "build/fixture-perftest";
 static st_case *head, **tail = &head;
 static int checks, failures;
 
+const char *st_build_dir(void)
+{
+  static char dir[1024];
+  snprintf(dir, sizeof dir, "%s", st_fixture);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    snprintf(dir, sizeof dir, ".");
+  return dir;
+}
+
 void st_register(st_case *c)
 {
   *tail = c;

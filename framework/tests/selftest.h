@@ -37,6 +37,8 @@ int st_near(double a, double b, double tol, const char *as, const char *bs,
 
 /* Path of the fixture perftest binary (--fixture=). */
 extern const char *st_fixture;
+/* The directory holding it (build outputs such as libnocupti.so). */
+const char *st_build_dir(void);
 
 /* A finished run of the fixture binary. */
 typedef struct st_run {
