@@ -100,9 +100,13 @@ $(BUILD)/obj/framework/%.o: framework/src/%.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -c $< -o $@
 
+# Perf tests keep their frames (no sibling-call jumps), so that a host sync
+# is reported at the line that made it.
+PT_CFLAGS := -fno-optimize-sibling-calls
+
 $(BUILD)/obj/perftests/%.o: $(PERFTESTS)/%.c
 	$(call say,CC,$<)
-	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -I$(KERNELS) -c $< -o $@
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(PT_CFLAGS) -I$(KERNELS) -c $< -o $@
 
 $(BUILD)/obj/kernels/%.o: $(KERNELS)/%.cu
 	$(call say,NVCC,$<)
@@ -118,7 +122,7 @@ $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 
 $(BUILD)/obj/fixtures/%.o: framework/tests/fixtures/%.c
 	$(call say,CC,$<)
-	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(PT_CFLAGS) -c $< -o $@
 
 $(BUILD)/selftest: $(ST_OBJS) $(LIB)
 	$(call say,LINK,$@)
@@ -146,7 +150,7 @@ $(BUILD)/perfgate.pc: FORCE
 	  'Name: perfgate' \
 	  'Description: Unit-test-style performance assertions for CUDA' \
 	  'Version: 0.1.0' \
-	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include' \
+	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include -g -fno-optimize-sibling-calls' \
 	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread' \
 	  > $@
 

@@ -97,8 +97,12 @@ void perf__register(perf__test *t);
  * and driver APIs (never during timing). A workload runs once to warm up,
  * then PERF_SYNC_ITERATIONS times with the callbacks on; counts are per
  * iteration. Each finding names the API, why it blocks, and the call site.
- *   PERF_NO_SYNC_IN(w);               w never blocks the host
- *   PERF_NO_SYNC_IN("name") { ... }   the block, run once, never blocks
+ *   PERF_NO_SYNC_IN(w);               w (or a pointer to it) never blocks
+ *                                     the host; takes no block
+ *   PERF_NO_SYNC_IN("name") { ... }   the block, run once, never blocks;
+ *                                     leave it by its end or `break`, not
+ *                                     by return/goto (that is an ERROR).
+ * Checks cannot nest, and nothing is timed inside a region.
  *   PERF_EXPECT_SYNCS(w, n)           exactly n host syncs per iteration
  *   PERF_EXPECT_SYNCS_AT_LEAST(w, n)  at least n per iteration
  * If CUPTI cannot attach (a profiler holds it), the check fails; with
@@ -106,11 +110,17 @@ void perf__register(perf__test *t);
 #define PERF_SYNC_ITERATIONS 3
 #define PERF_NO_SYNC_IN(x) PERF__SYNC_SCOPE(x, 0)
 #define PERF_ASSERT_NO_SYNC_IN(x) PERF__SYNC_SCOPE(x, 1)
+/* The outer loop runs the region once and then judges it; the inner
+ * one-pass loop lets a `break` in the region end the region, not skip the
+ * verdict. A workload (or pointer to one) is checked at once; a string
+ * names a region; anything else does not compile. */
 #define PERF__SYNC_SCOPE(x, fatal)                                          \
-  for (perf__sync_scope perf__scope_ =                                      \
-           perf__sync_open(_Generic((x), perf_workload: 1, default: 0),     \
-                           (void *)&(x), #x, PERF__HERE, (fatal));          \
-       perf__sync_step(&perf__scope_);)
+  for (perf__sync_scope perf__scope_ = perf__sync_open(                     \
+           _Generic((x), perf_workload: 1, perf_workload *: 2, char *: 0,   \
+                    const char *: 0),                                       \
+           (void *)&(x), #x, PERF__HERE, (fatal));                          \
+       perf__sync_step(&perf__scope_);)                                     \
+    for (int perf__once_ = 1; perf__once_; perf__once_ = 0)
 #define PERF_EXPECT_SYNCS(w, n) \
   perf__expect_syncs(&(w), (n), 0, #w, PERF__HERE, 0)
 #define PERF_ASSERT_SYNCS(w, n) \

@@ -30,7 +30,11 @@ typedef enum perf__ptrs {
   PERF__PTRS_DST_SRC,   /* first two parameters: dst, src */
   PERF__PTRS_DST,       /* first parameter only */
   PERF__PTRS_SRC2,      /* second parameter is src, dst is a symbol/device */
-  PERF__PTRS_DST_PITCH_SRC /* dst, pitch, src (2D copies) */
+  PERF__PTRS_DST_PITCH_SRC, /* dst, pitch, src (2D copies) */
+  PERF__PTRS_SRC4,      /* src is the fourth parameter; dst is an array */
+  PERF__PTRS_RT3D,      /* one const struct cudaMemcpy3DParms * */
+  PERF__PTRS_CU2D,      /* one const CUDA_MEMCPY2D * (memory types inside) */
+  PERF__PTRS_CU3D       /* one const CUDA_MEMCPY3D * */
 } perf__ptrs;
 
 enum { PERF__DOMAIN_RUNTIME = 1, PERF__DOMAIN_DRIVER = 2 };

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "syncdetect.h"
 
+#include <cuda.h>
 #include <cupti.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,6 +19,36 @@
 
 enum { MAX_FINDINGS = 64, MAX_DEPTH = 16, ITERS = PERF_SYNC_ITERATIONS };
 
+/* pointers() reads parameter structs as arrays of pointer-sized words; these
+ * pin the layouts it relies on (a header change fails the build). */
+#define WORD(type, field, k) \
+  _Static_assert(offsetof(type, field) == (k) * sizeof(void *), #type "." #field)
+WORD(cudaMemcpy_v3020_params, src, 1);
+WORD(cudaMemcpyAsync_v3020_params, src, 1);
+WORD(cudaMemcpy2D_v3020_params, src, 2);
+WORD(cudaMemcpy2DAsync_v3020_params, src, 2);
+WORD(cudaMemcpyToSymbol_v3020_params, src, 1);
+WORD(cudaMemcpyFromSymbol_v3020_params, dst, 0);
+WORD(cudaMemcpyToArray_v3020_params, src, 3);
+WORD(cudaMemcpy2DToArray_v3020_params, src, 3);
+WORD(cudaMemcpyFromArray_v3020_params, dst, 0);
+WORD(cudaMemset_v3020_params, devPtr, 0);
+WORD(cudaMemset2D_v3020_params, devPtr, 0);
+WORD(cudaFree_v3020_params, devPtr, 0);
+WORD(cudaFreeHost_v3020_params, ptr, 0);
+WORD(cudaHostUnregister_v4000_params, ptr, 0);
+WORD(cuMemcpy_params, src, 1);
+WORD(cuMemcpyAsync_params, src, 1);
+WORD(cuMemcpyHtoD_v2_params, srcHost, 1);
+WORD(cuMemcpyDtoH_v2_params, dstHost, 0);
+WORD(cuMemcpyHtoDAsync_v2_params, srcHost, 1);
+WORD(cuMemcpyDtoHAsync_v2_params, dstHost, 0);
+WORD(cuMemsetD8_v2_params, dstDevice, 0);
+WORD(cuMemsetD2D8_v2_params, dstDevice, 0);
+WORD(cuMemFree_v2_params, dptr, 0);
+WORD(cuMemFreeHost_params, p, 0);
+WORD(cuMemHostUnregister_params, p, 0);
+
 typedef struct finding {
   const perf__sync_entry *entry;
   const char *outer; /* unlisted runtime call the driver call ran inside */
@@ -25,10 +57,17 @@ typedef struct finding {
   int count[ITERS];
 } finding;
 
+typedef CUresult (*pointer_query_fn)(unsigned, CUpointer_attribute *, void **,
+                                     CUdeviceptr);
+
 static struct {
   pthread_mutex_t mu;
   CUpti_SubscriberHandle sub;
   int attached, ever;
+  int open;           /* a check is in progress: checks cannot nest */
+  atomic_int gen;     /* attach count: per-thread state from an earlier
+                         attachment is stale */
+  pointer_query_fn query; /* the driver's cuPointerGetAttributes */
   atomic_int counting; /* callbacks count only while the code under check runs */
   atomic_int iter;
   finding f[MAX_FINDINGS];
@@ -40,31 +79,49 @@ static struct {
 /* Per thread: the runtime calls in progress (to attribute driver calls), and
  * a guard for our own pointer queries, which raise callbacks too. */
 static _Thread_local struct {
-  int depth, in_query;
+  int gen, depth, in_query;
   const perf__sync_entry *listed[MAX_DEPTH];
   const char *name[MAX_DEPTH];
 } tl;
 
-/* What p points to; PERF__MEM_NONE for NULL. */
+/* What p points to; PERF__MEM_NONE for NULL. Asks the driver, which
+ * leaves the runtime's last-error state (the user's) alone and answers
+ * "no CUDA memory" for pageable host pointers. */
 static perf__mem mem_of(const void *p)
 {
   if (!p) return PERF__MEM_NONE;
-  struct cudaPointerAttributes a;
+  if (!det.query) return PERF__MEM_UNKNOWN;
+  CUpointer_attribute at[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                               CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  unsigned type = 0, managed = 0;
+  void *out[2] = {&type, &managed};
   tl.in_query++;
-  cudaError_t e = cudaPointerGetAttributes(&a, p);
-  if (e) cudaGetLastError(); /* the query's own error, not the user's */
+  CUresult r = det.query(2, at, out, (CUdeviceptr)(uintptr_t)p);
   tl.in_query--;
-  if (e) return PERF__MEM_UNKNOWN;
-  switch (a.type) {
-  case cudaMemoryTypeDevice:
+  if (r != CUDA_SUCCESS) return PERF__MEM_UNKNOWN;
+  if (managed) return PERF__MEM_MANAGED;
+  if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY)
     return PERF__MEM_DEVICE;
-  case cudaMemoryTypeHost:
-    return PERF__MEM_PINNED;
-  case cudaMemoryTypeManaged:
-    return PERF__MEM_MANAGED;
+  return type == CU_MEMORYTYPE_HOST ? PERF__MEM_PINNED : PERF__MEM_PAGEABLE;
+}
+
+/* One side of a driver 2D/3D copy, from its declared memory type. */
+static perf__mem cu_side(CUmemorytype t, const void *host, CUdeviceptr dev)
+{
+  switch (t) {
+  case CU_MEMORYTYPE_HOST:
+    return mem_of(host);
+  case CU_MEMORYTYPE_UNIFIED:
+    return mem_of((const void *)(uintptr_t)dev);
   default:
-    return PERF__MEM_PAGEABLE;
+    return PERF__MEM_DEVICE;
   }
+}
+
+/* One side of a runtime 3D copy: an array, or a pitched pointer. */
+static perf__mem rt3d_side(cudaArray_const_t a, const void *ptr)
+{
+  return a ? PERF__MEM_DEVICE : mem_of(ptr);
 }
 
 /* The pointer parameters of a listed call. Parameter structs hold pointers
@@ -91,6 +148,28 @@ static void pointers(const perf__sync_entry *e, const void *params,
     *dst = mem_of(p[0]);
     *src = mem_of(p[2]);
     break;
+  case PERF__PTRS_SRC4: /* a copy to an array */
+    *dst = PERF__MEM_DEVICE;
+    *src = mem_of(p[3]);
+    break;
+  case PERF__PTRS_RT3D: {
+    const struct cudaMemcpy3DParms *m = p[0];
+    *dst = rt3d_side(m->dstArray, m->dstPtr.ptr);
+    *src = rt3d_side(m->srcArray, m->srcPtr.ptr);
+    break;
+  }
+  case PERF__PTRS_CU2D: {
+    const CUDA_MEMCPY2D *m = p[0];
+    *dst = cu_side(m->dstMemoryType, m->dstHost, m->dstDevice);
+    *src = cu_side(m->srcMemoryType, m->srcHost, m->srcDevice);
+    break;
+  }
+  case PERF__PTRS_CU3D: {
+    const CUDA_MEMCPY3D *m = p[0];
+    *dst = cu_side(m->dstMemoryType, m->dstHost, m->dstDevice);
+    *src = cu_side(m->srcMemoryType, m->srcHost, m->srcDevice);
+    break;
+  }
   default:
     break;
   }
@@ -148,6 +227,11 @@ static void CUPTIAPI on_api(void *user, CUpti_CallbackDomain dom,
   const CUpti_CallbackData *cd = data;
   (void)user;
   if (tl.in_query) return;
+  int gen = atomic_load(&det.gen);
+  if (tl.gen != gen) { /* calls in flight at an earlier detach never exit */
+    tl.gen = gen;
+    tl.depth = 0;
+  }
   int enter = cd->callbackSite == CUPTI_API_ENTER;
   if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (!enter) {
@@ -185,6 +269,15 @@ static void clear(void)
 static int attach(char *why, size_t len)
 {
   const char *what = "cuptiSubscribe";
+  if (!det.query) {
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
+                                         cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      det.query = (pointer_query_fn)fn;
+  }
+  atomic_fetch_add(&det.gen, 1);
   CUptiResult r = cuptiSubscribe(&det.sub, (CUpti_CallbackFunc)on_api, NULL);
   if (r == CUPTI_SUCCESS) {
     det.attached = det.ever = 1;
@@ -206,6 +299,29 @@ static int attach(char *why, size_t len)
 
 /* Never fails. */
 int perf__sync_used(void) { return det.ever; }
+
+/* Never fails. */
+int perf__sync_in_check(void) { return det.open; }
+
+/* Never fails. */
+int perf__sync_abandoned(void)
+{
+  int was = det.open;
+  det.open = 0;
+  perf__sync_reset();
+  return was;
+}
+
+/* Starts a check; a check inside another would erase its findings and
+ * detach its subscription, so it ends the test as ERROR instead. */
+static void begin(const char *head)
+{
+  if (det.open)
+    perf__test_end(PERF__ERROR, 0,
+                   "%s: sync checks cannot nest (this one started inside "
+                   "another)", head);
+  det.open = 1;
+}
 
 /* Never fails: unsubscribes and detaches CUPTI from the process, so that
  * later timing runs without it. */
@@ -251,8 +367,18 @@ static void counts(char *buf, size_t len, const int *c, int iters)
   if (u < len) snprintf(buf + u, len - u, "]");
 }
 
+/* A workload function that ends in its CUDA call may jump to it (a
+ * sibling call): its frame is gone and the site lands in check_workload. */
+static void lost_to_tail_call(char *where, size_t len, const char *who)
+{
+  if (!who || !strstr(where, "(check_workload)")) return;
+  snprintf(where, len, "an unknown line of workload '%.60s' (its frame was "
+           "replaced by a tail call: build it with -fno-optimize-sibling-calls)",
+           who);
+}
+
 /* Resolves call sites and publishes the findings; prints one line each. */
-static void publish(int iters)
+static void publish(int iters, const char *who)
 {
   void *pcs[MAX_FINDINGS];
   int lines[MAX_FINDINGS];
@@ -261,6 +387,7 @@ static void publish(int iters)
   npub = det.n;
   for (size_t i = 0; i < det.n; i++) {
     const finding *f = &det.f[i];
+    lost_to_tail_call(pub_where[i], sizeof pub_where[i], who);
     char c[64];
     if (f->outer)
       snprintf(pub_api[i], sizeof pub_api[i], "%s (inside %s)", f->entry->name,
@@ -282,8 +409,8 @@ static void publish(int iters)
 }
 
 /* Decides and reports a check over iters iterations. Returns 1 when held. */
-static int evaluate(const char *head, int iters, int n, int at_least,
-                    double pass_s, double cupti_s, int fatal)
+static int evaluate(const char *head, const char *who, int iters, int n,
+                    int at_least, double pass_s, double cupti_s, int fatal)
 {
   int total[ITERS] = {0}, ok = 1;
   for (int i = 0; i < iters; i++) {
@@ -301,7 +428,7 @@ static int evaluate(const char *head, int iters, int n, int at_least,
              iters > 1 ? " per iteration" : "",
              at_least ? "wanted at least" : "wanted exactly", n, iters,
              iters == 1 ? "" : "s", pass_s * 1e3, cupti_s * 1e3);
-  publish(iters);
+  publish(iters, who);
   perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s: %s host syncs%s", head,
                    got, iters > 1 ? " per iteration" : "");
   if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s: FAIL", head);
@@ -345,11 +472,15 @@ static int check_workload(perf_workload *w, const char *head, int n,
 {
   char why[300];
   need_gpu();
+  begin(head);
   w->fn(w->arg); /* lazy initialisation is not the steady state */
   drain();
   clear();
   double t0 = perf__now();
-  if (attach(why, sizeof why)) return cannot_look(head, why, fatal);
+  if (attach(why, sizeof why)) {
+    det.open = 0;
+    return cannot_look(head, why, fatal);
+  }
   double t1 = perf__now();
   for (int i = 0; i < ITERS; i++) {
     atomic_store(&det.iter, i);
@@ -360,9 +491,10 @@ static int check_workload(perf_workload *w, const char *head, int n,
   drain();
   double t2 = perf__now();
   perf__sync_reset();
+  det.open = 0;
   double t3 = perf__now();
-  return evaluate(head, ITERS, n, at_least, t3 - t0, (t1 - t0) + (t3 - t2),
-                  fatal);
+  return evaluate(head, w->name, ITERS, n, at_least, t3 - t0,
+                  (t1 - t0) + (t3 - t2), fatal);
 }
 
 /* Public: PERF_EXPECT_SYNCS and friends. */
@@ -398,13 +530,18 @@ perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
   char head[300], why[300];
   head_of(&s, head, sizeof head);
   if (is_workload) {
-    check_workload(x, head, 0, 0, fatal);
+    perf_workload *w = is_workload == 2 ? *(perf_workload **)x : x;
+    if (!w || !w->fn)
+      perf__test_end(PERF__ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
+    check_workload(w, head, 0, 0, fatal);
     return s;
   }
   need_gpu();
+  begin(head);
   clear();
   region_t0 = perf__now();
   if (attach(why, sizeof why)) {
+    det.open = 0;
     cannot_look(head, why, fatal);
     s.state = SCOPE_NOT_LOOKING; /* the code still runs, unchecked */
     return s;
@@ -430,9 +567,10 @@ int perf__sync_step(perf__sync_scope *s)
     atomic_store(&det.counting, 0);
     double t = perf__now();
     perf__sync_reset();
+    det.open = 0;
     double end = perf__now();
     head_of(s, head, sizeof head);
-    evaluate(head, 1, 0, 0, end - region_t0, region_attach + (end - t),
+    evaluate(head, NULL, 1, 0, 0, end - region_t0, region_attach + (end - t),
              s->fatal);
     s->state = SCOPE_DONE;
     return 0;

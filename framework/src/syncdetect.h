@@ -6,6 +6,14 @@
  * CUDA error in the code under check). Never fails. */
 void perf__sync_reset(void);
 
+/* 1 while a sync check is in progress (CUPTI attached): nothing may be
+ * timed then. */
+int perf__sync_in_check(void);
+
+/* Ends an abandoned check (a region left by return or goto): returns 1 if
+ * there was one. Never fails. */
+int perf__sync_abandoned(void);
+
 /* 1 once this process has attached CUPTI: detaching may not undo all of
  * its cost, so the supervisor retires such a worker after the test. */
 int perf__sync_used(void);

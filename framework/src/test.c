@@ -137,7 +137,12 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
     settle(res);
   }
   cur.running = 0;
-  perf__sync_reset(); /* a test can end inside a sync check */
+  if (perf__sync_abandoned() && res->outcome == PERF__PASS) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "a PERF_NO_SYNC_IN region was left early (return or goto): "
+             "it was never checked");
+  }
   check_device(res);
   perf__wl_release_all();
   fflush(stdout);

@@ -8,6 +8,7 @@
 #include "perfgate.h"
 #include "seq.h"
 #include "status.h"
+#include "syncdetect.h"
 #include "test.h"
 #include "workload.h"
 
@@ -119,6 +120,10 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
 {
   perf__seq_cfg cfg;
   perf__seq_defaults(&cfg);
+  if (perf__sync_in_check())
+    perf__test_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
+                   "attached there); move the claim out of PERF_NO_SYNC_IN",
+                   head);
   if (!a->name) a->name = an;
   if (!b->name) b->name = bn;
   cfg.budget_s = perf__wopt.budget_s;

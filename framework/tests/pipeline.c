@@ -327,17 +327,22 @@ ST_TEST(pipeline_sync_check_never_passes_without_looking)
   st_run r;
   char env[512];
   snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libnocupti.so ", st_build_dir());
-  st_exec(&r, env, "--filter=cupti.held_by_another_tool");
+  st_exec(&r, env, "--filter='cupti.*'");
   if (!have_gpu()) {
     expect(&r, "cupti.held_by_another_tool", "SKIP", "skipped: no CUDA device (");
+    expect(&r, "cupti.region_held_by_another_tool", "SKIP", "skipped: no CUDA device (");
     st_run_free(&r);
     return;
   }
   expect(&r, "cupti.held_by_another_tool", "FAIL", "cannot look for host syncs");
+  expect(&r, "cupti.region_held_by_another_tool", "FAIL", "cannot look for host syncs");
   ST_CHECK(strstr(r.out, "another tool") != NULL);
   st_run_free(&r);
-  st_exec(&r, env, "--allow-no-sync-check --filter=cupti.held_by_another_tool");
+  st_exec(&r, env, "--allow-no-sync-check --filter='cupti.*'");
   expect(&r, "cupti.held_by_another_tool", "SKIP", "cannot look for host syncs");
+  /* the region's own TRUE check ran, so that test passes with a skip line */
+  expect(&r, "cupti.region_held_by_another_tool", "PASS", NULL);
+  ST_CHECK(strstr(r.out, "NO_SYNC_IN(\"unlooked\")") && strstr(r.out, ": SKIPPED: cannot look"));
   ST_EQ(r.status, 0);
   st_run_free(&r);
 }
@@ -356,5 +361,29 @@ ST_TEST(pipeline_worker_retired_after_cupti)
   } else { /* no CUPTI without a device: a skip, which also retires it */
     expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "no CUDA device (");
   }
+  st_run_free(&r);
+}
+
+/* Sync checks that must fail or be rejected: never a silent pass. */
+ST_TEST(pipeline_sync_checks_fail_when_they_should)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--filter='syncfx.*'");
+  if (!have_gpu()) {
+    expect(&r, "syncfx.region_with_a_sync_fails", "SKIP", "skipped: no CUDA device (");
+    ST_EQ(r.status, 0);
+    st_run_free(&r);
+    return;
+  }
+  expect(&r, "syncfx.region_with_a_sync_fails", "FAIL", "NO_SYNC_IN(\"synced\")");
+  ST_CHECK(st_line_with(&r, "cudaDeviceSynchronize (explicit synchronisation) x1 at framework/tests/fixtures/sync.c:", NULL, line, sizeof line));
+  ST_CHECK(strstr(r.out, "TRUE(") == NULL); /* the finding's line was right */
+  expect(&r, "syncfx.break_still_gets_a_verdict", "FAIL", "NO_SYNC_IN(\"broken off\")");
+  expect(&r, "syncfx.return_inside_is_an_error", "ERROR", "left early");
+  expect(&r, "syncfx.nesting_is_an_error", "ERROR", "cannot nest");
+  expect(&r, "syncfx.timing_inside_is_an_error", "ERROR", "timing inside a sync check");
+  expect(&r, "syncfx.pointer_to_workload_is_checked", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "NO_SYNC_IN(p)", ": PASS: 0 host syncs", line, sizeof line));
   st_run_free(&r);
 }
