@@ -352,8 +352,12 @@ ST_TEST(pipeline_worker_retired_after_cupti)
 {
   st_run r;
   long pid[2];
-  /* The GPU test (linked first) prints its worker's pid, then pid_a. */
-  st_exec(&r, "", "--verbose --filter='gpu.sync_check_finds_none*:worker.pid_a'");
+  /* fixtures/cuda.c links before fixtures/sync.c: the CUPTI test runs
+   * first, and both print their worker's pid. */
+  st_exec(&r, "", "--verbose --filter='gpu.sync_check_finds_none*:syncfx.pid_after_cupti'");
+  char line[LINE];
+  const char *first = st_line_with(&r, "gpu.sync_check_finds_none", NULL, line, sizeof line);
+  ST_CHECK(first && strstr(r.out, "gpu.sync_check_finds_none") < strstr(r.out, "syncfx.pid_after_cupti"));
   ST_EQ(two_pids(&r, pid), 2);
   if (have_gpu()) {
     expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
