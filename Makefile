@@ -44,7 +44,7 @@ endif
 
 # ---- prerequisites: one line naming what to install ----------------------------
 GOALS := $(or $(MAKECMDGOALS),all)
-ifneq ($(filter-out clean help,$(GOALS)),)
+ifneq ($(filter-out clean help fuzz,$(GOALS)),)
 ifeq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
 $(error perfgate: CUDA headers not found under '$(CUDA_HOME)': install the CUDA toolkit (13.x) or set CUDA_HOME)
 endif
@@ -86,7 +86,7 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test perftest install clean help FORCE
+.PHONY: all test perftest install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 help:
@@ -138,6 +138,19 @@ $(BUILD)/libnocupti.so: framework/tests/shim/nocupti.c
 
 test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
+
+# libFuzzer on the baseline loader, under ASan and UBSan (clang).
+FUZZ_CC   ?= clang
+FUZZ_RUNS ?= 1000000
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/baseline.c framework/src/status.c
+$(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
+	$(call say,FUZZCC,$@)
+	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined -Iframework/src $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
+
+fuzz: $(BUILD)/fuzz-baseline
+	$(Q)rm -rf $(BUILD)/fuzz-corpus && cp -r framework/tests/fuzz/corpus $(BUILD)/fuzz-corpus
+	$(Q)$(BUILD)/fuzz-baseline -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
 
 perftest: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest $(ARGS)

@@ -26,7 +26,8 @@ typedef enum perf__outcome {
   X(EUSAGE, -4, "usage error")                                \
   X(ECUDA, -5, "CUDA error")                                  \
   X(ENODEV, -6, "no CUDA device")                             \
-  X(EINVAL, -7, "invalid argument")
+  X(EINVAL, -7, "invalid argument")                          \
+  X(EBADFILE, -8, "malformed baseline file")
 
 enum {
 #define PERF__X(sym, code, desc) PERF__##sym = (code),

@@ -1,0 +1,87 @@
+/* baseline.h — a per-GPU baseline file: its model, strict YAML loading with positions, atomic saving. */
+#ifndef PERF_BASELINE_H
+#define PERF_BASELINE_H
+
+#include <stddef.h>
+
+#define PERF__BL_SCHEMA 1
+#define PERF__BL_TOLERANCE 0.05 /* default: 5 % */
+
+typedef struct perf__bl_kv {
+  char key[48];
+  char value[200];
+} perf__bl_kv;
+
+/* One measured workload of one test. */
+typedef struct perf__bl_entry {
+  char test[200];     /* suite.name */
+  char workload[96];
+  char clock[16];     /* events, wall, submit */
+  double median_s;    /* per iteration */
+  double spread_s;    /* median absolute deviation, per iteration */
+  long samples;
+  double tolerance;   /* allowed slowdown, fraction */
+  char recorded[32];  /* date, YYYY-MM-DD */
+} perf__bl_entry;
+
+/* The measured ratio of one ratio claim. */
+typedef struct perf__bl_ratio {
+  char test[200];
+  char claim[200];    /* "FASTER(async, sync_each, 1.3)" */
+  double ratio;
+  char recorded[32];
+} perf__bl_ratio;
+
+enum { PERF__BL_MAX_FP = 24 };
+
+typedef struct perf__baseline {
+  int schema;
+  perf__bl_kv fp[PERF__BL_MAX_FP]; /* fingerprint, in file order */
+  size_t nfp;
+  perf__bl_entry *entries;
+  size_t nentries, cap_entries;
+  perf__bl_ratio *ratios;
+  size_t nratios, cap_ratios;
+} perf__baseline;
+
+void perf__bl_init(perf__baseline *b);
+void perf__bl_free(perf__baseline *b);
+
+/* Parses a whole file's bytes; name is used in messages. Returns 0, or
+ * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
+ * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
+ * unknown or duplicate keys, missing fields, wrong types, an unknown schema
+ * version, negative, NaN or huge numbers. */
+int perf__bl_parse(const char *name, const unsigned char *buf, size_t len,
+                   perf__baseline *b, char *err, size_t errlen);
+
+/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT. */
+int perf__bl_load(const char *path, perf__baseline *b, char *err,
+                  size_t errlen);
+
+/* Writes b to path atomically: an exclusive flock on "path.lock" against a
+ * concurrent updater, a temporary file in the same directory, fsync, then
+ * rename. On any failure the old file is untouched and no temporary file
+ * remains. Returns 0, PERF__EIO or PERF__EINVAL (a value that cannot be
+ * written, such as NaN), with the reason in err. */
+int perf__bl_save(const char *path, const perf__baseline *b, char *err,
+                  size_t errlen);
+
+/* Replaces the entry with the same test and workload, or appends it.
+ * Returns 0 or PERF__ENOMEM. */
+int perf__bl_put_entry(perf__baseline *b, const perf__bl_entry *e);
+/* Same for a ratio, keyed by test and claim. */
+int perf__bl_put_ratio(perf__baseline *b, const perf__bl_ratio *r);
+/* The entry for test and workload, or NULL. */
+const perf__bl_entry *perf__bl_find(const perf__baseline *b, const char *test,
+                                    const char *workload);
+/* Sets a fingerprint field (replacing one with the same key); 0, or
+ * PERF__EINVAL when the table is full. */
+int perf__bl_set_fp(perf__baseline *b, const char *key, const char *value);
+
+/* A file-name-safe slug of a model name: lower-case letters, digits and
+ * single '-' between words, at most 64 characters; "unknown" when nothing
+ * is left. Never contains '/', '.' or '..'. Returns buf. */
+char *perf__bl_slug(const char *model, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,29 @@
+/* fuzz_baseline.c — libFuzzer target: the baseline loader on arbitrary bytes must fail cleanly or parse. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "status.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  perf__baseline b;
+  char err[400];
+  int r = perf__bl_parse("fuzz.yaml", data, size, &b, err, sizeof err);
+  /* Whatever went in, the result is consistent: parsed, or an error with a
+   * position and nothing kept. */
+  if (r == 0) {
+    for (size_t i = 0; i < b.nentries; i++)
+      if (!(b.entries[i].median_s > 0) || !(b.entries[i].spread_s >= 0) ||
+          b.entries[i].samples < 1)
+        __builtin_trap();
+  } else if (r == PERF__EBADFILE) {
+    if (strncmp(err, "fuzz.yaml:", 10) || b.nentries || b.nratios || b.nfp)
+      __builtin_trap();
+  }
+  perf__bl_free(&b);
+  return 0;
+}

@@ -1,0 +1,222 @@
+/* unit_baseline.c — baseline files: round trip, every malformed case with its position, atomic write, merge, slug. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "selftest.h"
+#include "status.h"
+
+static const char *good =
+    "schema: 1\n"
+    "fingerprint:\n"
+    "  name: NVIDIA H100 80GB HBM3\n"
+    "  driver: 580.159.04\n"
+    "entries:\n"
+    "- test: sync_points.small_gemm\n"
+    "  workload: async\n"
+    "  clock: events\n"
+    "  median_s: 7.782e-06\n"
+    "  spread_s: 1.5e-07\n"
+    "  samples: 48\n"
+    "  tolerance: 0.05\n"
+    "  recorded: 2026-11-21\n"
+    "ratios:\n"
+    "- test: sync_points.small_gemm\n"
+    "  claim: FASTER(async, sync_each, 1.3)\n"
+    "  ratio: 2.024\n"
+    "  recorded: 2026-11-21\n";
+
+static int parse(const char *text, perf__baseline *b, char *err)
+{
+  return perf__bl_parse("b.yaml", (const unsigned char *)text, strlen(text), b,
+                        err, 400);
+}
+
+static char *temp_dir(void)
+{
+  static char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/perfgate-bl-XXXXXX");
+  return mkdtemp(dir);
+}
+
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = calloc(1, 1 << 16);
+  if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
+  fclose(f);
+  return buf;
+}
+
+ST_TEST(baseline_parses_a_good_file)
+{
+  perf__baseline b;
+  char err[400] = "";
+  ST_EQ(parse(good, &b, err), 0);
+  ST_CHECKF(err[0] == '\0', "%s", err);
+  ST_EQ(b.nfp, 2);
+  ST_CHECK(!strcmp(b.fp[0].key, "name") && !strcmp(b.fp[0].value, "NVIDIA H100 80GB HBM3"));
+  ST_EQ(b.nentries, 1);
+  const perf__bl_entry *e = perf__bl_find(&b, "sync_points.small_gemm", "async");
+  ST_CHECK(e && !strcmp(e->clock, "events") && e->samples == 48);
+  ST_NEAR(e ? e->median_s : 0, 7.782e-06, 1e-18);
+  ST_EQ(b.nratios, 1);
+  ST_NEAR(b.ratios[0].ratio, 2.024, 1e-12);
+  perf__bl_free(&b);
+}
+
+/* Each malformed file fails with "b.yaml:line:column: ..." naming the
+ * problem, and leaves the model empty. */
+ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
+{
+  static const struct {
+    const char *text, *where, *says;
+  } bad[] = {
+      {"", "b.yaml:1:1:", "empty"},
+      {"schema: 1\nfingerprint: [\n", "b.yaml:", "b.yaml"},
+      {"- 1\n- 2\n", "b.yaml:1:1:", "a mapping at the top level"},
+      {"schema: 2\n", "b.yaml:1:9:", "unknown schema version '2'"},
+      {"fingerprint: {a: b}\n", "b.yaml:1:1:", "lacks 'schema'"},
+      {"schema: 1\nschema: 1\n", "b.yaml:2:1:", "duplicate key 'schema'"},
+      {"schema: 1\ncolour: red\n", "b.yaml:2:1:", "unknown key 'colour'"},
+      {"schema: 1\nentries: 3\n", "b.yaml:2:10:", "a list under 'entries'"},
+      {"schema: 1\nfingerprint:\n  a: {b: c}\n", "b.yaml:3:6:", "must be a single value"},
+      {"schema: 1\nentries:\n- test: t\n  test: u\n", "b.yaml:4:3:", "duplicate key 'test'"},
+      {"schema: 1\nentries:\n- test: t\n  workload: w\n  clock: wall\n  spread_s: 0\n  samples: 1\n  recorded: 2026-01-01\n",
+       "b.yaml:3:3:", "lacks 'median_s'"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: -1, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "'median_s' must be a number"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: .nan, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "got '.nan'"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: nan, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "got 'nan'"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1e300, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "got '1e300'"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1.5, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "whole number"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: hourglass, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:", "'clock' must be events, wall or submit"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: yesterday}\n",
+       "b.yaml:3:", "date YYYY-MM-DD"},
+      {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01, x: 1}\n",
+       "b.yaml:3:", "unknown key 'x'"},
+      {"schema: 1\nfingerprint: &a {x: y}\nratios: *a\n", "b.yaml:3:9:", "aliases are not allowed"},
+      {"a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n",
+       "b.yaml:1:1:", "unknown key 'a'"},
+      {"schema: 1\nfingerprint: {a: &x b}\nentries: [*x]\n", "b.yaml:3:11:", "aliases are not allowed"},
+      {"schema: 1\n---\nschema: 1\n", "b.yaml:2:1:", "one document"},
+      {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 0, recorded: 2026-01-01}\n", "b.yaml:3:", "'ratio' must be a number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    perf__baseline b;
+    char err[400] = "";
+    int r = parse(bad[i].text, &b, err);
+    ST_CHECKF(r == PERF__EBADFILE && strncmp(err, bad[i].where, strlen(bad[i].where)) == 0 &&
+                  strstr(err, bad[i].says) && b.nentries == 0 && b.nfp == 0,
+              "case %zu: %d '%s'", i, r, err);
+    perf__bl_free(&b);
+  }
+}
+
+ST_TEST(baseline_round_trips_through_a_file)
+{
+  perf__baseline a, b;
+  char err[400] = "", path[128];
+  char *dir = temp_dir();
+  ST_CHECK(dir != NULL);
+  snprintf(path, sizeof path, "%s/h100.yaml", dir);
+  ST_EQ(parse(good, &a, err), 0);
+  perf__bl_entry e = a.entries[0];
+  snprintf(e.workload, sizeof e.workload, "%s", "needs: quoting # really");
+  e.median_s = 1.23456789e-5;
+  ST_EQ(perf__bl_put_entry(&a, &e), 0);
+  ST_EQ(perf__bl_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__bl_load(path, &b, err, sizeof err), 0);
+  ST_CHECKF(b.nentries == 2 && b.nratios == 1 && b.nfp == 2, "%zu %zu %zu %s", b.nentries, b.nratios, b.nfp, err);
+  const perf__bl_entry *q = perf__bl_find(&b, e.test, "needs: quoting # really");
+  ST_CHECK(q && q->median_s == e.median_s && q->samples == 48 && !strcmp(q->recorded, "2026-11-21"));
+  ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
+  perf__bl_free(&a);
+  perf__bl_free(&b);
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(system(cmd), 0);
+}
+
+/* A write that fails halfway (a NaN cannot be written) leaves the old file
+ * byte for byte, and no temporary file behind. */
+ST_TEST(baseline_failed_write_leaves_the_old_file)
+{
+  perf__baseline a;
+  char err[400] = "", path[128];
+  char *dir = temp_dir();
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  ST_EQ(parse(good, &a, err), 0);
+  ST_EQ(perf__bl_save(path, &a, err, sizeof err), 0);
+  char *before = slurp(path);
+  a.entries[0].median_s = NAN;
+  ST_EQ(perf__bl_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_CHECK(strstr(err, "NaN") != NULL);
+  char *after = slurp(path);
+  ST_CHECK(before && after && !strcmp(before, after));
+  int leftovers = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *de; d && (de = readdir(d));)
+    leftovers += strstr(de->d_name, ".tmp.") != NULL;
+  if (d) closedir(d);
+  ST_EQ(leftovers, 0);
+  /* a directory that does not exist: an error, nothing created */
+  char nowhere[160];
+  snprintf(nowhere, sizeof nowhere, "%s/missing/gpu.yaml", dir);
+  ST_EQ(perf__bl_save(nowhere, &a, err, sizeof err), PERF__EIO);
+  free(before);
+  free(after);
+  perf__bl_free(&a);
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(system(cmd), 0);
+}
+
+ST_TEST(baseline_merge_replaces_and_appends)
+{
+  perf__baseline b;
+  perf__bl_init(&b);
+  perf__bl_entry e = {.test = "s.t", .workload = "a", .clock = "wall",
+                      .median_s = 1, .samples = 3, .tolerance = 0.05,
+                      .recorded = "2026-01-01"};
+  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  snprintf(e.workload, sizeof e.workload, "b");
+  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  e.median_s = 2; /* re-measured b */
+  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  ST_EQ(b.nentries, 2);
+  ST_NEAR(perf__bl_find(&b, "s.t", "a")->median_s, 1, 0); /* kept */
+  ST_NEAR(perf__bl_find(&b, "s.t", "b")->median_s, 2, 0); /* replaced */
+  ST_CHECK(perf__bl_find(&b, "s.t", "c") == NULL);
+  ST_EQ(perf__bl_set_fp(&b, "name", "x"), 0);
+  ST_EQ(perf__bl_set_fp(&b, "name", "y"), 0);
+  ST_CHECK(b.nfp == 1 && !strcmp(b.fp[0].value, "y"));
+  perf__bl_free(&b);
+}
+
+ST_TEST(baseline_slugs_are_safe_file_names)
+{
+  char s[80];
+  ST_CHECK(!strcmp(perf__bl_slug("NVIDIA H100 80GB HBM3", s, sizeof s), "nvidia-h100-80gb-hbm3"));
+  ST_CHECK(!strcmp(perf__bl_slug("../../etc/passwd", s, sizeof s), "etc-passwd"));
+  ST_CHECK(!strcmp(perf__bl_slug("Intel(R) Xeon(R) CPU @ 2.20GHz", s, sizeof s), "intel-r-xeon-r-cpu-2-20ghz"));
+  ST_CHECK(!strcmp(perf__bl_slug("", s, sizeof s), "unknown"));
+  ST_CHECK(!strcmp(perf__bl_slug("../..", s, sizeof s), "unknown"));
+  ST_CHECK(!strcmp(perf__bl_slug(NULL, s, sizeof s), "unknown"));
+  char longname[300];
+  memset(longname, 'a', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  ST_CHECK(strlen(perf__bl_slug(longname, s, sizeof s)) <= 64);
+  ST_CHECK(!strchr(perf__bl_slug("a/b.c\\d\xc3\xa9", s, sizeof s), '/') && !strchr(s, '.'));
+}
