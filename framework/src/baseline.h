@@ -79,6 +79,21 @@ const perf__bl_entry *perf__bl_find(const perf__baseline *b, const char *test,
  * PERF__EINVAL when the table is full. */
 int perf__bl_set_fp(perf__baseline *b, const char *key, const char *value);
 
+/* How a new measurement compares with its baseline entry. */
+typedef enum perf__bl_change {
+  PERF__BL_SAME,        /* within tolerance, or not significant */
+  PERF__BL_SLOWER,      /* slower beyond tolerance AND significantly: a regression */
+  PERF__BL_FASTER       /* faster beyond tolerance AND significantly: an improvement */
+} perf__bl_change;
+
+/* Compares a measurement (median, MAD, sample count, per iteration) with
+ * base. The change must exceed base->tolerance and be significant: larger
+ * than 3 standard errors of the difference of the two medians, each
+ * estimated as 1.2533 * 1.4826 * MAD / sqrt(n) (normal approximation).
+ * *rel gets (median - base) / base. Never fails. */
+perf__bl_change perf__bl_compare(const perf__bl_entry *base, double median,
+                                 double mad, long samples, double *rel);
+
 /* A file-name-safe slug of a model name: lower-case letters, digits and
  * single '-' between words, at most 64 characters; "unknown" when nothing
  * is left. Never contains '/', '.' or '..'. Returns buf. */

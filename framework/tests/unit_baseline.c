@@ -220,3 +220,26 @@ ST_TEST(baseline_slugs_are_safe_file_names)
   ST_CHECK(strlen(perf__bl_slug(longname, s, sizeof s)) <= 64);
   ST_CHECK(!strchr(perf__bl_slug("a/b.c\\d\xc3\xa9", s, sizeof s), '/') && !strchr(s, '.'));
 }
+
+/* A regression needs both: beyond tolerance, and beyond the noise. */
+ST_TEST(baseline_regression_needs_tolerance_and_significance)
+{
+  perf__bl_entry base = {.median_s = 1e-3, .spread_s = 1e-5, .samples = 100,
+                         .tolerance = 0.05};
+  double rel;
+  /* 3x slower, tight spreads: a regression */
+  ST_EQ(perf__bl_compare(&base, 3e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
+  ST_NEAR(rel, 2.0, 1e-12);
+  /* 3 % slower: within tolerance however significant */
+  ST_EQ(perf__bl_compare(&base, 1.03e-3, 1e-6, 100, &rel), PERF__BL_SAME);
+  /* 20 % slower but the new spread is huge: not significant */
+  ST_EQ(perf__bl_compare(&base, 1.2e-3, 2e-3, 10, &rel), PERF__BL_SAME);
+  /* 20 % slower, tight: a regression */
+  ST_EQ(perf__bl_compare(&base, 1.2e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
+  /* 30 % faster, tight: an improvement, not a regression */
+  ST_EQ(perf__bl_compare(&base, 0.7e-3, 1e-5, 100, &rel), PERF__BL_FASTER);
+  ST_NEAR(rel, -0.3, 1e-12);
+  /* a per-entry tolerance is honoured */
+  base.tolerance = 0.5;
+  ST_EQ(perf__bl_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
+}
