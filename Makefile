@@ -32,7 +32,7 @@ WARN    := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
-LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread
+LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread -ldl
 
 ifeq ($(V),1)
 Q :=
@@ -164,7 +164,7 @@ $(BUILD)/perfgate.pc: FORCE
 	  'Description: Unit-test-style performance assertions for CUDA' \
 	  'Version: 0.1.0' \
 	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include -g -fno-optimize-sibling-calls' \
-	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread' \
+	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread -ldl' \
 	  > $@
 
 install: $(LIB) $(BUILD)/perfgate.pc

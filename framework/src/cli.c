@@ -27,6 +27,8 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --isolate              a fresh worker for every test\n"
           "  --allow-no-sync-check  skip host-sync checks when CUPTI cannot attach\n"
           "                         (a profiler holds it) instead of failing them\n"
+          "  --baseline-dir=DIR     where per-GPU baseline files live (default baselines)\n"
+          "  --print-baseline-file  print the baseline file this machine uses and exit\n"
           "  --verbose, -v          timer floors, warm-up and every look\n"
           "  --color=auto|always|never\n"
           "  --help, -h             this text\n"
@@ -110,7 +112,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
                   size_t len)
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
-                                "--color", "--perf-worker"};
+                                "--color", "--perf-worker", "--baseline-dir"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -132,8 +134,12 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       else if (!strcmp(v, "never")) cli->color = PERF__COLOR_NEVER;
       else return usage(err, len, "--color: expected auto, always or never, got '%s'", v);
       return 1;
-    default:
+    case 5:
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    default:
+      if (!*v) return usage(err, len, "--baseline-dir needs a directory%s", "");
+      cli->baseline_dir = v;
+      return 1;
     }
   }
   return 0;
@@ -144,7 +150,8 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
                     size_t len)
 {
   *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1,
-                     .worker_in = -1, .worker_out = -1};
+                     .worker_in = -1, .worker_out = -1,
+                     .baseline_dir = "baselines"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (flag(a, "--help", &cli->help) || flag(a, "-h", &cli->help) ||
@@ -152,7 +159,8 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "-v", &cli->verbose) ||
         flag(a, "--require-gpu", &cli->require_gpu) ||
         flag(a, "--isolate", &cli->isolate) ||
-        flag(a, "--allow-no-sync-check", &cli->allow_no_sync_check))
+        flag(a, "--allow-no-sync-check", &cli->allow_no_sync_check) ||
+        flag(a, "--print-baseline-file", &cli->print_baseline_file))
       continue;
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;

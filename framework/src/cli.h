@@ -10,6 +10,8 @@ typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEV
 
 typedef struct perf__cli {
   int help, list, verbose, require_gpu, isolate, allow_no_sync_check;
+  int print_baseline_file;
+  const char *baseline_dir; /* default "baselines" */
   perf__color color;
   const char *filter; /* NULL: every test */
   double timeout_s;   /* per test, supervisor-side */

@@ -1,10 +1,15 @@
 /* run.c — perf_main: parse the command line, select tests, then act as supervisor or worker. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "cli.h"
+#include "fingerprint.h"
 #include "filter.h"
 #include "perfgate.h"
 #include "registry.h"
@@ -72,6 +77,32 @@ static int duplicate_names(void)
   return 1;
 }
 
+/* Prints the baseline file this machine's runs use: the GPU's when one
+ * works, the CPU's otherwise. CUDA is touched only in a child process, so
+ * the supervisor stays clean. Returns the exit code. */
+static int print_baseline_file(const perf__cli *cli)
+{
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("perftest: fork");
+    return 2;
+  }
+  if (pid == 0) {
+    perf__baseline b;
+    char path[4200];
+    perf__bl_init(&b);
+    if (perf__fp_gpu(&b)) perf__fp_host(&b);
+    printf("%s\n", perf__fp_path(cli->baseline_dir, &b, path, sizeof path));
+    fflush(stdout);
+    _exit(0);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
@@ -87,6 +118,7 @@ int perf_main(int argc, char **argv)
     perf__cli_help(stdout, prog);
     return 0;
   }
+  if (cli.print_baseline_file) return print_baseline_file(&cli);
   long total, index;
   if (duplicate_names() || sharding(&total, &index)) return 2;
   size_t n, matched;

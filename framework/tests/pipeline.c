@@ -391,3 +391,18 @@ ST_TEST(pipeline_sync_checks_fail_when_they_should)
   ST_CHECK(st_line_with(&r, "NO_SYNC_IN(p)", ": PASS: 0 host syncs", line, sizeof line));
   st_run_free(&r);
 }
+
+/* The file a run would use: DIR/<safe slug>.yaml, whatever the model. */
+ST_TEST(cli_print_baseline_file)
+{
+  st_run r;
+  st_exec(&r, "", "--print-baseline-file --baseline-dir=/tmp/somewhere");
+  ST_EQ(r.status, 0);
+  const char *slug = r.out + strlen("/tmp/somewhere/");
+  size_t n = strcspn(slug, "\n");
+  ST_CHECKF(!strncmp(r.out, "/tmp/somewhere/", 15) && n > 5 &&
+                !strncmp(slug + n - 5, ".yaml", 5) &&
+                strspn(slug, "abcdefghijklmnopqrstuvwxyz0123456789-") == n - 5,
+            "%s", r.out);
+  st_run_free(&r);
+}

@@ -243,3 +243,26 @@ ST_TEST(baseline_regression_needs_tolerance_and_significance)
   base.tolerance = 0.5;
   ST_EQ(perf__bl_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
 }
+
+#include "fingerprint.h"
+
+ST_TEST(fingerprint_of_the_host_names_the_cpu)
+{
+  perf__baseline b;
+  char path[300], slug[80];
+  perf__bl_init(&b);
+  perf__fp_host(&b);
+  const char *model = perf__fp_model(&b);
+  ST_CHECK(model[0] != '\0');
+  ST_CHECK(b.nfp == 3 && !strcmp(b.fp[1].key, "cpus") && atoi(b.fp[1].value) >= 1);
+  perf__bl_slug(model, slug, sizeof slug);
+  perf__fp_path("some/dir", &b, path, sizeof path);
+  char want[300];
+  snprintf(want, sizeof want, "some/dir/%s.yaml", slug);
+  ST_CHECK(!strcmp(path, want));
+  perf__baseline none;
+  perf__bl_init(&none);
+  ST_CHECK(!strcmp(perf__fp_model(&none), "unknown"));
+  ST_CHECK(!strcmp(perf__fp_path("", &none, path, sizeof path), "./unknown.yaml"));
+  perf__bl_free(&b);
+}

@@ -72,6 +72,10 @@ ST_TEST(cli_defaults_and_values)
   ST_CHECK(c.allow_no_sync_check);
   ST_EQ(c.seed, 123);
   ST_CHECK(c.require_gpu);
+  ST_CHECK(!strcmp(c.baseline_dir, "baselines"));
+  ST_EQ(parse(&c, err, 2, "--baseline-dir=/tmp/b", "--print-baseline-file"), 0);
+  ST_CHECK(!strcmp(c.baseline_dir, "/tmp/b") && c.print_baseline_file);
+  ST_EQ(parse(&c, err, 1, "--baseline-dir="), PERF__EUSAGE);
   ST_EQ(parse(&c, err, 1, "--perf-worker=5,6"), 0);
   ST_CHECK(c.worker_in == 5 && c.worker_out == 6);
 }
