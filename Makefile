@@ -3,6 +3,7 @@
 #   make                 libperfgate.a and build/perftest (the suite in perftests/)
 #   make test            build and run the framework's own tests (no GPU needed)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
+#   make baseline-update re-measure this machine's baseline file (3 runs each)
 #   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
 #   make clean
 #
@@ -61,7 +62,7 @@ ifeq ($(strip $(YAML_LIBS)),)
 $(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
 endif
 endif
-ifneq ($(filter all perftest $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -86,11 +87,11 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test perftest install clean help fuzz FORCE
+.PHONY: all test perftest baseline-update install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -154,6 +155,10 @@ fuzz: $(BUILD)/fuzz-baseline
 
 perftest: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest $(ARGS)
+
+# Re-measure this machine's baseline entries (3 runs) and rewrite its file.
+baseline-update: $(BUILD)/perftest
+	$(Q)$(BUILD)/perftest --update-baselines $(ARGS)
 
 $(BUILD)/perfgate.pc: FORCE
 	$(call say,GEN,$@)

@@ -158,6 +158,18 @@ int perf__sync_step(perf__sync_scope *s);
 int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
                        const char *file, int line, int fatal);
 
+/* ---- Baselines -----------------------------------------------------------
+ * PERF_EXPECT_BASELINE(w): w's median time per iteration is not slower than
+ * this machine's baseline entry (baselines/<gpu>.yaml; the CPU's file for
+ * host-only work) beyond its tolerance AND beyond the noise of both
+ * measurements. No file or no entry: the check is skipped (with
+ * --strict-baselines the run exits 2). With --update-baselines the
+ * measurement is recorded instead. */
+#define PERF_EXPECT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__HERE, 0)
+#define PERF_ASSERT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__HERE, 1)
+int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
+                          int line, int fatal);
+
 /* Ends the test as SKIPPED with a printf-style reason. */
 #define PERF_SKIP(...) perf__skip(PERF__HERE, __VA_ARGS__)
 /* Skips the test unless at least n CUDA devices are usable. */

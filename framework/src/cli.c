@@ -29,6 +29,13 @@ void perf__cli_help(FILE *f, const char *prog)
           "                         (a profiler holds it) instead of failing them\n"
           "  --baseline-dir=DIR     where per-GPU baseline files live (default baselines)\n"
           "  --print-baseline-file  print the baseline file this machine uses and exit\n"
+          "  --baseline-check=all   compare every measured workload with its baseline\n"
+          "                         (default: claimed, only PERF_EXPECT_BASELINE)\n"
+          "  --strict-baselines     exit 2 when this machine has no baseline (entry)\n"
+          "  --strict-improvements  fail a baseline check that got faster beyond tolerance\n"
+          "  --update-baselines     measure every baseline entry in 3 runs and rewrite\n"
+          "                         this machine's file (make baseline-update)\n"
+          "  --force                write baselines even though a test failed\n"
           "  --verbose, -v          timer floors, warm-up and every look\n"
           "  --color=auto|always|never\n"
           "  --help, -h             this text\n"
@@ -112,7 +119,8 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
                   size_t len)
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
-                                "--color", "--perf-worker", "--baseline-dir"};
+                                "--color", "--perf-worker", "--baseline-dir",
+                                "--baseline-check"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -136,6 +144,11 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return 1;
     case 5:
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    case 7:
+      if (strcmp(v, "all") && strcmp(v, "claimed"))
+        return usage(err, len, "--baseline-check: expected all or claimed, got '%s'", v);
+      cli->baseline_check_all = !strcmp(v, "all");
+      return 1;
     default:
       if (!*v) return usage(err, len, "--baseline-dir needs a directory%s", "");
       cli->baseline_dir = v;
@@ -160,7 +173,11 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "--require-gpu", &cli->require_gpu) ||
         flag(a, "--isolate", &cli->isolate) ||
         flag(a, "--allow-no-sync-check", &cli->allow_no_sync_check) ||
-        flag(a, "--print-baseline-file", &cli->print_baseline_file))
+        flag(a, "--print-baseline-file", &cli->print_baseline_file) ||
+        flag(a, "--update-baselines", &cli->update_baselines) ||
+        flag(a, "--force", &cli->force) ||
+        flag(a, "--strict-baselines", &cli->strict_baselines) ||
+        flag(a, "--strict-improvements", &cli->strict_improvements))
       continue;
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;

@@ -11,6 +11,8 @@ typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEV
 typedef struct perf__cli {
   int help, list, verbose, require_gpu, isolate, allow_no_sync_check;
   int print_baseline_file;
+  int update_baselines, force, strict_baselines, strict_improvements;
+  int baseline_check_all; /* --baseline-check=all */
   const char *baseline_dir; /* default "baselines" */
   perf__color color;
   const char *filter; /* NULL: every test */

@@ -11,7 +11,9 @@ enum perf__msg_type {
   PERF__MSG_INFO,    /* worker: a start-up line (timer floors, device) */
   PERF__MSG_LINE,    /* worker: a detail line of the running test */
   PERF__MSG_VLINE,   /* worker: a detail line shown only with --verbose */
-  PERF__MSG_END      /* worker: "outcome nodevice checks failures cupti\nreason" */
+  PERF__MSG_END,     /* worker: "outcome nodevice checks failures cupti baseline\nreason" */
+  PERF__MSG_NOTICE,  /* worker: a line shown once per run */
+  PERF__MSG_RECORD   /* worker: a measurement for --update-baselines (blupdate.h) */
 };
 enum { PERF__MSG_MAX = 1 << 20 };
 

@@ -102,6 +102,13 @@ void perf__report_info(const char *line)
   if (rep.verbose) printf("info  %s\n", line);
 }
 
+/* Never fails. */
+void perf__report_notice(const char *line)
+{
+  if (rep.tty) printf("\r\033[K");
+  printf("note  %s\n", line);
+}
+
 /* The test's own output, indented, when it failed or with --verbose. */
 static void print_output(const perf__result *r)
 {

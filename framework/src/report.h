@@ -13,6 +13,7 @@ typedef struct perf__result {
   perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
   int nodevice;            /* skipped for want of a CUDA device */
   int cupti_used;          /* the worker attached CUPTI: retire it */
+  int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */
   double seconds;          /* wall clock, supervisor side */
   char reason[700];
   char **lines;            /* detail lines from the worker */
@@ -33,6 +34,8 @@ void perf__report_setup(perf__color color, int verbose);
 /* "running NAME" on a terminal, erased by the result line. */
 void perf__report_progress(const char *name);
 void perf__report_info(const char *line);
+/* Prints "note  line" (whatever the verbosity). */
+void perf__report_notice(const char *line);
 void perf__report_result(const perf__result *r);
 /* The failing tests again, then "N passed, N failed, N skipped" as the
  * last line. */

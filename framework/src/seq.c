@@ -50,6 +50,8 @@ static void summarise(const perf__claim *claim, const double *a,
   out->rounds = n;
   out->med_a = perf__median_of(a, (size_t)n, scratch);
   out->med_b = perf__median_of(b, (size_t)n, scratch);
+  out->mad_a = perf__mad_of(a, (size_t)n, scratch);
+  out->mad_b = perf__mad_of(b, (size_t)n, scratch);
   out->ratio = claim->kind == PERF__CLAIM_FASTER ? out->med_b / out->med_a
                                                  : out->med_a / out->med_b;
 }
@@ -81,6 +83,7 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
   double *scratch = malloc(cap * sizeof *scratch);
   *out = (perf__seq_result){.verdict = PERF__INCONCLUSIVE, .lo = NAN,
                             .hi = NAN, .med_a = NAN, .med_b = NAN,
+                            .mad_a = NAN, .mad_b = NAN,
                             .ratio = NAN,
                             .level = cfg->alpha / cfg->max_looks};
   int err = (!a || !b || !scratch) ? PERF__ENOMEM : 0;

@@ -44,6 +44,7 @@ typedef struct perf__seq_result {
   int rounds;
   int looks;
   double med_a, med_b;   /* medians per iteration, seconds */
+  double mad_a, mad_b;   /* their median absolute deviations over rounds */
   double ratio;          /* FASTER: med_b/med_a; SIMILAR: med_a/med_b */
   double lo, hi;         /* interval of ratio; NaN when never looked */
   double level;          /* per-look two-sided error used for [lo, hi] */

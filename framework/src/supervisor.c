@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "blupdate.h"
 #include "clock.h"
 #include "proto.h"
 #include "registry.h"
@@ -175,9 +176,9 @@ static void death_cause(int status, perf__result *r)
 /* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
 static int take_end(const char *data, perf__result *r)
 {
-  int outcome, nodev, checks, failures, cupti, used = 0;
-  if (sscanf(data, "%d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
-             &cupti, &used) != 5 ||
+  int outcome, nodev, checks, failures, cupti, bl, used = 0;
+  if (sscanf(data, "%d %d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
+             &cupti, &bl, &used) != 6 ||
       outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
     return PERF__EPROTO;
   const char *reason = data + used;
@@ -186,8 +187,30 @@ static int take_end(const char *data, perf__result *r)
   if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
   r->nodevice = nodev;
   r->cupti_used = cupti;
+  r->baseline_state = bl;
   snprintf(r->reason, sizeof r->reason, "%s", reason);
   return 0;
+}
+
+static perf__blu *collect; /* --update-baselines: records of this run */
+static int collect_run;
+
+/* Shows a NOTICE once per run (every fresh worker may repeat it). Takes
+ * ownership of line. */
+static void notice_once(char *line)
+{
+  static char *seen[32];
+  static size_t nseen;
+  for (size_t i = 0; i < nseen; i++)
+    if (!strcmp(seen[i], line)) {
+      free(line);
+      return;
+    }
+  perf__report_notice(line);
+  if (nseen < sizeof seen / sizeof seen[0])
+    seen[nseen++] = line;
+  else
+    free(line);
 }
 
 /* Shows a worker's INFO line unless one on the same subject (the text
@@ -217,6 +240,14 @@ static int handle(int type, char *data, perf__result *r)
   case PERF__MSG_INFO:
     info_once(data);
     return 0;
+  case PERF__MSG_NOTICE:
+    notice_once(data);
+    return 0;
+  case PERF__MSG_RECORD: {
+    int err = collect ? perf__blu_take(collect, data, collect_run) : 0;
+    free(data);
+    return err;
+  }
   case PERF__MSG_LINE:
   case PERF__MSG_VLINE:
     perf__result_add_line(r, type == PERF__MSG_VLINE, data);
@@ -328,41 +359,83 @@ static void hold_std_fds(void)
   if (fd > 2) close(fd);
 }
 
+/* Exit code after one test (0, 1 or 2, keeping the worst). */
+static int code_after(int code, const perf__result *r, const perf__cli *cli)
+{
+  int c = 0;
+  if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) c = 1;
+  if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2;
+  if (r->baseline_state == 2) c = 2; /* a malformed baseline file */
+  if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) c = 2;
+  return c > code ? c : code;
+}
+
+/* Writes the collected baselines unless a test did not pass (and no
+ * --force). Returns the new exit code. */
+static int write_baselines(const perf__cli *cli, int code, size_t failed)
+{
+  char err[700];
+  if (failed && !cli->force) {
+    printf("\nbaselines: nothing written: %zu test run%s did not pass (--force "
+           "writes anyway)\n", failed, failed == 1 ? "" : "s");
+    return code;
+  }
+  int r = perf__blu_write(collect, err, sizeof err);
+  fflush(stdout);
+  if (r) {
+    fprintf(stderr, "perftest: baselines not written: %s\n", err);
+    return 2;
+  }
+  return code;
+}
+
 /* See supervisor.h. */
 int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
                     int argc, char **argv)
 {
-  perf__result *results = calloc(n, sizeof *results);
-  if (!results) {
+  int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
+  perf__result *results = calloc(n * (size_t)runs, sizeof *results);
+  if (cli->update_baselines) collect = perf__blu_new();
+  if (!results || (cli->update_baselines && !collect)) {
     fprintf(stderr, "perftest: out of memory\n");
+    free(results);
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
   hold_std_fds();
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
-  int code = 0;
-  size_t done = 0;
-  for (; done < n; done++) {
-    perf__result *r = &results[done];
-    int s = run_one(&w, tests[done], cli, argc, argv, r);
-    if (s == PERF__EIO) {
-      fprintf(stderr, "perftest: cannot start a worker process: %s\n",
-              r->reason[0] ? r->reason : strerror(errno));
-      code = 2;
-      break;
+  int code = 0, broken = 0;
+  size_t done = 0, failed = 0;
+  for (int run = 0; run < runs && !broken; run++) {
+    collect_run = run;
+    if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
+    worker_stop(&w, 0); /* separate runs: a fresh worker each */
+    for (size_t i = 0; i < n; i++, done++) {
+      perf__result *r = &results[done];
+      int s = run_one(&w, tests[i], cli, argc, argv, r);
+      if (s == PERF__EIO) {
+        fprintf(stderr, "perftest: cannot start a worker process: %s\n",
+                r->reason[0] ? r->reason : strerror(errno));
+        code = 2;
+        broken = 1;
+        break;
+      }
+      perf__report_result(r);
+      /* Timing never runs in a worker that has had CUPTI attached. */
+      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->cupti_used))
+        worker_stop(&w, 0);
+      code = code_after(code, r, cli);
+      failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
     }
-    perf__report_result(r);
-    /* Timing never runs in a worker that has had CUPTI attached. */
-    if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->cupti_used))
-      worker_stop(&w, 0);
-    if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) code = code ? code : 1;
-    if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) code = 2;
   }
   worker_stop(&w, 0);
+  if (collect && !broken) code = write_baselines(cli, code, failed);
   perf__report_summary(results, done);
   if (code == 2 && cli->require_gpu)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
-  for (size_t i = 0; i < n; i++) perf__result_free(&results[i]);
+  for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);
   free(results);
+  perf__blu_free(collect);
+  collect = NULL;
   return code;
 }

@@ -14,7 +14,9 @@ perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 
 static void print_line(enum perf__line_kind kind, const char *line)
 {
-  if (kind == PERF__DETAIL || perf__wopt.verbose) printf("%s\n", line);
+  if (kind == PERF__RECORD) return;
+  if (kind == PERF__DETAIL || kind == PERF__NOTICE || perf__wopt.verbose)
+    printf("%s\n", line);
 }
 
 static perf__line_sink *sink = print_line;
@@ -22,6 +24,7 @@ static perf__line_sink *sink = print_line;
 static struct {
   int running;
   unsigned long serial;
+  char name[256];
   jmp_buf exit;
   perf__test_result *res;
 } cur;
@@ -42,6 +45,16 @@ void perf__line(enum perf__line_kind kind, const char *fmt, ...)
 
 /* Never fails. */
 unsigned long perf__test_serial(void) { return cur.serial; }
+
+/* Never fails. */
+const char *perf__test_name(void) { return cur.running ? cur.name : ""; }
+
+/* Never fails; keeps the worse state. */
+void perf__test_baseline_state(int state)
+{
+  if (cur.running && state > cur.res->baseline_missing)
+    cur.res->baseline_missing = state;
+}
 
 static void set_reason(const char *fmt, va_list ap)
 {
@@ -132,6 +145,7 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
   cur.res = res;
   cur.running = 1;
   cur.serial++;
+  snprintf(cur.name, sizeof cur.name, "%s.%s", t->suite, t->name);
   if (setjmp(cur.exit) == 0) {
     t->body();
     settle(res);

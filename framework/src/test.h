@@ -13,6 +13,10 @@ typedef struct perf__wopts {
   int verbose;
   uint64_t seed;   /* bootstrap seed */
   int allow_no_sync_check; /* no CUPTI: skip sync checks instead of failing */
+  const char *baseline_dir;
+  int update_baselines;    /* record measurements instead of comparing */
+  int baseline_check_all;  /* compare every measured workload */
+  int strict_improvements;
 } perf__wopts;
 extern perf__wopts perf__wopt;
 
@@ -20,7 +24,9 @@ extern perf__wopts perf__wopt;
 enum perf__line_kind {
   PERF__DETAIL,  /* a detail line of the running test (verdicts, cold start) */
   PERF__VERBOSE, /* a detail line shown only with --verbose */
-  PERF__INFO     /* about the worker, not a test: timer floors, device */
+  PERF__INFO,    /* about the worker, not a test: timer floors, device */
+  PERF__NOTICE,  /* shown once per run whatever the verbosity */
+  PERF__RECORD   /* data for the supervisor: a measurement to record */
 };
 
 /* Where lines go: the worker sends them to the supervisor; the default
@@ -34,6 +40,11 @@ void perf__line(enum perf__line_kind kind, const char *fmt, ...)
 /* Serial number of the running test in this worker (0 before the first);
  * workload state from an earlier test is never reused. */
 unsigned long perf__test_serial(void);
+/* "suite.name" of the running test ("" outside a test). */
+const char *perf__test_name(void);
+/* Marks the running test's baseline state: 1 no file or entry, 2 a bad
+ * file (the supervisor exits 2 for it). */
+void perf__test_baseline_state(int state);
 
 typedef struct perf__test_result {
   perf__outcome outcome; /* PASS, FAIL, SKIP or ERROR */
@@ -41,6 +52,7 @@ typedef struct perf__test_result {
   int checks;            /* claims evaluated */
   int failures;          /* claims that did not hold (INCONCLUSIVE counts) */
   int skipped_checks;    /* checks that could not be made (and may be) */
+  int baseline_missing;  /* a baseline check found no file or no entry */
   char reason[512];      /* why, for anything but PASS */
 } perf__test_result;
 

@@ -6,6 +6,7 @@
 #include "fmt.h"
 #include "gpu.h"
 #include "perfgate.h"
+#include "blcheck.h"
 #include "seq.h"
 #include "status.h"
 #include "syncdetect.h"
@@ -99,6 +100,16 @@ static void print_verdict(const char *head, const perf__claim *c,
              r->looks == 1 ? "" : "s", r->seconds, host);
 }
 
+/* The claim without its location: "FASTER(a, b, 2)". */
+static const char *claim_text(const char *head)
+{
+  static char buf[300];
+  snprintf(buf, sizeof buf, "%s", head);
+  char *at = strstr(buf, " at ");
+  if (at) *at = '\0';
+  return buf;
+}
+
 /* Ends the test as ERROR when the two workloads cannot be compared. */
 static void check_comparable(const char *head, const perf_workload *a,
                              const perf_workload *b)
@@ -149,6 +160,9 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
                    perf__strerror(err));
   print_verdict(head, &c, a, b, &r, retaken(a, b) - retaken0,
                 disturbed(a, b) - kept0);
+  perf__blc_measured(a, r.med_a, r.mad_a, r.rounds);
+  if (b != a) perf__blc_measured(b, r.med_b, r.mad_b, r.rounds);
+  perf__blc_ratio(a, claim_text(head), r.ratio);
   perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
   if (r.verdict != PERF__PASS && fatal)
     perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));

@@ -18,7 +18,8 @@ static int out_fd = -1;
 /* Detail lines travel to the supervisor; a broken pipe means it is gone. */
 static void send_line(enum perf__line_kind kind, const char *line)
 {
-  static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO};
+  static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO,
+                             PERF__MSG_NOTICE, PERF__MSG_RECORD};
   fflush(stdout);
   if (perf__msg_send(out_fd, type[kind], line, strlen(line))) _Exit(2);
 }
@@ -46,9 +47,9 @@ static int serve(const char *name)
   } else
     perf__test_exec(t, &res);
   char end[700];
-  int n = snprintf(end, sizeof end, "%d %d %d %d %d\n%s", (int)res.outcome,
+  int n = snprintf(end, sizeof end, "%d %d %d %d %d %d\n%s", (int)res.outcome,
                    res.nodevice, res.checks, res.failures, perf__sync_used(),
-                   res.reason);
+                   res.baseline_missing, res.reason);
   fflush(stdout);
   fflush(stderr);
   return perf__msg_send(out_fd, PERF__MSG_END, end,
@@ -66,6 +67,10 @@ int perf__worker_main(const perf__cli *cli)
   perf__wopt.verbose = cli->verbose;
   perf__wopt.seed = cli->seed;
   perf__wopt.allow_no_sync_check = cli->allow_no_sync_check;
+  perf__wopt.baseline_dir = cli->baseline_dir;
+  perf__wopt.update_baselines = cli->update_baselines;
+  perf__wopt.baseline_check_all = cli->baseline_check_all;
+  perf__wopt.strict_improvements = cli->strict_improvements;
   perf__set_line_sink(send_line);
   setvbuf(stdout, NULL, _IOLBF, 0);
   announce();
