@@ -136,5 +136,6 @@ PERF_TEST(sync_points, small_gemm_async_beats_sync_each)
   perf_workload sync_each =
       PERF_WORKLOAD(gemm_sync_each, &f, .stream = f.stream);
   PERF_EXPECT_FASTER(async, sync_each, 1.3);
+  PERF_EXPECT_BASELINE(async); /* against this GPU's baselines/<gpu>.yaml */
   gemm_free(&f);
 }
