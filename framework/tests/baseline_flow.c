@@ -10,16 +10,6 @@
 
 #define LINE 2048
 
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = calloc(1, 1 << 16);
-  if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
-  fclose(f);
-  return buf;
-}
-
 /* The file this machine uses under dir. */
 static void file_for(const char *dir, char *path, size_t len)
 {
@@ -101,23 +91,21 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   st_run_free(&r);
   /* a failed test: nothing written, unless --force */
   set_tolerance(path, 0.5);
-  char *before = slurp(path);
+  char *before = st_slurp(path);
   ST_EQ(run(&r, "", dir, "--update-baselines --filter='bl.host_work:host.falsehood'"), 1);
   ST_CHECK(st_line_with(&r, "nothing written", NULL, line, sizeof line));
-  char *after = slurp(path);
+  char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after)); /* untouched */
   free(after);
   st_run_free(&r);
   ST_EQ(run(&r, "", dir, "--update-baselines --force --filter='bl.host_work:host.falsehood'"), 1);
-  after = slurp(path);
+  after = st_slurp(path);
   ST_CHECK(after && strcmp(before, after) != 0); /* written anyway */
   ST_CHECK(strstr(after, "bl.ratio_claim") != NULL); /* kept, not re-measured */
   free(before);
   free(after);
   st_run_free(&r);
-  char cmd[120];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(system(cmd), 0);
+  st_rmtree(dir);
 }
 
 ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
@@ -129,7 +117,7 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
   ST_CHECK(f != NULL);
   fputs("schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n", f);
   fclose(f);
-  char *before = slurp(path);
+  char *before = st_slurp(path);
   st_run r;
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 2);
   char where[700];
@@ -139,12 +127,10 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
   ST_EQ(run(&r, "", dir, "--update-baselines --filter=bl.host_work"), 2);
   ST_CHECK(strstr(r.out, "nothing written") || strstr(r.out, "baselines not written"));
   ST_CHECK(st_line_with(&r, where, "lacks", line, sizeof line) != NULL);
-  char *after = slurp(path);
+  char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
   free(before);
   free(after);
   st_run_free(&r);
-  char cmd[120];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(system(cmd), 0);
+  st_rmtree(dir);
 }

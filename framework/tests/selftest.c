@@ -220,3 +220,20 @@ const char *st_last_line(const st_run *r, char *line, size_t len)
   }
   return line;
 }
+
+char *st_slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = calloc(1, 1 << 16);
+  if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
+  fclose(f);
+  return buf;
+}
+
+void st_rmtree(const char *dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ST_CHECKF(system(cmd) == 0, "%s", cmd);
+}

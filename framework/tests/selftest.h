@@ -40,6 +40,11 @@ extern const char *st_fixture;
 /* The directory holding it (build outputs such as libnocupti.so). */
 const char *st_build_dir(void);
 
+/* The first 64 KiB of a file, NUL-terminated (malloc'd), or NULL. */
+char *st_slurp(const char *path);
+/* Removes a temporary directory tree; checks that it went. */
+void st_rmtree(const char *dir);
+
 /* A finished run of the fixture binary. */
 typedef struct st_run {
   int status;   /* exit code, or 128+signal */

@@ -44,16 +44,6 @@ static char *temp_dir(void)
   return mkdtemp(dir);
 }
 
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = calloc(1, 1 << 16);
-  if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
-  fclose(f);
-  return buf;
-}
-
 ST_TEST(baseline_parses_a_good_file)
 {
   perf__baseline b;
@@ -144,9 +134,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__bl_free(&a);
   perf__bl_free(&b);
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(system(cmd), 0);
+  st_rmtree(dir);
 }
 
 /* A write that fails halfway (a NaN cannot be written) leaves the old file
@@ -159,11 +147,11 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
   ST_EQ(parse(good, &a, err), 0);
   ST_EQ(perf__bl_save(path, &a, err, sizeof err), 0);
-  char *before = slurp(path);
+  char *before = st_slurp(path);
   a.entries[0].median_s = NAN;
   ST_EQ(perf__bl_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECK(strstr(err, "NaN") != NULL);
-  char *after = slurp(path);
+  char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
   int leftovers = 0;
   DIR *d = opendir(dir);
@@ -178,9 +166,7 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   free(before);
   free(after);
   perf__bl_free(&a);
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(system(cmd), 0);
+  st_rmtree(dir);
 }
 
 ST_TEST(baseline_merge_replaces_and_appends)
