@@ -103,7 +103,7 @@ $(BUILD)/obj/framework/%.o: framework/src/%.c
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.
-PT_CFLAGS := -fno-optimize-sibling-calls
+PT_CFLAGS := -fno-optimize-sibling-calls -fopenmp
 
 $(BUILD)/obj/perftests/%.o: $(PERFTESTS)/%.c
 	$(call say,CC,$<)
@@ -115,7 +115,7 @@ $(BUILD)/obj/kernels/%.o: $(KERNELS)/%.cu
 
 $(BUILD)/perftest: $(PT_OBJS) $(KRN_OBJS) $(LIB) $(PT_LIST)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
+	$(Q)$(CC) -fopenmp -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)
@@ -131,7 +131,7 @@ $(BUILD)/selftest: $(ST_OBJS) $(LIB)
 
 $(BUILD)/fixture-perftest: $(FX_OBJS) $(LIB)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) -fopenmp -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/libnocupti.so: framework/tests/shim/nocupti.c
 	$(call say,CC,$<)

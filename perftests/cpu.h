@@ -1,0 +1,12 @@
+/* cpu.h — the CPU sides of CPU-vs-GPU claims: multi-threaded (OpenMP), vectorised C. */
+#ifndef PERF_CPU_H
+#define PERF_CPU_H
+
+#include <stddef.h>
+
+/* The element-wise ops of kernels/elementwise.cu (op 0..3) on n floats. */
+void cpu_ew_f32(float *x, size_t n, int op);
+/* The four ops in order, in one pass (the fused form). */
+void cpu_ew4_f32(float *x, size_t n);
+
+#endif
