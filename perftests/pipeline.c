@@ -90,7 +90,7 @@ PERF_TEST(pipeline, host_sync_per_op_is_many_times_slower)
   init(&p);
   perf_workload e = PERF_WORKLOAD(eager, &p, .stream = p.s);
   perf_workload es = PERF_WORKLOAD(eager_synced, &p, .stream = p.s);
-  PERF_EXPECT_FASTER(e, es, 2.0);
+  PERF_EXPECT_FASTER(e, es, 2.0); /* H100: 2.49-2.83x; the document's 9.4x does not hold */
   PERF_NO_SYNC_IN(e);
   PERF_EXPECT_SYNCS(es, STEPS);
   release(&p);
@@ -106,7 +106,7 @@ PERF_TEST(pipeline, graph_replay_beats_eager_and_never_blocks)
   init(&p);
   perf_workload g = PERF_WORKLOAD(graph, &p, .stream = p.s);
   perf_workload e = PERF_WORKLOAD(eager, &p, .stream = p.s);
-  PERF_EXPECT_FASTER(g, e, 1.2);
+  PERF_EXPECT_FASTER(g, e, 2.0); /* H100: 2.55-3.57x over 3 runs */
   PERF_NO_SYNC_IN(g);
   release(&p);
 }
