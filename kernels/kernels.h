@@ -16,6 +16,9 @@ extern "C" {
 cudaError_t perf_kernel_fill_f16(void *dst, size_t n, uint64_t seed,
                                  float scale, cudaStream_t stream);
 
+/* Same for n bf16 values. */
+cudaError_t perf_kernel_fill_bf16(void *dst, size_t n, uint64_t seed,
+                                  float scale, cudaStream_t stream);
 /* Same for n floats. */
 cudaError_t perf_kernel_fill_f32(float *dst, size_t n, uint64_t seed,
                                  float scale, cudaStream_t stream);
