@@ -75,8 +75,15 @@ LIB       := $(BUILD)/libperfgate.a
 
 PT_SRCS   := $(wildcard $(PERFTESTS)/*.c)
 PT_OBJS   := $(PT_SRCS:$(PERFTESTS)/%.c=$(BUILD)/obj/perftests/%.o)
-KRN_SRCS  := $(wildcard $(KERNELS)/*.cu)
+KRN_SRCS  := $(filter-out %.image.cu,$(wildcard $(KERNELS)/*.cu))
 KRN_OBJS  := $(KRN_SRCS:$(KERNELS)/%.cu=$(BUILD)/obj/kernels/%.o)
+# name.image.cu: a module kept out of the binary, compiled to a fatbin and
+# embedded as bytes (build/gen/name.image.h: perf_image_name[]), so that a perf
+# test can load it on purpose, e.g. to time a first call.
+KRN_IMGS  := $(wildcard $(KERNELS)/*.image.cu)
+KRN_IMG_H := $(KRN_IMGS:$(KERNELS)/%.image.cu=$(BUILD)/gen/%.image.h)
+BIN2C     ?= $(CUDA_HOME)/bin/bin2c
+.SECONDARY: $(KRN_IMG_H)
 
 ST_SRCS   := $(wildcard framework/tests/*.c)
 ST_OBJS   := $(ST_SRCS:framework/tests/%.c=$(BUILD)/obj/selftest/%.o)
@@ -103,15 +110,23 @@ $(BUILD)/obj/framework/%.o: framework/src/%.c
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.
-PT_CFLAGS := -fno-optimize-sibling-calls -fopenmp
+# -march=native: the CPU sides of CPU-vs-GPU claims use this host's vector
+# units (the suite is built and run on the same machine); PT_ARCH= to drop it.
+PT_ARCH   ?= -march=native
+PT_CFLAGS := -fno-optimize-sibling-calls -fopenmp $(PT_ARCH)
 
 $(BUILD)/obj/perftests/%.o: $(PERFTESTS)/%.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(PT_CFLAGS) -I$(KERNELS) -c $< -o $@
 
-$(BUILD)/obj/kernels/%.o: $(KERNELS)/%.cu
+$(BUILD)/obj/kernels/%.o: $(KERNELS)/%.cu $(KRN_IMG_H)
 	$(call say,NVCC,$<)
-	$(Q)mkdir -p $(@D) && $(NVCC) $(ALL_NVCCFLAGS) -I$(KERNELS) -c $< -o $@
+	$(Q)mkdir -p $(@D) && $(NVCC) $(ALL_NVCCFLAGS) -I$(KERNELS) -I$(BUILD)/gen -c $< -o $@
+
+$(BUILD)/gen/%.image.h: $(KERNELS)/%.image.cu
+	$(call say,FATBIN,$<)
+	$(Q)mkdir -p $(@D) && $(NVCC) -arch=$(CUDA_ARCH) $(NVCCFLAGS) -fatbin $< -o $(@:.h=.fatbin) \
+	  && $(BIN2C) --const --name perf_image_$* $(@:.h=.fatbin) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/perftest: $(PT_OBJS) $(KRN_OBJS) $(LIB) $(PT_LIST)
 	$(call say,LINK,$@)

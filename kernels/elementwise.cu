@@ -37,3 +37,67 @@ extern "C" cudaError_t perf_kernel_ew4_f32(float *x, size_t n, cudaStream_t stre
   return cudaGetLastError();
 }
 
+
+__global__ static void sin4_kernel(float *x, size_t n)
+{
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    x[i] = perf_sin4(x[i]);
+}
+
+// Returns the launch error; never blocks.
+extern "C" cudaError_t perf_kernel_sin4_f32(float *x, size_t n, cudaStream_t stream)
+{
+  sin4_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n);
+  return cudaGetLastError();
+}
+
+__global__ static void ew_if_kernel(float *x, size_t n, int op, const int *flag)
+{
+  if (!*flag) return;
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    x[i] = perf_ew(x[i], op);
+}
+
+// Returns the launch error; never blocks.
+extern "C" cudaError_t perf_kernel_ew_if_f32(float *x, size_t n, int op, const int *flag,
+                                             cudaStream_t stream)
+{
+  ew_if_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n, op, flag);
+  return cudaGetLastError();
+}
+
+__global__ static void any_above_kernel(const float *x, size_t n, float t, int *flag)
+{
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  int found = 0;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    found |= x[i] > t;
+  if (__syncthreads_or(found) && threadIdx.x == 0) *flag = 1;
+}
+
+// Returns the first error of the memset and the launch; never blocks.
+extern "C" cudaError_t perf_kernel_any_above_f32(const float *x, size_t n, float t, int *flag,
+                                                 cudaStream_t stream)
+{
+  cudaError_t e = cudaMemsetAsync(flag, 0, sizeof *flag, stream);
+  if (e) return e;
+  any_above_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n, t, flag);
+  return cudaGetLastError();
+}
+
+__global__ static void gather_kernel(float *out, const float *x, const int *idx, size_t m)
+{
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride)
+    out[i] = x[idx[i]];
+}
+
+// Returns the launch error; never blocks.
+extern "C" cudaError_t perf_kernel_gather_f32(float *out, const float *x, const int *idx,
+                                              size_t m, cudaStream_t stream)
+{
+  gather_kernel<<<blocks_for(m), 256, 0, stream>>>(out, x, idx, m);
+  return cudaGetLastError();
+}

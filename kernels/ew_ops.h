@@ -31,4 +31,10 @@ PERF_HD static inline float perf_ew4(float x)
   return perf_ew(perf_ew(perf_ew(perf_ew(x, 0), 1), 2), 3);
 }
 
+/* Document 001's nested sine: sin(sin(sin(sin(x)))). */
+PERF_HD static inline float perf_sin4(float x)
+{
+  return sinf(sinf(sinf(sinf(x))));
+}
+
 #endif

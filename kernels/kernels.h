@@ -30,6 +30,36 @@ cudaError_t perf_kernel_ew_f32(float *x, size_t n, int op, cudaStream_t stream);
 /* The same four ops, in order, in one kernel: one pass over memory. */
 cudaError_t perf_kernel_ew4_f32(float *x, size_t n, cudaStream_t stream);
 
+/* Document 001's nested sine, x = sin(sin(sin(sin(x)))), in one kernel
+ * (one sin pass is perf_kernel_ew_f32 op 1). Returns the launch error. */
+cudaError_t perf_kernel_sin4_f32(float *x, size_t n, cudaStream_t stream);
+
+/* Element-wise op on n floats only if *flag (a device int) is non-zero: a
+ * branch decided on the device. Returns the launch error. */
+cudaError_t perf_kernel_ew_if_f32(float *x, size_t n, int op, const int *flag,
+                                  cudaStream_t stream);
+/* *flag (device int) = any of the n floats above t. Returns the first error
+ * of its memset and launch. */
+cudaError_t perf_kernel_any_above_f32(const float *x, size_t n, float t, int *flag,
+                                      cudaStream_t stream);
+/* out[i] = x[idx[i]] for i < m (idx in device memory). Returns the launch
+ * error. */
+cudaError_t perf_kernel_gather_f32(float *out, const float *x, const int *idx,
+                                   size_t m, cudaStream_t stream);
+
+/* *acc (device float) += mean of x^2 over n fp16 values: a loss. Returns the
+ * launch error. */
+cudaError_t perf_kernel_mean_square_add_f16(const void *x, size_t n, float *acc,
+                                            cudaStream_t stream);
+
+/* A module image loaded at run time (kernels/first_call.image.cu): load it,
+ * launch its kernel (x[0..31] += 1), unload it. Each returns the CUDA error;
+ * load leaves *out NULL on failure. */
+typedef struct perf_module perf_module;
+cudaError_t perf_module_load(perf_module **out);
+cudaError_t perf_module_launch(perf_module *m, float *x, cudaStream_t stream);
+cudaError_t perf_module_unload(perf_module *m);
+
 #ifdef __cplusplus
 }
 #endif

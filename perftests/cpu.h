@@ -8,5 +8,8 @@
 void cpu_ew_f32(float *x, size_t n, int op);
 /* The four ops in order, in one pass (the fused form). */
 void cpu_ew4_f32(float *x, size_t n);
+/* C = A B for n x n row-major floats (fp32 throughout), blocked, vectorised
+ * and threaded. */
+void cpu_sgemm(const float *a, const float *b, float *c, int n);
 
 #endif

@@ -1,0 +1,346 @@
+/* training_loop.c — document 003's advice for loops: one loss read, batched copies, implicit syncs, two streams. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "kernels.h"
+#include "perfgate.h"
+
+/* ---- the loss: read every iteration, or accumulate on the device ---------- */
+
+enum { STEPS = 20, LOSS_N = 512 };
+
+typedef struct loop {
+  gemm_fixture g; /* the "forward pass": a 512^2 fp16 GEMM */
+  float *loss;    /* device */
+  float *item;    /* pinned: where .item() lands */
+  double total;   /* what the host saw */
+} loop;
+
+static void forward_loss(loop *l)
+{
+  gemm_once(&l->g);
+  PERF_CUDA(perf_kernel_mean_square_add_f16(l->g.c, (size_t)LOSS_N * LOSS_N, l->loss, l->g.stream));
+}
+
+/* loss.item(): copy the scalar and wait for it. */
+static float item(loop *l)
+{
+  PERF_CUDA(cudaMemcpyAsync(l->item, l->loss, sizeof(float), cudaMemcpyDeviceToHost, l->g.stream));
+  PERF_CUDA(cudaStreamSynchronize(l->g.stream));
+  return *l->item;
+}
+
+static void read_every_step(void *a)
+{
+  loop *l = a;
+  l->total = 0;
+  for (int i = 0; i < STEPS; i++) {
+    PERF_CUDA(cudaMemsetAsync(l->loss, 0, sizeof(float), l->g.stream));
+    forward_loss(l);
+    l->total += item(l); /* print(loss.item()) */
+  }
+}
+
+static void read_once(void *a)
+{
+  loop *l = a;
+  PERF_CUDA(cudaMemsetAsync(l->loss, 0, sizeof(float), l->g.stream));
+  for (int i = 0; i < STEPS; i++) forward_loss(l); /* losses stay on the GPU */
+  l->total = item(l);
+}
+
+/* 003, Observation 4: "print(loss.item())  # implicit sync" per iteration
+ * versus "losses.append(loss.detach())  # stays on GPU ... .item()  # single
+ * sync". Twenty steps of a 512^2 fp16 GEMM and its loss; both end with the
+ * loss on the host, and agree on it. */
+PERF_TEST(training_loop, accumulated_loss_beats_reading_it_every_step)
+{
+  PERF_REQUIRE_GPUS(1);
+  loop l;
+  gemm_init(&l.g, LOSS_N);
+  gemm_verify(&l.g);
+  PERF_CUDA(cudaMalloc((void **)&l.loss, sizeof(float)));
+  PERF_CUDA(cudaMallocHost((void **)&l.item, sizeof(float)));
+  read_every_step(&l);
+  double each = l.total;
+  read_once(&l);
+  PERF_ASSERT_TRUE(each > 0 && fabs(l.total - each) <= 1e-4 * each);
+  perf_workload every_step = PERF_WORKLOAD(read_every_step, &l, .gpu = 1);
+  perf_workload once = PERF_WORKLOAD(read_once, &l, .gpu = 1);
+  PERF_EXPECT_FASTER(once, every_step, 1.5);
+  PERF_EXPECT_SYNCS(every_step, STEPS);
+  PERF_EXPECT_SYNCS(once, 1);
+  PERF_CUDA(cudaFree(l.loss));
+  PERF_CUDA(cudaFreeHost(l.item));
+  gemm_free(&l.g);
+}
+
+/* ---- inference: one copy per sample, or one batch ------------------------- */
+
+enum { SAMPLES = 64, SAMPLE_N = 4096 };
+
+typedef struct infer {
+  float *sample[SAMPLES], *result[SAMPLES]; /* pageable, one per sample */
+  float *stacked, *results;                 /* pageable, SAMPLES x SAMPLE_N */
+  float *d;                                 /* device */
+} infer;
+
+static void per_sample(void *a)
+{
+  infer *f = a;
+  size_t bytes = SAMPLE_N * sizeof(float);
+  for (int i = 0; i < SAMPLES; i++) {
+    float *d = f->d + (size_t)i * SAMPLE_N;
+    PERF_CUDA(cudaMemcpy(d, f->sample[i], bytes, cudaMemcpyHostToDevice)); /* sample.cuda() */
+    PERF_CUDA(perf_kernel_ew4_f32(d, SAMPLE_N, 0));                          /* model */
+    PERF_CUDA(cudaMemcpy(f->result[i], d, bytes, cudaMemcpyDeviceToHost));  /* pred.cpu() */
+  }
+}
+
+static void batched(void *a)
+{
+  infer *f = a;
+  size_t bytes = SAMPLE_N * sizeof(float), all = SAMPLES * bytes;
+  for (int i = 0; i < SAMPLES; i++) /* torch.stack(samples) */
+    memcpy(f->stacked + (size_t)i * SAMPLE_N, f->sample[i], bytes);
+  PERF_CUDA(cudaMemcpy(f->d, f->stacked, all, cudaMemcpyHostToDevice));
+  PERF_CUDA(perf_kernel_ew4_f32(f->d, (size_t)SAMPLES * SAMPLE_N, 0));
+  PERF_CUDA(cudaMemcpy(f->results, f->d, all, cudaMemcpyDeviceToHost));
+}
+
+static float *zeroed(size_t n)
+{
+  float *p = calloc(n, sizeof *p);
+  PERF_ASSERT_TRUE(p != NULL);
+  return p;
+}
+
+/* 003, "For Inference": "BAD: Synchronize for every sample ...
+ * results.append(pred.cpu())  # Sync!" versus "GOOD: Batch samples, sync
+ * once". 64 samples of 4096 floats through a 4-op element-wise model. */
+PERF_TEST(training_loop, batched_inference_beats_a_copy_per_sample)
+{
+  PERF_REQUIRE_GPUS(1);
+  infer f;
+  for (int i = 0; i < SAMPLES; i++) {
+    f.sample[i] = zeroed(SAMPLE_N);
+    f.result[i] = zeroed(SAMPLE_N);
+    for (int k = 0; k < SAMPLE_N; k++) f.sample[i][k] = (float)((i * 31 + k) % 97) / 97.0f;
+  }
+  f.stacked = zeroed((size_t)SAMPLES * SAMPLE_N);
+  f.results = zeroed((size_t)SAMPLES * SAMPLE_N);
+  PERF_CUDA(cudaMalloc((void **)&f.d, (size_t)SAMPLES * SAMPLE_N * sizeof(float)));
+  per_sample(&f);
+  batched(&f);
+  int same = 1;
+  for (int i = 0; i < SAMPLES; i++)
+    same &= !memcmp(f.result[i], f.results + (size_t)i * SAMPLE_N, SAMPLE_N * sizeof(float));
+  PERF_ASSERT_TRUE(same && f.results[1] != 0);
+  perf_workload each = PERF_WORKLOAD(per_sample, &f, .gpu = 1);
+  perf_workload batch = PERF_WORKLOAD(batched, &f, .gpu = 1);
+  PERF_EXPECT_FASTER(batch, each, 3.0);
+  PERF_EXPECT_SYNCS(each, 2 * SAMPLES);
+  PERF_EXPECT_SYNCS(batch, 2);
+  for (int i = 0; i < SAMPLES; i++) {
+    free(f.sample[i]);
+    free(f.result[i]);
+  }
+  free(f.stacked);
+  free(f.results);
+  PERF_CUDA(cudaFree(f.d));
+}
+
+/* ---- implicit synchronisation points and their asynchronous rewrites ------ */
+
+enum { X_N = 1 << 16, PICK = 256 };
+
+typedef struct implicit {
+  cudaStream_t s;
+  float *x, *picked;     /* device */
+  float *host, *pinned;  /* X_N floats each */
+  int *flag, *flag_host; /* device, pinned */
+  int *idx_host, *idx;   /* PICK indices: pageable, device */
+} implicit;
+
+static void implicit_init(implicit *m)
+{
+  PERF_CUDA(cudaStreamCreateWithFlags(&m->s, cudaStreamNonBlocking));
+  PERF_CUDA(cudaMalloc((void **)&m->x, X_N * sizeof(float)));
+  PERF_CUDA(cudaMalloc((void **)&m->picked, PICK * sizeof(float)));
+  PERF_CUDA(cudaMalloc((void **)&m->flag, sizeof(int)));
+  PERF_CUDA(cudaMalloc((void **)&m->idx, PICK * sizeof(int)));
+  PERF_CUDA(cudaMallocHost((void **)&m->pinned, X_N * sizeof(float)));
+  PERF_CUDA(cudaMallocHost((void **)&m->flag_host, sizeof(int)));
+  m->host = zeroed(X_N);
+  m->idx_host = malloc(PICK * sizeof(int));
+  PERF_ASSERT_TRUE(m->idx_host != NULL);
+  for (int i = 0; i < PICK; i++) m->idx_host[i] = (i * 7919) % X_N;
+  PERF_CUDA(cudaMemcpy(m->idx, m->idx_host, PICK * sizeof(int), cudaMemcpyHostToDevice));
+  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 5, 1.0f, m->s));
+  PERF_CUDA(cudaStreamSynchronize(m->s));
+}
+
+static void implicit_free(implicit *m)
+{
+  PERF_CUDA(cudaStreamSynchronize(m->s));
+  PERF_CUDA(cudaFree(m->x));
+  PERF_CUDA(cudaFree(m->picked));
+  PERF_CUDA(cudaFree(m->flag));
+  PERF_CUDA(cudaFree(m->idx));
+  PERF_CUDA(cudaFreeHost(m->pinned));
+  PERF_CUDA(cudaFreeHost(m->flag_host));
+  PERF_CUDA(cudaStreamDestroy(m->s));
+  free(m->host);
+  free(m->idx_host);
+}
+
+/* x.cpu(): a synchronous copy into pageable memory. */
+static void copy_to_host(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(cudaMemcpy(m->host, m->x, X_N * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+/* x.to('cpu', non_blocking=True) into pinned memory: queued, waited for later. */
+static void copy_to_host_async(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(cudaMemcpyAsync(m->pinned, m->x, X_N * sizeof(float), cudaMemcpyDeviceToHost, m->s));
+}
+
+/* 003, Observation 6: "x.cpu()" is a synchronisation point; the asynchronous
+ * copy into pinned memory is not. */
+PERF_TEST(training_loop, implicit_sync_copy_to_host)
+{
+  PERF_REQUIRE_GPUS(1);
+  implicit m;
+  implicit_init(&m);
+  perf_workload cpu_copy = PERF_WORKLOAD(copy_to_host, &m, .stream = m.s);
+  perf_workload async_copy = PERF_WORKLOAD(copy_to_host_async, &m, .stream = m.s);
+  PERF_EXPECT_SYNCS(cpu_copy, 1);
+  PERF_NO_SYNC_IN(async_copy);
+  implicit_free(&m);
+}
+
+/* if (x > 0.99).any(): x = sin(x) — the host reads the flag to branch. */
+static void branch_on_host(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(perf_kernel_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
+  PERF_CUDA(cudaMemcpyAsync(m->flag_host, m->flag, sizeof(int), cudaMemcpyDeviceToHost, m->s));
+  PERF_CUDA(cudaStreamSynchronize(m->s)); /* the bool() of the condition */
+  if (*m->flag_host) PERF_CUDA(perf_kernel_ew_f32(m->x, X_N, 1, m->s));
+}
+
+/* The same branch taken on the device: the kernel reads the flag. */
+static void branch_on_device(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(perf_kernel_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
+  PERF_CUDA(perf_kernel_ew_if_f32(m->x, X_N, 1, m->flag, m->s));
+}
+
+/* Both forms give the same x from the same start. */
+static void check_branches(implicit *m)
+{
+  enum { CHECK = 1024 };
+  static float a[CHECK], b[CHECK];
+  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 6, 1.0f, m->s));
+  branch_on_host(m);
+  PERF_CUDA(cudaMemcpyAsync(a, m->x, sizeof a, cudaMemcpyDeviceToHost, m->s));
+  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 6, 1.0f, m->s));
+  branch_on_device(m);
+  PERF_CUDA(cudaMemcpyAsync(b, m->x, sizeof b, cudaMemcpyDeviceToHost, m->s));
+  PERF_CUDA(cudaStreamSynchronize(m->s));
+  PERF_ASSERT_TRUE(*m->flag_host == 1 && memcmp(a, b, sizeof a) == 0);
+}
+
+/* 003, Observation 6: "if (x > 0).any():  # scalar result -> sync". */
+PERF_TEST(training_loop, implicit_sync_branch_on_device_scalar)
+{
+  PERF_REQUIRE_GPUS(1);
+  implicit m;
+  implicit_init(&m);
+  check_branches(&m);
+  perf_workload host_branch = PERF_WORKLOAD(branch_on_host, &m, .stream = m.s);
+  perf_workload device_branch = PERF_WORKLOAD(branch_on_device, &m, .stream = m.s);
+  PERF_EXPECT_SYNCS(host_branch, 1);
+  PERF_NO_SYNC_IN(device_branch);
+  implicit_free(&m);
+}
+
+/* y = x[indices] with indices a CPU tensor: the indices go up first. */
+static void index_with_host_array(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(cudaMemcpy(m->idx, m->idx_host, PICK * sizeof(int), cudaMemcpyHostToDevice));
+  PERF_CUDA(perf_kernel_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
+}
+
+/* The indices already live on the device. */
+static void index_with_device_array(void *a)
+{
+  implicit *m = a;
+  PERF_CUDA(perf_kernel_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
+}
+
+/* 003, Observation 6: "indices = torch.tensor([0, 1, 2])  # CPU tensor;
+ * y = x[indices]  # sync to transfer indices". */
+PERF_TEST(training_loop, implicit_sync_index_with_host_array)
+{
+  PERF_REQUIRE_GPUS(1);
+  implicit m;
+  implicit_init(&m);
+  float got, want;
+  index_with_device_array(&m);
+  PERF_CUDA(cudaMemcpyAsync(&got, m.picked + 3, sizeof got, cudaMemcpyDeviceToHost, m.s));
+  PERF_CUDA(cudaMemcpyAsync(&want, m.x + m.idx_host[3], sizeof want, cudaMemcpyDeviceToHost, m.s));
+  PERF_CUDA(cudaStreamSynchronize(m.s));
+  PERF_ASSERT_TRUE(got == want);
+  perf_workload host_idx = PERF_WORKLOAD(index_with_host_array, &m, .stream = m.s);
+  perf_workload device_idx = PERF_WORKLOAD(index_with_device_array, &m, .stream = m.s);
+  PERF_EXPECT_SYNCS(host_idx, 1);
+  PERF_NO_SYNC_IN(device_idx);
+  implicit_free(&m);
+}
+
+/* ---- two streams ---------------------------------------------------------- */
+
+typedef struct pair {
+  gemm_fixture g[2]; /* each with its own stream and handle */
+} pair;
+
+enum { PER_STREAM = 4 };
+
+static void both_then_sync(pair *p, int streams)
+{
+  PERF_CUBLAS(cublasSetStream(p->g[1].blas, streams == 2 ? p->g[1].stream : p->g[0].stream));
+  for (int k = 0; k < PER_STREAM; k++) {
+    gemm_once(&p->g[0]);
+    gemm_once(&p->g[1]);
+  }
+  PERF_CUDA(cudaDeviceSynchronize()); /* torch.cuda.synchronize() */
+}
+
+static void one_stream(void *a) { both_then_sync(a, 1); }
+static void two_streams(void *a) { both_then_sync(a, 2); }
+
+/* 003, "Advanced: Multi-Stream Execution": "y2 = x2 @ w2  # Can execute
+ * concurrently with stream1". Two independent chains of four 512^2 fp16 GEMMs
+ * (each GEMM leaves most of the H100's SMs idle) on two streams against one. */
+PERF_TEST(training_loop, two_streams_run_small_gemms_concurrently)
+{
+  PERF_REQUIRE_GPUS(1);
+  pair p;
+  for (int k = 0; k < 2; k++) {
+    gemm_init(&p.g[k], 512);
+    gemm_verify(&p.g[k]);
+  }
+  perf_workload one = PERF_WORKLOAD(one_stream, &p, .gpu = 1);
+  perf_workload two = PERF_WORKLOAD(two_streams, &p, .gpu = 1);
+  PERF_EXPECT_FASTER(two, one, 1.2);
+  PERF_CUBLAS(cublasSetStream(p.g[1].blas, p.g[1].stream));
+  for (int k = 0; k < 2; k++) gemm_free(&p.g[k]);
+}
