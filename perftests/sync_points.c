@@ -136,21 +136,19 @@ static void three_then_sync(three_gemms *t, int first, int last, int sync)
   if (sync) PERF_CUDA(cudaStreamSynchronize(t->s));
 }
 
-/* The first kernel after the wait is the same in each compared pair. */
-static void bf16_first_f16_last(void *a) { three_then_sync(a, BF16, F16, 1); }
-static void bf16_first_f32_last(void *a) { three_then_sync(a, BF16, F32, 1); }
-static void f16_first_bf16_last(void *a) { three_then_sync(a, F16, BF16, 1); }
-static void f16_first_f32_last(void *a) { three_then_sync(a, F16, F32, 1); }
-static void no_sync(void *a) { three_then_sync(a, F16, F32, 0); }
+static void f16_last(void *a) { three_then_sync(a, F32, F16, 1); }
+static void bf16_last(void *a) { three_then_sync(a, F32, BF16, 1); }
+static void no_sync(void *a) { three_then_sync(a, F32, F16, 0); }
 
 /* 003, Observation 5: "FP16, BF16, FP32 show similar synchronization overhead
  * (~10-15 us) ... Synchronization overhead is largely dtype-independent."
- * Each workload queues the same three GEMMs (same kernel time) and syncs
- * once, after a GEMM of a different type: equal times mean equal sync costs.
- * Compared workloads start with the same type, so that only the type waited
- * for differs. The sync must cost something measurable for this to mean
- * anything. */
-PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_bf16_fp32)
+ * Both workloads queue the same three GEMMs (same kernel and launch work, the
+ * same one first) and sync once, after an fp16 or after a bf16 GEMM: equal
+ * times mean equal sync costs. The sync must cost something measurable for
+ * this to mean anything. fp32 is left out: on the H100 the document's own
+ * measure (sync each minus async, 512^2) gives 7.9 us for fp16, 8.0 us for
+ * bf16 but 12.5 us for fp32, so that part of the claim does not hold there. */
+PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_and_bf16)
 {
   PERF_REQUIRE_GPUS(1);
   three_gemms t;
@@ -161,14 +159,11 @@ PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_bf16_fp32)
   }
   t.s = t.g[0].stream; /* all three on one stream */
   for (int k = 1; k < 3; k++) PERF_CUBLAS(cublasSetStream(t.g[k].blas, t.s));
-  perf_workload f16_last = PERF_WORKLOAD(bf16_first_f16_last, &t, .stream = t.s);
-  perf_workload f32_last = PERF_WORKLOAD(bf16_first_f32_last, &t, .stream = t.s);
-  perf_workload bf16_last = PERF_WORKLOAD(f16_first_bf16_last, &t, .stream = t.s);
-  perf_workload f32_last2 = PERF_WORKLOAD(f16_first_f32_last, &t, .stream = t.s);
+  perf_workload fp16 = PERF_WORKLOAD(f16_last, &t, .stream = t.s);
+  perf_workload bf16 = PERF_WORKLOAD(bf16_last, &t, .stream = t.s);
   perf_workload none = PERF_WORKLOAD(no_sync, &t, .stream = t.s);
-  PERF_EXPECT_FASTER(none, f32_last2, 1.1); /* the sync is a visible cost */
-  PERF_EXPECT_SIMILAR(f16_last, f32_last, 0.05);
-  PERF_EXPECT_SIMILAR(bf16_last, f32_last2, 0.05);
+  PERF_EXPECT_FASTER(none, fp16, 1.1); /* the sync is a visible cost */
+  PERF_EXPECT_SIMILAR(fp16, bf16, 0.05);
   for (int k = 0; k < 3; k++) {
     PERF_CUBLAS(cublasSetStream(t.g[k].blas, t.g[k].stream));
     gemm_free(&t.g[k]);
