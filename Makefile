@@ -66,6 +66,11 @@ ifneq ($(filter all perftest baseline-update $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
+ifneq ($(wildcard $(KERNELS)/*.image.cu),)
+ifeq ($(shell command -v $(or $(BIN2C),$(CUDA_HOME)/bin/bin2c) 2>/dev/null),)
+$(error perfgate: bin2c not found (looked for '$(or $(BIN2C),$(CUDA_HOME)/bin/bin2c)'): install the CUDA toolkit's nvcc package or set BIN2C)
+endif
+endif
 endif
 
 # ---- sources --------------------------------------------------------------------

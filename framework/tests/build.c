@@ -90,3 +90,43 @@ ST_TEST(build_perftests_from_another_directory)
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   free((sh(cmd, &out), out));
 }
+
+/* Counts the lines of s that start with prefix. */
+static int count_lines(const char *s, const char *prefix)
+{
+  int n = 0;
+  size_t len = strlen(prefix);
+  for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+    n += strncmp(p, prefix, len) == 0;
+  return n;
+}
+
+/* The shipped suite compiles (CI has no other check of it), and without a
+ * GPU every one of its tests is skipped with the reason: none passes, none
+ * crashes. With a GPU present only the build and the listing are checked. */
+ST_TEST(build_shipped_suite_and_skip_it_without_a_gpu)
+{
+  char *out, *list;
+  int rc = sh("make -s build/perftest >/dev/null && build/perftest --list", &list);
+  int listed = count_lines(list, "");
+  ST_CHECKF(rc == 0 && listed >= 28 && strstr(list, "cpu_vs_gpu.") &&
+                strstr(list, "training_loop."),
+            "%d: %s", rc, list);
+  rc = sh("build/perftest --color=never", &out);
+  if (!strstr(out, "no CUDA device")) { /* a GPU machine: running it is perftest's job */
+    free(out);
+    free(list);
+    return;
+  }
+  char want[64];
+  snprintf(want, sizeof want, "0 passed, 0 failed, %d skipped", listed);
+  ST_CHECKF(rc == 0 && strstr(out, want) && count_lines(out, "SKIP ") == listed,
+            "%d (want '%s'): %s", rc, want, out);
+  const char *p = out;
+  int with_reason = 0;
+  while ((p = strstr(p, "skipped: no CUDA device (")) != NULL) with_reason++, p++;
+  ST_CHECKF(with_reason == listed, "%d of %d skips name the reason: %s", with_reason,
+            listed, out);
+  free(out);
+  free(list);
+}
