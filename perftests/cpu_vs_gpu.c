@@ -24,6 +24,7 @@ static void host_random(float *x, size_t n, uint64_t seed)
   }
 }
 
+/* malloc that ends the test (ASSERT) when out of memory. */
 static void *host_alloc(size_t bytes)
 {
   void *p = malloc(bytes);
@@ -42,6 +43,7 @@ typedef struct mm {
   cublasHandle_t blas;
 } mm;
 
+/* Any allocation, copy or cuBLAS failure ends the test. */
 static void mm_init(mm *m, int n)
 {
   size_t bytes = (size_t)n * n * sizeof(float);
@@ -198,6 +200,7 @@ typedef struct sines {
   cudaStream_t st[SIN_STREAMS];
 } sines;
 
+/* Any allocation failure ends the test. */
 static void sines_init(sines *s, size_t n, int pinned)
 {
   size_t bytes = n * sizeof(float);

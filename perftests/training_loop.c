@@ -110,6 +110,7 @@ static void batched(void *a)
   PERF_CUDA(cudaMemcpy(f->results, f->d, all, cudaMemcpyDeviceToHost));
 }
 
+/* calloc that ends the test (ASSERT) when out of memory. */
 static float *zeroed(size_t n)
 {
   float *p = calloc(n, sizeof *p);
@@ -164,6 +165,7 @@ typedef struct implicit {
   int *idx_host, *idx;   /* PICK indices: pageable, device */
 } implicit;
 
+/* Any allocation or copy failure ends the test. */
 static void implicit_init(implicit *m)
 {
   PERF_CUDA(cudaStreamCreateWithFlags(&m->s, cudaStreamNonBlocking));
@@ -324,6 +326,7 @@ static void chain(gemm_fixture *g, cudaStream_t s)
   for (int k = 0; k < PER_STREAM; k++) gemm_once(g);
 }
 
+/* Any capture or cuBLAS failure ends the test. */
 static cudaGraphExec_t capture(pair *p, int streams)
 {
   cudaStream_t s0 = p->g[0].stream, s1 = p->g[1].stream;
