@@ -59,13 +59,6 @@ static void read_while_busy(void *a)
   read_scalar(f); /* an .item(): waits for the queued GEMM */
 }
 
-static void gemm_then_sync(void *a)
-{
-  gemm_fixture *f = a;
-  gemm_once(f);
-  PERF_CUDA(cudaStreamSynchronize(f->stream));
-}
-
 static void read_when_idle(void *a) { read_scalar(a); }
 
 /* 003: ".item() requests a CPU scalar from a GPU tensor. If the producing
@@ -80,15 +73,13 @@ PERF_TEST(sync_points, scalar_read_waits_for_queued_work)
   gemm_init(&f, 8192);
   gemm_wrote_c(&f);
   perf_workload busy = PERF_WORKLOAD(read_while_busy, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
-  perf_workload full = PERF_WORKLOAD(gemm_then_sync, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
+  perf_workload full = PERF_WORKLOAD(gemm_sync_each, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
   perf_workload idle = PERF_WORKLOAD(read_when_idle, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
   PERF_EXPECT_SIMILAR(busy, full, 0.05); /* the read costs the whole queue */
   PERF_EXPECT_FASTER(idle, busy, 20);    /* and is cheap on an idle device */
   PERF_EXPECT_SYNCS(busy, 1);
   gemm_free(&f);
 }
-
-static void gemm_work(void *a) { gemm_once(a); }
 
 /* Times an 8192^2 GEMM of type t against fp32's. */
 static void lower_precision_beats_fp32(cudaDataType t, double factor)
@@ -98,8 +89,8 @@ static void lower_precision_beats_fp32(cudaDataType t, double factor)
   gemm_init_typed(&fp32, 8192, CUDA_R_32F);
   gemm_wrote_c(&lo);
   gemm_wrote_c(&fp32);
-  perf_workload fast = PERF_WORKLOAD(gemm_work, &lo, .stream = lo.stream);
-  perf_workload slow = PERF_WORKLOAD(gemm_work, &fp32, .stream = fp32.stream);
+  perf_workload fast = PERF_WORKLOAD(gemm_async, &lo, .stream = lo.stream);
+  perf_workload slow = PERF_WORKLOAD(gemm_async, &fp32, .stream = fp32.stream);
   PERF_EXPECT_FASTER(fast, slow, factor);
   gemm_free(&lo);
   gemm_free(&fp32);
