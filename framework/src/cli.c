@@ -36,13 +36,16 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --update-baselines     measure every baseline entry in 3 runs and rewrite\n"
           "                         this machine's file (make baseline-update)\n"
           "  --force                write baselines even though a test failed\n"
+          "  --junit=FILE           write a JUnit XML report (one testcase per test)\n"
+          "  --markdown=FILE        write a Markdown summary table (for a CI step summary)\n"
+          "  --tap                  TAP 14 on stdout; the console report goes to stderr\n"
           "  --verbose, -v          timer floors, warm-up and every look\n"
           "  --color=auto|always|never\n"
           "  --help, -h             this text\n"
           "\n"
           "Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard.\n"
           "Exit status: 0 all passed (skips allowed), 1 a check failed,\n"
-          "2 usage error or nothing could run.\n",
+          "2 usage error, nothing could run, or a report file could not be written.\n",
           prog);
 }
 
@@ -120,7 +123,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
                                 "--color", "--perf-worker", "--baseline-dir",
-                                "--baseline-check"};
+                                "--baseline-check", "--junit", "--markdown"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -144,6 +147,12 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return 1;
     case 5:
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    case 8:
+      cli->junit = v;
+      return 1;
+    case 9:
+      cli->markdown = v;
+      return 1;
     case 7:
       if (strcmp(v, "all") && strcmp(v, "claimed"))
         return usage(err, len, "--baseline-check: expected all or claimed, got '%s'", v);
@@ -177,7 +186,8 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "--update-baselines", &cli->update_baselines) ||
         flag(a, "--force", &cli->force) ||
         flag(a, "--strict-baselines", &cli->strict_baselines) ||
-        flag(a, "--strict-improvements", &cli->strict_improvements))
+        flag(a, "--strict-improvements", &cli->strict_improvements) ||
+        flag(a, "--tap", &cli->tap))
       continue;
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;

@@ -19,6 +19,9 @@ typedef struct perf__cli {
   double timeout_s;   /* per test, supervisor-side */
   double budget_s;    /* per claim, sampling */
   uint64_t seed;
+  const char *junit, *markdown; /* report files, NULL: none */
+  int tap;                      /* TAP 14 on stdout, the console report on stderr */
+  FILE *tap_out;                /* set by perf_main when tap: the original stdout */
   int worker_in, worker_out; /* >= 0: this process is a worker */
 } perf__cli;
 

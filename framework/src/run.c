@@ -9,6 +9,7 @@
 
 #include "baseline.h"
 #include "cli.h"
+#include "export.h"
 #include "fingerprint.h"
 #include "filter.h"
 #include "perfgate.h"
@@ -103,6 +104,19 @@ static int print_baseline_file(const perf__cli *cli)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
 }
 
+/* --tap: stdout carries only TAP; everything else printed goes to stderr.
+ * Returns 0, or 2 with a message. */
+static int tap_redirect(perf__cli *cli, const char *prog)
+{
+  fflush(stdout);
+  int fd = dup(STDOUT_FILENO);
+  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(cli->tap_out = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: --tap: cannot set up stdout: %s\n", prog, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
@@ -139,6 +153,15 @@ int perf_main(int argc, char **argv)
   if (cli.list || n == 0) {
     free(sel);
     return cli.list || matched > 0 ? 0 : 2;
+  }
+  if (perf__export_check(&cli, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    free(sel);
+    return 2;
+  }
+  if (cli.tap && tap_redirect(&cli, prog)) {
+    free(sel);
+    return 2;
   }
   perf__report_setup(cli.color, cli.verbose);
   printf("perfgate: %zu test%s, claim budget %g s, test timeout %g s\n", n,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "clock.h"
 #include "proto.h"
 #include "registry.h"
+#include "export.h"
 #include "report.h"
 
 typedef struct worker {
@@ -394,6 +396,7 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
                     int argc, char **argv)
 {
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
+  time_t started = time(NULL);
   perf__result *results = calloc(n * (size_t)runs, sizeof *results);
   if (cli->update_baselines) collect = perf__blu_new();
   if (!results || (cli->update_baselines && !collect)) {
@@ -430,6 +433,7 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
   }
   worker_stop(&w, 0);
   if (collect && !broken) code = write_baselines(cli, code, failed);
+  if (perf__export(cli, tests, n, results, done, started, cli->tap_out)) code = 2;
   perf__report_summary(results, done);
   if (code == 2 && cli->require_gpu)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");

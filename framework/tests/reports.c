@@ -1,0 +1,157 @@
+/* reports.c — the CI reports read back: JUnit against a schema (xmllint), TAP 14, Markdown. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "selftest.h"
+
+/* The fixture tests the reports are made of: passes, a decided failure, a
+ * crash, a skip. */
+#define MIX "--filter='host.four_x_work_is_2x_faster:host.aa_not_faster:crash.segfault:cuda.no_driver_skips_the_test'"
+
+static int count(const char *s, const char *needle)
+{
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+static int run_shell(const char *cmd)
+{
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+ST_TEST(report_junit_is_valid_against_the_schema)
+{
+  char dir[] = "/tmp/perfgate-junit-XXXXXX", args[1024], cmd[1024], path[512];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/r.xml", dir);
+  snprintf(args, sizeof args, MIX " --junit=%s", path);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 1);
+  char *x = st_slurp(path);
+  ST_CHECKF(x != NULL, "no %s: %s", path, r.out);
+  if (x) {
+    ST_CHECK(strstr(x, "<testsuites name=\"perfgate\" tests=\"") != NULL);
+    ST_CHECK(strstr(x, "<testcase name=\"segfault\" classname=\"crash\" "
+                       "file=\"framework/tests/fixtures/crash.c\" line=\"") != NULL);
+    ST_CHECK(strstr(x, "<failure message=\"crashed: signal 11") != NULL);
+    ST_CHECK(strstr(x, "<failure message=\"FASTER(a, a, 1.1) at framework/tests/fixtures/host.c:") != NULL);
+    ST_CHECK(strstr(x, "speedup ") != NULL); /* the numbers in system-out */
+    ST_CHECK(count(x, "<skipped message=\"no CUDA device") >= 1);
+    ST_CHECK(strstr(x, "about to crash") != NULL); /* the test's own output */
+  }
+  snprintf(cmd, sizeof cmd, "xmllint --noout --schema framework/tests/junit.xsd %s 2>/dev/null", path);
+  ST_CHECKF(run_shell(cmd) == 0, "%s", cmd);
+  free(x);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
+
+/* Validates xml against the schema; returns xmllint's exit code. */
+static int validate(const char *xml)
+{
+  char path[] = "/tmp/perfgate-junit-doc-XXXXXX", cmd[512];
+  int fd = mkstemp(path);
+  if (fd < 0) return -1;
+  ssize_t w = write(fd, xml, strlen(xml));
+  close(fd);
+  snprintf(cmd, sizeof cmd, "xmllint --noout --schema framework/tests/junit.xsd %s 2>/dev/null", path);
+  int rc = w == (ssize_t)strlen(xml) ? run_shell(cmd) : -1;
+  unlink(path);
+  return rc;
+}
+
+#define DOC(testcase)                                                                      \
+  "<?xml version=\"1.0\"?>\n<testsuites name=\"perfgate\" tests=\"1\" failures=\"0\" "     \
+  "errors=\"0\" skipped=\"0\" time=\"0\" timestamp=\"x\"><testsuite name=\"s\" tests=\"1\" " \
+  "failures=\"0\" errors=\"0\" skipped=\"0\" time=\"0\" timestamp=\"x\">" testcase          \
+  "</testsuite></testsuites>\n"
+
+ST_TEST(report_junit_schema_accepts_good_and_rejects_broken)
+{
+  /* The schema check can pass and can fail: the same testcase with and
+   * without its name. */
+  ST_EQ(validate(DOC("<testcase name=\"t\" classname=\"s\" file=\"f\" line=\"1\" time=\"0\"/>")), 0);
+  ST_CHECK(validate(DOC("<testcase classname=\"s\" file=\"f\" line=\"1\" time=\"0\"/>")) > 0);
+}
+
+ST_TEST(report_tap_stream_parses)
+{
+  char dir[] = "/tmp/perfgate-tap-XXXXXX", args[1024], path[512];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/out.tap", dir);
+  /* stdout alone into the file; the console report goes to stderr. */
+  snprintf(args, sizeof args, MIX " --tap >%s 2>%s/err; echo rc=$?", path, dir);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_CHECKF(strstr(r.out, "rc=1") != NULL, "%s", r.out);
+  char *t = st_slurp(path);
+  ST_CHECK(t != NULL);
+  if (t) {
+    ST_CHECKF(!strncmp(t, "TAP version 14\n1..", 18), "%s", t);
+    int plan = atoi(t + 18), points = 0, not_ok = 0, skips = 0;
+    for (char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+      points += !strncmp(l, "ok ", 3) || !strncmp(l, "not ok ", 7);
+      not_ok += !strncmp(l, "not ok ", 7);
+      skips += (!strncmp(l, "ok ", 3) && strstr(l, " # SKIP no CUDA device") &&
+                strstr(l, " # SKIP no CUDA device") < strchr(l, '\n'));
+    }
+    ST_CHECKF(plan >= 4 && points == plan, "plan %d, points %d:\n%s", plan, points, t);
+    ST_EQ(not_ok, 2); /* the decided failure and the crash */
+    ST_CHECK(skips >= 1);
+    ST_CHECK(strstr(t, "not ok 1 - host.four_x") == NULL);
+    ST_CHECK(strstr(t, "  ---\n  message: 'crashed: signal 11") != NULL);
+    ST_CHECK(strstr(t, "PASS  ") == NULL); /* no console lines on stdout */
+  }
+  free(t);
+  st_run_free(&r);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
+
+ST_TEST(report_markdown_lists_failures_first)
+{
+  char dir[] = "/tmp/perfgate-md-XXXXXX", args[1024], path[512];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/summary.md", dir);
+  snprintf(args, sizeof args, MIX " --markdown=%s", path);
+  st_run r;
+  st_exec(&r, "", args);
+  char *m = st_slurp(path);
+  ST_CHECK(m != NULL);
+  if (m) {
+    ST_CHECKF(strstr(m, "| result | test | wall | details |\n|---|---|---:|---|\n") != NULL, "%s", m);
+    const char *fail = strstr(m, "| FAIL | `host.aa_not_faster`"),
+               *pass = strstr(m, "| PASS | `host.four_x_work_is_2x_faster`");
+    ST_CHECKF(fail && pass && fail < pass, "%s", m);
+    ST_CHECK(strstr(m, "needs >= 1.100x") != NULL); /* the failing numbers */
+    struct stat st;
+    ST_CHECK(stat(path, &st) == 0 && st.st_size < 1000 * 1000);
+  }
+  free(m);
+  st_run_free(&r);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
+
+ST_TEST(report_unwritable_file_is_a_usage_error_before_running)
+{
+  st_run r;
+  char line[512];
+  st_exec(&r, "", "--filter='host.four_x_work_is_2x_faster' --junit=/nonexistent-dir/r.xml");
+  ST_EQ(r.status, 2);
+  ST_CHECKF(strstr(r.out, "--junit=/nonexistent-dir/r.xml: cannot write in '/nonexistent-dir'") != NULL,
+            "%s", r.out);
+  ST_CHECK(st_outcome(&r, "host.four_x_work_is_2x_faster", line, sizeof line)[0] == '\0');
+  st_run_free(&r);
+}
