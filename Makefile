@@ -157,7 +157,11 @@ $(BUILD)/libnocupti.so: framework/tests/shim/nocupti.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
 
-test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so
+$(BUILD)/libnvtxlog.so: framework/tests/shim/nvtxlog.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+
+test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
 
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "gpu.h"
+#include "nvtx.h"
 #include "syncdetect.h"
 #include "workload.h"
 
@@ -146,10 +147,12 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
   cur.running = 1;
   cur.serial++;
   snprintf(cur.name, sizeof cur.name, "%s.%s", t->suite, t->name);
+  perf__nvtx_push("%s", cur.name);
   if (setjmp(cur.exit) == 0) {
     t->body();
     settle(res);
   }
+  perf__nvtx_pop(); /* also after a longjmp out of the body */
   cur.running = 0;
   if (perf__sync_abandoned() && res->outcome == PERF__PASS) {
     res->outcome = PERF__ERROR;

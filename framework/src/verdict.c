@@ -5,6 +5,7 @@
 
 #include "fmt.h"
 #include "gpu.h"
+#include "nvtx.h"
 #include "perfgate.h"
 #include "blcheck.h"
 #include "seq.h"
@@ -142,8 +143,14 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
    * bootstrap's cost stays bounded however long the budget is. */
   double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
   double warm_cap = cfg.budget_s / 4;
+  perf__nvtx_push("%s: warm-up %s", claim_text(head), a->name);
   perf__wl_prepare(a, min_sample, warm_cap);
-  if (b != a) perf__wl_prepare(b, min_sample, warm_cap);
+  perf__nvtx_pop();
+  if (b != a) {
+    perf__nvtx_push("%s: warm-up %s", claim_text(head), b->name);
+    perf__wl_prepare(b, min_sample, warm_cap);
+    perf__nvtx_pop();
+  }
   check_comparable(head, a, b);
 
   perf__rng rng;
@@ -152,8 +159,10 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   perf__rng_seed(&p.order, perf__wopt.seed + 1);
   long retaken0 = retaken(a, b), kept0 = disturbed(a, b);
   perf__seq_result r;
+  perf__nvtx_push("%s: %s vs %s", claim_text(head), a->name, b->name);
   int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
                           &p, &rng, &r);
+  perf__nvtx_pop();
   if (err && p.err) perf__gpu_end(p.err, p.why);
   if (err)
     perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head,

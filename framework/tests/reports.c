@@ -155,3 +155,29 @@ ST_TEST(report_unwritable_file_is_a_usage_error_before_running)
   ST_CHECK(st_outcome(&r, "host.four_x_work_is_2x_faster", line, sizeof line)[0] == '\0');
   st_run_free(&r);
 }
+
+ST_TEST(nvtx_ranges_name_the_test_each_warm_up_and_each_claim)
+{
+  char log[] = "/tmp/perfgate-nvtx-XXXXXX", env[1200];
+  int fd = mkstemp(log);
+  ST_CHECK(fd >= 0);
+  close(fd);
+  snprintf(env, sizeof env, "NVTX_INJECTION64_PATH=%.400s/libnvtxlog.so PERFGATE_NVTX_LOG=%s ",
+           st_build_dir(), log);
+  st_run r;
+  st_exec(&r, env, "--filter='host.four_x_work_is_2x_faster'");
+  ST_EQ(r.status, 0);
+  char *l = st_slurp(log);
+  ST_CHECK(l != NULL);
+  if (l) {
+    ST_CHECKF(strstr(l, "push host.four_x_work_is_2x_faster\n"
+                        "push FASTER(a, b, 2): warm-up a\npop\n"
+                        "push FASTER(a, b, 2): warm-up b\npop\n"
+                        "push FASTER(a, b, 2): a vs b\npop\npop\n") != NULL,
+              "%s", l);
+    ST_EQ(count(l, "push "), count(l, "pop\n"));
+  }
+  free(l);
+  unlink(log);
+  st_run_free(&r);
+}
