@@ -22,7 +22,9 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --timeout=SECONDS      fail a test still running after this (default 60)\n"
           "  --budget=SECONDS       sampling time per claim before it is called\n"
           "                         INCONCLUSIVE (default 2)\n"
-          "  --seed=N               bootstrap seed (default 1)\n"
+          "  --seed=N               bootstrap and --shuffle seed (default 1)\n"
+          "  --repeat=N             run the selected tests N times (default 1)\n"
+          "  --shuffle              run them in a random order (a new one each repeat)\n"
           "  --require-gpu          exit 2 when a test is skipped for want of a GPU\n"
           "  --isolate              a fresh worker for every test\n"
           "  --allow-no-sync-check  skip host-sync checks when CUPTI cannot attach\n"
@@ -123,7 +125,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
                                 "--color", "--perf-worker", "--baseline-dir",
-                                "--baseline-check", "--junit", "--markdown"};
+                                "--baseline-check", "--junit", "--markdown", "--repeat"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -147,6 +149,11 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return 1;
     case 5:
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    case 10:
+      if (unsigned_num(names[k], v, &cli->repeat, err, len)) return PERF__EUSAGE;
+      if (cli->repeat < 1 || cli->repeat > 100000)
+        return usage(err, len, "--repeat: expected 1..100000, got '%s'", v);
+      return 1;
     case 8:
       cli->junit = v;
       return 1;
@@ -171,7 +178,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
                     size_t len)
 {
-  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1,
+  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1, .repeat = 1,
                      .worker_in = -1, .worker_out = -1,
                      .baseline_dir = "baselines"};
   for (int i = 1; i < argc; i++) {
@@ -187,12 +194,15 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "--force", &cli->force) ||
         flag(a, "--strict-baselines", &cli->strict_baselines) ||
         flag(a, "--strict-improvements", &cli->strict_improvements) ||
-        flag(a, "--tap", &cli->tap))
+        flag(a, "--tap", &cli->tap) || flag(a, "--shuffle", &cli->shuffle))
       continue;
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;
     if (r == 0)
       return usage(err, len, "unknown argument '%s' (see --help)", a);
   }
+  if (cli->update_baselines && (cli->repeat > 1 || cli->shuffle))
+    return usage(err, len, "--update-baselines runs its own 3 repeats: drop "
+                 "--repeat and --shuffle%s", "");
   return 0;
 }

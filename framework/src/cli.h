@@ -21,6 +21,8 @@ typedef struct perf__cli {
   uint64_t seed;
   const char *junit, *markdown; /* report files, NULL: none */
   int tap;                      /* TAP 14 on stdout, the console report on stderr */
+  uint64_t repeat;              /* run the selection this many times (>= 1) */
+  int shuffle;                  /* each repetition in a random order (from seed) */
   FILE *tap_out;                /* set by perf_main when tap: the original stdout */
   int worker_in, worker_out; /* >= 0: this process is a worker */
 } perf__cli;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,51 @@ static int print_baseline_file(const perf__cli *cli)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
 }
 
+/* splitmix64: the --shuffle order from the seed. */
+static uint64_t next_random(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The selection --repeat times over, each pass shuffled with --shuffle (a
+ * Fisher-Yates pass from a generator seeded by --seed). NULL when out of
+ * memory. */
+static const perf__test **plan(const perf__cli *cli, const perf__test **sel, size_t n,
+                               size_t *out)
+{
+  *out = n * (size_t)cli->repeat;
+  const perf__test **p = calloc(*out ? *out : 1, sizeof *p);
+  uint64_t state = cli->seed;
+  for (size_t r = 0; p && r < (size_t)cli->repeat; r++) {
+    const perf__test **pass = p + r * n;
+    memcpy(pass, sel, n * sizeof *pass);
+    for (size_t i = n; cli->shuffle && i > 1; i--) {
+      size_t j = (size_t)(next_random(&state) % i);
+      const perf__test *t = pass[i - 1];
+      pass[i - 1] = pass[j];
+      pass[j] = t;
+    }
+  }
+  return p;
+}
+
+/* GTEST_SHARD_STATUS_FILE: the file is created to tell the caller that this
+ * program shards. Returns 0, or 2 with a message. */
+static int shard_status_file(const char *prog)
+{
+  const char *path = getenv("GTEST_SHARD_STATUS_FILE");
+  if (!path || !*path) return 0;
+  FILE *f = fopen(path, "a");
+  if (!f || fclose(f)) {
+    fprintf(stderr, "%s: GTEST_SHARD_STATUS_FILE=%s: %s\n", prog, path, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
 /* --tap: stdout carries only TAP; everything else printed goes to stderr.
  * Returns 0, or 2 with a message. */
 static int tap_redirect(perf__cli *cli, const char *prog)
@@ -133,6 +179,7 @@ int perf_main(int argc, char **argv)
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli);
+  if (shard_status_file(prog)) return 2;
   long total, index;
   if (duplicate_names() || sharding(&total, &index)) return 2;
   size_t n, matched;
@@ -163,10 +210,20 @@ int perf_main(int argc, char **argv)
     free(sel);
     return 2;
   }
+  size_t runs;
+  const perf__test **order = plan(&cli, sel, n, &runs);
+  if (!order) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    free(sel);
+    return 2;
+  }
   perf__report_setup(cli.color, cli.verbose);
-  printf("perfgate: %zu test%s, claim budget %g s, test timeout %g s\n", n,
-         n == 1 ? "" : "s", cli.budget_s, cli.timeout_s);
-  int code = perf__supervise(&cli, sel, n, argc, argv);
+  printf("perfgate: %zu test%s", n, n == 1 ? "" : "s");
+  if (cli.repeat > 1) printf(", %llu times", (unsigned long long)cli.repeat);
+  if (cli.shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli.seed);
+  printf(", claim budget %g s, test timeout %g s\n", cli.budget_s, cli.timeout_s);
+  int code = perf__supervise(&cli, order, runs, argc, argv);
+  free(order);
   free(sel);
   return code;
 }

@@ -181,3 +181,69 @@ ST_TEST(nvtx_ranges_name_the_test_each_warm_up_and_each_claim)
   unlink(log);
   st_run_free(&r);
 }
+
+/* The order in which the run reported the given tests ("PASS  name" lines),
+ * as a string of their indices in names[]. */
+static void order_of(const char *out, const char *const *names, int n, char *order, size_t len)
+{
+  size_t k = 0;
+  for (const char *p = out; (p = strstr(p, "PASS  ")) != NULL && k + 1 < len; p++)
+    for (int i = 0; i < n; i++)
+      if (!strncmp(p + 6, names[i], strlen(names[i])) && p[6 + strlen(names[i])] == ' ')
+        order[k++] = (char)('0' + i);
+  order[k] = '\0';
+}
+
+#define SIX "--filter='host.four_x_work_is_2x_faster:host.aa_similar:crash.after_*'"
+
+ST_TEST(runner_repeat_and_shuffle_follow_the_seed)
+{
+  static const char *const names[] = {"crash.after_segfault", "crash.after_abort",
+                                      "crash.after_exit",     "crash.after_hang",
+                                      "host.four_x_work_is_2x_faster", "host.aa_similar"};
+  char plain[64], a[64], b[64], other[64];
+  st_run r;
+  st_exec(&r, "", SIX " --repeat=2");
+  order_of(r.out, names, 6, plain, sizeof plain);
+  ST_CHECKF(r.status == 0 && !strcmp(plain, "012345012345"), "%d %s: %s", r.status, plain, r.out);
+  st_run_free(&r);
+  st_exec(&r, "", SIX " --repeat=2 --shuffle --seed=7");
+  order_of(r.out, names, 6, a, sizeof a);
+  ST_CHECK(strstr(r.out, "perfgate: 6 tests, 2 times, shuffled (seed 7)") != NULL);
+  st_run_free(&r);
+  st_exec(&r, "", SIX " --repeat=2 --shuffle --seed=7");
+  order_of(r.out, names, 6, b, sizeof b);
+  st_run_free(&r);
+  st_exec(&r, "", SIX " --repeat=2 --shuffle --seed=8");
+  order_of(r.out, names, 6, other, sizeof other);
+  st_run_free(&r);
+  ST_CHECKF(strlen(a) == 12 && !strcmp(a, b), "same seed, same order: %s vs %s", a, b);
+  ST_CHECKF(strcmp(a, plain) && strcmp(a, other), "seed 7 %s, seed 8 %s, unshuffled %s", a,
+            other, plain);
+  ST_CHECKF(strncmp(a, a + 6, 6), "each repeat is shuffled anew: %s", a);
+}
+
+ST_TEST(runner_rejects_bad_repeat_and_honours_shard_status_file)
+{
+  st_run r;
+  st_exec(&r, "", "--repeat=0");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "--repeat: expected 1..100000, got '0'"), "%s", r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--update-baselines --repeat=2");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "drop --repeat and --shuffle"), "%s", r.out);
+  st_run_free(&r);
+  char path[] = "/tmp/perfgate-shard-status-XXXXXX", env[600];
+  ST_CHECK(mkdtemp(path) != NULL);
+  snprintf(env, sizeof env, "GTEST_SHARD_STATUS_FILE=%s/status ", path);
+  st_exec(&r, env, "--filter='host.aa_similar'");
+  char file[600];
+  snprintf(file, sizeof file, "%s/status", path);
+  ST_CHECK(r.status == 0 && access(file, F_OK) == 0);
+  st_run_free(&r);
+  unlink(file);
+  rmdir(path);
+  st_exec(&r, "GTEST_SHARD_STATUS_FILE=/nonexistent-dir/status ", "--filter='host.aa_similar'");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "GTEST_SHARD_STATUS_FILE=/nonexistent-dir/status:"),
+            "%s", r.out);
+  st_run_free(&r);
+}
