@@ -89,10 +89,10 @@ void perf__result_free(perf__result *r)
 }
 
 /* Never fails. */
-void perf__report_progress(const char *name)
+void perf__report_progress(const char *name, size_t k, size_t total)
 {
   if (!rep.tty) return;
-  printf("RUN   %s ...", name);
+  printf("[%zu/%zu] %s \u2026", k, total, name);
   fflush(stdout);
 }
 

@@ -31,8 +31,8 @@ void perf__result_add_output(perf__result *r, const char *p, size_t n);
 void perf__result_free(perf__result *r);
 
 void perf__report_setup(perf__color color, int verbose);
-/* "running NAME" on a terminal, erased by the result line. */
-void perf__report_progress(const char *name);
+/* "[k/total] NAME …" on a terminal, erased by the result line. */
+void perf__report_progress(const char *name, size_t k, size_t total);
 void perf__report_info(const char *line);
 /* Prints "note  line" (whatever the verbosity). */
 void perf__report_notice(const char *line);

@@ -340,7 +340,6 @@ static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
                    int argc, char **argv, perf__result *r)
 {
   perf__test_fullname(t, r->name, sizeof r->name);
-  perf__report_progress(r->name);
   double t0 = perf__now();
   if (w->pid <= 0) {
     if (worker_start(w, argc, argv)) return PERF__EIO;
@@ -415,6 +414,9 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
     worker_stop(&w, 0); /* separate runs: a fresh worker each */
     for (size_t i = 0; i < n; i++, done++) {
       perf__result *r = &results[done];
+      char name[sizeof r->name];
+      perf__report_progress(perf__test_fullname(tests[i], name, sizeof name), done + 1,
+                            n * (size_t)runs);
       int s = run_one(&w, tests[i], cli, argc, argv, r);
       if (s == PERF__EIO) {
         fprintf(stderr, "perftest: cannot start a worker process: %s\n",

@@ -247,3 +247,32 @@ ST_TEST(runner_rejects_bad_repeat_and_honours_shard_status_file)
             "%s", r.out);
   st_run_free(&r);
 }
+
+ST_TEST(runner_progress_and_colour_only_on_a_terminal)
+{
+  char cmd[1200];
+  FILE *p;
+  static char out[1 << 16];
+  size_t n;
+  /* script(1) gives the run a terminal. */
+  snprintf(cmd, sizeof cmd,
+           "TERM=xterm script -qec \"'%s' --filter='host.four_x_work_is_2x_faster:host.aa_similar'\" "
+           "/dev/null 2>&1",
+           st_fixture);
+  p = popen(cmd, "r");
+  ST_CHECK(p != NULL);
+  n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+  out[n] = '\0';
+  if (p) ST_EQ(pclose(p), 0);
+  ST_CHECKF(strstr(out, "[1/2] host.four_x_work_is_2x_faster \u2026\r\033[K") &&
+                strstr(out, "[2/2] host.aa_similar \u2026\r\033[K") &&
+                strstr(out, "\033[32mPASS"),
+            "%s", out);
+  st_run r; /* a pipe: neither progress nor colour */
+  st_exec(&r, "TERM=xterm ", "--filter='host.four_x_work_is_2x_faster:host.aa_similar'");
+  ST_CHECKF(r.status == 0 && !strstr(r.out, "[1/2]") && !strchr(r.out, '\033'), "%s", r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--filter='host.aa_similar' --color=always");
+  ST_CHECK(strstr(r.out, "\033[32mPASS") != NULL);
+  st_run_free(&r);
+}
