@@ -130,3 +130,55 @@ ST_TEST(build_shipped_suite_and_skip_it_without_a_gpu)
   free(out);
   free(list);
 }
+
+#include <yaml.h>
+
+/* 1 when path parses as YAML to its end (libyaml's event parser). */
+static int yaml_well_formed(const char *path, char *why, size_t len)
+{
+  FILE *f = fopen(path, "rb");
+  yaml_parser_t p;
+  yaml_event_t e;
+  int ok = 0, done = 0;
+  if (!f) return snprintf(why, len, "cannot open"), 0;
+  if (!yaml_parser_initialize(&p)) return fclose(f), snprintf(why, len, "no memory"), 0;
+  yaml_parser_set_input_file(&p, f);
+  while (!done) {
+    if (!yaml_parser_parse(&p, &e)) {
+      snprintf(why, len, "line %zu: %s", p.problem_mark.line + 1,
+               p.problem ? p.problem : "?");
+      break;
+    }
+    done = e.type == YAML_STREAM_END_EVENT;
+    ok = done;
+    yaml_event_delete(&e);
+  }
+  yaml_parser_delete(&p);
+  fclose(f);
+  return ok;
+}
+
+/* The CI templates in ci/ are YAML that parses, run what the README says, and
+ * gate on GPU runners. (They cannot be run here: no GitHub or GitLab runner.) */
+ST_TEST(build_ci_templates_parse_and_run_the_documented_commands)
+{
+  static const char *const files[] = {"ci/github/perftest.yml", "ci/github/perftest-matrix.yml",
+                                      "ci/github/tests.yml", "ci/gitlab/perftest.gitlab-ci.yml"};
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    char why[300] = "";
+    ST_CHECKF(yaml_well_formed(files[k], why, sizeof why), "%s: %s", files[k], why);
+    char *text = st_slurp(files[k]);
+    ST_CHECKF(text && (strstr(text, "make perftest ARGS=") || strstr(text, "bash .ci/run")),
+              "%s runs neither make perftest nor .ci/run", files[k]);
+    if (text && strstr(text, "make perftest"))
+      ST_CHECKF(strstr(text, "--junit=") && strstr(text, "gpu"), "%s", files[k]);
+    free(text);
+  }
+  /* and the check can fail: an unclosed flow sequence does not parse */
+  char bad[] = "/tmp/perfgate-badyaml-XXXXXX", why[300] = "";
+  int fd = mkstemp(bad);
+  ST_CHECK(fd >= 0 && write(fd, "on: [push\n", 10) == 10);
+  if (fd >= 0) close(fd);
+  ST_CHECK(!yaml_well_formed(bad, why, sizeof why) && why[0]);
+  unlink(bad);
+}
