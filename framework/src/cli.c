@@ -40,7 +40,12 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --force                write baselines even though a test failed\n"
           "  --junit=FILE           write a JUnit XML report (one testcase per test)\n"
           "  --markdown=FILE        write a Markdown summary table (for a CI step summary)\n"
+          "  --json=FILE            write everything as JSON: run, fingerprint, tests,\n"
+          "                         claims and every sample with its clock\n"
           "  --tap                  TAP 14 on stdout; the console report goes to stderr\n"
+          "  --merge=OUT A.json B.json ...\n"
+          "                         merge the --json reports of all shards into OUT and\n"
+          "                         exit with the run's code (2 if a shard is missing)\n"
           "  --verbose, -v          timer floors, warm-up and every look\n"
           "  --color=auto|always|never\n"
           "  --help, -h             this text\n"
@@ -125,7 +130,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
                                 "--color", "--perf-worker", "--baseline-dir",
-                                "--baseline-check", "--junit", "--markdown", "--repeat"};
+                                "--baseline-check", "--junit", "--markdown", "--repeat", "--json"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -149,6 +154,9 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return 1;
     case 5:
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
+    case 11:
+      cli->json = v;
+      return 1;
     case 10:
       if (unsigned_num(names[k], v, &cli->repeat, err, len)) return PERF__EUSAGE;
       if (cli->repeat < 1 || cli->repeat > 100000)
@@ -196,6 +204,13 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
         flag(a, "--strict-improvements", &cli->strict_improvements) ||
         flag(a, "--tap", &cli->tap) || flag(a, "--shuffle", &cli->shuffle))
       continue;
+    if (!strncmp(a, "--merge=", 8)) { /* the rest of the line: its inputs */
+      cli->merge = a + 8;
+      cli->merge_in = argv + i + 1;
+      cli->merge_n = argc - i - 1;
+      if (!*cli->merge) return usage(err, len, "--merge needs an output file%s", "");
+      break;
+    }
     int r = valued(argc, argv, &i, cli, err, len);
     if (r < 0) return r;
     if (r == 0)

@@ -24,6 +24,13 @@ typedef struct perf__cli {
   uint64_t repeat;              /* run the selection this many times (>= 1) */
   int shuffle;                  /* each repetition in a random order (from seed) */
   FILE *tap_out;                /* set by perf_main when tap: the original stdout */
+  const char *json;             /* --json=FILE: everything, every sample */
+  const char *merge;            /* --merge=OUT: merge the reports that follow */
+  char **merge_in;              /* those reports */
+  int merge_n;
+  long shard_index, shard_total; /* set by perf_main: this run's shard */
+  int argc;                     /* set by perf_main: the command line, for --json */
+  char **argv;
   int worker_in, worker_out; /* >= 0: this process is a worker */
 } perf__cli;
 

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "fingerprint.h"
+#include "json.h"
 #include "registry.h"
 #include "status.h"
 
@@ -36,24 +39,13 @@ static counts count(const perf__result *r, size_t n)
   return c;
 }
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-  size_t len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3
-             : (p[0] >> 3) == 30 ? 4 : 0;
-  if (!len || len > n) return 0;
-  for (size_t k = 1; k < len; k++)
-    if ((p[k] & 0xc0) != 0x80) return 0;
-  return len;
-}
-
 /* Writes n bytes of s as XML character data: markup escaped, characters XML
  * forbids (control bytes, invalid UTF-8) replaced by '?'. */
 static void xml_text(FILE *f, const char *s, size_t n)
 {
   const unsigned char *p = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {
-    size_t len = utf8_len(p + i, n - i);
+    size_t len = perf__utf8_len(p + i, n - i);
     unsigned c = p[i];
     if (len == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r') len = 0;
     if (!len) {
@@ -236,6 +228,130 @@ static void markdown(FILE *f, const perf__test **tests, size_t nt, const perf__r
   if (shown < n) fprintf(f, "\n%zu more tests not shown: the summary stays under 1 MB.\n", n - shown);
 }
 
+static void json_kvs(perf__json *j, const perf__baseline *b)
+{
+  perf__json_raw(j, "{");
+  for (size_t k = 0; k < b->nfp; k++) {
+    perf__json_raw(j, k ? ", " : "");
+    perf__json_str(j, b->fp[k].key);
+    perf__json_raw(j, ": ");
+    perf__json_str(j, b->fp[k].value);
+  }
+  perf__json_raw(j, "}");
+}
+
+/* Device 0's fingerprint, measured in a child process (the supervisor never
+ * touches CUDA): "key\tvalue" lines over a pipe. null without a GPU. */
+static void json_gpu(perf__json *j)
+{
+  int fd[2];
+  perf__baseline b = {0};
+  fflush(NULL);
+  pid_t pid = pipe(fd) ? -1 : fork();
+  if (pid == 0) {
+    close(fd[0]);
+    FILE *f = fdopen(fd[1], "w");
+    if (f && !perf__fp_gpu(&b))
+      for (size_t k = 0; k < b.nfp; k++) fprintf(f, "%s\t%s\n", b.fp[k].key, b.fp[k].value);
+    if (f) fclose(f);
+    _exit(0);
+  }
+  if (pid < 0) {
+    perf__json_raw(j, "null");
+    return;
+  }
+  close(fd[1]);
+  FILE *f = fdopen(fd[0], "r");
+  char line[300];
+  while (f && b.nfp < PERF__BL_MAX_FP && fgets(line, sizeof line, f)) {
+    char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+    if (!tab) continue;
+    *tab = '\0';
+    if (nl) *nl = '\0';
+    snprintf(b.fp[b.nfp].key, sizeof b.fp[b.nfp].key, "%.47s", line);
+    snprintf(b.fp[b.nfp].value, sizeof b.fp[b.nfp].value, "%.199s", tab + 1);
+    b.nfp++;
+  }
+  if (f) fclose(f);
+  else close(fd[0]);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+  if (b.nfp) json_kvs(j, &b);
+  else perf__json_raw(j, "null");
+}
+
+static void json_run(perf__json *j, const perf__cli *cli, time_t started, int code,
+                     const perf__result *r, size_t n)
+{
+  char when[32];
+  counts c = count(r, n);
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
+  perf__json_raw(j, "\"run\": {\"started\": \"%s\", \"exit_code\": %d, \"argv\": [", when, code);
+  for (int k = 0; k < cli->argc; k++) {
+    perf__json_raw(j, k ? ", " : "");
+    perf__json_str(j, cli->argv[k]);
+  }
+  perf__json_raw(j, "], \"seed\": %llu, \"budget_s\": ", (unsigned long long)cli->seed);
+  perf__json_num(j, cli->budget_s);
+  perf__json_raw(j, ", \"timeout_s\": ");
+  perf__json_num(j, cli->timeout_s);
+  perf__json_raw(j, ", \"shard\": {\"index\": %ld, \"total\": %ld}, \"repeat\": %llu, "
+                    "\"shuffle\": %s},\n",
+                 cli->shard_index, cli->shard_total, (unsigned long long)cli->repeat,
+                 cli->shuffle ? "true" : "false");
+  perf__json_raw(j, "\"totals\": {\"tests\": %zu, \"passed\": %zu, \"failed\": %zu, "
+                    "\"skipped\": %zu, \"seconds\": ",
+                 c.tests, c.tests - c.failures - c.errors - c.skipped, c.failures + c.errors,
+                 c.skipped);
+  perf__json_num(j, c.seconds);
+  perf__json_raw(j, "},\n");
+}
+
+static void json_test(perf__json *j, const perf__test *t, const perf__result *r)
+{
+  perf__json_raw(j, "{\"name\": ");
+  perf__json_str(j, r->name);
+  perf__json_raw(j, ", \"suite\": ");
+  perf__json_str(j, t->suite);
+  perf__json_raw(j, ", \"file\": ");
+  perf__json_str(j, t->file);
+  perf__json_raw(j, ", \"line\": %d, \"outcome\": \"%s\", \"no_device\": %s, \"reason\": ",
+                 t->line, perf__outcome_word(r->outcome), r->nodevice ? "true" : "false");
+  perf__json_str(j, r->reason);
+  perf__json_raw(j, ", \"seconds\": ");
+  perf__json_num(j, r->seconds);
+  perf__json_raw(j, ",\n   \"claims\": [");
+  for (size_t k = 0; k < r->nclaims; k++) perf__json_raw(j, "%s\n    %s", k ? "," : "", r->claims[k]);
+  perf__json_raw(j, "],\n   \"lines\": [");
+  for (size_t k = 0; k < r->nlines; k++) {
+    perf__json_raw(j, k ? ", " : "");
+    perf__json_str(j, r->lines[k]);
+  }
+  perf__json_raw(j, "], \"output\": ");
+  perf__json_strn(j, r->output ? r->output : "", r->output_len);
+  perf__json_raw(j, ", \"output_truncated\": %s}", r->output_truncated ? "true" : "false");
+}
+
+/* The whole run as one JSON object (see README, "Reports"). */
+static void json_report(perf__json *j, const perf__cli *cli, const perf__test **tests,
+                        size_t nt, const perf__result *r, size_t n, time_t started, int code)
+{
+  perf__baseline host = {0};
+  perf__fp_host(&host);
+  perf__json_raw(j, "{\"schema\": \"perfgate-report/1\",\n");
+  json_run(j, cli, started, code, r, n);
+  perf__json_raw(j, "\"fingerprint\": {\"host\": ");
+  json_kvs(j, &host);
+  perf__json_raw(j, ", \"gpu\": ");
+  json_gpu(j);
+  perf__json_raw(j, "},\n\"tests\": [");
+  for (size_t i = 0; i < n; i++) {
+    perf__json_raw(j, i ? ",\n  " : "\n  ");
+    json_test(j, tests[i % nt], &r[i]);
+  }
+  perf__json_raw(j, "\n]}\n");
+}
+
 /* The directory of path, for access(); dir[len]. */
 static const char *dir_of(const char *path, char *dir, size_t len)
 {
@@ -246,8 +362,9 @@ static const char *dir_of(const char *path, char *dir, size_t len)
 /* See export.h. */
 int perf__export_check(const perf__cli *cli, char *err, size_t len)
 {
-  const char *files[] = {cli->junit, cli->markdown}, *opts[] = {"--junit", "--markdown"};
-  for (int k = 0; k < 2; k++) {
+  const char *files[] = {cli->junit, cli->markdown, cli->json},
+             *opts[] = {"--junit", "--markdown", "--json"};
+  for (int k = 0; k < 3; k++) {
     char dir[4096];
     if (!files[k]) continue;
     if (!*files[k]) return snprintf(err, len, "%s needs a file name", opts[k]), PERF__EUSAGE;
@@ -262,35 +379,45 @@ int perf__export_check(const perf__cli *cli, char *err, size_t len)
 typedef void writer(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
                     size_t n);
 
-/* Writes path atomically with one of the writers (junit through a closure
- * on started). Returns 0 or PERF__EIO with a message on stderr. */
+/* Writes path atomically with one of the writers (junit when w is NULL),
+ * composed in memory first. Returns 0 or PERF__EIO with a message. */
 static int write_file(const char *opt, const char *path, writer *w, const perf__test **t,
                       size_t nt, const perf__result *r, size_t n, time_t started)
 {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  perf__json text = {0};
+  FILE *f = open_memstream(&text.s, &text.len);
   if (f) {
     if (w) w(f, t, nt, r, n);
     else junit(f, t, nt, r, n, started);
   }
-  int bad = !f || ferror(f) || fflush(f) || fsync(fileno(f));
-  int e = errno;
-  if (f && fclose(f)) bad = 1, e = errno;
-  if (!bad && rename(tmp, path)) bad = 1, e = errno;
-  if (bad) {
-    unlink(tmp);
-    fprintf(stderr, "perftest: cannot write %s=%s: %s\n", opt, path, strerror(e));
-    return PERF__EIO;
-  }
-  return 0;
+  text.oom = !f || ferror(f);
+  if (f && fclose(f)) text.oom = 1;
+  int e = perf__json_save(&text, path);
+  free(text.s);
+  if (e) fprintf(stderr, "perftest: cannot write %s=%s: %s\n", opt, path, strerror(e));
+  return e ? PERF__EIO : 0;
+}
+
+/* Writes the JSON text atomically to path. Returns 0 or PERF__EIO. */
+static int write_json(const char *path, const perf__json *j)
+{
+  int e = perf__json_save(j, path);
+  if (e) fprintf(stderr, "perftest: cannot write --json=%s: %s\n", path, strerror(e));
+  return e ? PERF__EIO : 0;
 }
 
 /* See export.h. */
 int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
-                 const perf__result *results, size_t nresults, time_t started, FILE *out)
+                 const perf__result *results, size_t nresults, time_t started, FILE *out,
+                 int code)
 {
   int err = 0;
+  if (cli->json) {
+    perf__json j = {0};
+    json_report(&j, cli, tests, ntests, results, nresults, started, code);
+    if (write_json(cli->json, &j)) err = PERF__EIO;
+    perf__json_free(&j);
+  }
   if (cli->junit && write_file("--junit", cli->junit, NULL, tests, ntests, results, nresults,
                                started))
     err = PERF__EIO;

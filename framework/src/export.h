@@ -20,6 +20,6 @@ int perf__export_check(const perf__cli *cli, char *err, size_t len);
  * Returns 0, or PERF__EIO after printing which report could not be written. */
 int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started,
-                 FILE *tap);
+                 FILE *tap, int exit_code);
 
 #endif

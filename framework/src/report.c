@@ -76,8 +76,24 @@ void perf__result_add_output(perf__result *r, const char *p, size_t n)
 }
 
 /* Never fails. */
+void perf__result_add_claim(perf__result *r, char *json)
+{
+  char **c = realloc(r->claims, (r->nclaims + 1) * sizeof *c);
+  if (!c) {
+    free(json);
+    return;
+  }
+  r->claims = c;
+  r->claims[r->nclaims++] = json;
+}
+
+/* Never fails. */
 void perf__result_free(perf__result *r)
 {
+  for (size_t i = 0; i < r->nclaims; i++) free(r->claims[i]);
+  free(r->claims);
+  r->claims = NULL;
+  r->nclaims = 0;
   for (size_t i = 0; i < r->nlines; i++) free(r->lines[i]);
   free(r->lines);
   free(r->verbose_only);

@@ -16,6 +16,8 @@ typedef struct perf__result {
   int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */
   double seconds;          /* wall clock, supervisor side */
   char reason[700];
+  char **claims;           /* one JSON object per claim (PERF__MSG_CLAIM) */
+  size_t nclaims;
   char **lines;            /* detail lines from the worker */
   int *verbose_only;
   size_t nlines;
@@ -28,6 +30,9 @@ typedef struct perf__result {
 int perf__result_add_line(perf__result *r, int verbose_only, char *text);
 /* Appends captured output, keeping at most 64 KiB. Never fails. */
 void perf__result_add_output(perf__result *r, const char *p, size_t n);
+/* Takes ownership of json (one claim's record). Never fails: without memory
+ * the record is dropped. */
+void perf__result_add_claim(perf__result *r, char *json);
 void perf__result_free(perf__result *r);
 
 void perf__report_setup(perf__color color, int verbose);

@@ -254,6 +254,9 @@ static int handle(int type, char *data, perf__result *r)
   case PERF__MSG_VLINE:
     perf__result_add_line(r, type == PERF__MSG_VLINE, data);
     return 0;
+  case PERF__MSG_CLAIM:
+    perf__result_add_claim(r, data);
+    return 0;
   case PERF__MSG_END: {
     int err = take_end(data, r);
     free(data);
@@ -435,7 +438,8 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
   }
   worker_stop(&w, 0);
   if (collect && !broken) code = write_baselines(cli, code, failed);
-  if (perf__export(cli, tests, n, results, done, started, cli->tap_out)) code = 2;
+  if (perf__export(cli, tests, n, results, done, started, cli->tap_out, code))
+    code = 2;
   perf__report_summary(results, done);
   if (code == 2 && cli->require_gpu)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");

@@ -1,12 +1,15 @@
 /* test.c — the running test's context in the worker: options, checks, outcome, early exit. */
+#define _GNU_SOURCE
 #include "test.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu.h"
+#include "json.h"
 #include "nvtx.h"
 #include "syncdetect.h"
 #include "workload.h"
@@ -15,12 +18,14 @@ perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 
 static void print_line(enum perf__line_kind kind, const char *line)
 {
-  if (kind == PERF__RECORD) return;
+  if (kind == PERF__RECORD || kind == PERF__CLAIM) return;
   if (kind == PERF__DETAIL || kind == PERF__NOTICE || perf__wopt.verbose)
     printf("%s\n", line);
 }
 
 static perf__line_sink *sink = print_line;
+static char *claim_data; /* members for the next claim record */
+static void emit_claim(perf__outcome o, const char *msg);
 
 static struct {
   int running;
@@ -45,6 +50,9 @@ void perf__line(enum perf__line_kind kind, const char *fmt, ...)
 }
 
 /* Never fails. */
+void perf__line_raw(enum perf__line_kind kind, const char *text) { sink(kind, text); }
+
+/* Never fails. */
 unsigned long perf__test_serial(void) { return cur.serial; }
 
 /* Never fails. */
@@ -66,14 +74,39 @@ static void set_reason(const char *fmt, va_list ap)
 void perf__test_claim(perf__outcome o, const char *fmt, ...)
 {
   if (!cur.running) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  emit_claim(o, msg);
   cur.res->checks++;
   if (o == PERF__PASS) return;
-  if (cur.res->failures++ == 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    set_reason(fmt, ap);
-    va_end(ap);
-  }
+  if (cur.res->failures++ == 0)
+    snprintf(cur.res->reason, sizeof cur.res->reason, "%.*s",
+             (int)sizeof cur.res->reason - 1, msg);
+}
+
+/* Never fails. */
+void perf__test_claim_data(const char *members)
+{
+  free(claim_data);
+  claim_data = strdup(members);
+}
+
+/* The claim's record for the supervisor (--json). Never fails: a record
+ * that cannot be built is not sent. */
+static void emit_claim(perf__outcome o, const char *msg)
+{
+  perf__json j = {0};
+  perf__json_raw(&j, "{\"message\": ");
+  perf__json_str(&j, msg);
+  perf__json_raw(&j, ", \"outcome\": \"%s\"%s}", perf__outcome_word(o),
+                 claim_data ? claim_data : "");
+  if (!j.oom) perf__line_raw(PERF__CLAIM, j.s);
+  perf__json_free(&j);
+  free(claim_data);
+  claim_data = NULL;
 }
 
 /* Never fails; outside a test it does nothing. */

@@ -26,7 +26,8 @@ enum perf__line_kind {
   PERF__VERBOSE, /* a detail line shown only with --verbose */
   PERF__INFO,    /* about the worker, not a test: timer floors, device */
   PERF__NOTICE,  /* shown once per run whatever the verbosity */
-  PERF__RECORD   /* data for the supervisor: a measurement to record */
+  PERF__RECORD,  /* data for the supervisor: a measurement to record */
+  PERF__CLAIM    /* data for the supervisor: one claim's record (JSON) */
 };
 
 /* Where lines go: the worker sends them to the supervisor; the default
@@ -36,6 +37,9 @@ void perf__set_line_sink(perf__line_sink *sink);
 /* Emits one line. Never fails (long lines are truncated at 1 KiB). */
 void perf__line(enum perf__line_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Emits text whole (no 1 KiB limit): for PERF__CLAIM records. Never fails. */
+void perf__line_raw(enum perf__line_kind kind, const char *text);
 
 /* Serial number of the running test in this worker (0 before the first);
  * workload state from an earlier test is never reused. */
@@ -61,9 +65,13 @@ typedef struct perf__test_result {
 void perf__test_exec(const perf__test *t, perf__test_result *res);
 
 /* Counts one claim and its outcome; a first failure sets the test's reason
- * from fmt. */
+ * from fmt. Each claim is also sent as a record for --json: its message,
+ * outcome and the fields set by perf__test_claim_data since the last claim. */
 void perf__test_claim(perf__outcome o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Extra JSON members (",\"key\": value..." text) for the next claim's
+ * record; copied. Never fails (dropped when out of memory). */
+void perf__test_claim_data(const char *members);
 
 /* Counts a check that could not be made and is allowed not to be; a test
  * whose every check was skipped is SKIPPED with the first reason. */

@@ -1,10 +1,12 @@
 /* verdict.c — the FASTER and SIMILAR claims: prepare both workloads, sample ABBA rounds, decide, report. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmt.h"
 #include "gpu.h"
+#include "json.h"
 #include "nvtx.h"
 #include "perfgate.h"
 #include "blcheck.h"
@@ -14,12 +16,33 @@
 #include "test.h"
 #include "workload.h"
 
+/* Every sample of one workload, per iteration, in the order taken. */
+typedef struct samples {
+  double *t;
+  size_t n, cap;
+} samples;
+
 typedef struct pair {
   perf_workload *a, *b;
   perf__rng order; /* picks ABBA or BAAB for each round */
+  samples sa, sb;  /* for the claim's record (--json) */
   int err;
   char why[400];
 } pair;
+
+/* Never fails: without memory the sample is not kept (the record is then
+ * short of it, the verdict is not affected). */
+static void keep(samples *s, double t)
+{
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    double *p = realloc(s->t, cap * sizeof *p);
+    if (!p) return;
+    s->t = p;
+    s->cap = cap;
+  }
+  s->t[s->n++] = t;
+}
 
 /* One round: ABBA or BAAB at random, so that interference with a period
  * cannot line up with one workload's positions; the outer two samples
@@ -37,6 +60,8 @@ static int abba(void *ctx, double *a, double *b)
     p->err = perf__wl_sample(seq[i], &t[i], p->why, sizeof p->why);
     if (p->err) return p->err;
   }
+  samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
+  keep(so, t[0]), keep(si, t[1]), keep(si, t[2]), keep(so, t[3]);
   double o = 0.5 * (t[0] + t[3]), in = 0.5 * (t[1] + t[2]);
   *a = flip ? in : o;
   *b = flip ? o : in;
@@ -111,6 +136,52 @@ static const char *claim_text(const char *head)
   return buf;
 }
 
+static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
+                          const samples *s)
+{
+  perf__json_raw(j, "{\"name\": ");
+  perf__json_str(j, w->name);
+  perf__json_raw(j, ", \"median_s\": ");
+  perf__json_num(j, med);
+  perf__json_raw(j, ", \"mad_s\": ");
+  perf__json_num(j, mad);
+  perf__json_raw(j, ", \"cold_start_s\": ");
+  perf__json_num(j, w->perf__state->cold_s);
+  perf__json_raw(j, ", \"iterations_per_sample\": %ld, \"samples_s\": [", w->perf__state->batch);
+  for (size_t i = 0; i < s->n; i++) {
+    if (i) perf__json_raw(j, ", ");
+    perf__json_num(j, s->t[i]);
+  }
+  perf__json_raw(j, "]}");
+}
+
+/* The measurement members of the claim's record: clock, both workloads with
+ * every sample (seconds per iteration), the ratio and its interval. */
+static void record_claim(const perf__claim *c, const pair *p, const perf__seq_result *r)
+{
+  perf__json j = {0};
+  perf__json_raw(&j, ", \"kind\": \"%s\", \"clock\": \"%s\", \"threshold\": ",
+                 c->kind == PERF__CLAIM_FASTER ? "FASTER" : "SIMILAR",
+                 perf__clock_name(p->a->perf__state->clock));
+  perf__json_num(&j, c->threshold);
+  perf__json_raw(&j, ", \"ratio\": ");
+  perf__json_num(&j, r->ratio);
+  perf__json_raw(&j, ", \"interval\": [");
+  perf__json_num(&j, r->lo);
+  perf__json_raw(&j, ", ");
+  perf__json_num(&j, r->hi);
+  perf__json_raw(&j, "], \"confidence\": ");
+  perf__json_num(&j, 1 - r->level);
+  perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"seconds\": ", r->rounds, r->looks);
+  perf__json_num(&j, r->seconds);
+  perf__json_raw(&j, ", \"a\": ");
+  workload_json(&j, p->a, r->med_a, r->mad_a, &p->sa);
+  perf__json_raw(&j, ", \"b\": ");
+  workload_json(&j, p->b, r->med_b, r->mad_b, &p->sb);
+  if (!j.oom) perf__test_claim_data(j.s);
+  perf__json_free(&j);
+}
+
 /* Ends the test as ERROR when the two workloads cannot be compared. */
 static void check_comparable(const char *head, const perf_workload *a,
                              const perf_workload *b)
@@ -172,6 +243,9 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   perf__blc_measured(a, r.med_a, r.mad_a, r.rounds);
   if (b != a) perf__blc_measured(b, r.med_b, r.mad_b, r.rounds);
   perf__blc_ratio(a, claim_text(head), r.ratio);
+  record_claim(&c, &p, &r);
+  free(p.sa.t);
+  free(p.sb.t);
   perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
   if (r.verdict != PERF__PASS && fatal)
     perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));

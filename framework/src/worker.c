@@ -19,7 +19,7 @@ static int out_fd = -1;
 static void send_line(enum perf__line_kind kind, const char *line)
 {
   static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO,
-                             PERF__MSG_NOTICE, PERF__MSG_RECORD};
+                             PERF__MSG_NOTICE, PERF__MSG_RECORD, PERF__MSG_CLAIM};
   fflush(stdout);
   if (perf__msg_send(out_fd, type[kind], line, strlen(line))) _Exit(2);
 }

@@ -276,3 +276,121 @@ ST_TEST(runner_progress_and_colour_only_on_a_terminal)
   ST_CHECK(strstr(r.out, "\033[32mPASS") != NULL);
   st_run_free(&r);
 }
+
+#include "jsonread.h"
+
+/* Parses path with python3's json module when there is one (strict JSON),
+ * and always with perf__jread; returns the tree (or NULL). */
+static perf__jnode *parse_json(const char *path)
+{
+  char cmd[700], err[600];
+  if (run_shell("command -v python3 >/dev/null 2>&1") == 0) {
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", path);
+    ST_CHECKF(run_shell(cmd) == 0, "python3 cannot parse %s", path);
+  }
+  perf__jnode *n = perf__jread(path, err, sizeof err);
+  ST_CHECKF(n != NULL, "%s", err);
+  return n;
+}
+
+/* The test named name in a report, or NULL. */
+static const perf__jnode *find_test(const perf__jnode *report, const char *name)
+{
+  const perf__jnode *tests = perf__jget(report, "tests");
+  for (size_t i = 0; tests && i < tests->n; i++) {
+    const perf__jnode *n = perf__jget(tests->kids[i], "name");
+    if (n && !strcmp(n->text, name)) return tests->kids[i];
+  }
+  return NULL;
+}
+
+ST_TEST(report_json_has_run_fingerprint_claims_and_every_sample)
+{
+  char dir[] = "/tmp/perfgate-json-XXXXXX", args[1024], path[512], cmd[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/r.json", dir);
+  snprintf(args, sizeof args, MIX " --json=%s", path);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 1);
+  perf__jnode *j = parse_json(path);
+  if (j) {
+    const perf__jnode *run = perf__jget(j, "run"), *fp = perf__jget(j, "fingerprint");
+    ST_EQ(perf__jnum(perf__jget(run, "exit_code"), -1), 1);
+    ST_CHECK(perf__jget(perf__jget(fp, "host"), "cpus") != NULL && perf__jget(fp, "gpu"));
+    ST_EQ(perf__jnum(perf__jget(perf__jget(j, "totals"), "failed"), -1), 2);
+    const perf__jnode *t = find_test(j, "host.aa_not_faster");
+    const perf__jnode *claims = perf__jget(t, "claims");
+    ST_CHECK(claims && claims->n == 1);
+    if (claims && claims->n == 1) {
+      const perf__jnode *c = claims->kids[0], *a = perf__jget(c, "a");
+      ST_CHECK(!strcmp(perf__jget(c, "outcome")->text, "FAIL"));
+      ST_CHECK(!strcmp(perf__jget(c, "clock")->text, "wall"));
+      ST_CHECK(!strcmp(perf__jget(c, "kind")->text, "FASTER"));
+      double rounds = perf__jnum(perf__jget(c, "rounds"), 0);
+      const perf__jnode *s = perf__jget(a, "samples_s");
+      /* two samples of each workload per ABBA round */
+      ST_CHECKF(s && rounds >= 12 && s->n == (size_t)(2 * rounds), "%zu samples, %g rounds",
+                s ? s->n : 0, rounds);
+      ST_CHECK(s && s->n && perf__jnum(s->kids[0], -1) > 0);
+    }
+    const perf__jnode *crash = find_test(j, "crash.segfault");
+    ST_CHECK(crash && !strcmp(perf__jget(crash, "outcome")->text, "FAIL") &&
+             strstr(perf__jget(crash, "output")->text, "about to crash"));
+    const perf__jnode *skip = find_test(j, "cuda.no_driver_skips_the_test");
+    ST_CHECK(skip && !strcmp(perf__jget(skip, "no_device")->text, "true"));
+  }
+  perf__jfree(j);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
+
+ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
+{
+  char dir[] = "/tmp/perfgate-merge-XXXXXX", args[1200], cmd[1200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_run r;
+  for (int k = 0; k < 2; k++) {
+    char env[100];
+    snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", k);
+    snprintf(args, sizeof args, "--filter='host.four_x_*:host.aa_*' --json=%s/s%d.json", dir, k);
+    st_exec(&r, env, args);
+    ST_EQ(r.status, 1); /* each shard has a failing test */
+    st_run_free(&r);
+  }
+  snprintf(args, sizeof args, "--merge=%s/all.json %s/s0.json %s/s1.json", dir, dir, dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 1 && strstr(r.out, "merged 2 reports") &&
+                strstr(r.out, "2 passed, 3 failed, 0 skipped; exit 1"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "%s/all.json", dir);
+  perf__jnode *j = parse_json(cmd);
+  if (j) {
+    ST_EQ(perf__jget(j, "tests")->n, 5);
+    ST_EQ(perf__jnum(perf__jget(perf__jget(j, "run"), "exit_code"), -1), 1);
+    ST_EQ(perf__jget(perf__jget(j, "run"), "shards")->n, 2);
+    ST_CHECK(find_test(j, "host.aa_similar") && find_test(j, "host.four_x_work_is_not_8x_faster"));
+  }
+  perf__jfree(j);
+  /* a missing shard, a duplicate, a malformed file: exit 2, named */
+  snprintf(args, sizeof args, "--merge=%s/x.json %s/s0.json", dir, dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "shard 1 of 2 is missing"), "%s", r.out);
+  st_run_free(&r);
+  snprintf(args, sizeof args, "--merge=%s/x.json %s/s1.json %s/s1.json", dir, dir, dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "shard 1 appears twice"), "%s", r.out);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "printf '{\"a\": [1,\\n' > %s/bad.json", dir);
+  ST_EQ(run_shell(cmd), 0);
+  snprintf(args, sizeof args, "--merge=%s/x.json %s/bad.json", dir, dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "bad.json:2:1:"), "%s", r.out);
+  snprintf(cmd, sizeof cmd, "%s/x.json", dir);
+  ST_CHECK(access(cmd, F_OK) != 0); /* nothing half-written */
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
