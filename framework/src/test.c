@@ -204,7 +204,8 @@ int perf__truth(int ok, const char *expr, const char *file, int line,
                 int fatal)
 {
   char msg[300];
-  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d is false", expr, file, line);
+  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d %s", expr, file, line,
+           ok ? "holds" : "is false");
   if (!ok) perf__line(PERF__DETAIL, "%s", msg);
   perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
   if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s", msg);

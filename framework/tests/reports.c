@@ -394,3 +394,27 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(run_shell(cmd), 0);
 }
+
+ST_TEST(report_json_claim_records_say_what_held)
+{
+  char path[] = "/tmp/perfgate-truth-XXXXXX", args[600];
+  int fd = mkstemp(path);
+  ST_CHECK(fd >= 0);
+  close(fd);
+  snprintf(args, sizeof args, "--filter='host.truth' --json=%s", path);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 0);
+  perf__jnode *j = parse_json(path);
+  const perf__jnode *claims = perf__jget(find_test(j, "host.truth"), "claims");
+  ST_CHECK(claims && claims->n >= 1);
+  for (size_t k = 0; claims && k < claims->n; k++) {
+    const perf__jnode *m = perf__jget(claims->kids[k], "message");
+    ST_CHECKF(m && strstr(m->text, " holds") && !strstr(m->text, "is false") &&
+                  !strcmp(perf__jget(claims->kids[k], "outcome")->text, "PASS"),
+              "%s", m ? m->text : "(none)");
+  }
+  perf__jfree(j);
+  unlink(path);
+  st_run_free(&r);
+}
