@@ -43,6 +43,8 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --json=FILE            write everything as JSON: run, fingerprint, tests,\n"
           "                         claims and every sample with its clock\n"
           "  --tap                  TAP 14 on stdout; the console report goes to stderr\n"
+          "  --devices=all|0,1      run the tests on each listed GPU in parallel, one\n"
+          "                         worker per GPU; output and reports per device\n"
           "  --merge=OUT A.json B.json ...\n"
           "                         merge the --json reports of all shards into OUT and\n"
           "                         exit with the run's code (2 if a shard is missing)\n"
@@ -130,7 +132,8 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 {
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
                                 "--color", "--perf-worker", "--baseline-dir",
-                                "--baseline-check", "--junit", "--markdown", "--repeat", "--json"};
+                                "--baseline-check", "--junit", "--markdown", "--repeat", "--json",
+                                "--devices"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -156,6 +159,10 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
     case 11:
       cli->json = v;
+      return 1;
+    case 12:
+      if (!*v) return usage(err, len, "--devices needs all or a list like 0,1%s", "");
+      cli->devices = v;
       return 1;
     case 10:
       if (unsigned_num(names[k], v, &cli->repeat, err, len)) return PERF__EUSAGE;
@@ -186,7 +193,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
 int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
                     size_t len)
 {
-  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1, .repeat = 1,
+  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1, .repeat = 1, .device_label = -1,
                      .worker_in = -1, .worker_out = -1,
                      .baseline_dir = "baselines"};
   for (int i = 1; i < argc; i++) {
@@ -216,6 +223,9 @@ int perf__cli_parse(int argc, char **argv, perf__cli *cli, char *err,
     if (r == 0)
       return usage(err, len, "unknown argument '%s' (see --help)", a);
   }
+  if (cli->devices && (cli->tap || cli->update_baselines))
+    return usage(err, len, "--devices runs one report per GPU: it does not combine with "
+                 "--tap or --update-baselines%s", "");
   if (cli->update_baselines && (cli->repeat > 1 || cli->shuffle))
     return usage(err, len, "--update-baselines runs its own 3 repeats: drop "
                  "--repeat and --shuffle%s", "");

@@ -26,6 +26,8 @@ typedef struct perf__cli {
   FILE *tap_out;                /* set by perf_main when tap: the original stdout */
   const char *json;             /* --json=FILE: everything, every sample */
   const char *merge;            /* --merge=OUT: merge the reports that follow */
+  const char *devices;          /* --devices=all|0,1: one run per GPU, in parallel */
+  int device_label;             /* set in a --devices child: its GPU (else -1) */
   char **merge_in;              /* those reports */
   int merge_n;
   long shard_index, shard_total; /* set by perf_main: this run's shard */

@@ -15,6 +15,8 @@
 #include "registry.h"
 #include "status.h"
 
+static int device = -1; /* --devices child: suites are named "suite@gpuK" */
+
 enum { MARKDOWN_CAP = 1000 * 1000 }; /* GitHub's step summary takes 1 MiB */
 
 typedef struct counts {
@@ -86,6 +88,7 @@ static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
   xml_str(f, t->name);
   fputs("\" classname=\"", f);
   xml_str(f, t->suite);
+  if (device >= 0) fprintf(f, "@gpu%d", device);
   fputs("\" file=\"", f);
   xml_str(f, t->file);
   fprintf(f, "\" line=\"%d\" time=\"%.3f\">\n", t->line, r->seconds);
@@ -126,6 +129,7 @@ static void junit(FILE *f, const perf__test **tests, size_t nt, const perf__resu
       }
     fputs("  <testsuite name=\"", f);
     xml_str(f, suite);
+    if (device >= 0) fprintf(f, "@gpu%d", device);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                "time=\"%.3f\" timestamp=\"%s\">\n",
             c.tests, c.failures, c.errors, c.skipped, c.seconds, when);
@@ -295,6 +299,9 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   perf__json_num(j, cli->budget_s);
   perf__json_raw(j, ", \"timeout_s\": ");
   perf__json_num(j, cli->timeout_s);
+  perf__json_raw(j, ", \"device\": ");
+  if (cli->device_label >= 0) perf__json_raw(j, "%d", cli->device_label);
+  else perf__json_raw(j, "null");
   perf__json_raw(j, ", \"shard\": {\"index\": %ld, \"total\": %ld}, \"repeat\": %llu, "
                     "\"shuffle\": %s},\n",
                  cli->shard_index, cli->shard_total, (unsigned long long)cli->repeat,
@@ -307,10 +314,11 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   perf__json_raw(j, "},\n");
 }
 
-static void json_test(perf__json *j, const perf__test *t, const perf__result *r)
+static void json_test(perf__json *j, const perf__test *t, const perf__result *r, int device)
 {
   perf__json_raw(j, "{\"name\": ");
   perf__json_str(j, r->name);
+  if (device >= 0) perf__json_raw(j, ", \"device\": %d", device);
   perf__json_raw(j, ", \"suite\": ");
   perf__json_str(j, t->suite);
   perf__json_raw(j, ", \"file\": ");
@@ -347,7 +355,7 @@ static void json_report(perf__json *j, const perf__cli *cli, const perf__test **
   perf__json_raw(j, "},\n\"tests\": [");
   for (size_t i = 0; i < n; i++) {
     perf__json_raw(j, i ? ",\n  " : "\n  ");
-    json_test(j, tests[i % nt], &r[i]);
+    json_test(j, tests[i % nt], &r[i], cli->device_label);
   }
   perf__json_raw(j, "\n]}\n");
 }
@@ -412,6 +420,7 @@ int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
                  int code)
 {
   int err = 0;
+  device = cli->device_label;
   if (cli->json) {
     perf__json j = {0};
     json_report(&j, cli, tests, ntests, results, nresults, started, code);

@@ -14,7 +14,7 @@
 enum { MAX_SHARDS = 4096 };
 
 /* Checks one report; returns 0 or 2 after a message. */
-static int check(const char *path, const perf__jnode *r, long *total, char *seen)
+static int check(const char *path, const perf__jnode *r, long *total, char *seen, int shards)
 {
   const perf__jnode *schema = perf__jget(r, "schema"), *run = perf__jget(r, "run"),
                     *shard = perf__jget(run, "shard"), *tests = perf__jget(r, "tests");
@@ -23,6 +23,7 @@ static int check(const char *path, const perf__jnode *r, long *total, char *seen
     fprintf(stderr, "perftest: --merge: %s is not a perfgate --json report\n", path);
     return 2;
   }
+  if (!shards) return 0;
   long idx = (long)perf__jnum(perf__jget(shard, "index"), -1),
        tot = (long)perf__jnum(perf__jget(shard, "total"), -1);
   if (tot < 1 || tot > MAX_SHARDS || idx < 0 || idx >= tot || (*total && tot != *total)) {
@@ -47,7 +48,7 @@ static int save(const char *path, const perf__json *j)
 }
 
 /* The merged report from the checked reports r[0..n). */
-static int write_merged(const char *out, perf__jnode **r, int n)
+static int write_merged(const char *out, perf__jnode **r, int n, int shards)
 {
   perf__json j = {0};
   int code = 0;
@@ -59,7 +60,8 @@ static int write_merged(const char *out, perf__jnode **r, int n)
     for (int k = 0; k < 5; k++) sum[k] += perf__jnum(perf__jget(perf__jget(r[i], "totals"), keys[k]), 0);
   }
   perf__json_raw(&j, "{\"schema\": \"perfgate-report/1\",\n\"run\": {\"merged\": true, "
-                     "\"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"shards\": [", code);
+                     "\"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"%s\": [", code,
+                 shards ? "shards" : "devices");
   for (int i = 0; i < n; i++) {
     perf__json_raw(&j, i ? ", " : "");
     perf__jwrite(&j, perf__jget(r[i], "run"));
@@ -90,7 +92,10 @@ static int write_merged(const char *out, perf__jnode **r, int n)
 }
 
 /* See merge.h. */
-int perf__merge(const char *out, char **in, int n)
+int perf__merge(const char *out, char **in, int n) { return perf__merge_reports(out, in, n, 1); }
+
+/* See merge.h. */
+int perf__merge_reports(const char *out, char **in, int n, int shards)
 {
   if (n < 1) {
     fprintf(stderr, "perftest: --merge=OUT needs the shards' --json reports after it\n");
@@ -105,14 +110,14 @@ int perf__merge(const char *out, char **in, int n)
     if (!(r[i] = perf__jread(in[i], err, sizeof err))) {
       fprintf(stderr, "perftest: --merge: %s\n", err);
       code = 2;
-    } else code = check(in[i], r[i], &total, seen);
+    } else code = check(in[i], r[i], &total, seen, shards);
   }
   for (long k = 0; !code && k < total; k++)
     if (!seen[k]) {
       fprintf(stderr, "perftest: --merge: shard %ld of %ld is missing\n", k, total);
       code = 2;
     }
-  if (!code) code = write_merged(out, r, n);
+  if (!code) code = write_merged(out, r, n, shards);
   for (int i = 0; r && i < n; i++) perf__jfree(r[i]);
   free(r);
   free(seen);

@@ -9,5 +9,8 @@
  * that is unreadable, malformed, not a perfgate report, a duplicate or
  * missing shard, or an output that cannot be written. */
 int perf__merge(const char *out, char **in, int n);
+/* The same; shards = 0 merges the per-device reports of --devices (no shard
+ * check, the run records listed under "devices"). */
+int perf__merge_reports(const char *out, char **in, int n, int shards);
 
 #endif

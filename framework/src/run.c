@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "export.h"
 #include "merge.h"
+#include "devices.h"
 #include "fingerprint.h"
 #include "filter.h"
 #include "perfgate.h"
@@ -228,7 +229,8 @@ int perf_main(int argc, char **argv)
   if (cli.repeat > 1) printf(", %llu times", (unsigned long long)cli.repeat);
   if (cli.shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli.seed);
   printf(", claim budget %g s, test timeout %g s\n", cli.budget_s, cli.timeout_s);
-  int code = perf__supervise(&cli, order, runs, argc, argv);
+  int code = cli.devices ? perf__run_devices(&cli, order, runs, argc, argv)
+                         : perf__supervise(&cli, order, runs, argc, argv);
   free(order);
   free(sel);
   return code;

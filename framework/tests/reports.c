@@ -418,3 +418,54 @@ ST_TEST(report_json_claim_records_say_what_held)
   unlink(path);
   st_run_free(&r);
 }
+
+ST_TEST(runner_devices_runs_each_test_per_device_labelled_and_merged)
+{
+  char dir[] = "/tmp/perfgate-devices-XXXXXX", args[1200], path[600], cmd[700];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args,
+           "--devices=0,3 --filter='host.visible_devices:host.aa_not_faster' --json=%s/r.json "
+           "--junit=%s/r.xml",
+           dir, dir);
+  st_run r;
+  char line[512];
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 1); /* the worst of the two runs */
+  ST_CHECK(strstr(r.out, "[gpu 0] PASS  host.visible_devices") &&
+           strstr(r.out, "[gpu 3] PASS  host.visible_devices") &&
+           strstr(r.out, "[gpu 3] FAIL  host.aa_not_faster"));
+  ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "2 passed, 2 failed, 0 skipped"));
+  st_run_free(&r);
+  snprintf(path, sizeof path, "%s/r.json", dir);
+  perf__jnode *j = parse_json(path);
+  const perf__jnode *tests = perf__jget(j, "tests");
+  ST_CHECK(tests && tests->n == 4);
+  int seen[2] = {0, 0};
+  for (size_t k = 0; tests && k < tests->n; k++) {
+    const perf__jnode *t = tests->kids[k], *out = perf__jget(t, "output");
+    double dev = perf__jnum(perf__jget(t, "device"), -1);
+    if (!strcmp(perf__jget(t, "name")->text, "host.visible_devices")) {
+      /* each run saw only its own GPU */
+      ST_CHECKF((dev == 0 && strstr(out->text, "visible=0")) ||
+                    (dev == 3 && strstr(out->text, "visible=3")),
+                "device %g: %s", dev, out->text);
+      seen[dev == 3]++;
+    }
+  }
+  ST_CHECK(seen[0] == 1 && seen[1] == 1);
+  ST_EQ(perf__jget(perf__jget(j, "run"), "devices")->n, 2);
+  perf__jfree(j);
+  snprintf(path, sizeof path, "%s/r.gpu3.xml", dir);
+  char *x = st_slurp(path);
+  ST_CHECK(x && strstr(x, "<testsuite name=\"host@gpu3\""));
+  free(x);
+  st_exec(&r, "", "--devices=0,0");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "device 0 is listed twice"), "%s", r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--devices=one");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "expected all or a list like 0,1, got 'one'"), "%s",
+            r.out);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ST_EQ(run_shell(cmd), 0);
+}
