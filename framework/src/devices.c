@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,35 @@ typedef struct child {
   long passed, failed, skipped; /* from its last line; -1 when it had none */
 } child;
 
-/* In the child: pinned to one GPU, reports renamed, the normal run. */
-static void run_child(child *c, const perf__cli *cli, const perf__test **tests, size_t n,
-                      int argc, char **argv)
+/* The k-th of nd equal shares of this process's CPUs, so that the runs do
+ * not time each other's host work; OpenMP gets as many threads (unless
+ * OMP_NUM_THREADS is set). Never fails: without a share the CPUs stay
+ * shared. */
+static void cpu_share(int k, int nd)
+{
+  cpu_set_t all, mine;
+  if (sched_getaffinity(0, sizeof all, &all)) return;
+  int ncpu = CPU_COUNT(&all), per = ncpu / nd, seen = 0;
+  if (per < 1) return;
+  CPU_ZERO(&mine);
+  for (int cpu = 0; cpu < CPU_SETSIZE && seen < (k + 1) * per; cpu++)
+    if (CPU_ISSET(cpu, &all) && seen++ >= k * per) CPU_SET(cpu, &mine);
+  if (sched_setaffinity(0, sizeof mine, &mine)) return;
+  char threads[16];
+  snprintf(threads, sizeof threads, "%d", per);
+  setenv("OMP_NUM_THREADS", threads, 0);
+}
+
+/* In the child: pinned to one GPU and its share of the CPUs, reports
+ * renamed, the normal run. */
+static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__test **tests,
+                      size_t n, int argc, char **argv)
 {
   char id[16], junit[4200], md[4200];
   perf__cli mine = *cli;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);
+  cpu_share(k, nd);
   mine.devices = NULL;
   mine.device_label = c->id;
   if (cli->junit) mine.junit = per_device(cli->junit, c->id, junit, sizeof junit);
@@ -192,7 +214,7 @@ int perf__run_devices(const perf__cli *cli, const perf__test **tests, size_t n, 
       dup2(fd[1], STDOUT_FILENO);
       dup2(fd[1], STDERR_FILENO);
       close(fd[1]);
-      run_child(&c[started], cli, tests, n, argc, argv);
+      run_child(&c[started], started, nd, cli, tests, n, argc, argv);
     }
     close(fd[1]);
     c[started].fd = fd[0];
