@@ -66,6 +66,13 @@ static void xml_text(FILE *f, const char *s, size_t n)
 
 static void xml_str(FILE *f, const char *s) { xml_text(f, s, strlen(s)); }
 
+/* A line giving a claim's failing verdict with its numbers. */
+static int is_verdict_line(const char *l)
+{
+  return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
+}
+
+
 /* The verdict lines, then the test's own output: what GitLab shows. */
 static void junit_system_out(FILE *f, const perf__result *r)
 {
@@ -95,10 +102,18 @@ static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
   const char *tag = r->outcome == PERF__SKIP ? "skipped"
                     : r->outcome == PERF__ERROR ? "error"
                     : is_failure(r->outcome) ? "failure" : NULL;
-  if (tag) {
+  if (tag) { /* the message: the first failing verdict, numbers and all */
+    const char *msg = r->reason;
+    for (size_t k = 0; r->outcome != PERF__SKIP && k < r->nlines; k++)
+      if (!r->verbose_only[k] && is_verdict_line(r->lines[k])) {
+        msg = r->lines[k];
+        break;
+      }
     fprintf(f, "      <%s message=\"", tag);
+    xml_str(f, msg);
+    fprintf(f, "\" type=\"%s\">", perf__outcome_word(r->outcome));
     xml_str(f, r->reason);
-    fprintf(f, "\" type=\"%s\"/>\n", perf__outcome_word(r->outcome));
+    fprintf(f, "</%s>\n", tag);
   }
   junit_system_out(f, r);
   fputs("    </testcase>\n", f);
@@ -193,12 +208,6 @@ static void md_cell(FILE *f, const char *s, size_t max)
     else if (*s == '\n' || *s == '\r') fputc(' ', f);
     else fputc(*s, f);
   }
-}
-
-/* A line giving a claim's failing verdict with its numbers. */
-static int is_verdict_line(const char *l)
-{
-  return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
 }
 
 /* Failures and errors first, then the rest in run order; rows stop before
