@@ -12,32 +12,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "merge.h"
 #include "supervisor.h"
 
 enum { MAX_DEVICES = 64 };
 
+/* In a child: the CUDA device count (0 without a device or a driver). */
+static void count_devices(FILE *out, void *arg)
+{
+  int c = 0;
+  (void)arg;
+  if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
+  fprintf(out, "%d", c);
+}
+
 /* The number of CUDA devices, asked in a child process (the supervisor never
- * touches CUDA); 0 when there is none or the driver is missing. */
+ * touches CUDA); 0 when there is none or it cannot be asked. */
 static int device_count(void)
 {
-  int fd[2], n = 0;
-  fflush(NULL);
-  pid_t pid = pipe(fd) ? -1 : fork();
-  if (pid == 0) {
-    close(fd[0]);
-    int c = 0;
-    if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
-    ssize_t w = write(fd[1], &c, sizeof c);
-    _exit(w == (ssize_t)sizeof c ? 0 : 1);
-  }
-  if (pid < 0) return 0;
-  close(fd[1]);
-  if (read(fd[0], &n, sizeof n) != (ssize_t)sizeof n) n = 0;
-  close(fd[0]);
-  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-  }
-  return n;
+  char text[32];
+  return perf__child_read(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
 }
 
 /* Parses "all" or "0,1,3" into ids. Returns the count, or -1 after a

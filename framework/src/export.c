@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "fingerprint.h"
 #include "json.h"
 #include "registry.h"
@@ -253,41 +254,30 @@ static void json_kvs(perf__json *j, const perf__baseline *b)
   perf__json_raw(j, "}");
 }
 
+/* In a child: device 0's fingerprint as "key\tvalue" lines (none without a
+ * GPU). */
+static void gpu_fingerprint(FILE *out, void *arg)
+{
+  perf__baseline b = {0};
+  (void)arg;
+  if (!perf__fp_gpu(&b))
+    for (size_t k = 0; k < b.nfp; k++) fprintf(out, "%s\t%s\n", b.fp[k].key, b.fp[k].value);
+}
+
 /* Device 0's fingerprint, measured in a child process (the supervisor never
- * touches CUDA): "key\tvalue" lines over a pipe. null without a GPU. */
+ * touches CUDA). null without a GPU. */
 static void json_gpu(perf__json *j)
 {
-  int fd[2];
+  static char text[PERF__BL_MAX_FP * 260];
   perf__baseline b = {0};
-  fflush(NULL);
-  pid_t pid = pipe(fd) ? -1 : fork();
-  if (pid == 0) {
-    close(fd[0]);
-    FILE *f = fdopen(fd[1], "w");
-    if (f && !perf__fp_gpu(&b))
-      for (size_t k = 0; k < b.nfp; k++) fprintf(f, "%s\t%s\n", b.fp[k].key, b.fp[k].value);
-    if (f) fclose(f);
-    _exit(0);
-  }
-  if (pid < 0) {
-    perf__json_raw(j, "null");
-    return;
-  }
-  close(fd[1]);
-  FILE *f = fdopen(fd[0], "r");
-  char line[300];
-  while (f && b.nfp < PERF__BL_MAX_FP && fgets(line, sizeof line, f)) {
-    char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
-    if (!tab) continue;
-    *tab = '\0';
-    if (nl) *nl = '\0';
+  perf__child_read(gpu_fingerprint, NULL, text, sizeof text);
+  for (char *line = text, *nl; *line && b.nfp < PERF__BL_MAX_FP; line = nl + 1) {
+    char *tab = strchr(line, '\t');
+    if (!(nl = strchr(line, '\n')) || !tab || tab > nl) break;
+    *tab = *nl = '\0';
     snprintf(b.fp[b.nfp].key, sizeof b.fp[b.nfp].key, "%.47s", line);
     snprintf(b.fp[b.nfp].value, sizeof b.fp[b.nfp].value, "%.199s", tab + 1);
     b.nfp++;
-  }
-  if (f) fclose(f);
-  else close(fd[0]);
-  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
   }
   if (b.nfp) json_kvs(j, &b);
   else perf__json_raw(j, "null");

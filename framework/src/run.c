@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "child.h"
 #include "cli.h"
 #include "export.h"
 #include "merge.h"
@@ -81,30 +82,29 @@ static int duplicate_names(void)
   return 1;
 }
 
-/* Prints the baseline file this machine's runs use: the GPU's when one
- * works, the CPU's otherwise. CUDA is touched only in a child process, so
- * the supervisor stays clean. Returns the exit code. */
+/* In a child: this machine's baseline file, the GPU's when one works, the
+ * CPU's otherwise. */
+static void baseline_file_of(FILE *out, void *arg)
+{
+  const perf__cli *cli = arg;
+  perf__baseline b;
+  char path[4200];
+  perf__bl_init(&b);
+  if (perf__fp_gpu(&b)) perf__fp_host(&b);
+  fprintf(out, "%s\n", perf__fp_path(cli->baseline_dir, &b, path, sizeof path));
+}
+
+/* Prints the baseline file this machine's runs use; CUDA is touched only in
+ * a child process. Returns the exit code (2 when no child could start). */
 static int print_baseline_file(const perf__cli *cli)
 {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    perror("perftest: fork");
+  char path[4300];
+  if (perf__child_read(baseline_file_of, (void *)cli, path, sizeof path) <= 0) {
+    perror("perftest: --print-baseline-file");
     return 2;
   }
-  if (pid == 0) {
-    perf__baseline b;
-    char path[4200];
-    perf__bl_init(&b);
-    if (perf__fp_gpu(&b)) perf__fp_host(&b);
-    printf("%s\n", perf__fp_path(cli->baseline_dir, &b, path, sizeof path));
-    fflush(stdout);
-    _exit(0);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  fputs(path, stdout);
+  return 0;
 }
 
 /* splitmix64: the --shuffle order from the seed. */
