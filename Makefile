@@ -161,7 +161,11 @@ $(BUILD)/libnvtxlog.so: framework/tests/shim/nvtxlog.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
 
-test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so
+$(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+
+test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
 
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).

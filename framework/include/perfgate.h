@@ -20,12 +20,22 @@ extern "C" {
  *           (or the device) is synchronised before the clock stops.
  *   submit  host time to enqueue a batch, no synchronisation inside the
  *           timed region: what the host pays per iteration.
+ *   device  kernel-only time: the batch is queued behind a spinning kernel
+ *           that the host releases once everything is enqueued, then timed
+ *           with events; host launch cost and gaps are excluded. The
+ *           iterations must not wait for the GPU (no host sync inside), and
+ *           only the workload's stream (or the legacy stream) is held.
+ *   cold    the device clock with the L2 cache flushed (a memset of an
+ *           L2-sized buffer) before each sample of ONE iteration: what a
+ *           call costs when its data is not in L2.
  * AUTO picks events when the workload names a stream, wall otherwise. */
 typedef enum perf_clock {
   PERF_CLOCK_AUTO = 0,
   PERF_CLOCK_EVENTS,
   PERF_CLOCK_WALL,
-  PERF_CLOCK_SUBMIT
+  PERF_CLOCK_SUBMIT,
+  PERF_CLOCK_DEVICE,
+  PERF_CLOCK_COLD
 } perf_clock;
 
 typedef void perf_fn(void *arg);

@@ -2,13 +2,13 @@
 #define _GNU_SOURCE
 #include "fingerprint.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gpu.h"
+#include "nvml.h"
 #include "status.h"
 
 static void set(perf__baseline *b, const char *key, const char *fmt, ...)
@@ -24,52 +24,22 @@ static void set(perf__baseline *b, const char *key, const char *fmt, ...)
   perf__bl_set_fp(b, key, v);
 }
 
-/* NVML through dlopen: the driver's library, absent without a driver. */
-typedef struct nvml {
-  int (*init)(void);
-  int (*by_bus)(const char *, void **);
-  int (*clock)(void *, int, unsigned *);
-  int (*max_clock)(void *, int, unsigned *);
-  int (*driver)(char *, unsigned);
-  int (*shutdown)(void);
-} nvml;
-
-static int nvml_open(nvml *n)
-{
-  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) return 0;
-  *(void **)&n->init = dlsym(h, "nvmlInit_v2");
-  *(void **)&n->by_bus = dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
-  *(void **)&n->clock = dlsym(h, "nvmlDeviceGetClockInfo");
-  *(void **)&n->max_clock = dlsym(h, "nvmlDeviceGetMaxClockInfo");
-  *(void **)&n->driver = dlsym(h, "nvmlSystemGetDriverVersion");
-  *(void **)&n->shutdown = dlsym(h, "nvmlShutdown");
-  return n->init && n->by_bus && n->clock && n->max_clock && n->driver &&
-         n->shutdown && n->init() == 0;
-}
-
-enum { NVML_CLOCK_SM = 1 };
-
 /* Driver release and clocks from NVML, when it is there. */
 static void nvml_fields(perf__baseline *b)
 {
-  nvml n;
-  char bus[32], driver[96];
-  void *dev = NULL;
+  char bus[32] = "", driver[96], why[200];
   unsigned cur = 0, max = 0;
-  if (!nvml_open(&n)) {
-    set(b, "driver", "unknown (no NVML)");
-    set(b, "sm_clock_mhz", "unknown (no NVML)");
+  cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+  if (perf__nvml_open(bus, why, sizeof why)) {
+    set(b, "driver", "unknown (%s)", why);
+    set(b, "sm_clock_mhz", "unknown (%s)", why);
     return;
   }
-  if (n.driver(driver, sizeof driver) == 0) set(b, "driver", "%s", driver);
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess &&
-      n.by_bus(bus, &dev) == 0 && n.clock(dev, NVML_CLOCK_SM, &cur) == 0 &&
-      n.max_clock(dev, NVML_CLOCK_SM, &max) == 0) {
+  if (perf__nvml_driver(driver, sizeof driver) == 0) set(b, "driver", "%s", driver);
+  if (perf__nvml_sm_clock(&cur, &max) == 0) {
     set(b, "max_sm_clock_mhz", "%u", max);
     set(b, "sm_clock_mhz", "%u", cur);
   }
-  n.shutdown();
 }
 
 static int attr(enum cudaDeviceAttr a)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fmt.h"
+#include "nvml.h"
 #include "perfgate.h"
 #include "stats.h"
 #include "status.h"
@@ -116,7 +117,29 @@ static void probe(perf__gpu_info *g)
   if (e) {
     g->err = perf__gpu_explain(e, api, g->reason, sizeof g->reason);
     g->count = 0;
+    return;
   }
+  char bus[32];
+  e = cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+  if (e)
+    snprintf(g->watch_off, sizeof g->watch_off, "cudaDeviceGetPCIBusId: %s",
+             cudaGetErrorString(e));
+  else
+    g->watch = perf__nvml_open(bus, g->watch_off, sizeof g->watch_off) == 0;
+}
+
+/* The GPU watch's INFO line: the SM clock now, or why there is no watch. */
+static void announce_watch(const perf__gpu_info *g)
+{
+  unsigned cur = 0, max = 0;
+  if (!g->watch) {
+    perf__line(PERF__INFO, "GPU watch: off (%s): throttled samples cannot be "
+               "detected", g->watch_off);
+    return;
+  }
+  perf__nvml_sm_clock(&cur, &max);
+  perf__line(PERF__INFO, "GPU watch: NVML reads the SM clock and throttle reasons "
+             "after every sample (SM clock now %u MHz, max %u MHz)", cur, max);
 }
 
 static perf__gpu_info gpu;
@@ -131,6 +154,7 @@ static void announce(const perf__gpu_info *g)
   perf__line(PERF__INFO, "event timer (events): floor %s, step %s on device 0 (%s)",
              perf__fmt_time(f, sizeof f, g->events.floor_s),
              perf__fmt_time(s, sizeof s, g->events.step_s), g->name);
+  announce_watch(g);
 }
 
 /* Never fails; see gpu.h. */

@@ -14,10 +14,13 @@ typedef struct perf__gpu_info {
   char reason[300];   /* why no device, when err != 0 */
   char name[256];     /* device 0 */
   perf__floor events; /* event-timer floor on device 0 */
+  int watch;          /* NVML reads SM clock and throttle reasons */
+  char watch_off[200];/* why not, when watch == 0 */
 } perf__gpu_info;
 
 /* Probes the devices on first call (creating device 0's context), measures
- * the event-timer floor and reports both as an INFO line. Never fails:
+ * the event-timer floor, opens the GPU watch (NVML) and reports them as
+ * INFO lines. Never fails:
  * problems land in the result's err/reason. Host-only tests never call it;
  * the supervisor must never call it. */
 const perf__gpu_info *perf__gpu(void);

@@ -7,6 +7,7 @@
 #include "fmt.h"
 #include "gpu.h"
 #include "json.h"
+#include "nvml.h"
 #include "nvtx.h"
 #include "perfgate.h"
 #include "blcheck.h"
@@ -19,6 +20,7 @@
 /* Every sample of one workload, per iteration, in the order taken. */
 typedef struct samples {
   double *t;
+  unsigned *mhz; /* SM clock after each sample (GPU watch); 0 unknown */
   size_t n, cap;
 } samples;
 
@@ -32,15 +34,18 @@ typedef struct pair {
 
 /* Never fails: without memory the sample is not kept (the record is then
  * short of it, the verdict is not affected). */
-static void keep(samples *s, double t)
+static void keep(samples *s, double t, unsigned mhz)
 {
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 64;
     double *p = realloc(s->t, cap * sizeof *p);
-    if (!p) return;
-    s->t = p;
+    if (p) s->t = p;
+    unsigned *m = p ? realloc(s->mhz, cap * sizeof *m) : NULL;
+    if (m) s->mhz = m;
+    if (!p || !m) return;
     s->cap = cap;
   }
+  s->mhz[s->n] = mhz;
   s->t[s->n++] = t;
 }
 
@@ -56,28 +61,56 @@ static int abba(void *ctx, double *a, double *b)
   perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
   perf_workload *seq[4] = {outer, inner, inner, outer};
   double t[4];
+  unsigned mhz[4];
   for (int i = 0; i < 4; i++) {
     p->err = perf__wl_sample(seq[i], &t[i], p->why, sizeof p->why);
     if (p->err) return p->err;
+    mhz[i] = seq[i]->perf__state->last_mhz;
   }
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
-  keep(so, t[0]), keep(si, t[1]), keep(si, t[2]), keep(so, t[3]);
+  keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
+      keep(so, t[3], mhz[3]);
   double o = 0.5 * (t[0] + t[3]), in = 0.5 * (t[1] + t[2]);
   *a = flip ? in : o;
   *b = flip ? o : in;
   return 0;
 }
 
-static long retaken(const perf_workload *a, const perf_workload *b)
+/* The retake counts of both workloads (once when a == b). */
+static perf__retake retakes(const perf_workload *a, const perf_workload *b)
 {
-  long n = a->perf__state->retaken;
-  return a == b ? n : n + b->perf__state->retaken;
+  perf__retake r = a->perf__state->rt;
+  if (a != b) {
+    const perf__retake *o = &b->perf__state->rt;
+    r.retaken += o->retaken;
+    r.kept_disturbed += o->kept_disturbed;
+    r.throttled_discarded += o->throttled_discarded;
+    r.throttled_kept += o->throttled_kept;
+  }
+  return r;
 }
 
-static long disturbed(const perf_workload *a, const perf_workload *b)
+/* What this claim's sampling discarded or kept despite a disturbance
+ * (counts since `before`), as "; ..." text for the verdict line, or "". */
+static void disturbances(const perf_workload *a, const perf_workload *b,
+                         const perf__retake *before, char *buf, size_t len)
 {
-  long n = a->perf__state->kept_disturbed;
-  return a == b ? n : n + b->perf__state->kept_disturbed;
+  perf__retake now = retakes(a, b);
+  long re = now.retaken - before->retaken, kept = now.kept_disturbed - before->kept_disturbed;
+  long td = now.throttled_discarded - before->throttled_discarded;
+  long tk = now.throttled_kept - before->throttled_kept;
+  size_t used = 0;
+  buf[0] = '\0';
+  if (re || kept)
+    used += (size_t)snprintf(buf, len, "; %ld samples retaken and %ld kept although "
+                             "the host preempted them", re, kept);
+  if ((td || tk) && used < len) {
+    char names[120];
+    perf__nvml_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
+                            names, sizeof names);
+    snprintf(buf + used, len - used, "; %ld samples discarded and %ld kept while "
+             "the GPU was throttled (%s)", td, tk, names);
+  }
 }
 
 static void trace(void *ctx, const perf__seq_result *r)
@@ -103,18 +136,14 @@ static void requirement(const perf__claim *c, char *buf, size_t len)
  * interval, the threshold, rounds, looks and time. */
 static void print_verdict(const char *head, const perf__claim *c,
                           const perf_workload *a, const perf_workload *b,
-                          const perf__seq_result *r, long retakes,
-                          long kept)
+                          const perf__seq_result *r, const char *host)
 {
-  char ma[32], mb[32], need[64], why[64] = "", host[160] = "";
+  char ma[32], mb[32], need[64], why[64] = "";
   perf__fmt_time(ma, sizeof ma, r->med_a);
   perf__fmt_time(mb, sizeof mb, r->med_b);
   requirement(c, need, sizeof need);
   if (r->verdict == PERF__INCONCLUSIVE && r->why)
     snprintf(why, sizeof why, " (%s)", r->why);
-  if (retakes || kept)
-    snprintf(host, sizeof host, "; %ld samples retaken and %ld kept although "
-             "the host preempted them", retakes, kept);
   perf__line(PERF__DETAIL,
              "%s: %s%s: %s %s vs %s %s per iteration (%s clock, medians); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
@@ -136,6 +165,26 @@ static const char *claim_text(const char *head)
   return buf;
 }
 
+/* The GPU watch's members: SM clock after each sample (null: unknown) and
+ * the throttled samples discarded and kept, with the reasons seen. */
+static void watch_json(perf__json *j, const perf_workload *w, const samples *s)
+{
+  const perf__wstate *st = w->perf__state;
+  char names[120];
+  if (!st->watched) return;
+  perf__json_raw(j, ", \"sm_clock_mhz\": [");
+  for (size_t i = 0; i < s->n; i++) {
+    if (i) perf__json_raw(j, ", ");
+    if (s->mhz[i])
+      perf__json_raw(j, "%u", s->mhz[i]);
+    else
+      perf__json_raw(j, "null");
+  }
+  perf__json_raw(j, "], \"throttled_discarded\": %ld, \"throttled_kept\": %ld, "
+                 "\"throttle_reasons\": ", st->rt.throttled_discarded, st->rt.throttled_kept);
+  perf__json_str(j, perf__nvml_reason_names(st->throttle_seen, names, sizeof names));
+}
+
 static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
                           const samples *s)
 {
@@ -152,7 +201,9 @@ static void workload_json(perf__json *j, const perf_workload *w, double med, dou
     if (i) perf__json_raw(j, ", ");
     perf__json_num(j, s->t[i]);
   }
-  perf__json_raw(j, "]}");
+  perf__json_raw(j, "]");
+  watch_json(j, w, s);
+  perf__json_raw(j, "}");
 }
 
 /* The measurement members of the claim's record: clock, both workloads with
@@ -228,7 +279,7 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   perf__rng_seed(&rng, perf__wopt.seed);
   pair p = {.a = a, .b = b};
   perf__rng_seed(&p.order, perf__wopt.seed + 1);
-  long retaken0 = retaken(a, b), kept0 = disturbed(a, b);
+  perf__retake before = retakes(a, b);
   perf__seq_result r;
   perf__nvtx_push("%s: %s vs %s", claim_text(head), a->name, b->name);
   int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
@@ -238,14 +289,17 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   if (err)
     perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head,
                    perf__strerror(err));
-  print_verdict(head, &c, a, b, &r, retaken(a, b) - retaken0,
-                disturbed(a, b) - kept0);
+  char disturbed[400];
+  disturbances(a, b, &before, disturbed, sizeof disturbed);
+  print_verdict(head, &c, a, b, &r, disturbed);
   perf__blc_measured(a, r.med_a, r.mad_a, r.rounds);
   if (b != a) perf__blc_measured(b, r.med_b, r.mad_b, r.rounds);
   perf__blc_ratio(a, claim_text(head), r.ratio);
   record_claim(&c, &p, &r);
   free(p.sa.t);
   free(p.sb.t);
+  free(p.sa.mhz);
+  free(p.sb.mhz);
   perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
   if (r.verdict != PERF__PASS && fatal)
     perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));

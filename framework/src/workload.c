@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "blocker.h"
 #include "clock.h"
 #include "fmt.h"
 #include "gpu.h"
+#include "nvml.h"
 #include "stats.h"
 #include "status.h"
 #include "test.h"
@@ -19,7 +21,7 @@ enum {
   MAX_SUBMIT_BATCH = 256, /* keeps a submit sample below the launch-queue depth */
   SETTLE_WINDOW = 3,      /* samples compared per side */
   MAX_WARM_SAMPLES = 64,
-  MAX_RETAKES = 20
+  BLOCKED = 1 /* a device-clock batch could not be queued behind the blocker */
 };
 static const double SETTLE_REL = 0.05; /* medians of two windows within 5 % */
 static const double FLOOR_FACTOR = 1000.0;
@@ -37,6 +39,10 @@ const char *perf__clock_name(perf_clock c)
     return "wall";
   case PERF_CLOCK_SUBMIT:
     return "submit";
+  case PERF_CLOCK_DEVICE:
+    return "device";
+  case PERF_CLOCK_COLD:
+    return "cold";
   default:
     return "auto";
   }
@@ -82,16 +88,39 @@ static int finish_gpu(perf_workload *w, char *why, size_t len)
   return 0;
 }
 
+/* 1 for the clocks timed by CUDA events. */
+static int timed_by_events(perf_clock c)
+{
+  return c == PERF_CLOCK_EVENTS || c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
+}
+
+/* 1 for the clocks that queue the batch behind the blocking kernel. */
+static int held(perf_clock c)
+{
+  return c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
+}
+
+/* Events around the batch; for the device and cold clocks the batch waits
+ * behind the blocking kernel until all of it is queued (cold: after an L2
+ * flush). Returns BLOCKED when the blocker gave up before the release. */
 static int sample_events(perf_workload *w, long n, double *s, char *why,
                          size_t len)
 {
   perf__wstate *st = w->perf__state;
   float ms = 0;
-  CK(cudaEventRecord(st->ev[0], w->stream));
-  for (long i = 0; i < n; i++) w->fn(w->arg);
-  CK(cudaEventRecord(st->ev[1], w->stream));
+  if (st->clock == PERF_CLOCK_COLD)
+    CK(perf__l2_flush(w->stream, &st->flush_bytes));
+  if (held(st->clock)) CK(perf__block(w->stream));
+  cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
+  if (!e) {
+    for (long i = 0; i < n; i++) w->fn(w->arg);
+    e = cudaEventRecord(st->ev[1], w->stream);
+  }
+  perf__release();
+  if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
   CK(cudaEventSynchronize(st->ev[1]));
   CK(cudaGetLastError());
+  if (held(st->clock) && perf__block_timed_out()) return BLOCKED;
   CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
   return 0;
@@ -114,7 +143,7 @@ static int sample_host(perf_workload *w, long n, double *s, char *why,
 static int sample_batch(perf_workload *w, long n, double *s, char *why,
                         size_t len)
 {
-  if (w->perf__state->clock == PERF_CLOCK_EVENTS)
+  if (timed_by_events(w->perf__state->clock))
     return sample_events(w, n, s, why, len);
   return sample_host(w, n, s, why, len);
 }
@@ -126,22 +155,57 @@ static long preemptions(void)
   return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
-/* A batch the host's other load did not interrupt: retaken while the
- * thread was preempted during it (voluntary waits, such as sleeping or a
- * blocking sync, do not count), up to MAX_RETAKES times. */
-static int clean_batch(perf_workload *w, long n, double *s, char *why,
+/* The GPU watch after a sample: records the SM clock; 1 when NVML reports
+ * a throttle reason. */
+static int throttled_now(perf__wstate *st)
+{
+  unsigned mhz = 0;
+  unsigned long long r = 0;
+  if (!st->watched) return 0;
+  if (perf__nvml_sm_clock(&mhz, NULL) == 0) st->last_mhz = mhz;
+  if (perf__nvml_reasons(&r)) return 0;
+  r &= PERF__THROTTLE_MASK;
+  st->throttle_seen |= r;
+  return r != 0;
+}
+
+/* The blocking kernel gave up on a batch of *n: halves the batch for good.
+ * Ends the test as ERROR when a single iteration could not be queued. */
+static void shrink(perf_workload *w, long *n)
+{
+  perf__wstate *st = w->perf__state;
+  st->blocked++;
+  if (*n <= 1)
+    perf__test_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
+                   "one iteration was not queued within %.0f ms behind the "
+                   "blocking kernel, so it waits for the GPU (a host sync "
+                   "inside?); use the events clock", w->name,
+                   perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6);
+  *n /= 2;
+  st->max_batch = *n;
+  if (st->batch > *n) st->batch = *n;
+}
+
+/* A batch neither the host's other load nor GPU throttling disturbed:
+ * retaken while the thread was preempted during it (voluntary waits, such
+ * as sleeping or a blocking sync, do not count) or the GPU watch saw a
+ * throttle reason, as retake.h decides. *n shrinks when a device-clock
+ * batch cannot be queued. */
+static int clean_batch(perf_workload *w, long *n, double *s, char *why,
                        size_t len)
 {
   perf__wstate *st = w->perf__state;
-  for (int tries = 0;; tries++) {
+  for (;;) {
     long before = preemptions();
-    int err = sample_batch(w, n, s, why, len);
-    if (err || before < 0 || preemptions() == before) return err;
-    if (tries == MAX_RETAKES) {
-      st->kept_disturbed++;
-      return 0;
+    int err = sample_batch(w, *n, s, why, len);
+    if (err == BLOCKED) {
+      shrink(w, n);
+      continue;
     }
-    st->retaken++;
+    if (err) return err;
+    int preempted = before >= 0 && preemptions() != before;
+    if (perf__retake_decide(&st->rt, preempted, throttled_now(st)) == PERF__KEEP)
+      return 0;
   }
 }
 
@@ -150,12 +214,14 @@ int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len)
 {
   double s = 0;
-  int err = clean_batch(w, w->perf__state->batch, &s, why, len);
-  *per_iter_s = s / (double)w->perf__state->batch;
+  long n = w->perf__state->batch;
+  int err = clean_batch(w, &n, &s, why, len);
+  *per_iter_s = s / (double)n;
   return err;
 }
 
-static double sample_or_end(perf_workload *w, long n)
+/* One clean batch of *n (which may shrink); ends the test on an error. */
+static double sample_or_end(perf_workload *w, long *n)
 {
   char why[400];
   double s = 0;
@@ -176,14 +242,17 @@ static perf__wstate *new_state(perf_workload *w)
   st->clock = w->clock != PERF_CLOCK_AUTO
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
-  st->uses_gpu = w->stream || w->gpu || st->clock == PERF_CLOCK_EVENTS;
+  st->uses_gpu = w->stream || w->gpu || timed_by_events(st->clock);
+  st->max_batch = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH
+                  : st->clock == PERF_CLOCK_COLD ? 1 : MAX_BATCH;
   if (!host_floor.measured) perf__host_floor(&host_floor);
   st->floor_s = host_floor.floor_s;
   if (st->uses_gpu) {
     const perf__gpu_info *g = perf__gpu();
     if (g->err) perf__gpu_end(g->err, g->reason);
+    st->watched = g->watch;
   }
-  if (st->clock == PERF_CLOCK_EVENTS) {
+  if (timed_by_events(st->clock)) {
     cudaError_t e = cudaEventCreate(&st->ev[0]);
     if (!e) e = cudaEventCreate(&st->ev[1]);
     if (e) perf__gpu_fail(e, "cudaEventCreate", NULL, 0);
@@ -196,14 +265,13 @@ static perf__wstate *new_state(perf_workload *w)
 static void size_batch(perf_workload *w, double until)
 {
   perf__wstate *st = w->perf__state;
-  long cap = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH : MAX_BATCH;
   long n = 1;
   for (;;) {
-    double s = sample_or_end(w, n);
-    if (s >= st->target_s || n >= cap || perf__now() > until) break;
+    double s = sample_or_end(w, &n);
+    if (s >= st->target_s || n >= st->max_batch || perf__now() > until) break;
     double grow = s > 0 ? 1.2 * st->target_s / s : 100;
     grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
-    n = (long)fmin(ceil((double)n * grow), (double)cap);
+    n = (long)fmin(ceil((double)n * grow), (double)st->max_batch);
   }
   st->batch = n;
 }
@@ -217,7 +285,9 @@ static void warm_up(perf_workload *w, double until)
   double t[MAX_WARM_SAMPLES], scratch[SETTLE_WINDOW];
   int k = 0;
   while (k < MAX_WARM_SAMPLES) {
-    t[k++] = sample_or_end(w, st->batch) / (double)st->batch;
+    long n = st->batch;
+    double s = sample_or_end(w, &n);
+    t[k++] = s / (double)n;
     if (k >= 2 * SETTLE_WINDOW) {
       double now = perf__median_of(t + k - SETTLE_WINDOW, SETTLE_WINDOW, scratch);
       double before =
@@ -232,10 +302,9 @@ static void warm_up(perf_workload *w, double until)
   }
   st->warm_samples = k;
   if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
-  long cap = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH : MAX_BATCH;
   if (st->warm_s > 0) {
     double n = ceil(1.05 * st->target_s / st->warm_s);
-    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)cap);
+    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
   }
 }
 
@@ -257,6 +326,14 @@ static void report(const perf_workload *w)
              warm, target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
+  if (st->clock == PERF_CLOCK_COLD)
+    perf__line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
+               "an L2 flush (memset of %.1f MiB)", w->name,
+               (double)st->flush_bytes / (1 << 20));
+  if (st->blocked)
+    perf__line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
+               "behind the blocking kernel; batch capped at %ld iterations",
+               w->name, st->blocked, PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch);
 }
 
 /* See workload.h. */
@@ -266,8 +343,9 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
     perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
   if (w->perf__state && w->perf__gen == perf__test_serial()) {
-    sample_or_end(w, w->perf__state->batch);
-    sample_or_end(w, w->perf__state->batch);
+    long n = w->perf__state->batch;
+    sample_or_end(w, &n);
+    sample_or_end(w, &n);
     return;
   }
   perf__wstate *st = new_state(w);
@@ -275,6 +353,10 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   double until = perf__now() + cap_s;
   char why[400];
   int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
+  if (err == BLOCKED) {
+    long one = 1;
+    shrink(w, &one); /* does not return */
+  }
   if (err) perf__gpu_end(err, why);
   size_batch(w, until);
   warm_up(w, until);

@@ -3,25 +3,32 @@
 #define PERF_WORKLOAD_H
 
 #include "perfgate.h"
+#include "retake.h"
 
 /* Everything measured about a workload in the running test. */
 struct perf__wstate {
   perf_clock clock;       /* resolved: never AUTO */
   int uses_gpu;
-  cudaEvent_t ev[2];      /* events clock only */
+  cudaEvent_t ev[2];      /* events, device and cold clocks */
   long batch;             /* iterations per sample */
+  long max_batch;         /* largest batch allowed (device clock: learned) */
   double target_s;        /* wanted duration of one sample */
   double floor_s;         /* floor of the clock used */
   double cold_s;          /* first call, timed alone (seconds, same clock) */
   int warm_samples;       /* warm-up samples taken */
   int settled;            /* warm-up met the settling rule */
   double warm_s;          /* per-iteration time at the end of warm-up */
-  long retaken;           /* samples retaken: the host preempted the thread */
-  long kept_disturbed;    /* samples kept although preempted every retake */
+  perf__retake rt;        /* samples discarded and kept despite disturbance */
+  int watched;            /* the GPU watch (NVML) reads each sample */
+  unsigned last_mhz;      /* SM clock after the last kept sample; 0 unknown */
+  unsigned long long throttle_seen; /* throttle reasons seen, all samples */
+  long blocked;           /* device clock: batches that could not be queued */
+  size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
   struct perf__wstate *next;
 };
 
-/* The clock name used in every report ("events", "wall", "submit"). */
+/* The clock name used in every report ("events", "wall", "submit",
+ * "device", "cold"). */
 const char *perf__clock_name(perf_clock c);
 
 /* Resolves w's clock and, on first use in this test, times the first call
@@ -35,7 +42,9 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s);
 /* One sample of w's batch; returns 0 and the time per iteration in seconds,
  * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
  * during which the thread was preempted (an involuntary context switch:
- * other load on the host) is retaken, up to 20 times; see st->retaken. */
+ * other load on the host) is retaken, up to 20 times; a GPU workload's
+ * sample after which NVML reports a throttle reason is retaken too (see
+ * retake.h); st->rt counts both, st->last_mhz is the sample's SM clock. */
 int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 

@@ -1,8 +1,10 @@
 /* pipeline.c — whole-pipeline runs of the fixture perftest binary: verdicts, isolation, CLI, exit codes. */
+#define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "selftest.h"
 
@@ -162,6 +164,69 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
     st_exec(&r, "", "--filter='gpu.*' --require-gpu");
     ST_EQ(r.status, 2);
   }
+  st_run_free(&r);
+}
+
+/* The device and cold clocks (blocking kernel, L2 flush): right on a GPU,
+ * skipped without one. */
+ST_TEST(pipeline_device_and_cold_clocks)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--verbose --filter='gpuclock.*'");
+  if (!have_gpu()) {
+    const char *names[] = {"gpuclock.device_sees_4x_bytes", "gpuclock.cold_sees_4x_bytes",
+                           "gpuclock.device_excludes_host_gaps",
+                           "gpuclock.device_refuses_a_host_sync"};
+    for (int i = 0; i < 4; i++) expect(&r, names[i], "SKIP", "skipped: no CUDA device (");
+    ST_EQ(r.status, 0);
+    st_run_free(&r);
+    return;
+  }
+  expect(&r, "gpuclock.device_sees_4x_bytes", "PASS", NULL);
+  expect(&r, "gpuclock.cold_sees_4x_bytes", "PASS", NULL);
+  expect(&r, "gpuclock.device_excludes_host_gaps", "PASS", NULL);
+  expect(&r, "gpuclock.device_refuses_a_host_sync", "ERROR",
+         "the device clock cannot time it: one iteration was not queued within 200 ms");
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(device clock, medians)", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(cold clock, medians)", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "q: cold clock: each sample is one iteration after an L2 flush",
+                        "MiB)", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(sleepy, all, 2)", ": PASS", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(all_ev, sleepy_ev, 1.2)", ": PASS", line, sizeof line));
+  ST_EQ(r.status, 1);
+  st_run_free(&r);
+}
+
+/* The GPU watch with a stand-in NVML that reports the power cap on every
+ * third read: those samples are discarded, counted and in the JSON. */
+ST_TEST(pipeline_throttled_samples_are_discarded)
+{
+  st_run r;
+  char env[800], json[] = "/tmp/perfgate-watch-XXXXXX", line[LINE];
+  int fd = mkstemp(json);
+  ST_CHECK(fd >= 0);
+  close(fd);
+  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so FAKE_NVML_REASONS=0,0,4 "
+           "FAKE_NVML_MHZ=1700 ", st_build_dir());
+  char args[300];
+  snprintf(args, sizeof args, "--verbose --json=%s --filter='gpu.events_clock_sees_4x_bytes'", json);
+  st_exec(&r, env, args);
+  if (!have_gpu()) {
+    expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+  } else {
+    expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+    ST_CHECK(st_line_with(&r, "GPU watch: NVML reads the SM clock", "now 1700 MHz", line, sizeof line));
+    ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "samples discarded and 0 kept while the GPU "
+                          "was throttled (sw_power_cap)", line, sizeof line));
+    char *j = st_slurp(json);
+    ST_CHECK(j && strstr(j, "\"sm_clock_mhz\": [1700, 1700"));
+    ST_CHECK(j && strstr(j, "\"throttle_reasons\": \"sw_power_cap\""));
+    ST_CHECK(j && !strstr(j, "\"throttled_discarded\": 0,"));
+    free(j);
+  }
+  ST_EQ(r.status, 0);
+  unlink(json);
   st_run_free(&r);
 }
 

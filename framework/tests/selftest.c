@@ -56,6 +56,13 @@ int st_eq(long long a, long long b, const char *as, const char *bs,
   return st_check(a == b, file, line, "%s == %s (%lld vs %lld)", as, bs, a, b);
 }
 
+int st_str(const char *a, const char *b, const char *as, const char *bs,
+           const char *file, int line)
+{
+  return st_check(a && b && !strcmp(a, b), file, line, "%s == %s (\"%s\" vs \"%s\")", as,
+                  bs, a ? a : "(null)", b ? b : "(null)");
+}
+
 int st_near(double a, double b, double tol, const char *as, const char *bs,
             const char *file, int line)
 {

@@ -29,9 +29,12 @@ int st_check(int ok, const char *file, int line, const char *fmt, ...)
 #define ST_EQ(a, b) st_eq((long long)(a), (long long)(b), #a, #b, __FILE__, __LINE__)
 #define ST_NEAR(a, b, tol) \
   st_near((double)(a), (double)(b), (double)(tol), #a, #b, __FILE__, __LINE__)
+#define ST_STR(a, b) st_str((a), (b), #a, #b, __FILE__, __LINE__)
 /* Each operand is evaluated once. */
 int st_eq(long long a, long long b, const char *as, const char *bs,
           const char *file, int line);
+int st_str(const char *a, const char *b, const char *as, const char *bs,
+           const char *file, int line);
 int st_near(double a, double b, double tol, const char *as, const char *bs,
             const char *file, int line);
 

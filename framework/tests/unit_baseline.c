@@ -91,7 +91,7 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1.5, recorded: 2026-01-01}\n",
        "b.yaml:3:", "whole number"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: hourglass, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
-       "b.yaml:3:", "'clock' must be events, wall or submit"},
+       "b.yaml:3:", "'clock' must be events, wall, submit, device or cold"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: yesterday}\n",
        "b.yaml:3:", "date YYYY-MM-DD"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01, x: 1}\n",

@@ -1,0 +1,30 @@
+/* retake.h — which samples are kept: retaking those the host preempted or the GPU took while throttled. */
+#ifndef PERF_RETAKE_H
+#define PERF_RETAKE_H
+
+/* Retakes of one sample before a preempted one is kept anyway. */
+#define PERF__MAX_RETAKES 20
+/* Throttled samples in a row that are discarded; after that the GPU is taken
+ * to be throttled for good and throttled samples are kept (and counted)
+ * until a clean one comes, so a power-capped workload still gets measured. */
+#define PERF__MAX_THROTTLE_STREAK 3
+
+/* Counts for one workload; zero-initialise. */
+typedef struct perf__retake {
+  int tries;                /* retakes of the sample being taken */
+  int throttle_streak;      /* throttled samples in a row */
+  long retaken;             /* discarded: the host preempted the thread */
+  long kept_disturbed;      /* kept although preempted on every retake */
+  long throttled_discarded; /* discarded: the GPU was throttled */
+  long throttled_kept;      /* kept although throttled (sustained) */
+} perf__retake;
+
+enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
+
+/* Decides about the sample just taken: preempted = the thread was switched
+ * out involuntarily during it; throttled = the GPU watch saw a throttle
+ * reason after it. Returns PERF__RETAKE (sample discarded, counted) or
+ * PERF__KEEP (counted when kept despite a disturbance). Never fails. */
+int perf__retake_decide(perf__retake *r, int preempted, int throttled);
+
+#endif
