@@ -4,6 +4,7 @@
 #   make test            build and run the framework's own tests (no GPU needed)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
 #   make baseline-update re-measure this machine's baseline file (3 runs each)
+#   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
 #   make clean
 #
@@ -62,7 +63,7 @@ ifeq ($(strip $(YAML_LIBS)),)
 $(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
 endif
 endif
-ifneq ($(filter all perftest baseline-update $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update bench-fidelity $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -99,11 +100,11 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test perftest baseline-update install clean help fuzz FORCE
+.PHONY: all test perftest baseline-update bench-fidelity install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -136,6 +137,23 @@ $(BUILD)/gen/%.image.h: $(KERNELS)/%.image.cu
 $(BUILD)/perftest: $(PT_OBJS) $(KRN_OBJS) $(LIB) $(PT_LIST)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -fopenmp -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
+
+# bench-fidelity: a benchmark of the measurement itself (not a test).
+$(BUILD)/obj/bench/%.o: bench/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -I$(KERNELS) -c $< -o $@
+
+$(BUILD)/bench-fidelity: $(BUILD)/obj/bench/fidelity.o $(KRN_OBJS) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
+
+# The same kernels as a shared library, for triton.testing.do_bench (ctypes).
+$(BUILD)/libperfkernels.so: $(KERNELS)/elementwise.cu $(KERNELS)/fill.cu
+	$(call say,NVCC,$@)
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -Xcompiler -fPIC -shared -I$(KERNELS) -o $@ $^
+
+bench-fidelity: $(BUILD)/bench-fidelity $(BUILD)/libperfkernels.so $(BUILD)/perftest
+	$(Q)BUILD=$(BUILD) bash bench/fidelity.sh
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "nvml.h"
+#include "nvmldl.h"
 #include "status.h"
 
 static void set(perf__baseline *b, const char *key, const char *fmt, ...)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "fmt.h"
-#include "nvml.h"
+#include "nvmldl.h"
 #include "perfgate.h"
 #include "stats.h"
 #include "status.h"

@@ -7,7 +7,7 @@
 #include "fmt.h"
 #include "gpu.h"
 #include "json.h"
-#include "nvml.h"
+#include "nvmldl.h"
 #include "nvtx.h"
 #include "perfgate.h"
 #include "blcheck.h"

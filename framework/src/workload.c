@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "fmt.h"
 #include "gpu.h"
-#include "nvml.h"
+#include "nvmldl.h"
 #include "stats.h"
 #include "status.h"
 #include "test.h"
@@ -102,7 +102,9 @@ static int held(perf_clock c)
 
 /* Events around the batch; for the device and cold clocks the batch waits
  * behind the blocking kernel until all of it is queued (cold: after an L2
- * flush). Returns BLOCKED when the blocker gave up before the release. */
+ * flush). Returns BLOCKED when the blocker gave up before the release.
+ * The first call is never held: it may load its module (lazy loading),
+ * which waits for the device to be idle, and so for the blocker. */
 static int sample_events(perf_workload *w, long n, double *s, char *why,
                          size_t len)
 {
@@ -110,7 +112,8 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   float ms = 0;
   if (st->clock == PERF_CLOCK_COLD)
     CK(perf__l2_flush(w->stream, &st->flush_bytes));
-  if (held(st->clock)) CK(perf__block(w->stream));
+  int hold = held(st->clock) && !st->first_call;
+  if (hold) CK(perf__block(w->stream));
   cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
   if (!e) {
     for (long i = 0; i < n; i++) w->fn(w->arg);
@@ -120,7 +123,7 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
   CK(cudaEventSynchronize(st->ev[1]));
   CK(cudaGetLastError());
-  if (held(st->clock) && perf__block_timed_out()) return BLOCKED;
+  if (hold && perf__block_timed_out()) return BLOCKED;
   CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
   return 0;
@@ -179,7 +182,8 @@ static void shrink(perf_workload *w, long *n)
     perf__test_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
                    "one iteration was not queued within %.0f ms behind the "
                    "blocking kernel, so it waits for the GPU (a host sync "
-                   "inside?); use the events clock", w->name,
+                   "inside, or a module loaded on its first launch?); use the "
+                   "events clock", w->name,
                    perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6);
   *n /= 2;
   st->max_batch = *n;
@@ -318,7 +322,8 @@ static void report(const perf_workload *w)
   perf__fmt_time(floor, sizeof floor, st->floor_s);
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
   perf__line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
-                "per sample", w->name, cold, perf__clock_name(st->clock),
+                "per sample", w->name, cold,
+             held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
              st->batch);
   perf__line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
                 "target %s (%s; %s floor %s)", w->name,
@@ -352,11 +357,9 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
   double until = perf__now() + cap_s;
   char why[400];
+  st->first_call = 1;
   int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
-  if (err == BLOCKED) {
-    long one = 1;
-    shrink(w, &one); /* does not return */
-  }
+  st->first_call = 0;
   if (err) perf__gpu_end(err, why);
   size_batch(w, until);
   warm_up(w, until);

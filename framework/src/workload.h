@@ -14,7 +14,9 @@ struct perf__wstate {
   long max_batch;         /* largest batch allowed (device clock: learned) */
   double target_s;        /* wanted duration of one sample */
   double floor_s;         /* floor of the clock used */
-  double cold_s;          /* first call, timed alone (seconds, same clock) */
+  double cold_s;          /* first call, timed alone (seconds, same clock;
+                             device, cold: events, not held) */
+  int first_call;         /* the first call is being timed */
   int warm_samples;       /* warm-up samples taken */
   int settled;            /* warm-up met the settling rule */
   double warm_s;          /* per-iteration time at the end of warm-up */

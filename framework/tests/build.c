@@ -131,6 +131,49 @@ ST_TEST(build_shipped_suite_and_skip_it_without_a_gpu)
   free(list);
 }
 
+/* make bench-fidelity's program builds with the suite, says how to use it,
+ * and without a GPU exits 2 naming the reason; its table maker reads logs. */
+ST_TEST(build_bench_fidelity_and_its_table)
+{
+  char *out;
+  int rc = sh("make -s build/bench-fidelity >/dev/null && build/bench-fidelity nonsense", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "usage: bench-fidelity medians"), "%d: %s", rc, out);
+  free(out);
+  rc = sh("build/bench-fidelity medians", &out);
+  if (strstr(out, "no CUDA device"))
+    ST_CHECKF(rc == 2 && strstr(out, "bench-fidelity: SKIP: no CUDA device ("), "%d: %s", rc, out);
+  free(out);
+  if (sh("python3 -c pass", &out) != 0) { /* python3 is optional for make test */
+    free(out);
+    return;
+  }
+  free(out);
+  char dir[] = "/tmp/perfgate-fid-XXXXXX", cmd[1200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && for i in 0 1; do for k in ew_256k sin4_4m ew_64m sin4_512m; do "
+           "for c in device events cold; do echo \"median $k $c 1.0${i}e-06 10\"; done; done "
+           "> medians.$i.txt; done && "
+           "echo \"aa kernel=ew_256k clock=events similar_n=5 similar_false_fail=1 similar_s=0.1 "
+           "not_slower_n=5 not_slower_false_fail=0 not_slower_s=0.1 faster_n=1 "
+           "faster_false_pass=0 faster_s=0.1\" > aa.txt && "
+           "echo \"power n=4 detected=4 true_ratio=1.1 seconds_per_comparison=0.1\" > power.txt && "
+           "echo \"suite_exit 0 seconds 9.5\" > suite.txt && cd - >/dev/null && "
+           "python3 bench/summarise.py %s", dir, dir);
+  rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "| ew_256k | 1.01 µs | n/a |") &&
+                strstr(out, "| sin4_512m | 0.70 % |") && /* CV of 1.00 and 1.01 */
+                strstr(out, "SIMILAR(a, a', 5 %) false fails 1/5") &&
+                strstr(out, "detected 4/4") && strstr(out, "9.5 s wall, exit 0"),
+            "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "%s/results.md", dir);
+  char *md = st_slurp(cmd);
+  ST_CHECKF(md && strstr(md, "perfgate processes: 2"), "%s: %s", cmd, md ? md : "(unreadable)");
+  free(md);
+  st_rmtree(dir);
+}
+
 #include <yaml.h>
 
 /* 1 when path parses as YAML to its end (libyaml's event parser). */

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "blocker.h"
-#include "nvml.h"
+#include "nvmldl.h"
 #include "retake.h"
 #include "selftest.h"
 

@@ -1,6 +1,6 @@
-/* nvml.h — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
-#ifndef PERF_NVML_H
-#define PERF_NVML_H
+/* nvmldl.h — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
+#ifndef PERF_NVMLDL_H
+#define PERF_NVMLDL_H
 
 #include <stddef.h>
 

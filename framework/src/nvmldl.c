@@ -1,6 +1,6 @@
-/* nvml.c — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
+/* nvmldl.c — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
 #define _GNU_SOURCE
-#include "nvml.h"
+#include "nvmldl.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -57,7 +57,7 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   return 0;
 }
 
-/* See nvml.h. */
+/* See nvmldl.h. */
 int perf__nvml_open(const char *bus_id, char *why, size_t len)
 {
   static char reason[200];
@@ -75,13 +75,13 @@ int perf__nvml_open(const char *bus_id, char *why, size_t len)
   return n.ok ? 0 : -1;
 }
 
-/* See nvml.h. The library stays loaded: NVML may have started threads. */
+/* See nvmldl.h. The library stays loaded: NVML may have started threads. */
 void perf__nvml_close(void)
 {
   memset(&n, 0, sizeof n);
 }
 
-/* See nvml.h. */
+/* See nvmldl.h. */
 int perf__nvml_sm_clock(unsigned *cur_mhz, unsigned *max_mhz)
 {
   if (!n.ok) return -1;
@@ -90,19 +90,19 @@ int perf__nvml_sm_clock(unsigned *cur_mhz, unsigned *max_mhz)
   return 0;
 }
 
-/* See nvml.h. */
+/* See nvmldl.h. */
 int perf__nvml_reasons(unsigned long long *reasons)
 {
   return n.ok && n.reasons(n.dev, reasons) == 0 ? 0 : -1;
 }
 
-/* See nvml.h. */
+/* See nvmldl.h. */
 int perf__nvml_driver(char *buf, size_t len)
 {
   return n.ok && n.driver(buf, (unsigned)len) == 0 ? 0 : -1;
 }
 
-/* See nvml.h. */
+/* See nvmldl.h. */
 const char *perf__nvml_reason_names(unsigned long long r, char *buf, size_t len)
 {
   static const struct {
