@@ -28,6 +28,7 @@ typedef struct pair {
   perf_workload *a, *b;
   perf__rng order; /* picks ABBA or BAAB for each round */
   samples sa, sb;  /* for the claim's record (--json) */
+  perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
   char why[400];
 } pair;
@@ -165,9 +166,11 @@ static const char *claim_text(const char *head)
   return buf;
 }
 
-/* The GPU watch's members: SM clock after each sample (null: unknown) and
- * the throttled samples discarded and kept, with the reasons seen. */
-static void watch_json(perf__json *j, const perf_workload *w, const samples *s)
+/* The GPU watch's members: SM clock after each sample (null: unknown), the
+ * throttled samples this claim discarded and kept (counts since `before`),
+ * and the reasons seen in this test. */
+static void watch_json(perf__json *j, const perf_workload *w, const samples *s,
+                       const perf__retake *before)
 {
   const perf__wstate *st = w->perf__state;
   char names[120];
@@ -181,12 +184,14 @@ static void watch_json(perf__json *j, const perf_workload *w, const samples *s)
       perf__json_raw(j, "null");
   }
   perf__json_raw(j, "], \"throttled_discarded\": %ld, \"throttled_kept\": %ld, "
-                 "\"throttle_reasons\": ", st->rt.throttled_discarded, st->rt.throttled_kept);
+                 "\"throttle_reasons\": ",
+                 st->rt.throttled_discarded - before->throttled_discarded,
+                 st->rt.throttled_kept - before->throttled_kept);
   perf__json_str(j, perf__nvml_reason_names(st->throttle_seen, names, sizeof names));
 }
 
 static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
-                          const samples *s)
+                          const samples *s, const perf__retake *before)
 {
   perf__json_raw(j, "{\"name\": ");
   perf__json_str(j, w->name);
@@ -202,7 +207,7 @@ static void workload_json(perf__json *j, const perf_workload *w, double med, dou
     perf__json_num(j, s->t[i]);
   }
   perf__json_raw(j, "]");
-  watch_json(j, w, s);
+  watch_json(j, w, s, before);
   perf__json_raw(j, "}");
 }
 
@@ -226,9 +231,9 @@ static void record_claim(const perf__claim *c, const pair *p, const perf__seq_re
   perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"seconds\": ", r->rounds, r->looks);
   perf__json_num(&j, r->seconds);
   perf__json_raw(&j, ", \"a\": ");
-  workload_json(&j, p->a, r->med_a, r->mad_a, &p->sa);
+  workload_json(&j, p->a, r->med_a, r->mad_a, &p->sa, &p->ra);
   perf__json_raw(&j, ", \"b\": ");
-  workload_json(&j, p->b, r->med_b, r->mad_b, &p->sb);
+  workload_json(&j, p->b, r->med_b, r->mad_b, &p->sb, &p->rb);
   if (!j.oom) perf__test_claim_data(j.s);
   perf__json_free(&j);
 }
@@ -277,7 +282,7 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
 
   perf__rng rng;
   perf__rng_seed(&rng, perf__wopt.seed);
-  pair p = {.a = a, .b = b};
+  pair p = {.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
   perf__rng_seed(&p.order, perf__wopt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__seq_result r;

@@ -119,7 +119,7 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
     for (long i = 0; i < n; i++) w->fn(w->arg);
     e = cudaEventRecord(st->ev[1], w->stream);
   }
-  perf__release();
+  if (hold) perf__release();
   if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
   CK(cudaEventSynchronize(st->ev[1]));
   CK(cudaGetLastError());
