@@ -102,6 +102,65 @@ void perf__register(perf__test *t);
 #define PERF_EXPECT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 0)
 #define PERF_ASSERT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 1)
 
+/* ---- Sweeps --------------------------------------------------------------
+ * PERF_SWEEP(var, values) { body } runs the body once per value, with `long
+ * var` set to it, in the order given. Declare the workloads inside the body:
+ * each point measures its own (batch size, warm-up) and a workload declared
+ * outside is prepared afresh at each point. Claims in the body are made per
+ * point and say so ("[n=256]" after their location; JSON: "sweep"). `break`
+ * or `continue` ends the current point; leaving the sweep by return or goto
+ * is an ERROR. Sweeps cannot nest; 64 points at most.
+ *   PERF_VALUES(1000, 3000, 10000)   the values listed
+ *   PERF_POW2(16, 4096)              every power of two in [16, 4096]
+ * PERF_EXPECT_CROSSOVER(a, b, var, lo, hi), inside the body: a is slower
+ * than b at small var and faster at large var, and the size where it turns
+ * lies in [lo, hi]. At each point a and b are compared (ABBA rounds, as
+ * FASTER) until the interval of b/a clears 1 on either side, each point at
+ * level alpha / points. The claim is decided after its last point:
+ *   FAIL          a is faster at a point below lo, or slower at a point above
+ *                 hi, or faster at a point below one where it is slower (it
+ *                 turns more than once);
+ *   PASS          the last point where a is slower is >= lo and the first
+ *                 where it is faster is <= hi (no contrary point);
+ *   INCONCLUSIVE  otherwise (points whose interval straddles 1 leave the
+ *                 turn undecided).
+ * The report gives the bracket and the estimated crossover (where the
+ * medians' ratio crosses 1, interpolated in log-log between the two points
+ * around it). Before its last point it returns 1. */
+typedef struct perf_values {
+  const long *list;      /* PERF_VALUES */
+  size_t n;
+  long pow2_lo, pow2_hi; /* PERF_POW2 */
+} perf_values;
+#define PERF_VALUES(...)                                                  \
+  ((perf_values){.list = (const long[]){__VA_ARGS__},                     \
+                 .n = sizeof((const long[]){__VA_ARGS__}) / sizeof(long)})
+#define PERF_POW2(lo, hi) ((perf_values){.pow2_lo = (lo), .pow2_hi = (hi)})
+
+typedef struct perf__sweep {
+  int state;  /* 0 before the first point, then 1 */
+  long value; /* the current point's value */
+} perf__sweep;
+
+#define PERF_SWEEP(var, values)                                              \
+  for (perf__sweep perf__sweep_ = perf__sweep_open(#var, (values), PERF__HERE); \
+       perf__sweep_step(&perf__sweep_);)                                      \
+    for (long var = perf__sweep_.value, perf__point_once_ = ((void)var, 1); \
+         perf__point_once_; perf__point_once_ = 0)
+#define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi)                              \
+  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi), #a, #b, \
+                  #var, PERF__HERE, 0)
+#define PERF_ASSERT_CROSSOVER(a, b, var, lo, hi)                              \
+  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi), #a, #b, \
+                  #var, PERF__HERE, 1)
+
+perf__sweep perf__sweep_open(const char *var, perf_values values, const char *file,
+                             int line);
+int perf__sweep_step(perf__sweep *s);
+int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo,
+                    double hi, const char *an, const char *bn, const char *var,
+                    const char *file, int line, int fatal);
+
 /* ---- Host syncs ----------------------------------------------------------
  * Checked in a separate, untimed pass with CUPTI callbacks on the runtime
  * and driver APIs (never during timing). A workload runs once to warm up,

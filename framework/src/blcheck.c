@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "stats.h"
 #include "status.h"
+#include "sweep.h"
 #include "test.h"
 #include "workload.h"
 
@@ -93,12 +94,23 @@ static void send_fingerprint(struct machine *m)
   perf__line(PERF__RECORD, "%s", line);
 }
 
+/* The entry's name: the workload's, with the sweep point inside a sweep
+ * ("cpu[n=256]"). Never fails (truncates). */
+static const char *key(const perf_workload *w, char *buf, size_t len)
+{
+  if (perf__sweep_active())
+    snprintf(buf, len, "%s[%s=%ld]", w->name, perf__sweep_var(), perf__sweep_value());
+  else
+    snprintf(buf, len, "%s", w->name);
+  return buf;
+}
+
 static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples)
 {
-  char test[200], name[96];
+  char test[200], name[96], k[160];
   clean(test, sizeof test, perf__test_name());
-  clean(name, sizeof name, w->name);
+  clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
   perf__line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld", m->path, test,
              name, perf__clock_name(w->perf__state->clock), median, mad, samples);
@@ -109,13 +121,14 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
                              long samples, int quiet_if_missing)
 {
+  char k[160];
   const perf__bl_entry *e =
-      m->exists ? perf__bl_find(&m->file, perf__test_name(), w->name) : NULL;
+      m->exists ? perf__bl_find(&m->file, perf__test_name(), key(w, k, sizeof k)) : NULL;
   if (!e) {
     perf__test_baseline_state(1);
     if (!quiet_if_missing)
       perf__line(PERF__DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
-                 head, perf__test_name(), w->name, m->path);
+                 head, perf__test_name(), k, m->path);
     return PERF__SKIP;
   }
   const char *clock = perf__clock_name(w->perf__state->clock);
@@ -159,7 +172,9 @@ void perf__blc_measured(perf_workload *w, double median, double mad,
     return;
   }
   char head[300];
-  snprintf(head, sizeof head, "BASELINE(%s) (--baseline-check=all)", w->name);
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) (--baseline-check=all)%s", w->name,
+           perf__sweep_tag(tag, sizeof tag));
   perf__outcome o = compare(m, w, head, median, mad, samples, 1);
   if (o != PERF__SKIP) perf__test_claim(o, "%s: %s", head, perf__outcome_word(o));
 }
@@ -185,7 +200,9 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   char head[300], why[400];
   double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
   if (!w->name) w->name = wn;
-  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d", w->name, file, line);
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
+           perf__sweep_tag(tag, sizeof tag));
   double budget = perf__wopt.budget_s;
   perf__wl_prepare(w, budget / 2048, budget / 4);
   int n = 0;

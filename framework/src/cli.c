@@ -42,6 +42,11 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --markdown=FILE        write a Markdown summary table (for a CI step summary)\n"
           "  --json=FILE            write everything as JSON: run, fingerprint, tests,\n"
           "                         claims and every sample with its clock\n"
+          "  --plots=DIR            write SVG charts into DIR (created if missing): time\n"
+          "                         against each sweep's parameter, and each ratio claim\n"
+          "                         against what it needs\n"
+          "  --html=FILE            write one self-contained HTML report: summary,\n"
+          "                         failures first, every test's charts inline\n"
           "  --tap                  TAP 14 on stdout; the console report goes to stderr\n"
           "  --devices=all|0,1      run the tests on each listed GPU in parallel, one\n"
           "                         worker per GPU; output and reports per device\n"
@@ -133,7 +138,7 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
   static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
                                 "--color", "--perf-worker", "--baseline-dir",
                                 "--baseline-check", "--junit", "--markdown", "--repeat", "--json",
-                                "--devices"};
+                                "--devices", "--plots", "--html"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     int m;
     const char *v = value(argc, argv, i, names[k], &m);
@@ -171,6 +176,12 @@ static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
       return 1;
     case 8:
       cli->junit = v;
+      return 1;
+    case 13:
+      cli->plots = v;
+      return 1;
+    case 14:
+      cli->html = v;
       return 1;
     case 9:
       cli->markdown = v;

@@ -25,6 +25,8 @@ typedef struct perf__cli {
   int shuffle;                  /* each repetition in a random order (from seed) */
   FILE *tap_out;                /* set by perf_main when tap: the original stdout */
   const char *json;             /* --json=FILE: everything, every sample */
+  const char *plots;            /* --plots=DIR: SVG charts */
+  const char *html;             /* --html=FILE: one self-contained report page */
   const char *merge;            /* --merge=OUT: merge the reports that follow */
   const char *devices;          /* --devices=all|0,1: one run per GPU, in parallel */
   int device_label;             /* set in a --devices child: its GPU (else -1) */

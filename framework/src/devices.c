@@ -109,7 +109,7 @@ static void cpu_share(int k, int nd)
 static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__test **tests,
                       size_t n, int argc, char **argv)
 {
-  char id[16], junit[4200], md[4200];
+  char id[16], junit[4200], md[4200], plots[4200], html[4200];
   perf__cli mine = *cli;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);
@@ -119,6 +119,8 @@ static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf_
   if (cli->junit) mine.junit = per_device(cli->junit, c->id, junit, sizeof junit);
   if (cli->markdown) mine.markdown = per_device(cli->markdown, c->id, md, sizeof md);
   if (cli->json) mine.json = c->json;
+  if (cli->plots) mine.plots = per_device(cli->plots, c->id, plots, sizeof plots);
+  if (cli->html) mine.html = per_device(cli->html, c->id, html, sizeof html);
   fflush(NULL);
   _exit(perf__supervise(&mine, tests, n, argc, argv));
 }

@@ -12,9 +12,12 @@
 
 #include "child.h"
 #include "fingerprint.h"
+#include "html.h"
 #include "json.h"
+#include "plot.h"
 #include "registry.h"
 #include "status.h"
+#include "xml.h"
 
 static int device = -1; /* --devices child: suites are named "suite@gpuK" */
 
@@ -42,30 +45,7 @@ static counts count(const perf__result *r, size_t n)
   return c;
 }
 
-/* Writes n bytes of s as XML character data: markup escaped, characters XML
- * forbids (control bytes, invalid UTF-8) replaced by '?'. */
-static void xml_text(FILE *f, const char *s, size_t n)
-{
-  const unsigned char *p = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
-    size_t len = perf__utf8_len(p + i, n - i);
-    unsigned c = p[i];
-    if (len == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r') len = 0;
-    if (!len) {
-      fputc('?', f);
-      i++;
-      continue;
-    }
-    if (c == '&') fputs("&amp;", f);
-    else if (c == '<') fputs("&lt;", f);
-    else if (c == '>') fputs("&gt;", f);
-    else if (c == '"') fputs("&quot;", f);
-    else fwrite(p + i, 1, len, f);
-    i += len;
-  }
-}
 
-static void xml_str(FILE *f, const char *s) { xml_text(f, s, strlen(s)); }
 
 /* A line giving a claim's failing verdict with its numbers. */
 static int is_verdict_line(const char *l)
@@ -80,12 +60,12 @@ static void junit_system_out(FILE *f, const perf__result *r)
   fputs("      <system-out>", f);
   for (size_t k = 0; k < r->nlines; k++) {
     if (r->verbose_only[k]) continue;
-    xml_str(f, r->lines[k]);
+    perf__xml_str(f, r->lines[k]);
     fputc('\n', f);
   }
   if (r->output_len) {
     fputs("--- output of the test ---\n", f);
-    xml_text(f, r->output, r->output_len);
+    perf__xml_text(f, r->output, r->output_len);
   }
   fputs("</system-out>\n", f);
 }
@@ -93,12 +73,12 @@ static void junit_system_out(FILE *f, const perf__result *r)
 static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
 {
   fputs("    <testcase name=\"", f);
-  xml_str(f, t->name);
+  perf__xml_str(f, t->name);
   fputs("\" classname=\"", f);
-  xml_str(f, t->suite);
+  perf__xml_str(f, t->suite);
   if (device >= 0) fprintf(f, "@gpu%d", device);
   fputs("\" file=\"", f);
-  xml_str(f, t->file);
+  perf__xml_str(f, t->file);
   fprintf(f, "\" line=\"%d\" time=\"%.3f\">\n", t->line, r->seconds);
   const char *tag = r->outcome == PERF__SKIP ? "skipped"
                     : r->outcome == PERF__ERROR ? "error"
@@ -111,9 +91,9 @@ static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
         break;
       }
     fprintf(f, "      <%s message=\"", tag);
-    xml_str(f, msg);
+    perf__xml_str(f, msg);
     fprintf(f, "\" type=\"%s\">", perf__outcome_word(r->outcome));
-    xml_str(f, r->reason);
+    perf__xml_str(f, r->reason);
     fprintf(f, "</%s>\n", tag);
   }
   junit_system_out(f, r);
@@ -144,7 +124,7 @@ static void junit(FILE *f, const perf__test **tests, size_t nt, const perf__resu
         c.skipped += one.skipped, c.seconds += one.seconds;
       }
     fputs("  <testsuite name=\"", f);
-    xml_str(f, suite);
+    perf__xml_str(f, suite);
     if (device >= 0) fprintf(f, "@gpu%d", device);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                "time=\"%.3f\" timestamp=\"%s\">\n",
@@ -369,9 +349,10 @@ static const char *dir_of(const char *path, char *dir, size_t len)
 /* See export.h. */
 int perf__export_check(const perf__cli *cli, char *err, size_t len)
 {
-  const char *files[] = {cli->junit, cli->markdown, cli->json},
-             *opts[] = {"--junit", "--markdown", "--json"};
-  for (int k = 0; k < 3; k++) {
+  const char *files[] = {cli->junit, cli->markdown, cli->json, cli->html},
+             *opts[] = {"--junit", "--markdown", "--json", "--html"};
+  if (cli->plots && perf__plot_mkdir(cli->plots, err, len)) return PERF__EUSAGE;
+  for (int k = 0; k < 4; k++) {
     char dir[4096];
     if (!files[k]) continue;
     if (!*files[k]) return snprintf(err, len, "%s needs a file name", opts[k]), PERF__EUSAGE;
@@ -413,6 +394,22 @@ static int write_json(const char *path, const perf__json *j)
   return e ? PERF__EIO : 0;
 }
 
+/* --html: the page composed in memory, then written atomically. Returns 0
+ * or PERF__EIO with a message. */
+static int write_html(const perf__cli *cli, const perf__result *r, size_t n, time_t started,
+                      int code)
+{
+  perf__json text = {0};
+  FILE *f = open_memstream(&text.s, &text.len);
+  if (f) perf__html_write(f, r, n, started, code, cli->argc, cli->argv);
+  text.oom = !f || ferror(f);
+  if (f && fclose(f)) text.oom = 1;
+  int e = perf__json_save(&text, cli->html);
+  free(text.s);
+  if (e) fprintf(stderr, "perftest: cannot write --html=%s: %s\n", cli->html, strerror(e));
+  return e ? PERF__EIO : 0;
+}
+
 /* See export.h. */
 int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started, FILE *out,
@@ -432,6 +429,8 @@ int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
   if (cli->markdown && write_file("--markdown", cli->markdown, markdown, tests, ntests,
                                   results, nresults, started))
     err = PERF__EIO;
+  if (cli->plots && perf__plot_dir(cli->plots, results, nresults)) err = PERF__EIO;
+  if (cli->html && write_html(cli, results, nresults, started, code)) err = PERF__EIO;
   if (cli->tap && out) {
     tap(out, tests, ntests, results, nresults);
     if (fflush(out)) {

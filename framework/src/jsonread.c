@@ -118,6 +118,25 @@ static int expect(reader *r, yaml_event_type_t t, const char *what)
   return ok ? 0 : -1;
 }
 
+/* The document of an initialised parser: the root, or NULL with err set. */
+static perf__jnode *parse_document(reader *r)
+{
+  perf__jnode *root = NULL;
+  yaml_event_t e;
+  if (!expect(r, YAML_STREAM_START_EVENT, "not a document") &&
+      !expect(r, YAML_DOCUMENT_START_EVENT, "empty file")) {
+    if (!yaml_parser_parse(&r->p, &e)) fail(r, &r->p.problem_mark, r->p.problem);
+    else root = parse_node(r, &e, 0);
+    if (root && (expect(r, YAML_DOCUMENT_END_EVENT, "text after the value") ||
+                 expect(r, YAML_STREAM_END_EVENT, "a second document"))) {
+      perf__jfree(root);
+      root = NULL;
+    }
+  }
+  yaml_parser_delete(&r->p);
+  return root;
+}
+
 /* See jsonread.h. */
 perf__jnode *perf__jread(const char *path, char *err, size_t len)
 {
@@ -129,21 +148,18 @@ perf__jnode *perf__jread(const char *path, char *err, size_t len)
     return snprintf(err, len, "%s: out of memory", path), NULL;
   }
   yaml_parser_set_input_file(&r.p, f);
-  perf__jnode *root = NULL;
-  yaml_event_t e;
-  if (!expect(&r, YAML_STREAM_START_EVENT, "not a document") &&
-      !expect(&r, YAML_DOCUMENT_START_EVENT, "empty file")) {
-    if (!yaml_parser_parse(&r.p, &e)) fail(&r, &r.p.problem_mark, r.p.problem);
-    else root = parse_node(&r, &e, 0);
-    if (root && (expect(&r, YAML_DOCUMENT_END_EVENT, "text after the value") ||
-                 expect(&r, YAML_STREAM_END_EVENT, "a second document"))) {
-      perf__jfree(root);
-      root = NULL;
-    }
-  }
-  yaml_parser_delete(&r.p);
+  perf__jnode *root = parse_document(&r);
   fclose(f);
   return root;
+}
+
+/* See jsonread.h. */
+perf__jnode *perf__jparse(const char *text, const char *name, char *err, size_t len)
+{
+  reader r = {.path = name, .err = err, .len = len};
+  if (!yaml_parser_initialize(&r.p)) return snprintf(err, len, "%s: out of memory", name), NULL;
+  yaml_parser_set_input_string(&r.p, (const unsigned char *)text, strlen(text));
+  return parse_document(&r);
 }
 
 /* See jsonread.h. */

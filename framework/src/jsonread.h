@@ -21,6 +21,8 @@ typedef struct perf__jnode {
 /* Parses path. Returns the root, or NULL with "file:line:col: problem" in
  * err[len] (unreadable file, malformed text, or more than one document). */
 perf__jnode *perf__jread(const char *path, char *err, size_t len);
+/* Parses text the same way; name stands for the file in err. */
+perf__jnode *perf__jparse(const char *text, const char *name, char *err, size_t len);
 /* The member named key of an object, or NULL. */
 perf__jnode *perf__jget(const perf__jnode *obj, const char *key);
 /* A plain scalar as a number; def when absent or not a number. */

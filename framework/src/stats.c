@@ -185,3 +185,32 @@ int perf__boot_ratio_ci(const double *num, const double *den, size_t n,
   free(ratios);
   return 0;
 }
+
+/* Samples excluded on each side: the largest j >= 1 with P(B < j) <= level/2
+ * for B ~ Binomial(n, 1/2); 1 when none qualifies. */
+static size_t median_ci_depth(size_t n, double level)
+{
+  double cdf = 0, logn = lgamma((double)n + 1) - (double)n * log(2.0);
+  size_t j = 1;
+  for (size_t i = 0; i < n / 2; i++) {
+    cdf += exp(logn - lgamma((double)i + 1) - lgamma((double)(n - i) + 1));
+    if (cdf > level / 2) break;
+    j = i + 1; /* P(B < i + 1) <= level/2: x_(i+1) may bound it */
+  }
+  return j; /* <= n/2 for n >= 2, so s_(j) <= s_(n+1-j) */
+}
+
+/* Fails with PERF__EINVAL for n == 0, PERF__ENOMEM without scratch. */
+int perf__median_ci(const double *v, size_t n, double level, double *lo, double *hi)
+{
+  if (n == 0) return PERF__EINVAL;
+  double *s = malloc(n * sizeof *s);
+  if (!s) return PERF__ENOMEM;
+  memcpy(s, v, n * sizeof *s);
+  qsort(s, n, sizeof *s, cmp_double);
+  size_t j = median_ci_depth(n, level); /* 1-based: [s_(j), s_(n-j+1)] */
+  *lo = s[j - 1];
+  *hi = s[n - j];
+  free(s);
+  return 0;
+}

@@ -33,6 +33,12 @@ double perf__quantile_sorted(const double *s, size_t n, double p);
 /* Median absolute deviation of v[0..n) around its median (unscaled). */
 double perf__mad_of(const double *v, size_t n, double *scratch);
 
+/* Distribution-free interval for the median of v[0..n): the order
+ * statistics s_(j) and s_(n+1-j) with the largest j whose coverage
+ * (Binomial(n, 1/2)) is at least 1 - level; [min, max] when n is too small
+ * for that. Fails with PERF__EINVAL for n == 0, PERF__ENOMEM. */
+int perf__median_ci(const double *v, size_t n, double level, double *lo, double *hi);
+
 /* Percentile-bootstrap confidence interval for median(num)/median(den),
  * where (num[i], den[i]) are paired observations (one ABBA round each);
  * rounds are resampled with replacement, keeping pairs together.

@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "json.h"
 #include "nvtx.h"
+#include "sweep.h"
 #include "syncdetect.h"
 #include "workload.h"
 
@@ -54,6 +55,9 @@ void perf__line_raw(enum perf__line_kind kind, const char *text) { sink(kind, te
 
 /* Never fails. */
 unsigned long perf__test_serial(void) { return cur.serial; }
+
+/* Never fails. */
+void perf__test_new_point(void) { cur.serial++; }
 
 /* Never fails. */
 const char *perf__test_name(void) { return cur.running ? cur.name : ""; }
@@ -180,6 +184,7 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
   cur.running = 1;
   cur.serial++;
   snprintf(cur.name, sizeof cur.name, "%s.%s", t->suite, t->name);
+  perf__sweep_reset();
   perf__nvtx_push("%s", cur.name);
   if (setjmp(cur.exit) == 0) {
     t->body();
@@ -193,6 +198,13 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
              "a PERF_NO_SYNC_IN region was left early (return or goto): "
              "it was never checked");
   }
+  if (perf__sweep_abandoned() && res->outcome == PERF__PASS) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "a PERF_SWEEP was left early (return or goto): its remaining points "
+             "and crossover claims never ran");
+  }
+  perf__sweep_reset();
   check_device(res);
   perf__wl_release_all();
   fflush(stdout);
@@ -203,9 +215,9 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
 int perf__truth(int ok, const char *expr, const char *file, int line,
                 int fatal)
 {
-  char msg[300];
-  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d %s", expr, file, line,
-           ok ? "holds" : "is false");
+  char msg[400], tag[96];
+  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d%s %s", expr, file, line,
+           perf__sweep_tag(tag, sizeof tag), ok ? "holds" : "is false");
   if (!ok) perf__line(PERF__DETAIL, "%s", msg);
   perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
   if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s", msg);

@@ -41,9 +41,12 @@ void perf__line(enum perf__line_kind kind, const char *fmt, ...)
 /* Emits text whole (no 1 KiB limit): for PERF__CLAIM records. Never fails. */
 void perf__line_raw(enum perf__line_kind kind, const char *text);
 
-/* Serial number of the running test in this worker (0 before the first);
- * workload state from an earlier test is never reused. */
+/* Generation of workload state in this worker (0 before the first test):
+ * it changes with each test and each sweep point, and workload state from
+ * an earlier generation is never reused. */
 unsigned long perf__test_serial(void);
+/* Starts a new generation (a sweep moved to its next point). */
+void perf__test_new_point(void);
 /* "suite.name" of the running test ("" outside a test). */
 const char *perf__test_name(void);
 /* Marks the running test's baseline state: 1 no file or entry, 2 a bad

@@ -13,8 +13,10 @@
 #include "blcheck.h"
 #include "seq.h"
 #include "status.h"
+#include "sweep.h"
 #include "syncdetect.h"
 #include "test.h"
+#include "verdict.h"
 #include "workload.h"
 
 /* Every sample of one workload, per iteration, in the order taken. */
@@ -48,6 +50,14 @@ static void keep(samples *s, double t, unsigned mhz)
   }
   s->mhz[s->n] = mhz;
   s->t[s->n++] = t;
+}
+
+static void free_samples(pair *p)
+{
+  free(p->sa.t);
+  free(p->sb.t);
+  free(p->sa.mhz);
+  free(p->sb.mhz);
 }
 
 /* One round: ABBA or BAAB at random, so that interference with a period
@@ -133,27 +143,22 @@ static void requirement(const perf__claim *c, char *buf, size_t len)
              1 + c->threshold);
 }
 
-/* Prints the verdict line: both medians with their clock, the ratio, its
- * interval, the threshold, rounds, looks and time. */
-static void print_verdict(const char *head, const perf__claim *c,
-                          const perf_workload *a, const perf_workload *b,
-                          const perf__seq_result *r, const char *host)
+/* See verdict.h. */
+void perf__print_compared(const char *head, const char *word, const char *need,
+                          const char *ratio_name, const perf_workload *a,
+                          const perf_workload *b, const perf__compared *m)
 {
-  char ma[32], mb[32], need[64], why[64] = "";
+  const perf__seq_result *r = &m->r;
+  char ma[32], mb[32];
   perf__fmt_time(ma, sizeof ma, r->med_a);
   perf__fmt_time(mb, sizeof mb, r->med_b);
-  requirement(c, need, sizeof need);
-  if (r->verdict == PERF__INCONCLUSIVE && r->why)
-    snprintf(why, sizeof why, " (%s)", r->why);
   perf__line(PERF__DETAIL,
-             "%s: %s%s: %s %s vs %s %s per iteration (%s clock, medians); "
+             "%s: %s: %s %s vs %s %s per iteration (%s clock, medians); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
              "look%s, %.2f s%s",
-             head, perf__outcome_word(r->verdict), why, a->name, ma, b->name,
-             mb, perf__clock_name(a->perf__state->clock),
-             c->kind == PERF__CLAIM_FASTER ? "speedup" : "ratio", r->ratio,
-             100 * (1 - r->level), r->lo, r->hi, need, r->rounds, r->looks,
-             r->looks == 1 ? "" : "s", r->seconds, host);
+             head, word, a->name, ma, b->name, mb, perf__clock_name(a->perf__state->clock),
+             ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
+             r->looks, r->looks == 1 ? "" : "s", r->seconds, m->disturbed);
 }
 
 /* The claim without its location: "FASTER(a, b, 2)". */
@@ -191,12 +196,18 @@ static void watch_json(perf__json *j, const perf_workload *w, const samples *s,
 }
 
 static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
-                          const samples *s, const perf__retake *before)
+                          const double *ci, const samples *s, const perf__retake *before)
 {
   perf__json_raw(j, "{\"name\": ");
   perf__json_str(j, w->name);
   perf__json_raw(j, ", \"median_s\": ");
   perf__json_num(j, med);
+  perf__json_raw(j, ", \"median_interval_s\": [");
+  perf__json_num(j, ci[0]);
+  perf__json_raw(j, ", ");
+  perf__json_num(j, ci[1]);
+  perf__json_raw(j, "], \"median_confidence\": ");
+  perf__json_num(j, 1 - PERF__MEDIAN_LEVEL);
   perf__json_raw(j, ", \"mad_s\": ");
   perf__json_num(j, mad);
   perf__json_raw(j, ", \"cold_start_s\": ");
@@ -211,13 +222,15 @@ static void workload_json(perf__json *j, const perf_workload *w, double med, dou
   perf__json_raw(j, "}");
 }
 
-/* The measurement members of the claim's record: clock, both workloads with
- * every sample (seconds per iteration), the ratio and its interval. */
-static void record_claim(const perf__claim *c, const pair *p, const perf__seq_result *r)
+/* The measurement members of a claim's record: clock, both workloads with
+ * every sample (seconds per iteration), the ratio and its interval; the
+ * sweep point inside a sweep. NULL without memory. */
+static char *measurement_json(const char *kind, const perf__claim *c, const pair *p,
+                              const perf__compared *m)
 {
+  const perf__seq_result *r = &m->r;
   perf__json j = {0};
-  perf__json_raw(&j, ", \"kind\": \"%s\", \"clock\": \"%s\", \"threshold\": ",
-                 c->kind == PERF__CLAIM_FASTER ? "FASTER" : "SIMILAR",
+  perf__json_raw(&j, ", \"kind\": \"%s\", \"clock\": \"%s\", \"threshold\": ", kind,
                  perf__clock_name(p->a->perf__state->clock));
   perf__json_num(&j, c->threshold);
   perf__json_raw(&j, ", \"ratio\": ");
@@ -231,11 +244,20 @@ static void record_claim(const perf__claim *c, const pair *p, const perf__seq_re
   perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"seconds\": ", r->rounds, r->looks);
   perf__json_num(&j, r->seconds);
   perf__json_raw(&j, ", \"a\": ");
-  workload_json(&j, p->a, r->med_a, r->mad_a, &p->sa, &p->ra);
+  workload_json(&j, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
   perf__json_raw(&j, ", \"b\": ");
-  workload_json(&j, p->b, r->med_b, r->mad_b, &p->sb, &p->rb);
-  if (!j.oom) perf__test_claim_data(j.s);
-  perf__json_free(&j);
+  workload_json(&j, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
+  perf__sweep_json(&j);
+  if (j.oom) perf__json_free(&j);
+  return j.oom ? NULL : j.s;
+}
+
+/* Each workload's median interval from its samples; NaN when there are
+ * none or no memory. */
+static void median_interval(const samples *s, double *ci)
+{
+  ci[0] = ci[1] = NAN;
+  if (s->n && perf__median_ci(s->t, s->n, PERF__MEDIAN_LEVEL, &ci[0], &ci[1])) ci[0] = ci[1] = NAN;
 }
 
 /* Ends the test as ERROR when the two workloads cannot be compared. */
@@ -251,14 +273,14 @@ static void check_comparable(const char *head, const perf_workload *a,
                    perf__clock_name(cb));
 }
 
-/* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal
- * failure, a CUDA error, a missing device or misuse. */
-static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
-                     const char *head, const char *an, const char *bn,
-                     int fatal)
+/* See verdict.h. */
+void perf__compare(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
+                   double alpha_scale, const char *head, const char *an, const char *bn,
+                   perf__compared *out)
 {
   perf__seq_cfg cfg;
   perf__seq_defaults(&cfg);
+  memset(out, 0, sizeof *out);
   if (perf__sync_in_check())
     perf__test_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
@@ -266,6 +288,7 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   if (!a->name) a->name = an;
   if (!b->name) b->name = bn;
   cfg.budget_s = perf__wopt.budget_s;
+  cfg.alpha *= alpha_scale;
   /* Enough time per sample that max_rounds rounds fill the budget: the
    * bootstrap's cost stays bounded however long the budget is. */
   double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
@@ -285,30 +308,50 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   pair p = {.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
   perf__rng_seed(&p.order, perf__wopt.seed + 1);
   perf__retake before = retakes(a, b);
-  perf__seq_result r;
+  perf__seq_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", claim_text(head), a->name, b->name);
   int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
-                          &p, &rng, &r);
+                          &p, &rng, r);
   perf__nvtx_pop();
-  if (err && p.err) perf__gpu_end(p.err, p.why);
-  if (err)
-    perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head,
-                   perf__strerror(err));
-  char disturbed[400];
-  disturbances(a, b, &before, disturbed, sizeof disturbed);
-  print_verdict(head, &c, a, b, &r, disturbed);
-  perf__blc_measured(a, r.med_a, r.mad_a, r.rounds);
-  if (b != a) perf__blc_measured(b, r.med_b, r.mad_b, r.rounds);
-  perf__blc_ratio(a, claim_text(head), r.ratio);
-  record_claim(&c, &p, &r);
-  free(p.sa.t);
-  free(p.sb.t);
-  free(p.sa.mhz);
-  free(p.sb.mhz);
-  perf__test_claim(r.verdict, "%s: %s", head, perf__outcome_word(r.verdict));
-  if (r.verdict != PERF__PASS && fatal)
-    perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(r.verdict));
-  return r.verdict == PERF__PASS;
+  if (err) {
+    free_samples(&p);
+    if (p.err) perf__gpu_end(p.err, p.why);
+    perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__strerror(err));
+  }
+  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  median_interval(&p.sa, out->a_ci);
+  median_interval(&p.sb, out->b_ci);
+  perf__blc_measured(a, r->med_a, r->mad_a, r->rounds);
+  if (b != a) perf__blc_measured(b, r->med_b, r->mad_b, r->rounds);
+  out->json = measurement_json(kind, &c, &p, out);
+  free_samples(&p);
+}
+
+/* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal
+ * failure, a CUDA error, a missing device or misuse. */
+static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
+                     const char *head, const char *an, const char *bn,
+                     int fatal)
+{
+  perf__compared m;
+  const char *kind = c.kind == PERF__CLAIM_FASTER ? "FASTER" : "SIMILAR";
+  perf__compare(a, b, c, kind, 1.0, head, an, bn, &m);
+  char word[96], need[64];
+  snprintf(word, sizeof word, "%s%s%s%s", perf__outcome_word(m.r.verdict),
+           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? " (" : "",
+           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? m.r.why : "",
+           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? ")" : "");
+  requirement(&c, need, sizeof need);
+  perf__print_compared(head, word, need, c.kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
+                       a, b, &m);
+  perf__blc_ratio(a, claim_text(head), m.r.ratio);
+  if (m.json) perf__test_claim_data(m.json);
+  free(m.json);
+  perf__outcome v = m.r.verdict;
+  perf__test_claim(v, "%s: %s", head, perf__outcome_word(v));
+  if (v != PERF__PASS && fatal)
+    perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__outcome_word(v));
+  return v == PERF__PASS;
 }
 
 /* Public: PERF_EXPECT_FASTER / PERF_ASSERT_FASTER. */
@@ -317,8 +360,9 @@ int perf__faster(perf_workload *a, perf_workload *b, double factor,
                  int fatal)
 {
   char head[300];
-  snprintf(head, sizeof head, "FASTER(%s, %s, %g) at %s:%d", an, bn, factor,
-           file, line);
+  char tag[96];
+  snprintf(head, sizeof head, "FASTER(%s, %s, %g) at %s:%d%s", an, bn, factor,
+           file, line, perf__sweep_tag(tag, sizeof tag));
   if (!(factor > 0 && isfinite(factor)))
     perf__test_end(PERF__ERROR, 0, "%s: the factor must be a positive number",
                    head);
@@ -332,8 +376,9 @@ int perf__similar(perf_workload *a, perf_workload *b, double tolerance,
                   int fatal)
 {
   char head[300];
-  snprintf(head, sizeof head, "SIMILAR(%s, %s, %g) at %s:%d", an, bn,
-           tolerance, file, line);
+  char tag[96];
+  snprintf(head, sizeof head, "SIMILAR(%s, %s, %g) at %s:%d%s", an, bn,
+           tolerance, file, line, perf__sweep_tag(tag, sizeof tag));
   if (!(tolerance > 0 && isfinite(tolerance)))
     perf__test_end(PERF__ERROR, 0,
                    "%s: the tolerance must be a positive number (0.05 = 5 %%)",

@@ -13,23 +13,10 @@
  * crash, a skip. */
 #define MIX "--filter='host.four_x_work_is_2x_faster:host.aa_not_faster:crash.segfault:cuda.no_driver_skips_the_test'"
 
-static int count(const char *s, const char *needle)
-{
-  int n = 0;
-  for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
-  return n;
-}
-
-static int run_shell(const char *cmd)
-{
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* make test needs xmllint (libxml2-utils); without it, say so once per test. */
 static int have_xmllint(void)
 {
-  return ST_CHECKF(run_shell("command -v xmllint > /dev/null") == 0,
+  return ST_CHECKF(st_shell("command -v xmllint > /dev/null") == 0,
                    "xmllint not found: install libxml2-utils (a prerequisite of make test)");
 }
 
@@ -54,15 +41,15 @@ ST_TEST(report_junit_is_valid_against_the_schema)
     const char *need = m ? strstr(m, "needs &gt;= 1.100x") : NULL;
     ST_CHECKF(need && strstr(m, ": FAIL: a ") && need < strchr(m, '>'), "%s", x);
     ST_CHECK(strstr(x, "speedup ") != NULL); /* the numbers in system-out */
-    ST_CHECK(count(x, "<skipped message=\"no CUDA device") >= 1);
+    ST_CHECK(st_count(x, "<skipped message=\"no CUDA device") >= 1);
     ST_CHECK(strstr(x, "about to crash") != NULL); /* the test's own output */
   }
   snprintf(cmd, sizeof cmd, "xmllint --noout --schema framework/tests/junit.xsd %s 2>/dev/null", path);
-  if (have_xmllint()) ST_CHECKF(run_shell(cmd) == 0, "%s", cmd);
+  if (have_xmllint()) ST_CHECKF(st_shell(cmd) == 0, "%s", cmd);
   free(x);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }
 
 /* Validates xml against the schema; returns xmllint's exit code. */
@@ -74,7 +61,7 @@ static int validate(const char *xml)
   ssize_t w = write(fd, xml, strlen(xml));
   close(fd);
   snprintf(cmd, sizeof cmd, "xmllint --noout --schema framework/tests/junit.xsd %s 2>/dev/null", path);
-  int rc = w == (ssize_t)strlen(xml) ? run_shell(cmd) : -1;
+  int rc = w == (ssize_t)strlen(xml) ? st_shell(cmd) : -1;
   unlink(path);
   return rc;
 }
@@ -126,7 +113,7 @@ ST_TEST(report_tap_stream_parses)
   st_run_free(&r);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }
 
 ST_TEST(report_markdown_lists_failures_first)
@@ -152,7 +139,7 @@ ST_TEST(report_markdown_lists_failures_first)
   st_run_free(&r);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }
 
 ST_TEST(report_unwritable_file_is_a_usage_error_before_running)
@@ -186,7 +173,7 @@ ST_TEST(nvtx_ranges_name_the_test_each_warm_up_and_each_claim)
                         "push FASTER(a, b, 2): warm-up b\npop\n"
                         "push FASTER(a, b, 2): a vs b\npop\npop\n") != NULL,
               "%s", l);
-    ST_EQ(count(l, "push "), count(l, "pop\n"));
+    ST_EQ(st_count(l, "push "), st_count(l, "pop\n"));
   }
   free(l);
   unlink(log);
@@ -295,9 +282,9 @@ ST_TEST(runner_progress_and_colour_only_on_a_terminal)
 static perf__jnode *parse_json(const char *path)
 {
   char cmd[700], err[600];
-  if (run_shell("command -v python3 >/dev/null 2>&1") == 0) {
+  if (st_shell("command -v python3 >/dev/null 2>&1") == 0) {
     snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", path);
-    ST_CHECKF(run_shell(cmd) == 0, "python3 cannot parse %s", path);
+    ST_CHECKF(st_shell(cmd) == 0, "python3 cannot parse %s", path);
   }
   perf__jnode *n = perf__jread(path, err, sizeof err);
   ST_CHECKF(n != NULL, "%s", err);
@@ -354,7 +341,7 @@ ST_TEST(report_json_has_run_fingerprint_claims_and_every_sample)
   perf__jfree(j);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }
 
 ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
@@ -395,7 +382,7 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
   ST_CHECKF(r.status == 2 && strstr(r.out, "shard 1 appears twice"), "%s", r.out);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "printf '{\"a\": [1,\\n' > %s/bad.json", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
   snprintf(args, sizeof args, "--merge=%s/x.json %s/bad.json", dir, dir);
   st_exec(&r, "", args);
   ST_CHECKF(r.status == 2 && strstr(r.out, "bad.json:2:1:"), "%s", r.out);
@@ -403,7 +390,7 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
   ST_CHECK(access(cmd, F_OK) != 0); /* nothing half-written */
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }
 
 ST_TEST(report_json_claim_records_say_what_held)
@@ -478,5 +465,5 @@ ST_TEST(runner_devices_runs_each_test_per_device_labelled_and_merged)
             r.out);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ST_EQ(run_shell(cmd), 0);
+  ST_EQ(st_shell(cmd), 0);
 }

@@ -1,4 +1,4 @@
-/* selftest.c — the harness's runner: forks each test, counts checks, prints "N passed, N failed". */
+/* selftest.c — the harness's runner: forks each test, counts checks, prints "N passed, N failed, N skipped". */
 #define _GNU_SOURCE
 #include "selftest.h"
 
@@ -17,6 +17,7 @@
 const char *st_fixture = "build/fixture-perftest";
 static st_case *head, **tail = &head;
 static int checks, failures;
+static char skip_reason[300]; /* set by st_skip in the child */
 
 const char *st_build_dir(void)
 {
@@ -50,6 +51,14 @@ int st_check(int ok, const char *file, int line, const char *fmt, ...)
   return 0;
 }
 
+void st_skip(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(skip_reason, sizeof skip_reason, fmt, ap);
+  va_end(ap);
+}
+
 int st_eq(long long a, long long b, const char *as, const char *bs,
           const char *file, int line)
 {
@@ -70,6 +79,19 @@ int st_near(double a, double b, double tol, const char *as, const char *bs,
                   as, bs, a, b, tol);
 }
 
+int st_count(const char *s, const char *needle)
+{
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+int st_shell(const char *cmd)
+{
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 static double now(void)
 {
   struct timespec ts;
@@ -77,8 +99,15 @@ static double now(void)
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Runs one case in a child; returns 1 passed, 0 failed. */
-static int run_case(const st_case *c, int timeout_s)
+/* What a child sends back. */
+typedef struct verdict {
+  int checks, failures;
+  char skip[300];
+} verdict;
+
+/* Runs one case in a child; returns 1 passed, 0 failed, 2 skipped (with
+ * the reason in skip). */
+static int run_case(const st_case *c, int timeout_s, char *skip, size_t len)
 {
   int fd[2];
   if (pipe(fd)) return 0;
@@ -87,15 +116,17 @@ static int run_case(const st_case *c, int timeout_s)
   if (pid == 0) {
     close(fd[0]);
     c->fn();
-    int counts[2] = {checks, failures};
-    if (write(fd[1], counts, sizeof counts) != sizeof counts) _exit(3);
+    verdict v = {checks, failures, ""};
+    memcpy(v.skip, skip_reason, sizeof v.skip);
+    if (write(fd[1], &v, sizeof v) != sizeof v) _exit(3);
     _exit(0);
   }
   close(fd[1]);
-  int counts[2] = {0, 0}, got = 0;
+  verdict v = {0, 0, ""};
+  int got = 0;
   struct pollfd p = {.fd = fd[0], .events = POLLIN};
   if (poll(&p, 1, timeout_s * 1000) > 0)
-    got = read(fd[0], counts, sizeof counts) == sizeof counts;
+    got = read(fd[0], &v, sizeof v) == sizeof v;
   close(fd[0]);
   if (!got) kill(pid, SIGKILL);
   int status;
@@ -106,11 +137,15 @@ static int run_case(const st_case *c, int timeout_s)
             WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "timeout or exit");
     return 0;
   }
-  if (counts[0] == 0) {
+  if (v.failures == 0 && v.skip[0]) {
+    snprintf(skip, len, "%.*s", (int)sizeof v.skip - 1, v.skip);
+    return 2;
+  }
+  if (v.checks == 0) {
     fprintf(stderr, "    %s: checked nothing\n", c->name);
     return 0;
   }
-  return counts[1] == 0;
+  return v.failures == 0;
 }
 
 int main(int argc, char **argv)
@@ -127,15 +162,19 @@ int main(int argc, char **argv)
     }
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
   for (st_case *c = head; c; c = c->next) {
     if (only && !strstr(c->name, only)) continue;
     double t0 = now();
-    int ok = run_case(c, 300);
-    printf("%-4s %s (%.2f s)\n", ok ? "ok" : "FAIL", c->name, now() - t0);
-    ok ? passed++ : failed++;
+    char skip[300];
+    int ok = run_case(c, 300, skip, sizeof skip);
+    if (ok == 2)
+      printf("skip %s (%.2f s): skipped: %s\n", c->name, now() - t0, skip);
+    else
+      printf("%-4s %s (%.2f s)\n", ok ? "ok" : "FAIL", c->name, now() - t0);
+    ok == 2 ? skipped++ : ok ? passed++ : failed++;
   }
-  printf("\n%d passed, %d failed\n", passed, failed);
+  printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : (passed ? 0 : 2);
 }
 

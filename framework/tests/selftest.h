@@ -38,6 +38,11 @@ int st_str(const char *a, const char *b, const char *as, const char *bs,
 int st_near(double a, double b, double tol, const char *as, const char *bs,
             const char *file, int line);
 
+/* Marks the running test skipped with a printf-style reason: it counts as
+ * skipped (not passed) unless one of its checks failed. The caller then
+ * returns. */
+void st_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Path of the fixture perftest binary (--fixture=). */
 extern const char *st_fixture;
 /* The directory holding it (build outputs such as libnocupti.so). */
@@ -45,6 +50,10 @@ const char *st_build_dir(void);
 
 /* The first 64 KiB of a file, NUL-terminated (malloc'd), or NULL. */
 char *st_slurp(const char *path);
+/* Occurrences of needle in s. */
+int st_count(const char *s, const char *needle);
+/* Runs cmd with sh -c; returns its exit code (128 when it did not exit). */
+int st_shell(const char *cmd);
 /* Removes a temporary directory tree; checks that it went. */
 void st_rmtree(const char *dir);
 
