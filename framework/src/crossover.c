@@ -72,19 +72,19 @@ static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const
 {
   for (size_t i = 0; i < n; i++) {
     if (p[i].side > 0 && p[i].x < lo) {
-      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%g, below %g", an, var,
+      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, below %.15g", an, var,
                p[i].x, lo);
       return 1;
     }
     if (p[i].side < 0 && p[i].x > hi) {
-      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%g, above %g", an, var, p[i].x,
+      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, above %.15g", an, var, p[i].x,
                hi);
       return 1;
     }
     for (size_t j = i + 1; p[i].side > 0 && j < n; j++)
       if (p[j].side < 0) {
         snprintf(d->why, sizeof d->why,
-                 "%s is faster at %s=%g but slower at %s=%g: it turns more than once", an, var,
+                 "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an, var,
                  p[i].x, var, p[j].x);
         return 1;
       }
@@ -113,18 +113,18 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
     return;
   }
   char from[80] = "", to[80] = "";
-  if (!isnan(d->slow_max)) snprintf(from, sizeof from, "%s=%g", var, d->slow_max);
-  if (!isnan(d->fast_min)) snprintf(to, sizeof to, "%s=%g", var, d->fast_min);
+  if (!isnan(d->slow_max)) snprintf(from, sizeof from, "%s=%.15g", var, d->slow_max);
+  if (!isnan(d->fast_min)) snprintf(to, sizeof to, "%s=%.15g", var, d->fast_min);
   if (!isnan(d->slow_max) && !isnan(d->fast_min) && d->slow_max >= lo && d->fast_min <= hi) {
     d->verdict = PERF__PASS;
     snprintf(d->why, sizeof d->why,
-             "%s is slower than %s up to %s and faster from %s: it turns inside [%g, %g]", an,
+             "%s is slower than %s up to %s and faster from %s: it turns inside [%.15g, %.15g]", an,
              bn, from, to, lo, hi);
     return;
   }
   d->verdict = PERF__INCONCLUSIVE;
   snprintf(d->why, sizeof d->why,
-           "%s turns somewhere %s%s%s%s, which [%g, %g] does not contain with confidence "
+           "%s turns somewhere %s%s%s%s, which [%.15g, %.15g] does not contain with confidence "
            "(points whose interval straddles 1 leave it open)",
            an, from[0] ? "after " : "", from[0] ? from : "before the first point where it is slower",
            to[0] ? " and at or before " : " and not before the sweep's end", to, lo, hi);
@@ -232,7 +232,7 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
                     int line, int fatal)
 {
   char head[300], at[360], tag[96];
-  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %g, %g) at %s:%d", an, bn, var, lo, hi,
+  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
            file, line);
   check_use(head, value, lo, hi, var);
   if (a == b) perf__test_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);

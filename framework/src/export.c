@@ -396,18 +396,28 @@ static int write_json(const char *path, const perf__json *j)
 
 /* --html: the page composed in memory, then written atomically. Returns 0
  * or PERF__EIO with a message. */
-static int write_html(const perf__cli *cli, const perf__result *r, size_t n, time_t started,
-                      int code)
+static int write_html(const char *path, const perf__result *r, size_t n, time_t started,
+                      int code, int argc, char **argv)
 {
   perf__json text = {0};
   FILE *f = open_memstream(&text.s, &text.len);
-  if (f) perf__html_write(f, r, n, started, code, cli->argc, cli->argv);
+  if (f) perf__html_write(f, r, n, started, code, argc, argv);
   text.oom = !f || ferror(f);
   if (f && fclose(f)) text.oom = 1;
-  int e = perf__json_save(&text, cli->html);
+  int e = perf__json_save(&text, path);
   free(text.s);
-  if (e) fprintf(stderr, "perftest: cannot write --html=%s: %s\n", cli->html, strerror(e));
+  if (e) fprintf(stderr, "perftest: cannot write --html=%s: %s\n", path, strerror(e));
   return e ? PERF__EIO : 0;
+}
+
+/* See export.h. */
+int perf__export_pages(const char *plots, const char *html, const perf__result *r, size_t n,
+                       time_t started, int code, int argc, char **argv)
+{
+  int err = 0;
+  if (plots && perf__plot_dir(plots, r, n)) err = PERF__EIO;
+  if (html && write_html(html, r, n, started, code, argc, argv)) err = PERF__EIO;
+  return err;
 }
 
 /* See export.h. */
@@ -429,8 +439,9 @@ int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
   if (cli->markdown && write_file("--markdown", cli->markdown, markdown, tests, ntests,
                                   results, nresults, started))
     err = PERF__EIO;
-  if (cli->plots && perf__plot_dir(cli->plots, results, nresults)) err = PERF__EIO;
-  if (cli->html && write_html(cli, results, nresults, started, code)) err = PERF__EIO;
+  if (perf__export_pages(cli->plots, cli->html, results, nresults, started, code, cli->argc,
+                         cli->argv))
+    err = PERF__EIO;
   if (cli->tap && out) {
     tap(out, tests, ntests, results, nresults);
     if (fflush(out)) {

@@ -22,4 +22,10 @@ int perf__export(const perf__cli *cli, const perf__test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started,
                  FILE *tap, int exit_code);
 
+/* --plots=DIR and --html=FILE (either may be NULL) for results r[0..n) of
+ * a run that began at started and exits with code. Returns 0, or PERF__EIO
+ * after printing what could not be written. */
+int perf__export_pages(const char *plots, const char *html, const perf__result *r, size_t n,
+                       time_t started, int code, int argc, char **argv);
+
 #endif

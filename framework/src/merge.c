@@ -1,4 +1,4 @@
-/* merge.c — combines the --json reports of a sharded run into one report and one exit code. */
+/* merge.c — combines the --json reports of a sharded run into one report, one exit code and its charts. */
 #define _GNU_SOURCE
 #include "merge.h"
 
@@ -8,8 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include "export.h"
 #include "json.h"
 #include "jsonread.h"
+#include "report.h"
 
 enum { MAX_SHARDS = 4096 };
 
@@ -91,20 +95,72 @@ static int write_merged(const char *out, perf__jnode **r, int n, int shards)
   return code;
 }
 
-/* See merge.h. */
-int perf__merge(const char *out, char **in, int n) { return perf__merge_reports(out, in, n, 1); }
-
-/* See merge.h. */
-int perf__merge_reports(const char *out, char **in, int n, int shards)
+static const char *text_of(const perf__jnode *o, const char *key)
 {
-  if (n < 1) {
-    fprintf(stderr, "perftest: --merge=OUT needs the shards' --json reports after it\n");
-    return 2;
+  const perf__jnode *n = perf__jget(o, key);
+  return n && n->type != PERF__J_OBJECT && n->type != PERF__J_ARRAY ? n->text : "";
+}
+
+/* One test of a report as the supervisor knew it: name, outcome, reason,
+ * time, claim records and lines. Never fails (without memory, less). */
+static void result_of(const perf__jnode *t, perf__result *r)
+{
+  static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
+  static const perf__outcome outcomes[] = {PERF__PASS, PERF__FAIL, PERF__SKIP, PERF__ERROR,
+                                           PERF__INCONCLUSIVE};
+  snprintf(r->name, sizeof r->name, "%s", text_of(t, "name"));
+  snprintf(r->reason, sizeof r->reason, "%s", text_of(t, "reason"));
+  r->outcome = PERF__ERROR;
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(text_of(t, "outcome"), words[k])) r->outcome = outcomes[k];
+  r->seconds = perf__jnum(perf__jget(t, "seconds"), 0);
+  const perf__jnode *c = perf__jget(t, "claims"), *l = perf__jget(t, "lines");
+  for (size_t k = 0; c && c->type == PERF__J_ARRAY && k < c->n; k++) {
+    perf__json j = {0};
+    perf__jwrite(&j, c->kids[k]);
+    if (j.oom) perf__json_free(&j);
+    else perf__result_add_claim(r, j.s);
   }
-  perf__jnode **r = calloc((size_t)n, sizeof *r);
+  for (size_t k = 0; l && l->type == PERF__J_ARRAY && k < l->n; k++)
+    if (l->kids[k]->type == PERF__J_STRING) {
+      char *s = strdup(l->kids[k]->text);
+      if (s) perf__result_add_line(r, 0, s);
+    }
+}
+
+/* When the first report's run began; now when it does not say. */
+static time_t started_of(const perf__jnode *report)
+{
+  struct tm tm = {0};
+  const char *s = text_of(perf__jget(report, "run"), "started");
+  char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return end && !*end ? timegm(&tm) : time(NULL);
+}
+
+/* --plots and --html for the merged reports r[0..n). Returns 0 or 2. */
+static int pages(const perf__cli *cli, perf__jnode **r, int n, int code)
+{
+  size_t total = 0, k = 0;
+  for (int i = 0; i < n; i++) total += perf__jget(r[i], "tests")->n;
+  perf__result *res = calloc(total ? total : 1, sizeof *res);
+  if (!res) return fprintf(stderr, "perftest: --merge: out of memory\n"), 2;
+  for (int i = 0; i < n; i++) {
+    const perf__jnode *t = perf__jget(r[i], "tests");
+    for (size_t j = 0; j < t->n; j++) result_of(t->kids[j], &res[k++]);
+  }
+  int err = perf__export_pages(cli->plots, cli->html, res, k, started_of(r[0]), code, cli->argc,
+                               cli->argv);
+  for (size_t j = 0; j < k; j++) perf__result_free(&res[j]);
+  free(res);
+  return err ? 2 : 0;
+}
+
+/* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
+static int read_all(char **in, int n, int shards, perf__jnode **r)
+{
   char *seen = calloc(MAX_SHARDS, 1);
   long total = 0;
-  int code = !r || !seen ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2) : 0;
+  int code = !seen ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2) : 0;
   for (int i = 0; !code && i < n; i++) {
     char err[600];
     if (!(r[i] = perf__jread(in[i], err, sizeof err))) {
@@ -117,9 +173,35 @@ int perf__merge_reports(const char *out, char **in, int n, int shards)
       fprintf(stderr, "perftest: --merge: shard %ld of %ld is missing\n", k, total);
       code = 2;
     }
-  if (!code) code = write_merged(out, r, n, shards);
-  for (int i = 0; r && i < n; i++) perf__jfree(r[i]);
-  free(r);
   free(seen);
   return code;
+}
+
+/* Merges; with cli, also its pages. */
+static int merge(const char *out, char **in, int n, int shards, const perf__cli *cli)
+{
+  if (n < 1) {
+    fprintf(stderr, "perftest: --merge=OUT needs the shards' --json reports after it\n");
+    return 2;
+  }
+  perf__jnode **r = calloc((size_t)n, sizeof *r);
+  int code = !r ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2)
+                : read_all(in, n, shards, r);
+  if (!code) code = write_merged(out, r, n, shards);
+  if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
+  for (int i = 0; r && i < n; i++) perf__jfree(r[i]);
+  free(r);
+  return code;
+}
+
+/* See merge.h. */
+int perf__merge(const perf__cli *cli)
+{
+  return merge(cli->merge, cli->merge_in, cli->merge_n, 1, cli);
+}
+
+/* See merge.h. */
+int perf__merge_reports(const char *out, char **in, int n, int shards)
+{
+  return merge(out, in, n, shards, NULL);
 }

@@ -37,7 +37,6 @@ typedef struct timechart {
 typedef struct site {
   char text[300], kind[16], param[64];
   double threshold;
-  size_t first; /* the test's claim number of its first point */
   line l;
 } site;
 
@@ -53,6 +52,15 @@ typedef struct charts {
   perf__chart *out;
   size_t nout;
 } charts;
+
+/* The source line of a claim from its message ("... at file.c:42 ..."), 0
+ * when it has none. */
+static int site_line(const char *msg)
+{
+  const char *at = strstr(msg, " at ");
+  const char *colon = at ? strchr(at, ':') : NULL;
+  return colon ? atoi(colon + 1) : 0;
+}
 
 static const char *str(const perf__jnode *o, const char *key)
 {
@@ -120,7 +128,7 @@ static void add_times(charts *c, const perf__jnode *rec, const char *param, doub
 
 /* A FASTER or SIMILAR claim made at sweep point x: its site's line. */
 static void add_site(charts *c, const perf__jnode *rec, const char *kind, const char *param,
-                     double x, size_t k)
+                     double x)
 {
   char text[300], cut[80];
   snprintf(text, sizeof text, "%s", str(rec, "message") ? str(rec, "message") : "?");
@@ -137,7 +145,6 @@ static void add_site(charts *c, const perf__jnode *rec, const char *kind, const 
     snprintf(s->kind, sizeof s->kind, "%s", kind);
     snprintf(s->param, sizeof s->param, "%s", param);
     s->threshold = num(rec, "threshold");
-    s->first = k;
   }
   put(&s->l, x, num(rec, "ratio"), item(rec, "interval", 0), item(rec, "interval", 1),
       mark_of(str(rec, "outcome")));
@@ -220,15 +227,33 @@ static void time_charts(charts *c, int xlog)
   }
 }
 
+/* A site measured at one point only: a row, its point in the label. */
+static void site_row(charts *c, const site *s)
+{
+  if (c->nrows == MAX_ROWS) return;
+  size_t i = c->nrows++;
+  int faster = !strcmp(s->kind, "FASTER");
+  char *at = strstr(s->text, " at ");
+  snprintf(c->row_label[i], sizeof c->row_label[i], "%.*s [%s=%.15g]",
+           at ? (int)(at - s->text) : 80, s->text, s->param, s->l.x[0]);
+  double t = s->threshold;
+  c->rows[i] = (perf__svg_row){c->row_label[i], s->l.y[0], s->l.lo[0], s->l.hi[0],
+                               faster ? t : 1 / (1 + t), faster ? NAN : 1 + t, s->l.mark[0]};
+}
+
 static void site_charts(charts *c, int xlog)
 {
   for (size_t i = 0; i < c->ns; i++) {
     site *s = &c->s[i];
+    if (s->l.n == 1) {
+      site_row(c, s);
+      continue;
+    }
     int faster = !strcmp(s->kind, "FASTER");
     perf__svg_series se = series_of(&s->l);
     se.label = faster ? "speedup, interval" : "ratio, interval";
     char suffix[64];
-    snprintf(suffix, sizeof suffix, "claim%zu-%s", s->first, faster ? "faster" : "similar");
+    snprintf(suffix, sizeof suffix, "line%d-%s", site_line(s->text), faster ? "faster" : "similar");
     perf__svg_chart ch = {.title = s->text, .xlabel = s->param, .xlog = xlog, .ylog = 1,
                           .ylabel = faster ? "speedup of a over b (x); dashed: needed"
                                            : "a / b; green band: needed",
@@ -241,7 +266,7 @@ static void site_charts(charts *c, int xlog)
 
 /* A CROSSOVER record: the speedup of a over b at each point, 1, the range
  * claimed and the estimate. */
-static void crossover_chart(charts *c, const perf__jnode *rec, size_t k)
+static void crossover_chart(charts *c, const perf__jnode *rec)
 {
   const perf__jnode *pts = perf__jget(rec, "points");
   const char *param = str(rec, "param"), *an = str(rec, "a_name"), *bn = str(rec, "b_name");
@@ -259,14 +284,15 @@ static void crossover_chart(charts *c, const perf__jnode *rec, size_t k)
   perf__svg_series se = series_of(&l);
   se.label = "green: faster; red: slower";
   char title[400], yl[200], est[64], suffix[64], msg[300];
-  snprintf(msg, sizeof msg, "%s", str(rec, "message") ? str(rec, "message") : "CROSSOVER");
+  const char *msg_full = str(rec, "message") ? str(rec, "message") : "CROSSOVER";
+  snprintf(msg, sizeof msg, "%s", msg_full);
   char *at = strstr(msg, " at ");
   if (at) *at = '\0';
   double e = num(rec, "estimate");
   snprintf(title, sizeof title, "%s: %s", msg, str(rec, "outcome") ? str(rec, "outcome") : "?");
   snprintf(yl, sizeof yl, "speedup of %s over %s (x), interval", an, bn);
   snprintf(est, sizeof est, "%s = %.3g", param, e);
-  snprintf(suffix, sizeof suffix, "claim%zu-crossover", k);
+  snprintf(suffix, sizeof suffix, "line%d-crossover", site_line(msg_full));
   perf__svg_chart ch = {.title = title, .xlabel = param, .ylabel = yl, .xlog = xlog, .ylog = 1,
                         .s = &se, .ns = 1, .hline = {1}, .nhline = 1, .has_xband = 1,
                         .xband = {item(rec, "range", 0), item(rec, "range", 1)},
@@ -282,19 +308,19 @@ static void draw_rows(FILE *f, const void *arg)
   perf__svg_rows_write(f, title, c->rows, c->nrows);
 }
 
-/* One claim record (the k-th of the test, 1-based). */
-static void add_record(charts *c, const perf__jnode *rec, size_t k, int *xlog)
+/* One claim record. */
+static void add_record(charts *c, const perf__jnode *rec, int *xlog)
 {
   const char *kind = str(rec, "kind");
   if (!kind) return;
   const perf__jnode *sw = perf__jget(rec, "sweep");
   int ratio = !strcmp(kind, "FASTER") || !strcmp(kind, "SIMILAR");
-  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec, k);
+  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec);
   else if (ratio && sw && str(sw, "param")) {
     double x = num(sw, "value");
     *xlog &= x > 0;
     add_times(c, rec, str(sw, "param"), x);
-    add_site(c, rec, kind, str(sw, "param"), x, k);
+    add_site(c, rec, kind, str(sw, "param"), x);
   } else if (ratio)
     add_row(c, rec, kind);
 }
@@ -310,7 +336,7 @@ size_t perf__plot_test(const perf__result *r, perf__chart **out)
   for (size_t k = 0; k < r->nclaims; k++) {
     char err[200];
     perf__jnode *rec = perf__jparse(r->claims[k], "claim record", err, sizeof err);
-    if (rec) add_record(c, rec, k + 1, &xlog);
+    if (rec) add_record(c, rec, &xlog);
     perf__jfree(rec);
   }
   time_charts(c, xlog);

@@ -181,14 +181,14 @@ int perf_main(int argc, char **argv)
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli);
-  if (cli.merge) return perf__merge(cli.merge, cli.merge_in, cli.merge_n);
+  cli.argc = argc;
+  cli.argv = argv;
+  if (cli.merge) return perf__merge(&cli);
   if (shard_status_file(prog)) return 2;
   long total, index;
   if (duplicate_names() || sharding(&total, &index)) return 2;
   cli.shard_index = index;
   cli.shard_total = total;
-  cli.argc = argc;
-  cli.argv = argv;
   size_t n, matched;
   const perf__test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {

@@ -8,7 +8,7 @@
 #include "fmt.h"
 #include "xml.h"
 
-enum { W = 720, H = 420, ML = 84, MR = 180, MT = 40, MB = 58, PW = W - ML - MR, PH = H - MT - MB };
+enum { W = 760, H = 420, ML = 84, MR = 220, MT = 40, MB = 58, PW = W - ML - MR, PH = H - MT - MB };
 
 static const char *palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                 "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
@@ -56,7 +56,8 @@ static double px(const axis *a, double v) { return ML + PW * frac(a, v); }
 static double py(const axis *a, double v) { return MT + PH * (1 - frac(a, v)); }
 
 /* Up to 12 tick values: decades (with 2x and 5x when there are few) on a
- * log axis, a 1-2-5 step on a linear one. Returns how many. */
+ * log axis, a 1-2-5 step on a linear one or on a log axis spanning too
+ * little for that. Returns how many. */
 static size_t ticks(const axis *a, double *t)
 {
   size_t n = 0;
@@ -70,7 +71,8 @@ static size_t ticks(const axis *a, double *t)
           if (v >= a->lo && v <= a->hi && n < 12) t[n++] = v;
         }
     }
-    return n;
+    if (n >= 3) return n;
+    n = 0;
   }
   double span = a->hi - a->lo, step = pow(10, floor(log10(span / 5)));
   if (span / step > 10) step *= 2;
@@ -82,7 +84,24 @@ static size_t ticks(const axis *a, double *t)
 static void label(char *buf, size_t len, double v, int time)
 {
   if (time) perf__fmt_time(buf, len, v);
-  else snprintf(buf, len, "%g", v);
+  else snprintf(buf, len, "%.6g", v);
+}
+
+/* A tick label under the x axis; a power of two from 1024 up reads "2^k"
+ * with k raised, so that long sweeps stay legible. */
+static void x_label(FILE *f, double x, double v)
+{
+  int k;
+  double m = frexp(v, &k);
+  if (v >= 1024 && m == 0.5 && k - 1 < 63) {
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">2<tspan dy=\"-6\" "
+               "font-size=\"9\">%d</tspan></text>\n", x, MT + PH + 18, k - 1);
+    return;
+  }
+  char buf[48];
+  label(buf, sizeof buf, v, 0);
+  fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, MT + PH + 16,
+          buf);
 }
 
 /* The x ticks: the data's own x values when there are at most 16. */
@@ -130,8 +149,7 @@ static void grid(FILE *f, const perf__svg_chart *c, const axis *ax, const axis *
     double x = px(ax, t[i]);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e6e6e6\"/>\n", x,
             MT, x, MT + PH);
-    label(buf, sizeof buf, t[i], 0);
-    text(f, x, MT + PH + 16, "middle", "", buf);
+    x_label(f, x, t[i]);
   }
   n = ticks(ay, t);
   for (size_t i = 0; i < n; i++) {
@@ -212,7 +230,7 @@ static size_t line(FILE *f, const perf__svg_series *s, const axis *ax, const axi
 
 static void legend(FILE *f, const char *label, size_t i, const char *color)
 {
-  char short_label[40];
+  char short_label[34];
   snprintf(short_label, sizeof short_label, "%s", label);
   if (strlen(label) >= sizeof short_label) memcpy(short_label + sizeof short_label - 4, "...", 4);
   double y = MT + 12 + 20.0 * (double)i;

@@ -108,9 +108,9 @@ ST_TEST(plots_are_well_formed_svg_with_their_parts)
   svg_names(pdir, names, sizeof names);
   static const char *want[] = {
       "sweep.flat_overtakes_growing_inside_range--time-n.svg",
-      "sweep.flat_overtakes_growing_inside_range--claim7-crossover.svg",
-      "sweep.flat_overtakes_growing_inside_range--claim1-faster.svg",
-      "sweep.crossover_below_range_fails--claim1-crossover.svg",
+      "sweep.flat_overtakes_growing_inside_range--line33-crossover.svg",
+      "sweep.flat_overtakes_growing_inside_range--line34-faster.svg",
+      "sweep.crossover_below_range_fails--line44-crossover.svg",
       "host.four_x_work_is_not_8x_faster--claims.svg"};
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     ST_CHECKF(strstr(names, want[i]) != NULL, "%s in:\n%s", want[i], names);
@@ -268,6 +268,40 @@ ST_TEST(plots_and_html_destinations_are_checked_before_running)
   st_exec(&r, "", "--plots=");
   ST_EQ(r.status, 2);
   ST_CHECK(strstr(r.out, "--plots needs a directory"));
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
+{
+  char dir[] = "/tmp/perfgate-mergeplots-XXXXXX", opts[600], a[4096], b[4096];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(opts, sizeof opts, "--json=%s/r.json --plots=%s/direct", dir, dir);
+  st_run r;
+  run_into(&r, dir, opts);
+  ST_EQ(r.status, 1);
+  st_run_free(&r);
+  snprintf(opts, sizeof opts, "--plots=%s/merged --html=%s/m.html --merge=%s/all.json %s/r.json",
+           dir, dir, dir, dir);
+  st_exec(&r, "", opts);
+  ST_EQ(r.status, 1); /* the run's exit code */
+  ST_CHECK(strstr(r.out, "merged 1 report into"));
+  snprintf(opts, sizeof opts, "%s/direct", dir);
+  svg_names(opts, a, sizeof a);
+  snprintf(opts, sizeof opts, "%s/merged", dir);
+  svg_names(opts, b, sizeof b);
+  ST_EQ(st_count(a, ".svg\n"), 8);
+  ST_EQ(st_count(b, ".svg\n"), 8);
+  char *line = a;
+  for (char *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+    *nl = '\0';
+    ST_CHECKF(strstr(b, line) != NULL, "%s drawn from the merged report", line);
+  }
+  snprintf(opts, sizeof opts, "%s/m.html", dir);
+  char *h = slurp_all(opts);
+  ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 &&
+           strstr(h, "2 passed, 3 failed, 0 skipped, 5 errors</b> of 10 tests"));
+  free(h);
   st_run_free(&r);
   st_rmtree(dir);
 }
