@@ -114,12 +114,12 @@ void perf__register(perf__test *t);
  *   PERF_POW2(16, 4096)              every power of two in [16, 4096]
  * PERF_EXPECT_CROSSOVER(a, b, var, lo, hi), inside the body: a is slower
  * than b at small var and faster at large var, and the size where it turns
- * lies in [lo, hi]. At each point a and b are compared (ABBA rounds, as
+ * lies in [lo, hi] (lo < hi). At each point a and b are compared (ABBA rounds, as
  * FASTER) until the interval of b/a clears 1 on either side, each point at
  * level alpha / points. The claim is decided after its last point:
- *   FAIL          a is faster at a point below lo, or slower at a point above
- *                 hi, or faster at a point below one where it is slower (it
- *                 turns more than once);
+ *   FAIL          a is faster at a point at or below lo, or slower at a point
+ *                 at or above hi, or faster at a point below one where it is
+ *                 slower (it turns more than once);
  *   PASS          the last point where a is slower is >= lo and the first
  *                 where it is faster is <= hi (no contrary point);
  *   INCONCLUSIVE  otherwise (points whose interval straddles 1 leave the

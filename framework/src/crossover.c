@@ -20,7 +20,7 @@ typedef struct site {
   const char *file;
   int line;
   char head[300];
-  const char *an, *bn, *var;
+  char an[96], bn[96], var[64];
   double lo, hi;
   int fatal, decided;
   double seconds;
@@ -66,26 +66,28 @@ static double estimate(const perf__xpoint *p, size_t n, size_t from)
   return NAN;
 }
 
-/* The first contrary point, as FAIL's reason; 0 when there is none. */
+/* The first contrary point, as FAIL's reason; 0 when there is none. A point
+ * where a is faster at lo or below puts the turn below lo; one where it is
+ * slower at hi or above puts it above hi. */
 static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const char *an,
                     const char *var, perf__xdecision *d)
 {
   for (size_t i = 0; i < n; i++) {
-    if (p[i].side > 0 && p[i].x < lo) {
-      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, below %.15g", an, var,
-               p[i].x, lo);
+    if (p[i].side > 0 && p[i].x <= lo) {
+      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, so it turns below %.15g",
+               an, var, p[i].x, lo);
       return 1;
     }
-    if (p[i].side < 0 && p[i].x > hi) {
-      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, above %.15g", an, var, p[i].x,
-               hi);
+    if (p[i].side < 0 && p[i].x >= hi) {
+      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, so it turns above %.15g",
+               an, var, p[i].x, hi);
       return 1;
     }
     for (size_t j = i + 1; p[i].side > 0 && j < n; j++)
       if (p[j].side < 0) {
         snprintf(d->why, sizeof d->why,
-                 "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an, var,
-                 p[i].x, var, p[j].x);
+                 "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an,
+                 var, p[i].x, var, p[j].x);
         return 1;
       }
   }
@@ -123,11 +125,18 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
     return;
   }
   d->verdict = PERF__INCONCLUSIVE;
+  char where[200];
+  if (from[0] && to[0])
+    snprintf(where, sizeof where, "between %s and %s", from, to);
+  else if (from[0])
+    snprintf(where, sizeof where, "after %s (no point shows it faster)", from);
+  else if (to[0])
+    snprintf(where, sizeof where, "before %s (no point shows it slower)", to);
+  else
+    snprintf(where, sizeof where, "nowhere decided (no point shows it slower or faster)");
   snprintf(d->why, sizeof d->why,
-           "%s turns somewhere %s%s%s%s, which [%.15g, %.15g] does not contain with confidence "
-           "(points whose interval straddles 1 leave it open)",
-           an, from[0] ? "after " : "", from[0] ? from : "before the first point where it is slower",
-           to[0] ? " and at or before " : " and not before the sweep's end", to, lo, hi);
+           "%s turns %s, which [%.15g, %.15g] does not contain with confidence (points whose "
+           "interval straddles 1 leave it open)", an, where, lo, hi);
 }
 
 /* The claim's record: its points with their measurements, the bracket and
@@ -171,7 +180,7 @@ static int decide(site *s)
   perf__xdecision d;
   s->decided = 1;
   perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
-  char est[120] = "no estimate: the medians' ratio does not cross 1 between two points";
+  char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
@@ -221,8 +230,8 @@ static void check_use(const char *head, long value, double lo, double hi, const 
   if (value != perf__sweep_value())
     perf__test_end(PERF__ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
                    "sweep variable", head, var, value, perf__sweep_var(), perf__sweep_value());
-  if (!(isfinite(lo) && isfinite(hi) && lo <= hi))
-    perf__test_end(PERF__ERROR, 0, "%s: the range must be finite with lo <= hi", head);
+  if (!(isfinite(lo) && isfinite(hi) && lo < hi))
+    perf__test_end(PERF__ERROR, 0, "%s: the range must be finite with lo < hi", head);
 }
 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
@@ -246,7 +255,10 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   snprintf(word, sizeof word, "%s %s", a->name,
            side > 0 ? "faster" : side < 0 ? "slower" : "undecided");
   perf__print_compared(at, word, "decides the side of 1", "speedup", a, b, &m);
-  s->an = a->name, s->bn = b->name, s->var = perf__sweep_var(), s->lo = lo, s->hi = hi;
+  snprintf(s->an, sizeof s->an, "%s", a->name);
+  snprintf(s->bn, sizeof s->bn, "%s", b->name);
+  snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
+  s->lo = lo, s->hi = hi;
   s->fatal = fatal;
   snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
   s->pt[s->n] = (perf__xpoint){(double)value, side, m.r.ratio};

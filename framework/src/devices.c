@@ -119,7 +119,10 @@ static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf_
   if (cli->junit) mine.junit = per_device(cli->junit, c->id, junit, sizeof junit);
   if (cli->markdown) mine.markdown = per_device(cli->markdown, c->id, md, sizeof md);
   if (cli->json) mine.json = c->json;
-  if (cli->plots) mine.plots = per_device(cli->plots, c->id, plots, sizeof plots);
+  if (cli->plots) { /* DIR/gpuK: DIR was made by the parent's check */
+    snprintf(plots, sizeof plots, "%s/gpu%d", cli->plots, c->id);
+    mine.plots = plots;
+  }
   if (cli->html) mine.html = per_device(cli->html, c->id, html, sizeof html);
   fflush(NULL);
   _exit(perf__supervise(&mine, tests, n, argc, argv));

@@ -314,6 +314,9 @@ static void json_test(perf__json *j, const perf__test *t, const perf__result *r,
     perf__json_raw(j, k ? ", " : "");
     perf__json_str(j, r->lines[k]);
   }
+  perf__json_raw(j, "], \"lines_verbose\": [");
+  for (size_t k = 0; k < r->nlines; k++)
+    perf__json_raw(j, "%s%s", k ? ", " : "", r->verbose_only[k] ? "true" : "false");
   perf__json_raw(j, "], \"output\": ");
   perf__json_strn(j, r->output ? r->output : "", r->output_len);
   perf__json_raw(j, ", \"output_truncated\": %s}", r->output_truncated ? "true" : "false");

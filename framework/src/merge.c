@@ -114,7 +114,8 @@ static void result_of(const perf__jnode *t, perf__result *r)
   for (int k = 0; k < 5; k++)
     if (!strcmp(text_of(t, "outcome"), words[k])) r->outcome = outcomes[k];
   r->seconds = perf__jnum(perf__jget(t, "seconds"), 0);
-  const perf__jnode *c = perf__jget(t, "claims"), *l = perf__jget(t, "lines");
+  const perf__jnode *c = perf__jget(t, "claims"), *l = perf__jget(t, "lines"),
+                    *v = perf__jget(t, "lines_verbose");
   for (size_t k = 0; c && c->type == PERF__J_ARRAY && k < c->n; k++) {
     perf__json j = {0};
     perf__jwrite(&j, c->kids[k]);
@@ -123,8 +124,10 @@ static void result_of(const perf__jnode *t, perf__result *r)
   }
   for (size_t k = 0; l && l->type == PERF__J_ARRAY && k < l->n; k++)
     if (l->kids[k]->type == PERF__J_STRING) {
+      int verbose = v && v->type == PERF__J_ARRAY && k < v->n && v->kids[k]->text &&
+                    !strcmp(v->kids[k]->text, "true");
       char *s = strdup(l->kids[k]->text);
-      if (s) perf__result_add_line(r, 0, s);
+      if (s) perf__result_add_line(r, verbose, s);
     }
 }
 

@@ -266,7 +266,7 @@ static void site_charts(charts *c, int xlog)
 
 /* A CROSSOVER record: the speedup of a over b at each point, 1, the range
  * claimed and the estimate. */
-static void crossover_chart(charts *c, const perf__jnode *rec)
+static void crossover_chart(charts *c, const perf__jnode *rec, int *time_xlog)
 {
   const perf__jnode *pts = perf__jget(rec, "points");
   const char *param = str(rec, "param"), *an = str(rec, "a_name"), *bn = str(rec, "b_name");
@@ -281,6 +281,7 @@ static void crossover_chart(charts *c, const perf__jnode *rec)
         mark_of(str(p, "side")));
     add_times(c, p, param, x);
   }
+  *time_xlog &= xlog; /* its points are on the parameter's time chart too */
   perf__svg_series se = series_of(&l);
   se.label = "green: faster; red: slower";
   char title[400], yl[200], est[64], suffix[64], msg[300];
@@ -315,7 +316,7 @@ static void add_record(charts *c, const perf__jnode *rec, int *xlog)
   if (!kind) return;
   const perf__jnode *sw = perf__jget(rec, "sweep");
   int ratio = !strcmp(kind, "FASTER") || !strcmp(kind, "SIMILAR");
-  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec);
+  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec, xlog);
   else if (ratio && sw && str(sw, "param")) {
     double x = num(sw, "value");
     *xlog &= x > 0;

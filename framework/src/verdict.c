@@ -30,6 +30,7 @@ typedef struct pair {
   perf_workload *a, *b;
   perf__rng order; /* picks ABBA or BAAB for each round */
   samples sa, sb;  /* for the claim's record (--json) */
+  samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
   char why[400];
@@ -54,10 +55,11 @@ static void keep(samples *s, double t, unsigned mhz)
 
 static void free_samples(pair *p)
 {
-  free(p->sa.t);
-  free(p->sb.t);
-  free(p->sa.mhz);
-  free(p->sb.mhz);
+  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b};
+  for (int i = 0; i < 4; i++) {
+    free(all[i]->t);
+    free(all[i]->mhz);
+  }
 }
 
 /* One round: ABBA or BAAB at random, so that interference with a period
@@ -84,6 +86,8 @@ static int abba(void *ctx, double *a, double *b)
   double o = 0.5 * (t[0] + t[3]), in = 0.5 * (t[1] + t[2]);
   *a = flip ? in : o;
   *b = flip ? o : in;
+  keep(&p->rounds_a, *a, 0);
+  keep(&p->rounds_b, *b, 0);
   return 0;
 }
 
@@ -252,8 +256,8 @@ static char *measurement_json(const char *kind, const perf__claim *c, const pair
   return j.oom ? NULL : j.s;
 }
 
-/* Each workload's median interval from its samples; NaN when there are
- * none or no memory. */
+/* A workload's median interval from its round values (whose median is the
+ * reported one); NaN when there are none or no memory. */
 static void median_interval(const samples *s, double *ci)
 {
   ci[0] = ci[1] = NAN;
@@ -319,8 +323,8 @@ void perf__compare(perf_workload *a, perf_workload *b, perf__claim c, const char
     perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__strerror(err));
   }
   disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
-  median_interval(&p.sa, out->a_ci);
-  median_interval(&p.sb, out->b_ci);
+  median_interval(&p.rounds_a, out->a_ci);
+  median_interval(&p.rounds_b, out->b_ci);
   perf__blc_measured(a, r->med_a, r->mad_a, r->rounds);
   if (b != a) perf__blc_measured(b, r->med_b, r->mad_b, r->rounds);
   out->json = measurement_json(kind, &c, &p, out);
@@ -344,7 +348,9 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   requirement(&c, need, sizeof need);
   perf__print_compared(head, word, need, c.kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
                        a, b, &m);
-  perf__blc_ratio(a, claim_text(head), m.r.ratio);
+  char key[400], tag[96];
+  snprintf(key, sizeof key, "%s%s", claim_text(head), perf__sweep_tag(tag, sizeof tag));
+  perf__blc_ratio(a, key, m.r.ratio);
   if (m.json) perf__test_claim_data(m.json);
   free(m.json);
   perf__outcome v = m.r.verdict;

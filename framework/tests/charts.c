@@ -47,9 +47,9 @@ ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
   ST_STR(st_outcome(&r, "sweep.flat_overtakes_growing_inside_range", line, sizeof line), "PASS");
   ST_STR(st_outcome(&r, "sweep.values_in_order", line, sizeof line), "PASS");
   ST_STR(st_outcome(&r, "sweep.crossover_below_range_fails", line, sizeof line), "FAIL");
-  ST_CHECK(strstr(line, "flat is already faster at n=256, below 512") != NULL);
+  ST_CHECK(strstr(line, "flat is already faster at n=256, so it turns below 512") != NULL);
   ST_STR(st_outcome(&r, "sweep.never_turning_fails", line, sizeof line), "FAIL");
-  ST_CHECK(strstr(line, "grows is still slower at n=128, above 64") != NULL);
+  ST_CHECK(strstr(line, "grows is still slower at n=64, so it turns above 64") != NULL);
   /* Per point: the claim names its point; the crossover gives its bracket
    * and estimate (the true crossover is at n = 64). */
   ST_CHECK(st_line_with(&r, "FASTER(quarter, dear, 2) at", "[n=16]: PASS", line, sizeof line));
@@ -79,6 +79,16 @@ ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
   ST_CHECK(j && strstr(j, "\"estimate\": "));
   ST_CHECK(j && strstr(j, "{\"x\": 4, \"side\": \"slower\", \"kind\": \"CROSSOVER_POINT\""));
   ST_CHECK(j && strstr(j, "\"median_interval_s\": ["));
+  /* Each median lies in its own interval (both come from the rounds). */
+  int medians = 0, inside = 0;
+  for (const char *p = j; p && (p = strstr(p, "\"median_s\": ")) != NULL; p++) {
+    double m, lo, hi;
+    if (sscanf(p, "\"median_s\": %lf, \"median_interval_s\": [%lf, %lf]", &m, &lo, &hi) != 3)
+      continue;
+    medians++;
+    inside += lo <= m && m <= hi;
+  }
+  ST_CHECKF(medians > 50 && inside == medians, "%d of %d medians inside", inside, medians);
   free(j);
   st_run_free(&r);
   st_rmtree(dir);
@@ -154,7 +164,7 @@ ST_TEST(html_report_lists_failures_first_and_fetches_nothing)
   ST_EQ(r.status, 1);
   char *h = slurp_all(path);
   ST_CHECK(h && strncmp(h, "<!DOCTYPE html>", 15) == 0 && strstr(h, "</html>\n"));
-  ST_CHECK(h && strstr(h, "2 passed, 3 failed, 0 skipped, 5 errors</b> of 10 tests"));
+  ST_CHECK(h && strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
   /* Failures first: the first section is a failure, the passes come after. */
   const char *first = h ? strstr(h, "<section id=\"t0\"") : NULL;
   ST_CHECK(first && (strncmp(strstr(first, "data-outcome="), "data-outcome=\"FAIL\"", 19) == 0 ||
@@ -299,9 +309,31 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
   }
   snprintf(opts, sizeof opts, "%s/m.html", dir);
   char *h = slurp_all(opts);
+  ST_CHECK(h && !strstr(h, "warm-up")); /* verbose lines stay out, as in the direct page */
   ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 &&
-           strstr(h, "2 passed, 3 failed, 0 skipped, 5 errors</b> of 10 tests"));
+           strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
   free(h);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+ST_TEST(sweep_baselines_are_named_with_their_point)
+{
+  char dir[] = "/tmp/perfgate-sweepbl-XXXXXX", args[600], cmd[800];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--filter=sweep.flat_overtakes_growing_inside_range --budget=0.2 "
+           "--update-baselines --baseline-dir=%s", dir);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 0);
+  snprintf(cmd, sizeof cmd, "cat %s/*.yaml > %s/all", dir, dir);
+  st_shell(cmd);
+  snprintf(cmd, sizeof cmd, "%s/all", dir);
+  char *y = slurp_all(cmd);
+  ST_CHECK(y && strstr(y, "workload: flat[n=16]") && strstr(y, "workload: grows[n=1024]"));
+  ST_CHECK(y && strstr(y, "claim: FASTER(quarter, dear, 2) [n=16]") &&
+           strstr(y, "claim: FASTER(quarter, dear, 2) [n=1024]"));
+  free(y);
   st_run_free(&r);
   st_rmtree(dir);
 }

@@ -53,12 +53,12 @@ ST_TEST(crossover_fails_on_contrary_points)
   double sp[] = {0.5, 2, 3, 4};
   decide(below, sp, 4, 64, 128, &d); /* faster at 32 < 64 */
   ST_EQ(d.verdict, PERF__FAIL);
-  ST_CHECK(strstr(d.why, "already faster at n=32, below 64") != NULL);
+  ST_CHECK(strstr(d.why, "already faster at n=32, so it turns below 64") != NULL);
   int above[] = {-1, -1, -1, 1};
   double sp2[] = {0.2, 0.3, 0.5, 2};
-  decide(above, sp2, 4, 16, 32, &d); /* slower at 64 > 32 */
+  decide(above, sp2, 4, 16, 32, &d); /* slower at 32 = hi */
   ST_EQ(d.verdict, PERF__FAIL);
-  ST_CHECK(strstr(d.why, "still slower at n=64, above 32") != NULL);
+  ST_CHECK(strstr(d.why, "still slower at n=32, so it turns above 32") != NULL);
   int twice[] = {-1, 1, -1, 1};
   double sp3[] = {0.5, 2, 0.5, 2};
   decide(twice, sp3, 4, 16, 128, &d);
@@ -69,6 +69,29 @@ ST_TEST(crossover_fails_on_contrary_points)
   decide(never, sp4, 3, 16, 256, &d); /* slower up to 64 < 256: unknown */
   ST_EQ(d.verdict, PERF__INCONCLUSIVE);
   ST_CHECK(isnan(d.estimate) && isnan(d.fast_min));
+}
+
+ST_TEST(crossover_at_the_range_ends_and_its_open_reasons)
+{
+  perf__xdecision d;
+  int side[] = {-1, -1, 1, 1};             /* 16 32 64 128 */
+  double sp[] = {0.25, 0.5, 2, 4};
+  decide(side, sp, 4, 16, 32, &d);         /* slower at 32 = hi: turns above 32 */
+  ST_EQ(d.verdict, PERF__FAIL);
+  decide(side, sp, 4, 64, 128, &d);        /* faster at 64 = lo: turns below 64 */
+  ST_EQ(d.verdict, PERF__FAIL);
+  decide(side, sp, 4, 32, 64, &d);
+  ST_EQ(d.verdict, PERF__PASS);
+  int open[] = {0, 0, 1, 1};
+  decide(open, sp, 4, 16, 128, &d);
+  ST_EQ(d.verdict, PERF__INCONCLUSIVE);
+  ST_CHECKF(strstr(d.why, "a turns before n=64 (no point shows it slower)") != NULL, "%s", d.why);
+  int none[] = {0};
+  decide(none, sp, 1, 16, 128, &d);
+  ST_CHECKF(strstr(d.why, "a turns nowhere decided") != NULL, "%s", d.why);
+  int slow[] = {-1, 0};
+  decide(slow, sp, 2, 8, 128, &d);
+  ST_CHECKF(strstr(d.why, "a turns after n=16 (no point shows it faster)") != NULL, "%s", d.why);
 }
 
 ST_TEST(crossover_sorts_points_given_in_any_order)
