@@ -64,7 +64,7 @@ static void summary(FILE *f, const perf__result *r, size_t n, time_t started, in
 
 static void table(FILE *f, const perf__result *r, const size_t *order, size_t n)
 {
-  fputs("<table id=\"tests\"><tr><th>outcome</th><th>test</th><th>time</th><th>reason</th></tr>\n", f);
+  fputs("<table id=\"tests\"><tr><th>outcome</th><th>test</th><th>wall time</th><th>reason</th></tr>\n", f);
   for (size_t k = 0; k < n; k++) {
     const perf__result *t = &r[order[k]];
     const char *w = perf__outcome_word(t->outcome);

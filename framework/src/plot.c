@@ -35,7 +35,7 @@ typedef struct timechart {
 
 /* One ratio claim made at every point of a sweep. */
 typedef struct site {
-  char text[300], kind[16], param[64];
+  char text[300], kind[16], param[64], clock[16];
   double threshold;
   line l;
 } site;
@@ -144,26 +144,36 @@ static void add_site(charts *c, const perf__jnode *rec, const char *kind, const 
     snprintf(s->text, sizeof s->text, "%s", text);
     snprintf(s->kind, sizeof s->kind, "%s", kind);
     snprintf(s->param, sizeof s->param, "%s", param);
+    snprintf(s->clock, sizeof s->clock, "%s", str(rec, "clock") ? str(rec, "clock") : "?");
     s->threshold = num(rec, "threshold");
   }
   put(&s->l, x, num(rec, "ratio"), item(rec, "interval", 0), item(rec, "interval", 1),
       mark_of(str(rec, "outcome")));
 }
 
-/* A claim outside any sweep: one row. */
-static void add_row(charts *c, const perf__jnode *rec, const char *kind)
+/* A row: the claim's text up to " at ", then suffix; its ratio, interval
+ * and what a FASTER or SIMILAR claim with threshold t needs. */
+static void put_row(charts *c, const char *text, const char *suffix, const char *kind, double t,
+                    double value, double lo, double hi, int mark)
 {
   if (c->nrows == MAX_ROWS) return;
   size_t i = c->nrows++;
-  const char *msg = str(rec, "message");
-  snprintf(c->row_label[i], sizeof c->row_label[i], "%s", msg ? msg : kind);
-  char *at = strstr(c->row_label[i], " at ");
-  if (at) *at = '\0';
-  double t = num(rec, "threshold");
+  const char *at = strstr(text, " at ");
+  snprintf(c->row_label[i], sizeof c->row_label[i], "%.*s%s", at ? (int)(at - text) : 80, text,
+           suffix);
   int faster = !strcmp(kind, "FASTER");
-  c->rows[i] = (perf__svg_row){c->row_label[i], num(rec, "ratio"), item(rec, "interval", 0),
-                               item(rec, "interval", 1), faster ? t : 1 / (1 + t),
-                               faster ? NAN : 1 + t, mark_of(str(rec, "outcome"))};
+  c->rows[i] = (perf__svg_row){c->row_label[i], value, lo, hi, faster ? t : 1 / (1 + t),
+                               faster ? NAN : 1 + t, mark};
+}
+
+/* A claim outside any sweep: one row, its clock in the label. */
+static void add_row(charts *c, const perf__jnode *rec, const char *kind)
+{
+  char clock[40];
+  snprintf(clock, sizeof clock, " (%s)", str(rec, "clock") ? str(rec, "clock") : "?");
+  put_row(c, str(rec, "message") ? str(rec, "message") : kind, clock, kind,
+          num(rec, "threshold"), num(rec, "ratio"), item(rec, "interval", 0),
+          item(rec, "interval", 1), mark_of(str(rec, "outcome")));
 }
 
 /* Sorts a line's points by x (insertion sort: at most 64). */
@@ -227,18 +237,14 @@ static void time_charts(charts *c, int xlog)
   }
 }
 
-/* A site measured at one point only: a row, its point in the label. */
+/* A site measured at one point only: a row, its point and clock in the
+ * label. */
 static void site_row(charts *c, const site *s)
 {
-  if (c->nrows == MAX_ROWS) return;
-  size_t i = c->nrows++;
-  int faster = !strcmp(s->kind, "FASTER");
-  char *at = strstr(s->text, " at ");
-  snprintf(c->row_label[i], sizeof c->row_label[i], "%.*s [%s=%.15g]",
-           at ? (int)(at - s->text) : 80, s->text, s->param, s->l.x[0]);
-  double t = s->threshold;
-  c->rows[i] = (perf__svg_row){c->row_label[i], s->l.y[0], s->l.lo[0], s->l.hi[0],
-                               faster ? t : 1 / (1 + t), faster ? NAN : 1 + t, s->l.mark[0]};
+  char suffix[120];
+  snprintf(suffix, sizeof suffix, " [%s=%.15g] (%s)", s->param, s->l.x[0], s->clock);
+  put_row(c, s->text, suffix, s->kind, s->threshold, s->l.y[0], s->l.lo[0], s->l.hi[0],
+          s->l.mark[0]);
 }
 
 static void site_charts(charts *c, int xlog)
@@ -252,12 +258,12 @@ static void site_charts(charts *c, int xlog)
     int faster = !strcmp(s->kind, "FASTER");
     perf__svg_series se = series_of(&s->l);
     se.label = faster ? "speedup, interval" : "ratio, interval";
-    char suffix[64];
+    char suffix[64], yl[120];
     snprintf(suffix, sizeof suffix, "line%d-%s", site_line(s->text), faster ? "faster" : "similar");
+    snprintf(yl, sizeof yl, "%s (%s clock medians); %s", faster ? "speedup of a over b" : "a / b",
+             s->clock, faster ? "dashed: needed" : "green band: needed");
     perf__svg_chart ch = {.title = s->text, .xlabel = s->param, .xlog = xlog, .ylog = 1,
-                          .ylabel = faster ? "speedup of a over b (x); dashed: needed"
-                                           : "a / b; green band: needed",
-                          .s = &se, .ns = 1};
+                          .ylabel = yl, .s = &se, .ns = 1};
     if (faster) ch.hline[ch.nhline++] = s->threshold;
     else ch.has_hband = 1, ch.hband[0] = 1 / (1 + s->threshold), ch.hband[1] = 1 + s->threshold;
     emit(c, suffix, draw_chart, &ch);
@@ -291,7 +297,8 @@ static void crossover_chart(charts *c, const perf__jnode *rec, int *time_xlog)
   if (at) *at = '\0';
   double e = num(rec, "estimate");
   snprintf(title, sizeof title, "%s: %s", msg, str(rec, "outcome") ? str(rec, "outcome") : "?");
-  snprintf(yl, sizeof yl, "speedup of %s over %s (x), interval", an, bn);
+  snprintf(yl, sizeof yl, "speedup of %s over %s (%s clock medians)", an, bn,
+           str(rec, "clock") ? str(rec, "clock") : "?");
   snprintf(est, sizeof est, "%s = %.3g", param, e);
   snprintf(suffix, sizeof suffix, "line%d-crossover", site_line(msg_full));
   perf__svg_chart ch = {.title = title, .xlabel = param, .ylabel = yl, .xlog = xlog, .ylog = 1,

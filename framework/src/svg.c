@@ -228,11 +228,18 @@ static size_t line(FILE *f, const perf__svg_series *s, const axis *ax, const axi
   return k;
 }
 
+/* label cut to len - 1 bytes, ending in "..." when it was longer. */
+static const char *shorten(char *buf, size_t len, const char *label)
+{
+  snprintf(buf, len, "%s", label);
+  if (strlen(label) >= len) memcpy(buf + len - 4, "...", 4);
+  return buf;
+}
+
 static void legend(FILE *f, const char *label, size_t i, const char *color)
 {
   char short_label[34];
-  snprintf(short_label, sizeof short_label, "%s", label);
-  if (strlen(label) >= sizeof short_label) memcpy(short_label + sizeof short_label - 4, "...", 4);
+  shorten(short_label, sizeof short_label, label);
   double y = MT + 12 + 20.0 * (double)i;
   fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
              "stroke-width=\"3\"/>\n", ML + PW + 12, y, ML + PW + 32, y, color);
@@ -284,7 +291,7 @@ void perf__svg_chart_write(FILE *f, const perf__svg_chart *c)
 /* One interval row at height y. */
 static void row(FILE *f, const perf__svg_row *r, const axis *ax, double y, int left, int width)
 {
-  double x0 = left, x1 = left + width;
+  double x0 = left;
   double a = r->need_lo, b = isnan(r->need_hi) ? ax->hi : r->need_hi;
   if (usable(ax, a) && usable(ax, b))
     fprintf(f, "<rect class=\"need\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
@@ -302,7 +309,6 @@ static void row(FILE *f, const perf__svg_row *r, const axis *ax, double y, int l
     fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
                "stroke=\"#1f77b4\"/>\n", x0 + width * frac(ax, r->value), y,
             r->mark > 0 && r->mark < 4 ? mark_fill[r->mark] : "#1f77b4");
-  (void)x1;
 }
 
 /* See svg.h. */
@@ -332,10 +338,7 @@ void perf__svg_rows_write(FILE *f, const char *title, const perf__svg_row *rows,
   for (size_t i = 0; i < n; i++) {
     double y = TOP + ROW * (double)i + ROW / 2.0;
     char short_label[56];
-    snprintf(short_label, sizeof short_label, "%s", rows[i].label);
-    if (strlen(rows[i].label) >= sizeof short_label)
-      memcpy(short_label + sizeof short_label - 4, "...", 4);
-    text(f, LEFT - 10, y + 4, "end", "", short_label);
+    text(f, LEFT - 10, y + 4, "end", "", shorten(short_label, sizeof short_label, rows[i].label));
     row(f, &rows[i], &ax, y, LEFT, WIDTH);
   }
   text(f, LEFT + WIDTH / 2.0, h - 4, "middle", "",

@@ -341,10 +341,10 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
   const char *kind = c.kind == PERF__CLAIM_FASTER ? "FASTER" : "SIMILAR";
   perf__compare(a, b, c, kind, 1.0, head, an, bn, &m);
   char word[96], need[64];
-  snprintf(word, sizeof word, "%s%s%s%s", perf__outcome_word(m.r.verdict),
-           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? " (" : "",
-           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? m.r.why : "",
-           m.r.verdict == PERF__INCONCLUSIVE && m.r.why ? ")" : "");
+  if (m.r.verdict == PERF__INCONCLUSIVE && m.r.why)
+    snprintf(word, sizeof word, "%s (%s)", perf__outcome_word(m.r.verdict), m.r.why);
+  else
+    snprintf(word, sizeof word, "%s", perf__outcome_word(m.r.verdict));
   requirement(&c, need, sizeof need);
   perf__print_compared(head, word, need, c.kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
                        a, b, &m);

@@ -11,27 +11,11 @@
 /* The sweep fixtures (known curves) and a plain failing claim. */
 #define SWEEPS "--filter='sweep.*:sweep_misuse.*:host.four_x_work_is_not_8x_faster' --budget=0.3"
 
-/* A whole file, NUL-terminated (malloc'd), or NULL. */
-static char *slurp_all(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *s = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&s, &len);
-  char buf[8192];
-  size_t n;
-  while (m && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, m);
-  fclose(f);
-  if (m) fclose(m);
-  return s;
-}
-
-static void run_into(st_run *r, const char *dir, const char *opts)
+/* Runs the sweep fixtures with extra options. */
+static void run_sweeps(st_run *r, const char *opts)
 {
   char args[1024];
   snprintf(args, sizeof args, SWEEPS " %s", opts);
-  (void)dir;
   st_exec(r, "", args);
 }
 
@@ -42,7 +26,7 @@ ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
   snprintf(path, sizeof path, "%s/r.json", dir);
   snprintf(opts, sizeof opts, "--json=%s", path);
   st_run r;
-  run_into(&r, dir, opts);
+  run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
   ST_STR(st_outcome(&r, "sweep.flat_overtakes_growing_inside_range", line, sizeof line), "PASS");
   ST_STR(st_outcome(&r, "sweep.values_in_order", line, sizeof line), "PASS");
@@ -73,7 +57,7 @@ ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
   ST_STR(st_outcome(&r, "sweep_misuse.no_power_of_two", line, sizeof line), "ERROR");
   /* The JSON: per-point records carry their point; the crossover record
    * its points, bracket and estimate. */
-  char *j = slurp_all(path);
+  char *j = st_slurp(path);
   ST_CHECK(j && strstr(j, "\"sweep\": {\"param\": \"n\", \"value\": 16, \"point\": 2, \"points\": 9}"));
   ST_CHECK(j && strstr(j, "\"kind\": \"CROSSOVER\", \"clock\": \"wall\", \"param\": \"n\""));
   ST_CHECK(j && strstr(j, "\"estimate\": "));
@@ -113,7 +97,7 @@ ST_TEST(plots_are_well_formed_svg_with_their_parts)
   snprintf(pdir, sizeof pdir, "%s/charts", dir); /* created by the run */
   snprintf(opts, sizeof opts, "--plots=%s", pdir);
   st_run r;
-  run_into(&r, dir, opts);
+  run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
   svg_names(pdir, names, sizeof names);
   static const char *want[] = {
@@ -133,14 +117,14 @@ ST_TEST(plots_are_well_formed_svg_with_their_parts)
    * the range, the line at 1 and the estimate. */
   char path[600];
   snprintf(path, sizeof path, "%s/%s", pdir, want[0]);
-  char *t = slurp_all(path);
+  char *t = st_slurp(path);
   ST_EQ(t ? st_count(t, "<polyline class=\"series\"") : -1, 3);
   ST_EQ(t ? st_count(t, "<polygon class=\"band\"") : -1, 3);
   ST_CHECK(t && strstr(t, ">grows_quarter (wall)</text>") && strstr(t, ">1.000 ms</text>"));
   ST_CHECK(t && strncmp(t, "<?xml version=\"1.0\"", 19) == 0);
   free(t);
   snprintf(path, sizeof path, "%s/%s", pdir, want[1]);
-  t = slurp_all(path);
+  t = st_slurp(path);
   ST_CHECK(t && strstr(t, "class=\"xband\"") && strstr(t, "class=\"threshold\"") &&
            strstr(t, "class=\"estimate\""));
   ST_EQ(t ? st_count(t, "<circle class=\"point\"") : -1, 9);
@@ -160,9 +144,9 @@ ST_TEST(html_report_lists_failures_first_and_fetches_nothing)
   snprintf(path, sizeof path, "%s/report.html", dir);
   snprintf(opts, sizeof opts, "--html=%s", path);
   st_run r;
-  run_into(&r, dir, opts);
+  run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
-  char *h = slurp_all(path);
+  char *h = st_slurp(path);
   ST_CHECK(h && strncmp(h, "<!DOCTYPE html>", 15) == 0 && strstr(h, "</html>\n"));
   ST_CHECK(h && strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
   /* Failures first: the first section is a failure, the passes come after. */
@@ -225,10 +209,10 @@ ST_TEST(html_report_renders_in_headless_chromium)
   snprintf(png, sizeof png, "%s/shot.png", dir);
   snprintf(opts, sizeof opts, "--html=%s", page);
   st_run r;
-  run_into(&r, dir, opts);
+  run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
   ST_EQ(render(b, page, dom, log, png), 0);
-  char *html = slurp_all(page), *d = slurp_all(dom), *l = slurp_all(log), *p = slurp_all(png);
+  char *html = st_slurp(page), *d = st_slurp(dom), *l = st_slurp(log), *p = st_slurp(png);
   int charts = html ? st_count(html, "class=\"perf-chart\"") : -1;
   char want[64];
   snprintf(want, sizeof want, "data-charts-rendered=\"%d\"", charts);
@@ -244,7 +228,7 @@ ST_TEST(html_report_renders_in_headless_chromium)
     fclose(f);
   }
   render(b, page, dom, log, png);
-  l = slurp_all(log);
+  l = st_slurp(log);
   ST_CHECK(l && strstr(l, ":CONSOLE") && strstr(l, "planted"));
   free(l);
   st_run_free(&r);
@@ -288,7 +272,7 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
   ST_CHECK(mkdtemp(dir) != NULL);
   snprintf(opts, sizeof opts, "--json=%s/r.json --plots=%s/direct", dir, dir);
   st_run r;
-  run_into(&r, dir, opts);
+  run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
   st_run_free(&r);
   snprintf(opts, sizeof opts, "--plots=%s/merged --html=%s/m.html --merge=%s/all.json %s/r.json",
@@ -308,7 +292,7 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
     ST_CHECKF(strstr(b, line) != NULL, "%s drawn from the merged report", line);
   }
   snprintf(opts, sizeof opts, "%s/m.html", dir);
-  char *h = slurp_all(opts);
+  char *h = st_slurp(opts);
   ST_CHECK(h && !strstr(h, "warm-up")); /* verbose lines stay out, as in the direct page */
   ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 &&
            strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
@@ -329,7 +313,7 @@ ST_TEST(sweep_baselines_are_named_with_their_point)
   snprintf(cmd, sizeof cmd, "cat %s/*.yaml > %s/all", dir, dir);
   st_shell(cmd);
   snprintf(cmd, sizeof cmd, "%s/all", dir);
-  char *y = slurp_all(cmd);
+  char *y = st_slurp(cmd);
   ST_CHECK(y && strstr(y, "workload: flat[n=16]") && strstr(y, "workload: grows[n=1024]"));
   ST_CHECK(y && strstr(y, "claim: FASTER(quarter, dear, 2) [n=16]") &&
            strstr(y, "claim: FASTER(quarter, dear, 2) [n=1024]"));

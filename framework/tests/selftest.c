@@ -271,10 +271,13 @@ char *st_slurp(const char *path)
 {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  char *buf = calloc(1, 1 << 16);
-  if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
+  char *s = NULL, buf[8192];
+  size_t len = 0, n;
+  FILE *m = open_memstream(&s, &len);
+  while (m && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, m);
   fclose(f);
-  return buf;
+  if (m) fclose(m);
+  return s;
 }
 
 void st_rmtree(const char *dir)

@@ -48,7 +48,7 @@ extern const char *st_fixture;
 /* The directory holding it (build outputs such as libnocupti.so). */
 const char *st_build_dir(void);
 
-/* The first 64 KiB of a file, NUL-terminated (malloc'd), or NULL. */
+/* A whole file, NUL-terminated (malloc'd), or NULL. */
 char *st_slurp(const char *path);
 /* Occurrences of needle in s. */
 int st_count(const char *s, const char *needle);
