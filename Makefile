@@ -2,6 +2,8 @@
 #
 #   make                 libperfgate.a and build/perftest (the suite in perftests/)
 #   make test            build and run the framework's own tests (no GPU needed)
+#   make test-asan       the same tests under ASan + UBSan (build/asan)
+#   make test-valgrind   the same tests under valgrind memcheck (slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
 #   make baseline-update re-measure this machine's baseline file (3 runs each)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
@@ -34,7 +36,10 @@ WARN    := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
-LDLIBS  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread -ldl
+LDFLAGS ?=
+# The framework needs CUPTI and the runtime; cuBLAS only the tests that use it.
+FW_LDLIBS := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) -lm -lpthread -ldl
+LDLIBS  := -lcublas $(FW_LDLIBS)
 
 ifeq ($(V),1)
 Q :=
@@ -46,7 +51,7 @@ endif
 
 # ---- prerequisites: one line naming what to install ----------------------------
 GOALS := $(or $(MAKECMDGOALS),all)
-ifneq ($(filter-out clean help fuzz,$(GOALS)),)
+ifneq ($(filter-out clean help fuzz test-asan,$(GOALS)),)
 ifeq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
 $(error perfgate: CUDA headers not found under '$(CUDA_HOME)': install the CUDA toolkit (13.x) or set CUDA_HOME)
 endif
@@ -100,11 +105,11 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test perftest baseline-update bench-fidelity install clean help fuzz FORCE
+.PHONY: all test test-asan test-valgrind test-binaries perftest baseline-update bench-fidelity install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -136,7 +141,7 @@ $(BUILD)/gen/%.image.h: $(KERNELS)/%.image.cu
 
 $(BUILD)/perftest: $(PT_OBJS) $(KRN_OBJS) $(LIB) $(PT_LIST)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -fopenmp -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
+	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $(PT_OBJS) $(KRN_OBJS) $(LIB) $(LDLIBS) $(if $(KRN_OBJS),-lstdc++)
 
 # bench-fidelity: a benchmark of the measurement itself (not a test).
 $(BUILD)/obj/bench/%.o: bench/%.c
@@ -145,7 +150,7 @@ $(BUILD)/obj/bench/%.o: bench/%.c
 
 $(BUILD)/bench-fidelity: $(BUILD)/obj/bench/fidelity.o $(KRN_OBJS) $(LIB)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
 
 # The same kernels as a shared library, for triton.testing.do_bench (ctypes).
 $(BUILD)/libperfkernels.so: $(KERNELS)/elementwise.cu $(KERNELS)/fill.cu
@@ -165,26 +170,43 @@ $(BUILD)/obj/fixtures/%.o: framework/tests/fixtures/%.c
 
 $(BUILD)/selftest: $(ST_OBJS) $(LIB)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -o $@ $(ST_OBJS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(ST_OBJS) $(LIB) $(FW_LDLIBS)
 
 $(BUILD)/fixture-perftest: $(FX_OBJS) $(LIB)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -fopenmp -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $(FX_OBJS) $(LIB) $(FW_LDLIBS)
 
+# Shims are preloaded or dlopen'ed into the tests' processes: never sanitized.
+SHIM_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS))
 $(BUILD)/libnocupti.so: framework/tests/shim/nocupti.c
 	$(call say,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/libnvtxlog.so: framework/tests/shim/nvtxlog.c
 	$(call say,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(call say,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
-test: $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+TEST_BINS := $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+test-binaries: $(TEST_BINS)
+test: $(TEST_BINS)
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
+
+# The same tests with every framework, test and fixture object under
+# AddressSanitizer and UndefinedBehaviorSanitizer (in $(BUILD)/asan), or
+# under valgrind's memcheck; either fails on any report (framework/tests/memcheck.sh).
+SAN_BUILD  := $(BUILD)/asan
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=address,undefined $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-static-libasan -static-libubsan)
+test-asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="$(SAN_LDFLAGS)" PT_ARCH= test-binaries
+	$(Q)CFLAGS="$(SAN_CFLAGS)" LDFLAGS="$(SAN_LDFLAGS)" PT_ARCH= bash framework/tests/memcheck.sh asan $(SAN_BUILD)
+
+test-valgrind: $(TEST_BINS)
+	$(Q)bash framework/tests/memcheck.sh valgrind $(BUILD)
 
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang

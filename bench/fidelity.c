@@ -258,7 +258,7 @@ int main(int argc, char **argv)
   perf__wopt.budget_s = 2;
   perf__wopt.seed = 1;
   perf__set_line_sink(quiet);
-  perf__test t = {"fidelity", argv[1], __FILE__, __LINE__, body, NULL};
+  perf__test t = {"fidelity", argv[1], __FILE__, __LINE__, body, NULL, 0};
   perf__test_result res;
   perf__test_exec(&t, &res);
   if (res.outcome != PERF__PASS && res.outcome != PERF__FAIL) {

@@ -60,6 +60,14 @@ cudaError_t perf_module_load(perf_module **out);
 cudaError_t perf_module_launch(perf_module *m, float *x, cudaStream_t stream);
 cudaError_t perf_module_unload(perf_module *m);
 
+/* Faults on purpose (the opt-in fault suite): one thread stores 1 TiB past
+ * base, an illegal address that poisons the context. Returns the launch
+ * error; the fault comes at the next synchronisation. */
+cudaError_t perf_kernel_store_far(int *base, cudaStream_t stream);
+/* A kernel that spins until the device int *flag is non-zero: with a flag
+ * that stays 0 it never ends. Returns the launch error. */
+cudaError_t perf_kernel_spin_until(const int *flag, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,20 +68,29 @@ typedef struct perf__test {
   int line;
   void (*body)(void);
   struct perf__test *next;
+  int opt_in; /* PERF_TEST_OPT_IN */
 } perf__test;
 
 void perf__register(perf__test *t);
 
-/* PERF_TEST(suite, name) { body }: registered before main() runs. */
-#define PERF_TEST(suite, name)                                               \
+#define PERF__TEST(suite, name, opt_in)                                      \
   static void perf__body_##suite##__##name(void);                           \
   static perf__test perf__test_##suite##__##name = {                        \
-      #suite, #name, __FILE__, __LINE__, perf__body_##suite##__##name, 0};   \
+      #suite, #name, __FILE__, __LINE__, perf__body_##suite##__##name, 0,    \
+      (opt_in)};                                                             \
   __attribute__((constructor)) static void perf__reg_##suite##__##name(void) \
   {                                                                          \
     perf__register(&perf__test_##suite##__##name);                          \
   }                                                                          \
   static void perf__body_##suite##__##name(void)
+
+/* PERF_TEST(suite, name) { body }: registered before main() runs. */
+#define PERF_TEST(suite, name) PERF__TEST(suite, name, 0)
+/* PERF_TEST_OPT_IN(suite, name) { body }: a test left out of every run (and
+ * of --list) unless --filter names its suite without a wildcard, e.g.
+ * --filter='faults.*' (not '*' or 'f*.*'): for tests that break things on
+ * purpose, such as the GPU fault suite. */
+#define PERF_TEST_OPT_IN(suite, name) PERF__TEST(suite, name, 1)
 
 /* ---- Claims --------------------------------------------------------------
  * EXPECT_* records a failure and the test goes on; ASSERT_* ends the test.

@@ -3,6 +3,7 @@
 #include "baseline.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -611,36 +612,114 @@ static int emit_all(FILE *f, const perf__baseline *b)
   return r;
 }
 
-/* fsync of the directory holding path, so that the rename is durable. */
-static void sync_dir(const char *path)
+/* The directory holding path, into dir. Never fails (truncates). */
+static void dir_of(const char *path, char *dir, size_t len)
 {
   char copy[4096];
   snprintf(copy, sizeof copy, "%s", path);
-  int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  snprintf(dir, len, "%s", dirname(copy));
+}
+
+/* fsync of the directory holding path, so that the rename is durable. */
+static void sync_dir(const char *path)
+{
+  char dir[4096];
+  dir_of(path, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     fsync(fd);
     close(fd);
   }
 }
 
+/* See baseline.h. */
+int perf__bl_lock(const char *path, char *err, size_t errlen)
+{
+  char dir[4096];
+  dir_of(path, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot open the baseline directory: %s", dir, strerror(errno));
+    return -1;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  if (errno == EWOULDBLOCK) {
+    fprintf(stderr, "perftest: baselines: another update holds %s; waiting for it\n", dir);
+    int r;
+    while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (r == 0) return fd;
+  }
+  snprintf(err, errlen, "%s: cannot lock the baseline directory: %s", dir, strerror(errno));
+  close(fd);
+  return -1;
+}
+
+/* See baseline.h. */
+int perf__bl_probe_dir(const char *dir, char *err, size_t errlen)
+{
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.perfgate-probe.%ld", dir, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write in %s: %s", dir, strerror(errno));
+    return PERF__EIO;
+  }
+  close(fd);
+  unlink(probe);
+  return 0;
+}
+
+/* See baseline.h. */
+void perf__bl_unlock(int fd)
+{
+  if (fd < 0) return;
+  flock(fd, LOCK_UN);
+  close(fd);
+}
+
+/* Removes "path.tmp.*" files: under the directory lock, any such file was
+ * left by an updater that died (kill -9, power loss) before its rename.
+ * Returns how many were removed; never fails (what cannot go stays). */
+static int remove_stale(const char *path)
+{
+  char dir[4096], prefix[4200];
+  dir_of(path, dir, sizeof dir);
+  const char *base = strrchr(path, '/');
+  snprintf(prefix, sizeof prefix, "%s.tmp.", base ? base + 1 : path);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int removed = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (!strncmp(e->d_name, prefix, strlen(prefix)) && unlinkat(dirfd(d), e->d_name, 0) == 0)
+      removed++;
+  closedir(d);
+  return removed;
+}
+
 /* Writes the temporary file; 0 or an error with err filled. */
-static int write_tmp(const char *tmp, const perf__baseline *b, char *err,
-                     size_t errlen)
+static int write_tmp(const char *tmp, const char *path, const perf__baseline *b,
+                     char *err, size_t errlen)
 {
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
-    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+    char dir[4096];
+    int e = errno;
+    dir_of(path, dir, sizeof dir);
+    snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(e));
     if (fd >= 0) close(fd);
     return PERF__EIO;
   }
-  int r = emit_all(f, b);
-  if (!r && (fflush(f) || fsync(fileno(f)))) r = PERF__EIO;
-  if (fclose(f) && !r) r = PERF__EIO;
-  if (r)
-    snprintf(err, errlen, "%s: %s", tmp,
-             r == PERF__EINVAL ? "a value cannot be written (NaN or infinite)"
-                               : strerror(errno ? errno : EIO));
+  errno = 0;
+  int r = emit_all(f, b), e = errno;
+  if (!r && (fflush(f) || fsync(fileno(f)))) r = PERF__EIO, e = errno;
+  if (fclose(f) && !r) r = PERF__EIO, e = errno;
+  if (r == PERF__EINVAL)
+    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite)", path);
+  else if (r)
+    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? e : EIO));
   return r;
 }
 
@@ -648,16 +727,13 @@ static int write_tmp(const char *tmp, const perf__baseline *b, char *err,
 int perf__bl_save(const char *path, const perf__baseline *b, char *err,
                   size_t errlen)
 {
-  char lock[4200], tmp[4200];
-  snprintf(lock, sizeof lock, "%s.lock", path);
+  char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lfd < 0 || flock(lfd, LOCK_EX)) {
-    snprintf(err, errlen, "%s: cannot lock: %s", lock, strerror(errno));
-    if (lfd >= 0) close(lfd);
-    return PERF__EIO;
-  }
-  int r = write_tmp(tmp, b, err, errlen);
+  int stale = remove_stale(path);
+  if (stale)
+    printf("baselines: removed %d temporary file%s left by an interrupted update of %s\n",
+           stale, stale == 1 ? "" : "s", path);
+  int r = write_tmp(tmp, path, b, err, errlen);
   if (!r && rename(tmp, path)) {
     snprintf(err, errlen, "%s: cannot replace: %s", path, strerror(errno));
     r = PERF__EIO;
@@ -666,7 +742,5 @@ int perf__bl_save(const char *path, const perf__baseline *b, char *err,
     unlink(tmp);
   else
     sync_dir(path);
-  flock(lfd, LOCK_UN);
-  close(lfd);
   return r;
 }

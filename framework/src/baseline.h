@@ -59,13 +59,27 @@ int perf__bl_parse(const char *name, const unsigned char *buf, size_t len,
 int perf__bl_load(const char *path, perf__baseline *b, char *err,
                   size_t errlen);
 
-/* Writes b to path atomically: an exclusive flock on "path.lock" against a
- * concurrent updater, a temporary file in the same directory, fsync, then
- * rename. On any failure the old file is untouched and no temporary file
- * remains. Returns 0, PERF__EIO or PERF__EINVAL (a value that cannot be
- * written, such as NaN), with the reason in err. */
+/* Writes b to path atomically: a temporary file "path.tmp.PID" in the same
+ * directory, fsync, then rename, and fsync of the directory. Temporary files
+ * of path left by an updater that died are removed first. The caller holds
+ * perf__bl_lock(path) when others may write. On any failure the old file is
+ * untouched and no temporary file remains. Returns 0, PERF__EIO or
+ * PERF__EINVAL (a value that cannot be written, such as NaN), with the
+ * reason in err. */
 int perf__bl_save(const char *path, const perf__baseline *b, char *err,
                   size_t errlen);
+
+/* An exclusive flock on the directory holding path, for one updater's
+ * load-merge-save (a second updater waits, saying so on stderr; the kernel
+ * drops the lock if its holder dies). Returns the descriptor to pass to
+ * perf__bl_unlock, or -1 with the reason in err (directory missing). */
+int perf__bl_lock(const char *path, char *err, size_t errlen);
+void perf__bl_unlock(int fd);
+
+/* Whether a file can be created in dir (created and removed again), so that
+ * an update that cannot be written fails before it measures. Returns 0 or
+ * PERF__EIO with the reason in err. */
+int perf__bl_probe_dir(const char *dir, char *err, size_t errlen);
 
 /* Replaces the entry with the same test and workload, or appends it.
  * Returns 0 or PERF__ENOMEM. */

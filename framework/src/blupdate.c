@@ -178,21 +178,22 @@ static int all_runs(const meas *m)
   return 1;
 }
 
-/* Merges everything for file i and writes it. */
-static int write_file(perf__blu *u, size_t i, const char *date, char *err,
-                      size_t len)
+/* Loads file i (under its directory lock) and merges this run's
+ * measurements into *b. Returns 0 or an error with err filled (b is then
+ * still to be freed). */
+static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *b,
+                      char *err, size_t len)
 {
-  perf__baseline b;
-  int r = perf__bl_load(u->files[i].path, &b, err, len);
+  int r = perf__bl_load(u->files[i].path, b, err, len);
   if (r && !(r == PERF__EIO && errno == ENOENT)) return r == PERF__EIO ? PERF__EIO : PERF__EBADFILE;
   if (r) { /* a new file */
-    perf__bl_init(&b);
+    perf__bl_init(b);
     r = 0;
   }
   for (size_t k = 0; k < u->files[i].fp.nfp; k++)
-    perf__bl_set_fp(&b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);
+    perf__bl_set_fp(b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);
   printf("\nbaselines: %s (%zu entries before this update; entries not re-measured are kept)\n",
-         u->files[i].path, b.nentries);
+         u->files[i].path, b->nentries);
   printf("  %-56s %11s %11s %8s %7s\n", "entry", "old", "new", "change", "tol.");
   for (size_t k = 0; !r && k < u->n; k++) {
     const meas *m = &u->m[k];
@@ -201,9 +202,24 @@ static int write_file(perf__blu *u, size_t i, const char *date, char *err,
       printf("  %-56.56s not recorded: not measured in all %d runs\n", m->test, RUNS);
       continue;
     }
-    r = m->is_ratio ? merge_ratio(&b, m, date) : merge_entry(&b, m, date);
+    r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(b, m, date);
   }
+  fflush(stdout);
+  return r;
+}
+
+/* Merges everything for file i and writes it, holding the directory lock
+ * from the load to the rename, so that a concurrent updater's entries are
+ * read and kept rather than overwritten. Returns 0 or an error. */
+static int write_file(perf__blu *u, size_t i, const char *date, char *err,
+                      size_t len)
+{
+  perf__baseline b;
+  int lock = perf__bl_lock(u->files[i].path, err, len);
+  if (lock < 0) return PERF__EIO;
+  int r = merge_file(u, i, date, &b, err, len);
   if (!r) r = perf__bl_save(u->files[i].path, &b, err, len);
+  perf__bl_unlock(lock);
   perf__bl_free(&b);
   return r;
 }

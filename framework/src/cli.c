@@ -19,6 +19,8 @@ void perf__cli_help(FILE *f, const char *prog)
           "  --filter=POS[:POS][-NEG[:NEG]]\n"
           "                         run tests whose suite.name matches a POS glob\n"
           "                         and no NEG glob (* and ?; GoogleTest syntax)\n"
+          "                         (opt-in tests, such as faults.*, only where a\n"
+          "                         POS names their suite: --filter='faults.*')\n"
           "  --timeout=SECONDS      fail a test still running after this (default 60)\n"
           "  --budget=SECONDS       sampling time per claim before it is called\n"
           "                         INCONCLUSIVE (default 2)\n"

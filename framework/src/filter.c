@@ -47,3 +47,29 @@ int perf__filter_match(const char *filter, const char *name)
   if (!pos) return 0;
   return dash ? !any(dash + 1, dash + 1 + strlen(dash + 1), name) : 1;
 }
+
+/* 1 when [p, stop) matches name and its suite part (before the first '.')
+ * has no wildcard. Never fails. */
+static int names_suite(const char *p, const char *stop, const char *name)
+{
+  const char *dot = memchr(p, '.', (size_t)(stop - p));
+  if (!dot) return 0;
+  for (const char *c = p; c < dot; c++)
+    if (*c == '*' || *c == '?') return 0;
+  return perf__glob(p, stop, name);
+}
+
+/* Never fails. */
+int perf__filter_explicit(const char *filter, const char *name)
+{
+  if (!filter || !perf__filter_match(filter, name)) return 0;
+  const char *dash = strchr(filter, '-');
+  const char *end = dash ? dash : filter + strlen(filter);
+  for (const char *p = filter; p < end;) {
+    const char *colon = memchr(p, ':', (size_t)(end - p));
+    const char *stop = colon ? colon : end;
+    if (stop > p && names_suite(p, stop, name)) return 1;
+    p = stop + 1;
+  }
+  return 0;
+}

@@ -53,8 +53,9 @@ static int sharding(long *total, long *index)
   return 0;
 }
 
-/* The tests matching the filter, then those of this shard (GoogleTest
- * shards the filtered list), in registration order. *matched counts the
+/* The tests matching the filter (an opt-in test only where the filter
+ * names its suite), then those of this shard (GoogleTest shards the
+ * filtered list), in registration order. *matched counts the
  * filter's matches. NULL when out of memory. */
 static const perf__test **select_tests(const perf__cli *cli, long total,
                                        long index, size_t *n, size_t *matched)
@@ -65,10 +66,13 @@ static const perf__test **select_tests(const perf__cli *cli, long total,
   *n = *matched = 0;
   if (!sel) return NULL;
   char name[512];
-  for (const perf__test *t = perf__tests(); t; t = t->next)
-    if (perf__filter_match(cli->filter, perf__test_fullname(t, name, sizeof name)) &&
-        (long)((*matched)++ % (size_t)total) == index)
-      sel[(*n)++] = t;
+  for (const perf__test *t = perf__tests(); t; t = t->next) {
+    perf__test_fullname(t, name, sizeof name);
+    if (t->opt_in ? !perf__filter_explicit(cli->filter, name)
+                  : !perf__filter_match(cli->filter, name))
+      continue;
+    if ((long)((*matched)++ % (size_t)total) == index) sel[(*n)++] = t;
+  }
   return sel;
 }
 

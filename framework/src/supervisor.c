@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "blupdate.h"
 #include "clock.h"
 #include "proto.h"
@@ -387,7 +388,7 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   int r = perf__blu_write(collect, err, sizeof err);
   fflush(stdout);
   if (r) {
-    fprintf(stderr, "perftest: baselines not written: %s\n", err);
+    fprintf(stderr, "perftest: baselines not written: %s; the file on disk is unchanged\n", err);
     return 2;
   }
   return code;
@@ -399,6 +400,11 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
 {
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
   time_t started = time(NULL);
+  char err[700];
+  if (cli->update_baselines && perf__bl_probe_dir(cli->baseline_dir, err, sizeof err)) {
+    fprintf(stderr, "perftest: --update-baselines: %s (nothing was run)\n", err);
+    return 2;
+  }
   perf__result *results = calloc(n * (size_t)runs, sizeof *results);
   if (cli->update_baselines) collect = perf__blu_new();
   if (!results || (cli->update_baselines && !collect)) {
@@ -407,6 +413,9 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  /* A file-size limit (ulimit -f) makes a write fail with EFBIG, reported,
+   * instead of killing the process in the middle of a baseline update. */
+  signal(SIGXFSZ, SIG_IGN);
   hold_std_fds();
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0, broken = 0;

@@ -10,18 +10,6 @@
 
 #define LINE 2048
 
-/* The file this machine's host-only tests use under dir: the CPU's, which
- * is what --print-baseline-file names when no GPU is visible. */
-static void file_for(const char *dir, char *path, size_t len)
-{
-  st_run r;
-  char args[300];
-  snprintf(args, sizeof args, "--print-baseline-file --baseline-dir=%s", dir);
-  st_exec(&r, "CUDA_VISIBLE_DEVICES=-1 ", args);
-  snprintf(path, len, "%.*s", (int)strcspn(r.out, "\n"), r.out);
-  st_run_free(&r);
-}
-
 /* Sets every entry's tolerance (the per-entry override) to tol. */
 static void set_tolerance(const char *path, double tol)
 {
@@ -45,7 +33,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 {
   char dir[] = "/tmp/perfgate-flow-XXXXXX", path[600], line[LINE];
   ST_CHECK(mkdtemp(dir) != NULL);
-  file_for(dir, path, sizeof path);
+  st_host_baseline_file(dir, path, sizeof path);
   st_run r;
   /* no baseline yet: one notice, the check skipped, exit 0 (2 if strict) */
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 0);
@@ -113,7 +101,7 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
 {
   char dir[] = "/tmp/perfgate-bad-XXXXXX", path[600], line[LINE];
   ST_CHECK(mkdtemp(dir) != NULL);
-  file_for(dir, path, sizeof path);
+  st_host_baseline_file(dir, path, sizeof path);
   FILE *f = fopen(path, "w");
   ST_CHECK(f != NULL);
   fputs("schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n", f);

@@ -256,6 +256,20 @@ ST_TEST(cli_list_help_and_usage_errors)
   ST_EQ(r.status, 2);
   ST_CHECK(st_line_with(&r, "no test matches --filter=no.such_test", NULL, line, sizeof line));
   st_run_free(&r);
+  /* opt-in tests (memcheck.*): not listed or run unless their suite is named */
+  st_exec(&r, "", "--list");
+  ST_CHECK(r.status == 0 && !strstr(r.out, "memcheck.") && strstr(r.out, "host.truth\n"));
+  st_run_free(&r);
+  st_exec(&r, "", "--list --filter='*.planted_*'");
+  ST_CHECKF(r.status == 0 && !strcmp(r.out, ""), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--list --filter='memcheck.*'");
+  ST_CHECKF(r.status == 0 && !strcmp(r.out, "memcheck.planted_leak\nmemcheck.planted_overflow\n"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--color=never --filter='mem*.*'");
+  ST_CHECK(r.status == 2 && strstr(r.out, "no test matches"));
+  st_run_free(&r);
 }
 
 ST_TEST(cli_sharding_partitions_the_tests)

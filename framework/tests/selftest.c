@@ -206,6 +206,16 @@ void st_exec(st_run *r, const char *env, const char *args)
   r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+void st_host_baseline_file(const char *dir, char *path, size_t len)
+{
+  st_run r;
+  char args[1200];
+  snprintf(args, sizeof args, "--print-baseline-file --baseline-dir=%s", dir);
+  st_exec(&r, "CUDA_VISIBLE_DEVICES=-1 ", args);
+  snprintf(path, len, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+  st_run_free(&r);
+}
+
 void st_run_free(st_run *r)
 {
   free(r->out);

@@ -74,6 +74,9 @@ const char *st_outcome(const st_run *r, const char *name, char *line,
 /* The first line of r containing both a and b (b may be NULL), or NULL. */
 const char *st_line_with(const st_run *r, const char *a, const char *b,
                          char *line, size_t len);
+/* The baseline file the fixture's host-only tests use under dir (the
+ * CPU's, as --print-baseline-file names it with no GPU visible). */
+void st_host_baseline_file(const char *dir, char *path, size_t len);
 /* The last non-empty line of the output. */
 const char *st_last_line(const st_run *r, char *line, size_t len);
 

@@ -41,6 +41,25 @@ ST_TEST(gtest_filter_semantics)
   ST_CHECK(!perf__filter_match("s.t", "s.tt")); /* whole-name match */
 }
 
+/* An opt-in test is selected only by a positive pattern that names its
+ * suite without a wildcard. */
+ST_TEST(opt_in_tests_need_their_suite_named)
+{
+  ST_CHECK(perf__filter_explicit("faults.*", "faults.hang"));
+  ST_CHECK(perf__filter_explicit("faults.hang", "faults.hang"));
+  ST_CHECK(perf__filter_explicit("x.*:faults.h*", "faults.hang"));
+  ST_CHECK(perf__filter_explicit("faults.*:*", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit(NULL, "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("*", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("*.*", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("f*.*", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("fault?.hang", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("faults.*-faults.hang", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("-x.*", "faults.hang"));
+  ST_CHECK(!perf__filter_explicit("faults.*", "other.hang"));
+}
+
 static int parse(perf__cli *c, char *err, int n, ...);
 
 #include <stdarg.h>

@@ -1,0 +1,390 @@
+/* baseline_faults.c — a baseline file under faults: kill -9 mid-update, read-only directory, full disk, two updaters at once. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <grp.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "selftest.h"
+
+enum { OLD_ENTRIES = 1000, KILLS = 100, RACES = 10 };
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* An "old" file at path: n entries of tests the update does not run, and
+ * one ratio, so that an update must keep them all. */
+static void write_old(const char *path, size_t n)
+{
+  perf__baseline b;
+  char err[400];
+  perf__bl_init(&b);
+  perf__bl_set_fp(&b, "host", "old machine");
+  for (size_t i = 0; i < n; i++) {
+    perf__bl_entry e = {.clock = "wall", .median_s = 1e-3 + 1e-9 * (double)i,
+                        .spread_s = 1e-5, .samples = 100, .tolerance = 0.05,
+                        .recorded = "2026-01-01", .workload = "w"};
+    snprintf(e.test, sizeof e.test, "old.t%05zu", i);
+    ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  }
+  perf__bl_ratio r = {.test = "old.ratio", .claim = "FASTER(a, b, 2)", .ratio = 3,
+                      .recorded = "2026-01-01"};
+  ST_EQ(perf__bl_put_ratio(&b, &r), 0);
+  ST_EQ(perf__bl_save(path, &b, err, sizeof err), 0);
+  perf__bl_free(&b);
+}
+
+/* Puts bytes back as the file (the test's own restore, not under test). */
+static void restore(const char *path, const char *bytes)
+{
+  FILE *f = fopen(path, "wb");
+  ST_CHECK(f && fputs(bytes, f) >= 0 && fclose(f) == 0);
+}
+
+/* Temporary files of path's updates in dir. */
+static int temp_files(const char *dir)
+{
+  int n = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
+  if (d) closedir(d);
+  return n;
+}
+
+/* What a fault left: 0 the old file byte for byte, 1 a complete new one
+ * (it parses, keeps every old entry and ratio and has the updated test's
+ * entries), -1 anything else. */
+static int classify(const char *path, const char *old, size_t old_entries,
+                    size_t want_new)
+{
+  char *now_bytes = st_slurp(path);
+  if (now_bytes && !strcmp(now_bytes, old)) {
+    free(now_bytes);
+    return 0;
+  }
+  free(now_bytes);
+  perf__baseline b;
+  char err[400];
+  int ok = perf__bl_load(path, &b, err, sizeof err) == 0 &&
+           b.nentries == old_entries + want_new && b.nratios >= 1 &&
+           perf__bl_find(&b, "old.t00000", "w") && perf__bl_find(&b, "bl.host_work", "w");
+  char last[32];
+  snprintf(last, sizeof last, "old.t%05zu", old_entries - 1);
+  ok = ok && perf__bl_find(&b, last, "w");
+  perf__bl_free(&b);
+  return ok ? 1 : -1;
+}
+
+typedef struct spawn_opts {
+  int out_fd;      /* stdout and stderr; -1: /dev/null */
+  long fsize;      /* RLIMIT_FSIZE in bytes; 0: unlimited */
+  int as_nobody;   /* drop root to uid/gid 65534 first */
+} spawn_opts;
+
+/* Starts the fixture with args (NULL-terminated, without argv[0]).
+ * Returns its pid, or -1. */
+static pid_t spawn(const char *const *args, spawn_opts o)
+{
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int fd = o.out_fd >= 0 ? o.out_fd : open("/dev/null", O_WRONLY);
+  dup2(fd, 1);
+  dup2(fd, 2);
+  if (o.fsize) {
+    struct rlimit rl = {(rlim_t)o.fsize, (rlim_t)o.fsize};
+    if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(126);
+  }
+  if (o.as_nobody && (setgroups(0, NULL) || setgid(65534) || setuid(65534))) _exit(125);
+  const char *argv[16] = {st_fixture};
+  for (int i = 0; args[i] && i < 14; i++) argv[i + 1] = args[i];
+  execv(st_fixture, (char *const *)argv);
+  _exit(127);
+}
+
+/* Waits for pid; its exit code, or 128 + signal. */
+static int wait_code(pid_t pid)
+{
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Reads from fd until text appears or end of file; 1 when it appeared. */
+static int read_until(int fd, const char *text)
+{
+  char buf[1 << 16];
+  size_t len = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+    if (n <= 0) return 0;
+    len += (size_t)n;
+    buf[len] = '\0';
+    if (strstr(buf, text)) return 1;
+    if (len > sizeof buf / 2) { /* keep the tail: the text may straddle */
+      memmove(buf, buf + len - 256, 256);
+      len = 256;
+    }
+  }
+}
+
+/* One update of bl.host_work into dir; kills it with SIGKILL delay_s after
+ * it prints its "baselines:" line (delay_s < 0: lets it finish). Returns the
+ * seconds from that line to its end, or -1 when the line never came. */
+static double update_and_kill(const char *dir, double delay_s, int *code)
+{
+  char dirarg[700];
+  snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
+  const char *args[] = {"--update-baselines", "--filter=bl.host_work", "--color=never", dirarg, NULL};
+  int p[2];
+  if (!ST_CHECK(pipe(p) == 0)) return -1;
+  pid_t pid = spawn(args, (spawn_opts){.out_fd = p[1]});
+  close(p[1]);
+  int seen = read_until(p[0], "\nbaselines: ");
+  double t0 = now();
+  if (seen && delay_s >= 0) {
+    struct timespec ts = {(time_t)delay_s, (long)((delay_s - (double)(time_t)delay_s) * 1e9)};
+    nanosleep(&ts, NULL);
+    kill(pid, SIGKILL);
+  }
+  char sink[4096];
+  while (read(p[0], sink, sizeof sink) > 0) {
+  }
+  close(p[0]);
+  *code = wait_code(pid);
+  return seen ? now() - t0 : -1;
+}
+
+/* kill -9 at random moments of the write, 100 times: the file is always
+ * the complete old one or the complete new one, and the next update
+ * removes what the killed ones left. */
+ST_TEST(baseline_kill_9_during_update_leaves_old_or_new_file)
+{
+  char dir[] = "/tmp/perfgate-kill-XXXXXX", path[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, sizeof path);
+  write_old(path, OLD_ENTRIES);
+  char *old = st_slurp(path);
+  int code;
+  double window = update_and_kill(dir, -1, &code); /* calibrate: a whole one */
+  ST_CHECKF(code == 0 && window > 0, "calibration update: exit %d", code);
+  ST_EQ(classify(path, old, OLD_ENTRIES, 1), 1);
+  srand(42);
+  int outcome[3] = {0, 0, 0}, with_temp = 0, finished = 0;
+  for (int i = 0; i < KILLS; i++) {
+    restore(path, old);
+    double delay = window * (double)rand() / RAND_MAX;
+    update_and_kill(dir, delay, &code);
+    finished += code != 128 + SIGKILL;
+    with_temp += temp_files(dir) > 0;
+    int c = classify(path, old, OLD_ENTRIES, 1);
+    outcome[c + 1]++;
+    if (!ST_CHECKF(c >= 0, "kill %d (%.1f ms after the line) left a damaged file", i,
+                   delay * 1e3))
+      break;
+  }
+  printf("    kill -9 x%d (0-%.0f ms after 'baselines:'): %d old, %d new, %d damaged; "
+         "%d left a temporary file; %d finished first\n",
+         KILLS, window * 1e3, outcome[1], outcome[2], outcome[0], with_temp, finished);
+  ST_EQ(outcome[0], 0);
+  ST_CHECKF(outcome[1] > 0 && outcome[2] > 0, "kills fell only on one side of the rename");
+  /* the next update succeeds and removes every leftover */
+  int had = temp_files(dir);
+  st_run r;
+  char args[800];
+  snprintf(args, sizeof args, "--update-baselines --filter=bl.host_work --color=never --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 0);
+  ST_EQ(temp_files(dir), 0);
+  ST_CHECK(!had || strstr(r.out, "temporary file") != NULL);
+  st_run_free(&r);
+  free(old);
+  st_rmtree(dir);
+}
+
+/* Reads fd to its end (malloc'd, NUL-terminated). */
+static char *read_all(int fd)
+{
+  size_t len = 0, cap = 1 << 16;
+  char *buf = malloc(cap);
+  ssize_t n;
+  while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0)
+    if ((len += (size_t)n) + 1 == cap) buf = realloc(buf, cap *= 2);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+/* Runs one update of bl.host_work into dir with o; output into *out
+ * (through a pipe: a file-size limit must not cut it). */
+static int update_with(const char *dir, spawn_opts o, char **out)
+{
+  char dirarg[700];
+  int p[2];
+  snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
+  if (!ST_CHECK(pipe(p) == 0)) return -1;
+  o.out_fd = p[1];
+  const char *args[] = {"--update-baselines", "--filter=bl.host_work", "--color=never", dirarg, NULL};
+  pid_t pid = spawn(args, o);
+  close(p[1]);
+  *out = read_all(p[0]);
+  close(p[0]);
+  if (!*out) *out = calloc(1, 1);
+  return wait_code(pid);
+}
+
+/* A directory the updater may not write: exit 2 before anything runs,
+ * naming the directory and the reason; the file untouched. */
+ST_TEST(baseline_read_only_directory_is_a_clear_error)
+{
+  char dir[] = "/tmp/perfgate-ro-XXXXXX", path[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, sizeof path);
+  write_old(path, 3);
+  char *old = st_slurp(path), *out;
+  ST_CHECK(chmod(dir, 0555) == 0);
+  int root = geteuid() == 0; /* root writes anywhere: run as nobody */
+  int code = update_with(dir, (spawn_opts){.as_nobody = root}, &out);
+  if (code == 125) {
+    st_skip("cannot drop root to test a read-only directory (setuid: %s)", strerror(errno));
+  } else {
+    ST_CHECKF(code == 2 && strstr(out, "cannot write in") && strstr(out, dir) &&
+                  strstr(out, "Permission denied") && strstr(out, "nothing was run") &&
+                  !strstr(out, "PASS "),
+              "exit %d: %s", code, out);
+    printf("    read-only directory: exit %d: %.*s\n", code, (int)strcspn(out, "\n"), out);
+  }
+  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(temp_files(dir), 0);
+  chmod(dir, 0700);
+  free(out);
+  free(old);
+  st_rmtree(dir);
+}
+
+/* A file-size limit below the new file's size: the write fails with EFBIG
+ * (not SIGXFSZ), exit 2 naming it; the old file untouched, no temporary. */
+ST_TEST(baseline_file_size_limit_is_a_clear_error)
+{
+  char dir[] = "/tmp/perfgate-fsize-XXXXXX", path[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, sizeof path);
+  write_old(path, 3);
+  char *old = st_slurp(path), *out;
+  int code = update_with(dir, (spawn_opts){.fsize = (long)strlen(old) / 2}, &out);
+  ST_CHECKF(code == 2 && strstr(out, "baselines not written") && strstr(out, "File too large"),
+            "exit %d: %s", code, out);
+  printf("    RLIMIT_FSIZE %zu bytes: exit %d: %.*s\n", strlen(old) / 2, code,
+         (int)strcspn(strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out, "\n"),
+         strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out);
+  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(temp_files(dir), 0);
+  free(out);
+  free(old);
+  st_rmtree(dir);
+}
+
+/* Fills the file system holding dir with a ballast file. */
+static void fill_up(const char *dir)
+{
+  char ballast[700], block[4096];
+  memset(block, 'x', sizeof block);
+  snprintf(ballast, sizeof ballast, "%s/ballast", dir);
+  int fd = open(ballast, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  while (fd >= 0 && write(fd, block, sizeof block) > 0) {
+  }
+  ST_CHECK(fd >= 0 && errno == ENOSPC);
+  if (fd >= 0) close(fd);
+}
+
+/* A full file system (a 1 MiB tmpfs in this test's own mount namespace):
+ * exit 2 with ENOSPC named, the old file untouched, no temporary. */
+ST_TEST(baseline_full_disk_is_a_clear_error)
+{
+  char top[] = "/tmp/perfgate-full-XXXXXX", dir[600], path[700];
+  ST_CHECK(mkdtemp(top) != NULL);
+  snprintf(dir, sizeof dir, "%s/mnt", top);
+  ST_CHECK(mkdir(dir, 0755) == 0);
+  if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+      mount("perfgate-full", dir, "tmpfs", 0, "size=1m")) {
+    st_skip("cannot mount a small tmpfs here (%s); RLIMIT_FSIZE stands in for a full disk",
+            strerror(errno));
+    st_rmtree(top);
+    return;
+  }
+  st_host_baseline_file(dir, path, sizeof path);
+  write_old(path, 3);
+  char *old = st_slurp(path), *out;
+  fill_up(dir);
+  int code = update_with(dir, (spawn_opts){0}, &out);
+  ST_CHECKF(code == 2 && strstr(out, "baselines not written") &&
+                strstr(out, "No space left on device"),
+            "exit %d: %s", code, out);
+  const char *msg = strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out;
+  printf("    full tmpfs: exit %d: %.*s\n", code, (int)strcspn(msg, "\n"), msg);
+  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(temp_files(dir), 0);
+  umount(dir);
+  free(out);
+  free(old);
+  st_rmtree(top);
+}
+
+/* Two updaters of the same file at once, each measuring a different test:
+ * both succeed and the file keeps both tests' entries (the second to write
+ * reads the first one's file under the lock). */
+ST_TEST(baseline_two_updaters_at_once_lose_nothing)
+{
+  char dir[] = "/tmp/perfgate-race-XXXXXX", path[600], dirarg[700];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, sizeof path);
+  write_old(path, OLD_ENTRIES);
+  char *old = st_slurp(path);
+  snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
+  const char *a[] = {"--update-baselines", "--filter=bl.host_work", dirarg, NULL};
+  const char *b[] = {"--update-baselines", "--filter=bl.ratio_claim", dirarg, NULL};
+  int waited = 0, good = 0;
+  for (int i = 0; i < RACES; i++) {
+    restore(path, old);
+    char log[700];
+    snprintf(log, sizeof log, "%s.log", dir);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    pid_t pa = spawn(a, (spawn_opts){.out_fd = fd}), pb = spawn(b, (spawn_opts){.out_fd = fd});
+    int ca = wait_code(pa), cb = wait_code(pb);
+    close(fd);
+    char *out = st_slurp(log);
+    waited += out && strstr(out, "another update holds") != NULL;
+    perf__baseline now_bl;
+    char err[400];
+    int ok = perf__bl_load(path, &now_bl, err, sizeof err) == 0 &&
+             now_bl.nentries == OLD_ENTRIES + 3 && now_bl.nratios == 2 &&
+             perf__bl_find(&now_bl, "bl.host_work", "w") &&
+             perf__bl_find(&now_bl, "bl.ratio_claim", "a") &&
+             perf__bl_find(&now_bl, "old.t00000", "w");
+    ST_CHECKF(ca == 0 && cb == 0 && ok, "round %d: exits %d %d, %zu entries %zu ratios (want %d, 2): %s",
+              i, ca, cb, now_bl.nentries, now_bl.nratios, OLD_ENTRIES + 3, err);
+    good += ca == 0 && cb == 0 && ok;
+    perf__bl_free(&now_bl);
+    free(out);
+    unlink(log);
+  }
+  printf("    two updaters x%d: %d kept both tests' entries; %d had one wait for the other\n",
+         RACES, good, waited);
+  free(old);
+  st_rmtree(dir);
+}

@@ -1,0 +1,125 @@
+/* faults.c — the opt-in GPU fault suite: each fault fails its own test, and the test after it passes in a fresh worker. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kernels.h"
+#include "perfgate.h"
+
+/* Not part of a normal run: `--filter='faults.*'` selects these (see
+ * PERF_TEST_OPT_IN). Each fault test is followed by after_*, which must
+ * pass: it runs in the fresh worker the runner starts after a failure, and
+ * checks that the GPU is usable again (no error, most of its memory free,
+ * a real timed claim). Run it with a short --timeout for the hung kernel:
+ *   build/perftest --filter='faults.*' --timeout=20 */
+
+typedef struct membuf {
+  void *p;
+  size_t bytes;
+  cudaStream_t s;
+} membuf;
+
+static void memset_quarter(void *arg)
+{
+  membuf *b = arg;
+  PERF_CUDA(cudaMemsetAsync(b->p, 1, b->bytes / 4, b->s));
+}
+
+static void memset_all(void *arg)
+{
+  membuf *b = arg;
+  PERF_CUDA(cudaMemsetAsync(b->p, 2, b->bytes, b->s));
+}
+
+/* The after_* check: this worker's pid (the faulting test's worker was a
+ * different one), a clean context, half the device's memory allocatable,
+ * and a claim measured with the events clock. */
+static void gpu_is_healthy(void)
+{
+  PERF_REQUIRE_GPUS(1);
+  printf("worker pid %ld\n", (long)getpid());
+  PERF_EXPECT_TRUE(cudaGetLastError() == cudaSuccess);
+  size_t free_b = 0, total_b = 0;
+  PERF_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  void *half = NULL;
+  PERF_CUDA(cudaMalloc(&half, total_b / 2));
+  PERF_CUDA(cudaFree(half));
+  membuf b = {.bytes = (size_t)256 << 20};
+  PERF_CUDA(cudaStreamCreateWithFlags(&b.s, cudaStreamNonBlocking));
+  PERF_CUDA(cudaMalloc(&b.p, b.bytes));
+  perf_workload quarter = PERF_WORKLOAD(memset_quarter, &b, .stream = b.s);
+  perf_workload all = PERF_WORKLOAD(memset_all, &b, .stream = b.s);
+  PERF_EXPECT_FASTER(quarter, all, 2);
+  PERF_CUDA(cudaFree(b.p));
+  PERF_CUDA(cudaStreamDestroy(b.s));
+}
+
+typedef struct far_store {
+  int *buf;
+  cudaStream_t s;
+} far_store;
+
+static void store_far(void *arg)
+{
+  far_store *f = arg;
+  PERF_CUDA(perf_kernel_store_far(f->buf, f->s));
+}
+
+static void store_near(void *arg)
+{
+  far_store *f = arg;
+  PERF_CUDA(cudaMemsetAsync(f->buf, 0, 4096, f->s));
+}
+
+/* A kernel under measurement stores to an unmapped address: the claim
+ * ends with cudaErrorIllegalAddress, which poisons the context for good. */
+PERF_TEST_OPT_IN(faults, illegal_address)
+{
+  PERF_REQUIRE_GPUS(1);
+  far_store f;
+  PERF_CUDA(cudaStreamCreateWithFlags(&f.s, cudaStreamNonBlocking));
+  PERF_CUDA(cudaMalloc((void **)&f.buf, 4096));
+  perf_workload good = PERF_WORKLOAD(store_near, &f, .stream = f.s);
+  perf_workload bad = PERF_WORKLOAD(store_far, &f, .stream = f.s);
+  PERF_EXPECT_FASTER(good, bad, 1.1);
+}
+PERF_TEST_OPT_IN(faults, after_illegal_address) { gpu_is_healthy(); }
+
+/* Allocates 1 GiB blocks, never freed, until the device says no. */
+PERF_TEST_OPT_IN(faults, device_memory_exhausted)
+{
+  PERF_REQUIRE_GPUS(1);
+  for (int i = 0; i < 4096; i++) {
+    void *p;
+    PERF_CUDA(cudaMalloc(&p, (size_t)1 << 30));
+  }
+  PERF_EXPECT_TRUE(!"4 TiB allocated: no device has that much");
+}
+PERF_TEST_OPT_IN(faults, after_device_memory_exhausted) { gpu_is_healthy(); }
+
+/* A kernel that never ends, and a host that waits for it: only the
+ * runner's --timeout ends this test (its worker is killed). */
+PERF_TEST_OPT_IN(faults, kernel_never_ends)
+{
+  PERF_REQUIRE_GPUS(1);
+  int *flag;
+  PERF_CUDA(cudaMalloc((void **)&flag, sizeof *flag));
+  PERF_CUDA(cudaMemset(flag, 0, sizeof *flag));
+  PERF_CUDA(perf_kernel_spin_until(flag, 0));
+  printf("kernel launched; waiting for it\n");
+  fflush(stdout);
+  PERF_CUDA(cudaDeviceSynchronize());
+  PERF_EXPECT_TRUE(!"the spinning kernel ended");
+}
+PERF_TEST_OPT_IN(faults, after_kernel_never_ends) { gpu_is_healthy(); }
+
+/* The test calls exit() with GPU work still queued. */
+PERF_TEST_OPT_IN(faults, test_calls_exit)
+{
+  PERF_REQUIRE_GPUS(1);
+  membuf b = {.bytes = (size_t)1 << 30};
+  PERF_CUDA(cudaMalloc(&b.p, b.bytes));
+  for (int i = 0; i < 8; i++) PERF_CUDA(cudaMemsetAsync(b.p, i, b.bytes, 0));
+  exit(3);
+}
+PERF_TEST_OPT_IN(faults, after_test_calls_exit) { gpu_is_healthy(); }
