@@ -3,7 +3,7 @@
 #   make                 libperfgate.a and build/perftest (the suite in perftests/)
 #   make test            build and run the framework's own tests (no GPU needed)
 #   make test-asan       the same tests under ASan + UBSan (build/asan)
-#   make test-valgrind   the same tests under valgrind memcheck (slow)
+#   make test-valgrind   the same tests under valgrind memcheck (build/valgrind; slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
 #   make baseline-update re-measure this machine's baseline file (3 runs each)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
@@ -197,7 +197,8 @@ test: $(TEST_BINS)
 
 # The same tests with every framework, test and fixture object under
 # AddressSanitizer and UndefinedBehaviorSanitizer (in $(BUILD)/asan), or
-# under valgrind's memcheck; either fails on any report (framework/tests/memcheck.sh).
+# under valgrind's memcheck (in $(BUILD)/valgrind); either fails on any report
+# (framework/tests/memcheck.sh).
 SAN_BUILD  := $(BUILD)/asan
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-static-libasan -static-libubsan)
@@ -205,8 +206,11 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="$(SAN_LDFLAGS)" PT_ARCH= test-binaries
 	$(Q)CFLAGS="$(SAN_CFLAGS)" LDFLAGS="$(SAN_LDFLAGS)" PT_ARCH= bash framework/tests/memcheck.sh asan $(SAN_BUILD)
 
-test-valgrind: $(TEST_BINS)
-	$(Q)bash framework/tests/memcheck.sh valgrind $(BUILD)
+# valgrind cannot run every instruction -march=native may emit: PT_ARCH= here.
+VG_BUILD := $(BUILD)/valgrind
+test-valgrind:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(VG_BUILD) CFLAGS="-O1 -g" PT_ARCH= test-binaries
+	$(Q)CFLAGS="-O1 -g" PT_ARCH= bash framework/tests/memcheck.sh valgrind $(VG_BUILD)
 
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang

@@ -122,8 +122,8 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
                              long samples, int quiet_if_missing)
 {
   char k[160];
-  const perf__bl_entry *e =
-      m->exists ? perf__bl_find(&m->file, perf__test_name(), key(w, k, sizeof k)) : NULL;
+  key(w, k, sizeof k); /* named in the message below even when there is no file */
+  const perf__bl_entry *e = m->exists ? perf__bl_find(&m->file, perf__test_name(), k) : NULL;
   if (!e) {
     perf__test_baseline_state(1);
     if (!quiet_if_missing)

@@ -113,14 +113,24 @@ static void read_one(FILE *p, const void *pc, char *out, size_t len, int *line)
   snprintf(out, len, "%.180s (%.70s)", relative(loc), fn);
 }
 
+/* This program's file for addr2line: what /proc/self/exe names (under
+ * valgrind that is the program, while /proc/PID/exe read by another process
+ * is valgrind's tool), else /proc/PID/exe. Never fails. */
+static void exe_path(char *buf, size_t len)
+{
+  ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+  if (n > 0) buf[n] = '\0';
+  if (n <= 0 || strchr(buf, '\''))
+    snprintf(buf, len, "/proc/%ld/exe", (long)getpid());
+}
+
 /* Never fails; see callsite.h. */
 void perf__site_resolve(void *const *pcs, size_t n, char (*out)[256],
                         int *line_no)
 {
-  char cmd[8192];
-  size_t used = (size_t)snprintf(cmd, sizeof cmd,
-                                 "addr2line -C -f -e /proc/%ld/exe",
-                                 (long)getpid());
+  char cmd[8192], exe[4096];
+  exe_path(exe, sizeof exe);
+  size_t used = (size_t)snprintf(cmd, sizeof cmd, "addr2line -C -f -e '%s'", exe);
   size_t asked = 0; /* addresses on the command line */
   for (size_t i = 0; i < n && used < sizeof cmd - 32; i++, asked++)
     if (pcs[i])

@@ -307,6 +307,7 @@ static void json_test(perf__json *j, const perf__test *t, const perf__result *r,
   perf__json_str(j, r->reason);
   perf__json_raw(j, ", \"seconds\": ");
   perf__json_num(j, r->seconds);
+  perf__json_raw(j, ", \"worker_pid\": %ld", r->worker_pid);
   perf__json_raw(j, ",\n   \"claims\": [");
   for (size_t k = 0; k < r->nclaims; k++) perf__json_raw(j, "%s\n    %s", k ? "," : "", r->claims[k]);
   perf__json_raw(j, "],\n   \"lines\": [");

@@ -114,6 +114,7 @@ static void result_of(const perf__jnode *t, perf__result *r)
   for (int k = 0; k < 5; k++)
     if (!strcmp(text_of(t, "outcome"), words[k])) r->outcome = outcomes[k];
   r->seconds = perf__jnum(perf__jget(t, "seconds"), 0);
+  r->worker_pid = (long)perf__jnum(perf__jget(t, "worker_pid"), 0);
   const perf__jnode *c = perf__jget(t, "claims"), *l = perf__jget(t, "lines"),
                     *v = perf__jget(t, "lines_verbose");
   for (size_t k = 0; c && c->type == PERF__J_ARRAY && k < c->n; k++) {

@@ -15,6 +15,7 @@ typedef struct perf__result {
   int cupti_used;          /* the worker attached CUPTI: retire it */
   int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */
   double seconds;          /* wall clock, supervisor side */
+  long worker_pid;         /* the worker process that ran it */
   char reason[700];
   char **claims;           /* one JSON object per claim (PERF__MSG_CLAIM) */
   size_t nclaims;

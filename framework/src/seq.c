@@ -72,6 +72,18 @@ static int look(const perf__seq_cfg *cfg, const perf__claim *claim,
   return 0;
 }
 
+/* The buffers of the run in progress. A round function may leave the run
+ * by longjmp (a CUDA error inside a workload ends the test): they stay
+ * reachable here, and perf__seq_release frees them. */
+static double *live_rounds;
+
+/* See seq.h. */
+void perf__seq_release(void)
+{
+  free(live_rounds);
+  live_rounds = NULL;
+}
+
 /* Errors: PERF__ENOMEM, or the first error of next() or the bootstrap. */
 int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
                   perf__round_fn *next, perf__look_fn *trace, void *ctx,
@@ -79,8 +91,9 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
 {
   double t0 = perf__now();
   size_t cap = (size_t)cfg->max_rounds;
-  double *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
-  double *scratch = malloc(cap * sizeof *scratch);
+  perf__seq_release();
+  live_rounds = malloc(3 * cap * sizeof *live_rounds);
+  double *a = live_rounds, *b = a ? a + cap : NULL, *scratch = a ? a + 2 * cap : NULL;
   *out = (perf__seq_result){.verdict = PERF__INCONCLUSIVE, .lo = NAN,
                             .hi = NAN, .med_a = NAN, .med_b = NAN,
                             .mad_a = NAN, .mad_b = NAN,
@@ -119,8 +132,6 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
   }
   if (n > 0 && out->rounds != n) summarise(claim, a, b, n, scratch, out);
   out->seconds = perf__now() - t0;
-  free(a);
-  free(b);
-  free(scratch);
+  perf__seq_release();
   return err;
 }

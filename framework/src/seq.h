@@ -72,4 +72,8 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
                   perf__round_fn *next, perf__look_fn *trace, void *ctx,
                   perf__rng *rng, perf__seq_result *out);
 
+/* Frees the buffers of a perf__seq_run that its round function left by
+ * longjmp; a no-op otherwise. Never fails. */
+void perf__seq_release(void);
+
 #endif

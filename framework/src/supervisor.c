@@ -348,6 +348,7 @@ static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
   if (w->pid <= 0) {
     if (worker_start(w, argc, argv)) return PERF__EIO;
   }
+  r->worker_pid = (long)w->pid;
   int sent = perf__msg_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
   int s = await_end(w, sent ? cli->timeout_s : 1, r);
   r->seconds = perf__now() - t0;

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "nvtx.h"
 #include "sweep.h"
+#include "verdict.h"
 #include "syncdetect.h"
 #include "workload.h"
 
@@ -206,6 +207,7 @@ void perf__test_exec(const perf__test *t, perf__test_result *res)
   }
   perf__sweep_reset();
   check_device(res);
+  perf__verdict_release();
   perf__wl_release_all();
   fflush(stdout);
   fflush(stderr);

@@ -53,13 +53,26 @@ static void keep(samples *s, double t, unsigned mhz)
   s->t[s->n++] = t;
 }
 
+/* The claim being measured. Static, not on the stack: a CUDA error or a
+ * fatal check inside a workload ends the test by longjmp, and
+ * perf__verdict_release must still find its samples to free them. */
+static pair live;
+
 static void free_samples(pair *p)
 {
   samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b};
   for (int i = 0; i < 4; i++) {
     free(all[i]->t);
     free(all[i]->mhz);
+    *all[i] = (samples){0};
   }
+}
+
+/* See verdict.h. */
+void perf__verdict_release(void)
+{
+  free_samples(&live);
+  perf__seq_release();
 }
 
 /* One round: ABBA or BAAB at random, so that interference with a period
@@ -309,26 +322,28 @@ void perf__compare(perf_workload *a, perf_workload *b, perf__claim c, const char
 
   perf__rng rng;
   perf__rng_seed(&rng, perf__wopt.seed);
-  pair p = {.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
-  perf__rng_seed(&p.order, perf__wopt.seed + 1);
+  free_samples(&live);
+  pair *p = &live;
+  *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
+  perf__rng_seed(&p->order, perf__wopt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__seq_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", claim_text(head), a->name, b->name);
   int err = perf__seq_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
-                          &p, &rng, r);
+                          p, &rng, r);
   perf__nvtx_pop();
   if (err) {
-    free_samples(&p);
-    if (p.err) perf__gpu_end(p.err, p.why);
+    free_samples(p);
+    if (p->err) perf__gpu_end(p->err, p->why);
     perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__strerror(err));
   }
   disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
-  median_interval(&p.rounds_a, out->a_ci);
-  median_interval(&p.rounds_b, out->b_ci);
+  median_interval(&p->rounds_a, out->a_ci);
+  median_interval(&p->rounds_b, out->b_ci);
   perf__blc_measured(a, r->med_a, r->mad_a, r->rounds);
   if (b != a) perf__blc_measured(b, r->med_b, r->mad_b, r->rounds);
-  out->json = measurement_json(kind, &c, &p, out);
-  free_samples(&p);
+  out->json = measurement_json(kind, &c, p, out);
+  free_samples(p);
 }
 
 /* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal

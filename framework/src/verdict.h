@@ -34,4 +34,8 @@ void perf__print_compared(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
                           const perf_workload *b, const perf__compared *m);
 
+/* Frees the samples of a claim that a longjmp (CUDA error, fatal check in
+ * a workload) left unfinished; called after every test. Never fails. */
+void perf__verdict_release(void);
+
 #endif

@@ -29,23 +29,21 @@ asan)
   export ASAN_OPTIONS="log_path=$logs/asan:protect_shadow_gap=0:handle_segv=0:handle_abort=0:detect_leaks=1:abort_on_error=0:exitcode=86"
   export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1:exitcode=87"
   export LSAN_OPTIONS="suppressions=$here/sanitizers/lsan.supp:print_suppressions=0"
-  "$build/selftest" --fixture="$build/fixture-perftest"
+  "$build/selftest" --fixture="$build/fixture-perftest" | tee "$build/memcheck.out"
   rc=$?
   ;;
 valgrind)
   command -v valgrind >/dev/null || { echo "memcheck.sh: valgrind not found: install valgrind (apt-get install valgrind)" >&2; exit 2; }
   # The selftest runs every fixture command through this wrapper; workers are
   # exec'd by the supervisor and followed with --trace-children.
-  export PERF_SELFTEST_WRAP="valgrind -q --error-exitcode=88 --leak-check=full \
+  export PERF_SELFTEST_WRAP="valgrind --error-exitcode=88 --leak-check=full \
 --errors-for-leak-kinds=definite --show-leak-kinds=definite --trace-children=yes \
 --child-silent-after-fork=yes --suppressions=$here/sanitizers/valgrind.supp \
 --log-file=$logs/vg.%p"
-  # Tests that measure budgets and timeouts get room for a 20-50x slowdown.
-  export PERF_SELFTEST_SLOW=1
-  valgrind -q --error-exitcode=88 --leak-check=full --errors-for-leak-kinds=definite \
+  valgrind --error-exitcode=88 --leak-check=full --errors-for-leak-kinds=definite \
     --show-leak-kinds=definite --child-silent-after-fork=yes \
     --suppressions="$here/sanitizers/valgrind.supp" --log-file="$logs/vg-selftest.%p" \
-    "$build/selftest" --fixture="$build/fixture-perftest"
+    "$build/selftest" --fixture="$build/fixture-perftest" | tee "$build/memcheck.out"
   rc=$?
   ;;
 *)
@@ -54,11 +52,19 @@ valgrind)
   ;;
 esac
 
-# A report is a non-empty log file (valgrind -q writes nothing when clean).
-list_reports() { find "$1" -type f -size +0 | sort; }
+# A report: a sanitizer's log file (they write one only to report), or a
+# valgrind log whose summary counts errors (definite leaks count as errors).
+# A process killed on purpose (a timeout, kill -9) leaves no summary.
+list_reports() {
+  if [[ $mode == valgrind ]]; then
+    grep -lE 'ERROR SUMMARY: [1-9]' -r "$1" | sort
+  else
+    find "$1" -type f -size +0 | sort
+  fi
+}
 
 # The check must be able to fail: the planted leak and overflow (opt-in
-# fixture tests) must each leave a report.
+# fixture tests, each in its own worker) must each leave a report.
 if [[ $mode == asan || $mode == valgrind ]]; then
   canary=$logs/../memcheck-canary
   rm -rf "$canary" && mkdir -p "$canary"
@@ -67,7 +73,7 @@ if [[ $mode == asan || $mode == valgrind ]]; then
     export ASAN_OPTIONS=$(canary_opts "${ASAN_OPTIONS:-}")
     export UBSAN_OPTIONS=$(canary_opts "${UBSAN_OPTIONS:-}")
     wrap=$(canary_opts "${PERF_SELFTEST_WRAP:-}")
-    $wrap "$build/fixture-perftest" --filter='memcheck.*' --color=never >"$canary/../memcheck-canary.out" 2>&1
+    $wrap "$build/fixture-perftest" --filter='memcheck.*' --isolate --color=never >"$canary/../memcheck-canary.out" 2>&1
   )
   found=$(cat $(list_reports "$canary") /dev/null 2>/dev/null)
   if ! grep -qiE "leak|definitely lost" <<<"$found" ||
@@ -84,10 +90,13 @@ if [[ -n $reports ]]; then
   echo "memcheck ($mode): $(echo "$reports" | wc -l) report(s) in $logs:"
   for f in $reports; do
     echo "---- $f"
-    head -n 40 "$f"
+    grep -vE '^==[0-9]+== *$' "$f" | head -n 40
   done
   [[ $rc -eq 0 ]] && rc=1
 else
   echo "memcheck ($mode): no reports"
 fi
+# The run ends, as make test does, with its count line.
+echo
+grep -E '^[0-9]+ passed, [0-9]+ failed' "$build/memcheck.out" | tail -n 1
 exit $rc

@@ -31,6 +31,14 @@ const char *st_build_dir(void)
   return dir;
 }
 
+const char *st_wrap(void)
+{
+  const char *w = getenv("PERF_SELFTEST_WRAP");
+  return w ? w : "";
+}
+
+int st_slow(void) { return st_wrap()[0] != '\0'; }
+
 void st_register(st_case *c)
 {
   *tail = c;
@@ -151,6 +159,7 @@ static int run_case(const st_case *c, int timeout_s, char *skip, size_t len)
 int main(int argc, char **argv)
 {
   const char *only = NULL;
+  setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows through a pipe (tee, CI logs) */
   for (int i = 1; i < argc; i++) {
     if (!strncmp(argv[i], "--fixture=", 10))
       st_fixture = argv[i] + 10;
@@ -183,7 +192,7 @@ int main(int argc, char **argv)
 void st_exec(st_run *r, const char *env, const char *args)
 {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, st_fixture, args);
+  snprintf(cmd, sizeof cmd, "%s%s '%s' %s 2>&1", env, st_wrap(), st_fixture, args);
   r->out = NULL;
   r->status = -1;
   FILE *p = popen(cmd, "r");

@@ -48,6 +48,13 @@ extern const char *st_fixture;
 /* The directory holding it (build outputs such as libnocupti.so). */
 const char *st_build_dir(void);
 
+/* The command that st_exec puts before the fixture: $PERF_SELFTEST_WRAP
+ * (make test-valgrind sets it to valgrind and its options), or "". */
+const char *st_wrap(void);
+/* 1 under such a wrapper: tests give timeouts and budgets room for a
+ * 20-50x slower fixture. */
+int st_slow(void);
+
 /* A whole file, NUL-terminated (malloc'd), or NULL. */
 char *st_slurp(const char *path);
 /* Occurrences of needle in s. */

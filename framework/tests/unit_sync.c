@@ -112,6 +112,6 @@ ST_TEST(call_sites_resolve_to_file_and_line)
   perf__site_resolve(pc, 2, where, lines);
   ST_CHECKF(strstr(where[0], "framework/tests/unit_sync.c:") == where[0], "%s", where[0]);
   ST_EQ(lines[0], line);
-  ST_CHECK(strstr(where[0], "call_sites_resolve") != NULL); /* the function */
+  ST_CHECKF(strstr(where[0], "call_sites_resolve") != NULL, "%s", where[0]); /* the function */
   ST_CHECK(!strcmp(where[1], "unknown call site"));
 }
