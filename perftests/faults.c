@@ -19,6 +19,7 @@ typedef struct membuf {
   cudaStream_t s;
 } membuf;
 
+/* Workloads: a CUDA error ends the test (PERF_CUDA). */
 static void memset_quarter(void *arg)
 {
   membuf *b = arg;
@@ -32,8 +33,9 @@ static void memset_all(void *arg)
 }
 
 /* The after_* check: this worker's pid (the faulting test's worker was a
- * different one), a clean context, half the device's memory allocatable,
- * and a claim measured with the events clock. */
+ * different one), a clean context, at least half the device's memory free
+ * and allocatable, and a claim measured with the events clock. Fails the
+ * test on any CUDA error or failed check. */
 static void gpu_is_healthy(void)
 {
   PERF_REQUIRE_GPUS(1);
@@ -41,6 +43,7 @@ static void gpu_is_healthy(void)
   PERF_EXPECT_TRUE(cudaGetLastError() == cudaSuccess);
   size_t free_b = 0, total_b = 0;
   PERF_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  PERF_EXPECT_TRUE(free_b >= total_b / 2);
   void *half = NULL;
   PERF_CUDA(cudaMalloc(&half, total_b / 2));
   PERF_CUDA(cudaFree(half));
@@ -59,6 +62,7 @@ typedef struct far_store {
   cudaStream_t s;
 } far_store;
 
+/* Workloads: a CUDA error ends the test (PERF_CUDA). */
 static void store_far(void *arg)
 {
   far_store *f = arg;

@@ -620,37 +620,39 @@ static void dir_of(const char *path, char *dir, size_t len)
   snprintf(dir, len, "%s", dirname(copy));
 }
 
-/* fsync of the directory holding path, so that the rename is durable. */
+/* fsync of the directory holding path, so that the rename is durable.
+ * The file is in place either way: a failure is a warning on stderr. */
 static void sync_dir(const char *path)
 {
   char dir[4096];
   dir_of(path, dir, sizeof dir);
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
+  if (fd < 0 || fsync(fd))
+    fprintf(stderr, "perftest: warning: %s was replaced, but fsync of %s failed (%s): "
+                    "a power loss now could undo the rename\n", path, dir, strerror(errno));
+  if (fd >= 0) close(fd);
 }
 
 /* See baseline.h. */
 int perf__bl_lock(const char *path, char *err, size_t errlen)
 {
-  char dir[4096];
+  char dir[4096], lock[4200];
   dir_of(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  snprintf(lock, sizeof lock, "%s/%s", dir, PERF__BL_LOCK_FILE);
+  int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    snprintf(err, errlen, "%s: cannot open the baseline directory: %s", dir, strerror(errno));
+    snprintf(err, errlen, "%s: cannot open the lock file: %s", lock, strerror(errno));
     return -1;
   }
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
   if (errno == EWOULDBLOCK) {
-    fprintf(stderr, "perftest: baselines: another update holds %s; waiting for it\n", dir);
+    fprintf(stderr, "perftest: baselines: another update holds %s; waiting for it\n", lock);
     int r;
     while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
     }
     if (r == 0) return fd;
   }
-  snprintf(err, errlen, "%s: cannot lock the baseline directory: %s", dir, strerror(errno));
+  snprintf(err, errlen, "%s: cannot lock: %s", lock, strerror(errno));
   close(fd);
   return -1;
 }
@@ -666,21 +668,31 @@ int perf__bl_probe_dir(const char *dir, char *err, size_t errlen)
     return PERF__EIO;
   }
   close(fd);
-  unlink(probe);
+  if (unlink(probe)) {
+    snprintf(err, errlen, "cannot remove %s again: %s", probe, strerror(errno));
+    return PERF__EIO;
+  }
   return 0;
 }
 
 /* See baseline.h. */
 void perf__bl_unlock(int fd)
 {
-  if (fd < 0) return;
-  flock(fd, LOCK_UN);
-  close(fd);
+  if (fd >= 0) close(fd); /* closing the only descriptor releases the flock */
 }
 
-/* Removes "path.tmp.*" files: under the directory lock, any such file was
- * left by an updater that died (kill -9, power loss) before its rename.
- * Returns how many were removed; never fails (what cannot go stays). */
+/* 1 when s is one or more digits and nothing else. */
+static int all_digits(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* Removes "path.tmp.PID" files: under the lock, any such file was left by
+ * an updater that died (kill -9, power loss) before its rename. Returns how
+ * many were removed; never fails (what cannot go stays). */
 static int remove_stale(const char *path)
 {
   char dir[4096], prefix[4200];
@@ -692,7 +704,8 @@ static int remove_stale(const char *path)
   int removed = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL)
-    if (!strncmp(e->d_name, prefix, strlen(prefix)) && unlinkat(dirfd(d), e->d_name, 0) == 0)
+    if (!strncmp(e->d_name, prefix, strlen(prefix)) && all_digits(e->d_name + strlen(prefix)) &&
+        unlinkat(dirfd(d), e->d_name, 0) == 0)
       removed++;
   closedir(d);
   return removed;

@@ -60,8 +60,9 @@ int perf__bl_load(const char *path, perf__baseline *b, char *err,
                   size_t errlen);
 
 /* Writes b to path atomically: a temporary file "path.tmp.PID" in the same
- * directory, fsync, then rename, and fsync of the directory. Temporary files
- * of path left by an updater that died are removed first. The caller holds
+ * directory, fsync, then rename, and fsync of the directory (its failure is
+ * a warning: the file is in place). Temporary files "path.tmp.PID" left by
+ * an updater that died are removed first. The caller holds
  * perf__bl_lock(path) when others may write. On any failure the old file is
  * untouched and no temporary file remains. Returns 0, PERF__EIO or
  * PERF__EINVAL (a value that cannot be written, such as NaN), with the
@@ -69,10 +70,14 @@ int perf__bl_load(const char *path, perf__baseline *b, char *err,
 int perf__bl_save(const char *path, const perf__baseline *b, char *err,
                   size_t errlen);
 
-/* An exclusive flock on the directory holding path, for one updater's
- * load-merge-save (a second updater waits, saying so on stderr; the kernel
- * drops the lock if its holder dies). Returns the descriptor to pass to
- * perf__bl_unlock, or -1 with the reason in err (directory missing). */
+/* The lock file in each baseline directory. */
+#define PERF__BL_LOCK_FILE ".perfgate.lock"
+
+/* An exclusive flock on the lock file in the directory holding path, for
+ * one updater's load-merge-save (a second updater waits for it, saying so
+ * on stderr; the kernel drops the lock when its holder dies). Returns the
+ * descriptor to pass to perf__bl_unlock, or -1 with the reason in err (the
+ * directory is missing or not writable). */
 int perf__bl_lock(const char *path, char *err, size_t errlen);
 void perf__bl_unlock(int fd);
 

@@ -219,6 +219,7 @@ static int write_file(perf__blu *u, size_t i, const char *date, char *err,
   if (lock < 0) return PERF__EIO;
   int r = merge_file(u, i, date, &b, err, len);
   if (!r) r = perf__bl_save(u->files[i].path, &b, err, len);
+  if (!r) printf("baselines: wrote %s\n", u->files[i].path);
   perf__bl_unlock(lock);
   perf__bl_free(&b);
   return r;

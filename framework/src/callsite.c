@@ -115,12 +115,13 @@ static void read_one(FILE *p, const void *pc, char *out, size_t len, int *line)
 
 /* This program's file for addr2line: what /proc/self/exe names (under
  * valgrind that is the program, while /proc/PID/exe read by another process
- * is valgrind's tool), else /proc/PID/exe. Never fails. */
+ * is valgrind's tool), else /proc/PID/exe (also when the file was replaced
+ * since, or the name is too long or has a quote). Never fails. */
 static void exe_path(char *buf, size_t len)
 {
   ssize_t n = readlink("/proc/self/exe", buf, len - 1);
   if (n > 0) buf[n] = '\0';
-  if (n <= 0 || strchr(buf, '\''))
+  if (n <= 0 || (size_t)n >= len - 1 || strchr(buf, '\'') || access(buf, R_OK))
     snprintf(buf, len, "/proc/%ld/exe", (long)getpid());
 }
 

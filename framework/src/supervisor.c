@@ -389,7 +389,7 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   int r = perf__blu_write(collect, err, sizeof err);
   fflush(stdout);
   if (r) {
-    fprintf(stderr, "perftest: baselines not written: %s; the file on disk is unchanged\n", err);
+    fprintf(stderr, "perftest: baselines not written: %s; that file is unchanged\n", err);
     return 2;
   }
   return code;

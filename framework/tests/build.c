@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jsonread.h"
 #include "selftest.h"
 
 /* Runs a shell command with make's own variables cleared; returns its exit
@@ -101,6 +102,34 @@ static int count_lines(const char *s, const char *prefix)
   return n;
 }
 
+/* On a GPU: each fault fails with its cause, and each after_* test passes
+ * in a worker other than the one its fault test ran in. */
+static void gpu_faults_fail_alone(int rc, const char *out, const char *json)
+{
+  static const char *const cause[][2] = {
+      {"faults.illegal_address", "cudaErrorIllegalAddress"},
+      {"faults.device_memory_exhausted", "cudaErrorMemoryAllocation"},
+      {"faults.kernel_never_ends", "timed out after 20 s"},
+      {"faults.test_calls_exit", "exit status 3 before it finished"}};
+  ST_CHECKF(rc == 1 && strstr(out, "4 passed, 4 failed, 0 skipped"), "%d: %s", rc, out);
+  char err[400] = "";
+  perf__jnode *j = perf__jread(json, err, sizeof err);
+  const perf__jnode *tests = j ? perf__jget(j, "tests") : NULL;
+  ST_CHECKF(tests && tests->n == 8, "%s: not 8 tests %s", json, err);
+  for (size_t i = 0; tests && tests->n == 8 && i < 8; i += 2) {
+    const perf__jnode *f = tests->kids[i], *after = tests->kids[i + 1];
+    const char *reason = perf__jget(f, "reason")->text;
+    ST_CHECKF(!strcmp(perf__jget(f, "name")->text, cause[i / 2][0]) &&
+                  !strcmp(perf__jget(f, "outcome")->text, "FAIL") && strstr(reason, cause[i / 2][1]),
+              "%s: %s", cause[i / 2][0], reason);
+    ST_CHECKF(!strcmp(perf__jget(after, "outcome")->text, "PASS") &&
+                  perf__jnum(perf__jget(after, "worker_pid"), 0) !=
+                      perf__jnum(perf__jget(f, "worker_pid"), 0),
+              "%s: not a pass in a fresh worker", perf__jget(after, "name")->text);
+  }
+  perf__jfree(j);
+}
+
 /* The shipped suite compiles (CI has no other check of it), and without a
  * GPU every one of its tests is skipped with the reason: none passes, none
  * crashes. With a GPU present only the build and the listing are checked. */
@@ -122,12 +151,17 @@ ST_TEST(build_shipped_suite_and_skip_it_without_a_gpu)
   ST_CHECKF(rc == 0 && count_lines(faults, "faults.") == 8 && count_lines(faults, "") == 8,
             "%d: %s", rc, faults);
   free(faults);
-  snprintf(cmd, sizeof cmd, "%s/perftest --color=never --filter='faults.*' --timeout=20", b);
+  char json[1200];
+  snprintf(json, sizeof json, "%s/faults.json", b);
+  snprintf(cmd, sizeof cmd, "%s/perftest --color=never --filter=\"faults.*\" --timeout=20 --json=%s",
+           b, json);
   rc = sh(cmd, &faults);
   if (strstr(faults, "no CUDA device")) /* no GPU: each skipped, none crashes */
     ST_CHECKF(rc == 0 && strstr(faults, "0 passed, 0 failed, 8 skipped") &&
                   st_count(faults, "skipped: no CUDA device (") == 8,
               "%d: %s", rc, faults);
+  else
+    gpu_faults_fail_alone(rc, faults, json);
   free(faults);
   snprintf(cmd, sizeof cmd, "%s/perftest --color=never", b);
   rc = sh(cmd, &out);

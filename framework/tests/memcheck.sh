@@ -41,7 +41,7 @@ valgrind)
 --child-silent-after-fork=yes --suppressions=$here/sanitizers/valgrind.supp \
 --log-file=$logs/vg.%p"
   valgrind --error-exitcode=88 --leak-check=full --errors-for-leak-kinds=definite \
-    --show-leak-kinds=definite --child-silent-after-fork=yes \
+    --show-leak-kinds=definite \
     --suppressions="$here/sanitizers/valgrind.supp" --log-file="$logs/vg-selftest.%p" \
     "$build/selftest" --fixture="$build/fixture-perftest" | tee "$build/memcheck.out"
   rc=$?
@@ -68,15 +68,16 @@ list_reports() {
 if [[ $mode == asan || $mode == valgrind ]]; then
   canary=$logs/../memcheck-canary
   rm -rf "$canary" && mkdir -p "$canary"
-  canary_opts() { sed "s|$logs|$(cd "$canary" && pwd)|g" <<<"$1"; }
+  # The same options with the canary's directory for the log directory.
+  canary_opts() { local from=$logs to; to=$(cd "$canary" && pwd); printf '%s' "${1//"$from"/"$to"}"; }
   (
     export ASAN_OPTIONS=$(canary_opts "${ASAN_OPTIONS:-}")
     export UBSAN_OPTIONS=$(canary_opts "${UBSAN_OPTIONS:-}")
     wrap=$(canary_opts "${PERF_SELFTEST_WRAP:-}")
     $wrap "$build/fixture-perftest" --filter='memcheck.*' --isolate --color=never >"$canary/../memcheck-canary.out" 2>&1
   )
-  found=$(cat $(list_reports "$canary") /dev/null 2>/dev/null)
-  if ! grep -qiE "leak|definitely lost" <<<"$found" ||
+  found=$(list_reports "$canary" | while IFS= read -r f; do cat "$f"; done)
+  if ! grep -qE "detected memory leaks|definitely lost: [1-9]" <<<"$found" ||
      ! grep -qiE "heap-buffer-overflow|insufficient space|Invalid write" <<<"$found"; then
     echo "memcheck ($mode): the planted leak and overflow (fixture memcheck.*) were not both reported: the check is blind" >&2
     exit 1

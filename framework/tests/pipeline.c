@@ -296,6 +296,7 @@ ST_TEST(cli_sharding_partitions_the_tests)
   st_run_free(&bad);
   /* Shards split the filtered list: one test and two shards leave one
    * shard empty, which is not an error. */
+  st_run_free(&s0);
   st_exec(&s0, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 ", "--filter=host.truth");
   st_exec(&bad, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 ", "--filter=host.truth");
   ST_CHECK(s0.status == 0 && strstr(s0.out, "PASS  host.truth"));

@@ -14,6 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ST_ASAN 1
+#endif
+#endif
+#ifdef ST_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 const char *st_fixture = "build/fixture-perftest";
 static st_case *head, **tail = &head;
 static int checks, failures;
@@ -124,6 +135,9 @@ static int run_case(const st_case *c, int timeout_s, char *skip, size_t len)
   if (pid == 0) {
     close(fd[0]);
     c->fn();
+#ifdef ST_ASAN
+    __lsan_do_leak_check(); /* _exit below would skip LSan's check at exit */
+#endif
     verdict v = {checks, failures, ""};
     memcpy(v.skip, skip_reason, sizeof v.skip);
     if (write(fd[1], &v, sizeof v) != sizeof v) _exit(3);
@@ -159,7 +173,6 @@ static int run_case(const st_case *c, int timeout_s, char *skip, size_t len)
 int main(int argc, char **argv)
 {
   const char *only = NULL;
-  setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows through a pipe (tee, CI logs) */
   for (int i = 1; i < argc; i++) {
     if (!strncmp(argv[i], "--fixture=", 10))
       st_fixture = argv[i] + 10;
@@ -221,7 +234,7 @@ void st_host_baseline_file(const char *dir, char *path, size_t len)
   char args[1200];
   snprintf(args, sizeof args, "--print-baseline-file --baseline-dir=%s", dir);
   st_exec(&r, "CUDA_VISIBLE_DEVICES=-1 ", args);
-  snprintf(path, len, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+  snprintf(path, len, "%.*s", r.out ? (int)strcspn(r.out, "\n") : 0, r.out ? r.out : "");
   st_run_free(&r);
 }
 
