@@ -333,7 +333,8 @@ ST_TEST(baseline_full_disk_is_a_clear_error)
   ST_CHECK(mkdtemp(top) != NULL);
   snprintf(dir, sizeof dir, "%s/mnt", top);
   ST_CHECK(mkdir(dir, 0755) == 0);
-  if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+  /* type and source are ignored for a propagation change; named, not NULL */
+  if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
       mount("perfgate-full", dir, "tmpfs", 0, "size=1m")) {
     st_skip("cannot mount a small tmpfs here (%s); RLIMIT_FSIZE stands in for a full disk",
             strerror(errno));
