@@ -53,6 +53,16 @@ static void write_old(const char *path, size_t n)
   perf__bl_free(&b);
 }
 
+/* Makes dir (a mkdtemp template) with this machine's file in it holding n
+ * old entries; the file's name goes to path. Returns its bytes (malloc'd). */
+static char *old_file_in(char *dir, char *path, size_t len, size_t n)
+{
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, len);
+  write_old(path, n);
+  return st_slurp(path);
+}
+
 /* Puts bytes back as the file (the test's own restore, not under test). */
 static void restore(const char *path, const char *bytes)
 {
@@ -181,10 +191,7 @@ static double update_and_kill(const char *dir, double delay_s, int *code)
 ST_TEST(baseline_kill_9_during_update_leaves_old_or_new_file)
 {
   char dir[] = "/tmp/perfgate-kill-XXXXXX", path[600];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  write_old(path, OLD_ENTRIES);
-  char *old = st_slurp(path);
+  char *old = old_file_in(dir, path, sizeof path, OLD_ENTRIES);
   /* Calibrate: the median, over 3 whole updates, of the time from the
    * "baselines:" line to the end (load, merge, write, rename, exit). */
   int code;
@@ -265,10 +272,7 @@ static int update_with(const char *dir, spawn_opts o, char **out)
 ST_TEST(baseline_read_only_directory_is_a_clear_error)
 {
   char dir[] = "/tmp/perfgate-ro-XXXXXX", path[600];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  write_old(path, 3);
-  char *old = st_slurp(path), *out;
+  char *old = old_file_in(dir, path, sizeof path, 3), *out;
   ST_CHECK(chmod(dir, 0555) == 0);
   int root = geteuid() == 0; /* root writes anywhere: run as nobody */
   int code = update_with(dir, (spawn_opts){.as_nobody = root}, &out);
@@ -282,7 +286,7 @@ ST_TEST(baseline_read_only_directory_is_a_clear_error)
               "exit %d: %s", code, out);
     printf("    read-only directory: exit %d: %.*s\n", code, (int)strcspn(out, "\n"), out);
   }
-  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
   ST_EQ(temp_files(dir), 0);
   chmod(dir, 0700);
   free(out);
@@ -295,17 +299,14 @@ ST_TEST(baseline_read_only_directory_is_a_clear_error)
 ST_TEST(baseline_file_size_limit_is_a_clear_error)
 {
   char dir[] = "/tmp/perfgate-fsize-XXXXXX", path[600];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  write_old(path, 3);
-  char *old = st_slurp(path), *out;
+  char *old = old_file_in(dir, path, sizeof path, 3), *out;
   int code = update_with(dir, (spawn_opts){.fsize = (long)strlen(old) / 2}, &out);
   ST_CHECKF(code == 2 && strstr(out, "baselines not written") && strstr(out, "File too large"),
             "exit %d: %s", code, out);
   printf("    RLIMIT_FSIZE %zu bytes: exit %d: %.*s\n", strlen(old) / 2, code,
          (int)strcspn(strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out, "\n"),
          strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out);
-  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
   ST_EQ(temp_files(dir), 0);
   free(out);
   free(old);
@@ -351,7 +352,7 @@ ST_TEST(baseline_full_disk_is_a_clear_error)
             "exit %d: %s", code, out);
   const char *msg = strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out;
   printf("    full tmpfs: exit %d: %.*s\n", code, (int)strcspn(msg, "\n"), msg);
-  ST_EQ(classify(path, old, 3, 1), 0);
+  ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
   ST_EQ(temp_files(dir), 0);
   umount(dir);
   free(out);
@@ -365,10 +366,7 @@ ST_TEST(baseline_full_disk_is_a_clear_error)
 ST_TEST(baseline_two_updaters_at_once_lose_nothing)
 {
   char dir[] = "/tmp/perfgate-race-XXXXXX", path[600], dirarg[700];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  write_old(path, OLD_ENTRIES);
-  char *old = st_slurp(path);
+  char *old = old_file_in(dir, path, sizeof path, OLD_ENTRIES);
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
   const char *a[] = {"--update-baselines", "--filter=bl.host_work", dirarg, NULL};
   const char *b[] = {"--update-baselines", "--filter=bl.ratio_claim", dirarg, NULL};
@@ -434,10 +432,7 @@ static int wait_for(const char *log, const char *text, int n)
 ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
 {
   char dir[] = "/tmp/perfgate-held-XXXXXX", path[600], dirarg[700], log[700];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  write_old(path, OLD_ENTRIES);
-  char *old = st_slurp(path);
+  char *old = old_file_in(dir, path, sizeof path, OLD_ENTRIES);
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
   snprintf(log, sizeof log, "%s.log", dir);
   const char *a[] = {"--update-baselines", "--filter=bl.host_work", dirarg, NULL};
