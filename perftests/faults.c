@@ -9,8 +9,8 @@
 /* Not part of a normal run: `--filter='faults.*'` selects these (see
  * PERF_TEST_OPT_IN). Each fault test is followed by after_*, which must
  * pass: it runs in the fresh worker the runner starts after a failure, and
- * checks that the GPU is usable again (no error, most of its memory free,
- * a real timed claim). Run it with a short --timeout for the hung kernel:
+ * checks that the GPU is usable again (no error, half its memory free and
+ * allocatable, a real timed claim). Run it with a short --timeout for the hung kernel:
  *   build/perftest --filter='faults.*' --timeout=20 */
 
 typedef struct membuf {

@@ -178,7 +178,7 @@ static int all_runs(const meas *m)
   return 1;
 }
 
-/* Loads file i (under its directory lock) and merges this run's
+/* Loads file i (under the updaters' lock) and merges this run's
  * measurements into *b. Returns 0 or an error with err filled (b is then
  * still to be freed). */
 static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *b,
@@ -208,8 +208,8 @@ static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *
   return r;
 }
 
-/* Merges everything for file i and writes it, holding the directory lock
- * from the load to the rename, so that a concurrent updater's entries are
+/* Merges everything for file i and writes it, holding the updaters' lock
+ * (perf__bl_lock) from the load to the rename, so that a concurrent updater's entries are
  * read and kept rather than overwritten. Returns 0 or an error. */
 static int write_file(perf__blu *u, size_t i, const char *date, char *err,
                       size_t len)

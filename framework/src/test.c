@@ -12,8 +12,8 @@
 #include "json.h"
 #include "nvtx.h"
 #include "sweep.h"
-#include "verdict.h"
 #include "syncdetect.h"
+#include "verdict.h"
 #include "workload.h"
 
 perf__wopts perf__wopt = {.budget_s = 2.0, .verbose = 0, .seed = 1};

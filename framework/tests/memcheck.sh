@@ -2,11 +2,11 @@
 # memcheck.sh — runs the framework's tests under ASan+UBSan or valgrind and fails on any report.
 #
 #   memcheck.sh asan BUILD       BUILD holds sanitizer-built selftest and fixture
-#   memcheck.sh valgrind BUILD   BUILD holds the ordinary build
+#   memcheck.sh valgrind BUILD   BUILD holds an unsanitized build (-O1, no -march=native)
 #
-# Every process the tests start writes its sanitizer or memcheck report to a
-# file under BUILD/memcheck-logs; processes that are meant to crash or be
-# killed write none. Exit status: the tests' own (1 when a test failed), or 1
+# Every process the tests start writes its sanitizer or memcheck log to a
+# file under BUILD/memcheck-logs; one that is killed on purpose writes no
+# report. Exit status: the tests' own (1 when a test failed), or 1
 # when any report was written even though every test passed; 2 on bad usage.
 set -uo pipefail
 mode=${1:-}
@@ -65,25 +65,23 @@ list_reports() {
 
 # The check must be able to fail: the planted leak and overflow (opt-in
 # fixture tests, each in its own worker) must each leave a report.
-if [[ $mode == asan || $mode == valgrind ]]; then
-  canary=$logs/../memcheck-canary
-  rm -rf "$canary" && mkdir -p "$canary"
-  # The same options with the canary's directory for the log directory.
-  canary_opts() { local from=$logs to; to=$(cd "$canary" && pwd); printf '%s' "${1//"$from"/"$to"}"; }
-  (
-    export ASAN_OPTIONS=$(canary_opts "${ASAN_OPTIONS:-}")
-    export UBSAN_OPTIONS=$(canary_opts "${UBSAN_OPTIONS:-}")
-    wrap=$(canary_opts "${PERF_SELFTEST_WRAP:-}")
-    $wrap "$build/fixture-perftest" --filter='memcheck.*' --isolate --color=never >"$canary/../memcheck-canary.out" 2>&1
-  )
-  found=$(list_reports "$canary" | while IFS= read -r f; do cat "$f"; done)
-  if ! grep -qE "detected memory leaks|definitely lost: [1-9]" <<<"$found" ||
-     ! grep -qiE "heap-buffer-overflow|insufficient space|Invalid write" <<<"$found"; then
-    echo "memcheck ($mode): the planted leak and overflow (fixture memcheck.*) were not both reported: the check is blind" >&2
-    exit 1
-  fi
-  echo "memcheck ($mode): the planted leak and overflow were reported (check is live)"
+canary=$logs/../memcheck-canary
+rm -rf "$canary" && mkdir -p "$canary"
+# The same options with the canary's directory for the log directory.
+canary_opts() { local from=$logs to; to=$(cd "$canary" && pwd); printf '%s' "${1//"$from"/"$to"}"; }
+(
+  export ASAN_OPTIONS=$(canary_opts "${ASAN_OPTIONS:-}")
+  export UBSAN_OPTIONS=$(canary_opts "${UBSAN_OPTIONS:-}")
+  wrap=$(canary_opts "${PERF_SELFTEST_WRAP:-}")
+  $wrap "$build/fixture-perftest" --filter='memcheck.*' --isolate --color=never >"$canary/../memcheck-canary.out" 2>&1
+)
+found=$(list_reports "$canary" | while IFS= read -r f; do cat "$f"; done)
+if ! grep -qE "detected memory leaks|definitely lost: [1-9]" <<<"$found" ||
+   ! grep -qiE "heap-buffer-overflow|insufficient space|Invalid write" <<<"$found"; then
+  echo "memcheck ($mode): the planted leak and overflow (fixture memcheck.*) were not both reported: the check is blind" >&2
+  exit 1
 fi
+echo "memcheck ($mode): the planted leak and overflow were reported (check is live)"
 
 reports=$(list_reports "$logs")
 if [[ -n $reports ]]; then
