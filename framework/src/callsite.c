@@ -152,3 +152,15 @@ void perf__site_resolve(void *const *pcs, size_t n, char (*out)[256],
   }
   if (p) pclose(p);
 }
+
+/* Never fails; see callsite.h. */
+void perf__site_tail_call(char *where, size_t len, const char *runner,
+                          const char *who)
+{
+  char paren[80];
+  snprintf(paren, sizeof paren, "(%s)", runner);
+  if (!who || !strstr(where, paren)) return;
+  snprintf(where, len, "an unknown line of workload '%.60s' (its frame was "
+           "replaced by a tail call: build it with -fno-optimize-sibling-calls)",
+           who);
+}

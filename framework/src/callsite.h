@@ -28,4 +28,12 @@ void perf__site_capture(perf__site *s);
 void perf__site_resolve(void *const *pcs, size_t n, char (*out)[256],
                         int *line_no);
 
+/* A workload function that ends in its CUDA call may jump to it (a sibling
+ * call): its frame is gone and the site lands in the framework's function
+ * runner that called it. Then where[len] is rewritten to say so, naming
+ * workload who; otherwise (or when who is NULL) it is left alone. Never
+ * fails. */
+void perf__site_tail_call(char *where, size_t len, const char *runner,
+                          const char *who);
+
 #endif

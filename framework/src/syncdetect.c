@@ -2,8 +2,6 @@
 #define _GNU_SOURCE
 #include "syncdetect.h"
 
-#include <cuda.h>
-#include <cupti.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,43 +9,15 @@
 #include <string.h>
 
 #include "callsite.h"
+#include "cuptisub.h"
 #include "clock.h"
 #include "gpu.h"
+#include "hostmem.h"
 #include "perfgate.h"
 #include "syncclass.h"
 #include "test.h"
 
-enum { MAX_FINDINGS = 64, MAX_DEPTH = 16, ITERS = PERF_SYNC_ITERATIONS };
-
-/* pointers() reads parameter structs as arrays of pointer-sized words; these
- * pin the layouts it relies on (a header change fails the build). */
-#define WORD(type, field, k) \
-  _Static_assert(offsetof(type, field) == (k) * sizeof(void *), #type "." #field)
-WORD(cudaMemcpy_v3020_params, src, 1);
-WORD(cudaMemcpyAsync_v3020_params, src, 1);
-WORD(cudaMemcpy2D_v3020_params, src, 2);
-WORD(cudaMemcpy2DAsync_v3020_params, src, 2);
-WORD(cudaMemcpyToSymbol_v3020_params, src, 1);
-WORD(cudaMemcpyFromSymbol_v3020_params, dst, 0);
-WORD(cudaMemcpyToArray_v3020_params, src, 3);
-WORD(cudaMemcpy2DToArray_v3020_params, src, 3);
-WORD(cudaMemcpyFromArray_v3020_params, dst, 0);
-WORD(cudaMemset_v3020_params, devPtr, 0);
-WORD(cudaMemset2D_v3020_params, devPtr, 0);
-WORD(cudaFree_v3020_params, devPtr, 0);
-WORD(cudaFreeHost_v3020_params, ptr, 0);
-WORD(cudaHostUnregister_v4000_params, ptr, 0);
-WORD(cuMemcpy_params, src, 1);
-WORD(cuMemcpyAsync_params, src, 1);
-WORD(cuMemcpyHtoD_v2_params, srcHost, 1);
-WORD(cuMemcpyDtoH_v2_params, dstHost, 0);
-WORD(cuMemcpyHtoDAsync_v2_params, srcHost, 1);
-WORD(cuMemcpyDtoHAsync_v2_params, dstHost, 0);
-WORD(cuMemsetD8_v2_params, dstDevice, 0);
-WORD(cuMemsetD2D8_v2_params, dstDevice, 0);
-WORD(cuMemFree_v2_params, dptr, 0);
-WORD(cuMemFreeHost_params, p, 0);
-WORD(cuMemHostUnregister_params, p, 0);
+enum { MAX_FINDINGS = 64, ITERS = PERF_SYNC_ITERATIONS };
 
 typedef struct finding {
   const perf__sync_entry *entry;
@@ -57,17 +27,10 @@ typedef struct finding {
   int count[ITERS];
 } finding;
 
-typedef CUresult (*pointer_query_fn)(unsigned, CUpointer_attribute *, void **,
-                                     CUdeviceptr);
-
 static struct {
   pthread_mutex_t mu;
-  CUpti_SubscriberHandle sub;
-  int attached, ever;
+  int ever;           /* this process has attached CUPTI for a check */
   int open;           /* a check is in progress: checks cannot nest */
-  atomic_int gen;     /* attach count: per-thread state from an earlier
-                         attachment is stale */
-  pointer_query_fn query; /* the driver's cuPointerGetAttributes */
   atomic_int counting; /* callbacks count only while the code under check runs */
   atomic_int iter;
   finding f[MAX_FINDINGS];
@@ -75,105 +38,6 @@ static struct {
   long dropped; /* findings beyond MAX_FINDINGS (still counted in totals) */
   int dropped_count[ITERS];
 } det = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-/* Per thread: the runtime calls in progress (to attribute driver calls), and
- * a guard for our own pointer queries, which raise callbacks too. */
-static _Thread_local struct {
-  int gen, depth, in_query;
-  const perf__sync_entry *listed[MAX_DEPTH];
-  const char *name[MAX_DEPTH];
-} tl;
-
-/* What p points to; PERF__MEM_NONE for NULL. Asks the driver, which
- * leaves the runtime's last-error state (the user's) alone and answers
- * "no CUDA memory" for pageable host pointers. */
-static perf__mem mem_of(const void *p)
-{
-  if (!p) return PERF__MEM_NONE;
-  if (!det.query) return PERF__MEM_UNKNOWN;
-  CUpointer_attribute at[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                               CU_POINTER_ATTRIBUTE_IS_MANAGED};
-  unsigned type = 0, managed = 0;
-  void *out[2] = {&type, &managed};
-  tl.in_query++;
-  CUresult r = det.query(2, at, out, (CUdeviceptr)(uintptr_t)p);
-  tl.in_query--;
-  if (r != CUDA_SUCCESS) return PERF__MEM_UNKNOWN;
-  if (managed) return PERF__MEM_MANAGED;
-  if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY)
-    return PERF__MEM_DEVICE;
-  return type == CU_MEMORYTYPE_HOST ? PERF__MEM_PINNED : PERF__MEM_PAGEABLE;
-}
-
-/* One side of a driver 2D/3D copy, from its declared memory type. */
-static perf__mem cu_side(CUmemorytype t, const void *host, CUdeviceptr dev)
-{
-  switch (t) {
-  case CU_MEMORYTYPE_HOST:
-    return mem_of(host);
-  case CU_MEMORYTYPE_UNIFIED:
-    return mem_of((const void *)(uintptr_t)dev);
-  default:
-    return PERF__MEM_DEVICE;
-  }
-}
-
-/* One side of a runtime 3D copy: an array, or a pitched pointer. */
-static perf__mem rt3d_side(cudaArray_const_t a, const void *ptr)
-{
-  return a ? PERF__MEM_DEVICE : mem_of(ptr);
-}
-
-/* The pointer parameters of a listed call. Parameter structs hold pointers
- * and size_t in their first fields, so they are read as pointer arrays. */
-static void pointers(const perf__sync_entry *e, const void *params,
-                     perf__mem *dst, perf__mem *src)
-{
-  void *const *p = params;
-  *dst = *src = PERF__MEM_NONE;
-  switch (e->ptrs) {
-  case PERF__PTRS_DST_SRC:
-    *dst = mem_of(p[0]);
-    *src = mem_of(p[1]);
-    break;
-  case PERF__PTRS_DST: /* a copy from a symbol, a memset or a free */
-    *dst = mem_of(p[0]);
-    *src = PERF__MEM_DEVICE;
-    break;
-  case PERF__PTRS_SRC2: /* a copy to a symbol */
-    *dst = PERF__MEM_DEVICE;
-    *src = mem_of(p[1]);
-    break;
-  case PERF__PTRS_DST_PITCH_SRC:
-    *dst = mem_of(p[0]);
-    *src = mem_of(p[2]);
-    break;
-  case PERF__PTRS_SRC4: /* a copy to an array */
-    *dst = PERF__MEM_DEVICE;
-    *src = mem_of(p[3]);
-    break;
-  case PERF__PTRS_RT3D: {
-    const struct cudaMemcpy3DParms *m = p[0];
-    *dst = rt3d_side(m->dstArray, m->dstPtr.ptr);
-    *src = rt3d_side(m->srcArray, m->srcPtr.ptr);
-    break;
-  }
-  case PERF__PTRS_CU2D: {
-    const CUDA_MEMCPY2D *m = p[0];
-    *dst = cu_side(m->dstMemoryType, m->dstHost, m->dstDevice);
-    *src = cu_side(m->srcMemoryType, m->srcHost, m->srcDevice);
-    break;
-  }
-  case PERF__PTRS_CU3D: {
-    const CUDA_MEMCPY3D *m = p[0];
-    *dst = cu_side(m->dstMemoryType, m->dstHost, m->dstDevice);
-    *src = cu_side(m->srcMemoryType, m->srcHost, m->srcDevice);
-    break;
-  }
-  default:
-    break;
-  }
-}
 
 static int same(const finding *f, const perf__sync_entry *e, const char *outer,
                 const char *why, const perf__site *s)
@@ -212,46 +76,30 @@ static void consider(const perf__sync_entry *e, const void *params,
   if (!atomic_load(&det.counting)) return;
   perf__mem dst, src;
   char why[96];
-  pointers(e, params, &dst, &src);
+  perf__hostmem_sides(e, params, &dst, &src);
   if (perf__sync_decide(e->rule, dst, src, why, sizeof why))
     record(e, outer, why);
 }
 
-/* CUPTI callback: runtime calls are classified at entry (their pointers are
+/* CUPTI handler: runtime calls are classified at entry (their pointers are
  * still valid: a free has not happened yet); a listed runtime call covers
  * the driver calls it makes; other driver calls are classified themselves
  * and attributed to the unlisted runtime call around them, if any. */
-static void CUPTIAPI on_api(void *user, CUpti_CallbackDomain dom,
-                            CUpti_CallbackId id, const void *data)
+static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                   const CUpti_CallbackData *cd)
 {
-  const CUpti_CallbackData *cd = data;
-  (void)user;
-  if (tl.in_query) return;
-  int gen = atomic_load(&det.gen);
-  if (tl.gen != gen) { /* calls in flight at an earlier detach never exit */
-    tl.gen = gen;
-    tl.depth = 0;
-  }
-  int enter = cd->callbackSite == CUPTI_API_ENTER;
+  if (cd->callbackSite != CUPTI_API_ENTER) return;
   if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (!enter) {
-      if (tl.depth > 0) tl.depth--;
-      return;
-    }
     const perf__sync_entry *e = perf__sync_lookup(PERF__DOMAIN_RUNTIME, id);
-    if (tl.depth < MAX_DEPTH) {
-      tl.listed[tl.depth] = e;
-      tl.name[tl.depth] = cd->functionName;
-    }
-    tl.depth++;
     if (e) consider(e, cd->functionParams, NULL);
     return;
   }
-  if (dom != CUPTI_CB_DOMAIN_DRIVER_API || !enter) return;
-  int top = (tl.depth < MAX_DEPTH ? tl.depth : MAX_DEPTH) - 1;
-  if (top >= 0 && tl.listed[top]) return;
+  if (dom != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  CUpti_CallbackId rt = 0;
+  const char *outer = perf__cuptisub_runtime_call(&rt);
+  if (outer && perf__sync_lookup(PERF__DOMAIN_RUNTIME, rt)) return;
   const perf__sync_entry *e = perf__sync_lookup(PERF__DOMAIN_DRIVER, id);
-  if (e) consider(e, cd->functionParams, top >= 0 ? tl.name[top] : NULL);
+  if (e) consider(e, cd->functionParams, outer);
 }
 
 static void clear(void)
@@ -268,33 +116,10 @@ static void clear(void)
  * (another tool holding CUPTI, say) in why. */
 static int attach(char *why, size_t len)
 {
-  const char *what = "cuptiSubscribe";
-  if (!det.query) {
-    void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
-                                         cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      det.query = (pointer_query_fn)fn;
-  }
-  atomic_fetch_add(&det.gen, 1);
-  CUptiResult r = cuptiSubscribe(&det.sub, (CUpti_CallbackFunc)on_api, NULL);
-  if (r == CUPTI_SUCCESS) {
-    det.attached = det.ever = 1;
-    what = "cuptiEnableDomain";
-    r = cuptiEnableDomain(1, det.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    if (r == CUPTI_SUCCESS)
-      r = cuptiEnableDomain(1, det.sub, CUPTI_CB_DOMAIN_DRIVER_API);
-  }
-  if (r == CUPTI_SUCCESS) return 0;
-  const char *msg = "unknown error";
-  cuptiGetResultString(r, &msg);
-  snprintf(why, len, "%s: %s%s", what, msg,
-           r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-               ? " (another tool, such as a profiler, holds CUPTI)"
-               : "");
-  perf__sync_reset();
-  return PERF__EIO;
+  perf__hostmem_init();
+  int err = perf__cuptisub_attach(on_api, why, len);
+  if (!err) det.ever = 1;
+  return err;
 }
 
 /* Never fails. */
@@ -328,10 +153,7 @@ static void begin(const char *head)
 void perf__sync_reset(void)
 {
   atomic_store(&det.counting, 0);
-  if (!det.attached) return;
-  cuptiUnsubscribe(det.sub);
-  cuptiFinalize();
-  det.attached = 0;
+  perf__cuptisub_detach();
 }
 
 /* ---- evaluating and reporting ------------------------------------------ */
@@ -367,16 +189,6 @@ static void counts(char *buf, size_t len, const int *c, int iters)
   if (u < len) snprintf(buf + u, len - u, "]");
 }
 
-/* A workload function that ends in its CUDA call may jump to it (a
- * sibling call): its frame is gone and the site lands in check_workload. */
-static void lost_to_tail_call(char *where, size_t len, const char *who)
-{
-  if (!who || !strstr(where, "(check_workload)")) return;
-  snprintf(where, len, "an unknown line of workload '%.60s' (its frame was "
-           "replaced by a tail call: build it with -fno-optimize-sibling-calls)",
-           who);
-}
-
 /* Resolves call sites and publishes the findings; prints one line each. */
 static void publish(int iters, const char *who)
 {
@@ -387,7 +199,7 @@ static void publish(int iters, const char *who)
   npub = det.n;
   for (size_t i = 0; i < det.n; i++) {
     const finding *f = &det.f[i];
-    lost_to_tail_call(pub_where[i], sizeof pub_where[i], who);
+    perf__site_tail_call(pub_where[i], sizeof pub_where[i], "check_workload", who);
     char c[64];
     if (f->outer)
       snprintf(pub_api[i], sizeof pub_api[i], "%s (inside %s)", f->entry->name,
