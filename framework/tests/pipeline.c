@@ -1,6 +1,5 @@
 /* pipeline.c — whole-pipeline runs of the fixture perftest binary: verdicts, isolation, CLI, exit codes. */
 #define _GNU_SOURCE
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,33 +9,13 @@
 
 #define LINE 2048
 
-/* Checks test name's outcome word and that its line contains want (or not). */
-static void expect(const st_run *r, const char *name, const char *word,
-                   const char *want)
-{
-  char line[LINE];
-  const char *got = st_outcome(r, name, line, sizeof line);
-  ST_CHECKF(!strcmp(got, word), "%s: expected %s, got '%s'", name, word, got);
-  if (want) ST_CHECKF(strstr(line, want) != NULL, "%s: '%s' lacks '%s'", name, line, want);
-}
-
-/* The speedup printed on the verdict line of claim head, or -1. */
-static double speedup(const st_run *r, const char *head)
-{
-  char line[LINE];
-  double s = -1;
-  const char *l = st_line_with(r, head, "speedup", line, sizeof line);
-  if (l) sscanf(strstr(l, "speedup") + 8, "%lf", &s);
-  return s;
-}
-
 ST_TEST(pipeline_four_x_work_passes_2_fails_8)
 {
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--color=never --budget=5 --filter='host.four_x_work_is_*'");
-  expect(&r, "host.four_x_work_is_2x_faster", "PASS", NULL);
-  expect(&r, "host.four_x_work_is_not_8x_faster", "FAIL", NULL);
+  st_expect(&r, "host.four_x_work_is_2x_faster", "PASS", NULL);
+  st_expect(&r, "host.four_x_work_is_not_8x_faster", "FAIL", NULL);
   /* Decided, not merely undecided within the budget. */
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", ": PASS:", line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 8)", ": FAIL:", line, sizeof line));
@@ -46,7 +25,7 @@ ST_TEST(pipeline_four_x_work_passes_2_fails_8)
   ST_CHECK(v && strstr(v, "(wall clock, medians)") && strstr(v, "% CI [") &&
            strstr(v, "needs >= 2.000x") && strstr(v, "ABBA rounds") &&
            strstr(v, "a ") && strstr(v, " vs b "));
-  double s2 = speedup(&r, "FASTER(a, b, 2)"), s8 = speedup(&r, "FASTER(a, b, 8)");
+  double s2 = st_speedup(&r, "FASTER(a, b, 2)"), s8 = st_speedup(&r, "FASTER(a, b, 8)");
   ST_CHECKF(s2 > 2.5 && s2 < 6, "4x the work measured as %.3fx", s2);
   ST_CHECKF(s8 > 2.5 && s8 < 6, "4x the work measured as %.3fx", s8);
   ST_CHECK(st_line_with(&r, "a: cold start", "(wall, first call alone)", line, sizeof line));
@@ -60,8 +39,8 @@ ST_TEST(pipeline_a_versus_a)
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--budget=5 --filter='host.aa_*'");
-  expect(&r, "host.aa_similar", "PASS", NULL);
-  expect(&r, "host.aa_not_faster", "FAIL", NULL);
+  st_expect(&r, "host.aa_similar", "PASS", NULL);
+  st_expect(&r, "host.aa_not_faster", "FAIL", NULL);
   ST_CHECK(st_line_with(&r, "SIMILAR(a, a, 0.05)", ": PASS:", line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(a, a, 1.1)", ": FAIL:", line, sizeof line));
   ST_EQ(r.status, 1);
@@ -73,9 +52,9 @@ ST_TEST(pipeline_similar_fails_for_4x_and_submit_clock_works)
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--filter=host.four_x_work_not_similar:host.submit_clock");
-  expect(&r, "host.four_x_work_not_similar", "FAIL", NULL);
+  st_expect(&r, "host.four_x_work_not_similar", "FAIL", NULL);
   ST_CHECK(st_line_with(&r, "SIMILAR(a, b, 0.5)", ": FAIL:", line, sizeof line));
-  expect(&r, "host.submit_clock", "PASS", NULL);
+  st_expect(&r, "host.submit_clock", "PASS", NULL);
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", "(submit clock, medians)", line, sizeof line));
   st_run_free(&r);
 }
@@ -84,8 +63,8 @@ ST_TEST(pipeline_assert_ends_expect_goes_on)
 {
   st_run r;
   st_exec(&r, "", "--filter=host.assert_ends_the_test:host.expect_goes_on");
-  expect(&r, "host.assert_ends_the_test", "FAIL", "FASTER(a, b, 8)");
-  expect(&r, "host.expect_goes_on", "FAIL", "FASTER(a, b, 8)");
+  st_expect(&r, "host.assert_ends_the_test", "FAIL", "FASTER(a, b, 8)");
+  st_expect(&r, "host.expect_goes_on", "FAIL", "FASTER(a, b, 8)");
   ST_CHECK(strstr(r.out, "reached after ASSERT") == NULL);
   ST_CHECK(strstr(r.out, "| reached after EXPECT") != NULL); /* output shown */
   st_run_free(&r);
@@ -97,12 +76,12 @@ ST_TEST(pipeline_misuse_nothing_checked_skip_and_truth)
   char line[LINE];
   st_exec(&r, "", "--filter='host.mixed_clocks_are_an_error:host.bad_factor_is_an_error:"
                   "host.checks_nothing:host.skips:host.truth:host.falsehood'");
-  expect(&r, "host.mixed_clocks_are_an_error", "ERROR", "cannot compare 'a' (submit clock) with 'b' (wall clock)");
-  expect(&r, "host.bad_factor_is_an_error", "ERROR", "positive number");
-  expect(&r, "host.checks_nothing", "ERROR", "checked nothing");
-  expect(&r, "host.skips", "SKIP", "skipped: not on Tuesdays (at ");
-  expect(&r, "host.truth", "PASS", NULL);
-  expect(&r, "host.falsehood", "FAIL", "TRUE(1 + 1 == 3)");
+  st_expect(&r, "host.mixed_clocks_are_an_error", "ERROR", "cannot compare 'a' (submit clock) with 'b' (wall clock)");
+  st_expect(&r, "host.bad_factor_is_an_error", "ERROR", "positive number");
+  st_expect(&r, "host.checks_nothing", "ERROR", "checked nothing");
+  st_expect(&r, "host.skips", "SKIP", "skipped: not on Tuesdays (at ");
+  st_expect(&r, "host.truth", "PASS", NULL);
+  st_expect(&r, "host.falsehood", "FAIL", "TRUE(1 + 1 == 3)");
   ST_EQ(r.status, 1);
   ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "1 passed, 4 failed, 1 skipped"));
   st_run_free(&r);
@@ -112,14 +91,14 @@ ST_TEST(pipeline_isolates_crashes_exits_and_hangs)
 {
   st_run r;
   st_exec(&r, "", st_slow() ? "--filter='crash.*' --timeout=20" : "--filter='crash.*' --timeout=1");
-  expect(&r, "crash.segfault", "FAIL", "crashed: signal 11");
-  expect(&r, "crash.abort", "FAIL", "crashed: signal 6");
-  expect(&r, "crash.exit", "FAIL", "exit status 3");
-  expect(&r, "crash.hang", "FAIL", st_slow() ? "timed out after 20 s" : "timed out after 1 s");
-  expect(&r, "crash.after_segfault", "PASS", NULL);
-  expect(&r, "crash.after_abort", "PASS", NULL);
-  expect(&r, "crash.after_exit", "PASS", NULL);
-  expect(&r, "crash.after_hang", "PASS", NULL);
+  st_expect(&r, "crash.segfault", "FAIL", "crashed: signal 11");
+  st_expect(&r, "crash.abort", "FAIL", "crashed: signal 6");
+  st_expect(&r, "crash.exit", "FAIL", "exit status 3");
+  st_expect(&r, "crash.hang", "FAIL", st_slow() ? "timed out after 20 s" : "timed out after 1 s");
+  st_expect(&r, "crash.after_segfault", "PASS", NULL);
+  st_expect(&r, "crash.after_abort", "PASS", NULL);
+  st_expect(&r, "crash.after_exit", "PASS", NULL);
+  st_expect(&r, "crash.after_hang", "PASS", NULL);
   ST_CHECK(strstr(r.out, "| about to crash") != NULL); /* output kept */
   ST_EQ(r.status, 1);
   st_run_free(&r);
@@ -129,17 +108,11 @@ ST_TEST(pipeline_cuda_errors_fail_or_skip)
 {
   st_run r;
   st_exec(&r, "", "--filter='cuda.*'");
-  expect(&r, "cuda.error_fails_the_test", "FAIL", "cudaErrorMemoryAllocation");
-  expect(&r, "cuda.error_fails_the_test", "FAIL", "CUDA error at framework/tests/fixtures/cuda.c:");
-  expect(&r, "cuda.no_driver_skips_the_test", "SKIP", "skipped: no CUDA device (");
-  expect(&r, "cuda.error_in_a_workload_mid_claim", "FAIL", "cudaErrorMemoryAllocation");
+  st_expect(&r, "cuda.error_fails_the_test", "FAIL", "cudaErrorMemoryAllocation");
+  st_expect(&r, "cuda.error_fails_the_test", "FAIL", "CUDA error at framework/tests/fixtures/cuda.c:");
+  st_expect(&r, "cuda.no_driver_skips_the_test", "SKIP", "skipped: no CUDA device (");
+  st_expect(&r, "cuda.error_in_a_workload_mid_claim", "FAIL", "cudaErrorMemoryAllocation");
   st_run_free(&r);
-}
-
-static int have_gpu(void)
-{
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
 ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
@@ -148,18 +121,18 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
   char line[LINE];
   st_exec(&r, "", "--verbose --filter='gpu.*'");
   ST_CHECK(st_line_with(&r, "info  event timer (events): ", NULL, line, sizeof line));
-  if (have_gpu()) {
-    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
+  if (st_have_gpu()) {
+    st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
     ST_CHECK(st_line_with(&r, "NO_SYNC_IN(w)", ": PASS: 0 host syncs per iteration", line, sizeof line));
     ST_CHECK(st_line_with(&r, "event timer (events): floor", "on device 0", line, sizeof line));
-    expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
-    expect(&r, "gpu.wall_clock_syncs_the_device", "PASS", NULL);
+    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+    st_expect(&r, "gpu.wall_clock_syncs_the_device", "PASS", NULL);
     ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(events clock", line, sizeof line));
     ST_EQ(r.status, 0);
   } else {
-    expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
-    expect(&r, "gpu.wall_clock_syncs_the_device", "SKIP", "skipped: no CUDA device (");
-    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "skipped: no CUDA device (");
+    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+    st_expect(&r, "gpu.wall_clock_syncs_the_device", "SKIP", "skipped: no CUDA device (");
+    st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "skipped: no CUDA device (");
     ST_EQ(r.status, 0);
     st_run_free(&r);
     st_exec(&r, "", "--filter='gpu.*' --require-gpu");
@@ -175,19 +148,19 @@ ST_TEST(pipeline_device_and_cold_clocks)
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--verbose --filter='gpuclock.*'");
-  if (!have_gpu()) {
+  if (!st_have_gpu()) {
     const char *names[] = {"gpuclock.device_sees_4x_bytes", "gpuclock.cold_sees_4x_bytes",
                            "gpuclock.device_excludes_host_gaps",
                            "gpuclock.device_refuses_a_host_sync"};
-    for (int i = 0; i < 4; i++) expect(&r, names[i], "SKIP", "skipped: no CUDA device (");
+    for (int i = 0; i < 4; i++) st_expect(&r, names[i], "SKIP", "skipped: no CUDA device (");
     ST_EQ(r.status, 0);
     st_run_free(&r);
     return;
   }
-  expect(&r, "gpuclock.device_sees_4x_bytes", "PASS", NULL);
-  expect(&r, "gpuclock.cold_sees_4x_bytes", "PASS", NULL);
-  expect(&r, "gpuclock.device_excludes_host_gaps", "PASS", NULL);
-  expect(&r, "gpuclock.device_refuses_a_host_sync", "ERROR",
+  st_expect(&r, "gpuclock.device_sees_4x_bytes", "PASS", NULL);
+  st_expect(&r, "gpuclock.cold_sees_4x_bytes", "PASS", NULL);
+  st_expect(&r, "gpuclock.device_excludes_host_gaps", "PASS", NULL);
+  st_expect(&r, "gpuclock.device_refuses_a_host_sync", "ERROR",
          "the device clock cannot time it: one iteration was not queued within 200 ms");
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(device clock, medians)", line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(cold clock, medians)", line, sizeof line));
@@ -213,10 +186,10 @@ ST_TEST(pipeline_throttled_samples_are_discarded)
   char args[300];
   snprintf(args, sizeof args, "--verbose --json=%s --filter='gpu.events_clock_sees_4x_bytes'", json);
   st_exec(&r, env, args);
-  if (!have_gpu()) {
-    expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+  if (!st_have_gpu()) {
+    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
   } else {
-    expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
     ST_CHECK(st_line_with(&r, "GPU watch: NVML reads the SM clock", "now 1700 MHz", line, sizeof line));
     ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "samples discarded and 0 kept while the GPU "
                           "was throttled (sw_power_cap)", line, sizeof line));
@@ -358,8 +331,8 @@ ST_TEST(pipeline_workload_state_never_outlives_its_test)
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--filter='host.kept_workload_*'");
-  expect(&r, "host.kept_workload_first", "PASS", NULL);
-  expect(&r, "host.kept_workload_second", "PASS", NULL);
+  st_expect(&r, "host.kept_workload_first", "PASS", NULL);
+  st_expect(&r, "host.kept_workload_second", "PASS", NULL);
   /* Same worker (both passed), yet the second test measured afresh. */
   const char *second = strstr(r.out, "PASS  host.kept_workload_second");
   ST_CHECK(second && strstr(second, "kept: cold start"));
@@ -403,7 +376,7 @@ ST_TEST(pipeline_preempted_samples_are_retaken)
   ST_CHECKF(v && sscanf(strstr(v, "; ") ? strrchr(v, ';') + 2 : "", "%ld samples retaken",
                         &retaken) == 1 && retaken > 0,
             "%s", r.out);
-  double s = speedup(&r, "FASTER(a, b, 2)");
+  double s = st_speedup(&r, "FASTER(a, b, 2)");
   ST_CHECKF(s > 1.5 && s < 10, "4x the work measured as %.3fx:\n%s", s, r.out);
   st_run_free(&r);
 }
@@ -417,20 +390,20 @@ ST_TEST(pipeline_sync_check_never_passes_without_looking)
   char env[512];
   snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libnocupti.so ", st_build_dir());
   st_exec(&r, env, "--filter='cupti.*'");
-  if (!have_gpu()) {
-    expect(&r, "cupti.held_by_another_tool", "SKIP", "skipped: no CUDA device (");
-    expect(&r, "cupti.region_held_by_another_tool", "SKIP", "skipped: no CUDA device (");
+  if (!st_have_gpu()) {
+    st_expect(&r, "cupti.held_by_another_tool", "SKIP", "skipped: no CUDA device (");
+    st_expect(&r, "cupti.region_held_by_another_tool", "SKIP", "skipped: no CUDA device (");
     st_run_free(&r);
     return;
   }
-  expect(&r, "cupti.held_by_another_tool", "FAIL", "cannot look for host syncs");
-  expect(&r, "cupti.region_held_by_another_tool", "FAIL", "cannot look for host syncs");
+  st_expect(&r, "cupti.held_by_another_tool", "FAIL", "cannot look for host syncs");
+  st_expect(&r, "cupti.region_held_by_another_tool", "FAIL", "cannot look for host syncs");
   ST_CHECK(strstr(r.out, "another tool") != NULL);
   st_run_free(&r);
   st_exec(&r, env, "--allow-no-sync-check --filter='cupti.*'");
-  expect(&r, "cupti.held_by_another_tool", "SKIP", "cannot look for host syncs");
+  st_expect(&r, "cupti.held_by_another_tool", "SKIP", "cannot look for host syncs");
   /* the region's own TRUE check ran, so that test passes with a skip line */
-  expect(&r, "cupti.region_held_by_another_tool", "PASS", NULL);
+  st_expect(&r, "cupti.region_held_by_another_tool", "PASS", NULL);
   ST_CHECK(strstr(r.out, "NO_SYNC_IN(\"unlooked\")") && strstr(r.out, ": SKIPPED: cannot look"));
   ST_EQ(r.status, 0);
   st_run_free(&r);
@@ -448,11 +421,11 @@ ST_TEST(pipeline_worker_retired_after_cupti)
   const char *first = st_line_with(&r, "gpu.sync_check_finds_none", NULL, line, sizeof line);
   ST_CHECK(first && strstr(r.out, "gpu.sync_check_finds_none") < strstr(r.out, "syncfx.pid_after_cupti"));
   ST_EQ(two_pids(&r, pid), 2);
-  if (have_gpu()) {
-    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
+  if (st_have_gpu()) {
+    st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
     ST_CHECK(pid[0] != pid[1]);
   } else { /* no CUPTI without a device: a skip, which also retires it */
-    expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "no CUDA device (");
+    st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "no CUDA device (");
   }
   st_run_free(&r);
 }
@@ -463,20 +436,20 @@ ST_TEST(pipeline_sync_checks_fail_when_they_should)
   st_run r;
   char line[LINE];
   st_exec(&r, "", "--filter='syncfx.*'");
-  if (!have_gpu()) {
-    expect(&r, "syncfx.region_with_a_sync_fails", "SKIP", "skipped: no CUDA device (");
+  if (!st_have_gpu()) {
+    st_expect(&r, "syncfx.region_with_a_sync_fails", "SKIP", "skipped: no CUDA device (");
     ST_EQ(r.status, 0);
     st_run_free(&r);
     return;
   }
-  expect(&r, "syncfx.region_with_a_sync_fails", "FAIL", "NO_SYNC_IN(\"synced\")");
+  st_expect(&r, "syncfx.region_with_a_sync_fails", "FAIL", "NO_SYNC_IN(\"synced\")");
   ST_CHECK(st_line_with(&r, "cudaDeviceSynchronize (explicit synchronisation) x1 at framework/tests/fixtures/sync.c:", NULL, line, sizeof line));
   ST_CHECK(strstr(r.out, "TRUE(") == NULL); /* the finding's line was right */
-  expect(&r, "syncfx.break_still_gets_a_verdict", "FAIL", "NO_SYNC_IN(\"broken off\")");
-  expect(&r, "syncfx.return_inside_is_an_error", "ERROR", "left early");
-  expect(&r, "syncfx.nesting_is_an_error", "ERROR", "cannot nest");
-  expect(&r, "syncfx.timing_inside_is_an_error", "ERROR", "timing inside a sync check");
-  expect(&r, "syncfx.pointer_to_workload_is_checked", "PASS", NULL);
+  st_expect(&r, "syncfx.break_still_gets_a_verdict", "FAIL", "NO_SYNC_IN(\"broken off\")");
+  st_expect(&r, "syncfx.return_inside_is_an_error", "ERROR", "left early");
+  st_expect(&r, "syncfx.nesting_is_an_error", "ERROR", "cannot nest");
+  st_expect(&r, "syncfx.timing_inside_is_an_error", "ERROR", "timing inside a sync check");
+  st_expect(&r, "syncfx.pointer_to_workload_is_checked", "PASS", NULL);
   ST_CHECK(st_line_with(&r, "NO_SYNC_IN(p)", ": PASS: 0 host syncs", line, sizeof line));
   st_run_free(&r);
 }

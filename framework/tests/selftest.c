@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "selftest.h"
 
+#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -286,6 +287,29 @@ const char *st_outcome(const st_run *r, const char *name, char *line,
   }
   line[0] = '\0';
   return "";
+}
+
+void st_expect(const st_run *r, const char *name, const char *word, const char *want)
+{
+  char line[2048];
+  const char *got = st_outcome(r, name, line, sizeof line);
+  ST_CHECKF(!strcmp(got, word), "%s: expected %s, got '%s'", name, word, got);
+  if (want) ST_CHECKF(strstr(line, want) != NULL, "%s: '%s' lacks '%s'", name, line, want);
+}
+
+double st_speedup(const st_run *r, const char *head)
+{
+  char line[2048];
+  double s = -1;
+  const char *l = st_line_with(r, head, "speedup", line, sizeof line);
+  if (l) sscanf(strstr(l, "speedup") + 8, "%lf", &s);
+  return s;
+}
+
+int st_have_gpu(void)
+{
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
 const char *st_last_line(const st_run *r, char *line, size_t len)

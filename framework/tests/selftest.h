@@ -84,6 +84,13 @@ const char *st_line_with(const st_run *r, const char *a, const char *b,
 /* The baseline file the fixture's host-only tests use under dir (the
  * CPU's, as --print-baseline-file names it with no GPU visible). */
 void st_host_baseline_file(const char *dir, char *path, size_t len);
+/* Checks that test name's outcome is word and, unless want is NULL, that
+ * its result line contains want. */
+void st_expect(const st_run *r, const char *name, const char *word, const char *want);
+/* The speedup printed on the verdict line of claim head, or -1. */
+double st_speedup(const st_run *r, const char *head);
+/* 1 when this machine has a usable CUDA device (GPU fixtures then run). */
+int st_have_gpu(void);
 /* The last non-empty line of the output. */
 const char *st_last_line(const st_run *r, char *line, size_t len);
 
