@@ -172,9 +172,10 @@ $(BUILD)/selftest: $(ST_OBJS) $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(ST_OBJS) $(LIB) $(FW_LDLIBS)
 
+# The fixtures use cuBLAS (route.c), as a user's perf tests would.
 $(BUILD)/fixture-perftest: $(FX_OBJS) $(LIB)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $(FX_OBJS) $(LIB) $(FW_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $(FX_OBJS) $(LIB) $(LDLIBS)
 
 # Shims are preloaded or dlopen'ed into the tests' processes: never sanitized.
 SHIM_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS))

@@ -147,8 +147,8 @@ PERF_TEST(cpu_vs_gpu, matmul_sweep_gpu_overtakes_cpu)
     mm_init(&m, (int)n);
     mm_check(&m);
     perf_workload cpu = PERF_WORKLOAD(mm_cpu, &m, .name = "cpu");
-    perf_workload gpu_io = PERF_WORKLOAD(mm_gpu_io, &m, .gpu = 1, .name = "gpu_with_transfers");
-    perf_workload gpu = PERF_WORKLOAD(mm_gpu, &m, .gpu = 1, .name = "gpu_without_transfers");
+    perf_workload gpu_io = PERF_WORKLOAD(mm_gpu_io, &m, .name = "gpu_with_transfers");
+    perf_workload gpu = PERF_WORKLOAD(mm_gpu, &m, .name = "gpu_without_transfers");
     PERF_EXPECT_CROSSOVER(gpu_io, cpu, n, 1 << 5, 1 << 9);
     PERF_EXPECT_CROSSOVER(gpu, cpu, n, 1 << 4, 1 << 7);
     PERF_EXPECT_FASTER(gpu, gpu_io, 1.5);
@@ -168,9 +168,9 @@ PERF_TEST(cpu_vs_gpu, host_timer_without_sync_sees_only_the_submission)
   PERF_REQUIRE_GPUS(1);
   mm m;
   mm_init(&m, MM_SUBMIT);
-  perf_workload submitted = PERF_WORKLOAD(mm_gpu_unsynced, &m, .gpu = 1,
+  perf_workload submitted = PERF_WORKLOAD(mm_gpu_unsynced, &m,
                                           .clock = PERF_CLOCK_SUBMIT);
-  perf_workload real = PERF_WORKLOAD(mm_gpu, &m, .gpu = 1, .clock = PERF_CLOCK_SUBMIT);
+  perf_workload real = PERF_WORKLOAD(mm_gpu, &m, .clock = PERF_CLOCK_SUBMIT);
   PERF_EXPECT_FASTER(submitted, real, 10);
   mm_free(&m);
 }
@@ -184,8 +184,8 @@ PERF_TEST(cpu_vs_gpu, matmul_transfers_are_at_least_half)
   PERF_REQUIRE_GPUS(1);
   mm m;
   mm_init(&m, MM_IO);
-  perf_workload compute = PERF_WORKLOAD(mm_gpu, &m, .gpu = 1);
-  perf_workload with_io = PERF_WORKLOAD(mm_gpu_io, &m, .gpu = 1);
+  perf_workload compute = PERF_WORKLOAD(mm_gpu, &m);
+  perf_workload with_io = PERF_WORKLOAD(mm_gpu_io, &m);
   PERF_EXPECT_FASTER(compute, with_io, 2.0);
   mm_free(&m);
 }
@@ -283,8 +283,8 @@ PERF_TEST(cpu_vs_gpu, nested_sin_sweep_cpu_beats_gpu_with_transfers)
     sines s;
     sines_init(&s, (size_t)n, 0);
     perf_workload cpu = PERF_WORKLOAD(sin_cpu, &s, .name = "cpu");
-    perf_workload with_io = PERF_WORKLOAD(sin_gpu_io, &s, .gpu = 1, .name = "gpu_with_transfers");
-    perf_workload compute = PERF_WORKLOAD(sin_gpu, &s, .gpu = 1, .name = "gpu_without_transfers");
+    perf_workload with_io = PERF_WORKLOAD(sin_gpu_io, &s, .name = "gpu_with_transfers");
+    perf_workload compute = PERF_WORKLOAD(sin_gpu, &s, .name = "gpu_without_transfers");
     PERF_EXPECT_FASTER(cpu, with_io, 1.2);
     if (n >= 1 << 18) PERF_EXPECT_FASTER(compute, cpu, 2.0);
     if (n < 1 << 20) PERF_EXPECT_FASTER(compute, with_io, 1.2);
@@ -345,8 +345,8 @@ PERF_TEST(cpu_vs_gpu, chunked_streams_overlap_transfers_and_compute)
   sines s;
   sines_init(&s, CHUNKED_N, 1);
   check_chunked(&s);
-  perf_workload serial = PERF_WORKLOAD(sin_pinned_serial, &s, .gpu = 1);
-  perf_workload chunked = PERF_WORKLOAD(sin_pinned_chunked, &s, .gpu = 1);
+  perf_workload serial = PERF_WORKLOAD(sin_pinned_serial, &s);
+  perf_workload chunked = PERF_WORKLOAD(sin_pinned_chunked, &s);
   PERF_EXPECT_FASTER(chunked, serial, 1.3);
   sines_free(&s);
 }
@@ -415,8 +415,8 @@ PERF_TEST(cpu_vs_gpu, first_call_is_much_slower_than_warm_calls)
   PERF_ASSERT_TRUE(x0 == 1.0f); /* the loaded kernel ran */
   perf_workload kernel_first = PERF_WORKLOAD(kernel_first_call, &f, .stream = f.s);
   perf_workload kernel_warm = PERF_WORKLOAD(kernel_warm_call, &f, .stream = f.s);
-  perf_workload blas_first = PERF_WORKLOAD(blas_first_call, &f, .gpu = 1);
-  perf_workload blas_warm = PERF_WORKLOAD(blas_warm_call, &f, .gpu = 1);
+  perf_workload blas_first = PERF_WORKLOAD(blas_first_call, &f);
+  perf_workload blas_warm = PERF_WORKLOAD(blas_warm_call, &f);
   PERF_EXPECT_FASTER(kernel_warm, kernel_first, 3);
   PERF_EXPECT_FASTER(blas_warm, blas_first, 5);
   mm_free(&f.m);

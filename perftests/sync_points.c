@@ -72,9 +72,9 @@ PERF_TEST(sync_points, scalar_read_waits_for_queued_work)
   gemm_fixture f;
   gemm_init(&f, 8192);
   gemm_wrote_c(&f);
-  perf_workload busy = PERF_WORKLOAD(read_while_busy, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
-  perf_workload full = PERF_WORKLOAD(gemm_sync_each, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
-  perf_workload idle = PERF_WORKLOAD(read_when_idle, &f, .gpu = 1, .clock = PERF_CLOCK_WALL);
+  perf_workload busy = PERF_WORKLOAD(read_while_busy, &f, .clock = PERF_CLOCK_WALL);
+  perf_workload full = PERF_WORKLOAD(gemm_sync_each, &f, .clock = PERF_CLOCK_WALL);
+  perf_workload idle = PERF_WORKLOAD(read_when_idle, &f, .clock = PERF_CLOCK_WALL);
   PERF_EXPECT_SIMILAR(busy, full, 0.05); /* the read costs the whole queue */
   PERF_EXPECT_FASTER(idle, busy, 20);    /* and is cheap on an idle device */
   PERF_EXPECT_SYNCS(busy, 1);

@@ -67,8 +67,8 @@ PERF_TEST(training_loop, accumulated_loss_beats_reading_it_every_step)
   double each = l.total;
   read_once(&l);
   PERF_ASSERT_TRUE(each > 0 && fabs(l.total - each) <= 1e-4 * each);
-  perf_workload every_step = PERF_WORKLOAD(read_every_step, &l, .gpu = 1);
-  perf_workload once = PERF_WORKLOAD(read_once, &l, .gpu = 1);
+  perf_workload every_step = PERF_WORKLOAD(read_every_step, &l);
+  perf_workload once = PERF_WORKLOAD(read_once, &l);
   PERF_EXPECT_FASTER(once, every_step, 1.5);
   PERF_EXPECT_SYNCS(every_step, STEPS);
   PERF_EXPECT_SYNCS(once, 1);
@@ -139,8 +139,8 @@ PERF_TEST(training_loop, batched_inference_beats_a_copy_per_sample)
   for (int i = 0; i < SAMPLES; i++)
     same &= !memcmp(f.result[i], f.results + (size_t)i * SAMPLE_N, SAMPLE_N * sizeof(float));
   PERF_ASSERT_TRUE(same && f.results[1] != 0);
-  perf_workload each = PERF_WORKLOAD(per_sample, &f, .gpu = 1);
-  perf_workload batch = PERF_WORKLOAD(batched, &f, .gpu = 1);
+  perf_workload each = PERF_WORKLOAD(per_sample, &f);
+  perf_workload batch = PERF_WORKLOAD(batched, &f);
   PERF_EXPECT_FASTER(batch, each, 3.0);
   PERF_EXPECT_SYNCS(each, 2 * SAMPLES);
   PERF_EXPECT_SYNCS(batch, 2);
@@ -377,8 +377,8 @@ PERF_TEST(training_loop, two_streams_run_small_gemms_concurrently)
   PERF_CUDA(cudaEventCreateWithFlags(&p.join, cudaEventDisableTiming));
   p.one = capture(&p, 1);
   p.two = capture(&p, 2);
-  perf_workload one = PERF_WORKLOAD(one_stream, &p, .gpu = 1);
-  perf_workload two = PERF_WORKLOAD(two_streams, &p, .gpu = 1);
+  perf_workload one = PERF_WORKLOAD(one_stream, &p);
+  perf_workload two = PERF_WORKLOAD(two_streams, &p);
   PERF_EXPECT_FASTER(two, one, 1.2);
   PERF_CUDA(cudaGraphExecDestroy(p.one));
   PERF_CUDA(cudaGraphExecDestroy(p.two));

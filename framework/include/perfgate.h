@@ -16,10 +16,12 @@ extern "C" {
  * Every measured number is reported with the clock that produced it.
  *   events  CUDA events recorded on the workload's stream around a batch;
  *           includes the gaps a slow host leaves between launches.
- *   wall    host monotonic clock around a batch; a GPU workload's stream
- *           (or the device) is synchronised before the clock stops.
+ *   wall    host monotonic clock around a batch; before it stops it waits
+ *           for the workload's GPU work: its .stream when that covers all
+ *           of it, else the device (nothing when it queued no GPU work).
  *   submit  host time to enqueue a batch, no synchronisation inside the
- *           timed region: what the host pays per iteration.
+ *           timed region: what the host pays per iteration (the wait as
+ *           for wall comes after the clock stops).
  *   device  kernel-only time: the batch is queued behind a spinning kernel
  *           that the host releases once everything is enqueued, then timed
  *           with events; host launch cost and gaps are excluded. The
@@ -42,19 +44,25 @@ typedef void perf_fn(void *arg);
 typedef struct perf__wstate perf__wstate;
 
 /* A workload is one iteration of code plus its state. The framework decides
- * how often it runs (warm-up, batch size, samples, interleaving). */
+ * how often it runs (warm-up, batch size, samples, interleaving).
+ * Where its GPU work goes is found out, not declared: after its first call
+ * it runs twice more with CUPTI callbacks (untimed), and every stream it
+ * queues work on is followed. The wall and submit clocks then wait for the
+ * device when it queued any GPU work outside .stream (for nothing when it
+ * queued none); the events, device and cold clocks are an ERROR when work
+ * their stream does not wait for exists. */
 typedef struct perf_workload {
   const char *name;          /* unset: the first claim names it as written */
   perf_fn *fn;               /* runs one iteration */
   void *arg;                 /* passed to fn */
-  cudaStream_t stream;       /* stream the work goes to; events are recorded here */
+  cudaStream_t stream;       /* the stream its GPU work goes to (or joins
+                                back to): the GPU clocks time on it */
   perf_clock clock;          /* PERF_CLOCK_AUTO unless set */
-  int gpu;                   /* uses the GPU on the legacy stream (no .stream) */
   perf__wstate *perf__state; /* owned by the framework; leave unset */
   unsigned long perf__gen;   /* the test perf__state belongs to; leave unset */
 } perf_workload;
 
-/* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL][, .gpu = 1]
+/* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL]
  *               [, .name = "label"]) */
 #define PERF_WORKLOAD(...) PERF__WORKLOAD(__VA_ARGS__, )
 #define PERF__WORKLOAD(fn_, arg_, ...) \

@@ -139,14 +139,15 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   perf__bl_change c = perf__bl_compare(e, median, mad, samples, &rel);
   perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__wopt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
-  char now[32], was[32];
+  char now[32], was[32], how[400];
   perf__line(PERF__DETAIL,
-             "%s: %s%s: %s vs baseline %s per iteration (%s clock, medians), "
+             "%s: %s%s: %s vs baseline %s per iteration (%s), "
              "%+.1f%%, tolerance %.1f%%, %ld samples (baseline %ld), %s",
              head, perf__outcome_word(o),
              c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
              perf__fmt_time(now, sizeof now, median), perf__fmt_time(was, sizeof was, e->median_s),
-             clock, 100 * rel, 100 * e->tolerance, samples, e->samples,
+             perf__wl_clock_text(w, w, how, sizeof how), 100 * rel, 100 * e->tolerance,
+             samples, e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise");
   return o;
 }

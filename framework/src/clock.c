@@ -1,4 +1,4 @@
-/* clock.c — the host monotonic clock and the measured floor of the host timer. */
+/* clock.c — the clocks' names, the host monotonic clock and the measured floor of the host timer. */
 #define _POSIX_C_SOURCE 200809L
 #include "clock.h"
 
@@ -14,6 +14,25 @@ double perf__now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Never fails. */
+const char *perf__clock_name(perf_clock c)
+{
+  switch (c) {
+  case PERF_CLOCK_EVENTS:
+    return "events";
+  case PERF_CLOCK_WALL:
+    return "wall";
+  case PERF_CLOCK_SUBMIT:
+    return "submit";
+  case PERF_CLOCK_DEVICE:
+    return "device";
+  case PERF_CLOCK_COLD:
+    return "cold";
+  default:
+    return "auto";
+  }
 }
 
 enum { FLOOR_READS = 2001 };

@@ -1,6 +1,12 @@
-/* clock.h — the host monotonic clock and the measured floors of the host and event timers. */
+/* clock.h — the clocks' names, the host monotonic clock and the measured floors of the host and event timers. */
 #ifndef PERF_CLOCK_H
 #define PERF_CLOCK_H
+
+#include "perfgate.h"
+
+/* The clock name used in every report ("events", "wall", "submit",
+ * "device", "cold"). Never fails. */
+const char *perf__clock_name(perf_clock c);
 
 /* Seconds on CLOCK_MONOTONIC; never fails on Linux. */
 double perf__now(void);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "json.h"
 #include "perfgate.h"
 #include "sweep.h"

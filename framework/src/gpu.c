@@ -2,6 +2,8 @@
 #include "gpu.h"
 
 #include <cublas_api.h>
+#include <cuda.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,8 +105,46 @@ static cudaError_t event_floor(perf__floor *f)
   return cudaSuccess;
 }
 
+/* Never fails; see gpu.h. */
+int perf__gpu_in_use(void)
+{
+  static struct {
+    int tried;
+    CUresult (*current)(CUcontext *);
+    CUresult (*count)(int *);
+    CUresult (*device)(CUdevice *, int);
+    CUresult (*state)(CUdevice, unsigned *, int *);
+  } cu;
+  if (!cu.tried) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return 0; /* nothing loaded the driver: no context can exist */
+    cu.tried = 1;
+    *(void **)&cu.current = dlsym(lib, "cuCtxGetCurrent");
+    *(void **)&cu.count = dlsym(lib, "cuDeviceGetCount");
+    *(void **)&cu.device = dlsym(lib, "cuDeviceGet");
+    *(void **)&cu.state = dlsym(lib, "cuDevicePrimaryCtxGetState");
+  }
+  if (!cu.current || !cu.count || !cu.device || !cu.state) return 1;
+  CUcontext ctx = NULL;
+  if (cu.current(&ctx) == CUDA_SUCCESS && ctx) return 1;
+  int n = 0;
+  if (cu.count(&n) != CUDA_SUCCESS) return 0; /* not initialised */
+  for (int i = 0; i < n; i++) {
+    CUdevice d;
+    unsigned flags = 0;
+    int active = 0;
+    if (cu.device(&d, i) == CUDA_SUCCESS && cu.state(d, &flags, &active) == CUDA_SUCCESS &&
+        active)
+      return 1;
+  }
+  return 0;
+}
+
+/* Probes device 0 (leaving the current device as the test set it). */
 static void probe(perf__gpu_info *g)
 {
+  int prev = -1;
+  if (perf__gpu_in_use() && cudaGetDevice(&prev) != cudaSuccess) prev = -1;
   cudaError_t e = cudaGetDeviceCount(&g->count);
   const char *api = "cudaGetDeviceCount";
   struct cudaDeviceProp p;
@@ -114,6 +154,7 @@ static void probe(perf__gpu_info *g)
   if (!e) e = cudaGetDeviceProperties(&p, 0), api = "cudaGetDeviceProperties";
   if (!e) snprintf(g->name, sizeof g->name, "%s", p.name);
   if (!e) e = event_floor(&g->events), api = "event timer floor";
+  if (prev > 0) cudaSetDevice(prev);
   if (e) {
     g->err = perf__gpu_explain(e, api, g->reason, sizeof g->reason);
     g->count = 0;
@@ -174,6 +215,26 @@ int perf__gpu_settle(char *why, size_t len)
   if (!gpu.probed || gpu.err) return 0;
   cudaError_t e = cudaDeviceSynchronize();
   const char *api = "cudaDeviceSynchronize";
+  if (!e) e = cudaGetLastError(), api = "cudaGetLastError";
+  return perf__gpu_explain(e, api, why, len);
+}
+
+/* See gpu.h. */
+int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len)
+{
+  int cur = -1;
+  cudaError_t e = cudaSuccess;
+  const char *api = "cudaDeviceSynchronize";
+  if (n > 1 || (n == 1 && (cudaGetDevice(&cur) != cudaSuccess || devs[0] != cur))) {
+    if ((e = cudaGetDevice(&cur)) != cudaSuccess) return perf__gpu_explain(e, "cudaGetDevice", why, len);
+    for (int i = 0; i < n && !e; i++) {
+      e = cudaSetDevice(devs[i]), api = "cudaSetDevice";
+      if (!e) e = cudaDeviceSynchronize(), api = "cudaDeviceSynchronize";
+    }
+    cudaError_t back = cudaSetDevice(cur);
+    if (!e && back) e = back, api = "cudaSetDevice (back to the test's device)";
+  } else
+    e = cudaDeviceSynchronize();
   if (!e) e = cudaGetLastError(), api = "cudaGetLastError";
   return perf__gpu_explain(e, api, why, len);
 }

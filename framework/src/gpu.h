@@ -25,6 +25,18 @@ typedef struct perf__gpu_info {
  * the supervisor must never call it. */
 const perf__gpu_info *perf__gpu(void);
 
+/* 1 when this process holds a CUDA context (one current on this thread, or
+ * a device's primary context active): only then can code have queued GPU
+ * work. Asks the driver library only if something already loaded it, and
+ * never initialises CUDA. 1 when the answer is unclear (a symbol missing).
+ * Never fails. */
+int perf__gpu_in_use(void);
+
+/* Waits for all work on each of devs[0..n) (n == 0: the current device),
+ * leaving the current device as it was, and takes the last error. Returns
+ * 0, or the error code from perf__gpu_explain with a description in why. */
+int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len);
+
 /* When this worker has a CUDA context: synchronises the device and takes
  * the last error. Returns 0 when clean (or no context), else the error code
  * from perf__gpu_explain with a description in why. */

@@ -175,3 +175,34 @@ int perf__sync_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
     return 0;
   }
 }
+
+/* Host memory as the driver reported it (not an unanswered query). */
+static int known_host(perf__mem m)
+{
+  return m == PERF__MEM_PAGEABLE || m == PERF__MEM_PINNED || m == PERF__MEM_MANAGED;
+}
+
+/* Never fails; see syncclass.h. Synchronous copies: to host memory, or
+ * from pinned or managed memory, they return when done; from pageable
+ * memory, after the stream's earlier work and the staging. Async copies
+ * return early unless the destination is pageable host memory. Memsets
+ * into pinned or managed memory are synchronous; frees wait for the device. */
+perf__host_wait perf__sync_host_wait(perf__sync_rule rule, perf__mem dst,
+                                     perf__mem src)
+{
+  switch (rule) {
+  case PERF__RULE_COPY:
+    if (known_host(dst) || src == PERF__MEM_PINNED || src == PERF__MEM_MANAGED)
+      return PERF__WAIT_AFTER;
+    return src == PERF__MEM_PAGEABLE ? PERF__WAIT_BEFORE : PERF__WAIT_NONE;
+  case PERF__RULE_COPY_ASYNC:
+    return dst == PERF__MEM_PAGEABLE ? PERF__WAIT_AFTER : PERF__WAIT_NONE;
+  case PERF__RULE_MEMSET:
+    return dst == PERF__MEM_PINNED || dst == PERF__MEM_MANAGED ? PERF__WAIT_AFTER
+                                                               : PERF__WAIT_NONE;
+  case PERF__RULE_FREE:
+    return dst == PERF__MEM_NONE ? PERF__WAIT_NONE : PERF__WAIT_DEVICE;
+  default:
+    return PERF__WAIT_NONE;
+  }
+}

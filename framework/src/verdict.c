@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "gpu.h"
 #include "json.h"
@@ -166,14 +167,14 @@ void perf__print_compared(const char *head, const char *word, const char *need,
                           const perf_workload *b, const perf__compared *m)
 {
   const perf__seq_result *r = &m->r;
-  char ma[32], mb[32];
+  char ma[32], mb[32], how[400];
   perf__fmt_time(ma, sizeof ma, r->med_a);
   perf__fmt_time(mb, sizeof mb, r->med_b);
   perf__line(PERF__DETAIL,
-             "%s: %s: %s %s vs %s %s per iteration (%s clock, medians); "
+             "%s: %s: %s %s vs %s %s per iteration (%s); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
              "look%s, %.2f s%s",
-             head, word, a->name, ma, b->name, mb, perf__clock_name(a->perf__state->clock),
+             head, word, a->name, ma, b->name, mb, perf__wl_clock_text(a, b, how, sizeof how),
              ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
              r->looks, r->looks == 1 ? "" : "s", r->seconds, m->disturbed);
 }
@@ -212,6 +213,20 @@ static void watch_json(perf__json *j, const perf_workload *w, const samples *s,
   perf__json_str(j, perf__nvml_reason_names(st->throttle_seen, names, sizeof names));
 }
 
+/* Where the workload's GPU work went and what its clock waited for. */
+static void route_json(perf__json *j, const perf_workload *w)
+{
+  static const char *const waits[] = {"nothing", "stream", "device", "?"};
+  const perf__routing *r = &w->perf__state->route;
+  perf__json_raw(j, ", \"waits_for\": \"%s\", \"gpu_work_checked\": %s, "
+                 "\"undeclared_streams\": %s, \"gpu_work\": ",
+                 waits[r->route], r->checked ? "true" : "false",
+                 r->undeclared ? "true" : "false");
+  perf__json_str(j, !r->checked     ? r->why_not
+                    : r->summary[0] ? r->summary
+                                    : "none (no CUDA context in the process)");
+}
+
 static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
                           const double *ci, const samples *s, const perf__retake *before)
 {
@@ -235,6 +250,7 @@ static void workload_json(perf__json *j, const perf_workload *w, double med, dou
     perf__json_num(j, s->t[i]);
   }
   perf__json_raw(j, "]");
+  route_json(j, w);
   watch_json(j, w, s, before);
   perf__json_raw(j, "}");
 }

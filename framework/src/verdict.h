@@ -28,7 +28,7 @@ void perf__compare(perf_workload *a, perf_workload *b, perf__claim c, const char
                    double alpha_scale, const char *head, const char *an, const char *bn,
                    perf__compared *out);
 
-/* Prints "head: word: a .. vs b .. per iteration (clock, medians); ratio_name
+/* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
  * R, CI [..], need; rounds, looks, seconds". Never fails. */
 void perf__print_compared(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,

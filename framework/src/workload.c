@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "blocker.h"
@@ -14,6 +15,8 @@
 #include "nvmldl.h"
 #include "stats.h"
 #include "status.h"
+#include "streamcheck.h"
+#include "syncdetect.h"
 #include "test.h"
 
 enum {
@@ -30,27 +33,9 @@ static perf__wstate *live; /* states of the running test */
 static perf__floor host_floor;
 
 /* Never fails. */
-const char *perf__clock_name(perf_clock c)
-{
-  switch (c) {
-  case PERF_CLOCK_EVENTS:
-    return "events";
-  case PERF_CLOCK_WALL:
-    return "wall";
-  case PERF_CLOCK_SUBMIT:
-    return "submit";
-  case PERF_CLOCK_DEVICE:
-    return "device";
-  case PERF_CLOCK_COLD:
-    return "cold";
-  default:
-    return "auto";
-  }
-}
-
-/* Never fails. */
 void perf__wl_release_all(void)
 {
+  perf__streamcheck_release();
   while (live) {
     perf__wstate *st = live;
     live = st->next;
@@ -76,16 +61,25 @@ static const char *ctx_api(const char *call, const perf_workload *w)
   return buf;
 }
 
-/* The device-side end of a batch: wait for the workload's work and collect
- * any error its launches left behind. */
+/* The GPU side of a host-clock batch's end: wait for the workload's GPU work
+ * as its routing says (streamcheck.h), and collect any error its launches
+ * left behind. Before the routing is known (the first call), wait for the
+ * device when there is a CUDA context at all. */
 static int finish_gpu(perf_workload *w, char *why, size_t len)
 {
-  if (w->stream)
+  const perf__wstate *st = w->perf__state;
+  if (!st->routed)
+    return perf__gpu_in_use() ? perf__gpu_wait_devices(NULL, 0, why, len) : 0;
+  switch (st->route.route) {
+  case PERF__ROUTE_NOTHING:
+    return 0;
+  case PERF__ROUTE_STREAM:
     CK(cudaStreamSynchronize(w->stream));
-  else
-    CK(cudaDeviceSynchronize());
-  CK(cudaGetLastError());
-  return 0;
+    CK(cudaGetLastError());
+    return 0;
+  default:
+    return perf__gpu_wait_devices(st->route.devices, st->route.ndevices, why, len);
+  }
 }
 
 /* 1 for the clocks timed by CUDA events. */
@@ -136,7 +130,7 @@ static int sample_host(perf_workload *w, long n, double *s, char *why,
   double t0 = perf__now();
   for (long i = 0; i < n; i++) w->fn(w->arg);
   double t1 = perf__now();
-  int err = st->uses_gpu ? finish_gpu(w, why, len) : 0;
+  int err = finish_gpu(w, why, len);
   if (st->clock == PERF_CLOCK_WALL) t1 = perf__now();
   *s = t1 - t0;
   return err;
@@ -234,6 +228,15 @@ static double sample_or_end(perf_workload *w, long *n)
   return s;
 }
 
+/* The GPU side of a workload: the device probed, the GPU watch on. Ends
+ * the test when there is no usable device. */
+static void watch_gpu(perf__wstate *st)
+{
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err) perf__gpu_end(g->err, g->reason);
+  st->watched = g->watch;
+}
+
 /* Resolves the clock and creates events; ends the test on failure. */
 static perf__wstate *new_state(perf_workload *w)
 {
@@ -246,16 +249,12 @@ static perf__wstate *new_state(perf_workload *w)
   st->clock = w->clock != PERF_CLOCK_AUTO
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
-  st->uses_gpu = w->stream || w->gpu || timed_by_events(st->clock);
+  st->uses_gpu = w->stream || timed_by_events(st->clock);
   st->max_batch = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH
                   : st->clock == PERF_CLOCK_COLD ? 1 : MAX_BATCH;
   if (!host_floor.measured) perf__host_floor(&host_floor);
   st->floor_s = host_floor.floor_s;
-  if (st->uses_gpu) {
-    const perf__gpu_info *g = perf__gpu();
-    if (g->err) perf__gpu_end(g->err, g->reason);
-    st->watched = g->watch;
-  }
+  if (st->uses_gpu) watch_gpu(st);
   if (timed_by_events(st->clock)) {
     cudaError_t e = cudaEventCreate(&st->ev[0]);
     if (!e) e = cudaEventCreate(&st->ev[1]);
@@ -312,6 +311,83 @@ static void warm_up(perf_workload *w, double until)
   }
 }
 
+/* What w's clock waits for, as a phrase; "" when it times only what it
+ * names (a host-only workload, or a GPU clock on its stream). */
+static const char *waits_for(const perf_workload *w, int plural)
+{
+  const perf__wstate *st = w->perf__state;
+  int host = st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT;
+  if (!st->route.checked)
+    return host && st->route.route == PERF__ROUTE_DEVICE
+               ? "waits for the device: where GPU work goes was not checked"
+               : "where GPU work goes was not checked";
+  if (!host) return "";
+  switch (st->route.route) {
+  case PERF__ROUTE_STREAM:
+    return plural ? "waits for each workload's stream" : "waits for its stream";
+  case PERF__ROUTE_DEVICE:
+    if (w->stream)
+      return plural ? "waits for the device: the workloads queue work their streams do "
+                      "not wait for"
+                    : "waits for the device: the workload queues work its stream does "
+                      "not wait for";
+    return plural ? "waits for the device: the workloads queue work on streams they did "
+                    "not declare"
+                  : "waits for the device: the workload queues work on streams it did "
+                    "not declare";
+  default:
+    return "";
+  }
+}
+
+/* See workload.h. */
+const char *perf__wl_clock_text(const perf_workload *a, const perf_workload *b,
+                                char *buf, size_t len)
+{
+  const char *clock = perf__clock_name(a->perf__state->clock);
+  const char *wa = waits_for(a, 0), *wb = waits_for(b, 0);
+  if (a == b || !strcmp(wa, wb)) {
+    const char *w = a == b ? wa : waits_for(a, 1);
+    snprintf(buf, len, "%s clock, %s%s", clock, w, w[0] ? "; medians" : "medians");
+  } else
+    snprintf(buf, len, "%s clock; %s %s; %s %s; medians", clock, a->name,
+             wa[0] ? wa : "times its own work only", b->name,
+             wb[0] ? wb : "times its own work only");
+  return buf;
+}
+
+/* Where w's GPU work went and what its clock waits for: a detail line when
+ * the wall clock waits for the device because of work it found, a verbose
+ * line always. */
+static void report_route(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  const perf__routing *r = &st->route;
+  const char *clock = perf__clock_name(st->clock);
+  if (r->route == PERF__ROUTE_DEVICE && r->found[0])
+    perf__line(PERF__DETAIL, "%s: queues %s: the %s clock waits for the device",
+               w->name, r->found, clock);
+  if (!r->checked) {
+    perf__line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
+               "clock %s", w->name, r->why_not, clock,
+               r->route == PERF__ROUTE_DEVICE ? "waits for the device" : "trusts its stream");
+    return;
+  }
+  static const char *const does[] = {"waits for nothing", "waits for its stream",
+                                     "waits for the device", "cannot time it"};
+  if (!r->summary[0]) {
+    perf__line(PERF__VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
+               "clock waits for nothing", w->name, clock);
+    return;
+  }
+  perf__line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
+             "in %.1f ms)", w->name, PERF__ROUTE_CALLS, r->summary, clock,
+             st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT
+                 ? does[r->route]
+                 : "times its stream",
+             r->pass_s * 1e3);
+}
+
 static void report(const perf_workload *w)
 {
   const perf__wstate *st = w->perf__state;
@@ -339,6 +415,21 @@ static void report(const perf_workload *w)
     perf__line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
                "behind the blocking kernel; batch capped at %ld iterations",
                w->name, st->blocked, PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch);
+  report_route(w);
+}
+
+/* Finds where w's GPU work goes (after its first call, before any sample)
+ * and how its clock must wait; ends the test when the clock cannot time
+ * it. A workload found to use the GPU gets the GPU watch. */
+static void route(perf_workload *w)
+{
+  perf__wstate *st = w->perf__state;
+  perf__streamcheck(w, st->clock, &st->route);
+  st->routed = 1;
+  if (st->route.route != PERF__ROUTE_NOTHING && !st->uses_gpu) {
+    st->uses_gpu = 1;
+    watch_gpu(st);
+  }
 }
 
 /* See workload.h. */
@@ -347,6 +438,10 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   if (!w->fn)
     perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
+  if (perf__sync_in_check())
+    perf__test_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
+                   "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
+                   w->name);
   if (w->perf__state && w->perf__gen == perf__test_serial()) {
     long n = w->perf__state->batch;
     sample_or_end(w, &n);
@@ -361,6 +456,7 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
   st->first_call = 0;
   if (err) perf__gpu_end(err, why);
+  route(w);
   size_batch(w, until);
   warm_up(w, until);
   report(w);

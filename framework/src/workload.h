@@ -4,11 +4,15 @@
 
 #include "perfgate.h"
 #include "retake.h"
+#include "streamcheck.h"
 
 /* Everything measured about a workload in the running test. */
 struct perf__wstate {
   perf_clock clock;       /* resolved: never AUTO */
-  int uses_gpu;
+  int uses_gpu;           /* declared a stream or a GPU clock, or found to
+                             queue GPU work */
+  int routed;             /* route is known (after the first call) */
+  perf__routing route;    /* where its GPU work goes, how the clock waits */
   cudaEvent_t ev[2];      /* events, device and cold clocks */
   long batch;             /* iterations per sample */
   long max_batch;         /* largest batch allowed (device clock: learned) */
@@ -29,10 +33,6 @@ struct perf__wstate {
   struct perf__wstate *next;
 };
 
-/* The clock name used in every report ("events", "wall", "submit",
- * "device", "cold"). */
-const char *perf__clock_name(perf_clock c);
-
 /* Resolves w's clock and, on first use in this test, times the first call
  * alone, sizes the batch so that one sample lasts at least 1000x the clock's
  * floor and at least min_sample_s, and warms up until the per-iteration time
@@ -49,6 +49,14 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s);
  * retake.h); st->rt counts both, st->last_mhz is the sample's SM clock. */
 int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
+
+/* How the medians of two workloads compared in a claim (or of one: a == b)
+ * were timed, for a verdict line: "wall clock, medians", "wall clock, waits
+ * for the device: the workloads queue work on streams they did not
+ * declare; medians", or the clock and each workload's wait where they
+ * differ. Returns buf. Never fails. */
+const char *perf__wl_clock_text(const perf_workload *a, const perf_workload *b,
+                                char *buf, size_t len);
 
 /* Releases every workload state of the running test (events, memory). */
 void perf__wl_release_all(void);

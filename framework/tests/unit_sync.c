@@ -115,3 +115,31 @@ ST_TEST(call_sites_resolve_to_file_and_line)
   ST_CHECKF(strstr(where[0], "call_sites_resolve") != NULL, "%s", where[0]); /* the function */
   ST_CHECK(!strcmp(where[1], "unknown call site"));
 }
+
+/* (rule, dst, src) -> when the host waits, for the stream-order model. */
+ST_TEST(sync_host_waits_from_pointer_kinds)
+{
+  static const struct {
+    perf__sync_rule rule;
+    perf__mem dst, src;
+    perf__host_wait wait;
+  } cases[] = {
+      {PERF__RULE_COPY, PERF__MEM_PAGEABLE, PERF__MEM_DEVICE, PERF__WAIT_AFTER}, /* D2H */
+      {PERF__RULE_COPY, PERF__MEM_PINNED, PERF__MEM_DEVICE, PERF__WAIT_AFTER},
+      {PERF__RULE_COPY, PERF__MEM_DEVICE, PERF__MEM_PINNED, PERF__WAIT_AFTER},  /* H2D pinned */
+      {PERF__RULE_COPY, PERF__MEM_DEVICE, PERF__MEM_PAGEABLE, PERF__WAIT_BEFORE}, /* staged */
+      {PERF__RULE_COPY, PERF__MEM_DEVICE, PERF__MEM_DEVICE, PERF__WAIT_NONE},   /* D2D */
+      {PERF__RULE_COPY, PERF__MEM_UNKNOWN, PERF__MEM_DEVICE, PERF__WAIT_NONE},  /* not sure */
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_PAGEABLE, PERF__MEM_DEVICE, PERF__WAIT_AFTER},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_PINNED, PERF__MEM_DEVICE, PERF__WAIT_NONE},
+      {PERF__RULE_COPY_ASYNC, PERF__MEM_DEVICE, PERF__MEM_PAGEABLE, PERF__WAIT_NONE},
+      {PERF__RULE_MEMSET, PERF__MEM_PINNED, PERF__MEM_DEVICE, PERF__WAIT_AFTER},
+      {PERF__RULE_MEMSET, PERF__MEM_DEVICE, PERF__MEM_DEVICE, PERF__WAIT_NONE},
+      {PERF__RULE_FREE, PERF__MEM_DEVICE, PERF__MEM_DEVICE, PERF__WAIT_DEVICE},
+      {PERF__RULE_FREE, PERF__MEM_NONE, PERF__MEM_DEVICE, PERF__WAIT_NONE},   /* free(NULL) */
+      {PERF__RULE_ALWAYS, PERF__MEM_NONE, PERF__MEM_NONE, PERF__WAIT_NONE},   /* by name */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ST_CHECKF(perf__sync_host_wait(cases[i].rule, cases[i].dst, cases[i].src) == cases[i].wait,
+              "case %zu", i);
+}

@@ -1,0 +1,538 @@
+/* streamcheck.c — where a workload's GPU work goes: an untimed pass with CUPTI callbacks feeds the stream-order model, which says how the workload's clock must wait. */
+#define _GNU_SOURCE
+#include "streamcheck.h"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "callsite.h"
+#include "clock.h"
+#include "cuptisub.h"
+#include "gpu.h"
+#include "hostmem.h"
+#include "status.h"
+#include "syncclass.h"
+#include "test.h"
+
+/* ---- which driver calls queue work, record or wait ----------------------
+ * Every runtime call that touches a stream ends in one of these driver
+ * calls (so do libraries such as cuBLAS), so the driver API alone is
+ * watched. A call with no stream parameter uses the default stream: the
+ * legacy one, or the per-thread one for the _ptds/_ptsz entry points. */
+
+typedef enum op_kind {
+  OP_WORK,        /* queues work on its stream */
+  OP_RECORD,      /* records hEvent on its stream */
+  OP_WAIT,        /* its stream waits for hEvent */
+  OP_HOST_STREAM, /* the host waits for its stream */
+  OP_HOST_EVENT,  /* the host waits for hEvent */
+  OP_HOST_CTX     /* the host waits for its context */
+} op_kind;
+
+enum { DEFAULT_STREAM = -1, LAUNCH_CONFIG = -2, NO_EVENT = -1 };
+
+typedef struct op {
+  CUpti_CallbackId cbid;
+  op_kind kind;
+  perf__work_kind work;
+  int stream;   /* offset of the CUstream parameter, DEFAULT_STREAM, or
+                   LAUNCH_CONFIG (in the CUlaunchConfig the first one points to) */
+  int event;    /* offset of the CUevent parameter, or NO_EVENT */
+  int per_thread; /* a NULL stream is the per-thread default stream */
+} op;
+
+#define CB(n) CUPTI_DRIVER_TRACE_CBID_##n
+#define AT(n, f) (int)offsetof(n##_params, f)
+/* work with a stream parameter; the same with the per-thread twin */
+#define WS(n, w, f) {CB(n), OP_WORK, PERF__WORK_##w, AT(n, f), NO_EVENT, 0}
+#define WS2(n, w, f) WS(n, w, f), {CB(n##_ptsz), OP_WORK, PERF__WORK_##w, AT(n##_ptsz, f), NO_EVENT, 1}
+/* work on the default stream; the same with the _ptds twin */
+#define WD(n, w) {CB(n), OP_WORK, PERF__WORK_##w, DEFAULT_STREAM, NO_EVENT, 0}
+#define WD2(n, w) WD(n, w), {CB(n##_ptds), OP_WORK, PERF__WORK_##w, DEFAULT_STREAM, NO_EVENT, 1}
+#define EV2(n, kind)                                                                \
+  {CB(n), kind, PERF__WORK_OTHER, AT(n, hStream), AT(n, hEvent), 0},               \
+      {CB(n##_ptsz), kind, PERF__WORK_OTHER, AT(n##_ptsz, hStream), AT(n##_ptsz, hEvent), 1}
+
+static const op ops[] = {
+    WS2(cuLaunchKernel, KERNEL, hStream),
+    WS2(cuLaunchCooperativeKernel, KERNEL, hStream),
+    {CB(cuLaunchKernelEx), OP_WORK, PERF__WORK_KERNEL, LAUNCH_CONFIG, NO_EVENT, 0},
+    {CB(cuLaunchKernelEx_ptsz), OP_WORK, PERF__WORK_KERNEL, LAUNCH_CONFIG, NO_EVENT, 1},
+    WS2(cuLaunchHostFunc, HOST_FN, hStream),
+    WS2(cuStreamAddCallback, HOST_FN, hStream),
+    WS2(cuGraphLaunch, GRAPH, hStream),
+    WS2(cuMemcpyAsync, COPY, hStream),
+    WS2(cuMemcpyHtoDAsync_v2, COPY, hStream),
+    WS2(cuMemcpyDtoHAsync_v2, COPY, hStream),
+    WS2(cuMemcpyDtoDAsync_v2, COPY, hStream),
+    WS2(cuMemcpyHtoAAsync_v2, COPY, hStream),
+    WS2(cuMemcpyAtoHAsync_v2, COPY, hStream),
+    WS2(cuMemcpy2DAsync_v2, COPY, hStream),
+    WS2(cuMemcpy3DAsync_v2, COPY, hStream),
+    WS2(cuMemcpyPeerAsync, COPY, hStream),
+    WS2(cuMemcpy3DPeerAsync, COPY, hStream),
+    WS2(cuMemcpyBatchAsync, COPY, hStream),
+    WS2(cuMemcpyBatchAsync_v2, COPY, hStream),
+    WS2(cuMemcpy3DBatchAsync_v2, COPY, hStream),
+    WS2(cuMemsetD8Async, MEMSET, hStream),
+    WS2(cuMemsetD16Async, MEMSET, hStream),
+    WS2(cuMemsetD32Async, MEMSET, hStream),
+    WS2(cuMemsetD2D8Async, MEMSET, hStream),
+    WS2(cuMemsetD2D16Async, MEMSET, hStream),
+    WS2(cuMemsetD2D32Async, MEMSET, hStream),
+    WS2(cuMemPrefetchAsync, OTHER, hStream),
+    WS2(cuMemPrefetchAsync_v2, OTHER, hStream),
+    WS2(cuMemPrefetchBatchAsync, OTHER, hStream),
+    WS2(cuStreamWriteValue32, OTHER, stream),
+    WS2(cuStreamWriteValue64, OTHER, stream),
+    WS2(cuStreamWaitValue32, OTHER, stream),
+    WS2(cuStreamWaitValue64, OTHER, stream),
+    WS2(cuStreamWriteValue32_v2, OTHER, stream),
+    WS2(cuStreamWriteValue64_v2, OTHER, stream),
+    WS2(cuStreamWaitValue32_v2, OTHER, stream),
+    WS2(cuStreamWaitValue64_v2, OTHER, stream),
+    WS2(cuStreamBatchMemOp, OTHER, stream),
+    WS2(cuStreamBatchMemOp_v2, OTHER, stream),
+    WD2(cuMemcpy, COPY),
+    WD2(cuMemcpyHtoD_v2, COPY),
+    WD2(cuMemcpyDtoH_v2, COPY),
+    WD2(cuMemcpyDtoD_v2, COPY),
+    WD2(cuMemcpyDtoA_v2, COPY),
+    WD2(cuMemcpyAtoD_v2, COPY),
+    WD2(cuMemcpyHtoA_v2, COPY),
+    WD2(cuMemcpyAtoH_v2, COPY),
+    WD2(cuMemcpyAtoA_v2, COPY),
+    WD2(cuMemcpy2D_v2, COPY),
+    WD2(cuMemcpy2DUnaligned_v2, COPY),
+    WD2(cuMemcpy3D_v2, COPY),
+    WD2(cuMemcpyPeer, COPY),
+    WD2(cuMemcpy3DPeer, COPY),
+    WD2(cuMemsetD8_v2, MEMSET),
+    WD2(cuMemsetD16_v2, MEMSET),
+    WD2(cuMemsetD32_v2, MEMSET),
+    WD2(cuMemsetD2D8_v2, MEMSET),
+    WD2(cuMemsetD2D16_v2, MEMSET),
+    WD2(cuMemsetD2D32_v2, MEMSET),
+    EV2(cuEventRecord, OP_RECORD),
+    EV2(cuEventRecordWithFlags, OP_RECORD),
+    EV2(cuStreamWaitEvent, OP_WAIT),
+    {CB(cuStreamSynchronize), OP_HOST_STREAM, PERF__WORK_OTHER, AT(cuStreamSynchronize, hStream), NO_EVENT, 0},
+    {CB(cuStreamSynchronize_ptsz), OP_HOST_STREAM, PERF__WORK_OTHER, AT(cuStreamSynchronize_ptsz, hStream), NO_EVENT, 1},
+    {CB(cuEventSynchronize), OP_HOST_EVENT, PERF__WORK_OTHER, DEFAULT_STREAM, AT(cuEventSynchronize, hEvent), 0},
+    {CB(cuCtxSynchronize), OP_HOST_CTX, PERF__WORK_OTHER, DEFAULT_STREAM, NO_EVENT, 0},
+    {CB(cuCtxSynchronize_v2), OP_HOST_CTX, PERF__WORK_OTHER, DEFAULT_STREAM, NO_EVENT, 0},
+};
+
+/* Never fails; NULL for a call that neither queues, records nor waits. */
+static const op *op_lookup(CUpti_CallbackId id)
+{
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (ops[i].cbid == id) return &ops[i];
+  return NULL;
+}
+
+/* ---- the pass ----------------------------------------------------------- */
+
+enum { MAX_SITES = 256 };
+
+typedef CUresult (*stream_flags_fn)(CUstream, unsigned *);
+typedef CUresult (*stream_ctx_fn)(CUstream, CUcontext *);
+typedef CUresult (*ctx_current_fn)(CUcontext *);
+
+static struct {
+  pthread_mutex_t mu;
+  atomic_int watching;  /* the workload is running: its calls are fed */
+  int open;             /* a pass is in progress */
+  perf__order o;
+  struct {
+    perf__site site;
+    const char *api;    /* the runtime call (or driver call) that queued it */
+  } sites[MAX_SITES];
+  int nsites;
+  CUcontext last_ctx;   /* device_of's one-entry cache */
+  int last_dev;
+  stream_flags_fn flags;
+  stream_ctx_fn stream_ctx;
+  ctx_current_fn current;
+} pass = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Resolves the driver calls the pass asks itself, once. Never fails: a
+ * missing one leaves its answer unknown. */
+static void resolve(void)
+{
+  static int done;
+  void *fn;
+  enum cudaDriverEntryPointQueryResult q;
+  if (done) return;
+  done = 1;
+#define ENTRY(name, into)                                                             \
+  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) ==    \
+          cudaSuccess &&                                                              \
+      q == cudaDriverEntryPointSuccess)                                               \
+    *(void **)&pass.into = fn;
+  ENTRY("cuStreamGetFlags", flags);
+  ENTRY("cuStreamGetCtx", stream_ctx);
+  ENTRY("cuCtxGetCurrent", current);
+#undef ENTRY
+}
+
+/* The device a context belongs to; -1 unknown. */
+static int device_of(CUcontext ctx)
+{
+  uint32_t dev = 0;
+  if (ctx && ctx == pass.last_ctx) return pass.last_dev;
+  if (!ctx || cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) return -1;
+  pass.last_ctx = ctx;
+  pass.last_dev = (int)dev;
+  return (int)dev;
+}
+
+/* The model's index for stream h as a call in context ctx named it. Its
+ * flags and context are asked of the driver, quietly. */
+static int stream_index(CUstream h, int per_thread, CUcontext ctx)
+{
+  perf__stream_key k = {.ctx = (uintptr_t)ctx};
+  perf__stream_kind kind = PERF__STREAM_LEGACY;
+  if (!h) h = per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+  if (h == CU_STREAM_PER_THREAD) {
+    k.handle = (uintptr_t)CU_STREAM_PER_THREAD;
+    k.thread = (uintptr_t)pthread_self();
+    kind = PERF__STREAM_PER_THREAD;
+  } else if (h != CU_STREAM_LEGACY) {
+    unsigned flags = CU_STREAM_NON_BLOCKING; /* unknown: no implicit order */
+    CUcontext own = NULL;
+    perf__cuptisub_quiet_begin();
+    if (pass.flags) pass.flags(h, &flags);
+    if (pass.stream_ctx && pass.stream_ctx(h, &own) == CUDA_SUCCESS && own) ctx = own;
+    perf__cuptisub_quiet_end();
+    k = (perf__stream_key){.ctx = (uintptr_t)ctx, .handle = (uintptr_t)h};
+    kind = flags & CU_STREAM_NON_BLOCKING ? PERF__STREAM_NONBLOCKING : PERF__STREAM_BLOCKING;
+  }
+  return perf__order_find_stream(&pass.o, k, kind, device_of(ctx));
+}
+
+_Static_assert(offsetof(cuLaunchKernelEx_params, config) == 0 &&
+                   offsetof(cuLaunchKernelEx_ptsz_params, config) == 0,
+               "stream_param reads a launch's CUlaunchConfig pointer first");
+
+/* The stream a listed call names. */
+static CUstream stream_param(const op *r, const void *params)
+{
+  if (r->stream == DEFAULT_STREAM) return NULL;
+  if (r->stream == LAUNCH_CONFIG) {
+    const CUlaunchConfig *cfg = *(const CUlaunchConfig *const *)params;
+    return cfg ? cfg->hStream : NULL;
+  }
+  return *(const CUstream *)((const char *)params + r->stream);
+}
+
+/* A site for the next work item on s, when the model keeps one. */
+static int take_site(int s, const char *driver_name)
+{
+  if (!perf__order_wants_site(&pass.o, s) || pass.nsites == MAX_SITES) return -1;
+  int k = pass.nsites++;
+  CUpti_CallbackId rt;
+  const char *outer = perf__cuptisub_runtime_call(&rt);
+  perf__site_capture(&pass.sites[k].site);
+  pass.sites[k].api = outer ? outer : driver_name;
+  return k;
+}
+
+/* How a listed copy, memset or free makes the host wait (syncclass.h). */
+static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
+{
+  const perf__sync_entry *e = perf__sync_lookup(PERF__DOMAIN_DRIVER, id);
+  perf__mem dst, src;
+  if (!e || e->rule == PERF__RULE_ALWAYS) return PERF__WAIT_NONE;
+  perf__hostmem_sides(e, params, &dst, &src);
+  return perf__sync_host_wait(e->rule, dst, src);
+}
+
+/* Feeds one call to the model (under pass.mu). */
+static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd)
+{
+  perf__order *o = &pass.o;
+  int dev = device_of(cd->context);
+  if (hw == PERF__WAIT_DEVICE) perf__order_host_device(o, dev);
+  if (!r) return;
+  const void *p = cd->functionParams;
+  uintptr_t ev = r->event == NO_EVENT ? 0 : *(const uintptr_t *)((const char *)p + r->event);
+  if (r->kind == OP_HOST_EVENT) {
+    perf__order_host_event(o, ev);
+    return;
+  }
+  if (r->kind == OP_HOST_CTX) {
+    perf__order_host_device(o, dev);
+    return;
+  }
+  int s = stream_index(stream_param(r, p), r->per_thread, cd->context);
+  switch (r->kind) {
+  case OP_WORK:
+    if (hw == PERF__WAIT_BEFORE) perf__order_host_stream(o, s);
+    perf__order_work(o, s, r->work, take_site(s, cd->functionName));
+    if (hw == PERF__WAIT_AFTER) perf__order_host_stream(o, s);
+    break;
+  case OP_RECORD:
+    perf__order_record(o, s, ev);
+    break;
+  case OP_WAIT:
+    perf__order_wait(o, s, ev);
+    break;
+  default: /* OP_HOST_STREAM */
+    perf__order_host_stream(o, s);
+  }
+}
+
+/* CUPTI handler: driver calls at entry, in the order the host made them. */
+static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                    const CUpti_CallbackData *cd)
+{
+  if (dom != CUPTI_CB_DOMAIN_DRIVER_API || cd->callbackSite != CUPTI_API_ENTER ||
+      !atomic_load(&pass.watching))
+    return;
+  const op *r = op_lookup(id);
+  perf__host_wait hw = implicit_wait(id, cd->functionParams);
+  if (!r && hw == PERF__WAIT_NONE) return;
+  pthread_mutex_lock(&pass.mu);
+  feed(r, hw, cd);
+  pthread_mutex_unlock(&pass.mu);
+}
+
+/* See streamcheck.h. */
+void perf__streamcheck_release(void)
+{
+  atomic_store(&pass.watching, 0);
+  if (!pass.open) return;
+  pass.open = 0;
+  perf__cuptisub_detach();
+  perf__order_free(&pass.o);
+}
+
+/* The anchor: the stream the clock records on or waits for; the legacy
+ * stream for a GPU clock with no .stream; none for wall and submit without
+ * one. */
+static void set_anchor(const perf_workload *w, perf_clock clock)
+{
+  CUcontext cur = NULL;
+  if (!w->stream && (clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT)) return;
+  if (pass.current) pass.current(&cur);
+  perf__order_anchor(&pass.o, stream_index(w->stream, 0, cur));
+}
+
+/* Runs the workload's calls with the handler feeding the model. Never
+ * inlined: a call site that lands here was lost to a tail call. */
+__attribute__((noinline)) static void watch_calls(perf_workload *w)
+{
+  for (int i = 0; i < PERF__ROUTE_CALLS; i++) {
+    atomic_store(&pass.watching, 1);
+    w->fn(w->arg);
+    atomic_store(&pass.watching, 0);
+  }
+}
+
+/* The devices the work went to, each once. */
+static void devices_used(perf__routing *out)
+{
+  const perf__order *o = &pass.o;
+  out->ndevices = 0;
+  for (int i = 0; i < o->n; i++) {
+    int d = o->s[i].device, seen = 0;
+    if (!o->s[i].work || d < 0) continue;
+    for (int k = 0; k < out->ndevices; k++) seen |= out->devices[k] == d;
+    if (!seen && out->ndevices < PERF__ROUTE_DEVICES) out->devices[out->ndevices++] = d;
+  }
+}
+
+/* "kernels on stream 0x.. (non-blocking) from cublasSgemm_v2
+ * (cudaLaunchKernelExC) at t.c:41 (sgemm)": stream st and the call that
+ * queued its item at site (-1: none kept). */
+static void describe(const perf_workload *w, const perf__order_stream *st, int site,
+                     char *buf, size_t len)
+{
+  char kinds[96], name[96], where[256] = "an unknown place";
+  int line = 0;
+  size_t used = (size_t)snprintf(buf, len, "%s on %s",
+                                 perf__order_kinds(st, kinds, sizeof kinds),
+                                 perf__order_stream_name(st, name, sizeof name));
+  if (site < 0 || used >= len) return;
+  const perf__site *s = &pass.sites[site].site;
+  void *pc = s->pc;
+  if (pc) perf__site_resolve(&pc, 1, &where, &line);
+  perf__site_tail_call(where, sizeof where, "watch_calls", w->name);
+  if (s->inside[0])
+    snprintf(buf + used, len - used, " from %s (%s) at %s", s->inside,
+             pass.sites[site].api, where);
+  else
+    snprintf(buf + used, len - used, " from %s at %s", pass.sites[site].api, where);
+}
+
+/* "kernels on stream 0x.. (declared), copies on the legacy default stream":
+ * every stream that got work, without call sites. */
+static void list_streams(char *buf, size_t len)
+{
+  const perf__order *o = &pass.o;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < o->n && used < len; i++) {
+    char kinds[96], name[96];
+    if (!o->s[i].work) continue;
+    used += (size_t)snprintf(buf + used, len - used, "%s%s on %s%s", used ? ", " : "",
+                             perf__order_kinds(&o->s[i], kinds, sizeof kinds),
+                             perf__order_stream_name(&o->s[i], name, sizeof name),
+                             i == o->anchor ? " (the clock's)" : "");
+  }
+  if (!used) snprintf(buf, len, "none");
+}
+
+/* ".stream = 0x55.. (non-blocking)", or what a clock without one uses. */
+static void declared_as(const perf_workload *w, char *buf, size_t len)
+{
+  const perf__order *o = &pass.o;
+  char name[96];
+  if (!w->stream) {
+    snprintf(buf, len, "no .stream (so its clock's events go to the legacy default stream)");
+    return;
+  }
+  snprintf(buf, len, ".stream = %s",
+           o->anchor >= 0 ? perf__order_stream_name(&o->s[o->anchor], name, sizeof name)
+                          : "?");
+}
+
+/* Why the clock cannot time this workload, and the fix, into msg. */
+static void refusal(const perf_workload *w, perf_clock clock, const perf__order_verdict *v,
+                    char *msg, size_t len)
+{
+  const char *c = perf__clock_name(clock), *n = w->name ? w->name : "?";
+  char what[600], decl[160];
+  if (v->blame < 0 && pass.o.overflow) {
+    snprintf(msg, len, "workload '%s' uses more streams or events than perfgate can "
+             "follow (%d streams): where its GPU work goes cannot be checked, so the %s "
+             "clock cannot time it. Fix: use .clock = PERF_CLOCK_WALL, which waits for "
+             "the device", n, PERF__ORDER_STREAMS, c);
+    return;
+  }
+  if (v->blame < 0) {
+    snprintf(msg, len, "workload '%s' queued no GPU work in %d calls: the %s clock times "
+             "only GPU work (kernels, copies, memsets). Fix: use .clock = PERF_CLOCK_WALL",
+             n, PERF__ROUTE_CALLS, c);
+    return;
+  }
+  describe(w, &pass.o.s[v->blame], v->site, what, sizeof what);
+  declared_as(w, decl, sizeof decl);
+  if (v->early)
+    snprintf(msg, len, "workload '%s' queues %s, which does not wait for the start of its "
+             "declared stream (%s): the %s clock holds only work ordered after its "
+             "blocking kernel there, so this would run before the clock starts. Fix: "
+             "queue the work on the declared stream, or make its stream wait for the "
+             "declared one first (cudaEventRecord on the declared stream, "
+             "cudaStreamWaitEvent on the other) and the declared one for it at the end, "
+             "or use the events clock", n, what, decl, c);
+  else
+    snprintf(msg, len, "workload '%s' queues %s, but declares %s, which does not wait for "
+             "it: the %s clock would stop before that work ends (%u work items in %d "
+             "calls are not waited for). Fix: queue the work on the declared stream (a "
+             "cuBLAS handle: cublasSetStream), or make the declared stream wait for it "
+             "(cudaEventRecord on its stream, then cudaStreamWaitEvent on the declared "
+             "one), or use .clock = PERF_CLOCK_WALL, which then waits for the device",
+             n, what, decl, c, v->missed, PERF__ROUTE_CALLS);
+}
+
+/* Ends the test as ERROR before any sample, saying why. */
+__attribute__((noreturn)) static void refuse(const perf_workload *w, perf_clock clock,
+                                             const perf__order_verdict *v)
+{
+  static char msg[1400];
+  refusal(w, clock, v, msg, sizeof msg);
+  perf__order_free(&pass.o);
+  perf__test_end(PERF__ERROR, 0, "%s", msg);
+}
+
+/* The first stream with work the clock's stream does not cover. */
+static int first_foreign(const perf__order_verdict *v)
+{
+  if (v->blame >= 0) return v->blame;
+  for (int i = 0; i < pass.o.n; i++)
+    if (pass.o.s[i].work && i != pass.o.anchor) return i;
+  return -1;
+}
+
+/* DEVICE: what made the wall clock wait for the device, for a detail line. */
+static void explain_device(const perf_workload *w, const perf__order_verdict *v,
+                           perf__routing *out)
+{
+  int b = first_foreign(v), more = 0;
+  char what[600];
+  if (b < 0) return;
+  for (int i = 0; i < pass.o.n; i++)
+    more += i != b && i != pass.o.anchor && pass.o.s[i].work > 0;
+  describe(w, &pass.o.s[b], v->site >= 0 ? v->site : pass.o.s[b].site[0], what,
+           sizeof what);
+  snprintf(out->found, sizeof out->found, "%s%s%s", what,
+           more ? ", and on more streams" : "",
+           w->stream ? ", which a sync of its declared stream does not wait for"
+                     : ", a stream it did not declare");
+}
+
+/* Waits for what the watched calls queued; a CUDA error they caused ends
+ * the test. */
+static void drain(const perf__routing *out)
+{
+  char why[400];
+  int err = perf__gpu_wait_devices(out->devices, out->ndevices, why, sizeof why);
+  if (err) perf__gpu_end(err, why);
+}
+
+/* CUPTI could not look: trust a declared stream, wait for the device
+ * otherwise. */
+static void unchecked(const perf_workload *w, const char *why, perf__routing *out)
+{
+  static int told;
+  out->checked = 0;
+  out->route = w->stream ? PERF__ROUTE_STREAM : PERF__ROUTE_DEVICE;
+  snprintf(out->why_not, sizeof out->why_not, "%s", why);
+  if (!told++)
+    perf__line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
+               "declared streams are trusted, and the wall clock waits for the device",
+               why);
+}
+
+/* See streamcheck.h. */
+void perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out)
+{
+  char why[300];
+  double t0 = perf__now();
+  *out = (perf__routing){.route = PERF__ROUTE_NOTHING, .checked = 1};
+  if (!w->stream && !perf__gpu_in_use()) return; /* summary "": not looked */
+  resolve();
+  perf__hostmem_init();
+  perf__order_free(&pass.o);
+  pass.nsites = 0;
+  pass.last_ctx = NULL;
+  set_anchor(w, clock);
+  pass.open = 1;
+  if (perf__cuptisub_attach(on_call, why, sizeof why)) {
+    pass.open = 0;
+    perf__order_free(&pass.o);
+    unchecked(w, why, out);
+    return;
+  }
+  watch_calls(w);
+  perf__cuptisub_detach();
+  pass.open = 0;
+  perf__order_verdict v;
+  perf__order_decide(&pass.o, clock, w->stream != NULL, &v);
+  devices_used(out);
+  drain(out);
+  if (v.route == PERF__ROUTE_REFUSE) refuse(w, clock, &v);
+  out->route = v.route;
+  out->undeclared = v.undeclared;
+  if (v.route == PERF__ROUTE_DEVICE) explain_device(w, &v, out);
+  list_streams(out->summary, sizeof out->summary);
+  perf__order_free(&pass.o);
+  out->pass_s = perf__now() - t0;
+}
