@@ -35,7 +35,9 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
-ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
+# Host code in .cu files keeps its line numbers and frames (-g: host debug
+# information only), so that GPU work a launcher queues is named at its line.
+ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -g -Xcompiler -Wall,-Wextra,-Werror,-fno-optimize-sibling-calls -MMD -MP
 LDFLAGS ?=
 # The framework needs CUPTI and the runtime; cuBLAS only the tests that use it.
 FW_LDLIBS := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) -lm -lpthread -ldl

@@ -58,6 +58,7 @@ void perf__site_capture(perf__site *s)
   }
   int k = perf__site_pick(in_exe, n);
   s->pc = k > 0 ? (char *)frames[k] - 1 : NULL; /* inside the call insn */
+  s->caller = k > 0 && k + 1 < n && in_exe[k + 1] ? (char *)frames[k + 1] - 1 : NULL;
   s->inside[0] = '\0';
   if (k > 0 && info[k - 1].dli_fname && !cuda_itself(info[k - 1].dli_fname) &&
       info[k - 1].dli_sname)
@@ -151,6 +152,19 @@ void perf__site_resolve(void *const *pcs, size_t n, char (*out)[256],
     }
   }
   if (p) pclose(p);
+}
+
+/* Never fails; see callsite.h. */
+void perf__site_name(const perf__site *s, char *out, size_t len, int *line_no)
+{
+  void *pcs[2] = {s->pc, s->caller};
+  char where[2][256];
+  int lines[2];
+  perf__site_resolve(pcs, s->caller ? 2 : 1, where, lines);
+  int k = s->caller && (strstr(where[0], "/include/crt/") ||
+                        strstr(where[0], "/include/cuda_runtime.h:"));
+  snprintf(out, len, "%s", where[k]);
+  *line_no = lines[k];
 }
 
 /* Never fails; see callsite.h. */

@@ -6,6 +6,7 @@
 
 typedef struct perf__site {
   void *pc;          /* return address in the user's code (NULL: not found) */
+  void *caller;      /* the frame above it, when in the executable too */
   char inside[96];   /* library function between user and CUDA, e.g.
                         "cublasSdot_v2"; "" when the user called CUDA */
 } perf__site;
@@ -27,6 +28,11 @@ void perf__site_capture(perf__site *s);
  * Never fails. */
 void perf__site_resolve(void *const *pcs, size_t n, char (*out)[256],
                         int *line_no);
+
+/* Resolves one site like perf__site_resolve, except that a site inside the
+ * CUDA toolkit's own headers (the stub nvcc writes for a <<<...>>> launch)
+ * is named by its caller: the launcher the user wrote. Never fails. */
+void perf__site_name(const perf__site *s, char *out, size_t len, int *line_no);
 
 /* A workload function that ends in its CUDA call may jump to it (a sibling
  * call): its frame is gone and the site lands in the framework's function

@@ -361,8 +361,7 @@ static void describe(const perf_workload *w, const perf__order_stream *st, int s
                                  perf__order_stream_name(st, name, sizeof name));
   if (site < 0 || used >= len) return;
   const perf__site *s = &pass.sites[site].site;
-  void *pc = s->pc;
-  if (pc) perf__site_resolve(&pc, 1, &where, &line);
+  if (s->pc) perf__site_name(s, where, sizeof where, &line);
   perf__site_tail_call(where, sizeof where, "watch_calls", w->name);
   if (s->inside[0])
     snprintf(buf + used, len - used, " from %s (%s) at %s", s->inside,

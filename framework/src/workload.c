@@ -340,6 +340,17 @@ static const char *waits_for(const perf_workload *w, int plural)
   }
 }
 
+/* What one workload's clock waited for, for a verdict line that names
+ * each workload's own. */
+static const char *own_wait(const perf_workload *w)
+{
+  const char *s = waits_for(w, 0);
+  if (s[0]) return s;
+  perf_clock c = w->perf__state->clock;
+  return c == PERF_CLOCK_WALL || c == PERF_CLOCK_SUBMIT ? "waits for nothing"
+                                                        : "times its stream";
+}
+
 /* See workload.h. */
 const char *perf__wl_clock_text(const perf_workload *a, const perf_workload *b,
                                 char *buf, size_t len)
@@ -350,9 +361,8 @@ const char *perf__wl_clock_text(const perf_workload *a, const perf_workload *b,
     const char *w = a == b ? wa : waits_for(a, 1);
     snprintf(buf, len, "%s clock, %s%s", clock, w, w[0] ? "; medians" : "medians");
   } else
-    snprintf(buf, len, "%s clock; %s %s; %s %s; medians", clock, a->name,
-             wa[0] ? wa : "times its own work only", b->name,
-             wb[0] ? wb : "times its own work only");
+    snprintf(buf, len, "%s clock; %s %s; %s %s; medians", clock, a->name, own_wait(a),
+             b->name, own_wait(b));
   return buf;
 }
 

@@ -100,9 +100,7 @@ ST_TEST(routing_each_gpu_case_gets_a_right_verdict_or_an_error)
 ST_TEST(routing_without_cupti_says_it_did_not_look)
 {
   st_run r;
-  char env[512];
-  snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libnocupti.so ", st_build_dir());
-  st_exec(&r, env, "--filter='route.cublas_on_declared_stream:route.cublas_on_legacy_stream_no*'");
+  st_exec_without_cupti(&r, "--filter='route.cublas_on_declared_stream:route.cublas_on_legacy_stream_no*'");
   if (!st_have_gpu()) {
     ST_CHECK(st_count(r.out, "skipped: no CUDA device (") == 2);
     st_run_free(&r);

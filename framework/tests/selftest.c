@@ -289,6 +289,13 @@ const char *st_outcome(const st_run *r, const char *name, char *line,
   return "";
 }
 
+void st_exec_without_cupti(st_run *r, const char *args)
+{
+  char env[512];
+  snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libnocupti.so ", st_build_dir());
+  st_exec(r, env, args);
+}
+
 void st_expect(const st_run *r, const char *name, const char *word, const char *want)
 {
   char line[2048];

@@ -84,6 +84,9 @@ const char *st_line_with(const st_run *r, const char *a, const char *b,
 /* The baseline file the fixture's host-only tests use under dir (the
  * CPU's, as --print-baseline-file names it with no GPU visible). */
 void st_host_baseline_file(const char *dir, char *path, size_t len);
+/* st_exec with build/libnocupti.so preloaded: CUPTI refuses to attach, as
+ * when a profiler holds it. */
+void st_exec_without_cupti(st_run *r, const char *args);
 /* Checks that test name's outcome is word and, unless want is NULL, that
  * its result line contains want. */
 void st_expect(const st_run *r, const char *name, const char *word, const char *want);

@@ -25,6 +25,16 @@ static void fresh(void)
   perf__order_free(&o);
 }
 
+/* A fresh model with the declared stream s (the anchor) and another, t;
+ * both non-blocking. */
+static void declared_and_other(int *s, int *t)
+{
+  fresh();
+  *s = nonblocking(0xa);
+  *t = nonblocking(0xb);
+  perf__order_anchor(&o, *s);
+}
+
 static perf__order_verdict decide(perf_clock c, int declared)
 {
   perf__order_verdict v;
@@ -79,9 +89,8 @@ ST_TEST(order_work_on_the_declared_stream_is_timed_there)
 /* The second case: .stream = s1, the handle on s2. */
 ST_TEST(order_work_on_another_stream_is_refused_or_waited_for)
 {
-  fresh();
-  int s1 = nonblocking(0xa), s2 = nonblocking(0xb);
-  perf__order_anchor(&o, s1);
+  int s1, s2;
+  declared_and_other(&s1, &s2);
   perf__order_work(&o, s2, PERF__WORK_KERNEL, 11);
   perf__order_work(&o, s2, PERF__WORK_KERNEL, 12);
   perf__order_verdict v = decide(PERF_CLOCK_EVENTS, 1);
@@ -156,9 +165,8 @@ ST_TEST(order_contexts_and_per_thread_streams)
 /* cudaEventRecord + cudaStreamWaitEvent, the way to use a second stream. */
 ST_TEST(order_fork_and_join_through_events)
 {
-  fresh();
-  int s = nonblocking(0xa), t = nonblocking(0xb);
-  perf__order_anchor(&o, s);
+  int s, t;
+  declared_and_other(&s, &t);
   perf__order_record(&o, s, 0xe1);
   perf__order_wait(&o, t, 0xe1);
   perf__order_work(&o, t, PERF__WORK_KERNEL, 1);
@@ -170,9 +178,7 @@ ST_TEST(order_fork_and_join_through_events)
   ST_EQ(decide(PERF_CLOCK_DEVICE, 1).route, PERF__ROUTE_STREAM);
   ST_EQ(decide(PERF_CLOCK_WALL, 1).route, PERF__ROUTE_STREAM);
   /* joined only: the end is covered, the start is not */
-  fresh();
-  s = nonblocking(0xa), t = nonblocking(0xb);
-  perf__order_anchor(&o, s);
+  declared_and_other(&s, &t);
   perf__order_work(&o, t, PERF__WORK_KERNEL, 5);
   perf__order_record(&o, t, 0xe2);
   perf__order_wait(&o, s, 0xe2);
@@ -189,9 +195,7 @@ ST_TEST(order_fork_and_join_through_events)
   ST_EQ(v.missed, 1);
   ST_EQ(v.site, 6);
   /* waiting for an event never recorded in the pass orders nothing */
-  fresh();
-  s = nonblocking(0xa), t = nonblocking(0xb);
-  perf__order_anchor(&o, s);
+  declared_and_other(&s, &t);
   perf__order_work(&o, t, PERF__WORK_KERNEL, 1);
   perf__order_wait(&o, s, 0xdead);
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_REFUSE);
@@ -201,9 +205,8 @@ ST_TEST(order_fork_and_join_through_events)
  * cannot hold work behind a blocking kernel. */
 ST_TEST(order_host_waits)
 {
-  fresh();
-  int s = nonblocking(0xa), t = nonblocking(0xb);
-  perf__order_anchor(&o, s);
+  int s, t;
+  declared_and_other(&s, &t);
   perf__order_work(&o, t, PERF__WORK_COPY, 1);
   perf__order_host_stream(&o, t);
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_STREAM);
@@ -214,9 +217,7 @@ ST_TEST(order_host_waits)
   perf__order_host_device(&o, 0); /* cudaDeviceSynchronize on device 0 */
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_STREAM);
   /* waiting for an event covers what was ordered before its record */
-  fresh();
-  s = nonblocking(0xa), t = nonblocking(0xb);
-  perf__order_anchor(&o, s);
+  declared_and_other(&s, &t);
   perf__order_work(&o, t, PERF__WORK_KERNEL, 1);
   perf__order_record(&o, t, 0xe1);
   perf__order_work(&o, t, PERF__WORK_KERNEL, 2);
