@@ -9,7 +9,7 @@
 enum { MAX_DEPTH = 16 };
 
 static CUpti_SubscriberHandle sub;
-static perf__cuptisub_fn *handler;
+static perf__cuptisub_fn *_Atomic handler; /* read by every CUDA thread */
 static atomic_int gen; /* attach count: a thread's stack from an earlier
                           attachment is stale (those calls never exit) */
 
@@ -45,7 +45,7 @@ static void CUPTIAPI dispatch(void *user, CUpti_CallbackDomain dom,
                               CUpti_CallbackId id, const void *data)
 {
   const CUpti_CallbackData *cd = data;
-  perf__cuptisub_fn *fn = handler;
+  perf__cuptisub_fn *fn = atomic_load(&handler);
   (void)user;
   if (tl.quiet || !fn) return;
   int runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -60,14 +60,14 @@ const char *perf__cuptisub_runtime_call(CUpti_CallbackId *cbid)
 {
   if (tl.gen != atomic_load(&gen) || tl.depth == 0) return NULL;
   int top = (tl.depth < MAX_DEPTH ? tl.depth : MAX_DEPTH) - 1;
-  *cbid = tl.id[top];
+  if (cbid) *cbid = tl.id[top];
   return tl.name[top];
 }
 
 /* See cuptisub.h. */
 int perf__cuptisub_attach(perf__cuptisub_fn *fn, char *why, size_t len)
 {
-  if (handler) {
+  if (atomic_load(&handler)) {
     snprintf(why, len, "CUPTI is already attached by another pass");
     return PERF__EIO;
   }
@@ -75,7 +75,7 @@ int perf__cuptisub_attach(perf__cuptisub_fn *fn, char *why, size_t len)
   atomic_fetch_add(&gen, 1);
   CUptiResult r = cuptiSubscribe(&sub, dispatch, NULL);
   if (r == CUPTI_SUCCESS) {
-    handler = fn;
+    atomic_store(&handler, fn);
     what = "cuptiEnableDomain";
     r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
     if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
@@ -91,17 +91,18 @@ int perf__cuptisub_attach(perf__cuptisub_fn *fn, char *why, size_t len)
   return PERF__EIO;
 }
 
-/* See cuptisub.h. */
+/* See cuptisub.h. Their results are not checked: a failed unsubscribe or
+ * finalize leaves nothing to undo here, and the next attach reports what
+ * CUPTI then says. */
 void perf__cuptisub_detach(void)
 {
-  if (!handler) return;
-  handler = NULL;
+  if (!atomic_exchange(&handler, NULL)) return;
   cuptiUnsubscribe(sub);
   cuptiFinalize();
 }
 
 /* Never fails. */
-int perf__cuptisub_attached(void) { return handler != NULL; }
+int perf__cuptisub_attached(void) { return atomic_load(&handler) != NULL; }
 
 /* Never fails. */
 void perf__cuptisub_quiet_begin(void) { tl.quiet++; }

@@ -28,7 +28,8 @@ int perf__cuptisub_attached(void);
 
 /* Inside a handler: the innermost runtime call in progress on this thread
  * (the one a driver call is part of), its name, and its callback id in
- * *cbid; NULL when the driver was called directly. Never fails. */
+ * *cbid (unless cbid is NULL); NULL when the driver was called directly.
+ * Never fails. */
 const char *perf__cuptisub_runtime_call(CUpti_CallbackId *cbid);
 
 /* Brackets the framework's own driver calls made inside a handler; they

@@ -105,39 +105,66 @@ static cudaError_t event_floor(perf__floor *f)
   return cudaSuccess;
 }
 
-/* Never fails; see gpu.h. */
-int perf__gpu_in_use(void)
+/* The driver calls the worker makes without initialising CUDA, resolved
+ * from libcuda only once something else loaded it. Never fails: NULL
+ * until then; members may be NULL (a symbol missing). */
+static const struct cu_calls {
+  CUresult (*current)(CUcontext *);
+  CUresult (*count)(int *);
+  CUresult (*device)(CUdevice *, int);
+  CUresult (*state)(CUdevice, unsigned *, int *);
+} *driver(void)
 {
-  static struct {
-    int tried;
-    CUresult (*current)(CUcontext *);
-    CUresult (*count)(int *);
-    CUresult (*device)(CUdevice *, int);
-    CUresult (*state)(CUdevice, unsigned *, int *);
-  } cu;
-  if (!cu.tried) {
+  static struct cu_calls cu;
+  static int loaded;
+  if (!loaded) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) return 0; /* nothing loaded the driver: no context can exist */
-    cu.tried = 1;
+    if (!lib) return NULL; /* nothing loaded the driver: no context can exist */
+    loaded = 1;
     *(void **)&cu.current = dlsym(lib, "cuCtxGetCurrent");
     *(void **)&cu.count = dlsym(lib, "cuDeviceGetCount");
     *(void **)&cu.device = dlsym(lib, "cuDeviceGet");
     *(void **)&cu.state = dlsym(lib, "cuDevicePrimaryCtxGetState");
   }
-  if (!cu.current || !cu.count || !cu.device || !cu.state) return 1;
+  return &cu;
+}
+
+/* Device i's primary context is active. Never fails (0 when unknown). */
+static int active(const struct cu_calls *cu, int i)
+{
+  CUdevice d;
+  unsigned flags = 0;
+  int on = 0;
+  return cu->device(&d, i) == CUDA_SUCCESS && cu->state(d, &flags, &on) == CUDA_SUCCESS &&
+         on;
+}
+
+/* Never fails; see gpu.h. */
+int perf__gpu_in_use(void)
+{
+  const struct cu_calls *cu = driver();
+  if (!cu) return 0;
+  if (!cu->current || !cu->count || !cu->device || !cu->state) return 1;
   CUcontext ctx = NULL;
-  if (cu.current(&ctx) == CUDA_SUCCESS && ctx) return 1;
+  if (cu->current(&ctx) == CUDA_SUCCESS && ctx) return 1;
   int n = 0;
-  if (cu.count(&n) != CUDA_SUCCESS) return 0; /* not initialised */
-  for (int i = 0; i < n; i++) {
-    CUdevice d;
-    unsigned flags = 0;
-    int active = 0;
-    if (cu.device(&d, i) == CUDA_SUCCESS && cu.state(d, &flags, &active) == CUDA_SUCCESS &&
-        active)
-      return 1;
-  }
+  if (cu->count(&n) != CUDA_SUCCESS) return 0; /* not initialised */
+  for (int i = 0; i < n; i++)
+    if (active(cu, i)) return 1;
   return 0;
+}
+
+/* The devices whose primary context is active, into devs[cap]; the count
+ * (0 when the driver cannot say: then only the current device is known). */
+static int active_devices(int *devs, int cap)
+{
+  const struct cu_calls *cu = driver();
+  int n = 0, k = 0;
+  if (!cu || !cu->count || !cu->device || !cu->state || cu->count(&n) != CUDA_SUCCESS)
+    return 0;
+  for (int i = 0; i < n && k < cap; i++)
+    if (active(cu, i)) devs[k++] = i;
+  return k;
 }
 
 /* Probes device 0 (leaving the current device as the test set it). */
@@ -154,7 +181,7 @@ static void probe(perf__gpu_info *g)
   if (!e) e = cudaGetDeviceProperties(&p, 0), api = "cudaGetDeviceProperties";
   if (!e) snprintf(g->name, sizeof g->name, "%s", p.name);
   if (!e) e = event_floor(&g->events), api = "event timer floor";
-  if (prev > 0) cudaSetDevice(prev);
+  if (prev > 0 && !e) e = cudaSetDevice(prev), api = "cudaSetDevice (back to the test's device)";
   if (e) {
     g->err = perf__gpu_explain(e, api, g->reason, sizeof g->reason);
     g->count = 0;
@@ -222,7 +249,11 @@ int perf__gpu_settle(char *why, size_t len)
 /* See gpu.h. */
 int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len)
 {
-  int cur = -1;
+  int all[64], cur = -1;
+  if (n < 0) {
+    n = active_devices(all, 64);
+    devs = all;
+  }
   cudaError_t e = cudaSuccess;
   const char *api = "cudaDeviceSynchronize";
   if (n > 1 || (n == 1 && (cudaGetDevice(&cur) != cudaSuccess || devs[0] != cur))) {

@@ -32,9 +32,10 @@ const perf__gpu_info *perf__gpu(void);
  * Never fails. */
 int perf__gpu_in_use(void);
 
-/* Waits for all work on each of devs[0..n) (n == 0: the current device),
- * leaving the current device as it was, and takes the last error. Returns
- * 0, or the error code from perf__gpu_explain with a description in why. */
+/* Waits for all work on each of devs[0..n) (n == 0: the current device;
+ * n < 0: every device with an active context), leaving the current device
+ * as it was, and takes the last error. Returns 0, or the error code from
+ * perf__gpu_explain with a description in why. */
 int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len);
 
 /* When this worker has a CUDA context: synchronises the device and takes

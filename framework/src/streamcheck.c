@@ -15,9 +15,7 @@
 #include "cuptisub.h"
 #include "gpu.h"
 #include "hostmem.h"
-#include "status.h"
 #include "syncclass.h"
-#include "test.h"
 
 /* ---- which driver calls queue work, record or wait ----------------------
  * Every runtime call that touches a stream ends in one of these driver
@@ -78,6 +76,7 @@ static const op ops[] = {
     WS2(cuMemcpy3DPeerAsync, COPY, hStream),
     WS2(cuMemcpyBatchAsync, COPY, hStream),
     WS2(cuMemcpyBatchAsync_v2, COPY, hStream),
+    WS2(cuMemcpy3DBatchAsync, COPY, hStream),
     WS2(cuMemcpy3DBatchAsync_v2, COPY, hStream),
     WS2(cuMemsetD8Async, MEMSET, hStream),
     WS2(cuMemsetD16Async, MEMSET, hStream),
@@ -128,6 +127,24 @@ static const op ops[] = {
     {CB(cuCtxSynchronize_v2), OP_HOST_CTX, PERF__WORK_OTHER, DEFAULT_STREAM, NO_EVENT, 0},
 };
 
+/* Stream-ordered calls that queue no GPU work (memory from a pool). */
+static const char *const no_work[] = {"cuMemAllocAsync", "cuMemFreeAsync",
+                                      "cuMemAllocFromPoolAsync", "cuStreamAttachMemAsync"};
+
+/* 1 for a driver call the table does not list that may queue work: one
+ * named ...Async or cuLaunch... (external semaphores, batched decompression,
+ * multi-device launches): the model cannot place it. */
+static int unfollowed(const char *name)
+{
+  if (!name || (!strstr(name, "Async") && strncmp(name, "cuLaunch", 8))) return 0;
+  for (size_t i = 0; i < sizeof no_work / sizeof no_work[0]; i++) {
+    size_t n = strlen(no_work[i]);
+    if (!strncmp(name, no_work[i], n) && (!name[n] || !strcmp(name + n, "_ptsz")))
+      return 0;
+  }
+  return 1;
+}
+
 /* Never fails; NULL for a call that neither queues, records nor waits. */
 static const op *op_lookup(CUpti_CallbackId id)
 {
@@ -136,7 +153,12 @@ static const op *op_lookup(CUpti_CallbackId id)
   return NULL;
 }
 
-/* ---- the pass ----------------------------------------------------------- */
+/* ---- the pass -----------------------------------------------------------
+ * The handler runs on whichever thread makes a CUDA call. It asks the
+ * driver what it needs (stream flags and context) before taking pass.mu,
+ * then, holding it, checks that the pass still watches and feeds the model.
+ * The pass stops watching and takes pass.mu once before it reads the model,
+ * so no call is fed after that. */
 
 enum { MAX_SITES = 256 };
 
@@ -147,15 +169,14 @@ typedef CUresult (*ctx_current_fn)(CUcontext *);
 static struct {
   pthread_mutex_t mu;
   atomic_int watching;  /* the workload is running: its calls are fed */
-  int open;             /* a pass is in progress */
+  int open;             /* a pass holds CUPTI or the model's memory */
   perf__order o;
   struct {
     perf__site site;
     const char *api;    /* the runtime call (or driver call) that queued it */
   } sites[MAX_SITES];
   int nsites;
-  CUcontext last_ctx;   /* device_of's one-entry cache */
-  int last_dev;
+  const char *unfollowed; /* the first call the model could not place */
   stream_flags_fn flags;
   stream_ctx_fn stream_ctx;
   ctx_current_fn current;
@@ -181,39 +202,50 @@ static void resolve(void)
 #undef ENTRY
 }
 
-/* The device a context belongs to; -1 unknown. */
+/* The device a context belongs to; -1 when CUPTI cannot say. */
 static int device_of(CUcontext ctx)
 {
+  static _Thread_local CUcontext last;
+  static _Thread_local int last_dev;
   uint32_t dev = 0;
-  if (ctx && ctx == pass.last_ctx) return pass.last_dev;
+  if (ctx && ctx == last) return last_dev;
   if (!ctx || cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) return -1;
-  pass.last_ctx = ctx;
-  pass.last_dev = (int)dev;
+  last = ctx;
+  last_dev = (int)dev;
   return (int)dev;
 }
 
-/* The model's index for stream h as a call in context ctx named it. Its
- * flags and context are asked of the driver, quietly. */
-static int stream_index(CUstream h, int per_thread, CUcontext ctx)
+/* A stream as the model knows it. */
+typedef struct stream_id {
+  perf__stream_key key;
+  perf__stream_kind kind;
+  int device;
+} stream_id;
+
+/* Who stream h is, as a call in context ctx named it (NULL: the default
+ * stream, per-thread when per_thread). A real stream's flags and context
+ * are asked of the driver, quietly; unknown flags read as non-blocking (no
+ * implicit order), an unknown context as the caller's. */
+static stream_id identify(CUstream h, int per_thread, CUcontext ctx)
 {
-  perf__stream_key k = {.ctx = (uintptr_t)ctx};
-  perf__stream_kind kind = PERF__STREAM_LEGACY;
+  stream_id id = {.key = {.ctx = (uintptr_t)ctx}, .kind = PERF__STREAM_LEGACY};
   if (!h) h = per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
   if (h == CU_STREAM_PER_THREAD) {
-    k.handle = (uintptr_t)CU_STREAM_PER_THREAD;
-    k.thread = (uintptr_t)pthread_self();
-    kind = PERF__STREAM_PER_THREAD;
+    id.key.handle = (uintptr_t)CU_STREAM_PER_THREAD;
+    id.key.thread = (uintptr_t)pthread_self();
+    id.kind = PERF__STREAM_PER_THREAD;
   } else if (h != CU_STREAM_LEGACY) {
-    unsigned flags = CU_STREAM_NON_BLOCKING; /* unknown: no implicit order */
+    unsigned flags = 0;
     CUcontext own = NULL;
     perf__cuptisub_quiet_begin();
-    if (pass.flags) pass.flags(h, &flags);
+    if (!pass.flags || pass.flags(h, &flags) != CUDA_SUCCESS) flags = CU_STREAM_NON_BLOCKING;
     if (pass.stream_ctx && pass.stream_ctx(h, &own) == CUDA_SUCCESS && own) ctx = own;
     perf__cuptisub_quiet_end();
-    k = (perf__stream_key){.ctx = (uintptr_t)ctx, .handle = (uintptr_t)h};
-    kind = flags & CU_STREAM_NON_BLOCKING ? PERF__STREAM_NONBLOCKING : PERF__STREAM_BLOCKING;
+    id.key = (perf__stream_key){.ctx = (uintptr_t)ctx, .handle = (uintptr_t)h};
+    id.kind = flags & CU_STREAM_NON_BLOCKING ? PERF__STREAM_NONBLOCKING : PERF__STREAM_BLOCKING;
   }
-  return perf__order_find_stream(&pass.o, k, kind, device_of(ctx));
+  id.device = device_of(ctx);
+  return id;
 }
 
 _Static_assert(offsetof(cuLaunchKernelEx_params, config) == 0 &&
@@ -231,19 +263,30 @@ static CUstream stream_param(const op *r, const void *params)
   return *(const CUstream *)((const char *)params + r->stream);
 }
 
-/* A site for the next work item on s, when the model keeps one. */
+/* The context a host-side context sync waits for: its parameter
+ * (cuCtxSynchronize_v2), else the caller's. */
+static uintptr_t synced_context(CUpti_CallbackId id, const CUpti_CallbackData *cd)
+{
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2) {
+    CUcontext c = ((const cuCtxSynchronize_v2_params *)cd->functionParams)->ctx;
+    if (c) return (uintptr_t)c;
+  }
+  return (uintptr_t)cd->context;
+}
+
+/* A site for the next work item on s, when the model keeps one (under
+ * pass.mu). Never fails: -1 when none is kept. */
 static int take_site(int s, const char *driver_name)
 {
   if (!perf__order_wants_site(&pass.o, s) || pass.nsites == MAX_SITES) return -1;
   int k = pass.nsites++;
-  CUpti_CallbackId rt;
-  const char *outer = perf__cuptisub_runtime_call(&rt);
+  const char *outer = perf__cuptisub_runtime_call(NULL);
   perf__site_capture(&pass.sites[k].site);
   pass.sites[k].api = outer ? outer : driver_name;
   return k;
 }
 
-/* How a listed copy, memset or free makes the host wait (syncclass.h). */
+/* How a listed copy or memset makes the host wait (syncclass.h). */
 static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
 {
   const perf__sync_entry *e = perf__sync_lookup(PERF__DOMAIN_DRIVER, id);
@@ -253,13 +296,11 @@ static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
   return perf__sync_host_wait(e->rule, dst, src);
 }
 
-/* Feeds one call to the model (under pass.mu). */
-static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd)
+/* Feeds one listed call to the model (under pass.mu); sid is its stream. */
+static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd,
+                 const stream_id *sid, uintptr_t ctx_synced)
 {
   perf__order *o = &pass.o;
-  int dev = device_of(cd->context);
-  if (hw == PERF__WAIT_DEVICE) perf__order_host_device(o, dev);
-  if (!r) return;
   const void *p = cd->functionParams;
   uintptr_t ev = r->event == NO_EVENT ? 0 : *(const uintptr_t *)((const char *)p + r->event);
   if (r->kind == OP_HOST_EVENT) {
@@ -267,10 +308,10 @@ static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd)
     return;
   }
   if (r->kind == OP_HOST_CTX) {
-    perf__order_host_device(o, dev);
+    perf__order_host_context(o, ctx_synced);
     return;
   }
-  int s = stream_index(stream_param(r, p), r->per_thread, cd->context);
+  int s = perf__order_find_stream(o, sid->key, sid->kind, sid->device);
   switch (r->kind) {
   case OP_WORK:
     if (hw == PERF__WAIT_BEFORE) perf__order_host_stream(o, s);
@@ -296,10 +337,18 @@ static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
       !atomic_load(&pass.watching))
     return;
   const op *r = op_lookup(id);
-  perf__host_wait hw = implicit_wait(id, cd->functionParams);
-  if (!r && hw == PERF__WAIT_NONE) return;
+  int lost = !r && unfollowed(cd->functionName);
+  if (!r && !lost) return;
+  perf__host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;
+  stream_id sid = {0};
+  if (r && r->kind != OP_HOST_EVENT && r->kind != OP_HOST_CTX)
+    sid = identify(stream_param(r, cd->functionParams), r->per_thread, cd->context);
   pthread_mutex_lock(&pass.mu);
-  feed(r, hw, cd);
+  if (atomic_load(&pass.watching)) {
+    if (lost && !pass.o.unfollowed) pass.unfollowed = cd->functionName;
+    pass.o.unfollowed |= lost;
+    if (r) feed(r, hw, cd, &sid, synced_context(id, cd));
+  }
   pthread_mutex_unlock(&pass.mu);
 }
 
@@ -315,17 +364,20 @@ void perf__streamcheck_release(void)
 
 /* The anchor: the stream the clock records on or waits for; the legacy
  * stream for a GPU clock with no .stream; none for wall and submit without
- * one. */
+ * one. Never fails (an unknown current context leaves the legacy anchor in
+ * no context: nothing is then implicitly ordered with it). */
 static void set_anchor(const perf_workload *w, perf_clock clock)
 {
   CUcontext cur = NULL;
   if (!w->stream && (clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT)) return;
-  if (pass.current) pass.current(&cur);
-  perf__order_anchor(&pass.o, stream_index(w->stream, 0, cur));
+  if (!pass.current || pass.current(&cur) != CUDA_SUCCESS) cur = NULL;
+  stream_id a = identify(w->stream, 0, cur);
+  perf__order_anchor(&pass.o, perf__order_find_stream(&pass.o, a.key, a.kind, a.device));
 }
 
-/* Runs the workload's calls with the handler feeding the model. Never
- * inlined: a call site that lands here was lost to a tail call. */
+/* Runs the workload's calls with the handler feeding the model, then stops
+ * feeding it (no handler is inside it after this returns). Never inlined:
+ * a call site that lands here was lost to a tail call. */
 __attribute__((noinline)) static void watch_calls(perf_workload *w)
 {
   for (int i = 0; i < PERF__ROUTE_CALLS; i++) {
@@ -333,24 +385,31 @@ __attribute__((noinline)) static void watch_calls(perf_workload *w)
     w->fn(w->arg);
     atomic_store(&pass.watching, 0);
   }
+  pthread_mutex_lock(&pass.mu);
+  pthread_mutex_unlock(&pass.mu);
 }
 
-/* The devices the work went to, each once. */
+/* The devices the work went to, each once; all devices (-1) when one is
+ * unknown, there are more than the list holds, or some work could not be
+ * placed. */
 static void devices_used(perf__routing *out)
 {
   const perf__order *o = &pass.o;
-  out->ndevices = 0;
-  for (int i = 0; i < o->n; i++) {
+  out->ndevices = o->overflow || o->unfollowed ? -1 : 0;
+  for (int i = 0; i < o->n && out->ndevices >= 0; i++) {
     int d = o->s[i].device, seen = 0;
-    if (!o->s[i].work || d < 0) continue;
+    if (!o->s[i].work) continue;
     for (int k = 0; k < out->ndevices; k++) seen |= out->devices[k] == d;
-    if (!seen && out->ndevices < PERF__ROUTE_DEVICES) out->devices[out->ndevices++] = d;
+    if (d < 0 || (!seen && out->ndevices == PERF__ROUTE_DEVICES))
+      out->ndevices = -1;
+    else if (!seen)
+      out->devices[out->ndevices++] = d;
   }
 }
 
 /* "kernels on stream 0x.. (non-blocking) from cublasSgemm_v2
  * (cudaLaunchKernelExC) at t.c:41 (sgemm)": stream st and the call that
- * queued its item at site (-1: none kept). */
+ * queued its item at site (-1: none kept). Never fails. */
 static void describe(const perf_workload *w, const perf__order_stream *st, int site,
                      char *buf, size_t len)
 {
@@ -370,8 +429,8 @@ static void describe(const perf_workload *w, const perf__order_stream *st, int s
     snprintf(buf + used, len - used, " from %s at %s", pass.sites[site].api, where);
 }
 
-/* "kernels on stream 0x.. (declared), copies on the legacy default stream":
- * every stream that got work, without call sites. */
+/* "kernels on stream 0x.. (the clock's), copies on the legacy default
+ * stream": every stream that got work, without call sites. Never fails. */
 static void list_streams(char *buf, size_t len)
 {
   const perf__order *o = &pass.o;
@@ -385,10 +444,14 @@ static void list_streams(char *buf, size_t len)
                              perf__order_stream_name(&o->s[i], name, sizeof name),
                              i == o->anchor ? " (the clock's)" : "");
   }
+  if (pass.unfollowed && used < len)
+    used += (size_t)snprintf(buf + used, len - used, "%swork through %s, which perfgate "
+                             "cannot place on a stream", used ? ", " : "", pass.unfollowed);
   if (!used) snprintf(buf, len, "none");
 }
 
-/* ".stream = 0x55.. (non-blocking)", or what a clock without one uses. */
+/* ".stream = stream 0x55.. (non-blocking)", or what a clock without one
+ * uses. Never fails. */
 static void declared_as(const perf_workload *w, char *buf, size_t len)
 {
   const perf__order *o = &pass.o;
@@ -402,17 +465,23 @@ static void declared_as(const perf_workload *w, char *buf, size_t len)
                           : "?");
 }
 
-/* Why the clock cannot time this workload, and the fix, into msg. */
+/* Why the clock cannot time this workload, and the fix, into msg. Never
+ * fails. */
 static void refusal(const perf_workload *w, perf_clock clock, const perf__order_verdict *v,
                     char *msg, size_t len)
 {
   const char *c = perf__clock_name(clock), *n = w->name ? w->name : "?";
   char what[600], decl[160];
-  if (v->blame < 0 && pass.o.overflow) {
-    snprintf(msg, len, "workload '%s' uses more streams or events than perfgate can "
-             "follow (%d streams): where its GPU work goes cannot be checked, so the %s "
-             "clock cannot time it. Fix: use .clock = PERF_CLOCK_WALL, which waits for "
-             "the device", n, PERF__ORDER_STREAMS, c);
+  if (v->blame < 0 && (pass.o.overflow || pass.o.unfollowed)) {
+    if (pass.o.unfollowed)
+      snprintf(what, sizeof what, "queues work through %s, which perfgate cannot place "
+               "on a stream", pass.unfollowed);
+    else
+      snprintf(what, sizeof what, "uses more streams or events than perfgate can follow "
+               "(%d streams)", PERF__ORDER_STREAMS);
+    snprintf(msg, len, "workload '%s' %s: where its GPU work goes cannot be checked, so "
+             "the %s clock cannot time it. Fix: use .clock = PERF_CLOCK_WALL, which then "
+             "waits for every device", n, what, c);
     return;
   }
   if (v->blame < 0) {
@@ -441,16 +510,6 @@ static void refusal(const perf_workload *w, perf_clock clock, const perf__order_
              n, what, decl, c, v->missed, PERF__ROUTE_CALLS);
 }
 
-/* Ends the test as ERROR before any sample, saying why. */
-__attribute__((noreturn)) static void refuse(const perf_workload *w, perf_clock clock,
-                                             const perf__order_verdict *v)
-{
-  static char msg[1400];
-  refusal(w, clock, v, msg, sizeof msg);
-  perf__order_free(&pass.o);
-  perf__test_end(PERF__ERROR, 0, "%s", msg);
-}
-
 /* The first stream with work the clock's stream does not cover. */
 static int first_foreign(const perf__order_verdict *v)
 {
@@ -460,13 +519,19 @@ static int first_foreign(const perf__order_verdict *v)
   return -1;
 }
 
-/* DEVICE: what made the wall clock wait for the device, for a detail line. */
+/* DEVICE: what made the wall clock wait for the device, for a detail line.
+ * Never fails. */
 static void explain_device(const perf_workload *w, const perf__order_verdict *v,
                            perf__routing *out)
 {
   int b = first_foreign(v), more = 0;
   char what[600];
-  if (b < 0) return;
+  if (b < 0) {
+    if (pass.unfollowed)
+      snprintf(out->found, sizeof out->found, "work through %s, which perfgate cannot "
+               "place on a stream", pass.unfollowed);
+    return;
+  }
   for (int i = 0; i < pass.o.n; i++)
     more += i != b && i != pass.o.anchor && pass.o.s[i].work > 0;
   describe(w, &pass.o.s[b], v->site >= 0 ? v->site : pass.o.s[b].site[0], what,
@@ -477,61 +542,56 @@ static void explain_device(const perf_workload *w, const perf__order_verdict *v,
                      : ", a stream it did not declare");
 }
 
-/* Waits for what the watched calls queued; a CUDA error they caused ends
- * the test. */
-static void drain(const perf__routing *out)
+/* CUPTI could not look: a declared stream is trusted by the GPU clocks;
+ * the wall and submit clocks wait for every device. */
+static void unchecked(const perf_workload *w, perf_clock clock, const char *why,
+                      perf__routing *out)
 {
-  char why[400];
-  int err = perf__gpu_wait_devices(out->devices, out->ndevices, why, sizeof why);
-  if (err) perf__gpu_end(err, why);
-}
-
-/* CUPTI could not look: trust a declared stream, wait for the device
- * otherwise. */
-static void unchecked(const perf_workload *w, const char *why, perf__routing *out)
-{
-  static int told;
+  int host = clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT;
+  (void)w;
   out->checked = 0;
-  out->route = w->stream ? PERF__ROUTE_STREAM : PERF__ROUTE_DEVICE;
+  out->route = host ? PERF__ROUTE_DEVICE : PERF__ROUTE_STREAM;
+  out->ndevices = -1;
   snprintf(out->why_not, sizeof out->why_not, "%s", why);
-  if (!told++)
-    perf__line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
-               "declared streams are trusted, and the wall clock waits for the device",
-               why);
 }
 
-/* See streamcheck.h. */
-void perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out)
+/* Reads the model after the watched calls: the route and what to say. */
+static void conclude(const perf_workload *w, perf_clock clock, perf__routing *out)
 {
-  char why[300];
-  double t0 = perf__now();
-  *out = (perf__routing){.route = PERF__ROUTE_NOTHING, .checked = 1};
-  if (!w->stream && !perf__gpu_in_use()) return; /* summary "": not looked */
-  resolve();
-  perf__hostmem_init();
-  perf__order_free(&pass.o);
-  pass.nsites = 0;
-  pass.last_ctx = NULL;
-  set_anchor(w, clock);
-  pass.open = 1;
-  if (perf__cuptisub_attach(on_call, why, sizeof why)) {
-    pass.open = 0;
-    perf__order_free(&pass.o);
-    unchecked(w, why, out);
-    return;
-  }
-  watch_calls(w);
-  perf__cuptisub_detach();
-  pass.open = 0;
   perf__order_verdict v;
   perf__order_decide(&pass.o, clock, w->stream != NULL, &v);
   devices_used(out);
-  drain(out);
-  if (v.route == PERF__ROUTE_REFUSE) refuse(w, clock, &v);
   out->route = v.route;
   out->undeclared = v.undeclared;
+  if (v.route == PERF__ROUTE_REFUSE) refusal(w, clock, &v, out->refusal, sizeof out->refusal);
   if (v.route == PERF__ROUTE_DEVICE) explain_device(w, &v, out);
   list_streams(out->summary, sizeof out->summary);
-  perf__order_free(&pass.o);
+}
+
+/* See streamcheck.h. */
+int perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out, char *why,
+                      size_t len)
+{
+  double t0 = perf__now();
+  *out = (perf__routing){.route = PERF__ROUTE_NOTHING, .checked = 1};
+  if (!w->stream && !perf__gpu_in_use()) return 0; /* summary "": not looked */
+  resolve();
+  perf__hostmem_init();
+  perf__streamcheck_release();
+  pass.open = 1;
+  pass.nsites = 0;
+  pass.unfollowed = NULL;
+  set_anchor(w, clock);
+  char no[300];
+  if (perf__cuptisub_attach(on_call, no, sizeof no)) {
+    perf__streamcheck_release();
+    unchecked(w, clock, no, out);
+    return perf__gpu_wait_devices(NULL, -1, why, len);
+  }
+  watch_calls(w);
+  perf__cuptisub_detach();
+  conclude(w, clock, out);
+  perf__streamcheck_release();
   out->pass_s = perf__now() - t0;
+  return perf__gpu_wait_devices(out->devices, out->ndevices, why, len);
 }

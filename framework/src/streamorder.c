@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Nothing here fails: the model lives in memory the caller owns, and the
+ * one allocation (an event's clock) reports running out as o->overflow. */
+
 /* Never fails. */
 void perf__order_init(perf__order *o)
 {
@@ -19,6 +22,7 @@ void perf__order_free(perf__order *o)
   perf__order_init(o);
 }
 
+/* 1 when a and b name the same stream. */
 static int same_key(perf__stream_key a, perf__stream_key b)
 {
   return a.ctx == b.ctx && a.handle == b.handle && a.thread == b.thread;
@@ -65,6 +69,7 @@ static void join(unsigned *dst, const unsigned *src)
     if (src[i] > dst[i]) dst[i] = src[i];
 }
 
+/* 1 for the kinds the legacy stream orders itself with. */
 static int blocking(perf__stream_kind k)
 {
   return k == PERF__STREAM_BLOCKING || k == PERF__STREAM_PER_THREAD;
@@ -72,7 +77,8 @@ static int blocking(perf__stream_kind k)
 
 /* The implicit synchronisation of an operation issued to s: on the legacy
  * stream it waits for the blocking streams of its context; on a blocking
- * stream, for the legacy stream. */
+ * stream, for the legacy stream. Takes their clocks into vc and, unless
+ * after is NULL, whether they follow the start into *after. */
 static void implicit(const perf__order *o, int s, unsigned *vc, int *after)
 {
   const perf__order_stream *st = &o->s[s];
@@ -83,7 +89,7 @@ static void implicit(const perf__order *o, int s, unsigned *vc, int *after)
                 : blocking(st->kind) && t->kind == PERF__STREAM_LEGACY;
     if (!pulls) continue;
     join(vc, t->vc);
-    *after |= t->after_start;
+    if (after) *after |= t->after_start;
   }
 }
 
@@ -106,6 +112,7 @@ void perf__order_work(perf__order *o, int s, perf__work_kind kind, int site)
   st->kinds |= 1u << kind;
 }
 
+/* The event with handle h, or NULL when it was never recorded here. */
 static perf__order_event *find_event(perf__order *o, uintptr_t h)
 {
   for (int i = 0; i < o->nev; i++)
@@ -164,10 +171,10 @@ void perf__order_host_event(perf__order *o, uintptr_t event)
 }
 
 /* Never fails. */
-void perf__order_host_device(perf__order *o, int device)
+void perf__order_host_context(perf__order *o, uintptr_t ctx)
 {
   for (int i = 0; i < o->n; i++)
-    if (device < 0 || o->s[i].device == device) join(o->host, o->s[i].vc);
+    if (ctx && o->s[i].key.ctx == ctx) join(o->host, o->s[i].vc);
 }
 
 /* What the clock's end covers: a host sync of the anchor (wall, submit) or
@@ -178,12 +185,12 @@ static void end_clock(const perf__order *o, int by_event, unsigned *end)
   memcpy(end, o->host, sizeof o->host);
   if (o->anchor < 0) return;
   unsigned vc[PERF__ORDER_STREAMS];
-  int after = 0;
   memcpy(vc, o->s[o->anchor].vc, sizeof vc);
-  if (by_event) implicit(o, o->anchor, vc, &after);
+  if (by_event) implicit(o, o->anchor, vc, NULL);
   join(end, vc);
 }
 
+/* 1 for the clocks that queue a batch behind their blocking kernel. */
 static int held(perf_clock c) { return c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD; }
 
 /* The first stream whose work the end misses (or, held, that starts before
@@ -220,7 +227,7 @@ void perf__order_decide(const perf__order *o, perf_clock clock, int declared,
     total += o->s[i].work;
     v->undeclared |= i != o->anchor && o->s[i].work > 0;
   }
-  if (o->overflow) {
+  if (o->overflow || o->unfollowed) {
     v->route = host_synced ? PERF__ROUTE_DEVICE : PERF__ROUTE_REFUSE;
     return;
   }

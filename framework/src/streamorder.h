@@ -74,6 +74,7 @@ typedef struct perf__order {
   int n;
   int anchor;      /* the clock's stream (-1: none) */
   int overflow;    /* a stream or event could not be followed */
+  int unfollowed;  /* a call may have queued work the model cannot place */
   unsigned host[PERF__ORDER_STREAMS]; /* items the host has waited for */
   perf__order_event *ev;
   int nev, cap;
@@ -104,8 +105,9 @@ void perf__order_record(perf__order *o, int s, uintptr_t event);
 void perf__order_wait(perf__order *o, int s, uintptr_t event);
 void perf__order_host_stream(perf__order *o, int s);
 void perf__order_host_event(perf__order *o, uintptr_t event);
-/* The host waits for every stream of a device (-1: of every device). */
-void perf__order_host_device(perf__order *o, int device);
+/* The host waits for every stream of a context (cuCtxSynchronize,
+ * cudaDeviceSynchronize); ctx 0 (unknown) waits for nothing. */
+void perf__order_host_context(perf__order *o, uintptr_t ctx);
 
 /* How a clock must wait for a workload's GPU work. */
 typedef enum perf__route {
@@ -137,7 +139,8 @@ typedef struct perf__order_verdict {
  *                       or the legacy stream) covers all work, else REFUSE;
  *   device, cold:       STREAM when all work is also ordered after the
  *                       blocking kernel on the anchor, else REFUSE;
- *   overflow:           DEVICE for wall and submit, REFUSE otherwise.
+ *   overflow, or a call the model cannot place (unfollowed):
+ *                       DEVICE for wall and submit, REFUSE otherwise.
  * Never fails. */
 void perf__order_decide(const perf__order *o, perf_clock clock, int declared,
                         perf__order_verdict *v);

@@ -176,32 +176,24 @@ int perf__sync_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
   }
 }
 
-/* Host memory as the driver reported it (not an unanswered query). */
-static int known_host(perf__mem m)
-{
-  return m == PERF__MEM_PAGEABLE || m == PERF__MEM_PINNED || m == PERF__MEM_MANAGED;
-}
-
-/* Never fails; see syncclass.h. Synchronous copies: to host memory, or
- * from pinned or managed memory, they return when done; from pageable
- * memory, after the stream's earlier work and the staging. Async copies
- * return early unless the destination is pageable host memory. Memsets
- * into pinned or managed memory are synchronous; frees wait for the device. */
+/* Never fails; see syncclass.h. From the runtime's "API synchronization
+ * behavior" page: a synchronous copy to host memory (pageable or pinned)
+ * returns when it has completed, one from pinned memory is synchronous,
+ * and one from pageable memory first syncs its stream and returns once the
+ * data is staged; a memset into pinned memory is synchronous. Async copies
+ * "might be" synchronous, frees "may" synchronise (a free of pool memory
+ * does not), and managed memory is no longer promised anything: no wait. */
 perf__host_wait perf__sync_host_wait(perf__sync_rule rule, perf__mem dst,
                                      perf__mem src)
 {
   switch (rule) {
   case PERF__RULE_COPY:
-    if (known_host(dst) || src == PERF__MEM_PINNED || src == PERF__MEM_MANAGED)
+    if (dst == PERF__MEM_PAGEABLE || dst == PERF__MEM_PINNED || src == PERF__MEM_PINNED)
       return PERF__WAIT_AFTER;
-    return src == PERF__MEM_PAGEABLE ? PERF__WAIT_BEFORE : PERF__WAIT_NONE;
-  case PERF__RULE_COPY_ASYNC:
-    return dst == PERF__MEM_PAGEABLE ? PERF__WAIT_AFTER : PERF__WAIT_NONE;
+    return src == PERF__MEM_PAGEABLE && dst == PERF__MEM_DEVICE ? PERF__WAIT_BEFORE
+                                                                : PERF__WAIT_NONE;
   case PERF__RULE_MEMSET:
-    return dst == PERF__MEM_PINNED || dst == PERF__MEM_MANAGED ? PERF__WAIT_AFTER
-                                                               : PERF__WAIT_NONE;
-  case PERF__RULE_FREE:
-    return dst == PERF__MEM_NONE ? PERF__WAIT_NONE : PERF__WAIT_DEVICE;
+    return dst == PERF__MEM_PINNED ? PERF__WAIT_AFTER : PERF__WAIT_NONE;
   default:
     return PERF__WAIT_NONE;
   }

@@ -61,19 +61,18 @@ int perf__sync_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
 /* When a work-queuing call that may block makes the host wait, for the
  * stream-order model (streamorder.h): */
 typedef enum perf__host_wait {
-  PERF__WAIT_NONE = 0, /* it returns without waiting for the GPU */
+  PERF__WAIT_NONE = 0, /* not promised to wait for the GPU */
   PERF__WAIT_BEFORE,   /* for its stream's earlier work, not for itself
                           (a synchronous copy from pageable memory: staged) */
-  PERF__WAIT_AFTER,    /* for its stream's work up to and including itself */
-  PERF__WAIT_DEVICE    /* for the whole device (releasing memory) */
+  PERF__WAIT_AFTER     /* for its stream's work up to and including itself */
 } perf__host_wait;
 
 /* The host wait of a call with rule and pointer kinds, from the CUDA
- * runtime's documented synchronisation behaviour; where that behaviour is
- * not certain it answers PERF__WAIT_NONE (the model then assumes no wait,
- * which can only make it wait for more). Explicit synchronisation
- * (PERF__RULE_ALWAYS) names its stream or event and is not decided here:
- * PERF__WAIT_NONE. Never fails. */
+ * runtime's documented synchronisation behaviour; where the documentation
+ * promises no wait ("might", "may") it answers PERF__WAIT_NONE: the model
+ * then assumes none, which can only make a clock wait for more, never for
+ * less. Explicit synchronisation (PERF__RULE_ALWAYS) names its stream or
+ * event and is not decided here: PERF__WAIT_NONE. Never fails. */
 perf__host_wait perf__sync_host_wait(perf__sync_rule rule, perf__mem dst,
                                      perf__mem src);
 

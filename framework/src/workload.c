@@ -10,13 +10,13 @@
 
 #include "blocker.h"
 #include "clock.h"
+#include "cuptisub.h"
 #include "fmt.h"
 #include "gpu.h"
 #include "nvmldl.h"
 #include "stats.h"
 #include "status.h"
 #include "streamcheck.h"
-#include "syncdetect.h"
 #include "test.h"
 
 enum {
@@ -69,7 +69,7 @@ static int finish_gpu(perf_workload *w, char *why, size_t len)
 {
   const perf__wstate *st = w->perf__state;
   if (!st->routed)
-    return perf__gpu_in_use() ? perf__gpu_wait_devices(NULL, 0, why, len) : 0;
+    return perf__gpu_in_use() ? perf__gpu_wait_devices(NULL, -1, why, len) : 0;
   switch (st->route.route) {
   case PERF__ROUTE_NOTHING:
     return 0;
@@ -429,13 +429,23 @@ static void report(const perf_workload *w)
 }
 
 /* Finds where w's GPU work goes (after its first call, before any sample)
- * and how its clock must wait; ends the test when the clock cannot time
- * it. A workload found to use the GPU gets the GPU watch. */
+ * and how its clock must wait; ends the test as ERROR when the clock cannot
+ * time it (a CUDA error the workload caused ends it as FAIL). A workload
+ * found to use the GPU gets the GPU watch. */
 static void route(perf_workload *w)
 {
+  static int told; /* the worker says once that it cannot look */
   perf__wstate *st = w->perf__state;
-  perf__streamcheck(w, st->clock, &st->route);
+  char why[400];
+  int err = perf__streamcheck(w, st->clock, &st->route, why, sizeof why);
   st->routed = 1;
+  if (err) perf__gpu_end(err, why);
+  if (st->route.route == PERF__ROUTE_REFUSE)
+    perf__test_end(PERF__ERROR, 0, "%s", st->route.refusal);
+  if (!st->route.checked && !told++)
+    perf__line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
+               "the events, device and cold clocks trust the declared stream, and the "
+               "wall and submit clocks wait for every device", st->route.why_not);
   if (st->route.route != PERF__ROUTE_NOTHING && !st->uses_gpu) {
     st->uses_gpu = 1;
     watch_gpu(st);
@@ -448,7 +458,7 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s)
   if (!w->fn)
     perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
-  if (perf__sync_in_check())
+  if (perf__cuptisub_attached())
     perf__test_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
                    "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
                    w->name);

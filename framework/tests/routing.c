@@ -48,7 +48,7 @@ ST_TEST(routing_each_gpu_case_gets_a_right_verdict_or_an_error)
   st_run r;
   st_exec(&r, "", "--verbose --filter='route.*'");
   if (!st_have_gpu()) {
-    ST_CHECK(st_count(r.out, "skipped: no CUDA device (") == 13);
+    ST_CHECK(st_count(r.out, "skipped: no CUDA device (") == 16);
     ST_EQ(r.status, 0);
     st_run_free(&r);
     return;
@@ -84,6 +84,11 @@ ST_TEST(routing_each_gpu_case_gets_a_right_verdict_or_an_error)
   ST_CHECKF(strstr(b, "FASTER(one, four, 2)") && strstr(b, ": PASS: one"), "%s", b);
   const char *blocking[] = {"(events clock, medians)", NULL};
   passed(&r, "route.legacy_copy_declared_blocking_stream", blocking);
+  passed(&r, "route.sync_copy_to_host_waits_for_a_blocking_stream", blocking);
+  refused(&r, "route.pool_free_is_no_wait", "workload 'one' queues kernels on stream 0x");
+  const char *per_thread[] = {"kernels on the per-thread default stream",
+                              "(events clock, medians)", NULL};
+  passed(&r, "route.per_thread_stream_with_events_on_stream_0", per_thread);
   refused(&r, "route.legacy_copy_declared_nonblocking_stream",
           "copies on the legacy default stream (stream 0) from cudaMemcpyAsync at "
           "framework/tests/fixtures/route.c:");

@@ -214,7 +214,7 @@ ST_TEST(order_host_waits)
   ST_EQ(decide(PERF_CLOCK_DEVICE, 1).route, PERF__ROUTE_REFUSE);
   perf__order_work(&o, t, PERF__WORK_COPY, 2); /* after the wait */
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_REFUSE);
-  perf__order_host_device(&o, 0); /* cudaDeviceSynchronize on device 0 */
+  perf__order_host_context(&o, CTX); /* cudaDeviceSynchronize */
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_STREAM);
   /* waiting for an event covers what was ordered before its record */
   declared_and_other(&s, &t);
@@ -226,11 +226,64 @@ ST_TEST(order_host_waits)
   ST_EQ(v.route, PERF__ROUTE_REFUSE);
   ST_EQ(v.missed, 1);
   ST_EQ(v.site, 2);
-  /* a device sync of another device covers nothing here */
-  perf__order_host_device(&o, 1);
+  /* a sync of another context, or of an unknown one, covers nothing here */
+  perf__order_host_context(&o, OTHER_CTX);
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_REFUSE);
-  perf__order_host_device(&o, -1);
+  perf__order_host_context(&o, 0);
+  ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_REFUSE);
+  perf__order_host_context(&o, CTX);
   ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_STREAM);
+}
+
+/* Two blocking streams do not wait for each other (only for stream 0). */
+ST_TEST(order_two_blocking_streams_are_not_ordered)
+{
+  fresh();
+  int s = blocking(0xa), t = blocking(0xb);
+  perf__order_anchor(&o, s);
+  perf__order_work(&o, s, PERF__WORK_KERNEL, 1);
+  perf__order_work(&o, t, PERF__WORK_KERNEL, 2);
+  perf__order_work(&o, s, PERF__WORK_KERNEL, 3);
+  perf__order_verdict v = decide(PERF_CLOCK_EVENTS, 1);
+  ST_EQ(v.route, PERF__ROUTE_REFUSE);
+  ST_EQ(v.blame, t);
+  ST_EQ(decide(PERF_CLOCK_DEVICE, 1).early, 1);
+}
+
+/* An event recorded again stands for its last record: a wait for it orders
+ * what came before that record, and nothing after. */
+ST_TEST(order_a_rerecorded_event_is_its_last_record)
+{
+  int s, t;
+  declared_and_other(&s, &t);
+  perf__order_record(&o, t, 0xe1);             /* first record: nothing yet */
+  perf__order_work(&o, t, PERF__WORK_KERNEL, 1);
+  perf__order_record(&o, t, 0xe1);             /* last record: after the kernel */
+  perf__order_wait(&o, s, 0xe1);
+  ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_STREAM);
+  declared_and_other(&s, &t);
+  perf__order_work(&o, t, PERF__WORK_KERNEL, 1);
+  perf__order_record(&o, t, 0xe1);
+  perf__order_work(&o, t, PERF__WORK_KERNEL, 2);
+  perf__order_record(&o, s, 0xe1);             /* recorded again, on s */
+  perf__order_wait(&o, s, 0xe1);
+  perf__order_verdict v = decide(PERF_CLOCK_EVENTS, 1);
+  ST_EQ(v.route, PERF__ROUTE_REFUSE);
+  ST_EQ(v.missed, 2); /* the record on t no longer counts */
+}
+
+/* A call the model cannot place: never a guess either. */
+ST_TEST(order_an_unfollowed_call_is_never_a_guess)
+{
+  int s, t;
+  declared_and_other(&s, &t);
+  perf__order_work(&o, s, PERF__WORK_KERNEL, 1);
+  o.unfollowed = 1;
+  ST_EQ(decide(PERF_CLOCK_WALL, 1).route, PERF__ROUTE_DEVICE);
+  ST_EQ(decide(PERF_CLOCK_WALL, 0).route, PERF__ROUTE_DEVICE);
+  ST_EQ(decide(PERF_CLOCK_EVENTS, 1).route, PERF__ROUTE_REFUSE);
+  ST_EQ(decide(PERF_CLOCK_COLD, 1).route, PERF__ROUTE_REFUSE);
+  (void)t;
 }
 
 /* More streams than the model follows: never a guess. */
