@@ -578,6 +578,7 @@ int perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out, ch
   resolve();
   perf__hostmem_init();
   perf__streamcheck_release();
+  perf__order_init(&pass.o);
   pass.open = 1;
   pass.nsites = 0;
   pass.unfollowed = NULL;

@@ -367,16 +367,17 @@ const char *perf__wl_clock_text(const perf_workload *a, const perf_workload *b,
 }
 
 /* Where w's GPU work went and what its clock waits for: a detail line when
- * the wall clock waits for the device because of work it found, a verbose
- * line always. */
+ * the wall clock waits for the device because work escapes the declared
+ * stream (with no .stream that is the expected case: a verbose line), a
+ * verbose line always. */
 static void report_route(const perf_workload *w)
 {
   const perf__wstate *st = w->perf__state;
   const perf__routing *r = &st->route;
   const char *clock = perf__clock_name(st->clock);
   if (r->route == PERF__ROUTE_DEVICE && r->found[0])
-    perf__line(PERF__DETAIL, "%s: queues %s: the %s clock waits for the device",
-               w->name, r->found, clock);
+    perf__line(w->stream ? PERF__DETAIL : PERF__VERBOSE, "%s: queues %s: the %s clock "
+               "waits for the device", w->name, r->found, clock);
   if (!r->checked) {
     perf__line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
                "clock %s", w->name, r->why_not, clock,
