@@ -63,8 +63,8 @@ static const char *ctx_api(const char *call, const perf_workload *w)
 
 /* The GPU side of a host-clock batch's end: wait for the workload's GPU work
  * as its routing says (streamcheck.h), and collect any error its launches
- * left behind. Before the routing is known (the first call), wait for the
- * device when there is a CUDA context at all. */
+ * left behind. Before the routing is known (the first call), wait for
+ * every device with a context, if there is one at all. */
 static int finish_gpu(perf_workload *w, char *why, size_t len)
 {
   const perf__wstate *st = w->perf__state;
