@@ -131,16 +131,20 @@ void perf__register(perf__test *t);
  *   PERF_POW2(16, 4096)              every power of two in [16, 4096]
  * PERF_EXPECT_CROSSOVER(a, b, var, lo, hi), inside the body: a is slower
  * than b at small var and faster at large var, and the size where it turns
- * lies in [lo, hi] (lo < hi). At each point a and b are compared (ABBA rounds, as
- * FASTER) until the interval of b/a clears 1 on either side, each point at
- * level alpha / points. The claim is decided after its last point:
+ * lies in [lo, hi] (lo < hi). At each point a and b are compared (ABBA
+ * rounds, as FASTER, each point at level alpha / points) until the
+ * interval of b/a says one of: slower (below 1/(1+t)), tied (inside
+ * [1/(1+t), 1+t]), faster (above 1+t), with the tie margin t = 5 %
+ * (PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, t) sets it; 0: no ties);
+ * a point still straddling a margin when its budget ends is undecided.
+ * Tied and undecided points never decide anything. The claim is decided
+ * after its last point:
  *   FAIL          a is faster at a point at or below lo, or slower at a point
  *                 at or above hi, or faster at a point below one where it is
  *                 slower (it turns more than once);
  *   PASS          the last point where a is slower is >= lo and the first
  *                 where it is faster is <= hi (no contrary point);
- *   INCONCLUSIVE  otherwise (points whose interval straddles 1 leave the
- *                 turn undecided).
+ *   INCONCLUSIVE  otherwise.
  * The report gives the bracket and the estimated crossover (where the
  * medians' ratio crosses 1, interpolated in log-log between the two points
  * around it). Before its last point it returns 1. */
@@ -164,19 +168,23 @@ typedef struct perf__sweep {
        perf__sweep_step(&perf__sweep_);)                                      \
     for (long var = perf__sweep_.value, perf__point_once_ = ((void)var, 1); \
          perf__point_once_; perf__point_once_ = 0)
-#define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi)                              \
-  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi), #a, #b, \
-                  #var, PERF__HERE, 0)
-#define PERF_ASSERT_CROSSOVER(a, b, var, lo, hi)                              \
-  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi), #a, #b, \
-                  #var, PERF__HERE, 1)
+#define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi) \
+  PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
+#define PERF_ASSERT_CROSSOVER(a, b, var, lo, hi) \
+  PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
+#define PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                      \
+  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi),        \
+                  (double)(tie), #a, #b, #var, PERF__HERE, 0)
+#define PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                      \
+  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi),        \
+                  (double)(tie), #a, #b, #var, PERF__HERE, 1)
 
 perf__sweep perf__sweep_open(const char *var, perf_values values, const char *file,
                              int line);
 int perf__sweep_step(perf__sweep *s);
 int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo,
-                    double hi, const char *an, const char *bn, const char *var,
-                    const char *file, int line, int fatal);
+                    double hi, double tie, const char *an, const char *bn,
+                    const char *var, const char *file, int line, int fatal);
 
 /* ---- Host syncs ----------------------------------------------------------
  * Checked in a separate, untimed pass with CUPTI callbacks on the runtime

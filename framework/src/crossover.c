@@ -22,7 +22,7 @@ typedef struct site {
   int line;
   char head[300];
   char an[96], bn[96], var[64];
-  double lo, hi;
+  double lo, hi, tie;
   int fatal, decided;
   double seconds;
   char clock[16];
@@ -74,18 +74,18 @@ static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const
                     const char *var, perf__xdecision *d)
 {
   for (size_t i = 0; i < n; i++) {
-    if (p[i].side > 0 && p[i].x <= lo) {
+    if (p[i].side == PERF__SIDE_FASTER && p[i].x <= lo) {
       snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, so it turns below %.15g",
                an, var, p[i].x, lo);
       return 1;
     }
-    if (p[i].side < 0 && p[i].x >= hi) {
+    if (p[i].side == PERF__SIDE_SLOWER && p[i].x >= hi) {
       snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, so it turns above %.15g",
                an, var, p[i].x, hi);
       return 1;
     }
-    for (size_t j = i + 1; p[i].side > 0 && j < n; j++)
-      if (p[j].side < 0) {
+    for (size_t j = i + 1; p[i].side == PERF__SIDE_FASTER && j < n; j++)
+      if (p[j].side == PERF__SIDE_SLOWER) {
         snprintf(d->why, sizeof d->why,
                  "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an,
                  var, p[i].x, var, p[j].x);
@@ -107,8 +107,8 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
   d->slow_max = d->fast_min = NAN;
   size_t last_slow = 0;
   for (size_t i = 0; i < n; i++) {
-    if (p[i].side < 0) d->slow_max = p[i].x, last_slow = i;
-    if (p[i].side > 0 && isnan(d->fast_min)) d->fast_min = p[i].x;
+    if (p[i].side == PERF__SIDE_SLOWER) d->slow_max = p[i].x, last_slow = i;
+    if (p[i].side == PERF__SIDE_FASTER && isnan(d->fast_min)) d->fast_min = p[i].x;
   }
   d->estimate = estimate(p, n, last_slow);
   if (contrary(p, n, lo, hi, an, var, d)) {
@@ -136,8 +136,8 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
   else
     snprintf(where, sizeof where, "nowhere decided (no point shows it slower or faster)");
   snprintf(d->why, sizeof d->why,
-           "%s turns %s, which [%.15g, %.15g] does not contain with confidence (points whose "
-           "interval straddles 1 leave it open)", an, where, lo, hi);
+           "%s turns %s, which [%.15g, %.15g] does not contain with confidence (tied points, "
+           "and points whose interval straddles a margin, leave it open)", an, where, lo, hi);
 }
 
 /* The claim's record: its points with their measurements, the bracket and
@@ -151,6 +151,8 @@ static void record(const site *s, const perf__xdecision *d)
   perf__json_str(&j, s->an);
   perf__json_raw(&j, ", \"b_name\": ");
   perf__json_str(&j, s->bn);
+  perf__json_raw(&j, ", \"tie\": ");
+  perf__json_num(&j, s->tie);
   perf__json_raw(&j, ", \"range\": [");
   perf__json_num(&j, s->lo);
   perf__json_raw(&j, ", ");
@@ -165,7 +167,7 @@ static void record(const site *s, const perf__xdecision *d)
   perf__json_num(&j, s->seconds);
   perf__json_raw(&j, ", \"points\": [");
   for (size_t i = 0; i < s->n; i++) {
-    static const char *side[] = {"slower", "undecided", "faster"};
+    static const char *side[] = {"slower", "undecided", "faster", "tied"};
     perf__json_raw(&j, "%s{\"x\": %.17g, \"side\": \"%s\"%s}", i ? ", " : "", s->pt[i].x,
                    side[s->pt[i].side + 1], s->json[i] ? s->json[i] : "");
   }
@@ -185,8 +187,9 @@ static int decide(site *s)
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
-  perf__line(PERF__DETAIL, "%s: %s: %s; %s; %zu points, %s clock, %.2f s", s->head,
-             perf__outcome_word(d.verdict), d.why, est, s->n, s->clock, s->seconds);
+  perf__line(PERF__DETAIL, "%s: %s: %s; %s; %zu points (tied within %.3g%%), %s clock, "
+             "%.2f s", s->head, perf__outcome_word(d.verdict), d.why, est, s->n,
+             100 * s->tie, s->clock, s->seconds);
   record(s, &d);
   perf__test_claim(d.verdict, "%s: %s: %s", s->head, perf__outcome_word(d.verdict), d.why);
   if (d.verdict != PERF__PASS && s->fatal)
@@ -224,8 +227,11 @@ static site *site_of(const char *file, int line, const char *head)
 }
 
 /* Misuse ends the test as ERROR. */
-static void check_use(const char *head, long value, double lo, double hi, const char *var)
+static void check_use(const char *head, long value, double lo, double hi, double tie,
+                      const char *var)
 {
+  if (!(tie >= 0 && tie < 1))
+    perf__test_end(PERF__ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
   if (!perf__sweep_active())
     perf__test_end(PERF__ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
   if (value != perf__sweep_value())
@@ -238,28 +244,30 @@ static void check_use(const char *head, long value, double lo, double hi, const 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
  * the sweep's last point, then whether the claim held. */
 int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, double hi,
-                    const char *an, const char *bn, const char *var, const char *file,
-                    int line, int fatal)
+                    double tie, const char *an, const char *bn, const char *var,
+                    const char *file, int line, int fatal)
 {
   char head[300], at[360], tag[96];
   snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
            file, line);
-  check_use(head, value, lo, hi, var);
+  check_use(head, value, lo, hi, tie, var);
   if (a == b) perf__test_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
   site *s = site_of(file, line, head);
   snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
   perf__compared m;
-  perf__compare(a, b, (perf__claim){PERF__CLAIM_FASTER, 1.0}, "CROSSOVER_POINT",
+  perf__compare(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
                 1.0 / (double)perf__sweep_points(), at, an, bn, &m);
-  int side = m.r.verdict == PERF__PASS ? 1 : m.r.verdict == PERF__FAIL ? -1 : 0;
-  char word[160];
-  snprintf(word, sizeof word, "%s %s", a->name,
-           side > 0 ? "faster" : side < 0 ? "slower" : "undecided");
-  perf__print_compared(at, word, "decides the side of 1", "speedup", a, b, &m);
+  perf__side side = perf__seq_side(tie, m.r.lo, m.r.hi);
+  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
+  char word[160], need[120];
+  snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
+  snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster above "
+           "%.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
+  perf__print_compared(at, word, need, "speedup", a, b, &m);
   snprintf(s->an, sizeof s->an, "%s", a->name);
   snprintf(s->bn, sizeof s->bn, "%s", b->name);
   snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
-  s->lo = lo, s->hi = hi;
+  s->lo = lo, s->hi = hi, s->tie = tie;
   s->fatal = fatal;
   snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
   s->pt[s->n] = (perf__xpoint){(double)value, side, m.r.ratio};

@@ -4,13 +4,14 @@
 
 #include <stddef.h>
 
+#include "seq.h"
 #include "status.h"
 
 /* One sweep point of a crossover claim. */
 typedef struct perf__xpoint {
-  double x;       /* the sweep variable */
-  int side;       /* -1 a is slower than b, +1 faster, 0 undecided */
-  double speedup; /* median(b) / median(a) */
+  double x;        /* the sweep variable */
+  perf__side side; /* slower, faster (beyond the tie margin), tied, undecided */
+  double speedup;  /* median(b) / median(a) */
 } perf__xpoint;
 
 typedef struct perf__xdecision {
@@ -23,7 +24,9 @@ typedef struct perf__xdecision {
 
 /* Decides "a is slower than b below some x and faster above it, and that x
  * lies in [lo, hi]" from n points in any order (see perfgate.h for the
- * rules); an, bn and var name a, b and x in d->why. Never fails. */
+ * rules): only slower and faster points (beyond the tie margin) place the
+ * turn or contradict it; tied and undecided points do neither. an, bn and
+ * var name a, b and x in d->why. Never fails. */
 void perf__crossover_decide(const perf__xpoint *p, size_t n, double lo, double hi,
                             const char *an, const char *bn, const char *var,
                             perf__xdecision *d);

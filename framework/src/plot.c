@@ -289,7 +289,8 @@ static void crossover_chart(charts *c, const perf__jnode *rec, int *time_xlog)
   }
   *time_xlog &= xlog; /* its points are on the parameter's time chart too */
   perf__svg_series se = series_of(&l);
-  se.label = "green: faster; red: slower";
+  double tie = num(rec, "tie");
+  se.label = isfinite(tie) && tie > 0 ? "green: faster; red: slower; band: tied" : "green: faster; red: slower";
   char title[400], yl[200], est[64], suffix[64], msg[300];
   const char *msg_full = str(rec, "message") ? str(rec, "message") : "CROSSOVER";
   snprintf(msg, sizeof msg, "%s", msg_full);
@@ -305,6 +306,8 @@ static void crossover_chart(charts *c, const perf__jnode *rec, int *time_xlog)
                         .s = &se, .ns = 1, .hline = {1}, .nhline = 1, .has_xband = 1,
                         .xband = {item(rec, "range", 0), item(rec, "range", 1)},
                         .has_vline = isfinite(e), .vline = e, .vline_label = est};
+  if (isfinite(tie) && tie > 0)
+    ch.has_hband = 1, ch.hband[0] = 1 / (1 + tie), ch.hband[1] = 1 + tie;
   emit(c, suffix, draw_chart, &ch);
 }
 

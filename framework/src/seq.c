@@ -16,6 +16,16 @@ void perf__seq_defaults(perf__seq_cfg *cfg)
   cfg->max_rounds = 512;
   cfg->reps = 10000;
   cfg->budget_s = 2.0;
+  cfg->stretch = 5.0;
+}
+
+/* At n rounds after elapsed seconds with the budget spent before the first
+ * look: 1 when first_look rounds at this pace still fit in the stretched
+ * budget (sampling goes on), 0 otherwise. */
+static int stretch_to_first_look(const perf__seq_cfg *cfg, int n, double elapsed)
+{
+  double need = elapsed / n * cfg->first_look;
+  return n < cfg->first_look && need <= cfg->stretch * cfg->budget_s;
 }
 
 /* Never fails; the result is within [first_look, max_rounds]. */
@@ -27,10 +37,25 @@ int perf__seq_look_at(const perf__seq_cfg *cfg, int k)
   return r < cfg->max_rounds ? (int)r : cfg->max_rounds;
 }
 
+/* Never fails; see seq.h. */
+perf__side perf__seq_side(double t, double lo, double hi)
+{
+  double up = 1 + t, down = 1 / up;
+  if (!(lo <= hi)) return PERF__SIDE_UNDECIDED;
+  if (lo >= up) return PERF__SIDE_FASTER;
+  if (hi < down) return PERF__SIDE_SLOWER;
+  if (t > 0 && lo >= down && hi <= up) return PERF__SIDE_TIED;
+  return PERF__SIDE_UNDECIDED;
+}
+
 /* Never fails. NaN bounds give INCONCLUSIVE. */
 perf__outcome perf__seq_decide(const perf__claim *claim, double lo, double hi)
 {
   if (!(lo <= hi)) return PERF__INCONCLUSIVE;
+  if (claim->kind == PERF__CLAIM_SIDE)
+    return perf__seq_side(claim->threshold, lo, hi) == PERF__SIDE_UNDECIDED
+               ? PERF__INCONCLUSIVE
+               : PERF__PASS;
   if (claim->kind == PERF__CLAIM_FASTER) {
     if (lo >= claim->threshold) return PERF__PASS;
     if (hi < claim->threshold) return PERF__FAIL;
@@ -52,7 +77,7 @@ static void summarise(const perf__claim *claim, const double *a,
   out->med_b = perf__median_of(b, (size_t)n, scratch);
   out->mad_a = perf__mad_of(a, (size_t)n, scratch);
   out->mad_b = perf__mad_of(b, (size_t)n, scratch);
-  out->ratio = claim->kind == PERF__CLAIM_FASTER ? out->med_b / out->med_a
+  out->ratio = claim->kind != PERF__CLAIM_SIMILAR ? out->med_b / out->med_a
                                                  : out->med_a / out->med_b;
 }
 
@@ -61,8 +86,8 @@ static int look(const perf__seq_cfg *cfg, const perf__claim *claim,
                 const double *a, const double *b, int n, perf__rng *rng,
                 perf__seq_result *out)
 {
-  const double *num = claim->kind == PERF__CLAIM_FASTER ? b : a;
-  const double *den = claim->kind == PERF__CLAIM_FASTER ? a : b;
+  const double *num = claim->kind != PERF__CLAIM_SIMILAR ? b : a;
+  const double *den = claim->kind != PERF__CLAIM_SIMILAR ? a : b;
   int err = perf__boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps,
                                 rng, &out->lo, &out->hi);
   if (err) return err;
@@ -105,7 +130,12 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
     err = next(ctx, &a[n], &b[n]);
     if (err) break;
     n++;
-    int spent = cfg->budget_s > 0 && perf__now() - t0 >= cfg->budget_s;
+    double elapsed = perf__now() - t0;
+    int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
+    if (spent && stretch_to_first_look(cfg, n, elapsed)) {
+      out->stretched = 1;
+      spent = 0;
+    }
     if (n < due && !spent) continue;
     if (n < 2) {
       out->why = "time budget spent before two rounds";
@@ -117,7 +147,7 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
     if (trace) trace(ctx, out);
     if (out->verdict != PERF__INCONCLUSIVE) break;
     if (n < cfg->first_look) {
-      out->why = "time budget spent before the first look";
+      out->why = "time budget spent before the first look, even stretched: raise --budget";
       break;
     }
     if (n >= cfg->max_rounds || k >= cfg->max_looks) {

@@ -17,7 +17,10 @@
  *    most alpha, however early sampling stops.
  *  - Looks at first_look rounds, then growing by growth, the last one at
  *    max_rounds; if the time budget runs out first, one final look is made
- *    with what was sampled, and a still-straddling interval is INCONCLUSIVE. */
+ *    with what was sampled, and a still-straddling interval is INCONCLUSIVE.
+ *  - Rounds too slow for first_look of them to fit in the budget stretch
+ *    it, up to stretch times, so that the first look happens: the looks and
+ *    their levels are the same, so the error rate is too; only time grows. */
 typedef struct perf__seq_cfg {
   double alpha;     /* total error rate over all looks */
   int max_looks;    /* looks at most (including the final one) */
@@ -30,14 +33,31 @@ typedef struct perf__seq_cfg {
   int max_rounds;   /* the last look happens here at the latest */
   unsigned reps;    /* bootstrap resamples per look */
   double budget_s;  /* wall-clock budget for sampling; <= 0: unlimited */
+  double stretch;   /* the budget may grow to stretch * budget_s when the
+                       first look would not fit in it otherwise (1: never) */
 } perf__seq_cfg;
 
-typedef enum perf__claim_kind { PERF__CLAIM_FASTER, PERF__CLAIM_SIMILAR } perf__claim_kind;
+/* FASTER and SIMILAR are claims; SIDE is a crossover point's question:
+ * is a slower than b, tied with it, or faster, with tie margin threshold
+ * (tied: the speedup within [1/(1+t), 1+t]). */
+typedef enum perf__claim_kind {
+  PERF__CLAIM_FASTER,
+  PERF__CLAIM_SIMILAR,
+  PERF__CLAIM_SIDE
+} perf__claim_kind;
 
 typedef struct perf__claim {
   perf__claim_kind kind;
-  double threshold; /* FASTER: factor; SIMILAR: tolerance */
+  double threshold; /* FASTER: factor; SIMILAR: tolerance; SIDE: tie margin */
 } perf__claim;
+
+/* A SIDE claim's answer. */
+typedef enum perf__side {
+  PERF__SIDE_SLOWER = -1,   /* speedup below 1/(1+t), with confidence */
+  PERF__SIDE_UNDECIDED = 0, /* the interval straddles a margin */
+  PERF__SIDE_FASTER = 1,    /* speedup above 1+t */
+  PERF__SIDE_TIED = 2       /* the interval inside [1/(1+t), 1+t] */
+} perf__side;
 
 typedef struct perf__seq_result {
   perf__outcome verdict; /* PASS, FAIL or INCONCLUSIVE */
@@ -45,10 +65,11 @@ typedef struct perf__seq_result {
   int looks;
   double med_a, med_b;   /* medians per iteration, seconds */
   double mad_a, mad_b;   /* their median absolute deviations over rounds */
-  double ratio;          /* FASTER: med_b/med_a; SIMILAR: med_a/med_b */
+  double ratio;          /* FASTER, SIDE: med_b/med_a; SIMILAR: med_a/med_b */
   double lo, hi;         /* interval of ratio; NaN when never looked */
   double level;          /* per-look two-sided error used for [lo, hi] */
   double seconds;        /* wall time spent sampling and deciding */
+  int stretched;         /* the budget was stretched to reach the first look */
   const char *why;       /* for INCONCLUSIVE: what stopped sampling */
 } perf__seq_result;
 
@@ -62,8 +83,12 @@ void perf__seq_defaults(perf__seq_cfg *cfg);
 /* Rounds at which look k (1-based) happens under cfg. */
 int perf__seq_look_at(const perf__seq_cfg *cfg, int k);
 /* Decision for interval [lo, hi] of the claim's ratio: PASS, FAIL or
- * INCONCLUSIVE (keep sampling). */
+ * INCONCLUSIVE (keep sampling). A SIDE claim PASSes when its side is
+ * decided (perf__seq_side), whichever it is. */
 perf__outcome perf__seq_decide(const perf__claim *claim, double lo, double hi);
+/* The side that interval [lo, hi] of the speedup shows against tie margin
+ * t. Never fails; NaN bounds give UNDECIDED. */
+perf__side perf__seq_side(double t, double lo, double hi);
 
 /* Samples rounds from next() until a look decides, max_rounds is reached or
  * the budget is spent. Returns 0 with *out filled, or the first negative

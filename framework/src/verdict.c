@@ -173,10 +173,12 @@ void perf__print_compared(const char *head, const char *word, const char *need,
   perf__line(PERF__DETAIL,
              "%s: %s: %s %s vs %s %s per iteration (%s); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
-             "look%s, %.2f s%s",
+             "look%s, %.2f s%s%s",
              head, word, a->name, ma, b->name, mb, perf__wl_clock_text(a, b, how, sizeof how),
              ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
-             r->looks, r->looks == 1 ? "" : "s", r->seconds, m->disturbed);
+             r->looks, r->looks == 1 ? "" : "s", r->seconds,
+             r->stretched ? " (budget stretched: rounds too slow for the first look)" : "",
+             m->disturbed);
 }
 
 /* The claim without its location: "FASTER(a, b, 2)". */
@@ -274,7 +276,8 @@ static char *measurement_json(const char *kind, const perf__claim *c, const pair
   perf__json_num(&j, r->hi);
   perf__json_raw(&j, "], \"confidence\": ");
   perf__json_num(&j, 1 - r->level);
-  perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"seconds\": ", r->rounds, r->looks);
+  perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"budget_stretched\": %s, "
+                 "\"seconds\": ", r->rounds, r->looks, r->stretched ? "true" : "false");
   perf__json_num(&j, r->seconds);
   perf__json_raw(&j, ", \"a\": ");
   workload_json(&j, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);

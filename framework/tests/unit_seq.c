@@ -1,6 +1,7 @@
 /* unit_seq.c — sequential decisions: look schedule, decision rule, error rates under repeated looks. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "selftest.h"
 #include "clock.h"
@@ -189,4 +190,51 @@ ST_TEST(round_errors_stop_sampling)
   perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
   ST_EQ(perf__seq_run(&c, &claim, fail_round, NULL, NULL, &boot, &r), PERF__ECUDA);
   ST_EQ(r.rounds, 0);
+}
+
+/* Rounds too slow for the first look to fit in the budget stretch it (the
+ * looks and levels are unchanged); rounds too slow even for the stretched
+ * budget end the claim before its first look. */
+ST_TEST(slow_rounds_stretch_the_budget_to_the_first_look)
+{
+  perf__seq_cfg c = sim_cfg();
+  c.budget_s = 0.06;  /* 12 rounds of 10 ms or more: at least 2x the budget */
+  c.stretch = 100;    /* room for a loaded machine's slower rounds */
+  synth s = {.ratio = 4, .noise = 0.05, .delay_s = 0.01};
+  perf__rng boot;
+  perf__rng_seed(&s.rng, 11);
+  perf__rng_seed(&boot, 11);
+  perf__seq_result r;
+  perf__claim claim = {PERF__CLAIM_FASTER, 2};
+  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.rounds, 12);
+  ST_EQ(r.stretched, 1);
+  c.stretch = 1; /* as before: no stretch, no look */
+  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_CHECK(r.rounds < 12 && r.why && strstr(r.why, "before the first look"));
+  c.stretch = 5;
+  c.budget_s = 0.01; /* 12 rounds: at least 12x the budget, beyond the stretch */
+  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_CHECK(r.rounds < 12);
+}
+
+/* A crossover point's three answers against tie margin t, and t = 0 as the
+ * plain side of 1. */
+ST_TEST(side_of_one_with_a_tie_margin)
+{
+  ST_EQ(perf__seq_side(0.05, 1.06, 1.2), PERF__SIDE_FASTER);
+  ST_EQ(perf__seq_side(0.05, 0.5, 0.9), PERF__SIDE_SLOWER);
+  ST_EQ(perf__seq_side(0.05, 0.97, 1.04), PERF__SIDE_TIED);
+  ST_EQ(perf__seq_side(0.05, 1.001, 1.059), PERF__SIDE_UNDECIDED); /* straddles 1.05 */
+  ST_EQ(perf__seq_side(0.05, 0.9, 1.1), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__seq_side(0.05, NAN, NAN), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__seq_side(0, 1.001, 1.059), PERF__SIDE_FASTER);
+  ST_EQ(perf__seq_side(0, 0.97, 0.999), PERF__SIDE_SLOWER);
+  ST_EQ(perf__seq_side(0, 0.97, 1.04), PERF__SIDE_UNDECIDED); /* no ties at 0 */
+  perf__claim side = {PERF__CLAIM_SIDE, 0.05};
+  ST_EQ(perf__seq_decide(&side, 0.97, 1.04), PERF__PASS); /* decided: stop sampling */
+  ST_EQ(perf__seq_decide(&side, 1.001, 1.059), PERF__INCONCLUSIVE);
 }

@@ -132,3 +132,36 @@ ST_TEST(median_interval_uses_binomial_order_statistics)
   }
   ST_CHECKF(held >= 1880, "held %d of 2000", held);
 }
+
+/* Ties: a point within the margin is neither side, so it cannot contradict
+ * the claim nor place the turn; only sides beyond the margin do. */
+ST_TEST(crossover_tied_points_neither_contradict_nor_bracket)
+{
+  perf__xdecision d;
+  enum { S = PERF__SIDE_SLOWER, F = PERF__SIDE_FASTER, T = PERF__SIDE_TIED, U = PERF__SIDE_UNDECIDED };
+  /* the flip: 1.044x at 64 was once "faster", then slower at 128 */
+  int flip[] = {S, S, T, S, F, F};          /* 16 32 64 128 256 512 */
+  double sp[] = {0.2, 0.5, 1.044, 0.9, 1.5, 3};
+  decide(flip, sp, 6, 32, 512, &d);
+  ST_EQ(d.verdict, PERF__PASS);
+  ST_NEAR(d.slow_max, 128, 0);
+  ST_NEAR(d.fast_min, 256, 0);
+  int as_before[] = {S, S, F, S, F, F};     /* the same with the tie taken as a side */
+  decide(as_before, sp, 6, 32, 512, &d);
+  ST_EQ(d.verdict, PERF__FAIL);
+  /* ties at the range ends are allowed; a tie never brackets */
+  int ends[] = {T, S, F, T};                /* 16 32 64 128 */
+  double sp2[] = {1.01, 0.8, 1.3, 1.02};
+  decide(ends, sp2, 4, 16, 128, &d);
+  ST_EQ(d.verdict, PERF__PASS);
+  int only_ties[] = {S, T, T, T};
+  double sp3[] = {0.5, 0.99, 1.0, 1.03};
+  decide(only_ties, sp3, 4, 16, 128, &d);
+  ST_EQ(d.verdict, PERF__INCONCLUSIVE);
+  ST_CHECK(isnan(d.fast_min));
+  /* undecided points behave as ties */
+  int open[] = {S, U, F};
+  double sp4[] = {0.5, 1.06, 2};
+  decide(open, sp4, 3, 16, 64, &d);
+  ST_EQ(d.verdict, PERF__PASS);
+}
