@@ -145,11 +145,13 @@ static int sample_batch(perf_workload *w, long n, double *s, char *why,
   return sample_host(w, n, s, why, len);
 }
 
-/* Involuntary context switches of this thread so far; -1 if unknown. */
+/* Involuntary context switches of every thread of this process so far
+ * (the workload's own threads, OpenMP's say, as well as the measuring
+ * one); -1 if unknown. */
 static long preemptions(void)
 {
   struct rusage ru;
-  return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+  return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_nivcsw;
 }
 
 /* The GPU watch after a sample: records the SM clock; 1 when NVML reports
@@ -185,8 +187,8 @@ static void shrink(perf_workload *w, long *n)
 }
 
 /* A batch neither the host's other load nor GPU throttling disturbed:
- * retaken while the thread was preempted during it (voluntary waits, such
- * as sleeping or a blocking sync, do not count) or the GPU watch saw a
+ * retaken while any thread of the worker was preempted during it
+ * (voluntary waits, such as sleeping or a blocking sync, do not count) or the GPU watch saw a
  * throttle reason, as retake.h decides. *n shrinks when a device-clock
  * batch cannot be queued. */
 static int clean_batch(perf_workload *w, long *n, double *s, char *why,

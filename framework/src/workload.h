@@ -43,8 +43,8 @@ void perf__wl_prepare(perf_workload *w, double min_sample_s, double cap_s);
 
 /* One sample of w's batch; returns 0 and the time per iteration in seconds,
  * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
- * during which the thread was preempted (an involuntary context switch:
- * other load on the host) is retaken, up to 20 times; a GPU workload's
+ * during which any of the worker's threads was preempted (an involuntary
+ * context switch: other load on the host) is retaken, up to 20 times; a GPU workload's
  * sample after which NVML reports a throttle reason is retaken too (see
  * retake.h); st->rt counts both, st->last_mhz is the sample's SM clock. */
 int perf__wl_sample(perf_workload *w, double *per_iter_s, char *why,

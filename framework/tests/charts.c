@@ -19,6 +19,17 @@ static void run_sweeps(st_run *r, const char *opts)
   st_exec(r, "", args);
 }
 
+/* 1 when page h counts the run as its console's last line does: "N passed,
+ * N failed, N skipped" (the sweep fixtures' host-clock verdicts may vary on
+ * a loaded machine; the five misuse ERRORs never do). */
+static int counts_as_console(const char *h, const st_run *r)
+{
+  char last[256], want[400];
+  snprintf(want, sizeof want, "%s</b> (5 of the failed are errors) of 10 tests",
+           st_last_line(r, last, sizeof last));
+  return h && strstr(h, want) != NULL;
+}
+
 ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
 {
   char dir[] = "/tmp/perfgate-sweep-XXXXXX", opts[400], path[300], line[2048];
@@ -148,7 +159,7 @@ ST_TEST(html_report_lists_failures_first_and_fetches_nothing)
   ST_EQ(r.status, 1);
   char *h = st_slurp(path);
   ST_CHECK(h && strncmp(h, "<!DOCTYPE html>", 15) == 0 && strstr(h, "</html>\n"));
-  ST_CHECK(h && strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
+  ST_CHECKF(counts_as_console(h, &r), "%s", r.out);
   /* Failures first: the first section is a failure, the passes come after. */
   const char *first = h ? strstr(h, "<section id=\"t0\"") : NULL;
   ST_CHECK(first && (strncmp(strstr(first, "data-outcome="), "data-outcome=\"FAIL\"", 19) == 0 ||
@@ -274,7 +285,7 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
   st_run r;
   run_sweeps(&r, opts);
   ST_EQ(r.status, 1);
-  st_run_free(&r);
+  st_run direct = r;
   snprintf(opts, sizeof opts, "--plots=%s/merged --html=%s/m.html --merge=%s/all.json %s/r.json",
            dir, dir, dir, dir);
   st_exec(&r, "", opts);
@@ -294,9 +305,9 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
   snprintf(opts, sizeof opts, "%s/m.html", dir);
   char *h = st_slurp(opts);
   ST_CHECK(h && !strstr(h, "warm-up")); /* verbose lines stay out, as in the direct page */
-  ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 &&
-           strstr(h, "2 passed, 8 failed, 0 skipped</b> (5 of the failed are errors) of 10 tests"));
+  ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 && counts_as_console(h, &direct));
   free(h);
+  st_run_free(&direct);
   st_run_free(&r);
   st_rmtree(dir);
 }
@@ -305,11 +316,13 @@ ST_TEST(sweep_baselines_are_named_with_their_point)
 {
   char dir[] = "/tmp/perfgate-sweepbl-XXXXXX", args[600], cmd[800];
   ST_CHECK(mkdtemp(dir) != NULL);
+  /* --force: the entries' names are the point, not whether every claim of
+   * the host-clock fixture held on this (possibly loaded) machine. */
   snprintf(args, sizeof args, "--filter=sweep.flat_overtakes_growing_inside_range --budget=%s "
-           "--update-baselines --baseline-dir=%s", st_slow() ? "2" : "0.2", dir);
+           "--update-baselines --force --baseline-dir=%s", st_slow() ? "2" : "0.2", dir);
   st_run r;
   st_exec(&r, "", args);
-  ST_EQ(r.status, 0);
+  ST_CHECKF(r.status == 0 || r.status == 1, "%d: %s", r.status, r.out);
   snprintf(cmd, sizeof cmd, "cat %s/*.yaml > %s/all", dir, dir);
   st_shell(cmd);
   snprintf(cmd, sizeof cmd, "%s/all", dir);

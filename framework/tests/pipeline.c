@@ -384,6 +384,29 @@ ST_TEST(pipeline_preempted_samples_are_retaken)
   st_run_free(&r);
 }
 
+/* The same when the preempted thread is the workload's OpenMP helper, not
+ * the measuring thread (which only waits for it): the retakes must see
+ * every thread of the worker. */
+ST_TEST(pipeline_preempted_helper_threads_are_seen)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--budget=5 --filter=host.preempted_helper_thread_is_seen");
+  const char *o = st_outcome(&r, "host.preempted_helper_thread_is_seen", line, sizeof line);
+  if (!strcmp(o, "SKIP")) { /* one CPU: nothing to pin apart */
+    st_skip("%s", line);
+    st_run_free(&r);
+    return;
+  }
+  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r.out);
+  long retaken = 0;
+  const char *v = st_line_with(&r, "FASTER(a, b, 2)", "samples retaken", line, sizeof line);
+  ST_CHECKF(v && sscanf(strrchr(v, ';') + 2, "%ld samples retaken", &retaken) == 1 &&
+                retaken > 0,
+            "%s", r.out);
+  st_run_free(&r);
+}
+
 /* CUPTI held by someone else (simulated by a preloaded shim): the sync
  * check fails saying why, or is skipped with --allow-no-sync-check; never a
  * silent pass. */
