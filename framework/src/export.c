@@ -12,6 +12,7 @@
 
 #include "child.h"
 #include "fingerprint.h"
+#include "headroom.h"
 #include "html.h"
 #include "json.h"
 #include "plot.h"
@@ -191,6 +192,14 @@ static void md_cell(FILE *f, const char *s, size_t max)
   }
 }
 
+/* 1 when some claim ran more than once (--repeat): its headroom is news. */
+static int repeated(const perf__headroom_row *rows, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].runs > 1) return 1;
+  return 0;
+}
+
 /* Failures and errors first, then the rest in run order; rows stop before
  * the file would pass MARKDOWN_CAP. */
 static void markdown(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
@@ -220,6 +229,11 @@ static void markdown(FILE *f, const perf__test **tests, size_t nt, const perf__r
       fputs(" |\n", f);
     }
   if (shown < n) fprintf(f, "\n%zu more tests not shown: the summary stays under 1 MB.\n", n - shown);
+  perf__headroom_row *rows;
+  size_t nrows = perf__headroom_build(r, n, &rows);
+  if (repeated(rows, nrows) && ftell(f) < MARKDOWN_CAP - 64 * 1024)
+    perf__headroom_markdown(f, rows, nrows);
+  free(rows);
 }
 
 static void json_kvs(perf__json *j, const perf__baseline *b)
@@ -340,7 +354,12 @@ static void json_report(perf__json *j, const perf__cli *cli, const perf__test **
     perf__json_raw(j, i ? ",\n  " : "\n  ");
     json_test(j, tests[i % nt], &r[i], cli->device_label);
   }
-  perf__json_raw(j, "\n]}\n");
+  perf__json_raw(j, "\n]");
+  perf__headroom_row *rows;
+  size_t nrows = perf__headroom_build(r, n, &rows);
+  if (repeated(rows, nrows)) perf__headroom_json(j, rows, nrows);
+  free(rows);
+  perf__json_raw(j, "}\n");
 }
 
 /* The directory of path, for access(); dir[len]. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headroom.h"
 #include "plot.h"
 #include "status.h"
 #include "xml.h"
@@ -108,6 +109,19 @@ static void section(FILE *f, const perf__result *t, size_t k)
   fputs("</section>\n", f);
 }
 
+/* The forest plot of every ratio claim, least headroom on top. */
+static void headroom(FILE *f, const perf__result *r, size_t n)
+{
+  perf__headroom_row *rows;
+  size_t nrows = perf__headroom_build(r, n, &rows);
+  if (nrows) {
+    fputs("<figure id=\"headroom\">", f);
+    perf__headroom_svg(f, rows, nrows);
+    fputs("</figure>\n", f);
+  }
+  free(rows);
+}
+
 /* See html.h. */
 void perf__html_write(FILE *f, const perf__result *r, size_t n, time_t started, int code,
                       int argc, char **argv)
@@ -124,6 +138,7 @@ void perf__html_write(FILE *f, const perf__result *r, size_t n, time_t started, 
              "<title>perfgate report</title>\n<style>%s</style>\n<script>%s</script></head>\n"
              "<body>\n", style, script);
   summary(f, r, n, started, code, argc, argv);
+  headroom(f, r, n);
   table(f, r, order, n);
   for (size_t i = 0; i < n; i++) section(f, &r[order[i]], i);
   fputs("</body></html>\n", f);

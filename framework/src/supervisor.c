@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "registry.h"
 #include "export.h"
+#include "headroom.h"
 #include "report.h"
 
 typedef struct worker {
@@ -450,6 +451,12 @@ int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
   if (collect && !broken) code = write_baselines(cli, code, failed);
   if (perf__export(cli, tests, n, results, done, started, cli->tap_out, code))
     code = 2;
+  if (cli->repeat > 1) {
+    perf__headroom_row *rows;
+    size_t nrows = perf__headroom_build(results, done, &rows);
+    perf__headroom_print(stdout, rows, nrows);
+    free(rows);
+  }
   perf__report_summary(results, done);
   if (code == 2 && cli->require_gpu)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");

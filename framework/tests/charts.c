@@ -169,7 +169,10 @@ ST_TEST(html_report_lists_failures_first_and_fetches_nothing)
   ST_CHECK(pass && fail && fail < pass);
   /* Charts inline, nothing fetched: no src, no link, no URL but the SVG
    * namespace. */
-  ST_CHECK(h && st_count(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"perf-chart\"") == 8);
+  /* 8 charts of the tests, and the headroom forest plot on top */
+  ST_CHECK(h && st_count(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"perf-chart\"") == 9);
+  ST_CHECK(h && strstr(h, "<figure id=\"headroom\">") &&
+           strstr(h, "<figure id=\"headroom\">") < strstr(h, "<table id=\"tests\">"));
   ST_EQ(h ? st_count(h, "src=") + st_count(h, "<link") + st_count(h, "url(") : -1, 0);
   ST_EQ(h ? st_count(h, "http") : -1, h ? st_count(h, "http://www.w3.org/2000/svg") : 0);
   free(h);
@@ -305,7 +308,7 @@ ST_TEST(merge_draws_the_same_charts_from_the_json_reports)
   snprintf(opts, sizeof opts, "%s/m.html", dir);
   char *h = st_slurp(opts);
   ST_CHECK(h && !strstr(h, "warm-up")); /* verbose lines stay out, as in the direct page */
-  ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 8 && counts_as_console(h, &direct));
+  ST_CHECK(h && st_count(h, "class=\"perf-chart\"") == 9 && counts_as_console(h, &direct));
   free(h);
   st_run_free(&direct);
   st_run_free(&r);

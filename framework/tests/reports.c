@@ -467,3 +467,45 @@ ST_TEST(runner_devices_runs_each_test_per_device_labelled_and_merged)
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(st_shell(cmd), 0);
 }
+
+/* --repeat: every ratio claim's headroom over its runs, in the console
+ * (before the last line), the JSON, the Markdown summary and the HTML
+ * page's forest plot; a single run has only the plot. */
+ST_TEST(report_headroom_over_repeated_runs)
+{
+  char dir[] = "/tmp/perfgate-headroom-XXXXXX", args[1200], path[400];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--filter=host.four_x_work_is_2x_faster --repeat=3 "
+           "--json=%s/r.json --markdown=%s/r.md --html=%s/r.html", dir, dir, dir);
+  st_run r;
+  char line[2048];
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 0);
+  const char *row = st_line_with(&r, "3 PASS", "host.four_x_work_is_2x_faster: FASTER(a, b, 2) at",
+                                 line, sizeof line);
+  ST_CHECKF(row && strstr(r.out, "headroom of each ratio claim") < strstr(r.out, line), "%s", r.out);
+  ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "3 passed, 0 failed, 0 skipped"));
+  snprintf(path, sizeof path, "%s/r.json", dir);
+  char *j = st_slurp(path);
+  ST_CHECK(j && strstr(j, "\"headroom\": [") && strstr(j, "\"runs\": 3") &&
+           strstr(j, "\"held_at\": "));
+  free(j);
+  snprintf(path, sizeof path, "%s/r.md", dir);
+  char *m = st_slurp(path);
+  ST_CHECK(m && strstr(m, "### Headroom over 3 runs"));
+  free(m);
+  snprintf(path, sizeof path, "%s/r.html", dir);
+  char *h = st_slurp(path);
+  ST_CHECK(h && strstr(h, "<figure id=\"headroom\">") && strstr(h, "over 3 runs"));
+  free(h);
+  st_run_free(&r);
+  snprintf(args, sizeof args, "--filter=host.four_x_work_is_2x_faster --json=%s/one.json", dir);
+  st_exec(&r, "", args);
+  ST_CHECK(!strstr(r.out, "headroom of each ratio claim"));
+  snprintf(path, sizeof path, "%s/one.json", dir);
+  j = st_slurp(path);
+  ST_CHECK(j && !strstr(j, "\"headroom\""));
+  free(j);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
