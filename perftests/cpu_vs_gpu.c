@@ -149,7 +149,11 @@ PERF_TEST(cpu_vs_gpu, matmul_sweep_gpu_overtakes_cpu)
     perf_workload cpu = PERF_WORKLOAD(mm_cpu, &m, .name = "cpu");
     perf_workload gpu_io = PERF_WORKLOAD(mm_gpu_io, &m, .name = "gpu_with_transfers");
     perf_workload gpu = PERF_WORKLOAD(mm_gpu, &m, .name = "gpu_without_transfers");
-    PERF_EXPECT_CROSSOVER(gpu_io, cpu, n, 1 << 5, 1 << 9);
+    /* Tied within 15 %: at 2^6 and 2^7 the GPU with transfers and the CPU
+     * are near even, and the ratio moves between processes by more than
+     * its interval (0.61x-1.14x at 2^6 over 10 suite runs on the H100,
+     * 2026-11-22; one run was 1.14x faster at 2^6 and 0.905x at 2^7). */
+    PERF_EXPECT_CROSSOVER_TIE(gpu_io, cpu, n, 1 << 5, 1 << 9, 0.15);
     PERF_EXPECT_CROSSOVER(gpu, cpu, n, 1 << 4, 1 << 7);
     PERF_EXPECT_FASTER(gpu, gpu_io, 1.5);
     if (n == 1 << 5) PERF_EXPECT_FASTER(cpu, gpu_io, 3.0);
@@ -285,7 +289,9 @@ PERF_TEST(cpu_vs_gpu, nested_sin_sweep_cpu_beats_gpu_with_transfers)
     perf_workload cpu = PERF_WORKLOAD(sin_cpu, &s, .name = "cpu");
     perf_workload with_io = PERF_WORKLOAD(sin_gpu_io, &s, .name = "gpu_with_transfers");
     perf_workload compute = PERF_WORKLOAD(sin_gpu, &s, .name = "gpu_without_transfers");
-    PERF_EXPECT_FASTER(cpu, with_io, 1.2);
+    /* 1.1x: 1.2x left under 2 % of headroom at 2^24 (intervals down to
+     * 1.22x over 10 suite runs on the H100, 2026-11-22) */
+    PERF_EXPECT_FASTER(cpu, with_io, 1.1);
     if (n >= 1 << 18) PERF_EXPECT_FASTER(compute, cpu, 2.0);
     if (n < 1 << 20) PERF_EXPECT_FASTER(compute, with_io, 1.2);
     else PERF_EXPECT_FASTER(compute, with_io, 5.0);
