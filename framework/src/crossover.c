@@ -261,8 +261,11 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
   char word[160], need[120];
   snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
-  snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster above "
-           "%.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
+  if (tie > 0)
+    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
+             "above %.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
+  else
+    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
   perf__print_compared(at, word, need, "speedup", a, b, &m);
   snprintf(s->an, sizeof s->an, "%s", a->name);
   snprintf(s->bn, sizeof s->bn, "%s", b->name);
