@@ -21,11 +21,11 @@ static void run_sweeps(st_run *r, const char *opts)
 
 /* 1 when page h counts the run as its console's last line does: "N passed,
  * N failed, N skipped" (the sweep fixtures' host-clock verdicts may vary on
- * a loaded machine; the five misuse ERRORs never do). */
+ * a loaded machine; the six misuse ERRORs never do). */
 static int counts_as_console(const char *h, const st_run *r)
 {
   char last[256], want[400];
-  snprintf(want, sizeof want, "%s</b> (5 of the failed are errors) of 10 tests",
+  snprintf(want, sizeof want, "%s</b> (6 of the failed are errors) of 11 tests",
            st_last_line(r, last, sizeof last));
   return h && strstr(h, want) != NULL;
 }
@@ -66,6 +66,8 @@ ST_TEST(sweep_claims_are_made_per_point_and_crossovers_decided)
   ST_STR(st_outcome(&r, "sweep_misuse.not_the_sweep_variable", line, sizeof line), "ERROR");
   ST_CHECK(strstr(line, "other is 99 but the sweep's point is n=1") != NULL);
   ST_STR(st_outcome(&r, "sweep_misuse.no_power_of_two", line, sizeof line), "ERROR");
+  ST_STR(st_outcome(&r, "sweep_misuse.negative_tie_margin", line, sizeof line), "ERROR");
+  ST_CHECK(strstr(line, "the tie margin must be in [0, 1)") != NULL);
   /* The JSON: per-point records carry their point; the crossover record
    * its points, bracket and estimate. */
   char *j = st_slurp(path);
