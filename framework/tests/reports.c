@@ -349,18 +349,28 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
   char dir[] = "/tmp/perfgate-merge-XXXXXX", args[1200], cmd[1200];
   ST_CHECK(mkdtemp(dir) != NULL);
   st_run r;
+  int passed = 0, failed = 0, skipped = 0; /* the shards' own counts, summed */
   for (int k = 0; k < 2; k++) {
-    char env[100];
+    char env[100], last[256];
+    int p = -1, f = -1, sk = -1;
     snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", k);
     snprintf(args, sizeof args, "--filter='host.four_x_*:host.aa_*' --json=%s/s%d.json", dir, k);
     st_exec(&r, env, args);
     ST_EQ(r.status, 1); /* each shard has a failing test */
+    ST_CHECK(sscanf(st_last_line(&r, last, sizeof last), "%d passed, %d failed, %d skipped",
+                    &p, &f, &sk) == 3);
+    passed += p, failed += f, skipped += sk;
     st_run_free(&r);
   }
+  ST_EQ(passed + failed + skipped, 5);
+  /* The host-clock verdicts can vary on a loaded machine: the merge must
+   * count what the shards counted, whatever that was. */
+  char want[128];
+  snprintf(want, sizeof want, "%d passed, %d failed, %d skipped; exit 1", passed, failed,
+           skipped);
   snprintf(args, sizeof args, "--merge=%s/all.json %s/s0.json %s/s1.json", dir, dir, dir);
   st_exec(&r, "", args);
-  ST_CHECKF(r.status == 1 && strstr(r.out, "merged 2 reports") &&
-                strstr(r.out, "2 passed, 3 failed, 0 skipped; exit 1"),
+  ST_CHECKF(r.status == 1 && strstr(r.out, "merged 2 reports") && strstr(r.out, want),
             "%d: %s", r.status, r.out);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "%s/all.json", dir);
@@ -480,11 +490,14 @@ ST_TEST(report_headroom_over_repeated_runs)
   st_run r;
   char line[2048];
   st_exec(&r, "", args);
-  ST_EQ(r.status, 0);
-  const char *row = st_line_with(&r, "3 PASS", "host.four_x_work_is_2x_faster: FASTER(a, b, 2) at",
+  /* the report, not the verdicts (a loaded machine may move those) */
+  char last[256];
+  const char *row = st_line_with(&r, "host.four_x_work_is_2x_faster: FASTER(a, b, 2) at", NULL,
                                  line, sizeof line);
-  ST_CHECKF(row && strstr(r.out, "headroom of each ratio claim") < strstr(r.out, line), "%s", r.out);
-  ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "3 passed, 0 failed, 0 skipped"));
+  const char *at = row ? strstr(r.out, line) : NULL;
+  st_last_line(&r, last, sizeof last);
+  ST_CHECKF(at && strstr(r.out, "headroom of each ratio claim") < at && at < strstr(r.out, last),
+            "%s", r.out);
   snprintf(path, sizeof path, "%s/r.json", dir);
   char *j = st_slurp(path);
   ST_CHECK(j && strstr(j, "\"headroom\": [") && strstr(j, "\"runs\": 3") &&
