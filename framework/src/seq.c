@@ -28,6 +28,16 @@ static int stretch_to_first_look(const perf__seq_cfg *cfg, int n, double elapsed
   return n < cfg->first_look && need <= cfg->stretch * cfg->budget_s;
 }
 
+/* The level of the last look after `made` looks at alpha/max_looks each:
+ * what is left of alpha, so that the levels of all looks sum to alpha. A
+ * budget that ends sampling early thus gives its one last look the alpha
+ * of the looks that will never happen. Never fails. */
+static double final_level(const perf__seq_cfg *cfg, int made)
+{
+  double each = cfg->alpha / cfg->max_looks, left = cfg->alpha - made * each;
+  return left > each ? left : each;
+}
+
 /* Never fails; the result is within [first_look, max_rounds]. */
 int perf__seq_look_at(const perf__seq_cfg *cfg, int k)
 {
@@ -141,6 +151,8 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
       out->why = "time budget spent before two rounds";
       break;
     }
+    if (spent || n >= cfg->max_rounds || k >= cfg->max_looks)
+      out->level = final_level(cfg, out->looks);
     summarise(claim, a, b, n, scratch, out);
     err = look(cfg, claim, a, b, n, rng, out);
     if (err) break;

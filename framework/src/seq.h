@@ -18,6 +18,11 @@
  *  - Looks at first_look rounds, then growing by growth, the last one at
  *    max_rounds; if the time budget runs out first, one final look is made
  *    with what was sampled, and a still-straddling interval is INCONCLUSIVE.
+ *  - Alpha spending: the final look (budget spent, max_rounds or max_looks
+ *    reached) is made at the level left over, alpha minus alpha/max_looks
+ *    per look already made. The levels of the looks made still sum to at
+ *    most alpha, so the bound holds; a claim the budget cuts short gets the
+ *    alpha of the looks it never reached, and decides where data allow.
  *  - Rounds too slow for first_look of them to fit in the budget stretch
  *    it, up to stretch times, so that the first look happens: the looks and
  *    their levels are the same, so the error rate is too; only time grows. */
@@ -67,7 +72,7 @@ typedef struct perf__seq_result {
   double mad_a, mad_b;   /* their median absolute deviations over rounds */
   double ratio;          /* FASTER, SIDE: med_b/med_a; SIMILAR: med_a/med_b */
   double lo, hi;         /* interval of ratio; NaN when never looked */
-  double level;          /* per-look two-sided error used for [lo, hi] */
+  double level;          /* two-sided error of the last look's [lo, hi] */
   double seconds;        /* wall time spent sampling and deciding */
   int stretched;         /* the budget was stretched to reach the first look */
   const char *why;       /* for INCONCLUSIVE: what stopped sampling */

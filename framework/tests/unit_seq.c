@@ -79,11 +79,13 @@ static perf__seq_cfg sim_cfg(void)
   return c;
 }
 
-/* Counts verdicts of `runs` simulated claims. */
-static void simulate(perf__claim claim, double ratio, double noise, int runs,
-                     int counts[PERF__OUTCOME_COUNT], int *max_rounds)
+/* Counts verdicts of `runs` simulated claims sampled to at most `cap`
+ * rounds (0: sim_cfg's). */
+static void simulate_to(perf__claim claim, double ratio, double noise, int runs,
+                        int cap, int counts[PERF__OUTCOME_COUNT], int *max_rounds)
 {
   perf__seq_cfg c = sim_cfg();
+  if (cap) c.max_rounds = cap;
   synth s = {.ratio = ratio, .noise = noise};
   perf__seq_result r;
   perf__rng boot;
@@ -95,6 +97,12 @@ static void simulate(perf__claim claim, double ratio, double noise, int runs,
       counts[r.verdict]++;
     if (r.rounds > *max_rounds) *max_rounds = r.rounds;
   }
+}
+
+static void simulate(perf__claim claim, double ratio, double noise, int runs,
+                     int counts[PERF__OUTCOME_COUNT], int *max_rounds)
+{
+  simulate_to(claim, ratio, noise, runs, 0, counts, max_rounds);
 }
 
 ST_TEST(clear_speedup_passes_at_the_first_look)
@@ -140,6 +148,14 @@ ST_TEST(repeated_looks_keep_the_error_rate)
   ST_CHECKF(wrong <= RUNS * 0.05, "%d wrong decisions (PASS %d, FAIL %d) of %d",
             wrong, counts[PERF__PASS], counts[PERF__FAIL], RUNS);
   ST_EQ(rounds, 256);
+  /* Cut short after 3 looks, the last look spends 10/12 of alpha: the sum
+   * of the levels is still alpha, and so is the bound. */
+  int cut[PERF__OUTCOME_COUNT] = {0};
+  simulate_to((perf__claim){PERF__CLAIM_FASTER, 1.5}, 1.5, 0.3, RUNS, 27, cut, &rounds);
+  wrong = cut[PERF__PASS] + cut[PERF__FAIL];
+  printf("    cut at 27 rounds: %d wrong decisions of %d\n", wrong, RUNS);
+  ST_CHECKF(wrong <= RUNS * 0.05, "cut at 27 rounds: %d wrong decisions of %d", wrong, RUNS);
+  ST_EQ(rounds, 27);
   /* Far from the threshold the same noise still decides. */
   int far[PERF__OUTCOME_COUNT] = {0};
   simulate((perf__claim){PERF__CLAIM_FASTER, 1.5}, 3, 0.3, 50, far, &rounds);
@@ -161,6 +177,42 @@ ST_TEST(undecided_at_max_rounds_is_inconclusive)
   ST_EQ(r.rounds, 16);
   ST_CHECK(r.lo < 1.5 && r.hi > 1.5);
   ST_CHECK(r.why != NULL);
+  /* Looks at 12 and 16: the last one spends all but the first's alpha. */
+  ST_EQ(r.looks, 2);
+  ST_CHECKF(fabs(r.level - (c.alpha - c.alpha / c.max_looks)) < 1e-12, "level %g", r.level);
+}
+
+/* A claim the budget cuts short gets the alpha of the looks it never
+ * reached: the same rounds decide at the final look's level where they
+ * would straddle at a per-look level. */
+ST_TEST(last_look_spends_the_alpha_left)
+{
+  perf__seq_cfg c = sim_cfg();
+  perf__claim similar = {PERF__CLAIM_SIMILAR, 0.05};
+  int decided_cut = 0, decided_flat = 0;
+  for (int seed = 1; seed <= 40; seed++) {
+    synth s = {.ratio = 1, .noise = 0.06};
+    perf__rng boot;
+    perf__rng_seed(&s.rng, (unsigned)seed);
+    perf__rng_seed(&boot, (unsigned)seed);
+    perf__seq_result r;
+    c.max_rounds = 41; /* looks at 12, 18, 27, 41: the 4th is the last */
+    ST_EQ(perf__seq_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
+    ST_CHECKF(r.verdict != PERF__FAIL, "A/A SIMILAR failed: [%g, %g]", r.lo, r.hi);
+    ST_CHECKF(fabs(r.level - (r.looks == 4 ? c.alpha * 9 / 12 : c.alpha / 12)) < 1e-12,
+              "%d looks at level %g", r.looks, r.level);
+    decided_cut += r.verdict == PERF__PASS;
+    c.max_looks = 4; /* the same schedule with every look at alpha/12 */
+    c.alpha = 0.05 * 4 / 12;
+    perf__rng_seed(&s.rng, (unsigned)seed);
+    perf__rng_seed(&boot, (unsigned)seed);
+    ST_EQ(perf__seq_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
+    decided_flat += r.verdict == PERF__PASS;
+    c = sim_cfg();
+  }
+  printf("    A/A SIMILAR(5 %%) passes: %d of 40 with the alpha left, %d without\n",
+         decided_cut, decided_flat);
+  ST_CHECKF(decided_cut > decided_flat, "%d vs %d", decided_cut, decided_flat);
 }
 
 ST_TEST(time_budget_ends_sampling)
@@ -179,6 +231,9 @@ ST_TEST(time_budget_ends_sampling)
   ST_CHECK(r.looks <= c.max_looks);
   ST_CHECKF(r.rounds >= 50 && r.rounds <= 400, "rounds %d", r.rounds);
   ST_CHECK(r.why != NULL);
+  /* The look the budget ended with spent what was left of alpha. */
+  double left = c.alpha - (r.looks - 1) * (c.alpha / c.max_looks);
+  ST_CHECKF(fabs(r.level - left) < 1e-12, "level %g after %d looks", r.level, r.looks);
 }
 
 ST_TEST(round_errors_stop_sampling)
