@@ -39,10 +39,10 @@ PERF_TEST(sync_points, big_gemm_sync_each_costs_little)
   gemm_wrote_c(&f);
   perf_workload async = PERF_WORKLOAD(gemm_async, &f, .stream = f.stream);
   perf_workload sync_each = PERF_WORKLOAD(gemm_sync_each, &f, .stream = f.stream);
-  /* 8 %, not the document's ~1 %: over 10 suite runs on the H100 the
-   * intervals reached [0.972, 1.020] (headroom report, 2026-11-22); 8 % keeps
-   * 5 % of headroom and still says "a small cost". */
-  PERF_EXPECT_SIMILAR(async, sync_each, 0.08);
+  /* 12 %, not the document's ~1 %: over 10 suite runs each on the H100 and
+   * an H200 the intervals' worst edge reached 1.067 (headroom reports,
+   * 2026-11-22); 12 % keeps 5 % of headroom and still says "a small cost". */
+  PERF_EXPECT_SIMILAR(async, sync_each, 0.12);
   /* Against this GPU's baselines/<gpu>.yaml. The big GEMM, not the small
    * one: a 512^2 GEMM's time moves by up to half between processes on the
    * H100 (7-12 us), an 8192^2 one's by well under 1 %. */
@@ -78,9 +78,9 @@ PERF_TEST(sync_points, scalar_read_waits_for_queued_work)
   perf_workload busy = PERF_WORKLOAD(read_while_busy, &f, .clock = PERF_CLOCK_WALL);
   perf_workload full = PERF_WORKLOAD(gemm_sync_each, &f, .clock = PERF_CLOCK_WALL);
   perf_workload idle = PERF_WORKLOAD(read_when_idle, &f, .clock = PERF_CLOCK_WALL);
-  /* the read costs the whole queue: within 10 % (intervals down to 0.956 over
-   * 10 runs on the H100, 2026-11-22; 10 % keeps 5 % of headroom) */
-  PERF_EXPECT_SIMILAR(busy, full, 0.10);
+  /* the read costs the whole queue: within 15 % (intervals' worst edge 1.08
+   * over 10 runs on an H200, 2026-11-22; 15 % keeps 5 % of headroom) */
+  PERF_EXPECT_SIMILAR(busy, full, 0.15);
   PERF_EXPECT_FASTER(idle, busy, 20);    /* and is cheap on an idle device */
   PERF_EXPECT_SYNCS(busy, 1);
   gemm_free(&f);
@@ -158,10 +158,13 @@ PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_and_bf16)
   perf_workload fp16 = PERF_WORKLOAD(f16_last, &t, .stream = t.s);
   perf_workload bf16 = PERF_WORKLOAD(bf16_last, &t, .stream = t.s);
   perf_workload none = PERF_WORKLOAD(no_sync, &t, .stream = t.s);
-  PERF_EXPECT_FASTER(none, fp16, 1.1); /* the sync is a visible cost */
-  /* "the same" within 10 %: one of 10 suite runs on the H100 (2026-11-22)
-   * reached [0.880, 1.059] in a disturbed stretch of the host */
-  PERF_EXPECT_SIMILAR(fp16, bf16, 0.10);
+  /* the sync is a visible cost: at least 5 % (1.1 kept under 1 % of headroom
+   * in 10 runs on the H100, 2026-11-22: intervals down to 1.11) */
+  PERF_EXPECT_FASTER(none, fp16, 1.05);
+  /* "the same" within 15 %: the three 512^2 GEMMs' times move between
+   * processes, and over 10 runs on the H100 (2026-11-22) the intervals'
+   * worst edge reached 1.093; 15 % keeps 5 % of headroom */
+  PERF_EXPECT_SIMILAR(fp16, bf16, 0.15);
   for (int k = 0; k < 3; k++) {
     PERF_CUBLAS(cublasSetStream(t.g[k].blas, t.g[k].stream));
     gemm_free(&t.g[k]);
