@@ -157,7 +157,9 @@ PERF_TEST(cpu_vs_gpu, matmul_sweep_gpu_overtakes_cpu)
     PERF_EXPECT_CROSSOVER(gpu, cpu, n, 1 << 4, 1 << 7);
     PERF_EXPECT_FASTER(gpu, gpu_io, 1.5);
     if (n == 1 << 5) PERF_EXPECT_FASTER(cpu, gpu_io, 3.0);
-    if (n == 1 << 10) PERF_EXPECT_FASTER(gpu_io, cpu, 5.0);
+    /* 3x, not 5x: on a 32-core host with two H200s the CPU's 1024^3 matmul
+     * is faster, and the GPU's lead was 3.98-7.69x (10 runs, 2026-11-22) */
+    if (n == 1 << 10) PERF_EXPECT_FASTER(gpu_io, cpu, 3.0);
     mm_free(&m);
   }
 }
@@ -293,7 +295,9 @@ PERF_TEST(cpu_vs_gpu, nested_sin_sweep_cpu_beats_gpu_with_transfers)
      * some points (intervals down to 1.12x over 10 suite runs on the H100,
      * 2026-11-22) */
     PERF_EXPECT_FASTER(cpu, with_io, 1.05);
-    if (n >= 1 << 18) PERF_EXPECT_FASTER(compute, cpu, 2.0);
+    /* 1.5x, not 2x: 32 host cores (two-H200 host) leave the GPU 2.07x ahead
+     * at 2^18, with intervals down to 2.0 (10 runs, 2026-11-22) */
+    if (n >= 1 << 18) PERF_EXPECT_FASTER(compute, cpu, 1.5);
     if (n < 1 << 20) PERF_EXPECT_FASTER(compute, with_io, 1.2);
     else PERF_EXPECT_FASTER(compute, with_io, 5.0);
     sines_free(&s);
@@ -424,7 +428,9 @@ PERF_TEST(cpu_vs_gpu, first_call_is_much_slower_than_warm_calls)
   perf_workload kernel_warm = PERF_WORKLOAD(kernel_warm_call, &f, .stream = f.s);
   perf_workload blas_first = PERF_WORKLOAD(blas_first_call, &f);
   perf_workload blas_warm = PERF_WORKLOAD(blas_warm_call, &f);
-  PERF_EXPECT_FASTER(kernel_warm, kernel_first, 3);
+  /* 2.5x: 3x kept under 5 % of headroom on an H200 (intervals down to
+   * 3.15x over 10 runs, 2026-11-22) */
+  PERF_EXPECT_FASTER(kernel_warm, kernel_first, 2.5);
   PERF_EXPECT_FASTER(blas_warm, blas_first, 5);
   mm_free(&f.m);
   PERF_CUDA(perf_module_unload(f.loaded));

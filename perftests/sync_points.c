@@ -158,9 +158,10 @@ PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_and_bf16)
   perf_workload fp16 = PERF_WORKLOAD(f16_last, &t, .stream = t.s);
   perf_workload bf16 = PERF_WORKLOAD(bf16_last, &t, .stream = t.s);
   perf_workload none = PERF_WORKLOAD(no_sync, &t, .stream = t.s);
-  /* the sync is a visible cost: at least 5 % (1.1 kept under 1 % of headroom
-   * in 10 runs on the H100, 2026-11-22: intervals down to 1.11) */
-  PERF_EXPECT_FASTER(none, fp16, 1.05);
+  /* the sync is a visible cost: at least 2 % (1.1 kept under 1 % of headroom
+   * in 10 runs on the H100, 2026-11-22, 1.05 under 5 % on the H100 and an
+   * H200 in the next runs: intervals down to 1.07 in a disturbed run) */
+  PERF_EXPECT_FASTER(none, fp16, 1.02);
   /* "the same" within 15 %: the three 512^2 GEMMs' times move between
    * processes, and over 10 runs on the H100 (2026-11-22) the intervals'
    * worst edge reached 1.093; 15 % keeps 5 % of headroom */
