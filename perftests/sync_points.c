@@ -39,10 +39,10 @@ PERF_TEST(sync_points, big_gemm_sync_each_costs_little)
   gemm_wrote_c(&f);
   perf_workload async = PERF_WORKLOAD(gemm_async, &f, .stream = f.stream);
   perf_workload sync_each = PERF_WORKLOAD(gemm_sync_each, &f, .stream = f.stream);
-  /* 12 %, not the document's ~1 %: over 10 suite runs each on the H100 and
-   * an H200 the intervals' worst edge reached 1.067 (headroom reports,
-   * 2026-11-22); 12 % keeps 5 % of headroom and still says "a small cost". */
-  PERF_EXPECT_SIMILAR(async, sync_each, 0.12);
+  /* 13 %, not the document's ~1 %: over 20 suite runs on the H100 the
+   * intervals' worst edge reached 1.073 (headroom reports, 2026-11-22);
+   * 13 % keeps 5 % of headroom and still says "a small cost". */
+  PERF_EXPECT_SIMILAR(async, sync_each, 0.13);
   /* Against this GPU's baselines/<gpu>.yaml. The big GEMM, not the small
    * one: a 512^2 GEMM's time moves by up to half between processes on the
    * H100 (7-12 us), an 8192^2 one's by well under 1 %. */
