@@ -272,10 +272,21 @@ void perf__headroom_json(perf__json *j, const perf__headroom_row *rows, size_t n
 }
 
 /* See headroom.h. */
+/* "headroom claim [point] test": the claim before the test, which the plot
+ * cuts short, and without its " at file:line". Never fails. */
+static void plot_label(char *buf, size_t len, const perf__headroom_row *r)
+{
+  char claim[sizeof r->claim];
+  snprintf(claim, sizeof claim, "%s", r->claim);
+  char *at = strstr(claim, " at "), *point = strstr(r->claim, " [");
+  if (at) snprintf(at, sizeof claim - (size_t)(at - claim), "%s", point ? point : "");
+  snprintf(buf, len, "%.3f %s %s", r->headroom, claim, r->test);
+}
+
 void perf__headroom_svg(FILE *f, const perf__headroom_row *rows, size_t n)
 {
   perf__svg_row *sr = calloc(n ? n : 1, sizeof *sr);
-  char (*label)[300] = calloc(n ? n : 1, sizeof *label);
+  char (*label)[700] = calloc(n ? n : 1, sizeof *label); /* score, claim, test */
   if (!sr || !label) {
     free(sr);
     free(label);
@@ -284,7 +295,7 @@ void perf__headroom_svg(FILE *f, const perf__headroom_row *rows, size_t n)
   for (size_t i = 0; i < n; i++) {
     const perf__headroom_row *r = &rows[i];
     double k = r->similar ? 1 : r->threshold; /* FASTER: needs at 1 */
-    snprintf(label[i], sizeof label[i], "%.3f %s: %s", r->headroom, r->test, r->claim);
+    plot_label(label[i], sizeof label[i], r);
     sr[i] = (perf__svg_row){.label = label[i], .value = r->ratio_median / k,
                             .lo = r->lo_min / k, .hi = r->hi_max / k,
                             .need_lo = r->similar ? 1 / (1 + r->threshold) : 1,

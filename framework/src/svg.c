@@ -314,7 +314,7 @@ static void row(FILE *f, const perf__svg_row *r, const axis *ax, double y, int l
 /* See svg.h. */
 void perf__svg_rows_write(FILE *f, const char *title, const perf__svg_row *rows, size_t n)
 {
-  enum { LEFT = 330, WIDTH = 360, ROW = 30, TOP = 44 };
+  enum { LEFT = 430, WIDTH = 360, ROW = 30, TOP = 44 };
   int h = TOP + ROW * (int)n + 40;
   axis ax = {.log = 1};
   double lo = 1, hi = 1;
@@ -337,7 +337,7 @@ void perf__svg_rows_write(FILE *f, const char *title, const perf__svg_row *rows,
   }
   for (size_t i = 0; i < n; i++) {
     double y = TOP + ROW * (double)i + ROW / 2.0;
-    char short_label[56];
+    char short_label[64]; /* 63 characters fit in LEFT at the charts' font */
     text(f, LEFT - 10, y + 4, "end", "", shorten(short_label, sizeof short_label, rows[i].label));
     row(f, &rows[i], &ax, y, LEFT, WIDTH);
   }
