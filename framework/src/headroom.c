@@ -271,18 +271,20 @@ void perf__headroom_json(perf__json *j, const perf__headroom_row *rows, size_t n
   perf__json_raw(j, "]");
 }
 
-/* See headroom.h. */
 /* "headroom claim [point] test": the claim before the test, which the plot
  * cuts short, and without its " at file:line". Never fails. */
 static void plot_label(char *buf, size_t len, const perf__headroom_row *r)
 {
   char claim[sizeof r->claim];
   snprintf(claim, sizeof claim, "%s", r->claim);
-  char *at = strstr(claim, " at "), *point = strstr(r->claim, " [");
-  if (at) snprintf(at, sizeof claim - (size_t)(at - claim), "%s", point ? point : "");
+  char *at = NULL, *point = strrchr(r->claim, '[');
+  for (char *p = strstr(claim, " at "); p; p = strstr(p + 1, " at ")) at = p; /* the last */
+  if (at) /* " at file:line [n=16]" becomes " [n=16]" */
+    snprintf(at, sizeof claim - (size_t)(at - claim), "%s%s", point ? " " : "", point ? point : "");
   snprintf(buf, len, "%.3f %s %s", r->headroom, claim, r->test);
 }
 
+/* See headroom.h. */
 void perf__headroom_svg(FILE *f, const perf__headroom_row *rows, size_t n)
 {
   perf__svg_row *sr = calloc(n ? n : 1, sizeof *sr);

@@ -151,8 +151,8 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
       out->why = "time budget spent before two rounds";
       break;
     }
-    if (spent || n >= cfg->max_rounds || k >= cfg->max_looks)
-      out->level = final_level(cfg, out->looks);
+    int last = spent || n >= cfg->max_rounds || k >= cfg->max_looks;
+    if (last) out->level = final_level(cfg, out->looks);
     summarise(claim, a, b, n, scratch, out);
     err = look(cfg, claim, a, b, n, rng, out);
     if (err) break;
@@ -162,12 +162,8 @@ int perf__seq_run(const perf__seq_cfg *cfg, const perf__claim *claim,
       out->why = "time budget spent before the first look, even stretched: raise --budget";
       break;
     }
-    if (n >= cfg->max_rounds || k >= cfg->max_looks) {
-      out->why = "largest sample reached";
-      break;
-    }
-    if (spent) {
-      out->why = "time budget spent";
+    if (last) {
+      out->why = spent ? "time budget spent" : "largest sample reached";
       break;
     }
     due = perf__seq_look_at(cfg, ++k);
