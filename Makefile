@@ -82,7 +82,7 @@ endif
 endif
 
 # ---- sources --------------------------------------------------------------------
-LIB_SRCS  := $(wildcard framework/src/*.c)
+LIB_SRCS  := $(wildcard framework/src/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:framework/src/%.c=$(BUILD)/obj/framework/%.o)
 LIB       := $(BUILD)/libperfgate.a
 
@@ -218,7 +218,7 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/baseline.c framework/src/status.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/status.c
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -258,4 +258,4 @@ clean:
 	$(call say,CLEAN,$(BUILD))
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)

@@ -11,20 +11,20 @@ KERNELS = [("ew_256k", 0, 1 << 18), ("sin4_4m", 1, 1 << 22),
 
 def main(lib_path):
     lib = ctypes.CDLL(lib_path)
-    lib.perf_kernel_ew_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
-    lib.perf_kernel_sin4_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-    lib.perf_kernel_ew_f32.restype = ctypes.c_int
-    lib.perf_kernel_sin4_f32.restype = ctypes.c_int
+    lib.kern_ew_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+    lib.kern_sin4_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    lib.kern_ew_f32.restype = ctypes.c_int
+    lib.kern_sin4_f32.restype = ctypes.c_int
     for name, sine, n in KERNELS:
         x = torch.rand(n, device="cuda")
         stream = torch.cuda.current_stream().cuda_stream
         if sine:
             def fn():
-                if lib.perf_kernel_sin4_f32(x.data_ptr(), n, stream):
+                if lib.kern_sin4_f32(x.data_ptr(), n, stream):
                     raise RuntimeError("launch failed")
         else:
             def fn():
-                if lib.perf_kernel_ew_f32(x.data_ptr(), n, 3, stream):
+                if lib.kern_ew_f32(x.data_ptr(), n, 3, stream):
                     raise RuntimeError("launch failed")
         ms = triton.testing.do_bench(fn, return_mode="median")
         print(f"triton {name} {ms * 1e-3:.9e}", flush=True)

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "kernels.h"
 #include "perfgate.h"
-#include "stats.h"
-#include "test.h"
-#include "workload.h"
+#include "base/stats.h"
+#include "worker/test.h"
+#include "worker/workload.h"
 
 /* The four kernels, ~3 us to ~2 ms on an H100: element-wise x + 1 (memory
  * bound) and the fused nested sine (more arithmetic), at two sizes each. */
@@ -31,8 +31,8 @@ enum { NK = sizeof K / sizeof K[0] };
 static void run_k(void *arg)
 {
   kcase *k = arg;
-  PERF_CUDA(k->sine ? perf_kernel_sin4_f32(k->x, k->n, k->s)
-                    : perf_kernel_ew_f32(k->x, k->n, 3, k->s));
+  PERF_CUDA(k->sine ? kern_sin4_f32(k->x, k->n, k->s)
+                    : kern_ew_f32(k->x, k->n, 3, k->s));
 }
 
 /* Allocates and fills the kernels' buffers on one stream; exits on error. */
@@ -41,7 +41,7 @@ static void setup(cudaStream_t s)
   for (int i = 0; i < NK; i++) {
     K[i].s = s;
     if (cudaMalloc((void **)&K[i].x, K[i].n * sizeof(float)) ||
-        perf_kernel_fill_f32(K[i].x, K[i].n, 7, 1.0f, s)) {
+        kern_fill_f32(K[i].x, K[i].n, 7, 1.0f, s)) {
       fprintf(stderr, "bench-fidelity: cannot set up %s: %s\n", K[i].name,
               cudaGetErrorString(cudaGetLastError()));
       exit(2);
@@ -96,9 +96,9 @@ static void medians(void)
     for (int c = 0; c < 3; c++) {
       perf_workload w = PERF_WORKLOAD(run_k, &K[i], .stream = K[i].s, .clock = clocks[c],
                                       .name = K[i].name);
-      perf__wl_prepare(&w, 1e-3, 1.0);
+      perf__workload_prepare(&w, 1e-3, 1.0);
       for (int k = 0; k < S; k++)
-        if (perf__wl_sample(&w, &t[k], why, sizeof why)) {
+        if (perf__workload_sample(&w, &t[k], why, sizeof why)) {
           fprintf(stderr, "bench-fidelity: %s\n", why);
           exit(2);
         }
@@ -138,14 +138,14 @@ static void aa(void)
   int wrong[3] = {0, 0, 0}, runs[3] = {n, n, n / 5};
   double secs[3];
   for (int kind = 0; kind < 3; kind++) {
-    double t0 = perf__now();
+    double t0 = perf__clock_now();
     for (int i = 0; i < runs[kind]; i++) {
       perf__wopt.seed = 1000003u * (unsigned)i + 17u * (unsigned)kind + 1;
       if (kind == 0) wrong[0] += wrong_if(!PERF_EXPECT_SIMILAR(a, b, 0.05));
       if (kind == 1) wrong[1] += wrong_if(!PERF_EXPECT_FASTER(a, b, 1 / 1.05));
       if (kind == 2) wrong[2] += wrong_if(PERF_EXPECT_FASTER(a, b, 1.05));
     }
-    secs[kind] = (perf__now() - t0) / runs[kind];
+    secs[kind] = (perf__clock_now() - t0) / runs[kind];
   }
   printf("aa kernel=%s clock=%s similar_n=%d similar_false_fail=%d similar_s=%.3f "
          "not_slower_n=%d not_slower_false_fail=%d not_slower_s=%.3f "
@@ -169,21 +169,21 @@ static void power(void)
   perf_workload f = PERF_WORKLOAD(run_k, &fastk, .stream = fastk.s, .name = "fast");
   perf_workload s = PERF_WORKLOAD(run_k, &slowk, .stream = slowk.s, .name = "slow");
   int hit = 0;
-  double t0 = perf__now();
+  double t0 = perf__clock_now();
   for (int i = 0; i < n; i++) {
     perf__wopt.seed = 7919u * (unsigned)i + 3;
     hit += !wrong_if(!PERF_EXPECT_FASTER(f, s, 1.05));
   }
-  double secs = (perf__now() - t0) / n;
+  double secs = (perf__clock_now() - t0) / n;
   enum { S = 201 };
   double tf[S], ts[S];
   char why[400];
   for (int i = 0; i < S; i++)
-    if (perf__wl_sample(&f, &tf[i], why, sizeof why) || perf__wl_sample(&s, &ts[i], why, sizeof why)) {
+    if (perf__workload_sample(&f, &tf[i], why, sizeof why) || perf__workload_sample(&s, &ts[i], why, sizeof why)) {
       fprintf(stderr, "bench-fidelity: %s\n", why);
       exit(2);
     }
-  double ratio = perf__median(ts, S) / perf__median(tf, S);
+  double ratio = perf__stats_median(ts, S) / perf__stats_median(tf, S);
   PERF_EXPECT_TRUE(ratio > 1.05 && ratio < 1.15); /* the plant took */
   printf("power n=%d detected=%d true_ratio=%.4f seconds_per_comparison=%.3f\n", n, hit,
          ratio, secs);
@@ -199,7 +199,7 @@ static void overhead(void)
   static double pg[S], hand[S], d[S];
   kcase *k = &K[0];
   perf_workload w = PERF_WORKLOAD(run_k, k, .stream = k->s, .name = "perfgate");
-  perf__wl_prepare(&w, 1e-3, 1.0);
+  perf__workload_prepare(&w, 1e-3, 1.0);
   long batch = w.perf__state->batch;
   cudaEvent_t e0, e1;
   char why[400];
@@ -208,12 +208,12 @@ static void overhead(void)
   for (int i = 0; i < S; i++) {
     float ms = 0;
     PERF_CUDA(cudaEventRecord(e0, k->s));
-    for (long j = 0; j < batch; j++) PERF_CUDA(perf_kernel_ew_f32(k->x, k->n, 3, k->s));
+    for (long j = 0; j < batch; j++) PERF_CUDA(kern_ew_f32(k->x, k->n, 3, k->s));
     PERF_CUDA(cudaEventRecord(e1, k->s));
     PERF_CUDA(cudaEventSynchronize(e1));
     PERF_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     hand[i] = ms * 1e-3 / (double)batch;
-    if (perf__wl_sample(&w, &pg[i], why, sizeof why)) {
+    if (perf__workload_sample(&w, &pg[i], why, sizeof why)) {
       fprintf(stderr, "bench-fidelity: %s\n", why);
       exit(2);
     }
@@ -222,7 +222,7 @@ static void overhead(void)
   qsort(d, S, sizeof d[0], cmpd);
   PERF_EXPECT_TRUE(isfinite(d[0]) && isfinite(d[S - 1]));
   printf("overhead batch=%ld perfgate=%.9e hand=%.9e diff_median=%.9e diff_p2.5=%.9e "
-         "diff_p97.5=%.9e\n", batch, perf__median(pg, S), perf__median(hand, S), d[S / 2],
+         "diff_p97.5=%.9e\n", batch, perf__stats_median(pg, S), perf__stats_median(hand, S), d[S / 2],
          d[S / 40], d[S - 1 - S / 40]);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
   perf__test_result res;
   perf__test_exec(&t, &res);
   if (res.outcome != PERF__PASS && res.outcome != PERF__FAIL) {
-    fprintf(stderr, "bench-fidelity: %s: %s\n", perf__outcome_word(res.outcome), res.reason);
+    fprintf(stderr, "bench-fidelity: %s: %s\n", perf__status_word(res.outcome), res.reason);
     return 2;
   }
   return 0;

@@ -24,14 +24,14 @@ static unsigned blocks_for(size_t n)
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_ew_f32(float *x, size_t n, int op, cudaStream_t stream)
+extern "C" cudaError_t kern_ew_f32(float *x, size_t n, int op, cudaStream_t stream)
 {
   ew_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n, op);
   return cudaGetLastError();
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_ew4_f32(float *x, size_t n, cudaStream_t stream)
+extern "C" cudaError_t kern_ew4_f32(float *x, size_t n, cudaStream_t stream)
 {
   ew4_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n);
   return cudaGetLastError();
@@ -46,7 +46,7 @@ __global__ static void sin4_kernel(float *x, size_t n)
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_sin4_f32(float *x, size_t n, cudaStream_t stream)
+extern "C" cudaError_t kern_sin4_f32(float *x, size_t n, cudaStream_t stream)
 {
   sin4_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n);
   return cudaGetLastError();
@@ -61,7 +61,7 @@ __global__ static void ew_if_kernel(float *x, size_t n, int op, const int *flag)
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_ew_if_f32(float *x, size_t n, int op, const int *flag,
+extern "C" cudaError_t kern_ew_if_f32(float *x, size_t n, int op, const int *flag,
                                              cudaStream_t stream)
 {
   ew_if_kernel<<<blocks_for(n), 256, 0, stream>>>(x, n, op, flag);
@@ -78,7 +78,7 @@ __global__ static void any_above_kernel(const float *x, size_t n, float t, int *
 }
 
 // Returns the first error of the memset and the launch; never blocks.
-extern "C" cudaError_t perf_kernel_any_above_f32(const float *x, size_t n, float t, int *flag,
+extern "C" cudaError_t kern_any_above_f32(const float *x, size_t n, float t, int *flag,
                                                  cudaStream_t stream)
 {
   cudaError_t e = cudaMemsetAsync(flag, 0, sizeof *flag, stream);
@@ -95,7 +95,7 @@ __global__ static void gather_kernel(float *out, const float *x, const int *idx,
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_gather_f32(float *out, const float *x, const int *idx,
+extern "C" cudaError_t kern_gather_f32(float *out, const float *x, const int *idx,
                                               size_t m, cudaStream_t stream)
 {
   gather_kernel<<<blocks_for(m), 256, 0, stream>>>(out, x, idx, m);

@@ -15,13 +15,13 @@ __global__ static void spin(const volatile int *flag)
   while (*flag == 0) __nanosleep(1000);
 }
 
-extern "C" cudaError_t perf_kernel_store_far(int *base, cudaStream_t stream)
+extern "C" cudaError_t kern_store_far(int *base, cudaStream_t stream)
 {
   store_far<<<1, 1, 0, stream>>>(base);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t perf_kernel_spin_until(const int *flag, cudaStream_t stream)
+extern "C" cudaError_t kern_spin_until(const int *flag, cudaStream_t stream)
 {
   spin<<<1, 1, 0, stream>>>(flag);
   return cudaGetLastError();

@@ -42,19 +42,19 @@ static cudaError_t fill(void *dst, size_t n, uint64_t seed, float scale, cudaStr
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t perf_kernel_fill_f16(void *dst, size_t n, uint64_t seed,
+extern "C" cudaError_t kern_fill_f16(void *dst, size_t n, uint64_t seed,
                                             float scale, cudaStream_t stream)
 {
   return fill<__half>(dst, n, seed, scale, stream);
 }
 
-extern "C" cudaError_t perf_kernel_fill_bf16(void *dst, size_t n, uint64_t seed,
+extern "C" cudaError_t kern_fill_bf16(void *dst, size_t n, uint64_t seed,
                                              float scale, cudaStream_t stream)
 {
   return fill<__nv_bfloat16>(dst, n, seed, scale, stream);
 }
 
-extern "C" cudaError_t perf_kernel_fill_f32(float *dst, size_t n, uint64_t seed,
+extern "C" cudaError_t kern_fill_f32(float *dst, size_t n, uint64_t seed,
                                             float scale, cudaStream_t stream)
 {
   return fill<float>(dst, n, seed, scale, stream);

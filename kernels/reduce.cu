@@ -22,7 +22,7 @@ __global__ static void mean_square_kernel(const __half *x, size_t n, float *acc)
 }
 
 // Returns the launch error; never blocks.
-extern "C" cudaError_t perf_kernel_mean_square_add_f16(const void *x, size_t n, float *acc,
+extern "C" cudaError_t kern_mean_square_add_f16(const void *x, size_t n, float *acc,
                                                        cudaStream_t stream)
 {
   mean_square_kernel<<<64, 256, 0, stream>>>((const __half *)x, n, acc);

@@ -19,7 +19,7 @@ typedef struct mm100 {
 static void randn_mm(mm100 *m)
 {
   const float one = 1.0f, zero = 0.0f;
-  PERF_CUDA(perf_kernel_fill_f32(m->a, DIM * DIM, (uint64_t)++m->seed, 1.0f, 0));
+  PERF_CUDA(kern_fill_f32(m->a, DIM * DIM, (uint64_t)++m->seed, 1.0f, 0));
   PERF_CUBLAS(cublasSgemm(m->blas, CUBLAS_OP_N, CUBLAS_OP_N, DIM, DIM, DIM, &one, m->a, DIM,
                           m->a, DIM, &zero, m->b, DIM));
 }

@@ -242,7 +242,7 @@ static void sines_free(sines *s)
 
 static void four_sines(float *x, size_t n, cudaStream_t st)
 {
-  for (int k = 0; k < 4; k++) PERF_CUDA(perf_kernel_ew_f32(x, n, 1, st));
+  for (int k = 0; k < 4; k++) PERF_CUDA(kern_ew_f32(x, n, 1, st));
 }
 
 static void sin_cpu(void *a)
@@ -456,7 +456,7 @@ static void sin_four_kernels(void *a)
 static void sin_fused(void *a)
 {
   fuse *f = a;
-  PERF_CUDA(perf_kernel_sin4_f32(f->x, FUSE_N, f->s));
+  PERF_CUDA(kern_sin4_f32(f->x, FUSE_N, f->s));
 }
 
 /* The fused kernel's result is the four kernels' result, bit for bit. */
@@ -467,7 +467,7 @@ static void check_sin_fusion(fuse *f)
   size_t bytes = FUSE_N * sizeof(float);
   PERF_CUDA(cudaMemcpyAsync(f->y, f->x, bytes, cudaMemcpyDeviceToDevice, f->s));
   four_sines(f->x, FUSE_N, f->s);
-  PERF_CUDA(perf_kernel_sin4_f32(f->y, FUSE_N, f->s));
+  PERF_CUDA(kern_sin4_f32(f->y, FUSE_N, f->s));
   PERF_CUDA(cudaMemcpyAsync(a, f->x + FUSE_N / 3, sizeof a, cudaMemcpyDeviceToHost, f->s));
   PERF_CUDA(cudaMemcpyAsync(b, f->y + FUSE_N / 3, sizeof b, cudaMemcpyDeviceToHost, f->s));
   PERF_CUDA(cudaStreamSynchronize(f->s));
@@ -483,7 +483,7 @@ PERF_TEST(cpu_vs_gpu, fused_nested_sin_is_twice_as_fast)
   PERF_CUDA(cudaStreamCreateWithFlags(&f.s, cudaStreamNonBlocking));
   PERF_CUDA(cudaMalloc((void **)&f.x, FUSE_N * sizeof(float)));
   PERF_CUDA(cudaMalloc((void **)&f.y, FUSE_N * sizeof(float)));
-  PERF_CUDA(perf_kernel_fill_f32(f.x, FUSE_N, 4, 3.0f, f.s));
+  PERF_CUDA(kern_fill_f32(f.x, FUSE_N, 4, 3.0f, f.s));
   check_sin_fusion(&f);
   perf_workload four = PERF_WORKLOAD(sin_four_kernels, &f, .stream = f.s);
   perf_workload one = PERF_WORKLOAD(sin_fused, &f, .stream = f.s);

@@ -66,7 +66,7 @@ typedef struct far_store {
 static void store_far(void *arg)
 {
   far_store *f = arg;
-  PERF_CUDA(perf_kernel_store_far(f->buf, f->s));
+  PERF_CUDA(kern_store_far(f->buf, f->s));
 }
 
 static void store_near(void *arg)
@@ -109,7 +109,7 @@ PERF_TEST_OPT_IN(faults, kernel_never_ends)
   int *flag;
   PERF_CUDA(cudaMalloc((void **)&flag, sizeof *flag));
   PERF_CUDA(cudaMemset(flag, 0, sizeof *flag));
-  PERF_CUDA(perf_kernel_spin_until(flag, 0));
+  PERF_CUDA(kern_spin_until(flag, 0));
   printf("kernel launched; waiting for it\n");
   fflush(stdout);
   PERF_CUDA(cudaDeviceSynchronize());

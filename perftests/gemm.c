@@ -14,11 +14,11 @@ size_t gemm_elem_size(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
 static void fill(gemm_fixture *f, void *p, size_t elems, uint64_t seed)
 {
   if (f->type == CUDA_R_16F)
-    PERF_CUDA(perf_kernel_fill_f16(p, elems, seed, 1.0f, f->stream));
+    PERF_CUDA(kern_fill_f16(p, elems, seed, 1.0f, f->stream));
   else if (f->type == CUDA_R_16BF)
-    PERF_CUDA(perf_kernel_fill_bf16(p, elems, seed, 1.0f, f->stream));
+    PERF_CUDA(kern_fill_bf16(p, elems, seed, 1.0f, f->stream));
   else
-    PERF_CUDA(perf_kernel_fill_f32(p, elems, seed, 1.0f, f->stream));
+    PERF_CUDA(kern_fill_f32(p, elems, seed, 1.0f, f->stream));
 }
 
 /* IEEE binary16 to float, for checking results on the host. */

@@ -105,7 +105,7 @@ static void event_query(void *a)
 static void async_d2h_pinned(void *a) { bufs *b = a; AT(OP_ASYNC_D2H_PINNED, cudaMemcpyAsync(b->pinned, b->dev, N, cudaMemcpyDeviceToHost, b->s)); }
 static void async_h2d_pinned(void *a) { bufs *b = a; AT(OP_ASYNC_H2D_PINNED, cudaMemcpyAsync(b->dev, b->pinned, N, cudaMemcpyHostToDevice, b->s)); }
 static void async_d2d(void *a) { bufs *b = a; AT(OP_ASYNC_D2D, cudaMemcpyAsync(b->dev2, b->dev, N, cudaMemcpyDeviceToDevice, b->s)); }
-static void kernel(void *a) { bufs *b = a; AT(OP_KERNEL, perf_kernel_fill_f16(b->dev, N / 2, 7, 1.0f, b->s)); }
+static void kernel(void *a) { bufs *b = a; AT(OP_KERNEL, kern_fill_f16(b->dev, N / 2, 7, 1.0f, b->s)); }
 static void malloc_free_async(void *a)
 {
   bufs *b = a;
@@ -167,7 +167,7 @@ static void make_graph(bufs *b)
 {
   cudaGraph_t g;
   PERF_CUDA(cudaStreamBeginCapture(b->s, cudaStreamCaptureModeThreadLocal));
-  PERF_CUDA(perf_kernel_fill_f16(b->dev, N / 2, 3, 1.0f, b->s));
+  PERF_CUDA(kern_fill_f16(b->dev, N / 2, 3, 1.0f, b->s));
   PERF_CUDA(cudaMemcpyAsync(b->pinned, b->dev, N, cudaMemcpyDeviceToHost, b->s));
   PERF_CUDA(cudaStreamEndCapture(b->s, &g));
   PERF_CUDA(cudaGraphInstantiate(&b->graph, g, 0));
@@ -188,8 +188,8 @@ static void init(bufs *b)
   PERF_ASSERT_TRUE(b->pageable && b->registered);
   PERF_CUDA(cudaMalloc((void **)&b->x, N));
   PERF_CUDA(cudaMalloc((void **)&b->y, N));
-  PERF_CUDA(perf_kernel_fill_f16(b->x, N / 2, 1, 1.0f, b->s));
-  PERF_CUDA(perf_kernel_fill_f16(b->y, N / 2, 2, 1.0f, b->s));
+  PERF_CUDA(kern_fill_f16(b->x, N / 2, 1, 1.0f, b->s));
+  PERF_CUDA(kern_fill_f16(b->y, N / 2, 2, 1.0f, b->s));
   PERF_CUBLAS(cublasCreate(&b->blas));
   PERF_CUBLAS(cublasSetStream(b->blas, b->s));
   PERF_CUBLAS(cublasSetPointerMode(b->blas, CUBLAS_POINTER_MODE_HOST));
@@ -272,7 +272,7 @@ PERF_TEST(host_sync, graph_replay_never_blocks)
   PERF_NO_SYNC_IN(g);
   PERF_EXPECT_SYNCS(gs, 1);
   PERF_NO_SYNC_IN("queueing work") {
-    PERF_CUDA(perf_kernel_fill_f16(b.dev, N / 2, 9, 1.0f, b.s));
+    PERF_CUDA(kern_fill_f16(b.dev, N / 2, 9, 1.0f, b.s));
     PERF_CUDA(cudaMemcpyAsync(b.pinned, b.dev, N, cudaMemcpyDeviceToHost, b.s));
   }
   PERF_CUDA(cudaStreamSynchronize(b.s));

@@ -22,7 +22,7 @@ typedef struct pipe {
 
 static void ops(pipe *p)
 {
-  for (int k = 0; k < STEPS; k++) PERF_CUDA(perf_kernel_ew_f32(p->small, SMALL_N, k % 4, p->s));
+  for (int k = 0; k < STEPS; k++) PERF_CUDA(kern_ew_f32(p->small, SMALL_N, k % 4, p->s));
 }
 
 static void eager(void *a) { ops(a); }
@@ -31,7 +31,7 @@ static void eager_synced(void *a)
 {
   pipe *p = a;
   for (int k = 0; k < STEPS; k++) {
-    PERF_CUDA(perf_kernel_ew_f32(p->small, SMALL_N, k % 4, p->s));
+    PERF_CUDA(kern_ew_f32(p->small, SMALL_N, k % 4, p->s));
     PERF_CUDA(cudaStreamSynchronize(p->s)); /* a host sync per op */
   }
 }
@@ -44,7 +44,7 @@ static void graph(void *a)
 
 static void fill(float *x, size_t n, uint64_t seed, cudaStream_t s)
 {
-  PERF_CUDA(perf_kernel_fill_f32(x, n, seed, 1.0f, s)); /* random in [-1, 1) */
+  PERF_CUDA(kern_fill_f32(x, n, seed, 1.0f, s)); /* random in [-1, 1) */
 }
 
 static void init(pipe *p)
@@ -114,7 +114,7 @@ PERF_TEST(pipeline, graph_replay_beats_eager_and_never_blocks)
 static void gpu_only(void *a)
 {
   pipe *p = a;
-  for (int op = 0; op < 4; op++) PERF_CUDA(perf_kernel_ew_f32(p->hyb, HYB_N, op, p->s));
+  for (int op = 0; op < 4; op++) PERF_CUDA(kern_ew_f32(p->hyb, HYB_N, op, p->s));
   PERF_CUDA(cudaStreamSynchronize(p->s)); /* both end with the result ready */
 }
 
@@ -124,7 +124,7 @@ static void hybrid(void *a)
   pipe *p = a;
   size_t bytes = HYB_N * sizeof(float);
   for (int op = 0; op < 4; op += 2) {
-    PERF_CUDA(perf_kernel_ew_f32(p->hyb, HYB_N, op, p->s));
+    PERF_CUDA(kern_ew_f32(p->hyb, HYB_N, op, p->s));
     PERF_CUDA(cudaMemcpyAsync(p->host, p->hyb, bytes, cudaMemcpyDeviceToHost, p->s));
     PERF_CUDA(cudaStreamSynchronize(p->s));
     cpu_ew_f32(p->host, HYB_N, op + 1);
@@ -150,13 +150,13 @@ PERF_TEST(pipeline, hybrid_cpu_gpu_is_slower_than_gpu_only)
 static void four_kernels(void *a)
 {
   pipe *p = a;
-  for (int op = 0; op < 4; op++) PERF_CUDA(perf_kernel_ew_f32(p->big, BIG_N, op, p->s));
+  for (int op = 0; op < 4; op++) PERF_CUDA(kern_ew_f32(p->big, BIG_N, op, p->s));
 }
 
 static void fused(void *a)
 {
   pipe *p = a;
-  PERF_CUDA(perf_kernel_ew4_f32(p->big, BIG_N, p->s));
+  PERF_CUDA(kern_ew4_f32(p->big, BIG_N, p->s));
 }
 
 /* The fused kernel computes what the four do: same input, compare. */
@@ -166,7 +166,7 @@ static void check_fusion(pipe *p)
   static float a[CHECK], b[CHECK];
   PERF_CUDA(cudaMemcpyAsync(p->big2, p->big, BIG_N * sizeof(float), cudaMemcpyDeviceToDevice, p->s));
   four_kernels(p);
-  PERF_CUDA(perf_kernel_ew4_f32(p->big2, BIG_N, p->s));
+  PERF_CUDA(kern_ew4_f32(p->big2, BIG_N, p->s));
   PERF_CUDA(cudaMemcpyAsync(a, p->big + BIG_N / 2, sizeof a, cudaMemcpyDeviceToHost, p->s));
   PERF_CUDA(cudaMemcpyAsync(b, p->big2 + BIG_N / 2, sizeof b, cudaMemcpyDeviceToHost, p->s));
   PERF_CUDA(cudaStreamSynchronize(p->s));
@@ -199,7 +199,7 @@ static void malloc_free(void *a)
   pipe *p = a;
   float *t;
   PERF_CUDA(cudaMalloc((void **)&t, SMALL_N * sizeof(float)));
-  PERF_CUDA(perf_kernel_ew_f32(t, SMALL_N, 3, p->s));
+  PERF_CUDA(kern_ew_f32(t, SMALL_N, 3, p->s));
   PERF_CUDA(cudaFree(t)); /* waits for the device */
 }
 
@@ -208,7 +208,7 @@ static void pooled(void *a)
   pipe *p = a;
   float *t;
   PERF_CUDA(cudaMallocAsync((void **)&t, SMALL_N * sizeof(float), p->s));
-  PERF_CUDA(perf_kernel_ew_f32(t, SMALL_N, 3, p->s));
+  PERF_CUDA(kern_ew_f32(t, SMALL_N, 3, p->s));
   PERF_CUDA(cudaFreeAsync(t, p->s));
 }
 

@@ -21,7 +21,7 @@ typedef struct loop {
 static void forward_loss(loop *l)
 {
   gemm_once(&l->g);
-  PERF_CUDA(perf_kernel_mean_square_add_f16(l->g.c, (size_t)LOSS_N * LOSS_N, l->loss, l->g.stream));
+  PERF_CUDA(kern_mean_square_add_f16(l->g.c, (size_t)LOSS_N * LOSS_N, l->loss, l->g.stream));
 }
 
 /* loss.item(): copy the scalar and wait for it. */
@@ -94,7 +94,7 @@ static void per_sample(void *a)
   for (int i = 0; i < SAMPLES; i++) {
     float *d = f->d + (size_t)i * SAMPLE_N;
     PERF_CUDA(cudaMemcpy(d, f->sample[i], bytes, cudaMemcpyHostToDevice)); /* sample.cuda() */
-    PERF_CUDA(perf_kernel_ew4_f32(d, SAMPLE_N, 0));                          /* model */
+    PERF_CUDA(kern_ew4_f32(d, SAMPLE_N, 0));                          /* model */
     PERF_CUDA(cudaMemcpy(f->result[i], d, bytes, cudaMemcpyDeviceToHost));  /* pred.cpu() */
   }
 }
@@ -106,7 +106,7 @@ static void batched(void *a)
   for (int i = 0; i < SAMPLES; i++) /* torch.stack(samples) */
     memcpy(f->stacked + (size_t)i * SAMPLE_N, f->sample[i], bytes);
   PERF_CUDA(cudaMemcpy(f->d, f->stacked, all, cudaMemcpyHostToDevice));
-  PERF_CUDA(perf_kernel_ew4_f32(f->d, (size_t)SAMPLES * SAMPLE_N, 0));
+  PERF_CUDA(kern_ew4_f32(f->d, (size_t)SAMPLES * SAMPLE_N, 0));
   PERF_CUDA(cudaMemcpy(f->results, f->d, all, cudaMemcpyDeviceToHost));
 }
 
@@ -180,7 +180,7 @@ static void implicit_init(implicit *m)
   PERF_ASSERT_TRUE(m->idx_host != NULL);
   for (int i = 0; i < PICK; i++) m->idx_host[i] = (i * 7919) % X_N;
   PERF_CUDA(cudaMemcpy(m->idx, m->idx_host, PICK * sizeof(int), cudaMemcpyHostToDevice));
-  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 5, 1.0f, m->s));
+  PERF_CUDA(kern_fill_f32(m->x, X_N, 5, 1.0f, m->s));
   PERF_CUDA(cudaStreamSynchronize(m->s));
 }
 
@@ -230,18 +230,18 @@ PERF_TEST(training_loop, implicit_sync_copy_to_host)
 static void branch_on_host(void *a)
 {
   implicit *m = a;
-  PERF_CUDA(perf_kernel_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
+  PERF_CUDA(kern_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
   PERF_CUDA(cudaMemcpyAsync(m->flag_host, m->flag, sizeof(int), cudaMemcpyDeviceToHost, m->s));
   PERF_CUDA(cudaStreamSynchronize(m->s)); /* the bool() of the condition */
-  if (*m->flag_host) PERF_CUDA(perf_kernel_ew_f32(m->x, X_N, 1, m->s));
+  if (*m->flag_host) PERF_CUDA(kern_ew_f32(m->x, X_N, 1, m->s));
 }
 
 /* The same branch taken on the device: the kernel reads the flag. */
 static void branch_on_device(void *a)
 {
   implicit *m = a;
-  PERF_CUDA(perf_kernel_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
-  PERF_CUDA(perf_kernel_ew_if_f32(m->x, X_N, 1, m->flag, m->s));
+  PERF_CUDA(kern_any_above_f32(m->x, X_N, 0.99f, m->flag, m->s));
+  PERF_CUDA(kern_ew_if_f32(m->x, X_N, 1, m->flag, m->s));
 }
 
 /* Both forms give the same x from the same start. */
@@ -249,10 +249,10 @@ static void check_branches(implicit *m)
 {
   enum { CHECK = 1024 };
   static float a[CHECK], b[CHECK];
-  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 6, 1.0f, m->s));
+  PERF_CUDA(kern_fill_f32(m->x, X_N, 6, 1.0f, m->s));
   branch_on_host(m);
   PERF_CUDA(cudaMemcpyAsync(a, m->x, sizeof a, cudaMemcpyDeviceToHost, m->s));
-  PERF_CUDA(perf_kernel_fill_f32(m->x, X_N, 6, 1.0f, m->s));
+  PERF_CUDA(kern_fill_f32(m->x, X_N, 6, 1.0f, m->s));
   branch_on_device(m);
   PERF_CUDA(cudaMemcpyAsync(b, m->x, sizeof b, cudaMemcpyDeviceToHost, m->s));
   PERF_CUDA(cudaStreamSynchronize(m->s));
@@ -278,14 +278,14 @@ static void index_with_host_array(void *a)
 {
   implicit *m = a;
   PERF_CUDA(cudaMemcpy(m->idx, m->idx_host, PICK * sizeof(int), cudaMemcpyHostToDevice));
-  PERF_CUDA(perf_kernel_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
+  PERF_CUDA(kern_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
 }
 
 /* The indices already live on the device. */
 static void index_with_device_array(void *a)
 {
   implicit *m = a;
-  PERF_CUDA(perf_kernel_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
+  PERF_CUDA(kern_gather_f32(m->picked, m->x, m->idx, PICK, m->s));
 }
 
 /* 003, Observation 6: "indices = torch.tensor([0, 1, 2])  # CPU tensor;

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "baseline.h"
+#include "base/baseline.h"
 #include "selftest.h"
 
 enum { OLD_ENTRIES = 1000, KILLS = 100, RACES = 5, HELD_RACES = 3 };
@@ -37,20 +37,20 @@ static void write_old(const char *path, size_t n)
 {
   perf__baseline b;
   char err[400];
-  perf__bl_init(&b);
-  perf__bl_set_fp(&b, "host", "old machine");
+  perf__baseline_init(&b);
+  perf__baseline_set_fp(&b, "host", "old machine");
   for (size_t i = 0; i < n; i++) {
-    perf__bl_entry e = {.clock = "wall", .median_s = 1e-3 + 1e-9 * (double)i,
+    perf__baseline_entry e = {.clock = "wall", .median_s = 1e-3 + 1e-9 * (double)i,
                         .spread_s = 1e-5, .samples = 100, .tolerance = 0.05,
                         .recorded = "2026-01-01", .workload = "w"};
     snprintf(e.test, sizeof e.test, "old.t%05zu", i);
-    ST_EQ(perf__bl_put_entry(&b, &e), 0);
+    ST_EQ(perf__baseline_put_entry(&b, &e), 0);
   }
-  perf__bl_ratio r = {.test = "old.ratio", .claim = "FASTER(a, b, 2)", .ratio = 3,
+  perf__baseline_ratio r = {.test = "old.ratio", .claim = "FASTER(a, b, 2)", .ratio = 3,
                       .recorded = "2026-01-01"};
-  ST_EQ(perf__bl_put_ratio(&b, &r), 0);
-  ST_EQ(perf__bl_save(path, &b, err, sizeof err), 0);
-  perf__bl_free(&b);
+  ST_EQ(perf__baseline_put_ratio(&b, &r), 0);
+  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
 }
 
 /* Makes dir (a mkdtemp template) with this machine's file in it holding n
@@ -94,13 +94,13 @@ static int classify(const char *path, const char *old, size_t old_entries,
   free(now_bytes);
   perf__baseline b;
   char err[400];
-  int ok = perf__bl_load(path, &b, err, sizeof err) == 0 &&
+  int ok = perf__baseline_load(path, &b, err, sizeof err) == 0 &&
            b.nentries == old_entries + want_new && b.nratios >= 1 &&
-           perf__bl_find(&b, "old.t00000", "w") && perf__bl_find(&b, "bl.host_work", "w");
+           perf__baseline_find(&b, "old.t00000", "w") && perf__baseline_find(&b, "bl.host_work", "w");
   char last[32];
   snprintf(last, sizeof last, "old.t%05zu", old_entries - 1);
-  ok = ok && perf__bl_find(&b, last, "w");
-  perf__bl_free(&b);
+  ok = ok && perf__baseline_find(&b, last, "w");
+  perf__baseline_free(&b);
   return ok ? 1 : -1;
 }
 
@@ -383,15 +383,15 @@ ST_TEST(baseline_two_updaters_at_once_lose_nothing)
     waited += out && strstr(out, "another update holds") != NULL;
     perf__baseline now_bl;
     char err[400] = "";
-    int ok = perf__bl_load(path, &now_bl, err, sizeof err) == 0 &&
+    int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
              now_bl.nentries == OLD_ENTRIES + 3 && now_bl.nratios == 2 &&
-             perf__bl_find(&now_bl, "bl.host_work", "w") &&
-             perf__bl_find(&now_bl, "bl.ratio_claim", "a") &&
-             perf__bl_find(&now_bl, "old.t00000", "w");
+             perf__baseline_find(&now_bl, "bl.host_work", "w") &&
+             perf__baseline_find(&now_bl, "bl.ratio_claim", "a") &&
+             perf__baseline_find(&now_bl, "old.t00000", "w");
     ST_CHECKF(ca == 0 && cb == 0 && ok, "round %d: exits %d %d, %zu entries %zu ratios (want %d, 2): %s",
               i, ca, cb, now_bl.nentries, now_bl.nratios, OLD_ENTRIES + 3, err);
     good += ca == 0 && cb == 0 && ok;
-    perf__bl_free(&now_bl);
+    perf__baseline_free(&now_bl);
     free(out);
     unlink(log);
   }
@@ -449,14 +449,14 @@ ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
     int ca = wait_code(pa), cb = wait_code(pb);
     perf__baseline now_bl;
     char err[400] = "";
-    int ok = perf__bl_load(path, &now_bl, err, sizeof err) == 0 &&
+    int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
              now_bl.nentries == OLD_ENTRIES + 3 && now_bl.nratios == 2 &&
-             perf__bl_find(&now_bl, "bl.host_work", "w") &&
-             perf__bl_find(&now_bl, "bl.ratio_claim", "a");
+             perf__baseline_find(&now_bl, "bl.host_work", "w") &&
+             perf__baseline_find(&now_bl, "bl.ratio_claim", "a");
     ST_CHECKF(ca == 0 && cb == 0 && ok, "round %d: exits %d %d, %zu entries %zu ratios %s", i,
               ca, cb, now_bl.nentries, now_bl.nratios, err);
     good += waited && ca == 0 && cb == 0 && ok;
-    perf__bl_free(&now_bl);
+    perf__baseline_free(&now_bl);
   }
   printf("    two updaters held at the lock x%d: in %d both waited, both wrote, both kept\n",
          HELD_RACES, good);

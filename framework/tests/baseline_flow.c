@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
+#include "base/baseline.h"
 #include "selftest.h"
 
 #define LINE 2048
@@ -15,10 +15,10 @@ static void set_tolerance(const char *path, double tol)
 {
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__bl_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
   for (size_t i = 0; i < b.nentries; i++) b.entries[i].tolerance = tol;
-  ST_EQ(perf__bl_save(path, &b, err, sizeof err), 0);
-  perf__bl_free(&b);
+  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
 }
 
 static int run(st_run *r, const char *env, const char *dir, const char *more)
@@ -50,11 +50,11 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   st_run_free(&r);
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__bl_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
   ST_CHECKF(b.nentries == 3 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
-  const perf__bl_entry *e = perf__bl_find(&b, "bl.host_work", "w");
+  const perf__baseline_entry *e = perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e && e->samples >= 3 * 8 && e->tolerance >= 0.05 && !strcmp(e->clock, "wall"));
-  perf__bl_free(&b);
+  perf__baseline_free(&b);
   /* Re-runs compare absolute times across runs of a noisy machine: widen
    * the tolerance (the per-entry override) so that only a real change fails
    * (wider under valgrind, whose translation makes early samples slow). */

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jsonread.h"
+#include "base/jsontree.h"
 #include "selftest.h"
 
 /* Runs a shell command with make's own variables cleared; returns its exit
@@ -113,21 +113,21 @@ static void gpu_faults_fail_alone(int rc, const char *out, const char *json)
       {"faults.test_calls_exit", "exit status 3 before it finished"}};
   ST_CHECKF(rc == 1 && strstr(out, "4 passed, 4 failed, 0 skipped"), "%d: %s", rc, out);
   char err[400] = "";
-  perf__jnode *j = perf__jread(json, err, sizeof err);
-  const perf__jnode *tests = j ? perf__jget(j, "tests") : NULL;
+  perf__jsontree_node *j = perf__jsontree_read(json, err, sizeof err);
+  const perf__jsontree_node *tests = j ? perf__jsontree_get(j, "tests") : NULL;
   ST_CHECKF(tests && tests->n == 8, "%s: not 8 tests %s", json, err);
   for (size_t i = 0; tests && tests->n == 8 && i < 8; i += 2) {
-    const perf__jnode *f = tests->kids[i], *after = tests->kids[i + 1];
-    const char *reason = perf__jget(f, "reason")->text;
-    ST_CHECKF(!strcmp(perf__jget(f, "name")->text, cause[i / 2][0]) &&
-                  !strcmp(perf__jget(f, "outcome")->text, "FAIL") && strstr(reason, cause[i / 2][1]),
+    const perf__jsontree_node *f = tests->kids[i], *after = tests->kids[i + 1];
+    const char *reason = perf__jsontree_get(f, "reason")->text;
+    ST_CHECKF(!strcmp(perf__jsontree_get(f, "name")->text, cause[i / 2][0]) &&
+                  !strcmp(perf__jsontree_get(f, "outcome")->text, "FAIL") && strstr(reason, cause[i / 2][1]),
               "%s: %s", cause[i / 2][0], reason);
-    ST_CHECKF(!strcmp(perf__jget(after, "outcome")->text, "PASS") &&
-                  perf__jnum(perf__jget(after, "worker_pid"), 0) !=
-                      perf__jnum(perf__jget(f, "worker_pid"), 0),
-              "%s: not a pass in a fresh worker", perf__jget(after, "name")->text);
+    ST_CHECKF(!strcmp(perf__jsontree_get(after, "outcome")->text, "PASS") &&
+                  perf__jsontree_num(perf__jsontree_get(after, "worker_pid"), 0) !=
+                      perf__jsontree_num(perf__jsontree_get(f, "worker_pid"), 0),
+              "%s: not a pass in a fresh worker", perf__jsontree_get(after, "name")->text);
   }
-  perf__jfree(j);
+  perf__jsontree_free(j);
 }
 
 /* The shipped suite compiles (CI has no other check of it), and without a

@@ -275,28 +275,28 @@ ST_TEST(runner_progress_and_colour_only_on_a_terminal)
   st_run_free(&r);
 }
 
-#include "jsonread.h"
+#include "base/jsontree.h"
 
 /* Parses path with python3's json module when there is one (strict JSON),
- * and always with perf__jread; returns the tree (or NULL). */
-static perf__jnode *parse_json(const char *path)
+ * and always with perf__jsontree_read; returns the tree (or NULL). */
+static perf__jsontree_node *parse_json(const char *path)
 {
   char cmd[700], err[600];
   if (st_shell("command -v python3 >/dev/null 2>&1") == 0) {
     snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", path);
     ST_CHECKF(st_shell(cmd) == 0, "python3 cannot parse %s", path);
   }
-  perf__jnode *n = perf__jread(path, err, sizeof err);
+  perf__jsontree_node *n = perf__jsontree_read(path, err, sizeof err);
   ST_CHECKF(n != NULL, "%s", err);
   return n;
 }
 
 /* The test named name in a report, or NULL. */
-static const perf__jnode *find_test(const perf__jnode *report, const char *name)
+static const perf__jsontree_node *find_test(const perf__jsontree_node *report, const char *name)
 {
-  const perf__jnode *tests = perf__jget(report, "tests");
+  const perf__jsontree_node *tests = perf__jsontree_get(report, "tests");
   for (size_t i = 0; tests && i < tests->n; i++) {
-    const perf__jnode *n = perf__jget(tests->kids[i], "name");
+    const perf__jsontree_node *n = perf__jsontree_get(tests->kids[i], "name");
     if (n && !strcmp(n->text, name)) return tests->kids[i];
   }
   return NULL;
@@ -311,34 +311,34 @@ ST_TEST(report_json_has_run_fingerprint_claims_and_every_sample)
   st_run r;
   st_exec(&r, "", args);
   ST_EQ(r.status, 1);
-  perf__jnode *j = parse_json(path);
+  perf__jsontree_node *j = parse_json(path);
   if (j) {
-    const perf__jnode *run = perf__jget(j, "run"), *fp = perf__jget(j, "fingerprint");
-    ST_EQ(perf__jnum(perf__jget(run, "exit_code"), -1), 1);
-    ST_CHECK(perf__jget(perf__jget(fp, "host"), "cpus") != NULL && perf__jget(fp, "gpu"));
-    ST_EQ(perf__jnum(perf__jget(perf__jget(j, "totals"), "failed"), -1), 2);
-    const perf__jnode *t = find_test(j, "host.aa_not_faster");
-    const perf__jnode *claims = perf__jget(t, "claims");
+    const perf__jsontree_node *run = perf__jsontree_get(j, "run"), *fp = perf__jsontree_get(j, "fingerprint");
+    ST_EQ(perf__jsontree_num(perf__jsontree_get(run, "exit_code"), -1), 1);
+    ST_CHECK(perf__jsontree_get(perf__jsontree_get(fp, "host"), "cpus") != NULL && perf__jsontree_get(fp, "gpu"));
+    ST_EQ(perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(j, "totals"), "failed"), -1), 2);
+    const perf__jsontree_node *t = find_test(j, "host.aa_not_faster");
+    const perf__jsontree_node *claims = perf__jsontree_get(t, "claims");
     ST_CHECK(claims && claims->n == 1);
     if (claims && claims->n == 1) {
-      const perf__jnode *c = claims->kids[0], *a = perf__jget(c, "a");
-      ST_CHECK(!strcmp(perf__jget(c, "outcome")->text, "FAIL"));
-      ST_CHECK(!strcmp(perf__jget(c, "clock")->text, "wall"));
-      ST_CHECK(!strcmp(perf__jget(c, "kind")->text, "FASTER"));
-      double rounds = perf__jnum(perf__jget(c, "rounds"), 0);
-      const perf__jnode *s = perf__jget(a, "samples_s");
+      const perf__jsontree_node *c = claims->kids[0], *a = perf__jsontree_get(c, "a");
+      ST_CHECK(!strcmp(perf__jsontree_get(c, "outcome")->text, "FAIL"));
+      ST_CHECK(!strcmp(perf__jsontree_get(c, "clock")->text, "wall"));
+      ST_CHECK(!strcmp(perf__jsontree_get(c, "kind")->text, "FASTER"));
+      double rounds = perf__jsontree_num(perf__jsontree_get(c, "rounds"), 0);
+      const perf__jsontree_node *s = perf__jsontree_get(a, "samples_s");
       /* two samples of each workload per ABBA round */
       ST_CHECKF(s && rounds >= 12 && s->n == (size_t)(2 * rounds), "%zu samples, %g rounds",
                 s ? s->n : 0, rounds);
-      ST_CHECK(s && s->n && perf__jnum(s->kids[0], -1) > 0);
+      ST_CHECK(s && s->n && perf__jsontree_num(s->kids[0], -1) > 0);
     }
-    const perf__jnode *crash = find_test(j, "crash.segfault");
-    ST_CHECK(crash && !strcmp(perf__jget(crash, "outcome")->text, "FAIL") &&
-             strstr(perf__jget(crash, "output")->text, "about to crash"));
-    const perf__jnode *skip = find_test(j, "cuda.no_driver_skips_the_test");
-    ST_CHECK(skip && !strcmp(perf__jget(skip, "no_device")->text, "true"));
+    const perf__jsontree_node *crash = find_test(j, "crash.segfault");
+    ST_CHECK(crash && !strcmp(perf__jsontree_get(crash, "outcome")->text, "FAIL") &&
+             strstr(perf__jsontree_get(crash, "output")->text, "about to crash"));
+    const perf__jsontree_node *skip = find_test(j, "cuda.no_driver_skips_the_test");
+    ST_CHECK(skip && !strcmp(perf__jsontree_get(skip, "no_device")->text, "true"));
   }
-  perf__jfree(j);
+  perf__jsontree_free(j);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(st_shell(cmd), 0);
@@ -374,14 +374,14 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
             "%d: %s", r.status, r.out);
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "%s/all.json", dir);
-  perf__jnode *j = parse_json(cmd);
+  perf__jsontree_node *j = parse_json(cmd);
   if (j) {
-    ST_EQ(perf__jget(j, "tests")->n, 5);
-    ST_EQ(perf__jnum(perf__jget(perf__jget(j, "run"), "exit_code"), -1), 1);
-    ST_EQ(perf__jget(perf__jget(j, "run"), "shards")->n, 2);
+    ST_EQ(perf__jsontree_get(j, "tests")->n, 5);
+    ST_EQ(perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(j, "run"), "exit_code"), -1), 1);
+    ST_EQ(perf__jsontree_get(perf__jsontree_get(j, "run"), "shards")->n, 2);
     ST_CHECK(find_test(j, "host.aa_similar") && find_test(j, "host.four_x_work_is_not_8x_faster"));
   }
-  perf__jfree(j);
+  perf__jsontree_free(j);
   /* a missing shard, a duplicate, a malformed file: exit 2, named */
   snprintf(args, sizeof args, "--merge=%s/x.json %s/s0.json", dir, dir);
   st_exec(&r, "", args);
@@ -413,16 +413,16 @@ ST_TEST(report_json_claim_records_say_what_held)
   st_run r;
   st_exec(&r, "", args);
   ST_EQ(r.status, 0);
-  perf__jnode *j = parse_json(path);
-  const perf__jnode *claims = perf__jget(find_test(j, "host.truth"), "claims");
+  perf__jsontree_node *j = parse_json(path);
+  const perf__jsontree_node *claims = perf__jsontree_get(find_test(j, "host.truth"), "claims");
   ST_CHECK(claims && claims->n >= 1);
   for (size_t k = 0; claims && k < claims->n; k++) {
-    const perf__jnode *m = perf__jget(claims->kids[k], "message");
+    const perf__jsontree_node *m = perf__jsontree_get(claims->kids[k], "message");
     ST_CHECKF(m && strstr(m->text, " holds") && !strstr(m->text, "is false") &&
-                  !strcmp(perf__jget(claims->kids[k], "outcome")->text, "PASS"),
+                  !strcmp(perf__jsontree_get(claims->kids[k], "outcome")->text, "PASS"),
               "%s", m ? m->text : "(none)");
   }
-  perf__jfree(j);
+  perf__jsontree_free(j);
   unlink(path);
   st_run_free(&r);
 }
@@ -445,14 +445,14 @@ ST_TEST(runner_devices_runs_each_test_per_device_labelled_and_merged)
   ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "2 passed, 2 failed, 0 skipped"));
   st_run_free(&r);
   snprintf(path, sizeof path, "%s/r.json", dir);
-  perf__jnode *j = parse_json(path);
-  const perf__jnode *tests = perf__jget(j, "tests");
+  perf__jsontree_node *j = parse_json(path);
+  const perf__jsontree_node *tests = perf__jsontree_get(j, "tests");
   ST_CHECK(tests && tests->n == 4);
   int seen[2] = {0, 0};
   for (size_t k = 0; tests && k < tests->n; k++) {
-    const perf__jnode *t = tests->kids[k], *out = perf__jget(t, "output");
-    double dev = perf__jnum(perf__jget(t, "device"), -1);
-    if (!strcmp(perf__jget(t, "name")->text, "host.visible_devices")) {
+    const perf__jsontree_node *t = tests->kids[k], *out = perf__jsontree_get(t, "output");
+    double dev = perf__jsontree_num(perf__jsontree_get(t, "device"), -1);
+    if (!strcmp(perf__jsontree_get(t, "name")->text, "host.visible_devices")) {
       /* each run saw only its own GPU */
       ST_CHECKF((dev == 0 && strstr(out->text, "visible=0")) ||
                     (dev == 3 && strstr(out->text, "visible=3")),
@@ -461,8 +461,8 @@ ST_TEST(runner_devices_runs_each_test_per_device_labelled_and_merged)
     }
   }
   ST_CHECK(seen[0] == 1 && seen[1] == 1);
-  ST_EQ(perf__jget(perf__jget(j, "run"), "devices")->n, 2);
-  perf__jfree(j);
+  ST_EQ(perf__jsontree_get(perf__jsontree_get(j, "run"), "devices")->n, 2);
+  perf__jsontree_free(j);
   snprintf(path, sizeof path, "%s/r.gpu3.xml", dir);
   char *x = st_slurp(path);
   ST_CHECK(x && strstr(x, "<testsuite name=\"host@gpu3\""));

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
+#include "base/baseline.h"
 #include "selftest.h"
-#include "status.h"
+#include "base/status.h"
 
 static const char *good =
     "schema: 1\n"
@@ -33,7 +33,7 @@ static const char *good =
 
 static int parse(const char *text, perf__baseline *b, char *err)
 {
-  return perf__bl_parse("b.yaml", (const unsigned char *)text, strlen(text), b,
+  return perf__baseline_parse("b.yaml", (const unsigned char *)text, strlen(text), b,
                         err, 400);
 }
 
@@ -53,12 +53,12 @@ ST_TEST(baseline_parses_a_good_file)
   ST_EQ(b.nfp, 2);
   ST_CHECK(!strcmp(b.fp[0].key, "name") && !strcmp(b.fp[0].value, "NVIDIA H100 80GB HBM3"));
   ST_EQ(b.nentries, 1);
-  const perf__bl_entry *e = perf__bl_find(&b, "sync_points.small_gemm", "async");
+  const perf__baseline_entry *e = perf__baseline_find(&b, "sync_points.small_gemm", "async");
   ST_CHECK(e && !strcmp(e->clock, "events") && e->samples == 48);
   ST_NEAR(e ? e->median_s : 0, 7.782e-06, 1e-18);
   ST_EQ(b.nratios, 1);
   ST_NEAR(b.ratios[0].ratio, 2.024, 1e-12);
-  perf__bl_free(&b);
+  perf__baseline_free(&b);
 }
 
 /* Each malformed file fails with "b.yaml:line:column: ..." naming the
@@ -110,7 +110,7 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
     ST_CHECKF(r == PERF__EBADFILE && strncmp(err, bad[i].where, strlen(bad[i].where)) == 0 &&
                   strstr(err, bad[i].says) && b.nentries == 0 && b.nfp == 0,
               "case %zu: %d '%s'", i, r, err);
-    perf__bl_free(&b);
+    perf__baseline_free(&b);
   }
 }
 
@@ -122,18 +122,18 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(dir != NULL);
   snprintf(path, sizeof path, "%s/h100.yaml", dir);
   ST_EQ(parse(good, &a, err), 0);
-  perf__bl_entry e = a.entries[0];
+  perf__baseline_entry e = a.entries[0];
   snprintf(e.workload, sizeof e.workload, "%s", "needs: quoting # really");
   e.median_s = 1.23456789e-5;
-  ST_EQ(perf__bl_put_entry(&a, &e), 0);
-  ST_EQ(perf__bl_save(path, &a, err, sizeof err), 0);
-  ST_EQ(perf__bl_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__baseline_put_entry(&a, &e), 0);
+  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
   ST_CHECKF(b.nentries == 2 && b.nratios == 1 && b.nfp == 2, "%zu %zu %zu %s", b.nentries, b.nratios, b.nfp, err);
-  const perf__bl_entry *q = perf__bl_find(&b, e.test, "needs: quoting # really");
+  const perf__baseline_entry *q = perf__baseline_find(&b, e.test, "needs: quoting # really");
   ST_CHECK(q && q->median_s == e.median_s && q->samples == 48 && !strcmp(q->recorded, "2026-11-21"));
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
-  perf__bl_free(&a);
-  perf__bl_free(&b);
+  perf__baseline_free(&a);
+  perf__baseline_free(&b);
   st_rmtree(dir);
 }
 
@@ -146,10 +146,10 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   char *dir = temp_dir();
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
   ST_EQ(parse(good, &a, err), 0);
-  ST_EQ(perf__bl_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
   char *before = st_slurp(path);
   a.entries[0].median_s = NAN;
-  ST_EQ(perf__bl_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECK(strstr(err, "NaN") != NULL);
   char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
@@ -162,93 +162,93 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   /* a directory that does not exist: an error, nothing created */
   char nowhere[160];
   snprintf(nowhere, sizeof nowhere, "%s/missing/gpu.yaml", dir);
-  ST_EQ(perf__bl_save(nowhere, &a, err, sizeof err), PERF__EIO);
+  ST_EQ(perf__baseline_save(nowhere, &a, err, sizeof err), PERF__EIO);
   free(before);
   free(after);
-  perf__bl_free(&a);
+  perf__baseline_free(&a);
   st_rmtree(dir);
 }
 
 ST_TEST(baseline_merge_replaces_and_appends)
 {
   perf__baseline b;
-  perf__bl_init(&b);
-  perf__bl_entry e = {.test = "s.t", .workload = "a", .clock = "wall",
+  perf__baseline_init(&b);
+  perf__baseline_entry e = {.test = "s.t", .workload = "a", .clock = "wall",
                       .median_s = 1, .samples = 3, .tolerance = 0.05,
                       .recorded = "2026-01-01"};
-  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  ST_EQ(perf__baseline_put_entry(&b, &e), 0);
   snprintf(e.workload, sizeof e.workload, "b");
-  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  ST_EQ(perf__baseline_put_entry(&b, &e), 0);
   e.median_s = 2; /* re-measured b */
-  ST_EQ(perf__bl_put_entry(&b, &e), 0);
+  ST_EQ(perf__baseline_put_entry(&b, &e), 0);
   ST_EQ(b.nentries, 2);
-  ST_NEAR(perf__bl_find(&b, "s.t", "a")->median_s, 1, 0); /* kept */
-  ST_NEAR(perf__bl_find(&b, "s.t", "b")->median_s, 2, 0); /* replaced */
-  ST_CHECK(perf__bl_find(&b, "s.t", "c") == NULL);
-  ST_EQ(perf__bl_set_fp(&b, "name", "x"), 0);
-  ST_EQ(perf__bl_set_fp(&b, "name", "y"), 0);
+  ST_NEAR(perf__baseline_find(&b, "s.t", "a")->median_s, 1, 0); /* kept */
+  ST_NEAR(perf__baseline_find(&b, "s.t", "b")->median_s, 2, 0); /* replaced */
+  ST_CHECK(perf__baseline_find(&b, "s.t", "c") == NULL);
+  ST_EQ(perf__baseline_set_fp(&b, "name", "x"), 0);
+  ST_EQ(perf__baseline_set_fp(&b, "name", "y"), 0);
   ST_CHECK(b.nfp == 1 && !strcmp(b.fp[0].value, "y"));
-  perf__bl_free(&b);
+  perf__baseline_free(&b);
 }
 
 ST_TEST(baseline_slugs_are_safe_file_names)
 {
   char s[80];
-  ST_CHECK(!strcmp(perf__bl_slug("NVIDIA H100 80GB HBM3", s, sizeof s), "nvidia-h100-80gb-hbm3"));
-  ST_CHECK(!strcmp(perf__bl_slug("../../etc/passwd", s, sizeof s), "etc-passwd"));
-  ST_CHECK(!strcmp(perf__bl_slug("Intel(R) Xeon(R) CPU @ 2.20GHz", s, sizeof s), "intel-r-xeon-r-cpu-2-20ghz"));
-  ST_CHECK(!strcmp(perf__bl_slug("", s, sizeof s), "unknown"));
-  ST_CHECK(!strcmp(perf__bl_slug("../..", s, sizeof s), "unknown"));
-  ST_CHECK(!strcmp(perf__bl_slug(NULL, s, sizeof s), "unknown"));
+  ST_CHECK(!strcmp(perf__baseline_slug("NVIDIA H100 80GB HBM3", s, sizeof s), "nvidia-h100-80gb-hbm3"));
+  ST_CHECK(!strcmp(perf__baseline_slug("../../etc/passwd", s, sizeof s), "etc-passwd"));
+  ST_CHECK(!strcmp(perf__baseline_slug("Intel(R) Xeon(R) CPU @ 2.20GHz", s, sizeof s), "intel-r-xeon-r-cpu-2-20ghz"));
+  ST_CHECK(!strcmp(perf__baseline_slug("", s, sizeof s), "unknown"));
+  ST_CHECK(!strcmp(perf__baseline_slug("../..", s, sizeof s), "unknown"));
+  ST_CHECK(!strcmp(perf__baseline_slug(NULL, s, sizeof s), "unknown"));
   char longname[300];
   memset(longname, 'a', sizeof longname - 1);
   longname[sizeof longname - 1] = '\0';
-  ST_CHECK(strlen(perf__bl_slug(longname, s, sizeof s)) <= 64);
-  ST_CHECK(!strchr(perf__bl_slug("a/b.c\\d\xc3\xa9", s, sizeof s), '/') && !strchr(s, '.'));
+  ST_CHECK(strlen(perf__baseline_slug(longname, s, sizeof s)) <= 64);
+  ST_CHECK(!strchr(perf__baseline_slug("a/b.c\\d\xc3\xa9", s, sizeof s), '/') && !strchr(s, '.'));
 }
 
 /* A regression needs both: beyond tolerance, and beyond the noise. */
 ST_TEST(baseline_regression_needs_tolerance_and_significance)
 {
-  perf__bl_entry base = {.median_s = 1e-3, .spread_s = 1e-5, .samples = 100,
+  perf__baseline_entry base = {.median_s = 1e-3, .spread_s = 1e-5, .samples = 100,
                          .tolerance = 0.05};
   double rel;
   /* 3x slower, tight spreads: a regression */
-  ST_EQ(perf__bl_compare(&base, 3e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
+  ST_EQ(perf__baseline_compare(&base, 3e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
   ST_NEAR(rel, 2.0, 1e-12);
   /* 3 % slower: within tolerance however significant */
-  ST_EQ(perf__bl_compare(&base, 1.03e-3, 1e-6, 100, &rel), PERF__BL_SAME);
+  ST_EQ(perf__baseline_compare(&base, 1.03e-3, 1e-6, 100, &rel), PERF__BL_SAME);
   /* 20 % slower but the new spread is huge: not significant */
-  ST_EQ(perf__bl_compare(&base, 1.2e-3, 2e-3, 10, &rel), PERF__BL_SAME);
+  ST_EQ(perf__baseline_compare(&base, 1.2e-3, 2e-3, 10, &rel), PERF__BL_SAME);
   /* 20 % slower, tight: a regression */
-  ST_EQ(perf__bl_compare(&base, 1.2e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
+  ST_EQ(perf__baseline_compare(&base, 1.2e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
   /* 30 % faster, tight: an improvement, not a regression */
-  ST_EQ(perf__bl_compare(&base, 0.7e-3, 1e-5, 100, &rel), PERF__BL_FASTER);
+  ST_EQ(perf__baseline_compare(&base, 0.7e-3, 1e-5, 100, &rel), PERF__BL_FASTER);
   ST_NEAR(rel, -0.3, 1e-12);
   /* a per-entry tolerance is honoured */
   base.tolerance = 0.5;
-  ST_EQ(perf__bl_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
+  ST_EQ(perf__baseline_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
 }
 
-#include "fingerprint.h"
+#include "worker/fingerprint.h"
 
 ST_TEST(fingerprint_of_the_host_names_the_cpu)
 {
   perf__baseline b;
   char path[300], slug[80];
-  perf__bl_init(&b);
-  perf__fp_host(&b);
-  const char *model = perf__fp_model(&b);
+  perf__baseline_init(&b);
+  perf__fingerprint_host(&b);
+  const char *model = perf__fingerprint_model(&b);
   ST_CHECK(model[0] != '\0');
   ST_CHECK(b.nfp == 3 && !strcmp(b.fp[1].key, "cpus") && atoi(b.fp[1].value) >= 1);
-  perf__bl_slug(model, slug, sizeof slug);
-  perf__fp_path("some/dir", &b, path, sizeof path);
+  perf__baseline_slug(model, slug, sizeof slug);
+  perf__fingerprint_path("some/dir", &b, path, sizeof path);
   char want[300];
   snprintf(want, sizeof want, "some/dir/%s.yaml", slug);
   ST_CHECK(!strcmp(path, want));
   perf__baseline none;
-  perf__bl_init(&none);
-  ST_CHECK(!strcmp(perf__fp_model(&none), "unknown"));
-  ST_CHECK(!strcmp(perf__fp_path("", &none, path, sizeof path), "./unknown.yaml"));
-  perf__bl_free(&b);
+  perf__baseline_init(&none);
+  ST_CHECK(!strcmp(perf__fingerprint_model(&none), "unknown"));
+  ST_CHECK(!strcmp(perf__fingerprint_path("", &none, path, sizeof path), "./unknown.yaml"));
+  perf__baseline_free(&b);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "headroom.h"
+#include "report/headroom.h"
 #include "selftest.h"
 
 /* A result named name with the given claim records. */

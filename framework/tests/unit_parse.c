@@ -2,13 +2,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "filter.h"
-#include "fmt.h"
+#include "supervisor/options.h"
+#include "base/filter.h"
+#include "base/units.h"
 #include "selftest.h"
-#include "status.h"
+#include "base/status.h"
 
-static int glob(const char *p, const char *s) { return perf__glob(p, p + strlen(p), s); }
+static int glob(const char *p, const char *s) { return perf__filter_glob(p, p + strlen(p), s); }
 
 ST_TEST(glob_matching)
 {
@@ -70,7 +70,7 @@ static int parse(perf__cli *c, char *err, int n, ...)
   va_start(ap, n);
   for (int i = 0; i < n; i++) argv[i + 1] = va_arg(ap, char *);
   va_end(ap);
-  return perf__cli_parse(n + 1, argv, c, err, 200);
+  return perf__options_parse(n + 1, argv, c, err, 200);
 }
 
 ST_TEST(cli_defaults_and_values)
@@ -125,20 +125,20 @@ ST_TEST(cli_rejects_bad_arguments_with_a_message)
 ST_TEST(time_formatting)
 {
   char b[32];
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 17.95e-6), "17.95 us"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 1.5e-3), "1.500 ms"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 2.5), "2.500 s"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 250e-9), "250.0 ns"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, 0), "0.000 ns"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, NAN), "n/a"));
-  ST_CHECK(!strcmp(perf__fmt_time(b, sizeof b, -1), "n/a"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 17.95e-6), "17.95 us"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 1.5e-3), "1.500 ms"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 2.5), "2.500 s"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 250e-9), "250.0 ns"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 0), "0.000 ns"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, NAN), "n/a"));
+  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, -1), "n/a"));
 }
 
 ST_TEST(status_table)
 {
-  ST_CHECK(!strcmp(perf__outcome_word(PERF__PASS), "PASS"));
-  ST_CHECK(!strcmp(perf__outcome_word(PERF__INCONCLUSIVE), "INCONCLUSIVE"));
-  ST_CHECK(!strcmp(perf__outcome_word((perf__outcome)99), "?"));
-  ST_CHECK(!strcmp(perf__strerror(PERF__ENOMEM), "out of memory"));
-  ST_CHECK(!strcmp(perf__strerror(12345), "unknown error"));
+  ST_CHECK(!strcmp(perf__status_word(PERF__PASS), "PASS"));
+  ST_CHECK(!strcmp(perf__status_word(PERF__INCONCLUSIVE), "INCONCLUSIVE"));
+  ST_CHECK(!strcmp(perf__status_word((perf__outcome)99), "?"));
+  ST_CHECK(!strcmp(perf__status_strerror(PERF__ENOMEM), "out of memory"));
+  ST_CHECK(!strcmp(perf__status_strerror(12345), "unknown error"));
 }

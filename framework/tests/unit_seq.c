@@ -4,41 +4,41 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "clock.h"
-#include "seq.h"
+#include "base/clock.h"
+#include "worker/verdict.h"
 
 ST_TEST(look_schedule_grows_and_ends_at_max_rounds)
 {
-  perf__seq_cfg c;
-  perf__seq_defaults(&c);
-  ST_EQ(perf__seq_look_at(&c, 1), c.first_look);
-  ST_EQ(perf__seq_look_at(&c, 1), 12);
-  ST_EQ(perf__seq_look_at(&c, 2), 18);
-  ST_EQ(perf__seq_look_at(&c, 3), 27);
+  perf__verdict_cfg c;
+  perf__verdict_defaults(&c);
+  ST_EQ(perf__verdict_look_at(&c, 1), c.first_look);
+  ST_EQ(perf__verdict_look_at(&c, 1), 12);
+  ST_EQ(perf__verdict_look_at(&c, 2), 18);
+  ST_EQ(perf__verdict_look_at(&c, 3), 27);
   int prev = 0, ok = 1;
   for (int k = 1; k <= c.max_looks; k++) {
-    int at = perf__seq_look_at(&c, k);
+    int at = perf__verdict_look_at(&c, k);
     ok &= at > prev || at == c.max_rounds;
     prev = at;
   }
   ST_CHECK(ok);
-  ST_EQ(perf__seq_look_at(&c, c.max_looks), c.max_rounds);
+  ST_EQ(perf__verdict_look_at(&c, c.max_looks), c.max_rounds);
 }
 
 ST_TEST(decision_rule)
 {
   perf__claim f = {PERF__CLAIM_FASTER, 1.5};
-  ST_EQ(perf__seq_decide(&f, 1.6, 1.9), PERF__PASS);
-  ST_EQ(perf__seq_decide(&f, 1.5, 1.9), PERF__PASS);
-  ST_EQ(perf__seq_decide(&f, 1.2, 1.4), PERF__FAIL);
-  ST_EQ(perf__seq_decide(&f, 1.4, 1.6), PERF__INCONCLUSIVE);
-  ST_EQ(perf__seq_decide(&f, NAN, NAN), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&f, 1.6, 1.9), PERF__PASS);
+  ST_EQ(perf__verdict_decide(&f, 1.5, 1.9), PERF__PASS);
+  ST_EQ(perf__verdict_decide(&f, 1.2, 1.4), PERF__FAIL);
+  ST_EQ(perf__verdict_decide(&f, 1.4, 1.6), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&f, NAN, NAN), PERF__INCONCLUSIVE);
   perf__claim s = {PERF__CLAIM_SIMILAR, 0.25}; /* [0.8, 1.25] */
-  ST_EQ(perf__seq_decide(&s, 0.9, 1.1), PERF__PASS);
-  ST_EQ(perf__seq_decide(&s, 1.3, 1.5), PERF__FAIL);
-  ST_EQ(perf__seq_decide(&s, 0.5, 0.7), PERF__FAIL);
-  ST_EQ(perf__seq_decide(&s, 0.7, 0.9), PERF__INCONCLUSIVE);
-  ST_EQ(perf__seq_decide(&s, 0.7, 1.3), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&s, 0.9, 1.1), PERF__PASS);
+  ST_EQ(perf__verdict_decide(&s, 1.3, 1.5), PERF__FAIL);
+  ST_EQ(perf__verdict_decide(&s, 0.5, 0.7), PERF__FAIL);
+  ST_EQ(perf__verdict_decide(&s, 0.7, 0.9), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&s, 0.7, 1.3), PERF__INCONCLUSIVE);
 }
 
 /* Synthetic ABBA rounds: per-iteration times with a known ratio b/a, a
@@ -57,7 +57,7 @@ static int synth_round(void *ctx, double *a, double *b)
   *a = 1e-5 * exp(drift + s->noise * perf__rng_normal(&s->rng));
   *b = s->ratio * 1e-5 * exp(drift + s->noise * perf__rng_normal(&s->rng));
   s->calls++;
-  for (double t0 = perf__now(); perf__now() - t0 < s->delay_s;) {
+  for (double t0 = perf__clock_now(); perf__clock_now() - t0 < s->delay_s;) {
   }
   return 0;
 }
@@ -69,10 +69,10 @@ static int fail_round(void *ctx, double *a, double *b)
   return PERF__ECUDA;
 }
 
-static perf__seq_cfg sim_cfg(void)
+static perf__verdict_cfg sim_cfg(void)
 {
-  perf__seq_cfg c;
-  perf__seq_defaults(&c);
+  perf__verdict_cfg c;
+  perf__verdict_defaults(&c);
   c.reps = 1000;       /* fewer resamples: hundreds of simulated claims */
   c.max_rounds = 256;  /* 9 looks: 12, 18, ..., 210, 256 */
   c.budget_s = 0;      /* rounds, not time, bound the simulation */
@@ -84,16 +84,16 @@ static perf__seq_cfg sim_cfg(void)
 static void simulate_to(perf__claim claim, double ratio, double noise, int runs,
                         int cap, int counts[PERF__OUTCOME_COUNT], int *max_rounds)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   if (cap) c.max_rounds = cap;
   synth s = {.ratio = ratio, .noise = noise};
-  perf__seq_result r;
+  perf__verdict_result r;
   perf__rng boot;
   perf__rng_seed(&s.rng, 99);
   perf__rng_seed(&boot, 7);
   *max_rounds = 0;
   for (int i = 0; i < runs; i++) {
-    if (perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r) == 0)
+    if (perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r) == 0)
       counts[r.verdict]++;
     if (r.rounds > *max_rounds) *max_rounds = r.rounds;
   }
@@ -164,15 +164,15 @@ ST_TEST(repeated_looks_keep_the_error_rate)
 
 ST_TEST(undecided_at_max_rounds_is_inconclusive)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   c.max_rounds = 16;
   synth s = {.ratio = 1.5, .noise = 0.3};
   perf__rng boot;
   perf__rng_seed(&s.rng, 3);
   perf__rng_seed(&boot, 3);
-  perf__seq_result r;
+  perf__verdict_result r;
   perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
-  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__INCONCLUSIVE);
   ST_EQ(r.rounds, 16);
   ST_CHECK(r.lo < 1.5 && r.hi > 1.5);
@@ -187,7 +187,7 @@ ST_TEST(undecided_at_max_rounds_is_inconclusive)
  * would straddle at a per-look level. */
 ST_TEST(last_look_spends_the_alpha_left)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   perf__claim similar = {PERF__CLAIM_SIMILAR, 0.05};
   int decided_cut = 0, decided_flat = 0;
   for (int seed = 1; seed <= 40; seed++) {
@@ -195,9 +195,9 @@ ST_TEST(last_look_spends_the_alpha_left)
     perf__rng boot;
     perf__rng_seed(&s.rng, (unsigned)seed);
     perf__rng_seed(&boot, (unsigned)seed);
-    perf__seq_result r;
+    perf__verdict_result r;
     c.max_rounds = 41; /* looks at 12, 18, 27, 41: the 4th is the last */
-    ST_EQ(perf__seq_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
+    ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
     ST_CHECKF(r.verdict != PERF__FAIL, "A/A SIMILAR failed: [%g, %g]", r.lo, r.hi);
     ST_CHECKF(fabs(r.level - (r.looks == 4 ? c.alpha * 9 / 12 : c.alpha / 12)) < 1e-12,
               "%d looks at level %g", r.looks, r.level);
@@ -206,7 +206,7 @@ ST_TEST(last_look_spends_the_alpha_left)
     c.alpha = 0.05 * 4 / 12;
     perf__rng_seed(&s.rng, (unsigned)seed);
     perf__rng_seed(&boot, (unsigned)seed);
-    ST_EQ(perf__seq_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
+    ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
     decided_flat += r.verdict == PERF__PASS;
     c = sim_cfg();
   }
@@ -217,16 +217,16 @@ ST_TEST(last_look_spends_the_alpha_left)
 
 ST_TEST(time_budget_ends_sampling)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   c.max_rounds = 1 << 20;
   c.budget_s = 0.2;
   synth s = {.ratio = 1.5, .noise = 0.3, .delay_s = 1e-3};
   perf__rng boot;
   perf__rng_seed(&s.rng, 5);
   perf__rng_seed(&boot, 5);
-  perf__seq_result r;
+  perf__verdict_result r;
   perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
-  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__INCONCLUSIVE);
   ST_CHECK(r.looks <= c.max_looks);
   ST_CHECKF(r.rounds >= 50 && r.rounds <= 400, "rounds %d", r.rounds);
@@ -238,12 +238,12 @@ ST_TEST(time_budget_ends_sampling)
 
 ST_TEST(round_errors_stop_sampling)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   perf__rng boot;
   perf__rng_seed(&boot, 1);
-  perf__seq_result r;
+  perf__verdict_result r;
   perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
-  ST_EQ(perf__seq_run(&c, &claim, fail_round, NULL, NULL, &boot, &r), PERF__ECUDA);
+  ST_EQ(perf__verdict_run(&c, &claim, fail_round, NULL, NULL, &boot, &r), PERF__ECUDA);
   ST_EQ(r.rounds, 0);
 }
 
@@ -252,26 +252,26 @@ ST_TEST(round_errors_stop_sampling)
  * budget end the claim before its first look. */
 ST_TEST(slow_rounds_stretch_the_budget_to_the_first_look)
 {
-  perf__seq_cfg c = sim_cfg();
+  perf__verdict_cfg c = sim_cfg();
   c.budget_s = 0.06;  /* 12 rounds of 10 ms or more: at least 2x the budget */
   c.stretch = 100;    /* room for a loaded machine's slower rounds */
   synth s = {.ratio = 4, .noise = 0.05, .delay_s = 0.01};
   perf__rng boot;
   perf__rng_seed(&s.rng, 11);
   perf__rng_seed(&boot, 11);
-  perf__seq_result r;
+  perf__verdict_result r;
   perf__claim claim = {PERF__CLAIM_FASTER, 2};
-  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__PASS);
   ST_EQ(r.rounds, 12);
   ST_EQ(r.stretched, 1);
   c.stretch = 1; /* as before: no stretch, no look */
-  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__INCONCLUSIVE);
   ST_CHECK(r.rounds < 12 && r.why && strstr(r.why, "before the first look"));
   c.stretch = 5;
   c.budget_s = 0.01; /* 12 rounds: at least 12x the budget, beyond the stretch */
-  ST_EQ(perf__seq_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__INCONCLUSIVE);
   ST_CHECK(r.rounds < 12);
 }
@@ -280,16 +280,16 @@ ST_TEST(slow_rounds_stretch_the_budget_to_the_first_look)
  * plain side of 1. */
 ST_TEST(side_of_one_with_a_tie_margin)
 {
-  ST_EQ(perf__seq_side(0.05, 1.06, 1.2), PERF__SIDE_FASTER);
-  ST_EQ(perf__seq_side(0.05, 0.5, 0.9), PERF__SIDE_SLOWER);
-  ST_EQ(perf__seq_side(0.05, 0.97, 1.04), PERF__SIDE_TIED);
-  ST_EQ(perf__seq_side(0.05, 1.001, 1.059), PERF__SIDE_UNDECIDED); /* straddles 1.05 */
-  ST_EQ(perf__seq_side(0.05, 0.9, 1.1), PERF__SIDE_UNDECIDED);
-  ST_EQ(perf__seq_side(0.05, NAN, NAN), PERF__SIDE_UNDECIDED);
-  ST_EQ(perf__seq_side(0, 1.001, 1.059), PERF__SIDE_FASTER);
-  ST_EQ(perf__seq_side(0, 0.97, 0.999), PERF__SIDE_SLOWER);
-  ST_EQ(perf__seq_side(0, 0.97, 1.04), PERF__SIDE_UNDECIDED); /* no ties at 0 */
+  ST_EQ(perf__verdict_side(0.05, 1.06, 1.2), PERF__SIDE_FASTER);
+  ST_EQ(perf__verdict_side(0.05, 0.5, 0.9), PERF__SIDE_SLOWER);
+  ST_EQ(perf__verdict_side(0.05, 0.97, 1.04), PERF__SIDE_TIED);
+  ST_EQ(perf__verdict_side(0.05, 1.001, 1.059), PERF__SIDE_UNDECIDED); /* straddles 1.05 */
+  ST_EQ(perf__verdict_side(0.05, 0.9, 1.1), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__verdict_side(0.05, NAN, NAN), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__verdict_side(0, 1.001, 1.059), PERF__SIDE_FASTER);
+  ST_EQ(perf__verdict_side(0, 0.97, 0.999), PERF__SIDE_SLOWER);
+  ST_EQ(perf__verdict_side(0, 0.97, 1.04), PERF__SIDE_UNDECIDED); /* no ties at 0 */
   perf__claim side = {PERF__CLAIM_SIDE, 0.05};
-  ST_EQ(perf__seq_decide(&side, 0.97, 1.04), PERF__PASS); /* decided: stop sampling */
-  ST_EQ(perf__seq_decide(&side, 1.001, 1.059), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&side, 0.97, 1.04), PERF__PASS); /* decided: stop sampling */
+  ST_EQ(perf__verdict_decide(&side, 1.001, 1.059), PERF__INCONCLUSIVE);
 }

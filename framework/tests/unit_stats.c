@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "stats.h"
-#include "status.h"
+#include "base/stats.h"
+#include "base/status.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -19,11 +19,11 @@ ST_TEST(median_of_known_sets)
   double even[] = {10, 2, 8, 4};
   double one[] = {7};
   double dup[] = {2, 2, 2, 1, 2, 3};
-  ST_NEAR(perf__median(odd, 5), 3, 0);
-  ST_NEAR(perf__median(even, 4), 6, 0);
-  ST_NEAR(perf__median(one, 1), 7, 0);
-  ST_NEAR(perf__median(dup, 6), 2, 0);
-  ST_CHECK(isnan(perf__median(one, 0)));
+  ST_NEAR(perf__stats_median(odd, 5), 3, 0);
+  ST_NEAR(perf__stats_median(even, 4), 6, 0);
+  ST_NEAR(perf__stats_median(one, 1), 7, 0);
+  ST_NEAR(perf__stats_median(dup, 6), 2, 0);
+  ST_CHECK(isnan(perf__stats_median(one, 0)));
 }
 
 ST_TEST(select_agrees_with_sorting)
@@ -40,11 +40,11 @@ ST_TEST(select_agrees_with_sorting)
     qsort(s, n, sizeof *s, cmp);
     for (size_t k = 0; k < n; k += 1 + n / 7) {
       memcpy(w, v, n * sizeof *v);
-      if (perf__select(w, n, k) != s[k]) bad++;
+      if (perf__stats_select(w, n, k) != s[k]) bad++;
     }
     memcpy(w, v, n * sizeof *v);
     double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    if (perf__median(w, n) != med) bad++;
+    if (perf__stats_median(w, n) != med) bad++;
   }
   ST_EQ(bad, 0);
 }
@@ -53,11 +53,11 @@ ST_TEST(quantiles_and_mad)
 {
   double s[] = {1, 2, 3, 4, 5};
   double v[] = {1, 2, 3, 4, 100}, scratch[5];
-  ST_NEAR(perf__quantile_sorted(s, 5, 0), 1, 0);
-  ST_NEAR(perf__quantile_sorted(s, 5, 1), 5, 0);
-  ST_NEAR(perf__quantile_sorted(s, 5, 0.5), 3, 0);
-  ST_NEAR(perf__quantile_sorted(s, 5, 0.125), 1.5, 1e-12);
-  ST_NEAR(perf__mad_of(v, 5, scratch), 1, 0); /* robust to the outlier */
+  ST_NEAR(perf__stats_quantile_sorted(s, 5, 0), 1, 0);
+  ST_NEAR(perf__stats_quantile_sorted(s, 5, 1), 5, 0);
+  ST_NEAR(perf__stats_quantile_sorted(s, 5, 0.5), 3, 0);
+  ST_NEAR(perf__stats_quantile_sorted(s, 5, 0.125), 1.5, 1e-12);
+  ST_NEAR(perf__stats_mad_of(v, 5, scratch), 1, 0); /* robust to the outlier */
   ST_NEAR(v[4], 100, 0);                      /* input untouched */
 }
 
@@ -92,7 +92,7 @@ ST_TEST(bootstrap_constant_ratio_is_exact)
     a[i] = 1 + i;
     b[i] = 3 * (1 + i);
   }
-  ST_EQ(perf__boot_ratio_ci(b, a, 20, 0.01, 1000, &r, &lo, &hi), 0);
+  ST_EQ(perf__stats_boot_ratio_ci(b, a, 20, 0.01, 1000, &r, &lo, &hi), 0);
   /* Every resample pairs b = 3a, so the ratio of medians is 3 exactly. */
   ST_NEAR(lo, 3, 1e-12);
   ST_NEAR(hi, 3, 1e-12);
@@ -103,9 +103,9 @@ ST_TEST(bootstrap_rejects_bad_input)
   double a[2] = {1, 2}, lo = -1, hi = -1;
   perf__rng r;
   perf__rng_seed(&r, 1);
-  ST_EQ(perf__boot_ratio_ci(a, a, 1, 0.05, 1000, &r, &lo, &hi), PERF__EINVAL);
-  ST_EQ(perf__boot_ratio_ci(a, a, 2, 0.05, 5, &r, &lo, &hi), PERF__EINVAL);
-  ST_EQ(perf__boot_ratio_ci(a, a, 2, 1.5, 1000, &r, &lo, &hi), PERF__EINVAL);
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 1, 0.05, 1000, &r, &lo, &hi), PERF__EINVAL);
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, 0.05, 5, &r, &lo, &hi), PERF__EINVAL);
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, 1.5, 1000, &r, &lo, &hi), PERF__EINVAL);
   ST_NEAR(lo, -1, 0);
 }
 
@@ -126,7 +126,7 @@ ST_TEST(bootstrap_interval_covers_truth)
       b[i] = 2.5 * exp(drift + 0.1 * perf__rng_normal(&r));
     }
     double lo, hi;
-    if (perf__boot_ratio_ci(b, a, N, 0.05, 1000, &r, &lo, &hi) == 0 &&
+    if (perf__stats_boot_ratio_ci(b, a, N, 0.05, 1000, &r, &lo, &hi) == 0 &&
         lo <= 2.5 && 2.5 <= hi)
       covered++;
   }

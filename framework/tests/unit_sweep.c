@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "crossover.h"
-#include "stats.h"
+#include "worker/crossover.h"
+#include "base/stats.h"
 
 /* Points at 16, 32, ..., with the given sides and speedups. */
 static void decide(const int *side, const double *speedup, size_t n, double lo, double hi,
@@ -108,17 +108,17 @@ ST_TEST(crossover_sorts_points_given_in_any_order)
 ST_TEST(median_interval_uses_binomial_order_statistics)
 {
   double v[10] = {9, 1, 8, 2, 7, 3, 6, 4, 5, 10}, lo, hi;
-  ST_EQ(perf__median_ci(v, 10, 0.05, &lo, &hi), 0);
+  ST_EQ(perf__stats_median_ci(v, 10, 0.05, &lo, &hi), 0);
   ST_NEAR(lo, 2, 0); /* n = 10 at 95 %: x(2) .. x(9), coverage 97.9 % */
   ST_NEAR(hi, 9, 0);
-  ST_EQ(perf__median_ci(v, 10, 0.01, &lo, &hi), 0);
+  ST_EQ(perf__stats_median_ci(v, 10, 0.01, &lo, &hi), 0);
   ST_NEAR(lo, 1, 0); /* 99 %: x(1) .. x(10) */
   ST_NEAR(hi, 10, 0);
   double w[3] = {3, 1, 2};
-  ST_EQ(perf__median_ci(w, 3, 0.05, &lo, &hi), 0); /* too few: min .. max */
+  ST_EQ(perf__stats_median_ci(w, 3, 0.05, &lo, &hi), 0); /* too few: min .. max */
   ST_NEAR(lo, 1, 0);
   ST_NEAR(hi, 3, 0);
-  ST_CHECK(perf__median_ci(w, 0, 0.05, &lo, &hi) != 0);
+  ST_CHECK(perf__stats_median_ci(w, 0, 0.05, &lo, &hi) != 0);
   /* Coverage: 2000 normal samples of 101, the interval holds the true
    * median 0 in at least 94 % (nominal >= 95 %). */
   perf__rng r;
@@ -127,7 +127,7 @@ ST_TEST(median_interval_uses_binomial_order_statistics)
   for (int k = 0; k < 2000; k++) {
     double x[101];
     for (int i = 0; i < 101; i++) x[i] = perf__rng_normal(&r);
-    perf__median_ci(x, 101, 0.05, &lo, &hi);
+    perf__stats_median_ci(x, 101, 0.05, &lo, &hi);
     held += lo <= 0 && 0 <= hi;
   }
   ST_CHECKF(held >= 1880, "held %d of 2000", held);

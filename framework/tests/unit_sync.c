@@ -3,13 +3,13 @@
 #include <cupti_runtime_cbid.h>
 #include <string.h>
 
-#include "callsite.h"
+#include "worker/callsite.h"
 #include "selftest.h"
-#include "syncclass.h"
+#include "worker/synctable.h"
 
 static perf__sync_rule rule_of(int domain, unsigned cbid)
 {
-  const perf__sync_entry *e = perf__sync_lookup(domain, cbid);
+  const perf__sync_entry *e = perf__synctable_lookup(domain, cbid);
   return e ? e->rule : PERF__RULE_NONE;
 }
 
@@ -39,7 +39,7 @@ ST_TEST(sync_table_lists_blocking_calls_only)
   ST_EQ(rule_of(D, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), PERF__RULE_NONE);
   /* each (domain, id) once, each with a name */
   size_t n, dup = 0, unnamed = 0;
-  const perf__sync_entry *t = perf__sync_table(&n);
+  const perf__sync_entry *t = perf__synctable_table(&n);
   for (size_t i = 0; i < n; i++) {
     unnamed += !t[i].name || !t[i].name[0];
     for (size_t j = i + 1; j < n; j++)
@@ -77,7 +77,7 @@ ST_TEST(sync_decisions_from_pointer_kinds)
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char why[96] = "";
-    int got = perf__sync_decide(cases[i].rule, cases[i].dst, cases[i].src, why, sizeof why);
+    int got = perf__synctable_decide(cases[i].rule, cases[i].dst, cases[i].src, why, sizeof why);
     ST_CHECKF(got == cases[i].sync && (!cases[i].says || strstr(why, cases[i].says)),
               "case %zu: got %d '%s'", i, got, why);
   }
@@ -87,14 +87,14 @@ ST_TEST(call_site_is_the_first_exe_frame_after_the_libraries)
 {
   /* callback (exe), CUPTI, cudart, user (exe), framework (exe), libc */
   int a[] = {1, 0, 0, 1, 1, 0};
-  ST_EQ(perf__site_pick(a, 6), 3);
+  ST_EQ(perf__callsite_pick(a, 6), 3);
   int b[] = {1, 1, 0, 0, 0, 1}; /* inlined callback frames, then a library */
-  ST_EQ(perf__site_pick(b, 6), 5);
+  ST_EQ(perf__callsite_pick(b, 6), 5);
   int c[] = {1, 1, 1}; /* never left the executable */
-  ST_EQ(perf__site_pick(c, 3), -1);
+  ST_EQ(perf__callsite_pick(c, 3), -1);
   int d[] = {0, 0};
-  ST_EQ(perf__site_pick(d, 2), -1);
-  ST_EQ(perf__site_pick(d, 0), -1);
+  ST_EQ(perf__callsite_pick(d, 2), -1);
+  ST_EQ(perf__callsite_pick(d, 0), -1);
 }
 
 __attribute__((noinline)) static void *return_address(void)
@@ -109,7 +109,7 @@ ST_TEST(call_sites_resolve_to_file_and_line)
   pc[1] = NULL;
   char where[2][256];
   int lines[2];
-  perf__site_resolve(pc, 2, where, lines);
+  perf__callsite_resolve(pc, 2, where, lines);
   ST_CHECKF(strstr(where[0], "framework/tests/unit_sync.c:") == where[0], "%s", where[0]);
   ST_EQ(lines[0], line);
   ST_CHECKF(strstr(where[0], "call_sites_resolve") != NULL, "%s", where[0]); /* the function */
@@ -142,6 +142,6 @@ ST_TEST(sync_host_waits_from_pointer_kinds)
       {PERF__RULE_ALWAYS, PERF__MEM_NONE, PERF__MEM_NONE, PERF__WAIT_NONE},   /* by name */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    ST_CHECKF(perf__sync_host_wait(cases[i].rule, cases[i].dst, cases[i].src) == cases[i].wait,
+    ST_CHECKF(perf__synctable_host_wait(cases[i].rule, cases[i].dst, cases[i].src) == cases[i].wait,
               "case %zu", i);
 }

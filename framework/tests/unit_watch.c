@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blocker.h"
-#include "nvmldl.h"
-#include "retake.h"
+#include "worker/blocker.h"
+#include "worker/gpuwatch.h"
+#include "worker/retake.h"
 #include "selftest.h"
 
 ST_TEST(retake_discards_throttled_samples_then_keeps_a_sustained_throttle)
@@ -53,10 +53,10 @@ ST_TEST(retake_preempted_samples_up_to_the_limit)
 ST_TEST(nvml_reason_names)
 {
   char b[200];
-  ST_STR(perf__nvml_reason_names(0, b, sizeof b), "none");
-  ST_STR(perf__nvml_reason_names(0x4, b, sizeof b), "sw_power_cap");
-  ST_STR(perf__nvml_reason_names(0x48, b, sizeof b), "hw_slowdown,hw_thermal");
-  ST_STR(perf__nvml_reason_names(1ull << 40, b, sizeof b), "other");
+  ST_STR(perf__gpuwatch_reason_names(0, b, sizeof b), "none");
+  ST_STR(perf__gpuwatch_reason_names(0x4, b, sizeof b), "sw_power_cap");
+  ST_STR(perf__gpuwatch_reason_names(0x48, b, sizeof b), "hw_slowdown,hw_thermal");
+  ST_STR(perf__gpuwatch_reason_names(1ull << 40, b, sizeof b), "other");
   /* Which reasons count as throttling: not idle, app clocks, sync boost. */
   ST_EQ(0x1 & PERF__THROTTLE_MASK, 0);
   ST_EQ(0x2 & PERF__THROTTLE_MASK, 0);
@@ -71,9 +71,9 @@ static int open_with(const char *lib, const char *bus, char *why, size_t len)
   char path[600];
   snprintf(path, sizeof path, lib[0] == '/' ? "%.0s%s" : "%s/%s", st_build_dir(), lib);
   setenv("PERF_NVML_LIB", path, 1);
-  perf__nvml_close();
+  perf__gpuwatch_close();
   why[0] = '\0';
-  return perf__nvml_open(bus, why, len);
+  return perf__gpuwatch_open(bus, why, len);
 }
 
 ST_TEST(nvml_reads_clock_and_reasons_through_dlopen)
@@ -84,18 +84,18 @@ ST_TEST(nvml_reads_clock_and_reasons_through_dlopen)
   setenv("FAKE_NVML_REASONS", "0,4,0x48", 1);
   setenv("FAKE_NVML_MHZ", "1755", 1);
   ST_EQ(open_with("libfakenvml.so", "0000:00:06.0", why, sizeof why), 0);
-  ST_EQ(perf__nvml_sm_clock(&cur, &max), 0);
+  ST_EQ(perf__gpuwatch_sm_clock(&cur, &max), 0);
   ST_EQ(cur, 1755);
   ST_EQ(max, 1980);
-  for (int i = 0; i < 4; i++) ST_EQ(perf__nvml_reasons(&r[i]), 0);
+  for (int i = 0; i < 4; i++) ST_EQ(perf__gpuwatch_reasons(&r[i]), 0);
   ST_EQ(r[0], 0);
   ST_EQ(r[1], 4);
   ST_EQ(r[2], 0x48);
   ST_EQ(r[3], 0);
-  ST_EQ(perf__nvml_driver(drv, sizeof drv), 0);
+  ST_EQ(perf__gpuwatch_driver(drv, sizeof drv), 0);
   ST_STR(drv, "0.0-fake");
-  perf__nvml_close();
-  ST_EQ(perf__nvml_reasons(&r[0]), -1); /* closed: reads fail, no crash */
+  perf__gpuwatch_close();
+  ST_EQ(perf__gpuwatch_reasons(&r[0]), -1); /* closed: reads fail, no crash */
 }
 
 ST_TEST(nvml_that_cannot_open_says_why)
@@ -104,10 +104,10 @@ ST_TEST(nvml_that_cannot_open_says_why)
   unsigned cur;
   ST_EQ(open_with("/nonexistent/libnvidia-ml.so.1", "0000:00:06.0", why, sizeof why), -1);
   ST_STR(why, "cannot load /nonexistent/libnvidia-ml.so.1");
-  ST_EQ(perf__nvml_sm_clock(&cur, NULL), -1);
+  ST_EQ(perf__gpuwatch_sm_clock(&cur, NULL), -1);
   /* A failed open is not retried until closed. */
   setenv("PERF_NVML_LIB", "", 1);
-  ST_EQ(perf__nvml_open("0000:00:06.0", why, sizeof why), -1);
+  ST_EQ(perf__gpuwatch_open("0000:00:06.0", why, sizeof why), -1);
   ST_STR(why, "cannot load /nonexistent/libnvidia-ml.so.1");
   /* A library without NVML's functions names the first one missing. */
   ST_EQ(open_with("libnocupti.so", "0000:00:06.0", why, sizeof why), -1);
@@ -115,7 +115,7 @@ ST_TEST(nvml_that_cannot_open_says_why)
   /* NVML without the device. */
   ST_EQ(open_with("libfakenvml.so", "missing", why, sizeof why), -1);
   ST_STR(why, "NVML does not know the GPU at missing (NVML error 6)");
-  perf__nvml_close();
+  perf__gpuwatch_close();
 }
 
 /* The blocking kernel is PTX the driver compiles at run time: without a GPU
@@ -125,7 +125,7 @@ ST_TEST(blocking_kernel_ptx_assembles)
   char src[] = "/tmp/perfgate-ptx-XXXXXX", cmd[1200];
   int fd = mkstemp(src);
   ST_CHECK(fd >= 0);
-  const char *ptx = perf__block_ptx();
+  const char *ptx = perf__blocker_ptx();
   ST_EQ(write(fd, ptx, strlen(ptx)), (long long)strlen(ptx));
   close(fd);
   const char *home = getenv("CUDA_HOME");
@@ -139,6 +139,6 @@ ST_TEST(blocking_kernel_ptx_assembles)
   int status = f ? pclose(f) : -1;
   unlink(src);
   ST_CHECKF(status == 0, "ptxas rejected the blocking kernel: %s", out);
-  ST_CHECK(strstr(ptx, ".entry perf__block(") != NULL);
+  ST_CHECK(strstr(ptx, ".entry perf__blocker_hold(") != NULL);
   ST_CHECK(strstr(ptx, "%globaltimer") != NULL); /* the timeout is real time */
 }

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "status.h"
+#include "base/baseline.h"
+#include "base/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   perf__baseline b;
   char err[400];
-  int r = perf__bl_parse("fuzz.yaml", data, size, &b, err, sizeof err);
+  int r = perf__baseline_parse("fuzz.yaml", data, size, &b, err, sizeof err);
   /* Whatever went in, the result is consistent: parsed, or an error with a
    * position and nothing kept. */
   if (r == 0) {
@@ -24,6 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (strncmp(err, "fuzz.yaml:", 10) || b.nentries || b.nratios || b.nfp)
       __builtin_trap();
   }
-  perf__bl_free(&b);
+  perf__baseline_free(&b);
   return 0;
 }

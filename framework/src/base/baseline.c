@@ -1,0 +1,759 @@
+/* baseline.c — a per-GPU baseline file: its model, strict YAML loading with positions, atomic saving. */
+#define _GNU_SOURCE
+#include "base/baseline.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "base/status.h"
+
+/* ---- model -------------------------------------------------------------- */
+
+/* Never fails. */
+void perf__baseline_init(perf__baseline *b)
+{
+  memset(b, 0, sizeof *b);
+  b->schema = PERF__BL_SCHEMA;
+}
+
+/* Never fails. */
+void perf__baseline_free(perf__baseline *b)
+{
+  free(b->entries);
+  free(b->ratios);
+  perf__baseline_init(b);
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+  if (n < *cap) return 0;
+  size_t c = *cap ? 2 * *cap : 16;
+  void *q = realloc(*p, c * size);
+  if (!q) return PERF__ENOMEM;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* NULL when there is none. */
+const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
+                                    const char *workload)
+{
+  for (size_t i = 0; i < b->nentries; i++)
+    if (!strcmp(b->entries[i].test, test) &&
+        !strcmp(b->entries[i].workload, workload))
+      return &b->entries[i];
+  return NULL;
+}
+
+/* 0 or PERF__ENOMEM. */
+int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
+{
+  perf__baseline_entry *old = (perf__baseline_entry *)perf__baseline_find(b, e->test, e->workload);
+  if (old) {
+    *old = *e;
+    return 0;
+  }
+  if (grow((void **)&b->entries, &b->cap_entries, b->nentries, sizeof *e))
+    return PERF__ENOMEM;
+  b->entries[b->nentries++] = *e;
+  return 0;
+}
+
+/* 0 or PERF__ENOMEM. */
+int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r)
+{
+  for (size_t i = 0; i < b->nratios; i++)
+    if (!strcmp(b->ratios[i].test, r->test) && !strcmp(b->ratios[i].claim, r->claim)) {
+      b->ratios[i] = *r;
+      return 0;
+    }
+  if (grow((void **)&b->ratios, &b->cap_ratios, b->nratios, sizeof *r))
+    return PERF__ENOMEM;
+  b->ratios[b->nratios++] = *r;
+  return 0;
+}
+
+/* 0, or PERF__EINVAL when the table is full. */
+int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value)
+{
+  size_t i = 0;
+  while (i < b->nfp && strcmp(b->fp[i].key, key)) i++;
+  if (i == PERF__BL_MAX_FP) return PERF__EINVAL;
+  snprintf(b->fp[i].key, sizeof b->fp[i].key, "%s", key);
+  snprintf(b->fp[i].value, sizeof b->fp[i].value, "%s", value);
+  if (i == b->nfp) b->nfp++;
+  return 0;
+}
+
+/* Never fails. */
+char *perf__baseline_slug(const char *model, char *buf, size_t len)
+{
+  size_t n = 0;
+  int dash = 0;
+  for (const char *s = model ? model : ""; *s && n + 1 < len && n < 64; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (isalnum(c) && c < 128) {
+      if (dash && n > 0 && n + 2 < len) buf[n++] = '-';
+      dash = 0;
+      buf[n++] = (char)tolower(c);
+    } else
+      dash = 1;
+  }
+  buf[n] = '\0';
+  if (n == 0) snprintf(buf, len, "unknown");
+  return buf;
+}
+
+/* Standard error of a median from its MAD over n samples. */
+static double median_se(double mad, long n)
+{
+  return 1.2533 * 1.4826 * mad / sqrt((double)(n > 0 ? n : 1));
+}
+
+/* Never fails; see baseline.h. */
+perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, double median,
+                                 double mad, long samples, double *rel)
+{
+  double diff = median - base->median_s;
+  double se = sqrt(pow(median_se(base->spread_s, base->samples), 2) +
+                   pow(median_se(mad, samples), 2));
+  *rel = diff / base->median_s;
+  if (fabs(diff) <= 3 * se || fabs(*rel) <= base->tolerance) return PERF__BL_SAME;
+  return diff > 0 ? PERF__BL_SLOWER : PERF__BL_FASTER;
+}
+
+/* ---- loading: libyaml events, checked one by one ------------------------ */
+
+typedef struct parser {
+  yaml_parser_t y;
+  yaml_event_t ev;
+  int have; /* ev holds an event */
+  const char *name;
+  char *err;
+  size_t errlen;
+} parser;
+
+static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Records the first error as "name:line:column: what". */
+static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
+{
+  char msg[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(p->err, p->errlen, "%s:%zu:%zu: %s", p->name, m.line + 1,
+           m.column + 1, msg);
+  return PERF__EBADFILE;
+}
+
+/* Advances to the next event; rejects aliases (no alias bombs, no shared
+ * nodes to reason about). */
+static int next(parser *p)
+{
+  if (p->have) yaml_event_delete(&p->ev);
+  p->have = 0;
+  if (!yaml_parser_parse(&p->y, &p->ev)) {
+    if (p->y.error == YAML_MEMORY_ERROR) return PERF__ENOMEM;
+    return fail_at(p, p->y.problem_mark, "%s%s%s",
+                   p->y.problem ? p->y.problem : "invalid YAML",
+                   p->y.context ? " " : "", p->y.context ? p->y.context : "");
+  }
+  p->have = 1;
+  if (p->ev.type == YAML_ALIAS_EVENT)
+    return fail_at(p, p->ev.start_mark, "aliases are not allowed in a baseline file");
+  return 0;
+}
+
+static int expect(parser *p, yaml_event_type_t t, const char *what)
+{
+  int r = next(p);
+  if (r) return r;
+  return p->ev.type == t ? 0 : fail_at(p, p->ev.start_mark, "expected %s", what);
+}
+
+static const char *scalar(const parser *p) { return (const char *)p->ev.data.scalar.value; }
+
+typedef struct field {
+  char key[48];
+  char value[256];
+  yaml_mark_t key_mark, value_mark;
+} field;
+
+typedef struct fields {
+  field f[32];
+  size_t n;
+  yaml_mark_t start;
+} fields;
+
+/* Reads a mapping of scalar keys to scalar values (its start consumed). */
+static int flat_mapping(parser *p, fields *out, const char *what)
+{
+  int r;
+  out->n = 0;
+  out->start = p->ev.start_mark;
+  for (;;) {
+    if ((r = next(p))) return r;
+    if (p->ev.type == YAML_MAPPING_END_EVENT) return 0;
+    if (p->ev.type != YAML_SCALAR_EVENT)
+      return fail_at(p, p->ev.start_mark, "expected a key in %s", what);
+    if (out->n == sizeof out->f / sizeof out->f[0])
+      return fail_at(p, p->ev.start_mark, "too many keys in %s", what);
+    field *f = &out->f[out->n];
+    if (p->ev.data.scalar.length >= sizeof f->key)
+      return fail_at(p, p->ev.start_mark, "key too long in %s", what);
+    snprintf(f->key, sizeof f->key, "%s", scalar(p));
+    f->key_mark = p->ev.start_mark;
+    for (size_t i = 0; i < out->n; i++)
+      if (!strcmp(out->f[i].key, f->key))
+        return fail_at(p, f->key_mark, "duplicate key '%s' in %s", f->key, what);
+    if ((r = next(p))) return r;
+    if (p->ev.type != YAML_SCALAR_EVENT)
+      return fail_at(p, p->ev.start_mark, "'%s' in %s must be a single value",
+                     f->key, what);
+    if (p->ev.data.scalar.length >= sizeof f->value)
+      return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
+    snprintf(f->value, sizeof f->value, "%s", scalar(p));
+    f->value_mark = p->ev.start_mark;
+    out->n++;
+  }
+}
+
+static const field *get(const fields *fs, const char *key)
+{
+  for (size_t i = 0; i < fs->n; i++)
+    if (!strcmp(fs->f[i].key, key)) return &fs->f[i];
+  return NULL;
+}
+
+/* Every key of fs must be one of allowed (NULL-terminated). */
+static int only(parser *p, const fields *fs, const char *const *allowed,
+                const char *what)
+{
+  for (size_t i = 0; i < fs->n; i++) {
+    const char *const *a = allowed;
+    while (*a && strcmp(*a, fs->f[i].key)) a++;
+    if (!*a)
+      return fail_at(p, fs->f[i].key_mark, "unknown key '%s' in %s",
+                     fs->f[i].key, what);
+  }
+  return 0;
+}
+
+static int need(parser *p, const fields *fs, const char *key, const char *what,
+                const field **out)
+{
+  *out = get(fs, key);
+  return *out ? 0 : fail_at(p, fs->start, "%s lacks '%s'", what, key);
+}
+
+static int text(parser *p, const fields *fs, const char *key, const char *what,
+                char *dst, size_t n)
+{
+  const field *f;
+  int r = need(p, fs, key, what, &f);
+  if (r) return r;
+  if (!f->value[0] || strlen(f->value) >= n)
+    return fail_at(p, f->value_mark, "'%s' must be a non-empty text of at "
+                   "most %zu characters", key, n - 1);
+  snprintf(dst, n, "%s", f->value);
+  return 0;
+}
+
+/* 1 for a clock name the runner writes. */
+static int known_clock(const char *c)
+{
+  static const char *const names[] = {"events", "wall", "submit", "device", "cold"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(c, names[i])) return 1;
+  return 0;
+}
+
+/* A finite number in [lo, hi]. */
+static int number(parser *p, const field *f, double lo, double hi, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(f->value, &end);
+  if (!f->value[0] || *end || errno || !isfinite(v) || v < lo || v > hi)
+    return fail_at(p, f->value_mark, "'%s' must be a number in [%g, %g], got '%s'",
+                   f->key, lo, hi, f->value);
+  *out = v;
+  return 0;
+}
+
+static int num_key(parser *p, const fields *fs, const char *key,
+                   const char *what, double lo, double hi, double *out)
+{
+  const field *f;
+  int r = need(p, fs, key, what, &f);
+  return r ? r : number(p, f, lo, hi, out);
+}
+
+static int date(parser *p, const fields *fs, const char *what, char *dst,
+                size_t n)
+{
+  int r = text(p, fs, "recorded", what, dst, n);
+  if (r) return r;
+  int ok = strlen(dst) == 10;
+  for (int i = 0; ok && i < 10; i++)
+    ok = (i == 4 || i == 7) ? dst[i] == '-' : isdigit((unsigned char)dst[i]);
+  return ok ? 0 : fail_at(p, get(fs, "recorded")->value_mark,
+                          "'recorded' must be a date YYYY-MM-DD, got '%s'", dst);
+}
+
+static int entry(parser *p, perf__baseline *b)
+{
+  static const char *const keys[] = {"test", "workload", "clock", "median_s",
+                                     "spread_s", "samples", "tolerance",
+                                     "recorded", NULL};
+  fields fs;
+  perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
+  double samples;
+  int r = flat_mapping(p, &fs, "an entry");
+  if (!r) r = only(p, &fs, keys, "an entry");
+  if (!r) r = text(p, &fs, "test", "an entry", e.test, sizeof e.test);
+  if (!r) r = text(p, &fs, "workload", "an entry", e.workload, sizeof e.workload);
+  if (!r) r = text(p, &fs, "clock", "an entry", e.clock, sizeof e.clock);
+  if (!r && !known_clock(e.clock))
+    r = fail_at(p, get(&fs, "clock")->value_mark,
+                "'clock' must be events, wall, submit, device or cold, got '%s'", e.clock);
+  if (!r) r = num_key(p, &fs, "median_s", "an entry", 1e-12, 3600, &e.median_s);
+  if (!r) r = num_key(p, &fs, "spread_s", "an entry", 0, 3600, &e.spread_s);
+  if (!r) r = num_key(p, &fs, "samples", "an entry", 1, 1e9, &samples);
+  if (!r && samples != floor(samples))
+    r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number");
+  if (!r && get(&fs, "tolerance"))
+    r = number(p, get(&fs, "tolerance"), 0.001, 10, &e.tolerance);
+  if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
+  if (!r && perf__baseline_find(b, e.test, e.workload))
+    r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
+  e.samples = (long)samples;
+  return r ? r : perf__baseline_put_entry(b, &e);
+}
+
+static int ratio(parser *p, perf__baseline *b)
+{
+  static const char *const keys[] = {"test", "claim", "ratio", "recorded", NULL};
+  fields fs;
+  perf__baseline_ratio q = {0};
+  int r = flat_mapping(p, &fs, "a ratio");
+  if (!r) r = only(p, &fs, keys, "a ratio");
+  if (!r) r = text(p, &fs, "test", "a ratio", q.test, sizeof q.test);
+  if (!r) r = text(p, &fs, "claim", "a ratio", q.claim, sizeof q.claim);
+  if (!r) r = num_key(p, &fs, "ratio", "a ratio", 1e-9, 1e9, &q.ratio);
+  if (!r) r = date(p, &fs, "a ratio", q.recorded, sizeof q.recorded);
+  return r ? r : perf__baseline_put_ratio(b, &q);
+}
+
+/* A sequence of mappings, each read by item. */
+static int sequence(parser *p, perf__baseline *b, const char *what,
+                    int (*item)(parser *, perf__baseline *))
+{
+  char want[64];
+  snprintf(want, sizeof want, "a list under %s", what);
+  int r = expect(p, YAML_SEQUENCE_START_EVENT, want);
+  while (!r) {
+    if ((r = next(p))) break;
+    if (p->ev.type == YAML_SEQUENCE_END_EVENT) return 0;
+    if (p->ev.type != YAML_MAPPING_START_EVENT)
+      return fail_at(p, p->ev.start_mark, "expected a mapping in %s", what);
+    r = item(p, b);
+  }
+  return r;
+}
+
+static int fingerprint(parser *p, perf__baseline *b)
+{
+  fields fs;
+  int r = expect(p, YAML_MAPPING_START_EVENT, "a mapping under 'fingerprint'");
+  if (!r) r = flat_mapping(p, &fs, "the fingerprint");
+  for (size_t i = 0; !r && i < fs.n; i++)
+    if (perf__baseline_set_fp(b, fs.f[i].key, fs.f[i].value))
+      r = fail_at(p, fs.f[i].key_mark, "too many fingerprint fields");
+  return r;
+}
+
+static int schema(parser *p, perf__baseline *b)
+{
+  int r = expect(p, YAML_SCALAR_EVENT, "a schema version");
+  if (r) return r;
+  if (strcmp(scalar(p), "1"))
+    return fail_at(p, p->ev.start_mark, "unknown schema version '%s' (this "
+                   "perfgate reads version %d)", scalar(p), PERF__BL_SCHEMA);
+  b->schema = PERF__BL_SCHEMA;
+  return 0;
+}
+
+/* The top-level mapping (its start consumed). */
+static int root(parser *p, perf__baseline *b)
+{
+  static const char *const keys[] = {"schema", "fingerprint", "entries", "ratios"};
+  int seen[4] = {0}, r;
+  yaml_mark_t start = p->ev.start_mark;
+  for (;;) {
+    if ((r = next(p))) return r;
+    if (p->ev.type == YAML_MAPPING_END_EVENT) break;
+    if (p->ev.type != YAML_SCALAR_EVENT)
+      return fail_at(p, p->ev.start_mark, "expected a key at the top level");
+    size_t k = 0;
+    while (k < 4 && strcmp(keys[k], scalar(p))) k++;
+    if (k == 4)
+      return fail_at(p, p->ev.start_mark, "unknown key '%s' at the top level", scalar(p));
+    if (seen[k]++)
+      return fail_at(p, p->ev.start_mark, "duplicate key '%s'", keys[k]);
+    r = k == 0 ? schema(p, b)
+        : k == 1 ? fingerprint(p, b)
+        : k == 2 ? sequence(p, b, "'entries'", entry)
+                 : sequence(p, b, "'ratios'", ratio);
+    if (r) return r;
+  }
+  return seen[0] ? 0 : fail_at(p, start, "the file lacks 'schema'");
+}
+
+static int document(parser *p, perf__baseline *b)
+{
+  int r = expect(p, YAML_STREAM_START_EVENT, "a YAML stream");
+  if (!r) r = next(p);
+  if (!r && p->ev.type != YAML_DOCUMENT_START_EVENT)
+    r = fail_at(p, p->ev.start_mark, "the file is empty");
+  if (!r) r = expect(p, YAML_MAPPING_START_EVENT, "a mapping at the top level");
+  if (!r) r = root(p, b);
+  if (!r) r = expect(p, YAML_DOCUMENT_END_EVENT, "the end of the document");
+  if (!r) r = next(p);
+  if (!r && p->ev.type != YAML_STREAM_END_EVENT)
+    r = fail_at(p, p->ev.start_mark, "a baseline file holds one document");
+  return r;
+}
+
+/* See baseline.h. */
+int perf__baseline_parse(const char *name, const unsigned char *buf, size_t len,
+                   perf__baseline *b, char *err, size_t errlen)
+{
+  parser p = {.name = name, .err = err, .errlen = errlen};
+  perf__baseline_init(b);
+  if (!yaml_parser_initialize(&p.y)) return PERF__ENOMEM;
+  yaml_parser_set_input_string(&p.y, buf, len);
+  int r = document(&p, b);
+  if (p.have) yaml_event_delete(&p.ev);
+  yaml_parser_delete(&p.y);
+  if (r) perf__baseline_free(b);
+  if (r == PERF__ENOMEM) snprintf(err, errlen, "%s: out of memory", name);
+  return r;
+}
+
+/* See baseline.h. */
+int perf__baseline_load(const char *path, perf__baseline *b, char *err,
+                  size_t errlen)
+{
+  FILE *f = fopen(path, "rb");
+  perf__baseline_init(b);
+  if (!f) {
+    int e = errno;
+    snprintf(err, errlen, "%s: %s", path, strerror(e));
+    errno = e;
+    return PERF__EIO;
+  }
+  enum { MAX_FILE = 16 << 20 };
+  unsigned char *data = malloc(MAX_FILE);
+  size_t n = data ? fread(data, 1, MAX_FILE, f) : 0;
+  int bad = !data || ferror(f) || n == MAX_FILE;
+  fclose(f);
+  if (bad) {
+    snprintf(err, errlen, "%s: %s", path,
+             !data ? "out of memory" : n == MAX_FILE ? "larger than 16 MiB" : "read error");
+    free(data);
+    return data ? PERF__EBADFILE : PERF__ENOMEM;
+  }
+  int r = perf__baseline_parse(path, data, n, b, err, errlen);
+  free(data);
+  return r;
+}
+
+/* ---- saving ------------------------------------------------------------- */
+
+static int put(yaml_emitter_t *e, yaml_event_t *ev)
+{
+  return yaml_emitter_emit(e, ev) ? 0 : PERF__EIO;
+}
+
+static int str(yaml_emitter_t *e, const char *s)
+{
+  yaml_event_t ev;
+  if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+                                    (int)strlen(s), 1, 1, YAML_ANY_SCALAR_STYLE))
+    return PERF__ENOMEM;
+  return put(e, &ev);
+}
+
+static int kv(yaml_emitter_t *e, const char *k, const char *v)
+{
+  int r = str(e, k);
+  return r ? r : str(e, v);
+}
+
+static int kv_num(yaml_emitter_t *e, const char *k, double v)
+{
+  char buf[40];
+  if (!isfinite(v)) return PERF__EINVAL;
+  snprintf(buf, sizeof buf, "%.9g", v);
+  return kv(e, k, buf);
+}
+
+static int open_map(yaml_emitter_t *e)
+{
+  yaml_event_t ev;
+  yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+  return put(e, &ev);
+}
+
+static int close_map(yaml_emitter_t *e)
+{
+  yaml_event_t ev;
+  yaml_mapping_end_event_initialize(&ev);
+  return put(e, &ev);
+}
+
+static int open_seq(yaml_emitter_t *e, const char *key)
+{
+  yaml_event_t ev;
+  int r = str(e, key);
+  yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+  return r ? r : put(e, &ev);
+}
+
+static int close_seq(yaml_emitter_t *e)
+{
+  yaml_event_t ev;
+  yaml_sequence_end_event_initialize(&ev);
+  return put(e, &ev);
+}
+
+static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
+{
+  int r = open_map(e);
+  if (!r) r = kv(e, "test", x->test);
+  if (!r) r = kv(e, "workload", x->workload);
+  if (!r) r = kv(e, "clock", x->clock);
+  if (!r) r = kv_num(e, "median_s", x->median_s);
+  if (!r) r = kv_num(e, "spread_s", x->spread_s);
+  if (!r) r = kv_num(e, "samples", (double)x->samples);
+  if (!r) r = kv_num(e, "tolerance", x->tolerance);
+  if (!r) r = kv(e, "recorded", x->recorded);
+  return r ? r : close_map(e);
+}
+
+static int emit_ratio(yaml_emitter_t *e, const perf__baseline_ratio *x)
+{
+  int r = open_map(e);
+  if (!r) r = kv(e, "test", x->test);
+  if (!r) r = kv(e, "claim", x->claim);
+  if (!r) r = kv_num(e, "ratio", x->ratio);
+  if (!r) r = kv(e, "recorded", x->recorded);
+  return r ? r : close_map(e);
+}
+
+static int emit_body(yaml_emitter_t *e, const perf__baseline *b)
+{
+  int r = open_map(e);
+  if (!r) r = kv(e, "schema", "1");
+  if (!r) r = str(e, "fingerprint");
+  if (!r) r = open_map(e);
+  for (size_t i = 0; !r && i < b->nfp; i++) r = kv(e, b->fp[i].key, b->fp[i].value);
+  if (!r) r = close_map(e);
+  if (!r) r = open_seq(e, "entries");
+  for (size_t i = 0; !r && i < b->nentries; i++) r = emit_entry(e, &b->entries[i]);
+  if (!r) r = close_seq(e);
+  if (!r) r = open_seq(e, "ratios");
+  for (size_t i = 0; !r && i < b->nratios; i++) r = emit_ratio(e, &b->ratios[i]);
+  if (!r) r = close_seq(e);
+  return r ? r : close_map(e);
+}
+
+/* The whole stream to f. Returns 0, PERF__EIO or PERF__EINVAL. */
+static int emit_all(FILE *f, const perf__baseline *b)
+{
+  yaml_emitter_t e;
+  yaml_event_t ev;
+  if (!yaml_emitter_initialize(&e)) return PERF__ENOMEM;
+  yaml_emitter_set_output_file(&e, f);
+  yaml_emitter_set_unicode(&e, 1);
+  yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+  int r = put(&e, &ev);
+  if (!r) {
+    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+    r = put(&e, &ev);
+  }
+  if (!r) r = emit_body(&e, b);
+  if (!r) {
+    yaml_document_end_event_initialize(&ev, 1);
+    r = put(&e, &ev);
+  }
+  if (!r) {
+    yaml_stream_end_event_initialize(&ev);
+    r = put(&e, &ev);
+  }
+  if (!r && !yaml_emitter_flush(&e)) r = PERF__EIO;
+  yaml_emitter_delete(&e);
+  return r;
+}
+
+/* The directory holding path, into dir. Never fails (truncates). */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", path);
+  snprintf(dir, len, "%s", dirname(copy));
+}
+
+/* fsync of the directory holding path, so that the rename is durable.
+ * The file is in place either way: a failure is a warning on stderr. */
+static void sync_dir(const char *path)
+{
+  char dir[4096];
+  dir_of(path, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd))
+    fprintf(stderr, "perftest: warning: %s was replaced, but fsync of %s failed (%s): "
+                    "a power loss now could undo the rename\n", path, dir, strerror(errno));
+  if (fd >= 0) close(fd);
+}
+
+/* See baseline.h. */
+int perf__baseline_lock(const char *path, char *err, size_t errlen)
+{
+  char dir[4096], lock[4200];
+  dir_of(path, dir, sizeof dir);
+  snprintf(lock, sizeof lock, "%s/%s", dir, PERF__BL_LOCK_FILE);
+  int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot open the lock file: %s", lock, strerror(errno));
+    return -1;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  if (errno == EWOULDBLOCK) {
+    fprintf(stderr, "perftest: baselines: another update holds %s; waiting for it\n", lock);
+    int r;
+    while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (r == 0) return fd;
+  }
+  snprintf(err, errlen, "%s: cannot lock: %s", lock, strerror(errno));
+  close(fd);
+  return -1;
+}
+
+/* See baseline.h. */
+int perf__baseline_probe_dir(const char *dir, char *err, size_t errlen)
+{
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.perfgate-probe.%ld", dir, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write in %s: %s", dir, strerror(errno));
+    return PERF__EIO;
+  }
+  close(fd);
+  if (unlink(probe)) {
+    snprintf(err, errlen, "cannot remove %s again: %s", probe, strerror(errno));
+    return PERF__EIO;
+  }
+  return 0;
+}
+
+/* See baseline.h. */
+void perf__baseline_unlock(int fd)
+{
+  if (fd >= 0) close(fd); /* closing the only descriptor releases the flock */
+}
+
+/* 1 when s is one or more digits and nothing else. */
+static int all_digits(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* Removes "path.tmp.PID" files: under the lock, any such file was left by
+ * an updater that died (kill -9, power loss) before its rename. Returns how
+ * many were removed; never fails (what cannot go stays). */
+static int remove_stale(const char *path)
+{
+  char dir[4096], prefix[4200];
+  dir_of(path, dir, sizeof dir);
+  const char *base = strrchr(path, '/');
+  snprintf(prefix, sizeof prefix, "%s.tmp.", base ? base + 1 : path);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int removed = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (!strncmp(e->d_name, prefix, strlen(prefix)) && all_digits(e->d_name + strlen(prefix)) &&
+        unlinkat(dirfd(d), e->d_name, 0) == 0)
+      removed++;
+  closedir(d);
+  return removed;
+}
+
+/* Writes the temporary file; 0 or an error with err filled. */
+static int write_tmp(const char *tmp, const char *path, const perf__baseline *b,
+                     char *err, size_t errlen)
+{
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    char dir[4096];
+    int e = errno;
+    dir_of(path, dir, sizeof dir);
+    snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(e));
+    if (fd >= 0) close(fd);
+    return PERF__EIO;
+  }
+  errno = 0;
+  int r = emit_all(f, b), e = errno;
+  if (!r && (fflush(f) || fsync(fileno(f)))) r = PERF__EIO, e = errno;
+  if (fclose(f) && !r) r = PERF__EIO, e = errno;
+  if (r == PERF__EINVAL)
+    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite)", path);
+  else if (r)
+    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? e : EIO));
+  return r;
+}
+
+/* See baseline.h. */
+int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
+                  size_t errlen)
+{
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int stale = remove_stale(path);
+  if (stale)
+    printf("baselines: removed %d temporary file%s left by an interrupted update of %s\n",
+           stale, stale == 1 ? "" : "s", path);
+  int r = write_tmp(tmp, path, b, err, errlen);
+  if (!r && rename(tmp, path)) {
+    snprintf(err, errlen, "%s: cannot replace: %s", path, strerror(errno));
+    r = PERF__EIO;
+  }
+  if (r)
+    unlink(tmp);
+  else
+    sync_dir(path);
+  return r;
+}

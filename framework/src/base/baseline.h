@@ -1,0 +1,121 @@
+/* baseline.h — a per-GPU baseline file: its model, strict YAML loading with positions, atomic saving. */
+#ifndef PERF_BASELINE_H
+#define PERF_BASELINE_H
+
+#include <stddef.h>
+
+#define PERF__BL_SCHEMA 1
+#define PERF__BL_TOLERANCE 0.05 /* default: 5 % */
+
+typedef struct perf__baseline_kv {
+  char key[48];
+  char value[200];
+} perf__baseline_kv;
+
+/* One measured workload of one test. */
+typedef struct perf__baseline_entry {
+  char test[200];     /* suite.name */
+  char workload[96];
+  char clock[16];     /* events, wall, submit */
+  double median_s;    /* per iteration */
+  double spread_s;    /* median absolute deviation, per iteration */
+  long samples;
+  double tolerance;   /* allowed slowdown, fraction */
+  char recorded[32];  /* date, YYYY-MM-DD */
+} perf__baseline_entry;
+
+/* The measured ratio of one ratio claim. */
+typedef struct perf__baseline_ratio {
+  char test[200];
+  char claim[200];    /* "FASTER(async, sync_each, 1.3)" */
+  double ratio;
+  char recorded[32];
+} perf__baseline_ratio;
+
+enum { PERF__BL_MAX_FP = 24 };
+
+typedef struct perf__baseline {
+  int schema;
+  perf__baseline_kv fp[PERF__BL_MAX_FP]; /* fingerprint, in file order */
+  size_t nfp;
+  perf__baseline_entry *entries;
+  size_t nentries, cap_entries;
+  perf__baseline_ratio *ratios;
+  size_t nratios, cap_ratios;
+} perf__baseline;
+
+void perf__baseline_init(perf__baseline *b);
+void perf__baseline_free(perf__baseline *b);
+
+/* Parses a whole file's bytes; name is used in messages. Returns 0, or
+ * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
+ * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
+ * unknown or duplicate keys, missing fields, wrong types, an unknown schema
+ * version, negative, NaN or huge numbers. */
+int perf__baseline_parse(const char *name, const unsigned char *buf, size_t len,
+                   perf__baseline *b, char *err, size_t errlen);
+
+/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT. */
+int perf__baseline_load(const char *path, perf__baseline *b, char *err,
+                  size_t errlen);
+
+/* Writes b to path atomically: a temporary file "path.tmp.PID" in the same
+ * directory, fsync, then rename, and fsync of the directory (its failure is
+ * a warning: the file is in place). Temporary files "path.tmp.PID" left by
+ * an updater that died are removed first. The caller holds
+ * perf__baseline_lock(path) when others may write. On any failure the old file is
+ * untouched and no temporary file remains. Returns 0, PERF__EIO or
+ * PERF__EINVAL (a value that cannot be written, such as NaN), with the
+ * reason in err. */
+int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
+                  size_t errlen);
+
+/* The lock file in each baseline directory. */
+#define PERF__BL_LOCK_FILE ".perfgate.lock"
+
+/* An exclusive flock on the lock file in the directory holding path, for
+ * one updater's load-merge-save (a second updater waits for it, saying so
+ * on stderr; the kernel drops the lock when its holder dies). Returns the
+ * descriptor to pass to perf__baseline_unlock, or -1 with the reason in err (the
+ * directory is missing or not writable). */
+int perf__baseline_lock(const char *path, char *err, size_t errlen);
+void perf__baseline_unlock(int fd);
+
+/* Whether a file can be created in dir (created and removed again), so that
+ * an update that cannot be written fails before it measures. Returns 0 or
+ * PERF__EIO with the reason in err. */
+int perf__baseline_probe_dir(const char *dir, char *err, size_t errlen);
+
+/* Replaces the entry with the same test and workload, or appends it.
+ * Returns 0 or PERF__ENOMEM. */
+int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e);
+/* Same for a ratio, keyed by test and claim. */
+int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r);
+/* The entry for test and workload, or NULL. */
+const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
+                                    const char *workload);
+/* Sets a fingerprint field (replacing one with the same key); 0, or
+ * PERF__EINVAL when the table is full. */
+int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);
+
+/* How a new measurement compares with its baseline entry. */
+typedef enum perf__baseline_change {
+  PERF__BL_SAME,        /* within tolerance, or not significant */
+  PERF__BL_SLOWER,      /* slower beyond tolerance AND significantly: a regression */
+  PERF__BL_FASTER       /* faster beyond tolerance AND significantly: an improvement */
+} perf__baseline_change;
+
+/* Compares a measurement (median, MAD, sample count, per iteration) with
+ * base. The change must exceed base->tolerance and be significant: larger
+ * than 3 standard errors of the difference of the two medians, each
+ * estimated as 1.2533 * 1.4826 * MAD / sqrt(n) (normal approximation).
+ * *rel gets (median - base) / base. Never fails. */
+perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, double median,
+                                 double mad, long samples, double *rel);
+
+/* A file-name-safe slug of a model name: lower-case letters, digits and
+ * single '-' between words, at most 64 characters; "unknown" when nothing
+ * is left. Never contains '/', '.' or '..'. Returns buf. */
+char *perf__baseline_slug(const char *model, char *buf, size_t len);
+
+#endif

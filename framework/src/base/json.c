@@ -1,0 +1,103 @@
+/* json.c — a JSON text builder: escaped strings, numbers (non-finite as null), raw pieces. */
+#define _GNU_SOURCE
+#include "base/json.h"
+
+#include <errno.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Makes room for n more bytes plus a NUL; 0, or -1 with oom set. */
+static int reserve(perf__json *j, size_t n)
+{
+  if (j->oom) return -1;
+  if (j->len + n + 1 <= j->cap) return 0;
+  size_t cap = j->cap ? j->cap : 256;
+  while (cap < j->len + n + 1) cap *= 2;
+  char *s = realloc(j->s, cap);
+  if (!s) {
+    j->oom = 1;
+    return -1;
+  }
+  j->s = s;
+  j->cap = cap;
+  return 0;
+}
+
+/* See json.h. */
+void perf__json_raw(perf__json *j, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || reserve(j, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(j->s + j->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  j->len += (size_t)n;
+}
+
+/* See json.h. */
+size_t perf__json_utf8_len(const unsigned char *p, size_t n)
+{
+  size_t len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3
+             : (p[0] >> 3) == 30 ? 4 : 0;
+  if (!len || len > n) return 0;
+  for (size_t k = 1; k < len; k++)
+    if ((p[k] & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+/* See json.h. */
+void perf__json_strn(perf__json *j, const char *s, size_t n)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  perf__json_raw(j, "\"");
+  for (size_t i = 0; i < n;) {
+    size_t len = perf__json_utf8_len(p + i, n - i);
+    unsigned c = p[i];
+    if (!len) perf__json_raw(j, "\\ufffd"), len = 1;
+    else if (c == '"' || c == '\\') perf__json_raw(j, "\\%c", c);
+    else if (c == '\n') perf__json_raw(j, "\\n");
+    else if (c == '\t') perf__json_raw(j, "\\t");
+    else if (c < 0x20 || c == 0x7f) perf__json_raw(j, "\\u%04x", c);
+    else perf__json_raw(j, "%.*s", (int)len, (const char *)p + i);
+    i += len;
+  }
+  perf__json_raw(j, "\"");
+}
+
+/* See json.h. */
+void perf__json_str(perf__json *j, const char *s) { perf__json_strn(j, s, strlen(s)); }
+
+/* See json.h. */
+void perf__json_num(perf__json *j, double v)
+{
+  if (isfinite(v)) perf__json_raw(j, "%.17g", v);
+  else perf__json_raw(j, "null");
+}
+
+/* See json.h. */
+int perf__json_save(const perf__json *j, const char *path)
+{
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = j->oom ? NULL : fopen(tmp, "w");
+  int bad = !f || fwrite(j->s, 1, j->len, f) != j->len || fflush(f) || fsync(fileno(f));
+  int e = j->oom ? ENOMEM : errno;
+  if (f && fclose(f)) bad = 1, e = errno;
+  if (!bad && rename(tmp, path)) bad = 1, e = errno;
+  if (bad) unlink(tmp);
+  return bad ? (e ? e : EIO) : 0;
+}
+
+/* Never fails. */
+void perf__json_free(perf__json *j)
+{
+  free(j->s);
+  *j = (perf__json){0};
+}

@@ -1,0 +1,41 @@
+/* status.c — names and messages for the outcome and error tables in status.h. */
+#include "base/status.h"
+
+static const char *const words[] = {
+#define PERF__X(sym, word, desc) word,
+    PERF__OUTCOME_MAP(PERF__X)
+#undef PERF__X
+};
+static const char *const descs[] = {
+#define PERF__X(sym, word, desc) desc,
+    PERF__OUTCOME_MAP(PERF__X)
+#undef PERF__X
+};
+
+/* Never fails: out-of-range values give "?". */
+const char *perf__status_word(perf__outcome o)
+{
+  return (unsigned)o < PERF__OUTCOME_COUNT ? words[o] : "?";
+}
+
+/* Never fails: out-of-range values give "?". */
+const char *perf__status_desc(perf__outcome o)
+{
+  return (unsigned)o < PERF__OUTCOME_COUNT ? descs[o] : "?";
+}
+
+/* Never fails: unknown codes give "unknown error". */
+const char *perf__status_strerror(int err)
+{
+  switch (err) {
+#define PERF__X(sym, code, desc) \
+  case code:                     \
+    return desc;
+    PERF__ERR_MAP(PERF__X)
+#undef PERF__X
+  case 0:
+    return "success";
+  default:
+    return "unknown error";
+  }
+}

@@ -1,0 +1,211 @@
+/* merge.c — combines the --json reports of a sharded run into one report, one exit code and its charts. */
+#define _GNU_SOURCE
+#include "report/merge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <time.h>
+
+#include "report/report.h"
+#include "base/json.h"
+#include "base/jsontree.h"
+#include "supervisor/console.h"
+
+enum { MAX_SHARDS = 4096 };
+
+/* Checks one report; returns 0 or 2 after a message. */
+static int check(const char *path, const perf__jsontree_node *r, long *total, char *seen, int shards)
+{
+  const perf__jsontree_node *schema = perf__jsontree_get(r, "schema"), *run = perf__jsontree_get(r, "run"),
+                    *shard = perf__jsontree_get(run, "shard"), *tests = perf__jsontree_get(r, "tests");
+  if (!schema || schema->type != PERF__J_STRING || strcmp(schema->text, "perfgate-report/1") ||
+      !tests || tests->type != PERF__J_ARRAY || !shard) {
+    fprintf(stderr, "perftest: --merge: %s is not a perfgate --json report\n", path);
+    return 2;
+  }
+  if (!shards) return 0;
+  long idx = (long)perf__jsontree_num(perf__jsontree_get(shard, "index"), -1),
+       tot = (long)perf__jsontree_num(perf__jsontree_get(shard, "total"), -1);
+  if (tot < 1 || tot > MAX_SHARDS || idx < 0 || idx >= tot || (*total && tot != *total)) {
+    fprintf(stderr, "perftest: --merge: %s: shard %ld of %ld does not belong with the others "
+                    "(%ld shards)\n", path, idx, tot, *total);
+    return 2;
+  }
+  *total = tot;
+  if (seen[idx]++) {
+    fprintf(stderr, "perftest: --merge: %s: shard %ld appears twice\n", path, idx);
+    return 2;
+  }
+  return 0;
+}
+
+/* Writes text atomically to path. Returns 0 or 2 after a message. */
+static int save(const char *path, const perf__json *j)
+{
+  int e = perf__json_save(j, path);
+  if (e) fprintf(stderr, "perftest: --merge: cannot write %s: %s\n", path, strerror(e));
+  return e ? 2 : 0;
+}
+
+/* The merged report from the checked reports r[0..n). */
+static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards)
+{
+  perf__json j = {0};
+  int code = 0;
+  double sum[5] = {0};
+  static const char *const keys[] = {"tests", "passed", "failed", "skipped", "seconds"};
+  for (int i = 0; i < n; i++) {
+    int c = (int)perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "run"), "exit_code"), 2);
+    code = c > code ? c : code;
+    for (int k = 0; k < 5; k++) sum[k] += perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "totals"), keys[k]), 0);
+  }
+  perf__json_raw(&j, "{\"schema\": \"perfgate-report/1\",\n\"run\": {\"merged\": true, "
+                     "\"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"%s\": [", code,
+                 shards ? "shards" : "devices");
+  for (int i = 0; i < n; i++) {
+    perf__json_raw(&j, i ? ", " : "");
+    perf__jsontree_write(&j, perf__jsontree_get(r[i], "run"));
+  }
+  perf__json_raw(&j, "]},\n\"totals\": {\"tests\": %.0f, \"passed\": %.0f, \"failed\": %.0f, "
+                     "\"skipped\": %.0f, \"seconds\": ", sum[0], sum[1], sum[2], sum[3]);
+  perf__json_num(&j, sum[4]);
+  perf__json_raw(&j, "},\n\"fingerprint\": ");
+  const perf__jsontree_node *fp = perf__jsontree_get(r[0], "fingerprint");
+  if (fp) perf__jsontree_write(&j, fp);
+  else perf__json_raw(&j, "null");
+  perf__json_raw(&j, ",\n\"tests\": [");
+  int first = 1;
+  for (int i = 0; i < n; i++) {
+    const perf__jsontree_node *t = perf__jsontree_get(r[i], "tests");
+    for (size_t k = 0; k < t->n; k++, first = 0) {
+      perf__json_raw(&j, first ? "\n  " : ",\n  ");
+      perf__jsontree_write(&j, t->kids[k]);
+    }
+  }
+  perf__json_raw(&j, "\n]}\n");
+  int err = save(out, &j);
+  perf__json_free(&j);
+  if (err) return err;
+  printf("perfgate: merged %d report%s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
+         n, n == 1 ? "" : "s", out, sum[1], sum[2], sum[3], code);
+  return code;
+}
+
+static const char *text_of(const perf__jsontree_node *o, const char *key)
+{
+  const perf__jsontree_node *n = perf__jsontree_get(o, key);
+  return n && n->type != PERF__J_OBJECT && n->type != PERF__J_ARRAY ? n->text : "";
+}
+
+/* One test of a report as the supervisor knew it: name, outcome, reason,
+ * time, claim records and lines. Never fails (without memory, less). */
+static void result_of(const perf__jsontree_node *t, perf__result *r)
+{
+  static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
+  static const perf__outcome outcomes[] = {PERF__PASS, PERF__FAIL, PERF__SKIP, PERF__ERROR,
+                                           PERF__INCONCLUSIVE};
+  snprintf(r->name, sizeof r->name, "%s", text_of(t, "name"));
+  snprintf(r->reason, sizeof r->reason, "%s", text_of(t, "reason"));
+  r->outcome = PERF__ERROR;
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(text_of(t, "outcome"), words[k])) r->outcome = outcomes[k];
+  r->seconds = perf__jsontree_num(perf__jsontree_get(t, "seconds"), 0);
+  r->worker_pid = (long)perf__jsontree_num(perf__jsontree_get(t, "worker_pid"), 0);
+  const perf__jsontree_node *c = perf__jsontree_get(t, "claims"), *l = perf__jsontree_get(t, "lines"),
+                    *v = perf__jsontree_get(t, "lines_verbose");
+  for (size_t k = 0; c && c->type == PERF__J_ARRAY && k < c->n; k++) {
+    perf__json j = {0};
+    perf__jsontree_write(&j, c->kids[k]);
+    if (j.oom) perf__json_free(&j);
+    else perf__result_add_claim(r, j.s);
+  }
+  for (size_t k = 0; l && l->type == PERF__J_ARRAY && k < l->n; k++)
+    if (l->kids[k]->type == PERF__J_STRING) {
+      int verbose = v && v->type == PERF__J_ARRAY && k < v->n && v->kids[k]->text &&
+                    !strcmp(v->kids[k]->text, "true");
+      char *s = strdup(l->kids[k]->text);
+      if (s) perf__result_add_line(r, verbose, s);
+    }
+}
+
+/* When the first report's run began; now when it does not say. */
+static time_t started_of(const perf__jsontree_node *report)
+{
+  struct tm tm = {0};
+  const char *s = text_of(perf__jsontree_get(report, "run"), "started");
+  char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return end && !*end ? timegm(&tm) : time(NULL);
+}
+
+/* --plots and --html for the merged reports r[0..n). Returns 0 or 2. */
+static int pages(const perf__cli *cli, perf__jsontree_node **r, int n, int code)
+{
+  size_t total = 0, k = 0;
+  for (int i = 0; i < n; i++) total += perf__jsontree_get(r[i], "tests")->n;
+  perf__result *res = calloc(total ? total : 1, sizeof *res);
+  if (!res) return fprintf(stderr, "perftest: --merge: out of memory\n"), 2;
+  for (int i = 0; i < n; i++) {
+    const perf__jsontree_node *t = perf__jsontree_get(r[i], "tests");
+    for (size_t j = 0; j < t->n; j++) result_of(t->kids[j], &res[k++]);
+  }
+  int err = perf__report_pages(cli->plots, cli->html, res, k, started_of(r[0]), code, cli->argc,
+                               cli->argv);
+  for (size_t j = 0; j < k; j++) perf__result_free(&res[j]);
+  free(res);
+  return err ? 2 : 0;
+}
+
+/* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
+static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
+{
+  char *seen = calloc(MAX_SHARDS, 1);
+  long total = 0;
+  int code = !seen ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2) : 0;
+  for (int i = 0; !code && i < n; i++) {
+    char err[600];
+    if (!(r[i] = perf__jsontree_read(in[i], err, sizeof err))) {
+      fprintf(stderr, "perftest: --merge: %s\n", err);
+      code = 2;
+    } else code = check(in[i], r[i], &total, seen, shards);
+  }
+  for (long k = 0; !code && k < total; k++)
+    if (!seen[k]) {
+      fprintf(stderr, "perftest: --merge: shard %ld of %ld is missing\n", k, total);
+      code = 2;
+    }
+  free(seen);
+  return code;
+}
+
+/* Merges; with cli, also its pages. */
+static int merge(const char *out, char **in, int n, int shards, const perf__cli *cli)
+{
+  if (n < 1) {
+    fprintf(stderr, "perftest: --merge=OUT needs the shards' --json reports after it\n");
+    return 2;
+  }
+  perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
+  int code = !r ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2)
+                : read_all(in, n, shards, r);
+  if (!code) code = write_merged(out, r, n, shards);
+  if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
+  for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
+  free(r);
+  return code;
+}
+
+/* See merge.h. */
+int perf__merge(const perf__cli *cli)
+{
+  return merge(cli->merge, cli->merge_in, cli->merge_n, 1, cli);
+}
+
+/* See merge.h. */
+int perf__merge_reports(const char *out, char **in, int n, int shards)
+{
+  return merge(out, in, n, shards, NULL);
+}

@@ -1,0 +1,435 @@
+/* plot.c — the charts a run's claim records make: time against a sweep's parameter, ratios against their thresholds. */
+#define _GNU_SOURCE
+#include "report/plot.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/jsontree.h"
+#include "base/status.h"
+#include "report/svg.h"
+#include "worker/sweep.h"
+
+enum { MAX_LINES = 8, MAX_PARAMS = 4, MAX_SITES = 16, MAX_ROWS = 64 };
+
+typedef struct line {
+  char label[128];
+  double x[PERF__SWEEP_MAX], y[PERF__SWEEP_MAX], lo[PERF__SWEEP_MAX], hi[PERF__SWEEP_MAX];
+  int mark[PERF__SWEEP_MAX];
+  size_t n;
+} line;
+
+/* Time against one sweep parameter, a line per workload. */
+typedef struct timechart {
+  char param[64];
+  line w[MAX_LINES];
+  size_t nw;
+} timechart;
+
+/* One ratio claim made at every point of a sweep. */
+typedef struct site {
+  char text[300], kind[16], param[64], clock[16];
+  double threshold;
+  line l;
+} site;
+
+typedef struct charts {
+  const char *test;
+  timechart t[MAX_PARAMS];
+  size_t nt;
+  site s[MAX_SITES];
+  size_t ns;
+  perf__svg_row rows[MAX_ROWS];
+  char row_label[MAX_ROWS][120];
+  size_t nrows;
+  perf__chart *out;
+  size_t nout;
+} charts;
+
+/* The source line of a claim from its message ("... at file.c:42 ..."), 0
+ * when it has none. */
+static int site_line(const char *msg)
+{
+  const char *at = strstr(msg, " at ");
+  const char *colon = at ? strchr(at, ':') : NULL;
+  return colon ? atoi(colon + 1) : 0;
+}
+
+static const char *str(const perf__jsontree_node *o, const char *key)
+{
+  const perf__jsontree_node *n = perf__jsontree_get(o, key);
+  return n && (n->type == PERF__J_STRING || n->type == PERF__J_PLAIN) ? n->text : NULL;
+}
+
+static double num(const perf__jsontree_node *o, const char *key) { return perf__jsontree_num(perf__jsontree_get(o, key), NAN); }
+
+/* Item i of the array o[key] as a number; NaN when absent. */
+static double item(const perf__jsontree_node *o, const char *key, size_t i)
+{
+  const perf__jsontree_node *a = perf__jsontree_get(o, key);
+  return a && a->type == PERF__J_ARRAY && i < a->n ? perf__jsontree_num(a->kids[i], NAN) : NAN;
+}
+
+static int mark_of(const char *outcome)
+{
+  if (!outcome) return PERF__MARK_PLAIN;
+  if (!strcmp(outcome, "PASS") || !strcmp(outcome, "faster")) return PERF__MARK_PASS;
+  if (!strcmp(outcome, "FAIL") || !strcmp(outcome, "slower")) return PERF__MARK_FAIL;
+  return PERF__MARK_OPEN;
+}
+
+/* Adds or replaces point x of l (a narrower interval replaces a wider one). */
+static void put(line *l, double x, double y, double lo, double hi, int mark)
+{
+  size_t i = 0;
+  while (i < l->n && l->x[i] != x) i++;
+  if (i == PERF__SWEEP_MAX) return;
+  if (i < l->n && !((hi - lo) / y < (l->hi[i] - l->lo[i]) / l->y[i])) return;
+  if (i == l->n) l->n++;
+  l->x[i] = x, l->y[i] = y, l->lo[i] = lo, l->hi[i] = hi, l->mark[i] = mark;
+}
+
+static timechart *time_chart(charts *c, const char *param)
+{
+  for (size_t i = 0; i < c->nt; i++)
+    if (!strcmp(c->t[i].param, param)) return &c->t[i];
+  if (c->nt == MAX_PARAMS) return NULL;
+  timechart *t = &c->t[c->nt++];
+  snprintf(t->param, sizeof t->param, "%s", param);
+  return t;
+}
+
+/* Both workloads of a measurement record at sweep point x. */
+static void add_times(charts *c, const perf__jsontree_node *rec, const char *param, double x)
+{
+  timechart *t = time_chart(c, param);
+  const char *clock = str(rec, "clock");
+  for (int side = 0; t && side < 2; side++) {
+    const perf__jsontree_node *w = perf__jsontree_get(rec, side ? "b" : "a");
+    const char *name = str(w, "name");
+    if (!name) continue;
+    char label[128];
+    snprintf(label, sizeof label, "%s (%s)", name, clock ? clock : "?");
+    size_t i = 0;
+    while (i < t->nw && strcmp(t->w[i].label, label)) i++;
+    if (i == MAX_LINES) continue;
+    if (i == t->nw) snprintf(t->w[t->nw++].label, sizeof t->w[0].label, "%s", label);
+    put(&t->w[i], x, num(w, "median_s"), item(w, "median_interval_s", 0),
+        item(w, "median_interval_s", 1), PERF__MARK_PLAIN);
+  }
+}
+
+/* A FASTER or SIMILAR claim made at sweep point x: its site's line. */
+static void add_site(charts *c, const perf__jsontree_node *rec, const char *kind, const char *param,
+                     double x)
+{
+  char text[300], cut[80];
+  snprintf(text, sizeof text, "%s", str(rec, "message") ? str(rec, "message") : "?");
+  snprintf(cut, sizeof cut, " [%s=", param);
+  char *at = strstr(text, cut);
+  if (at) *at = '\0';
+  size_t i = 0;
+  while (i < c->ns && strcmp(c->s[i].text, text)) i++;
+  if (i == MAX_SITES) return;
+  site *s = &c->s[i];
+  if (i == c->ns) {
+    c->ns++;
+    snprintf(s->text, sizeof s->text, "%s", text);
+    snprintf(s->kind, sizeof s->kind, "%s", kind);
+    snprintf(s->param, sizeof s->param, "%s", param);
+    snprintf(s->clock, sizeof s->clock, "%s", str(rec, "clock") ? str(rec, "clock") : "?");
+    s->threshold = num(rec, "threshold");
+  }
+  put(&s->l, x, num(rec, "ratio"), item(rec, "interval", 0), item(rec, "interval", 1),
+      mark_of(str(rec, "outcome")));
+}
+
+/* A row: the claim's text up to " at ", then suffix; its ratio, interval
+ * and what a FASTER or SIMILAR claim with threshold t needs. */
+static void put_row(charts *c, const char *text, const char *suffix, const char *kind, double t,
+                    double value, double lo, double hi, int mark)
+{
+  if (c->nrows == MAX_ROWS) return;
+  size_t i = c->nrows++;
+  const char *at = strstr(text, " at ");
+  snprintf(c->row_label[i], sizeof c->row_label[i], "%.*s%s", at ? (int)(at - text) : 80, text,
+           suffix);
+  int faster = !strcmp(kind, "FASTER");
+  c->rows[i] = (perf__svg_row){c->row_label[i], value, lo, hi, faster ? t : 1 / (1 + t),
+                               faster ? NAN : 1 + t, mark};
+}
+
+/* A claim outside any sweep: one row, its clock in the label. */
+static void add_row(charts *c, const perf__jsontree_node *rec, const char *kind)
+{
+  char clock[40];
+  snprintf(clock, sizeof clock, " (%s)", str(rec, "clock") ? str(rec, "clock") : "?");
+  put_row(c, str(rec, "message") ? str(rec, "message") : kind, clock, kind,
+          num(rec, "threshold"), num(rec, "ratio"), item(rec, "interval", 0),
+          item(rec, "interval", 1), mark_of(str(rec, "outcome")));
+}
+
+/* Sorts a line's points by x (insertion sort: at most 64). */
+static void sort_line(line *l)
+{
+  for (size_t i = 1; i < l->n; i++)
+    for (size_t j = i; j > 0 && l->x[j - 1] > l->x[j]; j--) {
+      double *v[] = {l->x, l->y, l->lo, l->hi};
+      for (int k = 0; k < 4; k++) {
+        double s = v[k][j];
+        v[k][j] = v[k][j - 1], v[k][j - 1] = s;
+      }
+      int m = l->mark[j];
+      l->mark[j] = l->mark[j - 1], l->mark[j - 1] = m;
+    }
+}
+
+static perf__svg_series series_of(line *l)
+{
+  sort_line(l);
+  return (perf__svg_series){l->label, l->x, l->y, l->lo, l->hi, l->mark, l->n};
+}
+
+/* Appends a chart named test--suffix; the svg text is made by draw. */
+static void emit(charts *c, const char *suffix, void (*draw)(FILE *, const void *), const void *arg)
+{
+  perf__chart *o = realloc(c->out, (c->nout + 1) * sizeof *o);
+  if (!o) return;
+  c->out = o;
+  perf__chart *ch = &o[c->nout];
+  size_t len = 0;
+  FILE *f = open_memstream(&ch->svg, &len);
+  if (!f) return;
+  draw(f, arg);
+  if (fclose(f) || !ch->svg) {
+    free(ch->svg);
+    return;
+  }
+  snprintf(ch->name, sizeof ch->name, "%s--%s", c->test, suffix);
+  for (char *p = ch->name; *p; p++)
+    if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_')) *p = '_';
+  c->nout++;
+}
+
+static void draw_chart(FILE *f, const void *arg) { perf__svg_chart_write(f, arg); }
+
+static void time_charts(charts *c, int xlog)
+{
+  for (size_t i = 0; i < c->nt; i++) {
+    timechart *t = &c->t[i];
+    perf__svg_series s[MAX_LINES];
+    for (size_t k = 0; k < t->nw; k++) s[k] = series_of(&t->w[k]);
+    char title[300], xl[96], suffix[96];
+    snprintf(title, sizeof title, "%s: time per iteration against %s", c->test, t->param);
+    snprintf(xl, sizeof xl, "%s", t->param);
+    snprintf(suffix, sizeof suffix, "time-%s", t->param);
+    perf__svg_chart ch = {.title = title, .xlabel = xl, .xlog = xlog, .ylog = 1, .ytime = 1,
+                          .ylabel = "time per iteration (median, 95% interval band)",
+                          .s = s, .ns = t->nw};
+    emit(c, suffix, draw_chart, &ch);
+  }
+}
+
+/* A site measured at one point only: a row, its point and clock in the
+ * label. */
+static void site_row(charts *c, const site *s)
+{
+  char suffix[120];
+  snprintf(suffix, sizeof suffix, " [%s=%.15g] (%s)", s->param, s->l.x[0], s->clock);
+  put_row(c, s->text, suffix, s->kind, s->threshold, s->l.y[0], s->l.lo[0], s->l.hi[0],
+          s->l.mark[0]);
+}
+
+static void site_charts(charts *c, int xlog)
+{
+  for (size_t i = 0; i < c->ns; i++) {
+    site *s = &c->s[i];
+    if (s->l.n == 1) {
+      site_row(c, s);
+      continue;
+    }
+    int faster = !strcmp(s->kind, "FASTER");
+    perf__svg_series se = series_of(&s->l);
+    se.label = faster ? "speedup, interval" : "ratio, interval";
+    char suffix[64], yl[120];
+    snprintf(suffix, sizeof suffix, "line%d-%s", site_line(s->text), faster ? "faster" : "similar");
+    snprintf(yl, sizeof yl, "%s (%s clock medians); %s", faster ? "speedup of a over b" : "a / b",
+             s->clock, faster ? "dashed: needed" : "green band: needed");
+    perf__svg_chart ch = {.title = s->text, .xlabel = s->param, .xlog = xlog, .ylog = 1,
+                          .ylabel = yl, .s = &se, .ns = 1};
+    if (faster) ch.hline[ch.nhline++] = s->threshold;
+    else ch.has_hband = 1, ch.hband[0] = 1 / (1 + s->threshold), ch.hband[1] = 1 + s->threshold;
+    emit(c, suffix, draw_chart, &ch);
+  }
+}
+
+/* A CROSSOVER record: the speedup of a over b at each point, 1, the range
+ * claimed and the estimate. */
+static void crossover_chart(charts *c, const perf__jsontree_node *rec, int *time_xlog)
+{
+  const perf__jsontree_node *pts = perf__jsontree_get(rec, "points");
+  const char *param = str(rec, "param"), *an = str(rec, "a_name"), *bn = str(rec, "b_name");
+  if (!pts || pts->type != PERF__J_ARRAY || !param || !an || !bn) return;
+  line l = {.n = 0};
+  int xlog = 1;
+  for (size_t i = 0; i < pts->n; i++) {
+    const perf__jsontree_node *p = pts->kids[i];
+    double x = num(p, "x");
+    xlog &= x > 0;
+    put(&l, x, num(p, "ratio"), item(p, "interval", 0), item(p, "interval", 1),
+        mark_of(str(p, "side")));
+    add_times(c, p, param, x);
+  }
+  *time_xlog &= xlog; /* its points are on the parameter's time chart too */
+  perf__svg_series se = series_of(&l);
+  double tie = num(rec, "tie");
+  se.label = isfinite(tie) && tie > 0 ? "green: faster; red: slower; band: tied" : "green: faster; red: slower";
+  char title[400], yl[200], est[64], suffix[64], msg[300];
+  const char *msg_full = str(rec, "message") ? str(rec, "message") : "CROSSOVER";
+  snprintf(msg, sizeof msg, "%s", msg_full);
+  char *at = strstr(msg, " at ");
+  if (at) *at = '\0';
+  double e = num(rec, "estimate");
+  snprintf(title, sizeof title, "%s: %s", msg, str(rec, "outcome") ? str(rec, "outcome") : "?");
+  snprintf(yl, sizeof yl, "speedup of %s over %s (%s clock medians)", an, bn,
+           str(rec, "clock") ? str(rec, "clock") : "?");
+  snprintf(est, sizeof est, "%s = %.3g", param, e);
+  snprintf(suffix, sizeof suffix, "line%d-crossover", site_line(msg_full));
+  perf__svg_chart ch = {.title = title, .xlabel = param, .ylabel = yl, .xlog = xlog, .ylog = 1,
+                        .s = &se, .ns = 1, .hline = {1}, .nhline = 1, .has_xband = 1,
+                        .xband = {item(rec, "range", 0), item(rec, "range", 1)},
+                        .has_vline = isfinite(e), .vline = e, .vline_label = est};
+  if (isfinite(tie) && tie > 0)
+    ch.has_hband = 1, ch.hband[0] = 1 / (1 + tie), ch.hband[1] = 1 + tie;
+  emit(c, suffix, draw_chart, &ch);
+}
+
+static void draw_rows(FILE *f, const void *arg)
+{
+  const charts *c = arg;
+  char title[300];
+  snprintf(title, sizeof title, "%s: ratio claims against what they need", c->test);
+  perf__svg_rows_write(f, title, c->rows, c->nrows);
+}
+
+/* One claim record. */
+static void add_record(charts *c, const perf__jsontree_node *rec, int *xlog)
+{
+  const char *kind = str(rec, "kind");
+  if (!kind) return;
+  const perf__jsontree_node *sw = perf__jsontree_get(rec, "sweep");
+  int ratio = !strcmp(kind, "FASTER") || !strcmp(kind, "SIMILAR");
+  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec, xlog);
+  else if (ratio && sw && str(sw, "param")) {
+    double x = num(sw, "value");
+    *xlog &= x > 0;
+    add_times(c, rec, str(sw, "param"), x);
+    add_site(c, rec, kind, str(sw, "param"), x);
+  } else if (ratio)
+    add_row(c, rec, kind);
+}
+
+/* See plot.h. */
+size_t perf__plot_test(const perf__result *r, perf__chart **out)
+{
+  charts *c = calloc(1, sizeof *c);
+  *out = NULL;
+  if (!c) return 0;
+  c->test = r->name;
+  int xlog = 1;
+  for (size_t k = 0; k < r->nclaims; k++) {
+    char err[200];
+    perf__jsontree_node *rec = perf__jsontree_parse(r->claims[k], "claim record", err, sizeof err);
+    if (rec) add_record(c, rec, &xlog);
+    perf__jsontree_free(rec);
+  }
+  time_charts(c, xlog);
+  site_charts(c, xlog);
+  if (c->nrows) emit(c, "claims", draw_rows, c);
+  size_t n = c->nout;
+  *out = c->out;
+  free(c);
+  return n;
+}
+
+/* Never fails. */
+void perf__plot_free(perf__chart *c, size_t n)
+{
+  for (size_t i = 0; i < n; i++) free(c[i].svg);
+  free(c);
+}
+
+/* 1 when name was written before in this run (names[0..n)). */
+static int taken(char (*names)[200], size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return 1;
+  return 0;
+}
+
+/* Writes one chart as a standalone SVG file. Returns 0 or an errno. */
+static int save(const char *dir, const char *name, const char *svg)
+{
+  char path[4400];
+  perf__json j = {0};
+  perf__json_raw(&j, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  perf__json_raw(&j, "%s", svg);
+  snprintf(path, sizeof path, "%s/%s.svg", dir, name);
+  int e = perf__json_save(&j, path);
+  perf__json_free(&j);
+  if (e) fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, strerror(e));
+  return e;
+}
+
+/* See plot.h. */
+int perf__plot_mkdir(const char *dir, char *err, size_t len)
+{
+  struct stat st;
+  if (!*dir) return snprintf(err, len, "--plots needs a directory"), -1;
+  if (mkdir(dir, 0777) && errno != EEXIST)
+    return snprintf(err, len, "--plots=%s: cannot create it: %s", dir, strerror(errno)), -1;
+  if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+    return snprintf(err, len, "--plots=%s: not a directory", dir), -1;
+  if (access(dir, W_OK))
+    return snprintf(err, len, "--plots=%s: cannot write in it: %s", dir, strerror(errno)), -1;
+  return 0;
+}
+
+/* See plot.h. */
+int perf__plot_dir(const char *dir, const perf__result *r, size_t n)
+{
+  char why[4400];
+  if (perf__plot_mkdir(dir, why, sizeof why)) {
+    fprintf(stderr, "perftest: %s\n", why);
+    return PERF__EIO;
+  }
+  char (*names)[200] = NULL;
+  size_t used = 0;
+  int err = 0;
+  for (size_t i = 0; i < n && !err; i++) {
+    perf__chart *c;
+    size_t m = perf__plot_test(&r[i], &c);
+    void *grown = m ? realloc(names, (used + m) * sizeof *names) : names;
+    if (m && !grown) err = ENOMEM;
+    else names = grown;
+    for (size_t k = 0; k < m && !err; k++) {
+      char name[200];
+      snprintf(name, sizeof name, "%s", c[k].name);
+      for (int rep = 2; taken(names, used, name); rep++)
+        snprintf(name, sizeof name, "%.180s-%d", c[k].name, rep);
+      snprintf(names[used++], sizeof names[0], "%s", name);
+      err = save(dir, name, c[k].svg);
+    }
+    perf__plot_free(c, m);
+  }
+  free(names);
+  if (err == ENOMEM) fprintf(stderr, "perftest: cannot write --plots=%s: out of memory\n", dir);
+  return err ? PERF__EIO : 0;
+}

@@ -1,0 +1,31 @@
+/* report.h — machine-readable reports for CI: JUnit XML, TAP 14, a Markdown summary. */
+#ifndef PERF_REPORT_H
+#define PERF_REPORT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "supervisor/options.h"
+#include "perfgate.h"
+#include "supervisor/console.h"
+
+/* Checks before any test runs that each report file named on the command
+ * line can be created (its directory exists and is writable). Returns 0, or
+ * PERF__EUSAGE with a message naming the file in err[len]. */
+int perf__report_check(const perf__cli *cli, char *err, size_t len);
+
+/* Writes the reports the command line asks for: results[i] belongs to
+ * tests[i % ntests]. Files are replaced atomically (a temporary file in the
+ * same directory, then rename); TAP goes to tap (stdout as the run began).
+ * Returns 0, or PERF__EIO after printing which report could not be written. */
+int perf__report_write(const perf__cli *cli, const perf__test **tests, size_t ntests,
+                 const perf__result *results, size_t nresults, time_t started,
+                 FILE *tap, int exit_code);
+
+/* --plots=DIR and --html=FILE (either may be NULL) for results r[0..n) of
+ * a run that began at started and exits with code. Returns 0, or PERF__EIO
+ * after printing what could not be written. */
+int perf__report_pages(const char *plots, const char *html, const perf__result *r, size_t n,
+                       time_t started, int code, int argc, char **argv);
+
+#endif

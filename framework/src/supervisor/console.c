@@ -1,0 +1,181 @@
+/* console.c — the console report: one line per test, the numbers behind each verdict, the summary. */
+#define _POSIX_C_SOURCE 200809L
+#include "supervisor/console.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OUTPUT_CAP = 64 * 1024 };
+
+static struct {
+  int color, verbose, tty;
+} rep;
+
+/* Never fails. */
+void perf__console_setup(perf__color color, int verbose)
+{
+  const char *term = getenv("TERM");
+  rep.tty = isatty(STDOUT_FILENO);
+  rep.verbose = verbose;
+  rep.color = color == PERF__COLOR_ALWAYS ||
+              (color == PERF__COLOR_AUTO && rep.tty && !getenv("NO_COLOR") &&
+               term && strcmp(term, "dumb") != 0);
+}
+
+static const char *paint(perf__outcome o)
+{
+  if (!rep.color) return "";
+  switch (o) {
+  case PERF__PASS:
+    return "\033[32m";
+  case PERF__SKIP:
+    return "\033[33m";
+  default:
+    return "\033[31m";
+  }
+}
+
+static const char *plain(void) { return rep.color ? "\033[0m" : ""; }
+
+/* PERF__ENOMEM when the line cannot be kept (it is freed). */
+int perf__result_add_line(perf__result *r, int verbose_only, char *text)
+{
+  char **l = realloc(r->lines, (r->nlines + 1) * sizeof *l);
+  if (l) r->lines = l;
+  int *v = realloc(r->verbose_only, (r->nlines + 1) * sizeof *v);
+  if (v) r->verbose_only = v;
+  if (!l || !v) {
+    free(text);
+    return PERF__ENOMEM;
+  }
+  r->lines[r->nlines] = text;
+  r->verbose_only[r->nlines++] = verbose_only;
+  return 0;
+}
+
+/* Never fails: past the cap (or without memory) output is dropped and the
+ * truncation is reported. */
+void perf__result_add_output(perf__result *r, const char *p, size_t n)
+{
+  if (r->output_len + n > OUTPUT_CAP) {
+    n = OUTPUT_CAP - r->output_len;
+    r->output_truncated = 1;
+  }
+  if (n == 0) return;
+  char *o = realloc(r->output, r->output_len + n + 1);
+  if (!o) {
+    r->output_truncated = 1;
+    return;
+  }
+  memcpy(o + r->output_len, p, n);
+  r->output = o;
+  r->output_len += n;
+  o[r->output_len] = '\0';
+}
+
+/* Never fails. */
+void perf__result_add_claim(perf__result *r, char *json)
+{
+  char **c = realloc(r->claims, (r->nclaims + 1) * sizeof *c);
+  if (!c) {
+    free(json);
+    return;
+  }
+  r->claims = c;
+  r->claims[r->nclaims++] = json;
+}
+
+/* Never fails. */
+void perf__result_free(perf__result *r)
+{
+  for (size_t i = 0; i < r->nclaims; i++) free(r->claims[i]);
+  free(r->claims);
+  r->claims = NULL;
+  r->nclaims = 0;
+  for (size_t i = 0; i < r->nlines; i++) free(r->lines[i]);
+  free(r->lines);
+  free(r->verbose_only);
+  free(r->output);
+  r->lines = NULL;
+  r->verbose_only = NULL;
+  r->output = NULL;
+  r->nlines = r->output_len = 0;
+}
+
+/* Never fails. */
+void perf__console_progress(const char *name, size_t k, size_t total)
+{
+  if (!rep.tty) return;
+  printf("[%zu/%zu] %s \u2026", k, total, name);
+  fflush(stdout);
+}
+
+/* Never fails. */
+void perf__console_info(const char *line)
+{
+  if (rep.verbose) printf("info  %s\n", line);
+}
+
+/* Never fails. */
+void perf__console_notice(const char *line)
+{
+  if (rep.tty) printf("\r\033[K");
+  printf("note  %s\n", line);
+}
+
+/* The test's own output, indented, when it failed or with --verbose. */
+static void print_output(const perf__result *r)
+{
+  if (!r->output_len || (r->outcome != PERF__FAIL && r->outcome != PERF__ERROR &&
+                         !rep.verbose))
+    return;
+  printf("      output of the test:\n");
+  const char *p = r->output;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    int n = nl ? (int)(nl - p) : (int)strlen(p);
+    printf("      | %.*s\n", n, p);
+    p += n + (nl ? 1 : 0);
+  }
+  if (r->output_truncated) printf("      | [output truncated at 64 KiB]\n");
+}
+
+/* Never fails. */
+void perf__console_result(const perf__result *r)
+{
+  if (rep.tty) printf("\r\033[K");
+  printf("%s%-5s%s %s (%.2f s wall)", paint(r->outcome),
+         perf__status_word(r->outcome), plain(), r->name, r->seconds);
+  if (r->outcome == PERF__SKIP)
+    printf(" skipped: %s", r->reason);
+  else if (r->outcome != PERF__PASS && r->reason[0])
+    printf(": %s", r->reason);
+  printf("\n");
+  for (size_t i = 0; i < r->nlines; i++)
+    if (!r->verbose_only[i] || rep.verbose) printf("      %s\n", r->lines[i]);
+  print_output(r);
+  fflush(stdout);
+}
+
+/* Never fails. */
+void perf__console_summary(const perf__result *r, size_t n)
+{
+  size_t passed = 0, failed = 0, skipped = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (r[i].outcome == PERF__PASS) passed++;
+    else if (r[i].outcome == PERF__SKIP) skipped++;
+    else failed++;
+  }
+  if (failed) {
+    printf("\n%zu test%s did not pass:\n", failed, failed == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++)
+      if (r[i].outcome != PERF__PASS && r[i].outcome != PERF__SKIP)
+        printf("  %s%-5s%s %s: %s\n", paint(r[i].outcome),
+               perf__status_word(r[i].outcome), plain(), r[i].name,
+               r[i].reason);
+  }
+  printf("\n%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  fflush(stdout);
+}

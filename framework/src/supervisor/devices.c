@@ -1,0 +1,247 @@
+/* devices.c — --devices: one supervisor per GPU, in parallel, each pinned with CUDA_VISIBLE_DEVICES. */
+#define _GNU_SOURCE
+#include "supervisor/devices.h"
+
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervisor/isolate.h"
+#include "report/merge.h"
+#include "supervisor/supervisor.h"
+
+enum { MAX_DEVICES = 64 };
+
+/* In a child: the CUDA device count (0 without a device or a driver). */
+static void count_devices(FILE *out, void *arg)
+{
+  int c = 0;
+  (void)arg;
+  if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
+  fprintf(out, "%d", c);
+}
+
+/* The number of CUDA devices, asked in a child process (the supervisor never
+ * touches CUDA); 0 when there is none or it cannot be asked. */
+static int device_count(void)
+{
+  char text[32];
+  return perf__isolate_read(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
+}
+
+/* Parses "all" or "0,1,3" into ids. Returns the count, or -1 after a
+ * message. */
+static int parse_devices(const char *spec, int *ids)
+{
+  int n = 0;
+  if (!strcmp(spec, "all")) {
+    n = device_count();
+    for (int k = 0; k < n && k < MAX_DEVICES; k++) ids[k] = k;
+    if (!n) fprintf(stderr, "perftest: --devices=all: no CUDA device found\n");
+    return n ? (n < MAX_DEVICES ? n : MAX_DEVICES) : -1;
+  }
+  for (const char *p = spec; *p;) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (end == p || errno || v < 0 || v > 1023 || (*end && *end != ',') || n == MAX_DEVICES) {
+      fprintf(stderr, "perftest: --devices: expected all or a list like 0,1, got '%s'\n", spec);
+      return -1;
+    }
+    for (int k = 0; k < n; k++)
+      if (ids[k] == v) {
+        fprintf(stderr, "perftest: --devices: device %ld is listed twice\n", v);
+        return -1;
+      }
+    ids[n++] = (int)v;
+    p = *end ? end + 1 : end;
+  }
+  if (!n) fprintf(stderr, "perftest: --devices: no device listed\n");
+  return n ? n : -1;
+}
+
+/* path with ".gpuK" before its extension (or at its end); out[len]. */
+static const char *per_device(const char *path, int id, char *out, size_t len)
+{
+  const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+  if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+  snprintf(out, len, "%.*s.gpu%d%s", (int)(dot - path), path, id, dot);
+  return out;
+}
+
+typedef struct child {
+  int id;
+  pid_t pid;
+  int fd;          /* its stdout and stderr */
+  char buf[8192];  /* an unfinished line */
+  size_t len;
+  char json[4200]; /* its --json file */
+  long passed, failed, skipped; /* from its last line; -1 when it had none */
+} child;
+
+/* The k-th of nd equal shares of this process's CPUs, so that the runs do
+ * not time each other's host work; OpenMP gets as many threads (unless
+ * OMP_NUM_THREADS is set). Never fails: without a share the CPUs stay
+ * shared. */
+static void cpu_share(int k, int nd)
+{
+  cpu_set_t all, mine;
+  if (sched_getaffinity(0, sizeof all, &all)) return;
+  int ncpu = CPU_COUNT(&all), per = ncpu / nd, seen = 0;
+  if (per < 1) return;
+  CPU_ZERO(&mine);
+  for (int cpu = 0; cpu < CPU_SETSIZE && seen < (k + 1) * per; cpu++)
+    if (CPU_ISSET(cpu, &all) && seen++ >= k * per) CPU_SET(cpu, &mine);
+  if (sched_setaffinity(0, sizeof mine, &mine)) return;
+  char threads[16];
+  snprintf(threads, sizeof threads, "%d", per);
+  setenv("OMP_NUM_THREADS", threads, 0);
+}
+
+/* In the child: pinned to one GPU and its share of the CPUs, reports
+ * renamed, the normal run. */
+static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__test **tests,
+                      size_t n, int argc, char **argv)
+{
+  char id[16], junit[4200], md[4200], plots[4200], html[4200];
+  perf__cli mine = *cli;
+  snprintf(id, sizeof id, "%d", c->id);
+  setenv("CUDA_VISIBLE_DEVICES", id, 1);
+  cpu_share(k, nd);
+  mine.devices = NULL;
+  mine.device_label = c->id;
+  if (cli->junit) mine.junit = per_device(cli->junit, c->id, junit, sizeof junit);
+  if (cli->markdown) mine.markdown = per_device(cli->markdown, c->id, md, sizeof md);
+  if (cli->json) mine.json = c->json;
+  if (cli->plots) { /* DIR/gpuK: DIR was made by the parent's check */
+    snprintf(plots, sizeof plots, "%s/gpu%d", cli->plots, c->id);
+    mine.plots = plots;
+  }
+  if (cli->html) mine.html = per_device(cli->html, c->id, html, sizeof html);
+  fflush(NULL);
+  _exit(perf__supervise(&mine, tests, n, argc, argv));
+}
+
+/* Prints one line with c's label and keeps its counts when it is a
+ * summary line. */
+static void line_out(child *c, const char *p, int len)
+{
+  printf("[gpu %d] %.*s\n", c->id, len, p);
+  char text[256];
+  long a, b, k;
+  snprintf(text, sizeof text, "%.*s", len, p);
+  if (sscanf(text, "%ld passed, %ld failed, %ld skipped", &a, &b, &k) == 3)
+    c->passed = a, c->failed = b, c->skipped = k;
+}
+
+/* Prints the complete lines in c's buffer with its label; flushes the rest
+ * too when final. */
+static void relay(child *c, int final)
+{
+  char *start = c->buf, *nl;
+  while ((nl = memchr(start, '\n', c->len - (size_t)(start - c->buf))) != NULL) {
+    line_out(c, start, (int)(nl - start));
+    start = nl + 1;
+  }
+  c->len -= (size_t)(start - c->buf);
+  memmove(c->buf, start, c->len);
+  if (c->len && (final || c->len == sizeof c->buf)) {
+    line_out(c, c->buf, (int)c->len);
+    c->len = 0;
+  }
+  fflush(stdout);
+}
+
+/* Reads all children's output until every pipe closes. */
+static void pump(child *c, int n)
+{
+  struct pollfd p[MAX_DEVICES];
+  int open = n;
+  for (int k = 0; k < n; k++) p[k] = (struct pollfd){.fd = c[k].fd, .events = POLLIN};
+  while (open > 0) {
+    if (poll(p, (nfds_t)n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int k = 0; k < n; k++) {
+      if (p[k].fd < 0 || !p[k].revents) continue;
+      ssize_t r = read(c[k].fd, c[k].buf + c[k].len, sizeof c[k].buf - c[k].len);
+      if (r > 0) {
+        c[k].len += (size_t)r;
+        relay(&c[k], 0);
+      } else if (r == 0 || errno != EINTR) {
+        relay(&c[k], 1);
+        close(c[k].fd);
+        p[k].fd = -1;
+        open--;
+      }
+    }
+  }
+}
+
+/* See devices.h. */
+int perf__devices_run(const perf__cli *cli, const perf__test **tests, size_t n, int argc,
+                      char **argv)
+{
+  int ids[MAX_DEVICES], nd = parse_devices(cli->devices, ids), code = 0;
+  if (nd < 0) return 2;
+  child *c = calloc((size_t)nd, sizeof *c);
+  if (!c) return fprintf(stderr, "perftest: out of memory\n"), 2;
+  printf("perfgate: %zu test%s on %d device%s in parallel\n", n, n == 1 ? "" : "s", nd,
+         nd == 1 ? "" : "s");
+  int started = 0;
+  for (; started < nd; started++) {
+    int fd[2];
+    c[started].id = ids[started];
+    c[started].passed = c[started].failed = c[started].skipped = -1;
+    if (cli->json) per_device(cli->json, ids[started], c[started].json, sizeof c[started].json);
+    fflush(NULL);
+    if (pipe(fd) || (c[started].pid = fork()) < 0) {
+      fprintf(stderr, "perftest: --devices: cannot start the run on device %d: %s\n",
+              ids[started], strerror(errno));
+      code = 2;
+      break;
+    }
+    if (c[started].pid == 0) {
+      close(fd[0]);
+      for (int k = 0; k < started; k++) close(c[k].fd);
+      dup2(fd[1], STDOUT_FILENO);
+      dup2(fd[1], STDERR_FILENO);
+      close(fd[1]);
+      run_child(&c[started], started, nd, cli, tests, n, argc, argv);
+    }
+    close(fd[1]);
+    c[started].fd = fd[0];
+  }
+  pump(c, started);
+  for (int k = 0; k < started; k++) {
+    int status = 0;
+    while (waitpid(c[k].pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+    printf("perfgate: device %d: exit %d\n", c[k].id, rc);
+    code = rc > code ? rc : code;
+  }
+  if (cli->json && started == nd) {
+    char *in[MAX_DEVICES];
+    for (int k = 0; k < nd; k++) in[k] = c[k].json;
+    int m = perf__merge_reports(cli->json, in, nd, 0);
+    if (m == 2) code = 2;
+  }
+  long sum[3] = {0};
+  for (int k = 0; k < started; k++) {
+    if (c[k].passed < 0) code = 2; /* it never got to its summary */
+    sum[0] += c[k].passed > 0 ? c[k].passed : 0;
+    sum[1] += c[k].failed > 0 ? c[k].failed : 0;
+    sum[2] += c[k].skipped > 0 ? c[k].skipped : 0;
+  }
+  printf("\n%ld passed, %ld failed, %ld skipped\n", sum[0], sum[1], sum[2]);
+  free(c);
+  return code;
+}

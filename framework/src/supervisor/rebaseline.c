@@ -1,0 +1,239 @@
+/* rebaseline.c — --update-baselines in the supervisor: measurements from 3 runs merged into each machine's file. */
+#define _POSIX_C_SOURCE 200809L
+#include "supervisor/rebaseline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/baseline.h"
+#include "base/units.h"
+#include "base/stats.h"
+#include "base/status.h"
+
+enum { RUNS = PERF__UPDATE_RUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
+
+typedef struct meas {
+  int file;
+  char test[200], name[200], clock[16]; /* name: workload or claim */
+  int is_ratio;
+  double value[RUNS], mad[RUNS];        /* median (or ratio), spread */
+  long samples[RUNS];
+  int seen[RUNS];
+} meas;
+
+struct perf__blu {
+  struct {
+    char path[4200];
+    perf__baseline fp;
+  } files[MAX_FILES];
+  size_t nfiles;
+  meas *m;
+  size_t n, cap;
+};
+
+/* NULL when out of memory. */
+perf__blu *perf__rebaseline_new(void) { return calloc(1, sizeof(perf__blu)); }
+
+/* Never fails. */
+void perf__rebaseline_free(perf__blu *u)
+{
+  if (!u) return;
+  free(u->m);
+  free(u);
+}
+
+static int file_index(perf__blu *u, const char *path)
+{
+  for (size_t i = 0; i < u->nfiles; i++)
+    if (!strcmp(u->files[i].path, path)) return (int)i;
+  if (u->nfiles == MAX_FILES) return -1;
+  snprintf(u->files[u->nfiles].path, sizeof u->files[0].path, "%s", path);
+  perf__baseline_init(&u->files[u->nfiles].fp);
+  return (int)u->nfiles++;
+}
+
+static meas *find_or_add(perf__blu *u, int file, const char *test,
+                         const char *name, int is_ratio)
+{
+  for (size_t i = 0; i < u->n; i++)
+    if (u->m[i].file == file && u->m[i].is_ratio == is_ratio &&
+        !strcmp(u->m[i].test, test) && !strcmp(u->m[i].name, name))
+      return &u->m[i];
+  if (u->n == u->cap) {
+    size_t c = u->cap ? 2 * u->cap : 32;
+    meas *m = realloc(u->m, c * sizeof *m);
+    if (!m) return NULL;
+    u->m = m;
+    u->cap = c;
+  }
+  meas *x = &u->m[u->n++];
+  memset(x, 0, sizeof *x);
+  x->file = file;
+  x->is_ratio = is_ratio;
+  snprintf(x->test, sizeof x->test, "%s", test);
+  snprintf(x->name, sizeof x->name, "%s", name);
+  return x;
+}
+
+/* Splits a record line on tabs (in place). Returns the field count. */
+static int split(char *line, char **f, int max)
+{
+  int n = 0;
+  for (char *p = line; n < max;) {
+    f[n++] = p;
+    p = strchr(p, '\t');
+    if (!p) break;
+    *p++ = '\0';
+  }
+  return n;
+}
+
+/* See blupdate.h. */
+int perf__rebaseline_take(perf__blu *u, const char *text, int run)
+{
+  char line[8192], *f[MAX_FIELDS];
+  snprintf(line, sizeof line, "%s", text);
+  int n = split(line, f, MAX_FIELDS);
+  if (n < 2 || run < 0 || run >= RUNS) return PERF__EPROTO;
+  int file = file_index(u, f[1]);
+  if (file < 0) return PERF__EPROTO;
+  if (!strcmp(f[0], "F")) {
+    for (int i = 2; i + 1 < n; i += 2) perf__baseline_set_fp(&u->files[file].fp, f[i], f[i + 1]);
+    return 0;
+  }
+  int ratio = !strcmp(f[0], "R");
+  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n != 8))) return PERF__EPROTO;
+  meas *m = find_or_add(u, file, f[2], f[3], ratio);
+  if (!m) return PERF__ENOMEM;
+  m->seen[run] = 1;
+  m->value[run] = strtod(f[ratio ? 4 : 5], NULL);
+  if (!ratio) {
+    snprintf(m->clock, sizeof m->clock, "%s", f[4]);
+    m->mad[run] = strtod(f[6], NULL);
+    m->samples[run] = strtol(f[7], NULL, 10);
+  }
+  return 0;
+}
+
+static double median3(const double *v)
+{
+  double c[RUNS];
+  memcpy(c, v, sizeof c);
+  return perf__stats_median(c, RUNS);
+}
+
+static void today(char *buf, size_t len)
+{
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, len, "%Y-%m-%d", &tm);
+}
+
+/* Merges one measured workload; prints its table row. */
+static int merge_entry(perf__baseline *b, const meas *m, const char *date)
+{
+  double scratch[RUNS];
+  perf__baseline_entry e = {0};
+  snprintf(e.test, sizeof e.test, "%s", m->test);
+  snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
+  snprintf(e.clock, sizeof e.clock, "%s", m->clock);
+  snprintf(e.recorded, sizeof e.recorded, "%s", date);
+  e.median_s = median3(m->value);
+  e.spread_s = median3(m->mad);
+  for (int r = 0; r < RUNS; r++) e.samples += m->samples[r];
+  double between = perf__stats_mad_of(m->value, RUNS, scratch) / e.median_s;
+  e.tolerance = fmax(PERF__BL_TOLERANCE, 4 * between);
+  const perf__baseline_entry *old = perf__baseline_find(b, e.test, e.workload);
+  char was[32] = "-", now[32], change[32] = "new";
+  if (old) {
+    perf__units_time(was, sizeof was, old->median_s);
+    snprintf(change, sizeof change, "%+.1f%%", 100 * (e.median_s / old->median_s - 1));
+  }
+  perf__units_time(now, sizeof now, e.median_s);
+  printf("  %-56.56s %11s %11s %8s %6.1f%%\n", m->test, was, now, change, 100 * e.tolerance);
+  printf("    %s (%s clock)\n", m->name, m->clock);
+  return perf__baseline_put_entry(b, &e);
+}
+
+static int merge_ratio(perf__baseline *b, const meas *m, const char *date)
+{
+  perf__baseline_ratio r = {0};
+  snprintf(r.test, sizeof r.test, "%s", m->test);
+  snprintf(r.claim, sizeof r.claim, "%s", m->name);
+  snprintf(r.recorded, sizeof r.recorded, "%s", date);
+  r.ratio = median3(m->value);
+  printf("  %-56.56s %35.3fx\n    %s\n", m->test, r.ratio, m->name);
+  return perf__baseline_put_ratio(b, &r);
+}
+
+static int all_runs(const meas *m)
+{
+  for (int r = 0; r < RUNS; r++)
+    if (!m->seen[r]) return 0;
+  return 1;
+}
+
+/* Loads file i (under the updaters' lock) and merges this run's
+ * measurements into *b. Returns 0 or an error with err filled (b is then
+ * still to be freed). */
+static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *b,
+                      char *err, size_t len)
+{
+  int r = perf__baseline_load(u->files[i].path, b, err, len);
+  if (r && !(r == PERF__EIO && errno == ENOENT)) return r == PERF__EIO ? PERF__EIO : PERF__EBADFILE;
+  if (r) { /* a new file */
+    perf__baseline_init(b);
+    r = 0;
+  }
+  for (size_t k = 0; k < u->files[i].fp.nfp; k++)
+    perf__baseline_set_fp(b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);
+  printf("\nbaselines: %s (%zu entries before this update; entries not re-measured are kept)\n",
+         u->files[i].path, b->nentries);
+  printf("  %-56s %11s %11s %8s %7s\n", "entry", "old", "new", "change", "tol.");
+  for (size_t k = 0; !r && k < u->n; k++) {
+    const meas *m = &u->m[k];
+    if (m->file != (int)i) continue;
+    if (!all_runs(m)) {
+      printf("  %-56.56s not recorded: not measured in all %d runs\n", m->test, RUNS);
+      continue;
+    }
+    r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(b, m, date);
+  }
+  fflush(stdout);
+  return r;
+}
+
+/* Merges everything for file i and writes it, holding the updaters' lock
+ * (perf__baseline_lock) from the load to the rename, so that a concurrent updater's entries are
+ * read and kept rather than overwritten. Returns 0 or an error. */
+static int write_file(perf__blu *u, size_t i, const char *date, char *err,
+                      size_t len)
+{
+  perf__baseline b;
+  int lock = perf__baseline_lock(u->files[i].path, err, len);
+  if (lock < 0) return PERF__EIO;
+  int r = merge_file(u, i, date, &b, err, len);
+  if (!r) r = perf__baseline_save(u->files[i].path, &b, err, len);
+  if (!r) printf("baselines: wrote %s\n", u->files[i].path);
+  perf__baseline_unlock(lock);
+  perf__baseline_free(&b);
+  return r;
+}
+
+/* See blupdate.h. */
+int perf__rebaseline_write(perf__blu *u, char *err, size_t len)
+{
+  char date[16];
+  today(date, sizeof date);
+  for (size_t i = 0; i < u->nfiles; i++) {
+    int r = write_file(u, i, date, err, len);
+    if (r) return r;
+  }
+  if (!u->nfiles) printf("\nbaselines: nothing was measured, nothing written\n");
+  return 0;
+}

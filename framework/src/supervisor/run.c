@@ -1,0 +1,241 @@
+/* run.c — perf_main: parse the command line, select tests, then act as supervisor or worker. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/baseline.h"
+#include "supervisor/isolate.h"
+#include "supervisor/options.h"
+#include "report/report.h"
+#include "report/merge.h"
+#include "supervisor/devices.h"
+#include "worker/fingerprint.h"
+#include "base/filter.h"
+#include "perfgate.h"
+#include "base/registry.h"
+#include "supervisor/console.h"
+#include "base/status.h"
+#include "supervisor/supervisor.h"
+#include "worker/worker.h"
+
+/* Reads one sharding variable; -1 when unset, -2 when malformed. */
+static long shard_env(const char *name)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return -1;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  return (*end || errno || n < 0) ? -2 : n;
+}
+
+/* GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX. Returns 0, or PERF__EUSAGE with a
+ * message on stderr. */
+static int sharding(long *total, long *index)
+{
+  *total = shard_env("GTEST_TOTAL_SHARDS");
+  *index = shard_env("GTEST_SHARD_INDEX");
+  if (*total == -1 && *index == -1) {
+    *total = 1;
+    *index = 0;
+    return 0;
+  }
+  if (*total < 1 || *index < 0 || *index >= *total) {
+    fprintf(stderr, "perftest: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must "
+                    "both be set, with 0 <= index < total\n");
+    return PERF__EUSAGE;
+  }
+  return 0;
+}
+
+/* The tests matching the filter (an opt-in test only where the filter
+ * names its suite), then those of this shard (GoogleTest shards the
+ * filtered list), in registration order. *matched counts the
+ * filter's matches. NULL when out of memory. */
+static const perf__test **select_tests(const perf__cli *cli, long total,
+                                       long index, size_t *n, size_t *matched)
+{
+  size_t count = 0;
+  for (const perf__test *t = perf__registry_all(); t; t = t->next) count++;
+  const perf__test **sel = calloc(count ? count : 1, sizeof *sel);
+  *n = *matched = 0;
+  if (!sel) return NULL;
+  char name[512];
+  for (const perf__test *t = perf__registry_all(); t; t = t->next) {
+    perf__registry_fullname(t, name, sizeof name);
+    if (t->opt_in ? !perf__filter_explicit(cli->filter, name)
+                  : !perf__filter_match(cli->filter, name))
+      continue;
+    if ((long)((*matched)++ % (size_t)total) == index) sel[(*n)++] = t;
+  }
+  return sel;
+}
+
+static int duplicate_names(void)
+{
+  const perf__test *first, *second = perf__registry_duplicate(&first);
+  if (!second) return 0;
+  fprintf(stderr, "perftest: two tests are named %s.%s (%s:%d and %s:%d)\n",
+          first->suite, first->name, first->file, first->line, second->file,
+          second->line);
+  return 1;
+}
+
+/* In a child: this machine's baseline file, the GPU's when one works, the
+ * CPU's otherwise. */
+static void baseline_file_of(FILE *out, void *arg)
+{
+  const perf__cli *cli = arg;
+  perf__baseline b;
+  char path[4200];
+  perf__baseline_init(&b);
+  if (perf__fingerprint_gpu(&b)) perf__fingerprint_host(&b);
+  fprintf(out, "%s\n", perf__fingerprint_path(cli->baseline_dir, &b, path, sizeof path));
+}
+
+/* Prints the baseline file this machine's runs use; CUDA is touched only in
+ * a child process. Returns the exit code (2 when no child could start). */
+static int print_baseline_file(const perf__cli *cli)
+{
+  char path[4300];
+  if (perf__isolate_read(baseline_file_of, (void *)cli, path, sizeof path) <= 0) {
+    perror("perftest: --print-baseline-file");
+    return 2;
+  }
+  fputs(path, stdout);
+  return 0;
+}
+
+/* splitmix64: the --shuffle order from the seed. */
+static uint64_t next_random(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The selection --repeat times over, each pass shuffled with --shuffle (a
+ * Fisher-Yates pass from a generator seeded by --seed). NULL when out of
+ * memory. */
+static const perf__test **plan(const perf__cli *cli, const perf__test **sel, size_t n,
+                               size_t *out)
+{
+  *out = n * (size_t)cli->repeat;
+  const perf__test **p = calloc(*out ? *out : 1, sizeof *p);
+  uint64_t state = cli->seed;
+  for (size_t r = 0; p && r < (size_t)cli->repeat; r++) {
+    const perf__test **pass = p + r * n;
+    memcpy(pass, sel, n * sizeof *pass);
+    for (size_t i = n; cli->shuffle && i > 1; i--) {
+      size_t j = (size_t)(next_random(&state) % i);
+      const perf__test *t = pass[i - 1];
+      pass[i - 1] = pass[j];
+      pass[j] = t;
+    }
+  }
+  return p;
+}
+
+/* GTEST_SHARD_STATUS_FILE: the file is created to tell the caller that this
+ * program shards. Returns 0, or 2 with a message. */
+static int shard_status_file(const char *prog)
+{
+  const char *path = getenv("GTEST_SHARD_STATUS_FILE");
+  if (!path || !*path) return 0;
+  FILE *f = fopen(path, "a");
+  if (!f || fclose(f)) {
+    fprintf(stderr, "%s: GTEST_SHARD_STATUS_FILE=%s: %s\n", prog, path, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
+/* --tap: stdout carries only TAP; everything else printed goes to stderr.
+ * Returns 0, or 2 with a message. */
+static int tap_redirect(perf__cli *cli, const char *prog)
+{
+  fflush(stdout);
+  int fd = dup(STDOUT_FILENO);
+  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(cli->tap_out = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: --tap: cannot set up stdout: %s\n", prog, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
+/* Public: see perfgate.h for the exit codes. */
+int perf_main(int argc, char **argv)
+{
+  perf__cli cli;
+  char err[400];
+  const char *prog = argc > 0 ? argv[0] : "perftest";
+  if (perf__options_parse(argc, argv, &cli, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  if (cli.worker_in >= 0) return perf__worker_main(&cli);
+  if (cli.help) {
+    perf__options_help(stdout, prog);
+    return 0;
+  }
+  if (cli.print_baseline_file) return print_baseline_file(&cli);
+  cli.argc = argc;
+  cli.argv = argv;
+  if (cli.merge) return perf__merge(&cli);
+  if (shard_status_file(prog)) return 2;
+  long total, index;
+  if (duplicate_names() || sharding(&total, &index)) return 2;
+  cli.shard_index = index;
+  cli.shard_total = total;
+  size_t n, matched;
+  const perf__test **sel = select_tests(&cli, total, index, &n, &matched);
+  if (!sel) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return 2;
+  }
+  char name[512];
+  for (size_t i = 0; cli.list && i < n; i++)
+    printf("%s\n", perf__registry_fullname(sel[i], name, sizeof name));
+  if (!cli.list && matched == 0)
+    fprintf(stderr, "%s: no test matches%s%s\n", prog,
+            cli.filter ? " --filter=" : "", cli.filter ? cli.filter : "");
+  else if (!cli.list && n == 0)
+    printf("perfgate: shard %ld of %ld has no test\n\n0 passed, 0 failed, 0 skipped\n",
+           index, total);
+  if (cli.list || n == 0) {
+    free(sel);
+    return cli.list || matched > 0 ? 0 : 2;
+  }
+  if (perf__report_check(&cli, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    free(sel);
+    return 2;
+  }
+  if (cli.tap && tap_redirect(&cli, prog)) {
+    free(sel);
+    return 2;
+  }
+  size_t runs;
+  const perf__test **order = plan(&cli, sel, n, &runs);
+  if (!order) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    free(sel);
+    return 2;
+  }
+  perf__console_setup(cli.color, cli.verbose);
+  printf("perfgate: %zu test%s", n, n == 1 ? "" : "s");
+  if (cli.repeat > 1) printf(", %llu times", (unsigned long long)cli.repeat);
+  if (cli.shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli.seed);
+  printf(", claim budget %g s, test timeout %g s\n", cli.budget_s, cli.timeout_s);
+  int code = cli.devices ? perf__devices_run(&cli, order, runs, argc, argv)
+                         : perf__supervise(&cli, order, runs, argc, argv);
+  free(order);
+  free(sel);
+  return code;
+}

@@ -1,0 +1,468 @@
+/* supervisor.c — runs the selected tests in worker processes, with timeouts, and reports them. */
+#define _GNU_SOURCE
+#include "supervisor/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/baseline.h"
+#include "supervisor/rebaseline.h"
+#include "base/clock.h"
+#include "base/wire.h"
+#include "base/registry.h"
+#include "report/report.h"
+#include "report/headroom.h"
+#include "supervisor/console.h"
+
+typedef struct worker {
+  pid_t pid;
+  int cmd, res, out; /* write end of commands; read ends of results and output */
+  int heard;         /* a frame arrived: the worker did start */
+  perf__wire_buf rb;
+} worker;
+
+
+static void close_fd(int *fd)
+{
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+/* The path to exec: this very binary. */
+static const char *self_path(const char *argv0)
+{
+  static char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return argv0;
+  buf[n] = '\0';
+  return buf;
+}
+
+/* In the child: wire the pipes and exec the worker; never returns. */
+static void exec_worker(pid_t parent, int cmd_r, int res_w, int out_w,
+                        int argc, char **argv)
+{
+  char fds[64];
+  char **args = calloc((size_t)argc + 2, sizeof *args);
+  if (!args) _exit(127);
+  setpgid(0, 0);
+  /* A worker never outlives its supervisor (Ctrl-C, CI cancel, crash): it
+   * would hold the GPU with nobody reading its results. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  dup2(out_w, STDOUT_FILENO);
+  dup2(out_w, STDERR_FILENO);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  fcntl(cmd_r, F_SETFD, 0);
+  fcntl(res_w, F_SETFD, 0);
+  snprintf(fds, sizeof fds, "--perf-worker=%d,%d", cmd_r, res_w);
+  args[0] = argv[0];
+  args[1] = fds;
+  for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
+  execv(self_path(argv[0]), args);
+  fprintf(stderr, "perftest: cannot exec worker: %s\n", strerror(errno));
+  _exit(127);
+}
+
+/* Starts a worker. Returns 0, or PERF__EIO with errno set. */
+static int worker_start(worker *w, int argc, char **argv)
+{
+  int cmd[2], res[2], out[2];
+  if (pipe2(cmd, O_CLOEXEC)) return PERF__EIO;
+  if (pipe2(res, O_CLOEXEC)) goto close_cmd;
+  if (pipe2(out, O_CLOEXEC)) goto close_res;
+  fflush(NULL);
+  pid_t parent = getpid(), pid = fork();
+  if (pid < 0) goto close_out;
+  if (pid == 0) exec_worker(parent, cmd[0], res[1], out[1], argc, argv);
+  close(cmd[0]);
+  close(res[1]);
+  close(out[1]);
+  *w = (worker){.pid = pid, .cmd = cmd[1], .res = res[0], .out = out[0]};
+  fcntl(w->out, F_SETFL, O_NONBLOCK);
+  return 0;
+close_out:
+  close(out[0]);
+  close(out[1]);
+close_res:
+  close(res[0]);
+  close(res[1]);
+close_cmd:
+  close(cmd[0]);
+  close(cmd[1]);
+  return PERF__EIO;
+}
+
+/* Polls for the worker's exit for up to ms; 1 when reaped (*status set). */
+static int wait_exit(pid_t pid, int ms, int *status)
+{
+  for (int waited = 0;; waited += 10) {
+    pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return 1;
+    if (waited >= ms) return 0;
+    usleep(10000);
+  }
+}
+
+/* Waits up to ms for the worker to exit, then kills its process group. A
+ * worker stuck in the driver may not die at once: after 10 s more it is
+ * left behind (reported), so that the run goes on. Returns the wait status
+ * (0 when it could not be reaped). */
+static int reap(worker *w, int ms)
+{
+  int status = 0;
+  if (!wait_exit(w->pid, ms, &status)) {
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    if (!wait_exit(w->pid, 10000, &status))
+      fprintf(stderr, "perftest: worker %ld did not die after SIGKILL; "
+                      "going on without it\n", (long)w->pid);
+  }
+  kill(-w->pid, SIGKILL); /* children the test may have left behind */
+  return status;
+}
+
+/* Stops a worker: end of file on its commands lets it exit on its own. */
+static void worker_stop(worker *w, int kill_now)
+{
+  if (w->pid <= 0) return;
+  close_fd(&w->cmd);
+  if (kill_now) kill(-w->pid, SIGKILL);
+  reap(w, kill_now ? 0 : 2000);
+  close_fd(&w->res);
+  close_fd(&w->out);
+  perf__wire_buf_free(&w->rb);
+  w->pid = 0;
+}
+
+/* Moves whatever the test wrote so far into r. */
+static void drain_output(worker *w, perf__result *r)
+{
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(w->out, buf, sizeof buf);
+    if (n > 0)
+      perf__result_add_output(r, buf, (size_t)n);
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+}
+
+/* The cause of a worker's death, from its wait status. */
+static void death_cause(int status, perf__result *r)
+{
+  r->outcome = PERF__FAIL;
+  if (WIFSIGNALED(status))
+    snprintf(r->reason, sizeof r->reason, "crashed: signal %d (%s)",
+             WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    snprintf(r->reason, sizeof r->reason,
+             "the worker could not start (exit status 127)");
+  else if (WIFEXITED(status))
+    snprintf(r->reason, sizeof r->reason,
+             "the test ended the process: exit status %d before it finished",
+             WEXITSTATUS(status));
+  else
+    snprintf(r->reason, sizeof r->reason, "worker vanished (status 0x%x)",
+             status);
+}
+
+/* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
+static int take_end(const char *data, perf__result *r)
+{
+  int outcome, nodev, checks, failures, cupti, bl, used = 0;
+  if (sscanf(data, "%d %d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
+             &cupti, &bl, &used) != 6 ||
+      outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
+    return PERF__EPROTO;
+  const char *reason = data + used;
+  if (*reason == '\n') reason++;
+  r->outcome = (perf__outcome)outcome;
+  if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
+  r->nodevice = nodev;
+  r->cupti_used = cupti;
+  r->baseline_state = bl;
+  snprintf(r->reason, sizeof r->reason, "%s", reason);
+  return 0;
+}
+
+static perf__blu *collect; /* --update-baselines: records of this run */
+static int collect_run;
+
+/* Shows a NOTICE once per run (every fresh worker may repeat it). Takes
+ * ownership of line. */
+static void notice_once(char *line)
+{
+  static char *seen[32];
+  static size_t nseen;
+  for (size_t i = 0; i < nseen; i++)
+    if (!strcmp(seen[i], line)) {
+      free(line);
+      return;
+    }
+  perf__console_notice(line);
+  if (nseen < sizeof seen / sizeof seen[0])
+    seen[nseen++] = line;
+  else
+    free(line);
+}
+
+/* Shows a worker's INFO line unless one on the same subject (the text
+ * before ':') was shown: every fresh worker measures its floors again.
+ * Takes ownership of line. */
+static void info_once(char *line)
+{
+  static char *seen[16];
+  static size_t nseen;
+  size_t subject = strcspn(line, ":");
+  for (size_t i = 0; i < nseen; i++)
+    if (strncmp(seen[i], line, subject) == 0 && seen[i][subject] == ':') {
+      free(line);
+      return;
+    }
+  perf__console_info(line);
+  if (nseen < sizeof seen / sizeof seen[0])
+    seen[nseen++] = line;
+  else
+    free(line);
+}
+
+/* Handles one frame; returns 1 at END, 0 otherwise, <0 on a bad frame. */
+static int handle(int type, char *data, perf__result *r)
+{
+  switch (type) {
+  case PERF__MSG_INFO:
+    info_once(data);
+    return 0;
+  case PERF__MSG_NOTICE:
+    notice_once(data);
+    return 0;
+  case PERF__MSG_RECORD: {
+    int err = collect ? perf__rebaseline_take(collect, data, collect_run) : 0;
+    free(data);
+    return err;
+  }
+  case PERF__MSG_LINE:
+  case PERF__MSG_VLINE:
+    perf__result_add_line(r, type == PERF__MSG_VLINE, data);
+    return 0;
+  case PERF__MSG_CLAIM:
+    perf__result_add_claim(r, data);
+    return 0;
+  case PERF__MSG_END: {
+    int err = take_end(data, r);
+    free(data);
+    return err ? err : 1;
+  }
+  default:
+    free(data);
+    return PERF__EPROTO;
+  }
+}
+
+/* Reads frames that are complete; returns 1 at END, 0 for more, -1 when the
+ * result pipe closed or broke. */
+static int pump_results(worker *w, perf__result *r)
+{
+  long got = perf__wire_fill(&w->rb, w->res);
+  int type, done = 0;
+  char *data;
+  size_t len;
+  for (;;) {
+    int t = perf__wire_take(&w->rb, &type, &data, &len);
+    if (t == 0) break;
+    if (t < 0) return -1;
+    w->heard = 1;
+    done = handle(type, data, r);
+    if (done) return done < 0 ? -1 : 1;
+  }
+  return got <= 0 ? -1 : 0;
+}
+
+/* Waits for the running test to finish, die or time out. Returns 1 when
+ * the worker is still good for another test, 0 when it is gone, PERF__EIO
+ * when it never started (exec failed). */
+static int await_end(worker *w, double timeout_s, perf__result *r)
+{
+  double deadline = perf__clock_now() + timeout_s;
+  int out_open = 1;
+  for (;;) {
+    double left = deadline - perf__clock_now();
+    if (left <= 0) {
+      drain_output(w, r);
+      worker_stop(w, 1);
+      r->outcome = PERF__FAIL;
+      snprintf(r->reason, sizeof r->reason,
+               "timed out after %g s (worker killed)", timeout_s);
+      return 0;
+    }
+    struct pollfd p[2] = {{.fd = w->res, .events = POLLIN},
+                          {.fd = out_open ? w->out : -1, .events = POLLIN}};
+    int n = poll(p, 2, (int)(left * 1000) + 1);
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    if (p[1].revents) {
+      char buf[4096];
+      ssize_t k = read(w->out, buf, sizeof buf);
+      if (k > 0) perf__result_add_output(r, buf, (size_t)k);
+      else if (k == 0) out_open = 0;
+    }
+    if (p[0].revents) {
+      int s = pump_results(w, r);
+      if (s == 1) {
+        drain_output(w, r);
+        return 1;
+      }
+      if (s < 0) break;
+    }
+  }
+  drain_output(w, r);
+  close_fd(&w->cmd);
+  int status = reap(w, 2000);
+  w->pid = 0;
+  close_fd(&w->res);
+  close_fd(&w->out);
+  perf__wire_buf_free(&w->rb);
+  death_cause(status, r);
+  if (!w->heard && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return PERF__EIO; /* exec failed: nothing can run */
+  return 0;
+}
+
+/* Runs one test in w (starting w if needed). Returns 1 when w may serve the
+ * next test, 0 when it is gone, PERF__EIO when no worker could start. */
+static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
+                   int argc, char **argv, perf__result *r)
+{
+  perf__registry_fullname(t, r->name, sizeof r->name);
+  double t0 = perf__clock_now();
+  if (w->pid <= 0) {
+    if (worker_start(w, argc, argv)) return PERF__EIO;
+  }
+  r->worker_pid = (long)w->pid;
+  int sent = perf__wire_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
+  int s = await_end(w, sent ? cli->timeout_s : 1, r);
+  r->seconds = perf__clock_now() - t0;
+  return s;
+}
+
+/* Descriptors 0-2 must be taken before pipes are made, or a pipe end could
+ * land on one and be overwritten in the worker. Never fails visibly. */
+static void hold_std_fds(void)
+{
+  int fd;
+  while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2) {
+  }
+  if (fd > 2) close(fd);
+}
+
+/* Exit code after one test (0, 1 or 2, keeping the worst). */
+static int code_after(int code, const perf__result *r, const perf__cli *cli)
+{
+  int c = 0;
+  if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) c = 1;
+  if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2;
+  if (r->baseline_state == 2) c = 2; /* a malformed baseline file */
+  if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) c = 2;
+  return c > code ? c : code;
+}
+
+/* Writes the collected baselines unless a test did not pass (and no
+ * --force). Returns the new exit code. */
+static int write_baselines(const perf__cli *cli, int code, size_t failed)
+{
+  char err[700];
+  if (failed && !cli->force) {
+    printf("\nbaselines: nothing written: %zu test run%s did not pass (--force "
+           "writes anyway)\n", failed, failed == 1 ? "" : "s");
+    return code;
+  }
+  int r = perf__rebaseline_write(collect, err, sizeof err);
+  fflush(stdout);
+  if (r) {
+    fprintf(stderr, "perftest: baselines not written: %s; that file is unchanged\n", err);
+    return 2;
+  }
+  return code;
+}
+
+/* See supervisor.h. */
+int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
+                    int argc, char **argv)
+{
+  int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
+  time_t started = time(NULL);
+  char err[700];
+  if (cli->update_baselines && perf__baseline_probe_dir(cli->baseline_dir, err, sizeof err)) {
+    fprintf(stderr, "perftest: --update-baselines: %s (nothing was run)\n", err);
+    return 2;
+  }
+  perf__result *results = calloc(n * (size_t)runs, sizeof *results);
+  if (cli->update_baselines) collect = perf__rebaseline_new();
+  if (!results || (cli->update_baselines && !collect)) {
+    fprintf(stderr, "perftest: out of memory\n");
+    free(results);
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  /* A file-size limit (ulimit -f) makes a write fail with EFBIG, reported,
+   * instead of killing the process in the middle of a baseline update. */
+  signal(SIGXFSZ, SIG_IGN);
+  hold_std_fds();
+  worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
+  int code = 0, broken = 0;
+  size_t done = 0, failed = 0;
+  for (int run = 0; run < runs && !broken; run++) {
+    collect_run = run;
+    if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
+    worker_stop(&w, 0); /* separate runs: a fresh worker each */
+    for (size_t i = 0; i < n; i++, done++) {
+      perf__result *r = &results[done];
+      char name[sizeof r->name];
+      perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
+                            n * (size_t)runs);
+      int s = run_one(&w, tests[i], cli, argc, argv, r);
+      if (s == PERF__EIO) {
+        fprintf(stderr, "perftest: cannot start a worker process: %s\n",
+                r->reason[0] ? r->reason : strerror(errno));
+        code = 2;
+        broken = 1;
+        break;
+      }
+      perf__console_result(r);
+      /* Timing never runs in a worker that has had CUPTI attached. */
+      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->cupti_used))
+        worker_stop(&w, 0);
+      code = code_after(code, r, cli);
+      failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+    }
+  }
+  worker_stop(&w, 0);
+  if (collect && !broken) code = write_baselines(cli, code, failed);
+  if (perf__report_write(cli, tests, n, results, done, started, cli->tap_out, code))
+    code = 2;
+  if (cli->repeat > 1) {
+    perf__headroom_row *rows;
+    size_t nrows = perf__headroom_build(results, done, &rows);
+    perf__headroom_print(stdout, rows, nrows);
+    free(rows);
+  }
+  perf__console_summary(results, done);
+  if (code == 2 && cli->require_gpu)
+    fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
+  for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);
+  free(results);
+  perf__rebaseline_free(collect);
+  collect = NULL;
+  return code;
+}

@@ -1,0 +1,234 @@
+/* baselinecheck.c — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+#include "worker/baselinecheck.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/baseline.h"
+#include "base/clock.h"
+#include "worker/fingerprint.h"
+#include "base/units.h"
+#include "worker/gpu.h"
+#include "base/stats.h"
+#include "base/status.h"
+#include "worker/sweep.h"
+#include "worker/test.h"
+#include "worker/workload.h"
+
+/* This machine as host-only work sees it (0) and as GPU work sees it (1). */
+static struct machine {
+  int loaded, exists, bad;
+  perf__baseline now;  /* fingerprint measured in this process */
+  perf__baseline file; /* the baseline file, when it exists */
+  char path[4200];
+  char err[600];
+} machines[2];
+
+/* Fields whose change makes old numbers suspect: warned about. */
+static const char *const watched[] = {"driver", "cuda_driver_api", "cuda_runtime",
+                                      "max_sm_clock_mhz", NULL};
+
+static const char *fp_get(const perf__baseline *b, const char *key)
+{
+  for (size_t i = 0; i < b->nfp; i++)
+    if (!strcmp(b->fp[i].key, key)) return b->fp[i].value;
+  return NULL;
+}
+
+static void warn_differences(const struct machine *m)
+{
+  char diff[600] = "";
+  size_t used = 0;
+  for (const char *const *k = watched; *k; k++) {
+    const char *was = fp_get(&m->file, *k), *is = fp_get(&m->now, *k);
+    if (was && is && strcmp(was, is) && used < sizeof diff)
+      used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s %s -> %s",
+                               used ? ", " : "", *k, was, is);
+  }
+  if (used)
+    perf__line(PERF__NOTICE, "warning: this machine differs from %s: %s",
+               m->path, diff);
+}
+
+/* Loads the fingerprint and the file for kind k once per worker. */
+static struct machine *machine(int k)
+{
+  struct machine *m = &machines[k];
+  if (m->loaded) return m;
+  m->loaded = 1;
+  perf__baseline_init(&m->now);
+  if (!k || perf__fingerprint_gpu(&m->now)) perf__fingerprint_host(&m->now);
+  perf__fingerprint_path(perf__wopt.baseline_dir, &m->now, m->path, sizeof m->path);
+  int r = perf__baseline_load(m->path, &m->file, m->err, sizeof m->err);
+  m->exists = r == 0;
+  m->bad = r && !(r == PERF__EIO && errno == ENOENT);
+  if (m->exists)
+    warn_differences(m);
+  else if (!m->bad && !perf__wopt.update_baselines)
+    perf__line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
+               "exist; baseline checks are skipped. Create it with make "
+               "baseline-update.", perf__fingerprint_model(&m->now), m->path);
+  return m;
+}
+
+/* Tabs would break the record format. */
+static void clean(char *dst, size_t n, const char *src)
+{
+  snprintf(dst, n, "%s", src);
+  for (char *p = dst; *p; p++)
+    if (*p == '\t' || *p == '\n') *p = ' ';
+}
+
+static void send_fingerprint(struct machine *m)
+{
+  static int sent[2];
+  int k = (int)(m - machines);
+  if (sent[k]++) return;
+  char line[6000];
+  size_t u = (size_t)snprintf(line, sizeof line, "F\t%s", m->path);
+  for (size_t i = 0; i < m->now.nfp && u < sizeof line; i++)
+    u += (size_t)snprintf(line + u, sizeof line - u, "\t%s\t%s", m->now.fp[i].key,
+                          m->now.fp[i].value);
+  perf__line(PERF__RECORD, "%s", line);
+}
+
+/* The entry's name: the workload's, with the sweep point inside a sweep
+ * ("cpu[n=256]"). Never fails (truncates). */
+static const char *key(const perf_workload *w, char *buf, size_t len)
+{
+  if (perf__sweep_active())
+    snprintf(buf, len, "%s[%s=%ld]", w->name, perf__sweep_var(), perf__sweep_value());
+  else
+    snprintf(buf, len, "%s", w->name);
+  return buf;
+}
+
+static void record(struct machine *m, const perf_workload *w, double median,
+                   double mad, long samples)
+{
+  char test[200], name[96], k[160];
+  clean(test, sizeof test, perf__test_name());
+  clean(name, sizeof name, key(w, k, sizeof k));
+  send_fingerprint(m);
+  perf__line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld", m->path, test,
+             name, perf__clock_name(w->perf__state->clock), median, mad, samples);
+}
+
+/* Compares with the entry; returns the outcome (SKIP when there is none). */
+static perf__outcome compare(struct machine *m, const perf_workload *w,
+                             const char *head, double median, double mad,
+                             long samples, int quiet_if_missing)
+{
+  char k[160];
+  key(w, k, sizeof k); /* named in the message below even when there is no file */
+  const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__test_name(), k) : NULL;
+  if (!e) {
+    perf__test_baseline_state(1);
+    if (!quiet_if_missing)
+      perf__line(PERF__DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
+                 head, perf__test_name(), k, m->path);
+    return PERF__SKIP;
+  }
+  const char *clock = perf__clock_name(w->perf__state->clock);
+  if (strcmp(e->clock, clock))
+    perf__test_end(PERF__ERROR, 0, "%s: measured with the %s clock, the baseline "
+                   "entry with %s", head, clock, e->clock);
+  double rel;
+  perf__baseline_change c = perf__baseline_compare(e, median, mad, samples, &rel);
+  perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__wopt.strict_improvements)
+                        ? PERF__FAIL : PERF__PASS;
+  char now[32], was[32], how[400];
+  perf__line(PERF__DETAIL,
+             "%s: %s%s: %s vs baseline %s per iteration (%s), "
+             "%+.1f%%, tolerance %.1f%%, %ld samples (baseline %ld), %s",
+             head, perf__status_word(o),
+             c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
+             perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
+             perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, 100 * e->tolerance,
+             samples, e->samples,
+             c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise");
+  return o;
+}
+
+static struct machine *machine_of(const perf_workload *w)
+{
+  struct machine *m = machine(w->perf__state->uses_gpu);
+  if (m->bad) {
+    perf__test_baseline_state(2);
+    perf__test_end(PERF__ERROR, 0, "%s", m->err);
+  }
+  return m;
+}
+
+/* See blcheck.h. */
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
+                        long samples)
+{
+  if (!perf__wopt.update_baselines && !perf__wopt.baseline_check_all) return;
+  struct machine *m = machine_of(w);
+  if (perf__wopt.update_baselines) {
+    record(m, w, median, mad, samples);
+    return;
+  }
+  char head[300];
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) (--baseline-check=all)%s", w->name,
+           perf__sweep_tag(tag, sizeof tag));
+  perf__outcome o = compare(m, w, head, median, mad, samples, 1);
+  if (o != PERF__SKIP) perf__test_claim(o, "%s: %s", head, perf__status_word(o));
+}
+
+/* See blcheck.h. */
+void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio)
+{
+  if (!perf__wopt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
+  struct machine *m = machine_of(any);
+  char test[200], c[200];
+  clean(test, sizeof test, perf__test_name());
+  clean(c, sizeof c, claim);
+  send_fingerprint(m);
+  perf__line(PERF__RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
+}
+
+enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
+
+/* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
+int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
+                          int line, int fatal)
+{
+  char head[300], why[400];
+  double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
+  if (!w->name) w->name = wn;
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
+           perf__sweep_tag(tag, sizeof tag));
+  double budget = perf__wopt.budget_s;
+  perf__workload_prepare(w, budget / 2048, budget / 4);
+  int n = 0;
+  for (double t0 = perf__clock_now(); n < MAX_SAMPLES && (n < MIN_SAMPLES || perf__clock_now() - t0 < budget); n++) {
+    int err = perf__workload_sample(w, &t[n], why, sizeof why);
+    if (err) perf__gpu_end(err, why);
+  }
+  double median = perf__stats_median_of(t, (size_t)n, scratch);
+  double mad = perf__stats_mad_of(t, (size_t)n, scratch);
+  struct machine *m = machine_of(w);
+  if (perf__wopt.update_baselines) {
+    record(m, w, median, mad, n);
+    char now[32];
+    perf__line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d samples)",
+               head, perf__units_time(now, sizeof now, median),
+               perf__clock_name(w->perf__state->clock), n);
+    perf__test_claim(PERF__PASS, "%s", head);
+    return 1;
+  }
+  perf__outcome o = compare(m, w, head, median, mad, n, 0);
+  if (o == PERF__SKIP) {
+    perf__test_skipped_check("%s: no baseline entry", head);
+    return 0;
+  }
+  perf__test_claim(o, "%s: %s", head, perf__status_word(o));
+  if (o != PERF__PASS && fatal) perf__test_end(PERF__FAIL, 0, "%s: FAIL", head);
+  return o == PERF__PASS;
+}

@@ -1,0 +1,14 @@
+/* baselinecheck.h — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+#ifndef PERF_BASELINECHECK_H
+#define PERF_BASELINECHECK_H
+
+#include "perfgate.h"
+
+/* A workload measured by a ratio claim: recorded with --update-baselines,
+ * compared with --baseline-check=all (when its entry exists). */
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
+                        long samples);
+/* A ratio claim's measured ratio: recorded with --update-baselines. */
+void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);
+
+#endif

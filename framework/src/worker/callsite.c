@@ -1,0 +1,180 @@
+/* callsite.c — where in the user's code a CUDA call came from: backtrace frame choice and file:line. */
+#define _GNU_SOURCE
+#include "worker/callsite.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MAX_FRAMES = 64 };
+
+/* Never fails. */
+int perf__callsite_pick(const int *in_exe, int n)
+{
+  int left = 0;
+  for (int i = 0; i < n; i++) {
+    if (!in_exe[i])
+      left = 1;
+    else if (left)
+      return i;
+  }
+  return -1;
+}
+
+/* Load address of the main executable (where this function lives). */
+static const void *exe_base(void)
+{
+  static const void *base;
+  Dl_info info;
+  if (!base && dladdr((void *)exe_base, &info)) base = info.dli_fbase;
+  return base;
+}
+
+/* Libraries whose functions are CUDA itself, not a library the user
+ * called: their frames are not named as "inside". */
+static int cuda_itself(const char *path)
+{
+  const char *f = strrchr(path, '/');
+  f = f ? f + 1 : path;
+  return !strncmp(f, "libcudart", 9) || !strncmp(f, "libcuda.", 8) ||
+         !strncmp(f, "libcupti", 8);
+}
+
+/* Never fails. */
+void perf__callsite_capture(perf__site *s)
+{
+  void *frames[MAX_FRAMES];
+  int in_exe[MAX_FRAMES];
+  Dl_info info[MAX_FRAMES];
+  int n = backtrace(frames, MAX_FRAMES);
+  for (int i = 0; i < n; i++) {
+    if (!dladdr(frames[i], &info[i])) info[i] = (Dl_info){0};
+    in_exe[i] = info[i].dli_fbase == exe_base();
+  }
+  int k = perf__callsite_pick(in_exe, n);
+  s->pc = k > 0 ? (char *)frames[k] - 1 : NULL; /* inside the call insn */
+  s->caller = k > 0 && k + 1 < n && in_exe[k + 1] ? (char *)frames[k + 1] - 1 : NULL;
+  s->inside[0] = '\0';
+  if (k > 0 && info[k - 1].dli_fname && !cuda_itself(info[k - 1].dli_fname) &&
+      info[k - 1].dli_sname)
+    snprintf(s->inside, sizeof s->inside, "%s", info[k - 1].dli_sname);
+}
+
+/* Offset addr2line expects: position-independent executables are read at
+ * their link-time addresses, which start at 0. */
+static uintptr_t file_address(const void *pc)
+{
+  const Elf64_Ehdr *eh = exe_base();
+  if (eh && eh->e_type == ET_DYN) return (uintptr_t)pc - (uintptr_t)eh;
+  return (uintptr_t)pc;
+}
+
+static void fallback(const void *pc, char *out, size_t len)
+{
+  Dl_info info;
+  if (dladdr(pc, &info) && info.dli_sname)
+    snprintf(out, len, "%s+0x%lx", info.dli_sname,
+             (unsigned long)((uintptr_t)pc - (uintptr_t)info.dli_saddr));
+  else
+    snprintf(out, len, "exe+0x%lx", (unsigned long)file_address(pc));
+}
+
+/* Shortens an absolute path under the working directory. */
+static const char *relative(const char *path)
+{
+  static char cwd[4096];
+  if (!cwd[0] && !getcwd(cwd, sizeof cwd)) return path;
+  size_t n = strlen(cwd);
+  if (!strncmp(path, cwd, n) && path[n] == '/') return path + n + 1;
+  return path;
+}
+
+/* Reads "function\nfile:line[ (discriminator N)]\n" for one address. */
+static void read_one(FILE *p, const void *pc, char *out, size_t len, int *line)
+{
+  char fn[512], loc[1024];
+  *line = 0;
+  if (!fgets(fn, sizeof fn, p) || !fgets(loc, sizeof loc, p)) {
+    fallback(pc, out, len);
+    return;
+  }
+  fn[strcspn(fn, "\n")] = '\0';
+  loc[strcspn(loc, " \n")] = '\0';
+  char *colon = strrchr(loc, ':');
+  if (loc[0] == '?' || !colon || colon[1] == '?' || colon[1] == '0') {
+    fallback(pc, out, len);
+    return;
+  }
+  *line = atoi(colon + 1);
+  snprintf(out, len, "%.180s (%.70s)", relative(loc), fn);
+}
+
+/* This program's file for addr2line: what /proc/self/exe names (under
+ * valgrind that is the program, while /proc/PID/exe read by another process
+ * is valgrind's tool), else /proc/PID/exe (also when the file was replaced
+ * since, or the name is too long or has a quote). Never fails. */
+static void exe_path(char *buf, size_t len)
+{
+  ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+  if (n > 0) buf[n] = '\0';
+  if (n <= 0 || (size_t)n >= len - 1 || strchr(buf, '\'') || access(buf, R_OK))
+    snprintf(buf, len, "/proc/%ld/exe", (long)getpid());
+}
+
+/* Never fails; see callsite.h. */
+void perf__callsite_resolve(void *const *pcs, size_t n, char (*out)[256],
+                        int *line_no)
+{
+  char cmd[8192], exe[4096];
+  exe_path(exe, sizeof exe);
+  size_t used = (size_t)snprintf(cmd, sizeof cmd, "addr2line -C -f -e '%s'", exe);
+  size_t asked = 0; /* addresses on the command line */
+  for (size_t i = 0; i < n && used < sizeof cmd - 32; i++, asked++)
+    if (pcs[i])
+      used += (size_t)snprintf(cmd + used, sizeof cmd - used, " 0x%lx",
+                               (unsigned long)file_address(pcs[i]));
+  fflush(NULL);
+  FILE *p = n ? popen(cmd, "r") : NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!pcs[i]) {
+      snprintf(out[i], 256, "unknown call site");
+      line_no[i] = 0;
+    } else if (p && i < asked)
+      read_one(p, pcs[i], out[i], 256, &line_no[i]);
+    else {
+      fallback(pcs[i], out[i], 256);
+      line_no[i] = 0;
+    }
+  }
+  if (p) pclose(p);
+}
+
+/* Never fails; see callsite.h. */
+void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no)
+{
+  void *pcs[2] = {s->pc, s->caller};
+  char where[2][256];
+  int lines[2];
+  perf__callsite_resolve(pcs, s->caller ? 2 : 1, where, lines);
+  int k = s->caller && (strstr(where[0], "/include/crt/") ||
+                        strstr(where[0], "/include/cuda_runtime.h:"));
+  snprintf(out, len, "%s", where[k]);
+  *line_no = lines[k];
+}
+
+/* Never fails; see callsite.h. */
+void perf__callsite_tail_call(char *where, size_t len, const char *runner,
+                          const char *who)
+{
+  char paren[80];
+  snprintf(paren, sizeof paren, "(%s)", runner);
+  if (!who || !strstr(where, paren)) return;
+  snprintf(where, len, "an unknown line of workload '%.60s' (its frame was "
+           "replaced by a tail call: build it with -fno-optimize-sibling-calls)",
+           who);
+}

@@ -1,0 +1,45 @@
+/* callsite.h — where in the user's code a CUDA call came from: backtrace frame choice and file:line. */
+#ifndef PERF_CALLSITE_H
+#define PERF_CALLSITE_H
+
+#include <stddef.h>
+
+typedef struct perf__site {
+  void *pc;          /* return address in the user's code (NULL: not found) */
+  void *caller;      /* the frame above it, when in the executable too */
+  char inside[96];   /* library function between user and CUDA, e.g.
+                        "cublasSdot_v2"; "" when the user called CUDA */
+} perf__site;
+
+/* Index of the user's frame in frames[0..n) (innermost first): the first
+ * frame in the executable after at least one frame outside it (the callback
+ * itself runs in the executable, then CUPTI and CUDA libraries, then the
+ * caller). in_exe[i] says where frame i is. -1 when there is none. */
+int perf__callsite_pick(const int *in_exe, int n);
+
+/* Captures the current call stack and fills s. Never fails (s->pc may be
+ * NULL when the stack cannot be walked). */
+void perf__callsite_capture(perf__site *s);
+
+/* Resolves pcs[0..n) to "file:line" (function) through addr2line on this
+ * executable, paths relative to the working directory where possible;
+ * without debug information or addr2line, to "function+0xoff" or
+ * "exe+0xoff". Writes out[i] (len bytes each) and line_no[i] (0 unknown).
+ * Never fails. */
+void perf__callsite_resolve(void *const *pcs, size_t n, char (*out)[256],
+                        int *line_no);
+
+/* Resolves one site like perf__callsite_resolve, except that a site inside the
+ * CUDA toolkit's own headers (the stub nvcc writes for a <<<...>>> launch)
+ * is named by its caller: the launcher the user wrote. Never fails. */
+void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no);
+
+/* A workload function that ends in its CUDA call may jump to it (a sibling
+ * call): its frame is gone and the site lands in the framework's function
+ * runner that called it. Then where[len] is rewritten to say so, naming
+ * workload who; otherwise (or when who is NULL) it is left alone. Never
+ * fails. */
+void perf__callsite_tail_call(char *where, size_t len, const char *runner,
+                          const char *who);
+
+#endif

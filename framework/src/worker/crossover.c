@@ -1,0 +1,282 @@
+/* crossover.c — PERF_EXPECT_CROSSOVER: one comparison per sweep point, then where a overtakes b. */
+#include "worker/crossover.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "perfgate.h"
+#include "worker/sweep.h"
+#include "worker/test.h"
+#include "worker/compare.h"
+#include "worker/workload.h"
+
+enum { MAX_SITES = 16 };
+
+/* One PERF_EXPECT_CROSSOVER of the running sweep and its points so far. */
+typedef struct site {
+  const char *file;
+  int line;
+  char head[300];
+  char an[96], bn[96], var[64];
+  double lo, hi, tie;
+  int fatal, decided;
+  double seconds;
+  char clock[16];
+  perf__xpoint pt[PERF__SWEEP_MAX];
+  char *json[PERF__SWEEP_MAX]; /* each point's measurement members */
+  size_t n, last;              /* points; sweep index of the last one */
+} site;
+
+static site sites[MAX_SITES];
+static size_t nsites;
+
+/* Never fails. */
+void perf__crossover_reset(void)
+{
+  for (size_t s = 0; s < nsites; s++)
+    for (size_t i = 0; i < sites[s].n; i++) free(sites[s].json[i]);
+  memset(sites, 0, sizeof sites);
+  nsites = 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+  double x = ((const perf__xpoint *)a)->x, y = ((const perf__xpoint *)b)->x;
+  return (x > y) - (x < y);
+}
+
+/* Where the medians' ratio crosses 1 between p[i] and p[i+1] (log-log when
+ * both x are positive, linear otherwise). */
+static double interpolate(const perf__xpoint *p, size_t i)
+{
+  double y0 = log(p[i].speedup), y1 = log(p[i + 1].speedup), f = y0 / (y0 - y1);
+  if (p[i].x > 0 && p[i + 1].x > 0)
+    return exp(log(p[i].x) + f * (log(p[i + 1].x) - log(p[i].x)));
+  return p[i].x + f * (p[i + 1].x - p[i].x);
+}
+
+/* The first crossing of 1 by the medians' ratio at or after index from. */
+static double estimate(const perf__xpoint *p, size_t n, size_t from)
+{
+  for (size_t i = from; i + 1 < n; i++)
+    if (p[i].speedup < 1 && p[i + 1].speedup >= 1 && p[i].speedup > 0) return interpolate(p, i);
+  return NAN;
+}
+
+/* The first contrary point, as FAIL's reason; 0 when there is none. A point
+ * where a is faster at lo or below puts the turn below lo; one where it is
+ * slower at hi or above puts it above hi. */
+static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const char *an,
+                    const char *var, perf__xdecision *d)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].side == PERF__SIDE_FASTER && p[i].x <= lo) {
+      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, so it turns below %.15g",
+               an, var, p[i].x, lo);
+      return 1;
+    }
+    if (p[i].side == PERF__SIDE_SLOWER && p[i].x >= hi) {
+      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, so it turns above %.15g",
+               an, var, p[i].x, hi);
+      return 1;
+    }
+    for (size_t j = i + 1; p[i].side == PERF__SIDE_FASTER && j < n; j++)
+      if (p[j].side == PERF__SIDE_SLOWER) {
+        snprintf(d->why, sizeof d->why,
+                 "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an,
+                 var, p[i].x, var, p[j].x);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+/* See crossover.h. */
+void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double hi,
+                            const char *an, const char *bn, const char *var,
+                            perf__xdecision *d)
+{
+  perf__xpoint p[PERF__SWEEP_MAX];
+  if (n > PERF__SWEEP_MAX) n = PERF__SWEEP_MAX;
+  memcpy(p, in, n * sizeof *p);
+  qsort(p, n, sizeof *p, by_x);
+  d->slow_max = d->fast_min = NAN;
+  size_t last_slow = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].side == PERF__SIDE_SLOWER) d->slow_max = p[i].x, last_slow = i;
+    if (p[i].side == PERF__SIDE_FASTER && isnan(d->fast_min)) d->fast_min = p[i].x;
+  }
+  d->estimate = estimate(p, n, last_slow);
+  if (contrary(p, n, lo, hi, an, var, d)) {
+    d->verdict = PERF__FAIL;
+    return;
+  }
+  char from[80] = "", to[80] = "";
+  if (!isnan(d->slow_max)) snprintf(from, sizeof from, "%s=%.15g", var, d->slow_max);
+  if (!isnan(d->fast_min)) snprintf(to, sizeof to, "%s=%.15g", var, d->fast_min);
+  if (!isnan(d->slow_max) && !isnan(d->fast_min) && d->slow_max >= lo && d->fast_min <= hi) {
+    d->verdict = PERF__PASS;
+    snprintf(d->why, sizeof d->why,
+             "%s is slower than %s up to %s and faster from %s: it turns inside [%.15g, %.15g]", an,
+             bn, from, to, lo, hi);
+    return;
+  }
+  d->verdict = PERF__INCONCLUSIVE;
+  char where[200];
+  if (from[0] && to[0])
+    snprintf(where, sizeof where, "between %s and %s", from, to);
+  else if (from[0])
+    snprintf(where, sizeof where, "after %s (no point shows it faster)", from);
+  else if (to[0])
+    snprintf(where, sizeof where, "before %s (no point shows it slower)", to);
+  else
+    snprintf(where, sizeof where, "nowhere decided (no point shows it slower or faster)");
+  snprintf(d->why, sizeof d->why,
+           "%s turns %s, which [%.15g, %.15g] does not contain with confidence (tied points, "
+           "and points whose interval straddles a margin, leave it open)", an, where, lo, hi);
+}
+
+/* The claim's record: its points with their measurements, the bracket and
+ * the estimate. Sent with the next perf__test_claim. */
+static void record(const site *s, const perf__xdecision *d)
+{
+  perf__json j = {0};
+  perf__json_raw(&j, ", \"kind\": \"CROSSOVER\", \"clock\": \"%s\", \"param\": ", s->clock);
+  perf__json_str(&j, s->var);
+  perf__json_raw(&j, ", \"a_name\": ");
+  perf__json_str(&j, s->an);
+  perf__json_raw(&j, ", \"b_name\": ");
+  perf__json_str(&j, s->bn);
+  perf__json_raw(&j, ", \"tie\": ");
+  perf__json_num(&j, s->tie);
+  perf__json_raw(&j, ", \"range\": [");
+  perf__json_num(&j, s->lo);
+  perf__json_raw(&j, ", ");
+  perf__json_num(&j, s->hi);
+  perf__json_raw(&j, "], \"bracket\": [");
+  perf__json_num(&j, d->slow_max);
+  perf__json_raw(&j, ", ");
+  perf__json_num(&j, d->fast_min);
+  perf__json_raw(&j, "], \"estimate\": ");
+  perf__json_num(&j, d->estimate);
+  perf__json_raw(&j, ", \"seconds\": ");
+  perf__json_num(&j, s->seconds);
+  perf__json_raw(&j, ", \"points\": [");
+  for (size_t i = 0; i < s->n; i++) {
+    static const char *side[] = {"slower", "undecided", "faster", "tied"};
+    perf__json_raw(&j, "%s{\"x\": %.17g, \"side\": \"%s\"%s}", i ? ", " : "", s->pt[i].x,
+                   side[s->pt[i].side + 1], s->json[i] ? s->json[i] : "");
+  }
+  perf__json_raw(&j, "]");
+  if (!j.oom) perf__test_claim_data(j.s);
+  perf__json_free(&j);
+}
+
+/* Decides s, reports it and counts it as a claim; returns 1 when it held.
+ * A fatal claim that did not hold ends the test. */
+static int decide(site *s)
+{
+  perf__xdecision d;
+  s->decided = 1;
+  perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
+  char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
+  if (!isnan(d.estimate))
+    snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
+             "interpolation)", s->var, d.estimate);
+  perf__line(PERF__DETAIL, "%s: %s: %s; %s; %zu points (tied within %.3g%%), %s clock, "
+             "%.2f s", s->head, perf__status_word(d.verdict), d.why, est, s->n,
+             100 * s->tie, s->clock, s->seconds);
+  record(s, &d);
+  perf__test_claim(d.verdict, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  if (d.verdict != PERF__PASS && s->fatal)
+    perf__test_end(PERF__FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  return d.verdict == PERF__PASS;
+}
+
+/* Never fails itself; a fatal claim may end the test. */
+void perf__crossover_finish(void)
+{
+  for (size_t i = 0; i < nsites; i++)
+    if (!sites[i].decided && sites[i].n) decide(&sites[i]);
+}
+
+/* The site of this call, created at its first point. Ends the test as ERROR
+ * when there are too many or it runs twice at one point. */
+static site *site_of(const char *file, int line, const char *head)
+{
+  size_t at = perf__sweep_index();
+  for (size_t i = 0; i < nsites; i++) {
+    site *s = &sites[i];
+    if (s->line != line || strcmp(s->file, file)) continue;
+    if (s->n && s->last == at)
+      perf__test_end(PERF__ERROR, 0, "%s: runs twice at one sweep point", head);
+    return s;
+  }
+  if (nsites == MAX_SITES)
+    perf__test_end(PERF__ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
+                   MAX_SITES);
+  site *s = &sites[nsites++];
+  s->file = file;
+  s->line = line;
+  snprintf(s->head, sizeof s->head, "%s", head);
+  return s;
+}
+
+/* Misuse ends the test as ERROR. */
+static void check_use(const char *head, long value, double lo, double hi, double tie,
+                      const char *var)
+{
+  if (!(tie >= 0 && tie < 1))
+    perf__test_end(PERF__ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
+  if (!perf__sweep_active())
+    perf__test_end(PERF__ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
+  if (value != perf__sweep_value())
+    perf__test_end(PERF__ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
+                   "sweep variable", head, var, value, perf__sweep_var(), perf__sweep_value());
+  if (!(isfinite(lo) && isfinite(hi) && lo < hi))
+    perf__test_end(PERF__ERROR, 0, "%s: the range must be finite with lo < hi", head);
+}
+
+/* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
+ * the sweep's last point, then whether the claim held. */
+int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, double hi,
+                    double tie, const char *an, const char *bn, const char *var,
+                    const char *file, int line, int fatal)
+{
+  char head[300], at[360], tag[96];
+  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
+           file, line);
+  check_use(head, value, lo, hi, tie, var);
+  if (a == b) perf__test_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
+  site *s = site_of(file, line, head);
+  snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
+  perf__compared m;
+  perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
+                1.0 / (double)perf__sweep_points(), at, an, bn, &m);
+  perf__side side = perf__verdict_side(tie, m.r.lo, m.r.hi);
+  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
+  char word[160], need[120];
+  snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
+  if (tie > 0)
+    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
+             "above %.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
+  else
+    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
+  perf__compare_print(at, word, need, "speedup", a, b, &m);
+  snprintf(s->an, sizeof s->an, "%s", a->name);
+  snprintf(s->bn, sizeof s->bn, "%s", b->name);
+  snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
+  s->lo = lo, s->hi = hi, s->tie = tie;
+  s->fatal = fatal;
+  snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
+  s->pt[s->n] = (perf__xpoint){(double)value, side, m.r.ratio};
+  s->json[s->n++] = m.json;
+  s->last = perf__sweep_index();
+  s->seconds += m.r.seconds;
+  if (perf__sweep_index() + 1 < perf__sweep_points()) return 1;
+  return decide(s);
+}

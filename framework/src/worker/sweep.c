@@ -1,0 +1,106 @@
+/* sweep.c — PERF_SWEEP: the running test's parameter sweep, its points and how claims name them. */
+#include "worker/sweep.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/crossover.h"
+#include "perfgate.h"
+#include "base/status.h"
+#include "worker/test.h"
+
+static struct {
+  int active;
+  char var[64];
+  long v[PERF__SWEEP_MAX];
+  size_t n, at;
+} sw;
+
+/* Never fails. */
+void perf__sweep_reset(void)
+{
+  sw.active = 0;
+  perf__crossover_reset();
+}
+
+int perf__sweep_active(void) { return sw.active; }
+const char *perf__sweep_var(void) { return sw.active ? sw.var : ""; }
+long perf__sweep_value(void) { return sw.active ? sw.v[sw.at] : 0; }
+size_t perf__sweep_index(void) { return sw.at; }
+size_t perf__sweep_points(void) { return sw.n; }
+
+/* Never fails (truncates). */
+const char *perf__sweep_tag(char *buf, size_t len)
+{
+  if (!sw.active) snprintf(buf, len, "%s", "");
+  else snprintf(buf, len, " [%s=%ld]", sw.var, sw.v[sw.at]);
+  return buf;
+}
+
+/* Never fails (json marks itself out of memory). */
+void perf__sweep_json(perf__json *j)
+{
+  if (!sw.active) return;
+  perf__json_raw(j, ", \"sweep\": {\"param\": ");
+  perf__json_str(j, sw.var);
+  perf__json_raw(j, ", \"value\": %ld, \"point\": %zu, \"points\": %zu}", sw.v[sw.at], sw.at,
+                 sw.n);
+}
+
+int perf__sweep_abandoned(void) { return sw.active; }
+
+/* The powers of two in [lo, hi]; ends the test as ERROR when there are none. */
+static void powers(long lo, long hi, const char *head)
+{
+  sw.n = 0;
+  for (long p = 1; p > 0 && p <= hi; p = p > (1L << 61) ? -1 : 2 * p)
+    if (p >= lo) sw.v[sw.n++] = p;
+  if (sw.n == 0)
+    perf__test_end(PERF__ERROR, 0, "%s: PERF_POW2(%ld, %ld) holds no power of two", head, lo,
+                   hi);
+}
+
+/* Public: opens a sweep. Ends the test as ERROR inside another sweep, with
+ * no values, more than PERF__SWEEP_MAX of them, or a name too long. */
+perf__sweep perf__sweep_open(const char *var, perf_values values, const char *file, int line)
+{
+  char head[300];
+  snprintf(head, sizeof head, "PERF_SWEEP(%s) at %s:%d", var, file, line);
+  if (sw.active)
+    perf__test_end(PERF__ERROR, 0, "%s: sweeps cannot nest (one over %s is running)", head,
+                   sw.var);
+  if (strlen(var) >= sizeof sw.var)
+    perf__test_end(PERF__ERROR, 0, "%s: the variable's name is too long", head);
+  if (values.list) {
+    if (values.n == 0 || values.n > PERF__SWEEP_MAX)
+      perf__test_end(PERF__ERROR, 0, "%s: %zu values; a sweep takes 1 to %d", head, values.n,
+                     PERF__SWEEP_MAX);
+    memcpy(sw.v, values.list, values.n * sizeof *sw.v);
+    sw.n = values.n;
+  } else
+    powers(values.pow2_lo, values.pow2_hi, head);
+  snprintf(sw.var, sizeof sw.var, "%s", var);
+  perf__crossover_reset();
+  return (perf__sweep){0, 0};
+}
+
+/* Public: moves to the next point; returns 0 after the last, once every
+ * crossover claim of the sweep is decided (which may end the test). */
+int perf__sweep_step(perf__sweep *s)
+{
+  if (s->state == 0) {
+    s->state = 1;
+    sw.at = 0;
+    sw.active = 1;
+  } else if (sw.active)
+    sw.at++;
+  if (sw.active && sw.at < sw.n) {
+    s->value = sw.v[sw.at];
+    perf__test_new_point();
+    return 1;
+  }
+  sw.active = 0;
+  perf__crossover_finish();
+  perf__test_new_point();
+  return 0;
+}

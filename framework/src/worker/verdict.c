@@ -1,0 +1,175 @@
+/* verdict.c — sequential ABBA sampling of two workloads and the verdict on a ratio-of-medians claim. */
+#include "worker/verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/clock.h"
+
+/* Never fails. */
+void perf__verdict_defaults(perf__verdict_cfg *cfg)
+{
+  cfg->alpha = 0.05;
+  cfg->max_looks = 12;
+  cfg->first_look = 12;
+  cfg->growth = 1.5;
+  cfg->max_rounds = 512;
+  cfg->reps = 10000;
+  cfg->budget_s = 2.0;
+  cfg->stretch = 5.0;
+}
+
+/* At n rounds after elapsed seconds with the budget spent before the first
+ * look: 1 when first_look rounds at this pace still fit in the stretched
+ * budget (sampling goes on), 0 otherwise. */
+static int stretch_to_first_look(const perf__verdict_cfg *cfg, int n, double elapsed)
+{
+  double need = elapsed / n * cfg->first_look;
+  return n < cfg->first_look && need <= cfg->stretch * cfg->budget_s;
+}
+
+/* The level of the last look after `made` looks at alpha/max_looks each:
+ * what is left of alpha, so that the levels of all looks sum to alpha. A
+ * budget that ends sampling early thus gives its one last look the alpha
+ * of the looks that will never happen. Never fails. */
+static double final_level(const perf__verdict_cfg *cfg, int made)
+{
+  double each = cfg->alpha / cfg->max_looks, left = cfg->alpha - made * each;
+  return left > each ? left : each;
+}
+
+/* Never fails; the result is within [first_look, max_rounds]. */
+int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k)
+{
+  if (k >= cfg->max_looks) return cfg->max_rounds;
+  double r = cfg->first_look;
+  for (int i = 1; i < k; i++) r = ceil(r * cfg->growth);
+  return r < cfg->max_rounds ? (int)r : cfg->max_rounds;
+}
+
+/* Never fails; see seq.h. */
+perf__side perf__verdict_side(double t, double lo, double hi)
+{
+  double up = 1 + t, down = 1 / up;
+  if (!(lo <= hi)) return PERF__SIDE_UNDECIDED;
+  if (lo >= up) return PERF__SIDE_FASTER;
+  if (hi < down) return PERF__SIDE_SLOWER;
+  if (t > 0 && lo >= down && hi <= up) return PERF__SIDE_TIED;
+  return PERF__SIDE_UNDECIDED;
+}
+
+/* Never fails. NaN bounds give INCONCLUSIVE. */
+perf__outcome perf__verdict_decide(const perf__claim *claim, double lo, double hi)
+{
+  if (!(lo <= hi)) return PERF__INCONCLUSIVE;
+  if (claim->kind == PERF__CLAIM_SIDE)
+    return perf__verdict_side(claim->threshold, lo, hi) == PERF__SIDE_UNDECIDED
+               ? PERF__INCONCLUSIVE
+               : PERF__PASS;
+  if (claim->kind == PERF__CLAIM_FASTER) {
+    if (lo >= claim->threshold) return PERF__PASS;
+    if (hi < claim->threshold) return PERF__FAIL;
+    return PERF__INCONCLUSIVE;
+  }
+  double up = 1 + claim->threshold, down = 1 / up;
+  if (lo >= down && hi <= up) return PERF__PASS;
+  if (lo > up || hi < down) return PERF__FAIL;
+  return PERF__INCONCLUSIVE;
+}
+
+/* Fills medians and the point ratio of the claim from n rounds. */
+static void summarise(const perf__claim *claim, const double *a,
+                      const double *b, int n, double *scratch,
+                      perf__verdict_result *out)
+{
+  out->rounds = n;
+  out->med_a = perf__stats_median_of(a, (size_t)n, scratch);
+  out->med_b = perf__stats_median_of(b, (size_t)n, scratch);
+  out->mad_a = perf__stats_mad_of(a, (size_t)n, scratch);
+  out->mad_b = perf__stats_mad_of(b, (size_t)n, scratch);
+  out->ratio = claim->kind != PERF__CLAIM_SIMILAR ? out->med_b / out->med_a
+                                                 : out->med_a / out->med_b;
+}
+
+/* One look: interval and decision. Returns 0 or a bootstrap error. */
+static int look(const perf__verdict_cfg *cfg, const perf__claim *claim,
+                const double *a, const double *b, int n, perf__rng *rng,
+                perf__verdict_result *out)
+{
+  const double *num = claim->kind != PERF__CLAIM_SIMILAR ? b : a;
+  const double *den = claim->kind != PERF__CLAIM_SIMILAR ? a : b;
+  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps,
+                                rng, &out->lo, &out->hi);
+  if (err) return err;
+  out->looks++;
+  out->verdict = n >= cfg->first_look ? perf__verdict_decide(claim, out->lo, out->hi)
+                                      : PERF__INCONCLUSIVE;
+  return 0;
+}
+
+/* The buffers of the run in progress. A round function may leave the run
+ * by longjmp (a CUDA error inside a workload ends the test): they stay
+ * reachable here, and perf__verdict_release frees them. */
+static double *live_rounds;
+
+/* See seq.h. */
+void perf__verdict_release(void)
+{
+  free(live_rounds);
+  live_rounds = NULL;
+}
+
+/* Errors: PERF__ENOMEM, or the first error of next() or the bootstrap. */
+int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
+                  perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
+                  perf__rng *rng, perf__verdict_result *out)
+{
+  double t0 = perf__clock_now();
+  size_t cap = (size_t)cfg->max_rounds;
+  perf__verdict_release();
+  live_rounds = malloc(3 * cap * sizeof *live_rounds);
+  double *a = live_rounds, *b = a ? a + cap : NULL, *scratch = a ? a + 2 * cap : NULL;
+  *out = (perf__verdict_result){.verdict = PERF__INCONCLUSIVE, .lo = NAN,
+                            .hi = NAN, .med_a = NAN, .med_b = NAN,
+                            .mad_a = NAN, .mad_b = NAN,
+                            .ratio = NAN,
+                            .level = cfg->alpha / cfg->max_looks};
+  int err = (!a || !b || !scratch) ? PERF__ENOMEM : 0;
+  int n = 0, k = 1, due = perf__verdict_look_at(cfg, 1);
+  while (!err) {
+    err = next(ctx, &a[n], &b[n]);
+    if (err) break;
+    n++;
+    double elapsed = perf__clock_now() - t0;
+    int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
+    if (spent && stretch_to_first_look(cfg, n, elapsed)) {
+      out->stretched = 1;
+      spent = 0;
+    }
+    if (n < due && !spent) continue;
+    if (n < 2) {
+      out->why = "time budget spent before two rounds";
+      break;
+    }
+    int last = spent || n >= cfg->max_rounds || k >= cfg->max_looks;
+    if (last) out->level = final_level(cfg, out->looks);
+    summarise(claim, a, b, n, scratch, out);
+    err = look(cfg, claim, a, b, n, rng, out);
+    if (err) break;
+    if (trace) trace(ctx, out);
+    if (out->verdict != PERF__INCONCLUSIVE) break;
+    if (n < cfg->first_look) {
+      out->why = "time budget spent before the first look, even stretched: raise --budget";
+      break;
+    }
+    if (last) {
+      out->why = spent ? "time budget spent" : "largest sample reached";
+      break;
+    }
+    due = perf__verdict_look_at(cfg, ++k);
+  }
+  if (n > 0 && out->rounds != n) summarise(claim, a, b, n, scratch, out);
+  out->seconds = perf__clock_now() - t0;
+  perf__verdict_release();
+  return err;
+}

@@ -1,0 +1,109 @@
+/* verdict.h — sequential ABBA sampling of two workloads and the verdict on a ratio-of-medians claim. */
+#ifndef PERF_VERDICT_H
+#define PERF_VERDICT_H
+
+#include <stddef.h>
+
+#include "base/stats.h"
+#include "base/status.h"
+
+/* Method (see decide_* and perf__verdict_run):
+ *  - Data: one (a, b) pair per ABBA round; a = mean of the round's two A
+ *    samples, b = mean of its two B samples (linear drift cancels).
+ *  - Statistic: ratio of medians over rounds; interval: percentile bootstrap
+ *    over rounds (pairs resampled together, so shared drift stays paired).
+ *  - Repeated looks: at most max_looks looks, each at level alpha/max_looks
+ *    (Bonferroni over looks): the chance that any look decides wrongly is at
+ *    most alpha, however early sampling stops.
+ *  - Looks at first_look rounds, then growing by growth, the last one at
+ *    max_rounds; if the time budget runs out first, one final look is made
+ *    with what was sampled, and a still-straddling interval is INCONCLUSIVE.
+ *  - Alpha spending: the final look (budget spent, max_rounds or max_looks
+ *    reached) is made at the level left over, alpha minus alpha/max_looks
+ *    per look already made. The levels of the looks made still sum to at
+ *    most alpha, so the bound holds; a claim the budget cuts short gets the
+ *    alpha of the looks it never reached, and decides where data allow.
+ *  - Rounds too slow for first_look of them to fit in the budget stretch
+ *    it, up to stretch times, so that the first look happens: the looks and
+ *    their levels are the same, so the error rate is too; only time grows. */
+typedef struct perf__verdict_cfg {
+  double alpha;     /* total error rate over all looks */
+  int max_looks;    /* looks at most (including the final one) */
+  int first_look;   /* rounds before the first look; fewer: no decision.
+                     * A percentile bootstrap of a median cannot reach the
+                     * per-look level on very few rounds (with 8, even
+                     * [min, max] covers the median only 99.2 % of the
+                     * time), so the first look waits for 12. */
+  double growth;    /* rounds at look k+1 = ceil(rounds at look k * growth) */
+  int max_rounds;   /* the last look happens here at the latest */
+  unsigned reps;    /* bootstrap resamples per look */
+  double budget_s;  /* wall-clock budget for sampling; <= 0: unlimited */
+  double stretch;   /* the budget may grow to stretch * budget_s when the
+                       first look would not fit in it otherwise (1: never) */
+} perf__verdict_cfg;
+
+/* FASTER and SIMILAR are claims; SIDE is a crossover point's question:
+ * is a slower than b, tied with it, or faster, with tie margin threshold
+ * (tied: the speedup within [1/(1+t), 1+t]). */
+typedef enum perf__claim_kind {
+  PERF__CLAIM_FASTER,
+  PERF__CLAIM_SIMILAR,
+  PERF__CLAIM_SIDE
+} perf__claim_kind;
+
+typedef struct perf__claim {
+  perf__claim_kind kind;
+  double threshold; /* FASTER: factor; SIMILAR: tolerance; SIDE: tie margin */
+} perf__claim;
+
+/* A SIDE claim's answer. */
+typedef enum perf__side {
+  PERF__SIDE_SLOWER = -1,   /* speedup below 1/(1+t), with confidence */
+  PERF__SIDE_UNDECIDED = 0, /* the interval straddles a margin */
+  PERF__SIDE_FASTER = 1,    /* speedup above 1+t */
+  PERF__SIDE_TIED = 2       /* the interval inside [1/(1+t), 1+t] */
+} perf__side;
+
+typedef struct perf__verdict_result {
+  perf__outcome verdict; /* PASS, FAIL or INCONCLUSIVE */
+  int rounds;
+  int looks;
+  double med_a, med_b;   /* medians per iteration, seconds */
+  double mad_a, mad_b;   /* their median absolute deviations over rounds */
+  double ratio;          /* FASTER, SIDE: med_b/med_a; SIMILAR: med_a/med_b */
+  double lo, hi;         /* interval of ratio; NaN when never looked */
+  double level;          /* two-sided error of the last look's [lo, hi] */
+  double seconds;        /* wall time spent sampling and deciding */
+  int stretched;         /* the budget was stretched to reach the first look */
+  const char *why;       /* for INCONCLUSIVE: what stopped sampling */
+} perf__verdict_result;
+
+/* One ABBA round: returns 0 and the per-iteration times (seconds) of A and B,
+ * or a negative error, which ends sampling. */
+typedef int perf__verdict_round_fn(void *ctx, double *a, double *b);
+/* Called after each look when set (for --verbose tracing). */
+typedef void perf__verdict_look_fn(void *ctx, const perf__verdict_result *now);
+
+void perf__verdict_defaults(perf__verdict_cfg *cfg);
+/* Rounds at which look k (1-based) happens under cfg. */
+int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k);
+/* Decision for interval [lo, hi] of the claim's ratio: PASS, FAIL or
+ * INCONCLUSIVE (keep sampling). A SIDE claim PASSes when its side is
+ * decided (perf__verdict_side), whichever it is. */
+perf__outcome perf__verdict_decide(const perf__claim *claim, double lo, double hi);
+/* The side that interval [lo, hi] of the speedup shows against tie margin
+ * t. Never fails; NaN bounds give UNDECIDED. */
+perf__side perf__verdict_side(double t, double lo, double hi);
+
+/* Samples rounds from next() until a look decides, max_rounds is reached or
+ * the budget is spent. Returns 0 with *out filled, or the first negative
+ * error of next() or of the bootstrap (then *out holds what was measured). */
+int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
+                  perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
+                  perf__rng *rng, perf__verdict_result *out);
+
+/* Frees the buffers of a perf__verdict_run that its round function left by
+ * longjmp; a no-op otherwise. Never fails. */
+void perf__verdict_release(void);
+
+#endif

@@ -1,0 +1,486 @@
+/* workload.c — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#define _GNU_SOURCE
+#include "worker/workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "worker/blocker.h"
+#include "base/clock.h"
+#include "worker/cupti.h"
+#include "base/units.h"
+#include "worker/gpu.h"
+#include "worker/gpuwatch.h"
+#include "base/stats.h"
+#include "base/status.h"
+#include "worker/streamcheck.h"
+#include "worker/test.h"
+
+enum {
+  MAX_BATCH = 1 << 24,
+  MAX_SUBMIT_BATCH = 256, /* keeps a submit sample below the launch-queue depth */
+  SETTLE_WINDOW = 3,      /* samples compared per side */
+  MAX_WARM_SAMPLES = 64,
+  BLOCKED = 1 /* a device-clock batch could not be queued behind the blocker */
+};
+static const double SETTLE_REL = 0.05; /* medians of two windows within 5 % */
+static const double FLOOR_FACTOR = 1000.0;
+
+static perf__wstate *live; /* states of the running test */
+static perf__floor host_floor;
+
+/* Never fails. */
+void perf__workload_release_all(void)
+{
+  perf__streamcheck_release();
+  while (live) {
+    perf__wstate *st = live;
+    live = st->next;
+    if (st->ev[0]) cudaEventDestroy(st->ev[0]);
+    if (st->ev[1]) cudaEventDestroy(st->ev[1]);
+    free(st);
+  }
+}
+
+#define CK(call)                                                 \
+  do {                                                           \
+    cudaError_t e_ = (call);                                     \
+    if (e_ != cudaSuccess)                                       \
+      return perf__gpu_explain(e_, ctx_api(#call, w), why, len); \
+  } while (0)
+
+/* Names the failing call and the workload it was measuring. */
+static const char *ctx_api(const char *call, const perf_workload *w)
+{
+  static char buf[256];
+  snprintf(buf, sizeof buf, "%.120s (measuring workload '%.80s')", call,
+           w->name);
+  return buf;
+}
+
+/* The GPU side of a host-clock batch's end: wait for the workload's GPU work
+ * as its routing says (streamcheck.h), and collect any error its launches
+ * left behind. Before the routing is known (the first call), wait for
+ * every device with a context, if there is one at all. */
+static int finish_gpu(perf_workload *w, char *why, size_t len)
+{
+  const perf__wstate *st = w->perf__state;
+  if (!st->routed)
+    return perf__gpu_in_use() ? perf__gpu_wait_devices(NULL, -1, why, len) : 0;
+  switch (st->route.route) {
+  case PERF__ROUTE_NOTHING:
+    return 0;
+  case PERF__ROUTE_STREAM:
+    CK(cudaStreamSynchronize(w->stream));
+    CK(cudaGetLastError());
+    return 0;
+  default:
+    return perf__gpu_wait_devices(st->route.devices, st->route.ndevices, why, len);
+  }
+}
+
+/* 1 for the clocks timed by CUDA events. */
+static int timed_by_events(perf_clock c)
+{
+  return c == PERF_CLOCK_EVENTS || c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
+}
+
+/* 1 for the clocks that queue the batch behind the blocking kernel. */
+static int held(perf_clock c)
+{
+  return c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
+}
+
+/* Events around the batch; for the device and cold clocks the batch waits
+ * behind the blocking kernel until all of it is queued (cold: after an L2
+ * flush). Returns BLOCKED when the blocker gave up before the release.
+ * The first call is never held: it may load its module (lazy loading),
+ * which waits for the device to be idle, and so for the blocker. */
+static int sample_events(perf_workload *w, long n, double *s, char *why,
+                         size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  float ms = 0;
+  if (st->clock == PERF_CLOCK_COLD)
+    CK(perf__blocker_l2_flush(w->stream, &st->flush_bytes));
+  int hold = held(st->clock) && !st->first_call;
+  if (hold) CK(perf__blocker_hold(w->stream));
+  cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
+  if (!e) {
+    for (long i = 0; i < n; i++) w->fn(w->arg);
+    e = cudaEventRecord(st->ev[1], w->stream);
+  }
+  if (hold) perf__blocker_release();
+  if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
+  CK(cudaEventSynchronize(st->ev[1]));
+  CK(cudaGetLastError());
+  if (hold && perf__blocker_timed_out()) return BLOCKED;
+  CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
+  *s = (double)ms * 1e-3;
+  return 0;
+}
+
+static int sample_host(perf_workload *w, long n, double *s, char *why,
+                       size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  double t0 = perf__clock_now();
+  for (long i = 0; i < n; i++) w->fn(w->arg);
+  double t1 = perf__clock_now();
+  int err = finish_gpu(w, why, len);
+  if (st->clock == PERF_CLOCK_WALL) t1 = perf__clock_now();
+  *s = t1 - t0;
+  return err;
+}
+
+/* Times one batch of n iterations; *s is the whole batch, in seconds. */
+static int sample_batch(perf_workload *w, long n, double *s, char *why,
+                        size_t len)
+{
+  if (timed_by_events(w->perf__state->clock))
+    return sample_events(w, n, s, why, len);
+  return sample_host(w, n, s, why, len);
+}
+
+/* Involuntary context switches of every thread of this process so far
+ * (the workload's own threads, OpenMP's say, as well as the measuring
+ * one); -1 if unknown. */
+static long preemptions(void)
+{
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* The GPU watch after a sample: records the SM clock; 1 when NVML reports
+ * a throttle reason. */
+static int throttled_now(perf__wstate *st)
+{
+  unsigned mhz = 0;
+  unsigned long long r = 0;
+  if (!st->watched) return 0;
+  if (perf__gpuwatch_sm_clock(&mhz, NULL) == 0) st->last_mhz = mhz;
+  if (perf__gpuwatch_reasons(&r)) return 0;
+  r &= PERF__THROTTLE_MASK;
+  st->throttle_seen |= r;
+  return r != 0;
+}
+
+/* The blocking kernel gave up on a batch of *n: halves the batch for good.
+ * Ends the test as ERROR when a single iteration could not be queued. */
+static void shrink(perf_workload *w, long *n)
+{
+  perf__wstate *st = w->perf__state;
+  st->blocked++;
+  if (*n <= 1)
+    perf__test_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
+                   "one iteration was not queued within %.0f ms behind the "
+                   "blocking kernel, so it waits for the GPU (a host sync "
+                   "inside, or a module loaded on its first launch?); use the "
+                   "events clock", w->name,
+                   perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6);
+  *n /= 2;
+  st->max_batch = *n;
+  if (st->batch > *n) st->batch = *n;
+}
+
+/* A batch neither the host's other load nor GPU throttling disturbed:
+ * retaken while any thread of the worker was preempted during it
+ * (voluntary waits, such as sleeping or a blocking sync, do not count) or the GPU watch saw a
+ * throttle reason, as retake.h decides. *n shrinks when a device-clock
+ * batch cannot be queued. */
+static int clean_batch(perf_workload *w, long *n, double *s, char *why,
+                       size_t len)
+{
+  perf__wstate *st = w->perf__state;
+  for (;;) {
+    long before = preemptions();
+    int err = sample_batch(w, *n, s, why, len);
+    if (err == BLOCKED) {
+      shrink(w, n);
+      continue;
+    }
+    if (err) return err;
+    int preempted = before >= 0 && preemptions() != before;
+    if (perf__retake_decide(&st->rt, preempted, throttled_now(st)) == PERF__KEEP)
+      return 0;
+  }
+}
+
+/* See workload.h. */
+int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
+                    size_t len)
+{
+  double s = 0;
+  long n = w->perf__state->batch;
+  int err = clean_batch(w, &n, &s, why, len);
+  *per_iter_s = s / (double)n;
+  return err;
+}
+
+/* One clean batch of *n (which may shrink); ends the test on an error. */
+static double sample_or_end(perf_workload *w, long *n)
+{
+  char why[400];
+  double s = 0;
+  int err = clean_batch(w, n, &s, why, sizeof why);
+  if (err) perf__gpu_end(err, why);
+  return s;
+}
+
+/* The GPU side of a workload: the device probed, the GPU watch on. Ends
+ * the test when there is no usable device. */
+static void watch_gpu(perf__wstate *st)
+{
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err) perf__gpu_end(g->err, g->reason);
+  st->watched = g->watch;
+}
+
+/* Resolves the clock and creates events; ends the test on failure. */
+static perf__wstate *new_state(perf_workload *w)
+{
+  perf__wstate *st = calloc(1, sizeof *st);
+  if (!st) perf__test_end(PERF__FAIL, 0, "out of memory");
+  st->next = live;
+  live = st;
+  w->perf__state = st;
+  w->perf__gen = perf__test_serial();
+  st->clock = w->clock != PERF_CLOCK_AUTO
+                  ? w->clock
+                  : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
+  st->uses_gpu = w->stream || timed_by_events(st->clock);
+  st->max_batch = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH
+                  : st->clock == PERF_CLOCK_COLD ? 1 : MAX_BATCH;
+  if (!host_floor.measured) perf__clock_host_floor(&host_floor);
+  st->floor_s = host_floor.floor_s;
+  if (st->uses_gpu) watch_gpu(st);
+  if (timed_by_events(st->clock)) {
+    cudaError_t e = cudaEventCreate(&st->ev[0]);
+    if (!e) e = cudaEventCreate(&st->ev[1]);
+    if (e) perf__gpu_fail(e, "cudaEventCreate", NULL, 0);
+    st->floor_s = perf__gpu()->events.floor_s;
+  }
+  return st;
+}
+
+/* Grows the batch until one sample lasts target_s (bounded by cap_s). */
+static void size_batch(perf_workload *w, double until)
+{
+  perf__wstate *st = w->perf__state;
+  long n = 1;
+  for (;;) {
+    double s = sample_or_end(w, &n);
+    if (s >= st->target_s || n >= st->max_batch || perf__clock_now() > until) break;
+    double grow = s > 0 ? 1.2 * st->target_s / s : 100;
+    grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
+    n = (long)fmin(ceil((double)n * grow), (double)st->max_batch);
+  }
+  st->batch = n;
+}
+
+/* Samples until the median of the last SETTLE_WINDOW per-iteration times is
+ * within SETTLE_REL of the window before (bounded), then re-sizes the batch
+ * from the settled time. */
+static void warm_up(perf_workload *w, double until)
+{
+  perf__wstate *st = w->perf__state;
+  double t[MAX_WARM_SAMPLES], scratch[SETTLE_WINDOW];
+  int k = 0;
+  while (k < MAX_WARM_SAMPLES) {
+    long n = st->batch;
+    double s = sample_or_end(w, &n);
+    t[k++] = s / (double)n;
+    if (k >= 2 * SETTLE_WINDOW) {
+      double now = perf__stats_median_of(t + k - SETTLE_WINDOW, SETTLE_WINDOW, scratch);
+      double before =
+          perf__stats_median_of(t + k - 2 * SETTLE_WINDOW, SETTLE_WINDOW, scratch);
+      st->warm_s = now;
+      if (fabs(now - before) <= SETTLE_REL * now) {
+        st->settled = 1;
+        break;
+      }
+    }
+    if (perf__clock_now() > until) break;
+  }
+  st->warm_samples = k;
+  if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
+  if (st->warm_s > 0) {
+    double n = ceil(1.05 * st->target_s / st->warm_s);
+    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
+  }
+}
+
+/* What w's clock waits for, as a phrase; "" when it times only what it
+ * names (a host-only workload, or a GPU clock on its stream). */
+static const char *waits_for(const perf_workload *w, int plural)
+{
+  const perf__wstate *st = w->perf__state;
+  int host = st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT;
+  if (!st->route.checked)
+    return host && st->route.route == PERF__ROUTE_DEVICE
+               ? "waits for the device: where GPU work goes was not checked"
+               : "where GPU work goes was not checked";
+  if (!host) return "";
+  switch (st->route.route) {
+  case PERF__ROUTE_STREAM:
+    return plural ? "waits for each workload's stream" : "waits for its stream";
+  case PERF__ROUTE_DEVICE:
+    if (w->stream)
+      return plural ? "waits for the device: the workloads queue work their streams do "
+                      "not wait for"
+                    : "waits for the device: the workload queues work its stream does "
+                      "not wait for";
+    return plural ? "waits for the device: the workloads queue work on streams they did "
+                    "not declare"
+                  : "waits for the device: the workload queues work on streams it did "
+                    "not declare";
+  default:
+    return "";
+  }
+}
+
+/* What one workload's clock waited for, for a verdict line that names
+ * each workload's own. */
+static const char *own_wait(const perf_workload *w)
+{
+  const char *s = waits_for(w, 0);
+  if (s[0]) return s;
+  perf_clock c = w->perf__state->clock;
+  return c == PERF_CLOCK_WALL || c == PERF_CLOCK_SUBMIT ? "waits for nothing"
+                                                        : "times its stream";
+}
+
+/* See workload.h. */
+const char *perf__workload_clock_text(const perf_workload *a, const perf_workload *b,
+                                char *buf, size_t len)
+{
+  const char *clock = perf__clock_name(a->perf__state->clock);
+  const char *wa = waits_for(a, 0), *wb = waits_for(b, 0);
+  if (a == b || !strcmp(wa, wb)) {
+    const char *w = a == b ? wa : waits_for(a, 1);
+    snprintf(buf, len, "%s clock, %s%s", clock, w, w[0] ? "; medians" : "medians");
+  } else
+    snprintf(buf, len, "%s clock; %s %s; %s %s; medians", clock, a->name, own_wait(a),
+             b->name, own_wait(b));
+  return buf;
+}
+
+/* Where w's GPU work went and what its clock waits for: a detail line when
+ * the wall clock waits for the device because work escapes the declared
+ * stream (with no .stream that is the expected case: a verbose line), a
+ * verbose line always. */
+static void report_route(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  const perf__routing *r = &st->route;
+  const char *clock = perf__clock_name(st->clock);
+  if (r->route == PERF__ROUTE_DEVICE && r->found[0])
+    perf__line(w->stream ? PERF__DETAIL : PERF__VERBOSE, "%s: queues %s: the %s clock "
+               "waits for the device", w->name, r->found, clock);
+  if (!r->checked) {
+    perf__line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
+               "clock %s", w->name, r->why_not, clock,
+               r->route == PERF__ROUTE_DEVICE ? "waits for the device" : "trusts its stream");
+    return;
+  }
+  static const char *const does[] = {"waits for nothing", "waits for its stream",
+                                     "waits for the device", "cannot time it"};
+  if (!r->summary[0]) {
+    perf__line(PERF__VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
+               "clock waits for nothing", w->name, clock);
+    return;
+  }
+  perf__line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
+             "in %.1f ms)", w->name, PERF__ROUTE_CALLS, r->summary, clock,
+             st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT
+                 ? does[r->route]
+                 : "times its stream",
+             r->pass_s * 1e3);
+}
+
+static void report(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  char cold[32], warm[32], target[32], floor[32];
+  perf__units_time(cold, sizeof cold, st->cold_s);
+  perf__units_time(warm, sizeof warm, st->warm_s);
+  perf__units_time(target, sizeof target, st->target_s);
+  perf__units_time(floor, sizeof floor, st->floor_s);
+  int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
+  perf__line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
+                "per sample", w->name, cold,
+             held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
+             st->batch);
+  perf__line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
+                "target %s (%s; %s floor %s)", w->name,
+             st->settled ? "settled" : "did NOT settle", st->warm_samples,
+             warm, target,
+             by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
+             perf__clock_name(st->clock), floor);
+  if (st->clock == PERF_CLOCK_COLD)
+    perf__line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
+               "an L2 flush (memset of %.1f MiB)", w->name,
+               (double)st->flush_bytes / (1 << 20));
+  if (st->blocked)
+    perf__line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
+               "behind the blocking kernel; batch capped at %ld iterations",
+               w->name, st->blocked, PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch);
+  report_route(w);
+}
+
+/* Finds where w's GPU work goes (after its first call, before any sample)
+ * and how its clock must wait; ends the test as ERROR when the clock cannot
+ * time it (a CUDA error the workload caused ends it as FAIL). A workload
+ * found to use the GPU gets the GPU watch. */
+static void route(perf_workload *w)
+{
+  static int told; /* the worker says once that it cannot look */
+  perf__wstate *st = w->perf__state;
+  char why[400];
+  int err = perf__streamcheck(w, st->clock, &st->route, why, sizeof why);
+  st->routed = 1;
+  if (err) perf__gpu_end(err, why);
+  if (st->route.route == PERF__ROUTE_REFUSE)
+    perf__test_end(PERF__ERROR, 0, "%s", st->route.refusal);
+  if (!st->route.checked && !told++)
+    perf__line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
+               "the events, device and cold clocks trust the declared stream, and the "
+               "wall and submit clocks wait for every device", st->route.why_not);
+  if (st->route.route != PERF__ROUTE_NOTHING && !st->uses_gpu) {
+    st->uses_gpu = 1;
+    watch_gpu(st);
+  }
+}
+
+/* See workload.h. */
+void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
+{
+  if (!w->fn)
+    perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
+                   "PERF_WORKLOAD(fn, arg))", w->name);
+  if (perf__cupti_attached())
+    perf__test_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
+                   "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
+                   w->name);
+  if (w->perf__state && w->perf__gen == perf__test_serial()) {
+    long n = w->perf__state->batch;
+    sample_or_end(w, &n);
+    sample_or_end(w, &n);
+    return;
+  }
+  perf__wstate *st = new_state(w);
+  st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
+  double until = perf__clock_now() + cap_s;
+  char why[400];
+  st->first_call = 1;
+  int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
+  st->first_call = 0;
+  if (err) perf__gpu_end(err, why);
+  route(w);
+  size_batch(w, until);
+  warm_up(w, until);
+  report(w);
+}

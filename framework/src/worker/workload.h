@@ -1,0 +1,64 @@
+/* workload.h — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#ifndef PERF_WORKLOAD_H
+#define PERF_WORKLOAD_H
+
+#include "perfgate.h"
+#include "worker/retake.h"
+#include "worker/streamcheck.h"
+
+/* Everything measured about a workload in the running test. */
+struct perf__wstate {
+  perf_clock clock;       /* resolved: never AUTO */
+  int uses_gpu;           /* declared a stream or a GPU clock, or found to
+                             queue GPU work */
+  int routed;             /* route is known (after the first call) */
+  perf__routing route;    /* where its GPU work goes, how the clock waits */
+  cudaEvent_t ev[2];      /* events, device and cold clocks */
+  long batch;             /* iterations per sample */
+  long max_batch;         /* largest batch allowed (device clock: learned) */
+  double target_s;        /* wanted duration of one sample */
+  double floor_s;         /* floor of the clock used */
+  double cold_s;          /* first call, timed alone (seconds, same clock;
+                             device, cold: events, not held) */
+  int first_call;         /* the first call is being timed */
+  int warm_samples;       /* warm-up samples taken */
+  int settled;            /* warm-up met the settling rule */
+  double warm_s;          /* per-iteration time at the end of warm-up */
+  perf__retake rt;        /* samples discarded and kept despite disturbance */
+  int watched;            /* the GPU watch (NVML) reads each sample */
+  unsigned last_mhz;      /* SM clock after the last kept sample; 0 unknown */
+  unsigned long long throttle_seen; /* throttle reasons seen, all samples */
+  long blocked;           /* device clock: batches that could not be queued */
+  size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
+  struct perf__wstate *next;
+};
+
+/* Resolves w's clock and, on first use in this test, times the first call
+ * alone, sizes the batch so that one sample lasts at least 1000x the clock's
+ * floor and at least min_sample_s, and warms up until the per-iteration time
+ * settles (all within cap_s seconds).
+ * A later call only re-warms with two samples. CUDA failures end the test
+ * (FAIL, or SKIP when there is no device); misuse ends it as ERROR. */
+void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s);
+
+/* One sample of w's batch; returns 0 and the time per iteration in seconds,
+ * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
+ * during which any of the worker's threads was preempted (an involuntary
+ * context switch: other load on the host) is retaken, up to 20 times; a GPU workload's
+ * sample after which NVML reports a throttle reason is retaken too (see
+ * retake.h); st->rt counts both, st->last_mhz is the sample's SM clock. */
+int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
+                    size_t len);
+
+/* How the medians of two workloads compared in a claim (or of one: a == b)
+ * were timed, for a verdict line: "wall clock, medians", "wall clock, waits
+ * for the device: the workloads queue work on streams they did not
+ * declare; medians", or the clock and each workload's wait where they
+ * differ. Returns buf. Never fails. */
+const char *perf__workload_clock_text(const perf_workload *a, const perf_workload *b,
+                                char *buf, size_t len);
+
+/* Releases every workload state of the running test (events, memory). */
+void perf__workload_release_all(void);
+
+#endif
