@@ -1,0 +1,122 @@
+/* claimrec.h — one claim's record: the type every report reads, its one JSON writer and its one reader. */
+#ifndef PERF_CLAIMREC_H
+#define PERF_CLAIMREC_H
+
+/* A claim record is what a worker says about one claim once it is decided:
+ * the verdict line (message), the outcome and, for a ratio claim, every
+ * measurement behind it. The worker fills a perf__claimrec and writes it as
+ * one JSON object (perf__claimrec_write) to the supervisor; the supervisor,
+ * the reports (JSON, JUnit, Markdown, TAP, HTML), the charts, the headroom
+ * table and --merge read it back with perf__claimrec_read and never look at
+ * the JSON text themselves. The JSON form is the "claims" array of the
+ * --json report (schema in docs/architecture.md); the writer emits members
+ * in one fixed order and leaves out what is unset, so writing what was read
+ * gives the same text back.
+ *
+ * Strings are owned by the record (malloc'd; NULL when absent) and freed by
+ * perf__claimrec_free, which also frees the arrays. */
+
+#include <stddef.h>
+
+#include "base/json.h"
+#include "base/jsontree.h"
+#include "base/status.h"
+
+typedef enum perf__claimrec_kind {
+  PERF__CLAIMREC_PLAIN = 0, /* TRUE, sync checks, BASELINE: message and outcome only */
+  PERF__CLAIMREC_FASTER,
+  PERF__CLAIMREC_SIMILAR,
+  PERF__CLAIMREC_CROSSOVER
+} perf__claimrec_kind;
+
+/* One workload of a ratio claim, as measured for it. */
+typedef struct perf__claimrec_workload {
+  char *name;
+  double median_s;              /* median per iteration */
+  double median_interval_s[2];  /* its interval; NaN: unknown */
+  double median_confidence;     /* of that interval (0.95) */
+  double mad_s;
+  double cold_start_s;          /* the first call, timed alone */
+  long iterations_per_sample;
+  double *samples_s;            /* per iteration, one per round */
+  size_t nsamples;
+  char *waits_for;              /* "nothing", "stream", "device" */
+  int gpu_work_checked;         /* the routing pass looked (CUPTI) */
+  int undeclared_streams;       /* work went to streams it did not name */
+  char *gpu_work;               /* what the pass found, or why it could not */
+  int watched;                  /* the members below are set (NVML read) */
+  unsigned *sm_clock_mhz;       /* nsamples of them; 0: unknown */
+  long throttled_discarded, throttled_kept;
+  char *throttle_reasons;
+} perf__claimrec_workload;
+
+/* Where in a PERF_SWEEP a claim was made. */
+typedef struct perf__claimrec_sweep {
+  int set;       /* 0: not in a sweep */
+  char *param;   /* the sweep variable */
+  long value;
+  size_t point, points;
+} perf__claimrec_sweep;
+
+/* A ratio measurement: the whole of a FASTER or SIMILAR claim, and each
+ * measured point of a CROSSOVER claim. */
+typedef struct perf__claimrec_ratio {
+  char *kind;          /* "FASTER", "SIMILAR" or "CROSSOVER" (a point) */
+  char *clock;         /* the clock both workloads were timed with */
+  double threshold;    /* FASTER: the factor; SIMILAR: the tolerance */
+  double ratio;        /* median(b) / median(a) */
+  double interval[2];
+  double confidence;
+  int rounds, looks, budget_stretched;
+  double seconds;      /* sampling time */
+  perf__claimrec_workload a, b;
+  perf__claimrec_sweep sweep;
+} perf__claimrec_ratio;
+
+/* One point of a CROSSOVER claim. */
+typedef struct perf__claimrec_point {
+  double x;
+  char *side;           /* "slower", "undecided", "faster", "tied" */
+  int measured;         /* m is set */
+  perf__claimrec_ratio m;
+} perf__claimrec_point;
+
+typedef struct perf__claimrec {
+  char *message;                /* the verdict line */
+  perf__outcome outcome;
+  perf__claimrec_kind kind;
+  perf__claimrec_ratio ratio;   /* FASTER and SIMILAR */
+  /* CROSSOVER */
+  char *clock, *param, *a_name, *b_name;
+  double tie, range[2], bracket[2], estimate, seconds;
+  perf__claimrec_point *points;
+  size_t npoints;
+} perf__claimrec;
+
+/* The kind's word ("FASTER"), or NULL for PLAIN. Never fails. */
+const char *perf__claimrec_kind_word(perf__claimrec_kind k);
+
+/* Appends r as one JSON object to j. Never fails (j->oom says when memory
+ * ran out; the text is then incomplete). */
+void perf__claimrec_write(perf__json *j, const perf__claimrec *r);
+
+/* r as JSON text (malloc'd), or NULL without memory. */
+char *perf__claimrec_text(const perf__claimrec *r);
+
+/* Fills r from one parsed claim object. Returns 0, PERF__ENOMEM, or
+ * PERF__EPROTO with the problem in err[len] (not an object, no message or
+ * outcome, an unknown outcome or kind, a member of the wrong type); r is
+ * left empty on failure. */
+int perf__claimrec_read(const perf__jsontree_node *n, perf__claimrec *r, char *err,
+                        size_t len);
+
+/* Parses text (one JSON object) into r, as perf__claimrec_read. */
+int perf__claimrec_parse(const char *text, perf__claimrec *r, char *err, size_t len);
+
+/* Copies src into dst (deep). Returns 0 or PERF__ENOMEM (dst empty). */
+int perf__claimrec_copy(perf__claimrec *dst, const perf__claimrec *src);
+
+/* Frees what r owns and empties it. Never fails. */
+void perf__claimrec_free(perf__claimrec *r);
+
+#endif
