@@ -61,7 +61,9 @@ typedef struct perf__claimrec_sweep {
 /* A ratio measurement: the whole of a FASTER or SIMILAR claim, and each
  * measured point of a CROSSOVER claim. */
 typedef struct perf__claimrec_ratio {
-  char *kind;          /* "FASTER", "SIMILAR" or "CROSSOVER" (a point) */
+  char *kind;          /* "FASTER", "SIMILAR" or "CROSSOVER_POINT" (a point);
+                          NULL: the writer writes the record's kind (a
+                          point: "CROSSOVER_POINT") */
   char *clock;         /* the clock both workloads were timed with */
   double threshold;    /* FASTER: the factor; SIMILAR: the tolerance */
   double ratio;        /* median(b) / median(a) */
@@ -105,8 +107,10 @@ char *perf__claimrec_text(const perf__claimrec *r);
 
 /* Fills r from one parsed claim object. Returns 0, PERF__ENOMEM, or
  * PERF__EPROTO with the problem in err[len] (not an object, no message or
- * outcome, an unknown outcome or kind, a member of the wrong type); r is
- * left empty on failure. */
+ * outcome, an unknown outcome or kind, a member the kind needs missing or
+ * of the wrong type, an unknown side of a point, SM clocks not one per
+ * sample); r is left empty on failure. Members it does not know are passed
+ * over. */
 int perf__claimrec_read(const perf__jsontree_node *n, perf__claimrec *r, char *err,
                         size_t len);
 
