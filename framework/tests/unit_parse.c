@@ -122,6 +122,60 @@ ST_TEST(cli_rejects_bad_arguments_with_a_message)
   }
 }
 
+/* Whether help shows opt as an option label: after "\n  " (or ", " for a
+ * short form) and before '=', ' ', ',' or the line's end. */
+static int listed(const char *help, const char *opt)
+{
+  size_t n = strlen(opt);
+  for (const char *p = help; (p = strstr(p, opt)) != NULL; p++) {
+    int starts = (p - help >= 3 && !strncmp(p - 3, "\n  ", 3)) ||
+                 (p - help >= 2 && !strncmp(p - 2, ", ", 2));
+    if (starts && strchr("= ,\n", p[n])) return 1;
+  }
+  return 0;
+}
+
+/* Every row of PERF__OPTIONS_MAP is in the help text (but the internal
+ * --perf-worker), and every label the help shows is one the parser knows. */
+ST_TEST(cli_help_lists_every_option)
+{
+  static const struct {
+    const char *name, *shrt, *help;
+  } rows[] = {
+#define PERF__X(name, shrt, kind, field, dflt, value, help) {name, shrt, help},
+      PERF__OPTIONS_MAP(PERF__X)
+#undef PERF__X
+  };
+  char help[8192] = "";
+  FILE *f = tmpfile();
+  ST_CHECK(f != NULL);
+  if (!f) return;
+  perf__options_help(f, "perftest");
+  rewind(f);
+  help[fread(help, 1, sizeof help - 1, f)] = '\0';
+  fclose(f);
+  size_t shown = 0;
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    if (!rows[k].help) {
+      ST_CHECKF(!strcmp(rows[k].name, "--perf-worker"), "%s is not in --help", rows[k].name);
+      continue;
+    }
+    shown++;
+    ST_CHECKF(listed(help, rows[k].name), "--help does not list %s", rows[k].name);
+    ST_CHECKF(!*rows[k].shrt || listed(help, rows[k].shrt), "--help does not list %s",
+              rows[k].shrt);
+  }
+  size_t labels = 0;
+  for (const char *p = help; (p = strstr(p, "\n  -")) != NULL; p++, labels++) {
+    char opt[64], err[200] = "";
+    perf__cli c;
+    snprintf(opt, sizeof opt, "%.*s", (int)strcspn(p + 3, " ,\n"), p + 3);
+    parse(&c, err, 1, opt);
+    ST_CHECKF(!strstr(err, "unknown argument"), "--help lists %s: %s", opt, err);
+  }
+  ST_EQ(labels, shown);
+}
+
 ST_TEST(time_formatting)
 {
   char b[32];

@@ -1,4 +1,6 @@
-/* options.c — the perftest command line: options, their validation and the help text. */
+/* options.c — the perftest command line: its one table of options
+ * (PERF__OPTIONS_MAP in options.h) drives the defaults, the parsing, the
+ * validation messages and the help text. */
 #include "supervisor/options.h"
 
 #include <errno.h>
@@ -8,239 +10,330 @@
 
 #include "base/status.h"
 
-/* Never fails. */
+#define LABEL_WIDTH 21                    /* "  --label" then two spaces, then its help */
+#define HELP_INDENT (2 + LABEL_WIDTH + 2) /* the help column */
+
+/* One parse: the command line, the argument being read, and the results. */
+typedef struct args {
+  int argc;
+  char **argv;
+  int i;
+  perf__cli *cli;
+  char *err;
+  size_t len;
+} args;
+
+/* Always fails: formats fmt (its %s: opt, then v) into a->err and returns
+ * PERF__EUSAGE. */
+static int usage(args *a, const char *fmt, const char *opt, const char *v)
+{
+  snprintf(a->err, a->len, fmt, opt, v);
+  return PERF__EUSAGE;
+}
+
+/* ---- the kinds: read_<kind>(a, opt, v, &field) reads v for option opt ---- */
+
+/* Never fails: a flag has no value; sets *dst. */
+static int read_flag(args *a, const char *opt, const char *v, int *dst)
+{
+  (void)a, (void)opt, (void)v;
+  *dst = 1;
+  return 0;
+}
+
+/* Never fails: any text, even empty (the report writers judge file names). */
+static int read_text(args *a, const char *opt, const char *v, const char **dst)
+{
+  (void)a, (void)opt;
+  *dst = v;
+  return 0;
+}
+
+/* Fails on an empty directory name. */
+static int read_dir(args *a, const char *opt, const char *v, const char **dst)
+{
+  if (!*v) return usage(a, "%s needs a directory", opt, v);
+  *dst = v;
+  return 0;
+}
+
+/* Fails on an empty list (devices.c checks the list itself). */
+static int read_gpus(args *a, const char *opt, const char *v, const char **dst)
+{
+  if (!*v) return usage(a, "%s needs all or a list like 0,1", opt, v);
+  *dst = v;
+  return 0;
+}
+
+/* Fails unless v is a number of seconds in (0, 86400]. */
+static int read_seconds(args *a, const char *opt, const char *v, double *dst)
+{
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (!*v || *end || errno || !(d > 0) || !isfinite(d) || d > 86400)
+    return usage(a, "%s: expected a number of seconds in (0, 86400], got '%s'", opt, v);
+  *dst = d;
+  return 0;
+}
+
+/* Fails unless v is a decimal integer >= 0 that fits 64 bits. */
+static int read_count(args *a, const char *opt, const char *v, uint64_t *dst)
+{
+  char *end;
+  errno = 0;
+  unsigned long long u = strtoull(v, &end, 10);
+  if (!*v || *end || errno || *v == '-')
+    return usage(a, "%s: expected a non-negative integer, got '%s'", opt, v);
+  *dst = u;
+  return 0;
+}
+
+/* Fails as read_count does, or when the count is outside 1..100000. */
+static int read_repeats(args *a, const char *opt, const char *v, uint64_t *dst)
+{
+  if (read_count(a, opt, v, dst)) return PERF__EUSAGE;
+  if (*dst < 1 || *dst > 100000) return usage(a, "%s: expected 1..100000, got '%s'", opt, v);
+  return 0;
+}
+
+/* A value of a choice option: the word and what it sets. */
+typedef struct choice {
+  const char *word;
+  int value;
+} choice;
+
+static const choice colors[] = {{"auto", PERF__COLOR_AUTO},
+                                {"always", PERF__COLOR_ALWAYS},
+                                {"never", PERF__COLOR_NEVER},
+                                {NULL, 0}};
+static const choice checks[] = {{"all", 1}, {"claimed", 0}, {NULL, 0}};
+
+/* Never fails: "a, b or c" into buf[n] (truncated if it must). */
+static void word_list(const choice *words, char *buf, size_t n)
+{
+  buf[0] = '\0';
+  for (const choice *w = words; w->word; w++) {
+    size_t used = strlen(buf);
+    const char *sep = w == words ? "" : w[1].word ? ", " : " or ";
+    snprintf(buf + used, n - used, "%s%s", sep, w->word);
+  }
+}
+
+/* Fails unless v is one of words: "OPT: expected a, b or c, got 'V'". */
+static int choose(args *a, const char *opt, const char *v, const choice *words, int *out)
+{
+  for (const choice *w = words; w->word; w++)
+    if (!strcmp(v, w->word)) {
+      *out = w->value;
+      return 0;
+    }
+  char list[128];
+  word_list(words, list, sizeof list);
+  snprintf(a->err, a->len, "%s: expected %s, got '%s'", opt, list, v);
+  return PERF__EUSAGE;
+}
+
+/* Fails as choose does: auto, always or never. */
+static int read_color(args *a, const char *opt, const char *v, perf__color *dst)
+{
+  int c;
+  if (choose(a, opt, v, colors, &c)) return PERF__EUSAGE;
+  *dst = (perf__color)c;
+  return 0;
+}
+
+/* Fails as choose does: all (sets 1) or claimed (0). */
+static int read_check(args *a, const char *opt, const char *v, int *dst)
+{
+  return choose(a, opt, v, checks, dst);
+}
+
+/* Fails unless v is IN,OUT: two descriptors >= 0, into *in and cli->worker_out. */
+static int read_worker(args *a, const char *opt, const char *v, int *in)
+{
+  int *out = &a->cli->worker_out;
+  if (sscanf(v, "%d,%d", in, out) != 2 || *in < 0 || *out < 0)
+    return usage(a, "%s: expected IN,OUT descriptors, got '%s'", opt, v);
+  return 0;
+}
+
+/* Fails on an empty output name. The rest of the line is its inputs: the
+ * parse stops here. */
+static int read_merge(args *a, const char *opt, const char *v, const char **dst)
+{
+  *dst = v;
+  a->cli->merge_in = a->argv + a->i + 1;
+  a->cli->merge_n = a->argc - a->i - 1;
+  a->i = a->argc;
+  if (!*v) return usage(a, "%s needs an output file", opt, v);
+  return 0;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* How an option is spelled: --flag; --opt=V or --opt V; only --opt=V. Then
+ * form_<kind>: each kind's. */
+typedef enum form {
+  NO_VALUE,
+  VALUE,
+  EQUALS_ONLY,
+  form_flag = NO_VALUE,
+  form_text = VALUE,
+  form_dir = VALUE,
+  form_gpus = VALUE,
+  form_seconds = VALUE,
+  form_count = VALUE,
+  form_repeats = VALUE,
+  form_color = VALUE,
+  form_check = VALUE,
+  form_worker = VALUE,
+  form_merge = EQUALS_ONLY
+} form;
+
+/* One setter per row, set_<field>: fails as its read_<kind> does. */
+#define PERF__X(name, shrt, kind, field, dflt, value, help)      \
+  static int set_##field(args *a, const char *opt, const char *v) \
+  {                                                               \
+    return read_##kind(a, opt, v, &a->cli->field);                \
+  }
+PERF__OPTIONS_MAP(PERF__X)
+#undef PERF__X
+
+/* A row of the table, as the parser and the help use it. */
+typedef struct option {
+  const char *name, *shrt;
+  form form;
+  int (*set)(args *a, const char *opt, const char *v);
+  const char *value, *help;
+} option;
+
+static const option options[] = {
+#define PERF__X(name, shrt, kind, field, dflt, value, help) \
+  {name, shrt, form_##kind, set_##field, value, help},
+    PERF__OPTIONS_MAP(PERF__X)
+#undef PERF__X
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+/* ---- parsing ------------------------------------------------------------ */
+
+typedef enum spelling { MISS, BARE, WITH_VALUE } spelling;
+
+/* Never fails: how arg names o: not at all, bare ("--name" or its short
+ * form) or "--name=V" (then *v is V). */
+static spelling spelled(const option *o, const char *arg, const char **v)
+{
+  size_t n = strlen(o->name);
+  if (!strcmp(arg, o->name) || (*o->shrt && !strcmp(arg, o->shrt))) return BARE;
+  if (strncmp(arg, o->name, n) || arg[n] != '=') return MISS;
+  *v = arg + n + 1;
+  return WITH_VALUE;
+}
+
+/* Never fails: whether o may be spelled s (a flag takes no value, --merge
+ * only "=V"). */
+static int takes(const option *o, spelling s)
+{
+  if (o->form == NO_VALUE) return s == BARE;
+  return o->form == VALUE || s == WITH_VALUE;
+}
+
+/* Reads the argument at a->i (and its value, which may be the next one).
+ * Fails on an unknown argument, a missing value, or what o->set says. */
+static int parse_one(args *a)
+{
+  const char *arg = a->argv[a->i], *v = NULL;
+  for (size_t k = 0; k < NOPTIONS; k++) {
+    const option *o = &options[k];
+    spelling s = spelled(o, arg, &v);
+    if (s == MISS) continue;
+    if (!takes(o, s)) break;
+    if (s == BARE && o->form == VALUE) {
+      if (a->i + 1 >= a->argc) return usage(a, "%s needs a value", o->name, NULL);
+      v = a->argv[++a->i];
+    }
+    return o->set(a, o->name, v);
+  }
+  return usage(a, "unknown argument '%s' (see --help)", arg, NULL);
+}
+
+/* Fails on options that do not combine. */
+static int conflicts(args *a)
+{
+  const perf__cli *c = a->cli;
+  if (c->devices && (c->tap || c->update_baselines))
+    return usage(a, "--devices runs one report per GPU: it does not combine with "
+                    "--tap or --update-baselines", NULL, NULL);
+  if (c->update_baselines && (c->repeat > 1 || c->shuffle))
+    return usage(a, "--update-baselines runs its own 3 repeats: drop --repeat and --shuffle",
+                 NULL, NULL);
+  return 0;
+}
+
+/* Fails with PERF__EUSAGE and a one-line message in err (see options.h). */
+int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err, size_t len)
+{
+#define PERF__X(name, shrt, kind, field, dflt, value, help) .field = dflt,
+  *cli = (perf__cli){PERF__OPTIONS_MAP(PERF__X) .device_label = -1, .worker_out = -1};
+#undef PERF__X
+  args a = {argc, argv, 1, cli, err, len};
+  for (; a.i < argc; a.i++) {
+    int r = parse_one(&a);
+    if (r) return r;
+  }
+  return conflicts(&a);
+}
+
+/* ---- the help text ------------------------------------------------------ */
+
+/* Never fails: o's label ("--name=VALUE, -s") into buf[n], truncated if it must. */
+static void label(const option *o, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s%s%s%s%s", o->name, *o->value ? "=" : "", o->value,
+           *o->shrt ? ", " : "", o->shrt);
+}
+
+/* Never fails: text's lines (split at '\n'), each in the help column. */
+static void help_lines(FILE *f, const char *text)
+{
+  while (*text) {
+    size_t k = strcspn(text, "\n");
+    fprintf(f, "%*s%.*s\n", HELP_INDENT, "", (int)k, text);
+    text += k + (text[k] == '\n');
+  }
+}
+
+/* Never fails: o's label and help, the first line beside the label where
+ * the label fits its column. */
+static void help_row(FILE *f, const option *o)
+{
+  char name[80];
+  const char *text = o->help;
+  label(o, name, sizeof name);
+  if (strlen(name) > LABEL_WIDTH || !*text) {
+    fprintf(f, "  %s\n", name);
+  } else {
+    size_t k = strcspn(text, "\n");
+    fprintf(f, "  %-*s  %.*s\n", LABEL_WIDTH, name, (int)k, text);
+    text += k + (text[k] == '\n');
+  }
+  help_lines(f, text);
+}
+
+/* Never fails (write errors are f's). */
 void perf__options_help(FILE *f, const char *prog)
 {
   fprintf(f,
           "usage: %s [options]\n"
           "Runs the registered perf tests, one at a time, in a worker process.\n"
-          "\n"
-          "  --list                 list the tests (after --filter) and exit\n"
-          "  --filter=POS[:POS][-NEG[:NEG]]\n"
-          "                         run tests whose suite.name matches a POS glob\n"
-          "                         and no NEG glob (* and ?; GoogleTest syntax)\n"
-          "                         (opt-in tests, such as faults.*, only where a\n"
-          "                         POS names their suite: --filter='faults.*')\n"
-          "  --timeout=SECONDS      fail a test still running after this (default 60)\n"
-          "  --budget=SECONDS       sampling time per claim before it is called\n"
-          "                         INCONCLUSIVE (default 2)\n"
-          "  --seed=N               bootstrap and --shuffle seed (default 1)\n"
-          "  --repeat=N             run the selected tests N times (default 1)\n"
-          "  --shuffle              run them in a random order (a new one each repeat)\n"
-          "  --require-gpu          exit 2 when a test is skipped for want of a GPU\n"
-          "  --isolate              a fresh worker for every test\n"
-          "  --allow-no-sync-check  skip host-sync checks when CUPTI cannot attach\n"
-          "                         (a profiler holds it) instead of failing them\n"
-          "  --baseline-dir=DIR     where per-GPU baseline files live (default baselines)\n"
-          "  --print-baseline-file  print the baseline file this machine uses and exit\n"
-          "  --baseline-check=all   compare every measured workload with its baseline\n"
-          "                         (default: claimed, only PERF_EXPECT_BASELINE)\n"
-          "  --strict-baselines     exit 2 when this machine has no baseline (entry)\n"
-          "  --strict-improvements  fail a baseline check that got faster beyond tolerance\n"
-          "  --update-baselines     measure every baseline entry in 3 runs and rewrite\n"
-          "                         this machine's file (make baseline-update)\n"
-          "  --force                write baselines even though a test failed\n"
-          "  --junit=FILE           write a JUnit XML report (one testcase per test)\n"
-          "  --markdown=FILE        write a Markdown summary table (for a CI step summary)\n"
-          "  --json=FILE            write everything as JSON: run, fingerprint, tests,\n"
-          "                         claims and every sample with its clock\n"
-          "  --plots=DIR            write SVG charts into DIR (created if missing): time\n"
-          "                         against each sweep's parameter, and each ratio claim\n"
-          "                         against what it needs\n"
-          "  --html=FILE            write one self-contained HTML report: summary,\n"
-          "                         failures first, every test's charts inline\n"
-          "  --tap                  TAP 14 on stdout; the console report goes to stderr\n"
-          "  --devices=all|0,1      run the tests on each listed GPU in parallel, one\n"
-          "                         worker per GPU; output and reports per device\n"
-          "  --merge=OUT A.json B.json ...\n"
-          "                         merge the --json reports of all shards into OUT and\n"
-          "                         exit with the run's code (2 if a shard is missing)\n"
-          "  --verbose, -v          timer floors, warm-up and every look\n"
-          "  --color=auto|always|never\n"
-          "  --help, -h             this text\n"
-          "\n"
-          "Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard.\n"
-          "Exit status: 0 all passed (skips allowed), 1 a check failed,\n"
-          "2 usage error, nothing could run, or a report file could not be written.\n",
+          "\n",
           prog);
-}
-
-static int usage(char *err, size_t len, const char *fmt, const char *arg)
-{
-  snprintf(err, len, fmt, arg);
-  return PERF__EUSAGE;
-}
-
-/* Parses a positive number of seconds (at most a day). */
-static int seconds(const char *opt, const char *v, double *out, char *err,
-                   size_t len)
-{
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (!*v || *end || errno || !(d > 0) || !isfinite(d) || d > 86400) {
-    snprintf(err, len, "%s: expected a number of seconds in (0, 86400], got '%s'",
-             opt, v);
-    return PERF__EUSAGE;
-  }
-  *out = d;
-  return 0;
-}
-
-static int unsigned_num(const char *opt, const char *v, uint64_t *out,
-                        char *err, size_t len)
-{
-  char *end;
-  errno = 0;
-  unsigned long long u = strtoull(v, &end, 10);
-  if (!*v || *end || errno || *v == '-') {
-    snprintf(err, len, "%s: expected a non-negative integer, got '%s'", opt, v);
-    return PERF__EUSAGE;
-  }
-  *out = u;
-  return 0;
-}
-
-static int worker_fds(const char *v, perf__cli *cli, char *err, size_t len)
-{
-  if (sscanf(v, "%d,%d", &cli->worker_in, &cli->worker_out) != 2 ||
-      cli->worker_in < 0 || cli->worker_out < 0)
-    return usage(err, len, "--perf-worker: expected IN,OUT descriptors, got '%s'", v);
-  return 0;
-}
-
-/* Splits "--opt=value" or "--opt value"; returns the value or NULL. */
-static const char *value(int argc, char **argv, int *i, const char *name,
-                         int *matched)
-{
-  size_t n = strlen(name);
-  const char *a = argv[*i];
-  *matched = 0;
-  if (strncmp(a, name, n) != 0) return NULL;
-  if (a[n] == '=') {
-    *matched = 1;
-    return a + n + 1;
-  }
-  if (a[n] != '\0') return NULL;
-  *matched = 1;
-  return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
-static int flag(const char *a, const char *name, int *dst)
-{
-  if (strcmp(a, name) != 0) return 0;
-  *dst = 1;
-  return 1;
-}
-
-/* One option with a value; returns 1 handled, 0 not this kind, <0 error. */
-static int valued(int argc, char **argv, int *i, perf__cli *cli, char *err,
-                  size_t len)
-{
-  static const char *names[] = {"--filter", "--timeout", "--budget", "--seed",
-                                "--color", "--perf-worker", "--baseline-dir",
-                                "--baseline-check", "--junit", "--markdown", "--repeat", "--json",
-                                "--devices", "--plots", "--html"};
-  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-    int m;
-    const char *v = value(argc, argv, i, names[k], &m);
-    if (!m) continue;
-    if (!v) return usage(err, len, "%s needs a value", names[k]);
-    switch (k) {
-    case 0:
-      cli->filter = v;
-      return 1;
-    case 1:
-      return seconds(names[k], v, &cli->timeout_s, err, len) ? PERF__EUSAGE : 1;
-    case 2:
-      return seconds(names[k], v, &cli->budget_s, err, len) ? PERF__EUSAGE : 1;
-    case 3:
-      return unsigned_num(names[k], v, &cli->seed, err, len) ? PERF__EUSAGE : 1;
-    case 4:
-      if (!strcmp(v, "auto")) cli->color = PERF__COLOR_AUTO;
-      else if (!strcmp(v, "always")) cli->color = PERF__COLOR_ALWAYS;
-      else if (!strcmp(v, "never")) cli->color = PERF__COLOR_NEVER;
-      else return usage(err, len, "--color: expected auto, always or never, got '%s'", v);
-      return 1;
-    case 5:
-      return worker_fds(v, cli, err, len) ? PERF__EUSAGE : 1;
-    case 11:
-      cli->json = v;
-      return 1;
-    case 12:
-      if (!*v) return usage(err, len, "--devices needs all or a list like 0,1%s", "");
-      cli->devices = v;
-      return 1;
-    case 10:
-      if (unsigned_num(names[k], v, &cli->repeat, err, len)) return PERF__EUSAGE;
-      if (cli->repeat < 1 || cli->repeat > 100000)
-        return usage(err, len, "--repeat: expected 1..100000, got '%s'", v);
-      return 1;
-    case 8:
-      cli->junit = v;
-      return 1;
-    case 13:
-      cli->plots = v;
-      return 1;
-    case 14:
-      cli->html = v;
-      return 1;
-    case 9:
-      cli->markdown = v;
-      return 1;
-    case 7:
-      if (strcmp(v, "all") && strcmp(v, "claimed"))
-        return usage(err, len, "--baseline-check: expected all or claimed, got '%s'", v);
-      cli->baseline_check_all = !strcmp(v, "all");
-      return 1;
-    default:
-      if (!*v) return usage(err, len, "--baseline-dir needs a directory%s", "");
-      cli->baseline_dir = v;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* See cli.h. */
-int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err,
-                    size_t len)
-{
-  *cli = (perf__cli){.timeout_s = 60, .budget_s = 2, .seed = 1, .repeat = 1, .device_label = -1,
-                     .worker_in = -1, .worker_out = -1,
-                     .baseline_dir = "baselines"};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (flag(a, "--help", &cli->help) || flag(a, "-h", &cli->help) ||
-        flag(a, "--list", &cli->list) || flag(a, "--verbose", &cli->verbose) ||
-        flag(a, "-v", &cli->verbose) ||
-        flag(a, "--require-gpu", &cli->require_gpu) ||
-        flag(a, "--isolate", &cli->isolate) ||
-        flag(a, "--allow-no-sync-check", &cli->allow_no_sync_check) ||
-        flag(a, "--print-baseline-file", &cli->print_baseline_file) ||
-        flag(a, "--update-baselines", &cli->update_baselines) ||
-        flag(a, "--force", &cli->force) ||
-        flag(a, "--strict-baselines", &cli->strict_baselines) ||
-        flag(a, "--strict-improvements", &cli->strict_improvements) ||
-        flag(a, "--tap", &cli->tap) || flag(a, "--shuffle", &cli->shuffle))
-      continue;
-    if (!strncmp(a, "--merge=", 8)) { /* the rest of the line: its inputs */
-      cli->merge = a + 8;
-      cli->merge_in = argv + i + 1;
-      cli->merge_n = argc - i - 1;
-      if (!*cli->merge) return usage(err, len, "--merge needs an output file%s", "");
-      break;
-    }
-    int r = valued(argc, argv, &i, cli, err, len);
-    if (r < 0) return r;
-    if (r == 0)
-      return usage(err, len, "unknown argument '%s' (see --help)", a);
-  }
-  if (cli->devices && (cli->tap || cli->update_baselines))
-    return usage(err, len, "--devices runs one report per GPU: it does not combine with "
-                 "--tap or --update-baselines%s", "");
-  if (cli->update_baselines && (cli->repeat > 1 || cli->shuffle))
-    return usage(err, len, "--update-baselines runs its own 3 repeats: drop "
-                 "--repeat and --shuffle%s", "");
-  return 0;
+  for (size_t k = 0; k < NOPTIONS; k++)
+    if (options[k].help) help_row(f, &options[k]);
+  fprintf(f, "\n"
+             "Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard.\n"
+             "Exit status: 0 all passed (skips allowed), 1 a check failed,\n"
+             "2 usage error, nothing could run, or a report file could not be written.\n");
 }
