@@ -1,6 +1,7 @@
 /* fidelity.c — bench-fidelity: how close perfgate's measurements come to the hardware (docs/fidelity.md). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "kernels.h"
 #include "perfgate.h"
 #include "base/stats.h"
-#include "worker/test.h"
+#include "worker/context.h"
 #include "worker/workload.h"
 
 /* The four kernels, ~3 us to ~2 ms on an H100: element-wise x + 1 (memory
@@ -140,7 +141,7 @@ static void aa(void)
   for (int kind = 0; kind < 3; kind++) {
     double t0 = perf__clock_now();
     for (int i = 0; i < runs[kind]; i++) {
-      perf__wopt.seed = 1000003u * (unsigned)i + 17u * (unsigned)kind + 1;
+      perf__context_opt.seed = 1000003u * (unsigned)i + 17u * (unsigned)kind + 1;
       if (kind == 0) wrong[0] += wrong_if(!PERF_EXPECT_SIMILAR(a, b, 0.05));
       if (kind == 1) wrong[1] += wrong_if(!PERF_EXPECT_FASTER(a, b, 1 / 1.05));
       if (kind == 2) wrong[2] += wrong_if(PERF_EXPECT_FASTER(a, b, 1.05));
@@ -171,7 +172,7 @@ static void power(void)
   int hit = 0;
   double t0 = perf__clock_now();
   for (int i = 0; i < n; i++) {
-    perf__wopt.seed = 7919u * (unsigned)i + 3;
+    perf__context_opt.seed = 7919u * (unsigned)i + 3;
     hit += !wrong_if(!PERF_EXPECT_FASTER(f, s, 1.05));
   }
   double secs = (perf__clock_now() - t0) / n;
@@ -255,12 +256,16 @@ int main(int argc, char **argv)
     return 2;
   }
   for (int i = 2; i < argc && i < 6; i++) mode_arg[i - 2] = argv[i];
-  perf__wopt.budget_s = 2;
-  perf__wopt.seed = 1;
-  perf__set_line_sink(quiet);
-  perf__test t = {"fidelity", argv[1], __FILE__, __LINE__, body, NULL, 0};
-  perf__test_result res;
-  perf__test_exec(&t, &res);
+  perf__context_opt.budget_s = 2;
+  perf__context_opt.seed = 1;
+  perf__context_set_sink(quiet);
+  /* The sampler and the claims run inside a context of their own: no test
+   * registry, no worker. */
+  perf__context_result res;
+  jmp_buf *end = perf__context_begin(argv[1], &res);
+  if (setjmp(*end) == 0) body();
+  perf__context_finish_checks();
+  perf__context_finish();
   if (res.outcome != PERF__PASS && res.outcome != PERF__FAIL) {
     fprintf(stderr, "bench-fidelity: %s: %s\n", perf__status_word(res.outcome), res.reason);
     return 2;

@@ -264,9 +264,56 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal);
 
+/* ---- Results --------------------------------------------------------------
+ * PERF_EXPECT_NEAR(got, want, n, tol): |got[i] - want[i]| <= tol for each of
+ * n doubles; PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol): <= tol *
+ * scale[i] (a relative check: scale[i] is the size entry i is measured
+ * against). A NaN anywhere fails. One claim, like TRUE; its line names the
+ * worst entry: "NEAR(c, ref, 64, 0.001) at f.c:9: worst error 2.1e-05 at
+ * [17] (got 3.25, want 3.25003) holds". */
+#define PERF_EXPECT_NEAR(got, want, n, tol) \
+  perf__near((got), (want), NULL, (n), (tol), #got, #want, PERF__HERE, 0)
+#define PERF_ASSERT_NEAR(got, want, n, tol) \
+  perf__near((got), (want), NULL, (n), (tol), #got, #want, PERF__HERE, 1)
+#define PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol) \
+  perf__near((got), (want), (scale), (n), (tol), #got, #want, PERF__HERE, 0)
+#define PERF_ASSERT_NEAR_SCALED(got, want, scale, n, tol) \
+  perf__near((got), (want), (scale), (n), (tol), #got, #want, PERF__HERE, 1)
+int perf__near(const double *got, const double *want, const double *scale, size_t n,
+               double tol, const char *gn, const char *wn, const char *file, int line,
+               int fatal);
+
+/* ---- Test resources -------------------------------------------------------
+ * What a test registers here is released when the test ends, however it
+ * ends (its body returned, an ASSERT or a CUDA error ended it, it was
+ * skipped), last registered first, before the next test starts:
+ *   PERF_ALLOC_DEVICE(p, bytes)  p = cudaMalloc'd device memory
+ *   PERF_ALLOC_PINNED(p, bytes)  p = cudaMallocHost'd (page-locked) memory
+ *   PERF_ALLOC_HOST(p, bytes)    p = zeroed malloc'd (pageable) memory
+ *   PERF_DEFER(fn, arg)          fn(arg) at the end of the test
+ * p is any pointer lvalue. A failed allocation ends the test: FAIL naming
+ * the call, or SKIP when there is no CUDA device; a CUDA call in a cleanup
+ * that fails (PERF_CUDA) fails a test that had passed. */
+typedef enum perf__alloc_kind {
+  PERF__ALLOC_DEVICE,
+  PERF__ALLOC_PINNED,
+  PERF__ALLOC_HOST
+} perf__alloc_kind;
+#define PERF_ALLOC_DEVICE(p, bytes) \
+  ((p) = perf__alloc(PERF__ALLOC_DEVICE, (bytes), #p, PERF__HERE))
+#define PERF_ALLOC_PINNED(p, bytes) \
+  ((p) = perf__alloc(PERF__ALLOC_PINNED, (bytes), #p, PERF__HERE))
+#define PERF_ALLOC_HOST(p, bytes) ((p) = perf__alloc(PERF__ALLOC_HOST, (bytes), #p, PERF__HERE))
+#define PERF_DEFER(fn, arg) perf__defer((fn), (arg), PERF__HERE)
+void *perf__alloc(perf__alloc_kind kind, size_t bytes, const char *expr, const char *file, int line);
+void perf__defer(void (*fn)(void *), void *arg, const char *file, int line);
+
 /* Ends the test as SKIPPED with a printf-style reason. */
 #define PERF_SKIP(...) perf__skip(PERF__HERE, __VA_ARGS__)
-/* Skips the test unless at least n CUDA devices are usable. */
+/* Skips the test unless at least n CUDA devices are usable. A test needs
+ * it only for n >= 2: any CUDA call checked with PERF_CUDA (or a
+ * PERF_ALLOC_*, or a claim on GPU work) skips the test when there is no
+ * CUDA device, with the reason. */
 #define PERF_REQUIRE_GPUS(n) perf__require_gpus((n), PERF__HERE)
 /* Ends the test as FAILED, naming the call and the CUDA error, when call does
  * not return cudaSuccess; "no device" errors skip the test instead. */

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/clock.h"
 
+#include "perfgate.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -17,9 +19,9 @@ double perf__clock_now(void)
 }
 
 /* Never fails. */
-const char *perf__clock_name(perf_clock c)
+const char *perf__clock_name(int clock)
 {
-  switch (c) {
+  switch ((perf_clock)clock) {
   case PERF_CLOCK_EVENTS:
     return "events";
   case PERF_CLOCK_WALL:

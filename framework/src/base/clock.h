@@ -2,11 +2,10 @@
 #ifndef PERF_CLOCK_H
 #define PERF_CLOCK_H
 
-#include "perfgate.h"
 
 /* The clock name used in every report ("events", "wall", "submit",
- * "device", "cold"). Never fails. */
-const char *perf__clock_name(perf_clock c);
+ * "device", "cold") of a perf_clock value. Never fails. */
+const char *perf__clock_name(int clock);
 
 /* Seconds on CLOCK_MONOTONIC; never fails on Linux. */
 double perf__clock_now(void);

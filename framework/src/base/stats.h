@@ -1,24 +1,11 @@
-/* stats.h — order statistics, a seeded RNG and the bootstrap interval for a ratio of medians. */
+/* stats.h — order statistics and the bootstrap interval for a ratio of medians. */
 #ifndef PERF_STATS_H
 #define PERF_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* xoshiro256** generator: deterministic for a given seed, so a verdict can be
- * reproduced with --seed. */
-typedef struct perf__rng {
-  uint64_t s[4];
-} perf__rng;
-
-void perf__rng_seed(perf__rng *r, uint64_t seed);
-uint64_t perf__rng_next(perf__rng *r);
-/* Uniform integer in [0, n); n must be > 0. */
-uint32_t perf__rng_below(perf__rng *r, uint32_t n);
-/* Uniform double in [0, 1). */
-double perf__rng_unit(perf__rng *r);
-/* Standard normal (Box-Muller). */
-double perf__rng_normal(perf__rng *r);
+#include "base/rng.h"
 
 /* k-th smallest (0-based) of v[0..n); reorders v. n > 0, k < n. */
 double perf__stats_select(double *v, size_t n, size_t k);

@@ -169,6 +169,23 @@ static int tap_redirect(perf__cli *cli, const char *prog)
   return 0;
 }
 
+/* The worker's options from the command line; runs as a worker until the
+ * supervisor closes the pipe. Returns its exit code. */
+static int serve_as_worker(const perf__cli *cli)
+{
+  perf__context_opts o = {
+      .budget_s = cli->budget_s,
+      .verbose = cli->verbose,
+      .seed = cli->seed,
+      .allow_no_sync_check = cli->allow_no_sync_check,
+      .baseline_dir = cli->baseline_dir,
+      .update_baselines = cli->update_baselines,
+      .baseline_check_all = cli->baseline_check_all,
+      .strict_improvements = cli->strict_improvements,
+  };
+  return perf__worker_main(&o, cli->worker_in, cli->worker_out);
+}
+
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
@@ -179,7 +196,7 @@ int perf_main(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", prog, err);
     return 2;
   }
-  if (cli.worker_in >= 0) return perf__worker_main(&cli);
+  if (cli.worker_in >= 0) return serve_as_worker(&cli);
   if (cli.help) {
     perf__options_help(stdout, prog);
     return 0;

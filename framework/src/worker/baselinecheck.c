@@ -14,7 +14,7 @@
 #include "base/stats.h"
 #include "base/status.h"
 #include "worker/sweep.h"
-#include "worker/test.h"
+#include "worker/context.h"
 #include "worker/workload.h"
 
 /* This machine as host-only work sees it (0) and as GPU work sees it (1). */
@@ -48,7 +48,7 @@ static void warn_differences(const struct machine *m)
                                used ? ", " : "", *k, was, is);
   }
   if (used)
-    perf__line(PERF__NOTICE, "warning: this machine differs from %s: %s",
+    perf__context_line(PERF__NOTICE, "warning: this machine differs from %s: %s",
                m->path, diff);
 }
 
@@ -60,14 +60,14 @@ static struct machine *machine(int k)
   m->loaded = 1;
   perf__baseline_init(&m->now);
   if (!k || perf__fingerprint_gpu(&m->now)) perf__fingerprint_host(&m->now);
-  perf__fingerprint_path(perf__wopt.baseline_dir, &m->now, m->path, sizeof m->path);
+  perf__fingerprint_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
   int r = perf__baseline_load(m->path, &m->file, m->err, sizeof m->err);
   m->exists = r == 0;
   m->bad = r && !(r == PERF__EIO && errno == ENOENT);
   if (m->exists)
     warn_differences(m);
-  else if (!m->bad && !perf__wopt.update_baselines)
-    perf__line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
+  else if (!m->bad && !perf__context_opt.update_baselines)
+    perf__context_line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
                "exist; baseline checks are skipped. Create it with make "
                "baseline-update.", perf__fingerprint_model(&m->now), m->path);
   return m;
@@ -91,7 +91,7 @@ static void send_fingerprint(struct machine *m)
   for (size_t i = 0; i < m->now.nfp && u < sizeof line; i++)
     u += (size_t)snprintf(line + u, sizeof line - u, "\t%s\t%s", m->now.fp[i].key,
                           m->now.fp[i].value);
-  perf__line(PERF__RECORD, "%s", line);
+  perf__context_line(PERF__RECORD, "%s", line);
 }
 
 /* The entry's name: the workload's, with the sweep point inside a sweep
@@ -109,10 +109,10 @@ static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples)
 {
   char test[200], name[96], k[160];
-  clean(test, sizeof test, perf__test_name());
+  clean(test, sizeof test, perf__context_name());
   clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
-  perf__line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld", m->path, test,
+  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld", m->path, test,
              name, perf__clock_name(w->perf__state->clock), median, mad, samples);
 }
 
@@ -123,24 +123,24 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
 {
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
-  const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__test_name(), k) : NULL;
+  const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__context_name(), k) : NULL;
   if (!e) {
-    perf__test_baseline_state(1);
+    perf__context_baseline_state(1);
     if (!quiet_if_missing)
-      perf__line(PERF__DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
-                 head, perf__test_name(), k, m->path);
+      perf__context_line(PERF__DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
+                 head, perf__context_name(), k, m->path);
     return PERF__SKIP;
   }
   const char *clock = perf__clock_name(w->perf__state->clock);
   if (strcmp(e->clock, clock))
-    perf__test_end(PERF__ERROR, 0, "%s: measured with the %s clock, the baseline "
+    perf__context_end(PERF__ERROR, 0, "%s: measured with the %s clock, the baseline "
                    "entry with %s", head, clock, e->clock);
   double rel;
   perf__baseline_change c = perf__baseline_compare(e, median, mad, samples, &rel);
-  perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__wopt.strict_improvements)
+  perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
   char now[32], was[32], how[400];
-  perf__line(PERF__DETAIL,
+  perf__context_line(PERF__DETAIL,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
              "%+.1f%%, tolerance %.1f%%, %ld samples (baseline %ld), %s",
              head, perf__status_word(o),
@@ -156,19 +156,19 @@ static struct machine *machine_of(const perf_workload *w)
 {
   struct machine *m = machine(w->perf__state->uses_gpu);
   if (m->bad) {
-    perf__test_baseline_state(2);
-    perf__test_end(PERF__ERROR, 0, "%s", m->err);
+    perf__context_baseline_state(2);
+    perf__context_end(PERF__ERROR, 0, "%s", m->err);
   }
   return m;
 }
 
-/* See blcheck.h. */
+/* See baselinecheck.h. */
 void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
                         long samples)
 {
-  if (!perf__wopt.update_baselines && !perf__wopt.baseline_check_all) return;
+  if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
   struct machine *m = machine_of(w);
-  if (perf__wopt.update_baselines) {
+  if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, samples);
     return;
   }
@@ -177,19 +177,26 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
   snprintf(head, sizeof head, "BASELINE(%s) (--baseline-check=all)%s", w->name,
            perf__sweep_tag(tag, sizeof tag));
   perf__outcome o = compare(m, w, head, median, mad, samples, 1);
-  if (o != PERF__SKIP) perf__test_claim(o, "%s: %s", head, perf__status_word(o));
+  if (o != PERF__SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
-/* See blcheck.h. */
+/* See baselinecheck.h. */
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__verdict_result *r)
+{
+  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds);
+  if (b != a) perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds);
+}
+
+/* See baselinecheck.h. */
 void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio)
 {
-  if (!perf__wopt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
+  if (!perf__context_opt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
   struct machine *m = machine_of(any);
   char test[200], c[200];
-  clean(test, sizeof test, perf__test_name());
+  clean(test, sizeof test, perf__context_name());
   clean(c, sizeof c, claim);
   send_fingerprint(m);
-  perf__line(PERF__RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
+  perf__context_line(PERF__RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
 }
 
 enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
@@ -204,7 +211,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   char tag[96];
   snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
            perf__sweep_tag(tag, sizeof tag));
-  double budget = perf__wopt.budget_s;
+  double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
   for (double t0 = perf__clock_now(); n < MAX_SAMPLES && (n < MIN_SAMPLES || perf__clock_now() - t0 < budget); n++) {
@@ -214,21 +221,21 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   struct machine *m = machine_of(w);
-  if (perf__wopt.update_baselines) {
+  if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, n);
     char now[32];
-    perf__line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d samples)",
+    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d samples)",
                head, perf__units_time(now, sizeof now, median),
                perf__clock_name(w->perf__state->clock), n);
-    perf__test_claim(PERF__PASS, "%s", head);
+    perf__context_claimf(PERF__PASS, "%s", head);
     return 1;
   }
   perf__outcome o = compare(m, w, head, median, mad, n, 0);
   if (o == PERF__SKIP) {
-    perf__test_skipped_check("%s: no baseline entry", head);
+    perf__context_skipped_check("%s: no baseline entry", head);
     return 0;
   }
-  perf__test_claim(o, "%s: %s", head, perf__status_word(o));
-  if (o != PERF__PASS && fatal) perf__test_end(PERF__FAIL, 0, "%s: FAIL", head);
+  perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+  if (o != PERF__PASS && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
   return o == PERF__PASS;
 }

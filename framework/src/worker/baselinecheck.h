@@ -3,11 +3,15 @@
 #define PERF_BASELINECHECK_H
 
 #include "perfgate.h"
+#include "worker/verdict.h"
 
 /* A workload measured by a ratio claim: recorded with --update-baselines,
  * compared with --baseline-check=all (when its entry exists). */
 void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
                         long samples);
+/* Both workloads of a comparison r decided (once when a == b), as
+ * perf__baselinecheck_measured. */
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__verdict_result *r);
 /* A ratio claim's measured ratio: recorded with --update-baselines. */
 void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);
 

@@ -1,23 +1,21 @@
-/* compare.c — the FASTER and SIMILAR claims: prepare both workloads, sample ABBA rounds, decide, report. */
+/* compare.c — comparing two workloads: prepare both, sample ABBA rounds until the verdict rule decides, the verdict line, the measurement record. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/compare.h"
+
 #include "base/clock.h"
+#include "base/status.h"
 #include "base/units.h"
+#include "worker/context.h"
 #include "worker/gpu.h"
-#include "base/json.h"
 #include "worker/gpuwatch.h"
 #include "worker/nvtx.h"
-#include "perfgate.h"
-#include "worker/baselinecheck.h"
-#include "worker/verdict.h"
-#include "base/status.h"
 #include "worker/sweep.h"
 #include "worker/syncdetect.h"
-#include "worker/test.h"
-#include "worker/compare.h"
 #include "worker/workload.h"
 
 /* Every sample of one workload, per iteration, in the order taken. */
@@ -69,8 +67,9 @@ static void free_samples(pair *p)
   }
 }
 
-/* See verdict.h. */
-void perf__compare_release(void)
+/* The release hook: frees the samples of a claim that a longjmp (CUDA
+ * error, fatal check in a workload) left unfinished. Never fails. */
+static void release(void)
 {
   free_samples(&live);
   perf__verdict_release();
@@ -145,23 +144,13 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
 static void trace(void *ctx, const perf__verdict_result *r)
 {
   (void)ctx;
-  perf__line(PERF__VERBOSE, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
+  perf__context_line(PERF__VERBOSE, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
              r->looks, r->rounds, r->ratio, r->lo, r->hi,
              r->verdict == PERF__INCONCLUSIVE ? "continue"
                                               : perf__status_word(r->verdict));
 }
 
-/* The claim's requirement, e.g. "needs >= 1.300x". */
-static void requirement(const perf__claim *c, char *buf, size_t len)
-{
-  if (c->kind == PERF__CLAIM_FASTER)
-    snprintf(buf, len, "needs >= %.3fx", c->threshold);
-  else
-    snprintf(buf, len, "needs within [%.3f, %.3f]", 1 / (1 + c->threshold),
-             1 + c->threshold);
-}
-
-/* See verdict.h. */
+/* See compare.h. */
 void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
                           const perf_workload *b, const perf__compared *m)
@@ -170,7 +159,7 @@ void perf__compare_print(const char *head, const char *word, const char *need,
   char ma[32], mb[32], how[400];
   perf__units_time(ma, sizeof ma, r->med_a);
   perf__units_time(mb, sizeof mb, r->med_b);
-  perf__line(PERF__DETAIL,
+  perf__context_line(PERF__DETAIL,
              "%s: %s: %s %s vs %s %s per iteration (%s); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
              "look%s, %.2f s%s%s",
@@ -181,8 +170,8 @@ void perf__compare_print(const char *head, const char *word, const char *need,
              m->disturbed);
 }
 
-/* The claim without its location: "FASTER(a, b, 2)". */
-static const char *claim_text(const char *head)
+/* See compare.h. */
+const char *perf__compare_claim_text(const char *head)
 {
   static char buf[300];
   snprintf(buf, sizeof buf, "%s", head);
@@ -191,101 +180,98 @@ static const char *claim_text(const char *head)
   return buf;
 }
 
-/* The GPU watch's members: SM clock after each sample (null: unknown), the
- * throttled samples this claim discarded and kept (counts since `before`),
- * and the reasons seen in this test. */
-static void watch_json(perf__json *j, const perf_workload *w, const samples *s,
-                       const perf__retake *before)
+/* strdup that takes NULL; NULL without memory (the record is then short
+ * of the string, the verdict is not affected). */
+static char *dup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* A copy of n doubles (NULL without memory or when n == 0). */
+static double *dup_times(const double *v, size_t n)
+{
+  double *c = n ? malloc(n * sizeof *c) : NULL;
+  if (c) memcpy(c, v, n * sizeof *c);
+  return c;
+}
+
+/* The GPU watch's part of a workload's record: SM clock after each sample
+ * (0: unknown), the throttled samples this claim discarded and kept (counts
+ * since `before`), and the reasons seen in this test. */
+static void watch_record(perf__claimrec_workload *o, const perf_workload *w, const samples *s,
+                         const perf__retake *before)
 {
   const perf__wstate *st = w->perf__state;
   char names[120];
   if (!st->watched) return;
-  perf__json_raw(j, ", \"sm_clock_mhz\": [");
-  for (size_t i = 0; i < s->n; i++) {
-    if (i) perf__json_raw(j, ", ");
-    if (s->mhz[i])
-      perf__json_raw(j, "%u", s->mhz[i]);
-    else
-      perf__json_raw(j, "null");
-  }
-  perf__json_raw(j, "], \"throttled_discarded\": %ld, \"throttled_kept\": %ld, "
-                 "\"throttle_reasons\": ",
-                 st->rt.throttled_discarded - before->throttled_discarded,
-                 st->rt.throttled_kept - before->throttled_kept);
-  perf__json_str(j, perf__gpuwatch_reason_names(st->throttle_seen, names, sizeof names));
+  o->watched = 1;
+  o->sm_clock_mhz = s->n ? malloc(s->n * sizeof *o->sm_clock_mhz) : NULL;
+  if (o->sm_clock_mhz) memcpy(o->sm_clock_mhz, s->mhz, s->n * sizeof *o->sm_clock_mhz);
+  o->throttled_discarded = st->rt.throttled_discarded - before->throttled_discarded;
+  o->throttled_kept = st->rt.throttled_kept - before->throttled_kept;
+  o->throttle_reasons = dup(perf__gpuwatch_reason_names(st->throttle_seen, names, sizeof names));
 }
 
 /* Where the workload's GPU work went and what its clock waited for. */
-static void route_json(perf__json *j, const perf_workload *w)
+static void route_record(perf__claimrec_workload *o, const perf_workload *w)
 {
   static const char *const waits[] = {"nothing", "stream", "device", "?"};
   const perf__routing *r = &w->perf__state->route;
-  perf__json_raw(j, ", \"waits_for\": \"%s\", \"gpu_work_checked\": %s, "
-                 "\"undeclared_streams\": %s, \"gpu_work\": ",
-                 waits[r->route], r->checked ? "true" : "false",
-                 r->undeclared ? "true" : "false");
-  perf__json_str(j, !r->checked     ? r->why_not
+  o->waits_for = dup(waits[r->route]);
+  o->gpu_work_checked = r->checked;
+  o->undeclared_streams = r->undeclared;
+  o->gpu_work = dup(!r->checked     ? r->why_not
                     : r->summary[0] ? r->summary
                                     : "none (no CUDA context in the process)");
 }
 
-static void workload_json(perf__json *j, const perf_workload *w, double med, double mad,
-                          const double *ci, const samples *s, const perf__retake *before)
+/* One workload's part of the claim's record. */
+static void workload_record(perf__claimrec_workload *o, const perf_workload *w, double med,
+                            double mad, const double *ci, const samples *s,
+                            const perf__retake *before)
 {
-  perf__json_raw(j, "{\"name\": ");
-  perf__json_str(j, w->name);
-  perf__json_raw(j, ", \"median_s\": ");
-  perf__json_num(j, med);
-  perf__json_raw(j, ", \"median_interval_s\": [");
-  perf__json_num(j, ci[0]);
-  perf__json_raw(j, ", ");
-  perf__json_num(j, ci[1]);
-  perf__json_raw(j, "], \"median_confidence\": ");
-  perf__json_num(j, 1 - PERF__MEDIAN_LEVEL);
-  perf__json_raw(j, ", \"mad_s\": ");
-  perf__json_num(j, mad);
-  perf__json_raw(j, ", \"cold_start_s\": ");
-  perf__json_num(j, w->perf__state->cold_s);
-  perf__json_raw(j, ", \"iterations_per_sample\": %ld, \"samples_s\": [", w->perf__state->batch);
-  for (size_t i = 0; i < s->n; i++) {
-    if (i) perf__json_raw(j, ", ");
-    perf__json_num(j, s->t[i]);
-  }
-  perf__json_raw(j, "]");
-  route_json(j, w);
-  watch_json(j, w, s, before);
-  perf__json_raw(j, "}");
+  *o = (perf__claimrec_workload){
+      .name = dup(w->name),
+      .median_s = med,
+      .median_interval_s = {ci[0], ci[1]},
+      .median_confidence = 1 - PERF__MEDIAN_LEVEL,
+      .mad_s = mad,
+      .cold_start_s = w->perf__state->cold_s,
+      .iterations_per_sample = w->perf__state->batch,
+      .samples_s = dup_times(s->t, s->n),
+  };
+  o->nsamples = o->samples_s ? s->n : 0;
+  route_record(o, w);
+  watch_record(o, w, s, before);
 }
 
-/* The measurement members of a claim's record: clock, both workloads with
+/* The sweep point the claim was made at, if any. */
+static void sweep_record(perf__claimrec_sweep *o)
+{
+  if (!perf__sweep_active()) return;
+  *o = (perf__claimrec_sweep){1, dup(perf__sweep_var()), perf__sweep_value(),
+                              perf__sweep_index(), perf__sweep_points()};
+}
+
+/* The measurement part of a claim's record: clock, both workloads with
  * every sample (seconds per iteration), the ratio and its interval; the
- * sweep point inside a sweep. NULL without memory. */
-static char *measurement_json(const char *kind, const perf__claim *c, const pair *p,
-                              const perf__compared *m)
+ * sweep point inside a sweep. */
+static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__claim *c,
+                               const pair *p, const perf__compared *m)
 {
   const perf__verdict_result *r = &m->r;
-  perf__json j = {0};
-  perf__json_raw(&j, ", \"kind\": \"%s\", \"clock\": \"%s\", \"threshold\": ", kind,
-                 perf__clock_name(p->a->perf__state->clock));
-  perf__json_num(&j, c->threshold);
-  perf__json_raw(&j, ", \"ratio\": ");
-  perf__json_num(&j, r->ratio);
-  perf__json_raw(&j, ", \"interval\": [");
-  perf__json_num(&j, r->lo);
-  perf__json_raw(&j, ", ");
-  perf__json_num(&j, r->hi);
-  perf__json_raw(&j, "], \"confidence\": ");
-  perf__json_num(&j, 1 - r->level);
-  perf__json_raw(&j, ", \"rounds\": %d, \"looks\": %d, \"budget_stretched\": %s, "
-                 "\"seconds\": ", r->rounds, r->looks, r->stretched ? "true" : "false");
-  perf__json_num(&j, r->seconds);
-  perf__json_raw(&j, ", \"a\": ");
-  workload_json(&j, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
-  perf__json_raw(&j, ", \"b\": ");
-  workload_json(&j, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
-  perf__sweep_json(&j);
-  if (j.oom) perf__json_free(&j);
-  return j.oom ? NULL : j.s;
+  *o = (perf__claimrec_ratio){
+      .kind = dup(kind),
+      .clock = dup(perf__clock_name(p->a->perf__state->clock)),
+      .threshold = c->threshold,
+      .ratio = r->ratio,
+      .interval = {r->lo, r->hi},
+      .confidence = 1 - r->level,
+      .rounds = r->rounds,
+      .looks = r->looks,
+      .budget_stretched = r->stretched,
+      .seconds = r->seconds,
+  };
+  workload_record(&o->a, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
+  workload_record(&o->b, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
+  sweep_record(&o->sweep);
 }
 
 /* A workload's median interval from its round values (whose median is the
@@ -302,14 +288,14 @@ static void check_comparable(const char *head, const perf_workload *a,
 {
   perf_clock ca = a->perf__state->clock, cb = b->perf__state->clock;
   if (ca != cb)
-    perf__test_end(PERF__ERROR, 0,
+    perf__context_end(PERF__ERROR, 0,
                    "%s: cannot compare '%s' (%s clock) with '%s' (%s clock); "
                    "give both the same .clock",
                    head, a->name, perf__clock_name(ca), b->name,
                    perf__clock_name(cb));
 }
 
-/* See verdict.h. */
+/* See compare.h. */
 void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
                    double alpha_scale, const char *head, const char *an, const char *bn,
                    perf__compared *out)
@@ -318,111 +304,49 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__verdict_defaults(&cfg);
   memset(out, 0, sizeof *out);
   if (perf__syncdetect_in_check())
-    perf__test_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
+    perf__context_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
                    head);
+  perf__context_on_release(release);
   if (!a->name) a->name = an;
   if (!b->name) b->name = bn;
-  cfg.budget_s = perf__wopt.budget_s;
+  cfg.budget_s = perf__context_opt.budget_s;
   cfg.alpha *= alpha_scale;
   /* Enough time per sample that max_rounds rounds fill the budget: the
    * bootstrap's cost stays bounded however long the budget is. */
   double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
   double warm_cap = cfg.budget_s / 4;
-  perf__nvtx_push("%s: warm-up %s", claim_text(head), a->name);
+  perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), a->name);
   perf__workload_prepare(a, min_sample, warm_cap);
   perf__nvtx_pop();
   if (b != a) {
-    perf__nvtx_push("%s: warm-up %s", claim_text(head), b->name);
+    perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), b->name);
     perf__workload_prepare(b, min_sample, warm_cap);
     perf__nvtx_pop();
   }
   check_comparable(head, a, b);
 
   perf__rng rng;
-  perf__rng_seed(&rng, perf__wopt.seed);
+  perf__rng_seed(&rng, perf__context_opt.seed);
   free_samples(&live);
   pair *p = &live;
   *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
-  perf__rng_seed(&p->order, perf__wopt.seed + 1);
+  perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__verdict_result *r = &out->r;
-  perf__nvtx_push("%s: %s vs %s", claim_text(head), a->name, b->name);
-  int err = perf__verdict_run(&cfg, &c, abba, perf__wopt.verbose ? trace : NULL,
+  perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
+  int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
   perf__nvtx_pop();
   if (err) {
     free_samples(p);
     if (p->err) perf__gpu_end(p->err, p->why);
-    perf__test_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
+    perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
   disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
-  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds);
-  if (b != a) perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds);
-  out->json = measurement_json(kind, &c, p, out);
+  measurement_record(&out->rec, kind, &c, p, out);
   free_samples(p);
 }
 
-/* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal
- * failure, a CUDA error, a missing device or misuse. */
-static int run_claim(perf_workload *a, perf_workload *b, perf__claim c,
-                     const char *head, const char *an, const char *bn,
-                     int fatal)
-{
-  perf__compared m;
-  const char *kind = c.kind == PERF__CLAIM_FASTER ? "FASTER" : "SIMILAR";
-  perf__compare_run(a, b, c, kind, 1.0, head, an, bn, &m);
-  char word[96], need[64];
-  if (m.r.verdict == PERF__INCONCLUSIVE && m.r.why)
-    snprintf(word, sizeof word, "%s (%s)", perf__status_word(m.r.verdict), m.r.why);
-  else
-    snprintf(word, sizeof word, "%s", perf__status_word(m.r.verdict));
-  requirement(&c, need, sizeof need);
-  perf__compare_print(head, word, need, c.kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
-                       a, b, &m);
-  char key[400], tag[96];
-  snprintf(key, sizeof key, "%s%s", claim_text(head), perf__sweep_tag(tag, sizeof tag));
-  perf__baselinecheck_ratio(a, key, m.r.ratio);
-  if (m.json) perf__test_claim_data(m.json);
-  free(m.json);
-  perf__outcome v = m.r.verdict;
-  perf__test_claim(v, "%s: %s", head, perf__status_word(v));
-  if (v != PERF__PASS && fatal)
-    perf__test_end(PERF__FAIL, 0, "%s: %s", head, perf__status_word(v));
-  return v == PERF__PASS;
-}
-
-/* Public: PERF_EXPECT_FASTER / PERF_ASSERT_FASTER. */
-int perf__faster(perf_workload *a, perf_workload *b, double factor,
-                 const char *an, const char *bn, const char *file, int line,
-                 int fatal)
-{
-  char head[300];
-  char tag[96];
-  snprintf(head, sizeof head, "FASTER(%s, %s, %g) at %s:%d%s", an, bn, factor,
-           file, line, perf__sweep_tag(tag, sizeof tag));
-  if (!(factor > 0 && isfinite(factor)))
-    perf__test_end(PERF__ERROR, 0, "%s: the factor must be a positive number",
-                   head);
-  return run_claim(a, b, (perf__claim){PERF__CLAIM_FASTER, factor}, head, an,
-                   bn, fatal);
-}
-
-/* Public: PERF_EXPECT_SIMILAR / PERF_ASSERT_SIMILAR. */
-int perf__similar(perf_workload *a, perf_workload *b, double tolerance,
-                  const char *an, const char *bn, const char *file, int line,
-                  int fatal)
-{
-  char head[300];
-  char tag[96];
-  snprintf(head, sizeof head, "SIMILAR(%s, %s, %g) at %s:%d%s", an, bn,
-           tolerance, file, line, perf__sweep_tag(tag, sizeof tag));
-  if (!(tolerance > 0 && isfinite(tolerance)))
-    perf__test_end(PERF__ERROR, 0,
-                   "%s: the tolerance must be a positive number (0.05 = 5 %%)",
-                   head);
-  return run_claim(a, b, (perf__claim){PERF__CLAIM_SIMILAR, tolerance}, head,
-                   an, bn, fatal);
-}

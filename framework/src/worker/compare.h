@@ -2,6 +2,7 @@
 #ifndef PERF_COMPARE_H
 #define PERF_COMPARE_H
 
+#include "base/claimrec.h"
 #include "perfgate.h"
 #include "worker/verdict.h"
 
@@ -13,17 +14,16 @@ typedef struct perf__compared {
   double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
                               over its samples); NaN when unknown */
   char disturbed[400];     /* "; ..." for the verdict line, or "" */
-  char *json;              /* the claim record's measurement members
-                              (malloc'd), NULL without memory */
+  perf__claimrec_ratio rec; /* the measurement for the claim's record
+                               (owned: the caller hands it to a record) */
 } perf__compared;
 
 /* Measures a against b for claim c: prepares both (naming them an and bn
  * when unnamed), samples ABBA rounds until a look decides c or the budget
- * runs out, at alpha_scale times the default error rate, and records both
- * for baselines. kind names the claim in the record. Ends the test on a
- * CUDA error (FAIL), a missing device (SKIP), misuse (ERROR: different
- * clocks, inside a sync check) or a failed bootstrap (FAIL). The caller
- * frees out->json. */
+ * runs out, at alpha_scale times the default error rate. kind names the
+ * claim in the record. Ends the test on a CUDA error (FAIL), a missing
+ * device (SKIP), misuse (ERROR: different clocks, inside a sync check) or a
+ * failed bootstrap (FAIL). The caller owns out->rec. */
 void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
                    double alpha_scale, const char *head, const char *an, const char *bn,
                    perf__compared *out);
@@ -34,8 +34,8 @@ void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
                           const perf_workload *b, const perf__compared *m);
 
-/* Frees the samples of a claim that a longjmp (CUDA error, fatal check in
- * a workload) left unfinished; called after every test. Never fails. */
-void perf__compare_release(void);
+/* The claim without its location: "FASTER(a, b, 2)" from "FASTER(a, b, 2)
+ * at f.c:9"; a static buffer, valid until the next call. Never fails. */
+const char *perf__compare_claim_text(const char *head);
 
 #endif

@@ -1,4 +1,5 @@
 /* crossover.c — PERF_EXPECT_CROSSOVER: one comparison per sweep point, then where a overtakes b. */
+#define _POSIX_C_SOURCE 200809L
 #include "worker/crossover.h"
 
 #include <math.h>
@@ -6,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/claimrec.h"
 #include "base/clock.h"
-#include "base/json.h"
 #include "perfgate.h"
-#include "worker/sweep.h"
-#include "worker/test.h"
+#include "worker/baselinecheck.h"
 #include "worker/compare.h"
+#include "worker/context.h"
+#include "worker/sweep.h"
 #include "worker/workload.h"
 
 enum { MAX_SITES = 16 };
@@ -27,7 +29,7 @@ typedef struct site {
   double seconds;
   char clock[16];
   perf__xpoint pt[PERF__SWEEP_MAX];
-  char *json[PERF__SWEEP_MAX]; /* each point's measurement members */
+  perf__claimrec_point *rec;   /* each point's record (PERF__SWEEP_MAX) */
   size_t n, last;              /* points; sweep index of the last one */
 } site;
 
@@ -35,10 +37,12 @@ static site sites[MAX_SITES];
 static size_t nsites;
 
 /* Never fails. */
-void perf__crossover_reset(void)
+static void reset(void)
 {
-  for (size_t s = 0; s < nsites; s++)
-    for (size_t i = 0; i < sites[s].n; i++) free(sites[s].json[i]);
+  for (size_t s = 0; s < nsites; s++) {
+    perf__claimrec r = {.points = sites[s].rec, .npoints = sites[s].rec ? sites[s].n : 0};
+    perf__claimrec_free(&r);
+  }
   memset(sites, 0, sizeof sites);
   nsites = 0;
 }
@@ -140,40 +144,30 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
            "and points whose interval straddles a margin, leave it open)", an, where, lo, hi);
 }
 
-/* The claim's record: its points with their measurements, the bracket and
- * the estimate. Sent with the next perf__test_claim. */
-static void record(const site *s, const perf__xdecision *d)
+/* Sends the claim's record (its points with their measurements, the
+ * bracket and the estimate; it takes the points) and counts the claim.
+ * Never fails (without memory the record is short of strings). */
+static void record(site *s, const perf__xdecision *d, const char *msg)
 {
-  perf__json j = {0};
-  perf__json_raw(&j, ", \"kind\": \"CROSSOVER\", \"clock\": \"%s\", \"param\": ", s->clock);
-  perf__json_str(&j, s->var);
-  perf__json_raw(&j, ", \"a_name\": ");
-  perf__json_str(&j, s->an);
-  perf__json_raw(&j, ", \"b_name\": ");
-  perf__json_str(&j, s->bn);
-  perf__json_raw(&j, ", \"tie\": ");
-  perf__json_num(&j, s->tie);
-  perf__json_raw(&j, ", \"range\": [");
-  perf__json_num(&j, s->lo);
-  perf__json_raw(&j, ", ");
-  perf__json_num(&j, s->hi);
-  perf__json_raw(&j, "], \"bracket\": [");
-  perf__json_num(&j, d->slow_max);
-  perf__json_raw(&j, ", ");
-  perf__json_num(&j, d->fast_min);
-  perf__json_raw(&j, "], \"estimate\": ");
-  perf__json_num(&j, d->estimate);
-  perf__json_raw(&j, ", \"seconds\": ");
-  perf__json_num(&j, s->seconds);
-  perf__json_raw(&j, ", \"points\": [");
-  for (size_t i = 0; i < s->n; i++) {
-    static const char *side[] = {"slower", "undecided", "faster", "tied"};
-    perf__json_raw(&j, "%s{\"x\": %.17g, \"side\": \"%s\"%s}", i ? ", " : "", s->pt[i].x,
-                   side[s->pt[i].side + 1], s->json[i] ? s->json[i] : "");
-  }
-  perf__json_raw(&j, "]");
-  if (!j.oom) perf__test_claim_data(j.s);
-  perf__json_free(&j);
+  perf__claimrec r = {
+      .message = strdup(msg),
+      .outcome = d->verdict,
+      .kind = PERF__CLAIMREC_CROSSOVER,
+      .clock = strdup(s->clock),
+      .param = strdup(s->var),
+      .a_name = strdup(s->an),
+      .b_name = strdup(s->bn),
+      .tie = s->tie,
+      .range = {s->lo, s->hi},
+      .bracket = {d->slow_max, d->fast_min},
+      .estimate = d->estimate,
+      .seconds = s->seconds,
+      .points = s->rec,
+      .npoints = s->n,
+  };
+  s->rec = NULL;
+  perf__context_claim(&r);
+  perf__claimrec_free(&r);
 }
 
 /* Decides s, reports it and counts it as a claim; returns 1 when it held.
@@ -187,21 +181,26 @@ static int decide(site *s)
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
-  perf__line(PERF__DETAIL, "%s: %s: %s; %s; %zu points (tied within %.3g%%), %s clock, "
+  perf__context_line(PERF__DETAIL, "%s: %s: %s; %s; %zu points (tied within %.3g%%), %s clock, "
              "%.2f s", s->head, perf__status_word(d.verdict), d.why, est, s->n,
              100 * s->tie, s->clock, s->seconds);
-  record(s, &d);
-  perf__test_claim(d.verdict, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  record(s, &d, msg);
   if (d.verdict != PERF__PASS && s->fatal)
-    perf__test_end(PERF__FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+    perf__context_end(PERF__FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
   return d.verdict == PERF__PASS;
 }
 
-/* Never fails itself; a fatal claim may end the test. */
-void perf__crossover_finish(void)
+/* The sweep passed its last point: decides every claim not decided at
+ * that point (a `continue` skipped it there), then forgets them all. Never
+ * fails itself; a fatal claim may end the test (the release hook then
+ * forgets them). */
+static void sweep_ended(void)
 {
   for (size_t i = 0; i < nsites; i++)
     if (!sites[i].decided && sites[i].n) decide(&sites[i]);
+  reset();
 }
 
 /* The site of this call, created at its first point. Ends the test as ERROR
@@ -213,13 +212,18 @@ static site *site_of(const char *file, int line, const char *head)
     site *s = &sites[i];
     if (s->line != line || strcmp(s->file, file)) continue;
     if (s->n && s->last == at)
-      perf__test_end(PERF__ERROR, 0, "%s: runs twice at one sweep point", head);
+      perf__context_end(PERF__ERROR, 0, "%s: runs twice at one sweep point", head);
     return s;
   }
   if (nsites == MAX_SITES)
-    perf__test_end(PERF__ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
+    perf__context_end(PERF__ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
                    MAX_SITES);
-  site *s = &sites[nsites++];
+  perf__sweep_on_end(sweep_ended);
+  perf__context_on_release(reset);
+  site *s = &sites[nsites];
+  s->rec = calloc(PERF__SWEEP_MAX, sizeof *s->rec);
+  if (!s->rec) perf__context_end(PERF__FAIL, 0, "%s: out of memory", head);
+  nsites++;
   s->file = file;
   s->line = line;
   snprintf(s->head, sizeof s->head, "%s", head);
@@ -231,14 +235,14 @@ static void check_use(const char *head, long value, double lo, double hi, double
                       const char *var)
 {
   if (!(tie >= 0 && tie < 1))
-    perf__test_end(PERF__ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
+    perf__context_end(PERF__ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
   if (!perf__sweep_active())
-    perf__test_end(PERF__ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
+    perf__context_end(PERF__ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
   if (value != perf__sweep_value())
-    perf__test_end(PERF__ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
+    perf__context_end(PERF__ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
                    "sweep variable", head, var, value, perf__sweep_var(), perf__sweep_value());
   if (!(isfinite(lo) && isfinite(hi) && lo < hi))
-    perf__test_end(PERF__ERROR, 0, "%s: the range must be finite with lo < hi", head);
+    perf__context_end(PERF__ERROR, 0, "%s: the range must be finite with lo < hi", head);
 }
 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
@@ -251,12 +255,13 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
            file, line);
   check_use(head, value, lo, hi, tie, var);
-  if (a == b) perf__test_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
+  if (a == b) perf__context_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
   site *s = site_of(file, line, head);
   snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
   perf__compared m;
   perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
-                1.0 / (double)perf__sweep_points(), at, an, bn, &m);
+                    1.0 / (double)perf__sweep_points(), at, an, bn, &m);
+  perf__baselinecheck_pair(a, b, &m.r);
   perf__side side = perf__verdict_side(tie, m.r.lo, m.r.hi);
   static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
   char word[160], need[120];
@@ -274,7 +279,8 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   s->fatal = fatal;
   snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
   s->pt[s->n] = (perf__xpoint){(double)value, side, m.r.ratio};
-  s->json[s->n++] = m.json;
+  static const char *const side_word[] = {"slower", "undecided", "faster", "tied"};
+  s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(side_word[side + 1]), 1, m.rec};
   s->last = perf__sweep_index();
   s->seconds += m.r.seconds;
   if (perf__sweep_index() + 1 < perf__sweep_points()) return 1;

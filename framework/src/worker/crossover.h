@@ -31,10 +31,4 @@ void perf__crossover_decide(const perf__xpoint *p, size_t n, double lo, double h
                             const char *an, const char *bn, const char *var,
                             perf__xdecision *d);
 
-/* Forgets the claims of the last sweep (frees their records). */
-void perf__crossover_reset(void);
-/* Decides every claim of the sweep that ended and was not decided at its
- * last point; may end the test (an ASSERT that did not hold). */
-void perf__crossover_finish(void);
-
 #endif

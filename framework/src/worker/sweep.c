@@ -2,12 +2,12 @@
 #include "worker/sweep.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "worker/crossover.h"
 #include "perfgate.h"
 #include "base/status.h"
-#include "worker/test.h"
+#include "worker/context.h"
 
 static struct {
   int active;
@@ -16,11 +16,34 @@ static struct {
   size_t n, at;
 } sw;
 
-/* Never fails. */
-void perf__sweep_reset(void)
+enum { MAX_END_HOOKS = 4 };
+static void (*end_hooks[MAX_END_HOOKS])(void);
+static size_t nend_hooks;
+
+/* Aborts beyond MAX_END_HOOKS (a framework bug). */
+void perf__sweep_on_end(void (*hook)(void))
 {
+  for (size_t i = 0; i < nend_hooks; i++)
+    if (end_hooks[i] == hook) return;
+  if (nend_hooks == MAX_END_HOOKS) {
+    fprintf(stderr, "perfgate: more than %d sweep-end hooks\n", MAX_END_HOOKS);
+    abort();
+  }
+  end_hooks[nend_hooks++] = hook;
+}
+
+/* The end-of-test check: a sweep left by return or goto never ran its
+ * remaining points; the sweep is forgotten either way. Never fails. */
+static void abandoned(perf__context_result *res)
+{
+  int was = sw.active;
   sw.active = 0;
-  perf__crossover_reset();
+  if (was && res->outcome == PERF__PASS) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "a PERF_SWEEP was left early (return or goto): its remaining points "
+             "and crossover claims never ran");
+  }
 }
 
 int perf__sweep_active(void) { return sw.active; }
@@ -37,18 +60,6 @@ const char *perf__sweep_tag(char *buf, size_t len)
   return buf;
 }
 
-/* Never fails (json marks itself out of memory). */
-void perf__sweep_json(perf__json *j)
-{
-  if (!sw.active) return;
-  perf__json_raw(j, ", \"sweep\": {\"param\": ");
-  perf__json_str(j, sw.var);
-  perf__json_raw(j, ", \"value\": %ld, \"point\": %zu, \"points\": %zu}", sw.v[sw.at], sw.at,
-                 sw.n);
-}
-
-int perf__sweep_abandoned(void) { return sw.active; }
-
 /* The powers of two in [lo, hi]; ends the test as ERROR when there are none. */
 static void powers(long lo, long hi, const char *head)
 {
@@ -56,7 +67,7 @@ static void powers(long lo, long hi, const char *head)
   for (long p = 1; p > 0 && p <= hi; p = p > (1L << 61) ? -1 : 2 * p)
     if (p >= lo) sw.v[sw.n++] = p;
   if (sw.n == 0)
-    perf__test_end(PERF__ERROR, 0, "%s: PERF_POW2(%ld, %ld) holds no power of two", head, lo,
+    perf__context_end(PERF__ERROR, 0, "%s: PERF_POW2(%ld, %ld) holds no power of two", head, lo,
                    hi);
 }
 
@@ -67,20 +78,20 @@ perf__sweep perf__sweep_open(const char *var, perf_values values, const char *fi
   char head[300];
   snprintf(head, sizeof head, "PERF_SWEEP(%s) at %s:%d", var, file, line);
   if (sw.active)
-    perf__test_end(PERF__ERROR, 0, "%s: sweeps cannot nest (one over %s is running)", head,
+    perf__context_end(PERF__ERROR, 0, "%s: sweeps cannot nest (one over %s is running)", head,
                    sw.var);
   if (strlen(var) >= sizeof sw.var)
-    perf__test_end(PERF__ERROR, 0, "%s: the variable's name is too long", head);
+    perf__context_end(PERF__ERROR, 0, "%s: the variable's name is too long", head);
   if (values.list) {
     if (values.n == 0 || values.n > PERF__SWEEP_MAX)
-      perf__test_end(PERF__ERROR, 0, "%s: %zu values; a sweep takes 1 to %d", head, values.n,
+      perf__context_end(PERF__ERROR, 0, "%s: %zu values; a sweep takes 1 to %d", head, values.n,
                      PERF__SWEEP_MAX);
     memcpy(sw.v, values.list, values.n * sizeof *sw.v);
     sw.n = values.n;
   } else
     powers(values.pow2_lo, values.pow2_hi, head);
   snprintf(sw.var, sizeof sw.var, "%s", var);
-  perf__crossover_reset();
+  perf__context_on_check(abandoned);
   return (perf__sweep){0, 0};
 }
 
@@ -96,11 +107,11 @@ int perf__sweep_step(perf__sweep *s)
     sw.at++;
   if (sw.active && sw.at < sw.n) {
     s->value = sw.v[sw.at];
-    perf__test_new_point();
+    perf__context_new_generation();
     return 1;
   }
   sw.active = 0;
-  perf__crossover_finish();
-  perf__test_new_point();
+  for (size_t i = 0; i < nend_hooks; i++) end_hooks[i]();
+  perf__context_new_generation();
   return 0;
 }

@@ -4,12 +4,12 @@
 
 #include <stddef.h>
 
-#include "base/json.h"
-
 enum { PERF__SWEEP_MAX = 64 }; /* points in one sweep */
 
-/* Forgets any sweep (a new test begins, or the last one ended early). */
-void perf__sweep_reset(void);
+/* Registers hook to run when a sweep passes its last point, before the
+ * sweep statement ends (once per hook; up to 4; a framework bug aborts
+ * beyond). A hook may end the test (an ASSERT over the sweep). */
+void perf__sweep_on_end(void (*hook)(void));
 /* 1 while a sweep's body runs. */
 int perf__sweep_active(void);
 /* The sweep variable's name ("n"), or "" outside a sweep. */
@@ -20,10 +20,5 @@ size_t perf__sweep_index(void);
 size_t perf__sweep_points(void);
 /* " [n=256]" inside a sweep, "" outside; never fails (truncates). */
 const char *perf__sweep_tag(char *buf, size_t len);
-/* Appends ", \"sweep\": {\"param\": ..., \"value\": ...}" inside a sweep. */
-void perf__sweep_json(perf__json *j);
-/* 1 when the test left a sweep by return or goto (it was still open when
- * the body returned normally). */
-int perf__sweep_abandoned(void);
 
 #endif

@@ -15,7 +15,7 @@
 #include "worker/hostmem.h"
 #include "perfgate.h"
 #include "worker/synctable.h"
-#include "worker/test.h"
+#include "worker/context.h"
 
 enum { MAX_FINDINGS = 64, ITERS = PERF_SYNC_ITERATIONS };
 
@@ -128,13 +128,18 @@ int perf__syncdetect_used(void) { return det.ever; }
 /* Never fails. */
 int perf__syncdetect_in_check(void) { return det.open; }
 
-/* Never fails. */
-int perf__syncdetect_abandoned(void)
+/* The end-of-test check: a region left by return or goto was never
+ * checked, and its subscription must go. Never fails. */
+static void abandoned(perf__context_result *res)
 {
   int was = det.open;
   det.open = 0;
   perf__syncdetect_reset();
-  return was;
+  if (was && res->outcome == PERF__PASS) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "a PERF_NO_SYNC_IN region was left early (return or goto): it was never checked");
+  }
 }
 
 /* Starts a check; a check inside another would erase its findings and
@@ -142,9 +147,10 @@ int perf__syncdetect_abandoned(void)
 static void begin(const char *head)
 {
   if (det.open)
-    perf__test_end(PERF__ERROR, 0,
+    perf__context_end(PERF__ERROR, 0,
                    "%s: sync checks cannot nest (this one started inside "
                    "another)", head);
+  perf__context_on_check(abandoned);
   det.open = 1;
 }
 
@@ -211,12 +217,12 @@ static void publish(int iters, const char *who)
                                  .line = lines[i],
                                  .per_iteration = per_iter(f->count, iters)};
     counts(c, sizeof c, f->count, iters);
-    perf__line(PERF__DETAIL, "  %s (%s) x%s%s at %s%s%s", pub_api[i], f->why, c,
+    perf__context_line(PERF__DETAIL, "  %s (%s) x%s%s at %s%s%s", pub_api[i], f->why, c,
                iters > 1 ? " per iteration" : "", pub_where[i],
                f->site.inside[0] ? ", inside " : "", f->site.inside);
   }
   if (det.dropped)
-    perf__line(PERF__DETAIL, "  ... and %ld more host syncs at other sites",
+    perf__context_line(PERF__DETAIL, "  ... and %ld more host syncs at other sites",
                det.dropped);
 }
 
@@ -232,7 +238,7 @@ static int evaluate(const char *head, const char *who, int iters, int n,
   }
   char got[64];
   counts(got, sizeof got, total, iters);
-  perf__line(PERF__DETAIL,
+  perf__context_line(PERF__DETAIL,
              "%s: %s: %s host sync%s%s, %s %d; %d iteration%s checked "
              "(CUPTI callbacks, runtime and driver APIs; pass %.2f ms wall, "
              "of which attaching and detaching CUPTI %.2f ms)",
@@ -241,9 +247,9 @@ static int evaluate(const char *head, const char *who, int iters, int n,
              at_least ? "wanted at least" : "wanted exactly", n, iters,
              iters == 1 ? "" : "s", pass_s * 1e3, cupti_s * 1e3);
   publish(iters, who);
-  perf__test_claim(ok ? PERF__PASS : PERF__FAIL, "%s: %s host syncs%s", head,
+  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s: %s host syncs%s", head,
                    got, iters > 1 ? " per iteration" : "");
-  if (!ok && fatal) perf__test_end(PERF__FAIL, 0, "%s: FAIL", head);
+  if (!ok && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
   return ok;
 }
 
@@ -251,15 +257,15 @@ static int evaluate(const char *head, const char *who, int iters, int n,
 static int cannot_look(const char *head, const char *why, int fatal)
 {
   npub = 0;
-  if (perf__wopt.allow_no_sync_check) {
-    perf__line(PERF__DETAIL, "%s: SKIPPED: cannot look for host syncs: %s",
+  if (perf__context_opt.allow_no_sync_check) {
+    perf__context_line(PERF__DETAIL, "%s: SKIPPED: cannot look for host syncs: %s",
                head, why);
-    perf__test_skipped_check("%s: cannot look for host syncs", head);
+    perf__context_skipped_check("%s: cannot look for host syncs", head);
     return 0;
   }
-  perf__line(PERF__DETAIL, "%s: FAIL: cannot look for host syncs: %s", head, why);
-  perf__test_claim(PERF__FAIL, "%s: cannot look for host syncs: %s", head, why);
-  if (fatal) perf__test_end(PERF__FAIL, 0, "%s: cannot look for host syncs", head);
+  perf__context_line(PERF__DETAIL, "%s: FAIL: cannot look for host syncs: %s", head, why);
+  perf__context_claimf(PERF__FAIL, "%s: cannot look for host syncs: %s", head, why);
+  if (fatal) perf__context_end(PERF__FAIL, 0, "%s: cannot look for host syncs", head);
   return 0;
 }
 
@@ -317,7 +323,7 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
   snprintf(head, sizeof head, "SYNCS%s(%s, %d) at %s:%d",
            at_least ? "_AT_LEAST" : "", w->name ? w->name : wn, n, file, line);
   if (n < 0 || !w->fn)
-    perf__test_end(PERF__ERROR, 0, "%s: needs a workload and a count >= 0", head);
+    perf__context_end(PERF__ERROR, 0, "%s: needs a workload and a count >= 0", head);
   return check_workload(w, head, n, at_least, fatal);
 }
 
@@ -344,7 +350,7 @@ perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
   if (is_workload) {
     perf_workload *w = is_workload == 2 ? *(perf_workload **)x : x;
     if (!w || !w->fn)
-      perf__test_end(PERF__ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
+      perf__context_end(PERF__ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
     check_workload(w, head, 0, 0, fatal);
     return s;
   }

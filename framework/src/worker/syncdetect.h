@@ -2,17 +2,13 @@
 #ifndef PERF_SYNCDETECT_H
 #define PERF_SYNCDETECT_H
 
-/* Detaches CUPTI if a test ended inside a detection pass (an ASSERT or a
+/* Detaches CUPTI (a pass ends, or a test ended inside one: an ASSERT or a
  * CUDA error in the code under check). Never fails. */
 void perf__syncdetect_reset(void);
 
 /* 1 while a sync check is in progress (CUPTI attached): nothing may be
  * timed then. */
 int perf__syncdetect_in_check(void);
-
-/* Ends an abandoned check (a region left by return or goto): returns 1 if
- * there was one. Never fails. */
-int perf__syncdetect_abandoned(void);
 
 /* 1 once this process has attached CUPTI for a sync check: the supervisor
  * retires such a worker after the test, as a precaution (on an H100, kernel

@@ -31,7 +31,7 @@ static void announce(void)
   perf__floor host;
   char f[32], s[32];
   perf__clock_host_floor(&host);
-  perf__line(PERF__INFO, "host clock (wall, submit): floor %s, step %s",
+  perf__context_line(PERF__INFO, "host clock (wall, submit): floor %s, step %s",
              perf__units_time(f, sizeof f, host.floor_s),
              perf__units_time(s, sizeof s, host.step_s));
 }
@@ -40,9 +40,9 @@ static void announce(void)
 static int serve(const char *name)
 {
   const perf__test *t = perf__registry_find(name);
-  perf__test_result res;
+  perf__context_result res;
   if (!t) {
-    res = (perf__test_result){.outcome = PERF__ERROR};
+    res = (perf__context_result){.outcome = PERF__ERROR};
     snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
   } else
     perf__test_exec(t, &res);
@@ -57,28 +57,21 @@ static int serve(const char *name)
 }
 
 /* See worker.h. */
-int perf__worker_main(const perf__cli *cli)
+int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
 {
-  out_fd = cli->worker_out;
+  out_fd = out_fd_;
   /* Processes a test starts must not hold our pipes open. */
-  fcntl(cli->worker_in, F_SETFD, FD_CLOEXEC);
-  fcntl(cli->worker_out, F_SETFD, FD_CLOEXEC);
-  perf__wopt.budget_s = cli->budget_s;
-  perf__wopt.verbose = cli->verbose;
-  perf__wopt.seed = cli->seed;
-  perf__wopt.allow_no_sync_check = cli->allow_no_sync_check;
-  perf__wopt.baseline_dir = cli->baseline_dir;
-  perf__wopt.update_baselines = cli->update_baselines;
-  perf__wopt.baseline_check_all = cli->baseline_check_all;
-  perf__wopt.strict_improvements = cli->strict_improvements;
-  perf__set_line_sink(send_line);
+  fcntl(in_fd, F_SETFD, FD_CLOEXEC);
+  fcntl(out_fd, F_SETFD, FD_CLOEXEC);
+  perf__context_opt = *opts;
+  perf__context_set_sink(send_line);
   setvbuf(stdout, NULL, _IOLBF, 0);
   announce();
   for (;;) {
     int type;
     char *data;
     size_t len;
-    int r = perf__wire_recv(cli->worker_in, &type, &data, &len);
+    int r = perf__wire_recv(in_fd, &type, &data, &len);
     if (r == 1) return 0;
     if (r) return 2;
     if (type != PERF__MSG_RUN) {

@@ -17,7 +17,7 @@
 #include "base/stats.h"
 #include "base/status.h"
 #include "worker/streamcheck.h"
-#include "worker/test.h"
+#include "worker/context.h"
 
 enum {
   MAX_BATCH = 1 << 24,
@@ -32,8 +32,9 @@ static const double FLOOR_FACTOR = 1000.0;
 static perf__wstate *live; /* states of the running test */
 static perf__floor host_floor;
 
-/* Never fails. */
-void perf__workload_release_all(void)
+/* The release hook: frees every workload state of the test that ended
+ * (events, memory) and a routing pass it left open. Never fails. */
+static void release_all(void)
 {
   perf__streamcheck_release();
   while (live) {
@@ -175,7 +176,7 @@ static void shrink(perf_workload *w, long *n)
   perf__wstate *st = w->perf__state;
   st->blocked++;
   if (*n <= 1)
-    perf__test_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
+    perf__context_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
                    "one iteration was not queued within %.0f ms behind the "
                    "blocking kernel, so it waits for the GPU (a host sync "
                    "inside, or a module loaded on its first launch?); use the "
@@ -243,11 +244,12 @@ static void watch_gpu(perf__wstate *st)
 static perf__wstate *new_state(perf_workload *w)
 {
   perf__wstate *st = calloc(1, sizeof *st);
-  if (!st) perf__test_end(PERF__FAIL, 0, "out of memory");
+  if (!st) perf__context_end(PERF__FAIL, 0, "out of memory");
+  perf__context_on_release(release_all);
   st->next = live;
   live = st;
   w->perf__state = st;
-  w->perf__gen = perf__test_serial();
+  w->perf__gen = perf__context_generation();
   st->clock = w->clock != PERF_CLOCK_AUTO
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
@@ -378,10 +380,10 @@ static void report_route(const perf_workload *w)
   const perf__routing *r = &st->route;
   const char *clock = perf__clock_name(st->clock);
   if (r->route == PERF__ROUTE_DEVICE && r->found[0])
-    perf__line(w->stream ? PERF__DETAIL : PERF__VERBOSE, "%s: queues %s: the %s clock "
+    perf__context_line(w->stream ? PERF__DETAIL : PERF__VERBOSE, "%s: queues %s: the %s clock "
                "waits for the device", w->name, r->found, clock);
   if (!r->checked) {
-    perf__line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
+    perf__context_line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
                "clock %s", w->name, r->why_not, clock,
                r->route == PERF__ROUTE_DEVICE ? "waits for the device" : "trusts its stream");
     return;
@@ -389,11 +391,11 @@ static void report_route(const perf_workload *w)
   static const char *const does[] = {"waits for nothing", "waits for its stream",
                                      "waits for the device", "cannot time it"};
   if (!r->summary[0]) {
-    perf__line(PERF__VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
+    perf__context_line(PERF__VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
                "clock waits for nothing", w->name, clock);
     return;
   }
-  perf__line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
+  perf__context_line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
              "in %.1f ms)", w->name, PERF__ROUTE_CALLS, r->summary, clock,
              st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT
                  ? does[r->route]
@@ -410,22 +412,22 @@ static void report(const perf_workload *w)
   perf__units_time(target, sizeof target, st->target_s);
   perf__units_time(floor, sizeof floor, st->floor_s);
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
-  perf__line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
+  perf__context_line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
                 "per sample", w->name, cold,
              held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
              st->batch);
-  perf__line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
+  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
                 "target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
              warm, target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
   if (st->clock == PERF_CLOCK_COLD)
-    perf__line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
+    perf__context_line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
                "an L2 flush (memset of %.1f MiB)", w->name,
                (double)st->flush_bytes / (1 << 20));
   if (st->blocked)
-    perf__line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
+    perf__context_line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
                "behind the blocking kernel; batch capped at %ld iterations",
                w->name, st->blocked, PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch);
   report_route(w);
@@ -444,9 +446,9 @@ static void route(perf_workload *w)
   st->routed = 1;
   if (err) perf__gpu_end(err, why);
   if (st->route.route == PERF__ROUTE_REFUSE)
-    perf__test_end(PERF__ERROR, 0, "%s", st->route.refusal);
+    perf__context_end(PERF__ERROR, 0, "%s", st->route.refusal);
   if (!st->route.checked && !told++)
-    perf__line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
+    perf__context_line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
                "the events, device and cold clocks trust the declared stream, and the "
                "wall and submit clocks wait for every device", st->route.why_not);
   if (st->route.route != PERF__ROUTE_NOTHING && !st->uses_gpu) {
@@ -459,13 +461,13 @@ static void route(perf_workload *w)
 void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
 {
   if (!w->fn)
-    perf__test_end(PERF__ERROR, 0, "workload '%s' has no function (use "
+    perf__context_end(PERF__ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
   if (perf__cupti_attached())
-    perf__test_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
+    perf__context_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
                    "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
                    w->name);
-  if (w->perf__state && w->perf__gen == perf__test_serial()) {
+  if (w->perf__state && w->perf__gen == perf__context_generation()) {
     long n = w->perf__state->batch;
     sample_or_end(w, &n);
     sample_or_end(w, &n);

@@ -58,7 +58,4 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
 const char *perf__workload_clock_text(const perf_workload *a, const perf_workload *b,
                                 char *buf, size_t len);
 
-/* Releases every workload state of the running test (events, memory). */
-void perf__workload_release_all(void);
-
 #endif

@@ -1,0 +1,212 @@
+/* context.c — the worker's running test: options, output lines, the claim tally, the end-of-test jump and hooks. */
+#include "worker/context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+perf__context_opts perf__context_opt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
+
+enum { MAX_HOOKS = 16 };
+
+typedef struct deferred {
+  void (*fn)(void *);
+  void *arg;
+  struct deferred *next;
+} deferred;
+
+static struct {
+  int running;
+  unsigned long generation;
+  char name[256];
+  jmp_buf exit;
+  perf__context_result *res;
+  deferred *cleanups; /* last registered first */
+} cur;
+
+static perf__context_check_hook *checks[MAX_HOOKS];
+static perf__context_release_hook *releases[MAX_HOOKS];
+static size_t nchecks, nreleases;
+
+/* The default sink: detail and notice lines (all with --verbose) on
+ * stdout; data lines nowhere. Never fails. */
+static void print_line(enum perf__line_kind kind, const char *line)
+{
+  if (kind == PERF__RECORD || kind == PERF__CLAIM) return;
+  if (kind == PERF__DETAIL || kind == PERF__NOTICE || perf__context_opt.verbose)
+    printf("%s\n", line);
+}
+
+static perf__context_sink *sink = print_line;
+
+/* Never fails. */
+void perf__context_set_sink(perf__context_sink *s) { sink = s ? s : print_line; }
+
+/* Never fails; truncates at 1 KiB. */
+void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
+{
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  sink(kind, buf);
+}
+
+/* Never fails. */
+void perf__context_line_raw(enum perf__line_kind kind, const char *text) { sink(kind, text); }
+
+/* Never fails. */
+jmp_buf *perf__context_begin(const char *name, perf__context_result *res)
+{
+  *res = (perf__context_result){.outcome = PERF__PASS};
+  cur.res = res;
+  cur.running = 1;
+  cur.generation++;
+  cur.cleanups = NULL;
+  snprintf(cur.name, sizeof cur.name, "%s", name);
+  return &cur.exit;
+}
+
+/* Never fails; the test has left the body (ending it now is a bug that
+ * aborts). */
+void perf__context_finish_checks(void)
+{
+  cur.running = 0;
+  for (size_t i = 0; i < nchecks; i++) checks[i](cur.res);
+}
+
+/* One cleanup, as if inside the test: one that ends the test (a failed
+ * PERF_CUDA) turns a PASS or SKIP into its outcome, never hides an earlier
+ * failure or error. Never fails. */
+static void run_cleanup(deferred *d)
+{
+  perf__context_result saved = *cur.res;
+  cur.running = 1;
+  if (setjmp(cur.exit) == 0)
+    d->fn(d->arg);
+  else if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR)
+    *cur.res = saved;
+  cur.running = 0;
+}
+
+/* Never fails. */
+void perf__context_finish(void)
+{
+  while (cur.cleanups) {
+    deferred *d = cur.cleanups;
+    cur.cleanups = d->next;
+    run_cleanup(d);
+    free(d);
+  }
+  for (size_t i = 0; i < nreleases; i++) releases[i]();
+}
+
+int perf__context_running(void) { return cur.running; }
+const char *perf__context_name(void) { return cur.running ? cur.name : ""; }
+perf__context_result *perf__context_result_now(void) { return cur.running ? cur.res : NULL; }
+unsigned long perf__context_generation(void) { return cur.generation; }
+void perf__context_new_generation(void) { cur.generation++; }
+
+/* Never fails; keeps the worse state. */
+void perf__context_baseline_state(int state)
+{
+  if (cur.running && state > cur.res->baseline_missing) cur.res->baseline_missing = state;
+}
+
+/* Never fails. Outside a test the claim is dropped. */
+void perf__context_claim(const perf__claimrec *r)
+{
+  if (!cur.running) return;
+  char *text = perf__claimrec_text(r);
+  if (text) perf__context_line_raw(PERF__CLAIM, text);
+  free(text);
+  cur.res->checks++;
+  if (r->outcome == PERF__PASS) return;
+  if (cur.res->failures++ == 0)
+    snprintf(cur.res->reason, sizeof cur.res->reason, "%.*s", (int)sizeof cur.res->reason - 1,
+             r->message ? r->message : "");
+}
+
+/* Never fails. */
+void perf__context_claimf(perf__outcome o, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  perf__context_claim(&(perf__claimrec){.message = msg, .outcome = o});
+}
+
+/* Never fails; outside a test it does nothing. */
+void perf__context_skipped_check(const char *fmt, ...)
+{
+  if (!cur.running) return;
+  if (cur.res->skipped_checks++ == 0 && cur.res->failures == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cur.res->reason, sizeof cur.res->reason, fmt, ap);
+    va_end(ap);
+  }
+}
+
+/* Aborts outside a test (API misuse); otherwise does not return. */
+void perf__context_end(perf__outcome o, int nodevice, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  if (!cur.running) {
+    fprintf(stderr, "perfgate: called outside a running test: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    abort();
+  }
+  if (cur.res->failures > 0 && (o == PERF__SKIP || o == PERF__FAIL)) {
+    /* The first failed check stays the reason; a skip after a failure does
+     * not hide it. */
+    o = PERF__FAIL;
+  } else
+    vsnprintf(cur.res->reason, sizeof cur.res->reason, fmt, ap);
+  va_end(ap);
+  cur.res->outcome = o;
+  cur.res->nodevice = nodevice;
+  longjmp(cur.exit, 1);
+}
+
+/* A framework bug, not the user's: more hooks than the lists hold. */
+static void too_many_hooks(void)
+{
+  fprintf(stderr, "perfgate: more than %d end-of-test hooks of one kind\n", MAX_HOOKS);
+  abort();
+}
+
+/* Aborts only beyond MAX_HOOKS. */
+void perf__context_on_check(perf__context_check_hook *hook)
+{
+  for (size_t i = 0; i < nchecks; i++)
+    if (checks[i] == hook) return;
+  if (nchecks == MAX_HOOKS) too_many_hooks();
+  checks[nchecks++] = hook;
+}
+
+/* Aborts only beyond MAX_HOOKS. */
+void perf__context_on_release(perf__context_release_hook *hook)
+{
+  for (size_t i = 0; i < nreleases; i++)
+    if (releases[i] == hook) return;
+  if (nreleases == MAX_HOOKS) too_many_hooks();
+  releases[nreleases++] = hook;
+}
+/* Out of memory: runs fn at once and ends the test as FAIL. */
+void perf__context_defer(void (*fn)(void *), void *arg)
+{
+  deferred *d = malloc(sizeof *d);
+  if (!d) {
+    fn(arg);
+    perf__context_end(PERF__FAIL, 0, "out of memory registering a cleanup");
+  }
+  *d = (deferred){fn, arg, cur.cleanups};
+  cur.cleanups = d;
+}

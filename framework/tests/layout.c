@@ -1,0 +1,333 @@
+/* layout.c — the framework's shape, checked: its include graph has no cycle and respects the layers, the supervisor's side never sees CUDA, every function is named for its file. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "selftest.h"
+
+/* The layers of framework/src, each allowed to include only what the
+ * table says ("" is the entry: run.c and main.c, above both processes). */
+static const struct {
+  const char *dir, *may_include;
+  int no_cuda; /* its files (headers and sources) never reach a CUDA header */
+} layers[] = {
+    {"base", "base", 0},   /* both processes; its headers are checked below */
+    {"worker", "base worker", 0},
+    {"report", "base report", 1},
+    {"supervisor", "base report supervisor", 1},
+    {"", "base worker report supervisor", 0},
+};
+enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 256, MAX_INC = 48 };
+
+typedef struct file {
+  char path[160];   /* "worker/compare.c" */
+  char module[160]; /* "worker/compare" */
+  int layer;
+  int cuda;         /* includes a CUDA header itself */
+  char inc[MAX_INC][160]; /* framework headers it includes ("base/json.h") */
+  int ninc;
+} file;
+
+typedef struct tree {
+  file f[MAX_FILES];
+  int n;
+} tree;
+
+/* 1 for a header that brings CUDA in: the toolkit's, CUPTI's, NVML's, or
+ * perfgate.h (which includes cuda_runtime_api.h). */
+static int is_cuda(const char *name, char quote)
+{
+  if (quote == '"') return !strcmp(name, "perfgate.h");
+  static const char *const pre[] = {"cuda", "cupti", "nvml", "cublas", "nvtx", "cooperative_"};
+  for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+    if (!strncmp(name, pre[i], strlen(pre[i]))) return 1;
+  return 0;
+}
+
+/* Reads one source file's includes into f. */
+static void scan(const char *root, file *f)
+{
+  char full[512], line[512];
+  snprintf(full, sizeof full, "%s/%s", root, f->path);
+  FILE *in = fopen(full, "r");
+  if (!in) return;
+  while (fgets(line, sizeof line, in)) {
+    char q, name[150];
+    if (sscanf(line, " # include %c%149[^\">]", &q, name) != 2) continue;
+    if (is_cuda(name, q)) f->cuda = 1;
+    else if (q == '"' && strchr(name, '/') && f->ninc < MAX_INC)
+      snprintf(f->inc[f->ninc++], sizeof f->inc[0], "%s", name);
+  }
+  fclose(in);
+}
+
+/* Adds the .c and .h files of root/dir to t. */
+static void add_dir(const char *root, int layer, tree *t)
+{
+  char d[512];
+  snprintf(d, sizeof d, "%s/%s", root, layers[layer].dir);
+  DIR *dir = opendir(d);
+  if (!dir) return;
+  struct dirent *e;
+  while ((e = readdir(dir)) && t->n < MAX_FILES) {
+    size_t len = strlen(e->d_name);
+    if (len < 3 || e->d_name[len - 2] != '.' || !strchr("ch", e->d_name[len - 1])) continue;
+    file *f = &t->f[t->n++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s%s%s", layers[layer].dir, *layers[layer].dir ? "/" : "",
+             e->d_name);
+    memcpy(f->module, f->path, strlen(f->path) - 2);
+    f->module[strlen(f->path) - 2] = '\0';
+    f->layer = layer;
+    scan(root, f);
+  }
+  closedir(dir);
+}
+
+/* The layer a framework header belongs to ("base/json.h" -> base). */
+static const char *layer_of(const char *inc, char *buf, size_t len)
+{
+  snprintf(buf, len, "%.*s", (int)(strchr(inc, '/') - inc), inc);
+  return buf;
+}
+
+/* Problems with the layers: one line each into out. Returns their count. */
+static int check_layers(const tree *t, char *out, size_t len)
+{
+  int bad = 0;
+  for (int i = 0; i < t->n; i++) {
+    const file *f = &t->f[i];
+    for (int k = 0; k < f->ninc; k++) {
+      char l[64], word[70];
+      snprintf(word, sizeof word, " %s ", layer_of(f->inc[k], l, sizeof l));
+      char allowed[80];
+      snprintf(allowed, sizeof allowed, " %s ", layers[f->layer].may_include);
+      if (strstr(allowed, word)) continue;
+      bad++;
+      size_t u = strlen(out);
+      snprintf(out + u, len - u, "%s includes %s (layer %s may include only: %s)\n", f->path,
+               f->inc[k], *layers[f->layer].dir ? layers[f->layer].dir : "entry",
+               layers[f->layer].may_include);
+    }
+  }
+  return bad;
+}
+
+/* Depth-first search over modules; on a cycle, writes it to out. */
+static int dfs(const tree *t, const char (*mods)[160], int nm, int v, int *state, int *stack,
+               int depth, char *out, size_t len)
+{
+  state[v] = 1;
+  stack[depth] = v;
+  for (int i = 0; i < t->n; i++) {
+    if (strcmp(t->f[i].module, mods[v])) continue;
+    for (int k = 0; k < t->f[i].ninc; k++) {
+      char m[160];
+      snprintf(m, sizeof m, "%.*s", (int)strlen(t->f[i].inc[k]) - 2, t->f[i].inc[k]);
+      int w = -1;
+      for (int j = 0; j < nm; j++)
+        if (!strcmp(mods[j], m)) w = j;
+      if (w < 0 || w == v) continue;
+      if (state[w] == 1) { /* w is on the stack: the cycle is w ... v -> w */
+        int from = depth;
+        while (from > 0 && stack[from] != w) from--;
+        size_t u = strlen(out);
+        for (int s = from; s <= depth; s++)
+          u += (size_t)snprintf(out + u, len > u ? len - u : 0, "%s -> ", mods[stack[s]]);
+        snprintf(out + u, len > u ? len - u : 0, "%s\n", mods[w]);
+        return 1;
+      }
+      if (state[w] == 0 && dfs(t, mods, nm, w, state, stack, depth + 1, out, len)) return 1;
+    }
+  }
+  state[v] = 2;
+  return 0;
+}
+
+/* The first include cycle among modules (a .c and its .h are one), or 0. */
+static int check_cycles(const tree *t, char *out, size_t len)
+{
+  static char mods[MAX_FILES][160];
+  int nm = 0, state[MAX_FILES] = {0}, stack[MAX_FILES];
+  for (int i = 0; i < t->n; i++) {
+    int seen = 0;
+    for (int j = 0; j < nm; j++) seen |= !strcmp(mods[j], t->f[i].module);
+    if (!seen) snprintf(mods[nm++], sizeof mods[0], "%s", t->f[i].module);
+  }
+  for (int v = 0; v < nm; v++)
+    if (state[v] == 0 && dfs(t, mods, nm, v, state, stack, 0, out, len)) return 1;
+  return 0;
+}
+
+/* 1 when file i reaches a CUDA header through framework headers; the
+ * path goes to via. */
+static int reaches_cuda(const tree *t, int i, int depth, char *via, size_t len)
+{
+  if (t->f[i].cuda) {
+    snprintf(via, len, "%s", t->f[i].path);
+    return 1;
+  }
+  if (depth > 16) return 0;
+  for (int k = 0; k < t->f[i].ninc; k++) {
+    for (int j = 0; j < t->n; j++) {
+      if (strcmp(t->f[j].path, t->f[i].inc[k])) continue;
+      char rest[400];
+      if (reaches_cuda(t, j, depth + 1, rest, sizeof rest)) {
+        snprintf(via, len, "%s -> %s", t->f[i].path, rest);
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Files of the supervisor's side (and base's headers) that reach CUDA. */
+static int check_cuda(const tree *t, char *out, size_t len)
+{
+  int bad = 0;
+  for (int i = 0; i < t->n; i++) {
+    const file *f = &t->f[i];
+    int base_header = !strcmp(layers[f->layer].dir, "base") && f->path[strlen(f->path) - 1] == 'h';
+    if (!layers[f->layer].no_cuda && !base_header) continue;
+    char via[600];
+    if (!reaches_cuda(t, i, 0, via, sizeof via)) continue;
+    bad++;
+    size_t u = strlen(out);
+    snprintf(out + u, len - u, "%s reaches a CUDA header: %s\n", f->path, via);
+  }
+  return bad;
+}
+
+static int check_names(const char *objdir, const char *header, char *out, size_t len);
+
+static void load(const char *root, tree *t)
+{
+  t->n = 0;
+  for (int l = 0; l < NLAYERS; l++) add_dir(root, l, t);
+}
+
+ST_TEST(layout_include_graph_is_a_dag_and_the_supervisor_side_has_no_cuda)
+{
+  static tree t;
+  static char out[16384];
+  load("framework/src", &t);
+  ST_CHECKF(t.n > 60, "found %d files under framework/src (run from the repository root)", t.n);
+  out[0] = '\0';
+  ST_CHECKF(check_cycles(&t, out, sizeof out) == 0, "include cycle: %s", out);
+  out[0] = '\0';
+  ST_CHECKF(check_layers(&t, out, sizeof out) == 0, "layers:\n%s", out);
+  out[0] = '\0';
+  ST_CHECKF(check_cuda(&t, out, sizeof out) == 0, "CUDA on the supervisor's side:\n%s", out);
+}
+
+/* Writes text to dir/path, creating the folder. */
+static void put(const char *dir, const char *path, const char *text)
+{
+  char full[512], cmd[600];
+  snprintf(full, sizeof full, "%s/%s", dir, path);
+  snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", full);
+  st_shell(cmd);
+  FILE *f = fopen(full, "w");
+  if (f) fputs(text, f), fclose(f);
+}
+
+/* The checks find what they are for: a planted cycle, a layer crossed
+ * upward, CUDA reached from the supervisor through a base header. */
+ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
+{
+  char dir[] = "/tmp/perf-layout-XXXXXX";
+  if (!mkdtemp(dir)) {
+    ST_CHECK(0);
+    return;
+  }
+  put(dir, "worker/a.h", "#include \"worker/b.h\"\n");
+  put(dir, "worker/b.c", "#include \"worker/a.h\"\n");
+  put(dir, "base/up.c", "#include \"worker/a.h\"\n");
+  put(dir, "base/clean.h", "#include <stddef.h>\n");
+  put(dir, "base/gpu.h", "#include <cuda_runtime_api.h>\n");
+  put(dir, "supervisor/s.c", "#include \"base/clean.h\"\n#include \"base/gpu.h\"\n");
+  static tree t;
+  static char out[4096];
+  load(dir, &t);
+  out[0] = '\0';
+  ST_EQ(check_cycles(&t, out, sizeof out), 1);
+  ST_CHECKF(strstr(out, "worker/a") && strstr(out, "worker/b"), "%s", out);
+  out[0] = '\0';
+  ST_EQ(check_layers(&t, out, sizeof out), 1);
+  ST_CHECKF(strstr(out, "base/up.c includes worker/a.h"), "%s", out);
+  out[0] = '\0';
+  ST_EQ(check_cuda(&t, out, sizeof out), 2); /* base/gpu.h itself, and s.c through it */
+  ST_CHECKF(strstr(out, "supervisor/s.c reaches a CUDA header: supervisor/s.c -> base/gpu.h"),
+            "%s", out);
+  /* base/json.o defining perf__jsn_put: misnamed; perf__json_put and the
+   * public perf__faster are fine. */
+  put(dir, "obj/src.c", "int perf__jsn_put(void) { return 0; }\n"
+                        "int perf__json_put(void) { return 1; }\n"
+                        "int perf__faster(void) { return 2; }\n");
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/obj/base && cc -c %s/obj/src.c -o %s/obj/base/json.o",
+           dir, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/obj", dir);
+  out[0] = '\0';
+  ST_EQ(check_names(cmd, "int perf__faster(perf_workload *a);", out, sizeof out), 1);
+  ST_CHECKF(strstr(out, "base/json.o defines perf__jsn_put (want perf__json_*)"), "%s", out);
+  st_rmtree(dir);
+}
+
+/* 1 when sym is part of the public API (declared in perfgate.h, which the
+ * macros call) or a process entry point. */
+static int is_public(const char *sym, const char *header)
+{
+  if (!strcmp(sym, "main")) return 1;
+  char decl[260];
+  snprintf(decl, sizeof decl, " %s(", sym);
+  return strstr(header, decl) || (snprintf(decl, sizeof decl, "*%s(", sym), strstr(header, decl));
+}
+
+/* Every global function the library defines in dir/x.o is perf__x_* (or
+ * perf__x itself), or public; problems go to out. Returns their count. */
+static int check_names(const char *objdir, const char *header, char *out, size_t len)
+{
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd '%s' && for o in */*.o *.o; do [ -f \"$o\" ] && "
+           "nm -g --defined-only \"$o\" | awk -v o=\"$o\" '$2 == \"T\" {print o, $3}'; done "
+           "2>/dev/null", objdir);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  char obj[200], sym[200];
+  int bad = 0, seen = 0;
+  while (fscanf(p, "%199s %199s", obj, sym) == 2) {
+    seen++;
+    const char *slash = strrchr(obj, '/');
+    char stem[100], want[120];
+    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(slash ? slash + 1 : obj) - 2),
+             slash ? slash + 1 : obj);
+    snprintf(want, sizeof want, "perf__%s", stem);
+    size_t wl = strlen(want);
+    if (!strncmp(sym, want, wl) && (sym[wl] == '\0' || sym[wl] == '_')) continue;
+    if (is_public(sym, header)) continue;
+    bad++;
+    size_t u = strlen(out);
+    snprintf(out + u, len > u ? len - u : 0, "%s defines %s (want %s_*)\n", obj, sym, want);
+  }
+  pclose(p);
+  return seen ? bad : -1;
+}
+
+ST_TEST(layout_every_library_function_is_named_for_its_file)
+{
+  static char out[16384];
+  char objdir[600];
+  snprintf(objdir, sizeof objdir, "%s/obj/framework", st_build_dir());
+  char *header = st_slurp("framework/include/perfgate.h");
+  ST_CHECK(header != NULL);
+  if (!header) return;
+  out[0] = '\0';
+  int bad = check_names(objdir, header, out, sizeof out);
+  ST_CHECKF(bad == 0, "%s", bad < 0 ? "no objects found (nm missing?)" : out);
+  free(header);
+}
