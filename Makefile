@@ -82,7 +82,7 @@ endif
 endif
 
 # ---- sources --------------------------------------------------------------------
-LIB_SRCS  := $(wildcard framework/src/*/*.c)
+LIB_SRCS  := $(wildcard framework/src/*.c framework/src/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:framework/src/%.c=$(BUILD)/obj/framework/%.o)
 LIB       := $(BUILD)/libperfgate.a
 

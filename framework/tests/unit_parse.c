@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "supervisor/options.h"
+#include "base/options.h"
 #include "base/filter.h"
 #include "base/units.h"
 #include "selftest.h"

@@ -2,7 +2,7 @@
 #ifndef PERF_MERGE_H
 #define PERF_MERGE_H
 
-#include "supervisor/options.h"
+#include "base/options.h"
 
 /* Reads the reports in[0..n), checks that they are one run's shards (same
  * total, each index once) and writes out: every test, summed totals, each

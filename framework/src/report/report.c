@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/isolate.h"
+#include "worker/probe.h"
 #include "worker/fingerprint.h"
 #include "report/headroom.h"
 #include "report/html.h"
@@ -71,7 +71,7 @@ static void junit_system_out(FILE *f, const perf__result *r)
   fputs("</system-out>\n", f);
 }
 
-static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
+static void junit_case(FILE *f, const perf__registry_test *t, const perf__result *r)
 {
   fputs("    <testcase name=\"", f);
   perf__xml_str(f, t->name);
@@ -102,7 +102,7 @@ static void junit_case(FILE *f, const perf__test *t, const perf__result *r)
 }
 
 /* One <testsuite> per suite, in order of first appearance. */
-static void junit(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
+static void junit(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
                   size_t n, time_t started)
 {
   char when[32];
@@ -150,13 +150,13 @@ static void yaml_quoted(FILE *f, const char *s)
 }
 
 /* TAP 14: a plan, then one point per test; failures carry a YAML block. */
-static void tap(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
+static void tap(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
                 size_t n)
 {
   char name[512];
   fprintf(f, "TAP version 14\n1..%zu\n", n);
   for (size_t i = 0; i < n; i++) {
-    const perf__test *t = tests[i % nt];
+    const perf__registry_test *t = tests[i % nt];
     perf__registry_fullname(t, name, sizeof name);
     int ok = r[i].outcome == PERF__PASS || r[i].outcome == PERF__SKIP;
     fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, name);
@@ -202,7 +202,7 @@ static int repeated(const perf__headroom_row *rows, size_t n)
 
 /* Failures and errors first, then the rest in run order; rows stop before
  * the file would pass MARKDOWN_CAP. */
-static void markdown(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
+static void markdown(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
                      size_t n)
 {
   char name[512];
@@ -264,7 +264,7 @@ static void json_gpu(perf__json *j)
 {
   static char text[PERF__BL_MAX_FP * 260];
   perf__baseline b = {0};
-  perf__isolate_read(gpu_fingerprint, NULL, text, sizeof text);
+  perf__probe_read(gpu_fingerprint, NULL, text, sizeof text);
   for (char *line = text, *nl; *line && b.nfp < PERF__BL_MAX_FP; line = nl + 1) {
     char *tab = strchr(line, '\t');
     if (!(nl = strchr(line, '\n')) || !tab || tab > nl) break;
@@ -307,7 +307,7 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   perf__json_raw(j, "},\n");
 }
 
-static void json_test(perf__json *j, const perf__test *t, const perf__result *r, int device)
+static void json_test(perf__json *j, const perf__registry_test *t, const perf__result *r, int device)
 {
   perf__json_raw(j, "{\"name\": ");
   perf__json_str(j, r->name);
@@ -338,7 +338,7 @@ static void json_test(perf__json *j, const perf__test *t, const perf__result *r,
 }
 
 /* The whole run as one JSON object (see README, "Reports"). */
-static void json_report(perf__json *j, const perf__cli *cli, const perf__test **tests,
+static void json_report(perf__json *j, const perf__cli *cli, const perf__registry_test **tests,
                         size_t nt, const perf__result *r, size_t n, time_t started, int code)
 {
   perf__baseline host = {0};
@@ -387,12 +387,12 @@ int perf__report_check(const perf__cli *cli, char *err, size_t len)
   return 0;
 }
 
-typedef void writer(FILE *f, const perf__test **tests, size_t nt, const perf__result *r,
+typedef void writer(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
                     size_t n);
 
 /* Writes path atomically with one of the writers (junit when w is NULL),
  * composed in memory first. Returns 0 or PERF__EIO with a message. */
-static int write_file(const char *opt, const char *path, writer *w, const perf__test **t,
+static int write_file(const char *opt, const char *path, writer *w, const perf__registry_test **t,
                       size_t nt, const perf__result *r, size_t n, time_t started)
 {
   perf__json text = {0};
@@ -444,7 +444,7 @@ int perf__report_pages(const char *plots, const char *html, const perf__result *
 }
 
 /* See export.h. */
-int perf__report_write(const perf__cli *cli, const perf__test **tests, size_t ntests,
+int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started, FILE *out,
                  int code)
 {

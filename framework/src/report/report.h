@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "supervisor/options.h"
-#include "perfgate.h"
+#include "base/options.h"
+#include "base/registry.h"
 #include "supervisor/console.h"
 
 /* Checks before any test runs that each report file named on the command
@@ -18,7 +18,7 @@ int perf__report_check(const perf__cli *cli, char *err, size_t len);
  * tests[i % ntests]. Files are replaced atomically (a temporary file in the
  * same directory, then rename); TAP goes to tap (stdout as the run began).
  * Returns 0, or PERF__EIO after printing which report could not be written. */
-int perf__report_write(const perf__cli *cli, const perf__test **tests, size_t ntests,
+int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started,
                  FILE *tap, int exit_code);
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "supervisor/options.h"
+#include "base/options.h"
 #include "base/status.h"
 
 /* What the supervisor learned about one test. */

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "supervisor/devices.h"
 
-#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,28 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/isolate.h"
+#include "worker/probe.h"
 #include "report/merge.h"
 #include "supervisor/supervisor.h"
 
 enum { MAX_DEVICES = 64 };
-
-/* In a child: the CUDA device count (0 without a device or a driver). */
-static void count_devices(FILE *out, void *arg)
-{
-  int c = 0;
-  (void)arg;
-  if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
-  fprintf(out, "%d", c);
-}
-
-/* The number of CUDA devices, asked in a child process (the supervisor never
- * touches CUDA); 0 when there is none or it cannot be asked. */
-static int device_count(void)
-{
-  char text[32];
-  return perf__isolate_read(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
-}
 
 /* Parses "all" or "0,1,3" into ids. Returns the count, or -1 after a
  * message. */
@@ -41,7 +23,7 @@ static int parse_devices(const char *spec, int *ids)
 {
   int n = 0;
   if (!strcmp(spec, "all")) {
-    n = device_count();
+    n = perf__probe_device_count();
     for (int k = 0; k < n && k < MAX_DEVICES; k++) ids[k] = k;
     if (!n) fprintf(stderr, "perftest: --devices=all: no CUDA device found\n");
     return n ? (n < MAX_DEVICES ? n : MAX_DEVICES) : -1;
@@ -106,7 +88,7 @@ static void cpu_share(int k, int nd)
 
 /* In the child: pinned to one GPU and its share of the CPUs, reports
  * renamed, the normal run. */
-static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__test **tests,
+static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__registry_test **tests,
                       size_t n, int argc, char **argv)
 {
   char id[16], junit[4200], md[4200], plots[4200], html[4200];
@@ -125,7 +107,7 @@ static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf_
   }
   if (cli->html) mine.html = per_device(cli->html, c->id, html, sizeof html);
   fflush(NULL);
-  _exit(perf__supervise(&mine, tests, n, argc, argv));
+  _exit(perf__supervisor_run(&mine, tests, n, argc, argv));
 }
 
 /* Prints one line with c's label and keeps its counts when it is a
@@ -186,7 +168,7 @@ static void pump(child *c, int n)
 }
 
 /* See devices.h. */
-int perf__devices_run(const perf__cli *cli, const perf__test **tests, size_t n, int argc,
+int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, size_t n, int argc,
                       char **argv)
 {
   int ids[MAX_DEVICES], nd = parse_devices(cli->devices, ids), code = 0;

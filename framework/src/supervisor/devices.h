@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "supervisor/options.h"
-#include "perfgate.h"
+#include "base/options.h"
+#include "base/registry.h"
 
 /* Runs tests[0..n) on every device of cli->devices ("all" or "0,2"): one
  * forked supervisor per device sees only that GPU (so its baselines are the
@@ -14,7 +14,7 @@
  * merged into the file named. Returns the worst exit code, or 2 after a
  * message when the list is malformed, names no device, or a child cannot be
  * started. */
-int perf__devices_run(const perf__cli *cli, const perf__test **tests, size_t n, int argc,
+int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, size_t n, int argc,
                       char **argv);
 
 #endif

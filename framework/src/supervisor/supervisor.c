@@ -341,7 +341,7 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
 
 /* Runs one test in w (starting w if needed). Returns 1 when w may serve the
  * next test, 0 when it is gone, PERF__EIO when no worker could start. */
-static int run_one(worker *w, const perf__test *t, const perf__cli *cli,
+static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli,
                    int argc, char **argv, perf__result *r)
 {
   perf__registry_fullname(t, r->name, sizeof r->name);
@@ -397,7 +397,7 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
 }
 
 /* See supervisor.h. */
-int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
+int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv)
 {
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;

@@ -4,15 +4,15 @@
 
 #include <stddef.h>
 
-#include "supervisor/options.h"
-#include "perfgate.h"
+#include "base/options.h"
+#include "base/registry.h"
 
 /* Runs tests[0..n) one at a time in a worker started by exec'ing self with
  * argv[1..] plus the worker flag; a crashed, exited or timed-out worker fails
  * its test and a fresh one takes the next test. Never touches CUDA.
  * Returns the exit code: 0, 1, or 2 when no worker could be started or a GPU
  * was required but missing. */
-int perf__supervise(const perf__cli *cli, const perf__test **tests, size_t n,
+int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv);
 
 #endif

@@ -36,7 +36,7 @@ static void check_device(perf__context_result *res)
 }
 
 /* Never fails itself; the outcome is in *res. */
-void perf__test_exec(const perf__test *t, perf__context_result *res)
+void perf__test_exec(const perf__registry_test *t, perf__context_result *res)
 {
   char name[256];
   snprintf(name, sizeof name, "%s.%s", t->suite, t->name);

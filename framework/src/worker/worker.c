@@ -39,7 +39,7 @@ static void announce(void)
 /* Runs one named test and sends its END frame. */
 static int serve(const char *name)
 {
-  const perf__test *t = perf__registry_find(name);
+  const perf__registry_test *t = perf__registry_find(name);
   perf__context_result res;
   if (!t) {
     res = (perf__context_result){.outcome = PERF__ERROR};

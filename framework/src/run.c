@@ -9,12 +9,11 @@
 #include <string.h>
 
 #include "base/baseline.h"
-#include "supervisor/isolate.h"
-#include "supervisor/options.h"
+#include "worker/probe.h"
+#include "base/options.h"
 #include "report/report.h"
 #include "report/merge.h"
 #include "supervisor/devices.h"
-#include "worker/fingerprint.h"
 #include "base/filter.h"
 #include "perfgate.h"
 #include "base/registry.h"
@@ -57,16 +56,16 @@ static int sharding(long *total, long *index)
  * names its suite), then those of this shard (GoogleTest shards the
  * filtered list), in registration order. *matched counts the
  * filter's matches. NULL when out of memory. */
-static const perf__test **select_tests(const perf__cli *cli, long total,
+static const perf__registry_test **select_tests(const perf__cli *cli, long total,
                                        long index, size_t *n, size_t *matched)
 {
   size_t count = 0;
-  for (const perf__test *t = perf__registry_all(); t; t = t->next) count++;
-  const perf__test **sel = calloc(count ? count : 1, sizeof *sel);
+  for (const perf__registry_test *t = perf__registry_all(); t; t = t->next) count++;
+  const perf__registry_test **sel = calloc(count ? count : 1, sizeof *sel);
   *n = *matched = 0;
   if (!sel) return NULL;
   char name[512];
-  for (const perf__test *t = perf__registry_all(); t; t = t->next) {
+  for (const perf__registry_test *t = perf__registry_all(); t; t = t->next) {
     perf__registry_fullname(t, name, sizeof name);
     if (t->opt_in ? !perf__filter_explicit(cli->filter, name)
                   : !perf__filter_match(cli->filter, name))
@@ -78,7 +77,7 @@ static const perf__test **select_tests(const perf__cli *cli, long total,
 
 static int duplicate_names(void)
 {
-  const perf__test *first, *second = perf__registry_duplicate(&first);
+  const perf__registry_test *first, *second = perf__registry_duplicate(&first);
   if (!second) return 0;
   fprintf(stderr, "perftest: two tests are named %s.%s (%s:%d and %s:%d)\n",
           first->suite, first->name, first->file, first->line, second->file,
@@ -86,24 +85,12 @@ static int duplicate_names(void)
   return 1;
 }
 
-/* In a child: this machine's baseline file, the GPU's when one works, the
- * CPU's otherwise. */
-static void baseline_file_of(FILE *out, void *arg)
-{
-  const perf__cli *cli = arg;
-  perf__baseline b;
-  char path[4200];
-  perf__baseline_init(&b);
-  if (perf__fingerprint_gpu(&b)) perf__fingerprint_host(&b);
-  fprintf(out, "%s\n", perf__fingerprint_path(cli->baseline_dir, &b, path, sizeof path));
-}
-
 /* Prints the baseline file this machine's runs use; CUDA is touched only in
  * a child process. Returns the exit code (2 when no child could start). */
 static int print_baseline_file(const perf__cli *cli)
 {
   char path[4300];
-  if (perf__isolate_read(baseline_file_of, (void *)cli, path, sizeof path) <= 0) {
+  if (perf__probe_baseline_file(cli->baseline_dir, path, sizeof path)) {
     perror("perftest: --print-baseline-file");
     return 2;
   }
@@ -123,18 +110,18 @@ static uint64_t next_random(uint64_t *state)
 /* The selection --repeat times over, each pass shuffled with --shuffle (a
  * Fisher-Yates pass from a generator seeded by --seed). NULL when out of
  * memory. */
-static const perf__test **plan(const perf__cli *cli, const perf__test **sel, size_t n,
+static const perf__registry_test **plan(const perf__cli *cli, const perf__registry_test **sel, size_t n,
                                size_t *out)
 {
   *out = n * (size_t)cli->repeat;
-  const perf__test **p = calloc(*out ? *out : 1, sizeof *p);
+  const perf__registry_test **p = calloc(*out ? *out : 1, sizeof *p);
   uint64_t state = cli->seed;
   for (size_t r = 0; p && r < (size_t)cli->repeat; r++) {
-    const perf__test **pass = p + r * n;
+    const perf__registry_test **pass = p + r * n;
     memcpy(pass, sel, n * sizeof *pass);
     for (size_t i = n; cli->shuffle && i > 1; i--) {
       size_t j = (size_t)(next_random(&state) % i);
-      const perf__test *t = pass[i - 1];
+      const perf__registry_test *t = pass[i - 1];
       pass[i - 1] = pass[j];
       pass[j] = t;
     }
@@ -211,7 +198,7 @@ int perf_main(int argc, char **argv)
   cli.shard_index = index;
   cli.shard_total = total;
   size_t n, matched;
-  const perf__test **sel = select_tests(&cli, total, index, &n, &matched);
+  const perf__registry_test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return 2;
@@ -239,7 +226,7 @@ int perf_main(int argc, char **argv)
     return 2;
   }
   size_t runs;
-  const perf__test **order = plan(&cli, sel, n, &runs);
+  const perf__registry_test **order = plan(&cli, sel, n, &runs);
   if (!order) {
     fprintf(stderr, "%s: out of memory\n", prog);
     free(sel);
@@ -251,7 +238,7 @@ int perf_main(int argc, char **argv)
   if (cli.shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli.seed);
   printf(", claim budget %g s, test timeout %g s\n", cli.budget_s, cli.timeout_s);
   int code = cli.devices ? perf__devices_run(&cli, order, runs, argc, argv)
-                         : perf__supervise(&cli, order, runs, argc, argv);
+                         : perf__supervisor_run(&cli, order, runs, argc, argv);
   free(order);
   free(sel);
   return code;

@@ -1,7 +1,7 @@
 /* options.c — the perftest command line: its one table of options
  * (PERF__OPTIONS_MAP in options.h) drives the defaults, the parsing, the
  * validation messages and the help text. */
-#include "supervisor/options.h"
+#include "base/options.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,37 @@
+/* probe.h — what the supervisor asks of CUDA, answered in a forked child: the device count, the GPU's fingerprint, this machine's baseline file. */
+#ifndef PERF_PROBE_H
+#define PERF_PROBE_H
+
+/* The supervisor never initialises CUDA in its own process (a worker that
+ * crashes the driver must not take it down, and a CUDA context would be
+ * inherited by every worker it forks). When it needs an answer only CUDA
+ * can give, it asks here: each function forks, the child asks CUDA and
+ * writes the answer to a pipe, the parent reads it and waits for the
+ * child. This header is the one worker-side header the supervisor's side
+ * includes, and it brings no CUDA header with it. */
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/baseline.h"
+
+/* Runs fn(out, arg) in a forked child, which writes its answer to out and
+ * exits; reads the answer into buf[len] (NUL-terminated, truncated to fit)
+ * and waits for the child. Returns the bytes read, or -1 when the child
+ * could not be started (errno set; buf is empty). */
+long perf__probe_read(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len);
+
+/* The number of usable CUDA devices; 0 without a device or a driver, or
+ * when no child could be started. */
+int perf__probe_device_count(void);
+
+/* Device 0's fingerprint into b (b->nfp == 0 without a GPU or a child).
+ * Never fails otherwise. */
+void perf__probe_gpu_fingerprint(perf__baseline *b);
+
+/* This machine's baseline file under dir (the GPU's when one works, the
+ * CPU's otherwise) into path[len]. Returns 0, or -1 when no child could be
+ * started (errno set). */
+int perf__probe_baseline_file(const char *dir, char *path, size_t len);
+
+#endif
