@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/claimrec.h"
 #include "supervisor/isolate.h"
 #include "worker/fingerprint.h"
 #include "report/headroom.h"
@@ -323,7 +324,10 @@ static void json_test(perf__json *j, const perf__test *t, const perf__result *r,
   perf__json_num(j, r->seconds);
   perf__json_raw(j, ", \"worker_pid\": %ld", r->worker_pid);
   perf__json_raw(j, ",\n   \"claims\": [");
-  for (size_t k = 0; k < r->nclaims; k++) perf__json_raw(j, "%s\n    %s", k ? "," : "", r->claims[k]);
+  for (size_t k = 0; k < r->nclaims; k++) {
+    perf__json_raw(j, "%s\n    ", k ? "," : "");
+    perf__claimrec_write(j, &r->claims[k]);
+  }
   perf__json_raw(j, "],\n   \"lines\": [");
   for (size_t k = 0; k < r->nlines; k++) {
     perf__json_raw(j, k ? ", " : "");
