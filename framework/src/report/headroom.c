@@ -152,6 +152,14 @@ size_t perf__headroom_build(const perf__result *r, size_t n, perf__headroom_row 
   return nb;
 }
 
+/* See headroom.h. */
+int perf__headroom_repeated(const perf__headroom_row *rows, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].runs > 1) return 1;
+  return 0;
+}
+
 /* "10 PASS", "8 PASS, 2 INCONCLUSIVE". */
 static const char *outcomes(const perf__headroom_row *r, char *buf, size_t len)
 {

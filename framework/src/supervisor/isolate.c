@@ -3,10 +3,13 @@
 #include "supervisor/isolate.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* See child.h. */
+#include "worker/fingerprint.h"
+
+/* See isolate.h. */
 long perf__isolate_read(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len)
 {
   int fd[2];
@@ -38,4 +41,30 @@ long perf__isolate_read(void (*fn)(FILE *out, void *arg), void *arg, char *buf, 
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
   }
   return got;
+}
+
+/* In a child: device 0's fingerprint as "key\tvalue" lines (none without a
+ * GPU). */
+static void gpu_fingerprint(FILE *out, void *arg)
+{
+  perf__baseline b = {0};
+  (void)arg;
+  if (!perf__fingerprint_gpu(&b))
+    for (size_t k = 0; k < b.nfp; k++) fprintf(out, "%s\t%s\n", b.fp[k].key, b.fp[k].value);
+}
+
+/* See isolate.h. */
+void perf__isolate_fingerprint_gpu(perf__baseline *b)
+{
+  static char text[PERF__BL_MAX_FP * 260];
+  b->nfp = 0;
+  if (perf__isolate_read(gpu_fingerprint, NULL, text, sizeof text) <= 0) return;
+  for (char *line = text, *nl; *line && b->nfp < PERF__BL_MAX_FP; line = nl + 1) {
+    char *tab = strchr(line, '\t');
+    if (!(nl = strchr(line, '\n')) || !tab || tab > nl) break;
+    *tab = *nl = '\0';
+    snprintf(b->fp[b->nfp].key, sizeof b->fp[b->nfp].key, "%.47s", line);
+    snprintf(b->fp[b->nfp].value, sizeof b->fp[b->nfp].value, "%.199s", tab + 1);
+    b->nfp++;
+  }
 }
