@@ -5,36 +5,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/claimrec.h"
 #include "report/headroom.h"
 #include "selftest.h"
 
-/* A result named name with the given claim records. */
-static perf__result result_of(const char *name, const char **claims, size_t n)
+/* A result named name with copies of the given claim records. */
+static perf__result result_of(const char *name, const perf__claimrec *claims, size_t n)
 {
   perf__result r = {0};
   snprintf(r.name, sizeof r.name, "%s", name);
-  for (size_t i = 0; i < n; i++) perf__result_add_claim(&r, strdup(claims[i]));
+  for (size_t i = 0; i < n; i++) {
+    perf__claimrec c;
+    ST_EQ(perf__claimrec_copy(&c, &claims[i]), 0);
+    perf__result_add_claim(&r, &c);
+  }
   return r;
 }
 
-static const char *faster(double lo, double hi, const char *outcome, char *buf, size_t len)
+/* A ratio claim's record with what the headroom reads: message, outcome,
+ * kind, threshold, ratio and interval. */
+static perf__claimrec ratio_claim(perf__claimrec_kind kind, const char *msg, perf__outcome o,
+                                  double threshold, double ratio, double lo, double hi)
 {
-  snprintf(buf, len, "{\"message\": \"FASTER(a, b, 2) at t.c:9: %s\", \"outcome\": \"%s\", "
-           "\"kind\": \"FASTER\", \"threshold\": 2, \"ratio\": %g, \"interval\": [%g, %g]}",
-           outcome, outcome, (lo + hi) / 2, lo, hi);
-  return buf;
+  return (perf__claimrec){.message = strdup(msg), .outcome = o, .kind = kind,
+                          .ratio = {.threshold = threshold, .ratio = ratio, .interval = {lo, hi}}};
+}
+
+static perf__claimrec faster(double lo, double hi, perf__outcome o)
+{
+  char msg[200];
+  snprintf(msg, sizeof msg, "FASTER(a, b, 2) at t.c:9: %s", perf__status_word(o));
+  return ratio_claim(PERF__CLAIMREC_FASTER, msg, o, 2, (lo + hi) / 2, lo, hi);
 }
 
 ST_TEST(headroom_groups_runs_and_finds_the_worst_bound)
 {
-  char f1[400], f2[400], f3[400];
-  const char *similar = "{\"message\": \"SIMILAR(a, a, 0.05) at t.c:12: PASS\", "
-                        "\"outcome\": \"PASS\", \"kind\": \"SIMILAR\", \"threshold\": 0.05, "
-                        "\"ratio\": 1.0, \"interval\": [0.98, 1.03]}";
-  const char *truth = "{\"message\": \"TRUE(x) at t.c:3 holds\", \"outcome\": \"PASS\"}";
-  const char *run1[] = {faster(2.2, 2.6, "PASS", f1, sizeof f1), similar, truth};
-  const char *run2[] = {faster(2.1, 2.5, "PASS", f2, sizeof f2), similar};
-  const char *run3[] = {faster(1.9, 2.4, "INCONCLUSIVE", f3, sizeof f3), similar};
+  perf__claimrec similar = ratio_claim(PERF__CLAIMREC_SIMILAR, "SIMILAR(a, a, 0.05) at t.c:12: PASS",
+                                       PERF__PASS, 0.05, 1.0, 0.98, 1.03);
+  perf__claimrec truth = {.message = strdup("TRUE(x) at t.c:3 holds"), .outcome = PERF__PASS};
+  perf__claimrec run1[] = {faster(2.2, 2.6, PERF__PASS), similar, truth};
+  perf__claimrec run2[] = {faster(2.1, 2.5, PERF__PASS), similar};
+  perf__claimrec run3[] = {faster(1.9, 2.4, PERF__INCONCLUSIVE), similar};
   perf__result r[4] = {result_of("s.t", run1, 3), result_of("s.t", run2, 2),
                        result_of("s.t", run3, 2), result_of("s.other", run1, 1)};
   perf__headroom_row *rows;
@@ -70,4 +81,6 @@ ST_TEST(headroom_groups_runs_and_finds_the_worst_bound)
   free(text);
   free(rows);
   for (int i = 0; i < 4; i++) perf__result_free(&r[i]);
+  perf__claimrec *mine[] = {&run1[0], &run2[0], &run3[0], &similar, &truth};
+  for (int i = 0; i < 5; i++) perf__claimrec_free(mine[i]);
 }

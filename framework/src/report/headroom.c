@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsontree.h"
+#include "base/claimrec.h"
 #include "base/stats.h"
 #include "base/status.h"
 #include "report/svg.h"
@@ -17,7 +17,7 @@ typedef struct building {
   size_t nratios, cap;
 } building;
 
-/* One claim record of one run, read from its JSON. */
+/* What the headroom takes from one claim record of one run. */
 typedef struct record {
   char claim[400];
   int similar;
@@ -26,31 +26,22 @@ typedef struct record {
 } record;
 
 /* Reads a FASTER or SIMILAR record; 0 when it is one, -1 otherwise. */
-static int read_record(const char *json, record *out)
+static int read_record(const perf__claimrec *c, record *out)
 {
-  char err[200];
-  perf__jsontree_node *n = perf__jsontree_parse(json, "claim", err, sizeof err);
-  const perf__jsontree_node *kind = n ? perf__jsontree_get(n, "kind") : NULL;
-  const perf__jsontree_node *msg = n ? perf__jsontree_get(n, "message") : NULL;
-  const perf__jsontree_node *outcome = n ? perf__jsontree_get(n, "outcome") : NULL;
-  const perf__jsontree_node *iv = n ? perf__jsontree_get(n, "interval") : NULL;
-  int ok = kind && kind->text && msg && msg->text && outcome && outcome->text &&
-           (!strcmp(kind->text, "FASTER") || !strcmp(kind->text, "SIMILAR"));
-  if (ok) {
-    snprintf(out->claim, sizeof out->claim, "%s", msg->text);
-    char *colon = strrchr(out->claim, ':'); /* "...: PASS" */
-    if (colon && colon > out->claim) *colon = '\0';
-    out->similar = !strcmp(kind->text, "SIMILAR");
-    out->threshold = perf__jsontree_num(perf__jsontree_get(n, "threshold"), NAN);
-    out->ratio = perf__jsontree_num(perf__jsontree_get(n, "ratio"), NAN);
-    out->lo = iv && iv->type == PERF__J_ARRAY && iv->n == 2 ? perf__jsontree_num(iv->kids[0], NAN) : NAN;
-    out->hi = iv && iv->type == PERF__J_ARRAY && iv->n == 2 ? perf__jsontree_num(iv->kids[1], NAN) : NAN;
-    out->outcome = !strcmp(outcome->text, "PASS")   ? PERF__PASS
-                   : !strcmp(outcome->text, "FAIL") ? PERF__FAIL
-                                                    : PERF__INCONCLUSIVE;
-  }
-  perf__jsontree_free(n);
-  return ok ? 0 : -1;
+  const perf__claimrec_ratio *m = &c->ratio;
+  if (c->kind != PERF__CLAIMREC_FASTER && c->kind != PERF__CLAIMREC_SIMILAR) return -1;
+  snprintf(out->claim, sizeof out->claim, "%s", c->message ? c->message : "");
+  char *colon = strrchr(out->claim, ':'); /* "...: PASS" */
+  if (colon && colon > out->claim) *colon = '\0';
+  out->similar = c->kind == PERF__CLAIMREC_SIMILAR;
+  out->threshold = m->threshold;
+  out->ratio = m->ratio;
+  out->lo = m->interval[0];
+  out->hi = m->interval[1];
+  out->outcome = c->outcome == PERF__PASS ? PERF__PASS
+                 : c->outcome == PERF__FAIL ? PERF__FAIL
+                                            : PERF__INCONCLUSIVE;
+  return 0;
 }
 
 /* What one run's interval leaves to spare (see headroom.h); NaN when the
@@ -145,7 +136,7 @@ size_t perf__headroom_build(const perf__result *r, size_t n, perf__headroom_row 
   for (size_t i = 0; i < n && !oom; i++)
     for (size_t k = 0; k < r[i].nclaims && !oom; k++) {
       record c;
-      if (read_record(r[i].claims[k], &c)) continue;
+      if (read_record(&r[i].claims[k], &c)) continue;
       building *row = row_for(&b, &nb, &cap, r[i].name, &c);
       oom = !row || add(row, &c);
     }
@@ -159,6 +150,14 @@ size_t perf__headroom_build(const perf__result *r, size_t n, perf__headroom_row 
   qsort(out, nb, sizeof *out, by_headroom);
   *rows = out;
   return nb;
+}
+
+/* See headroom.h. */
+int perf__headroom_repeated(const perf__headroom_row *rows, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].runs > 1) return 1;
+  return 0;
 }
 
 /* "10 PASS", "8 PASS, 2 INCONCLUSIVE". */

@@ -37,6 +37,10 @@ typedef struct perf__headroom_row {
  * there are none or memory ran out. */
 size_t perf__headroom_build(const perf__result *r, size_t n, perf__headroom_row **rows);
 
+/* 1 when some claim ran more than once (--repeat): then its headroom is
+ * news. Never fails. */
+int perf__headroom_repeated(const perf__headroom_row *rows, size_t n);
+
 /* The console table (for --repeat). Never fails. */
 void perf__headroom_print(FILE *f, const perf__headroom_row *rows, size_t n);
 /* A Markdown section with the table. Never fails. */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "report/report.h"
+#include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
 #include "supervisor/console.h"
@@ -102,7 +103,8 @@ static const char *text_of(const perf__jsontree_node *o, const char *key)
 }
 
 /* One test of a report as the supervisor knew it: name, outcome, reason,
- * time, claim records and lines. Never fails (without memory, less). */
+ * time, claim records and lines. Never fails (without memory, or with a
+ * claim record that cannot be read, less). */
 static void result_of(const perf__jsontree_node *t, perf__result *r)
 {
   static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
@@ -118,10 +120,10 @@ static void result_of(const perf__jsontree_node *t, perf__result *r)
   const perf__jsontree_node *c = perf__jsontree_get(t, "claims"), *l = perf__jsontree_get(t, "lines"),
                     *v = perf__jsontree_get(t, "lines_verbose");
   for (size_t k = 0; c && c->type == PERF__J_ARRAY && k < c->n; k++) {
-    perf__json j = {0};
-    perf__jsontree_write(&j, c->kids[k]);
-    if (j.oom) perf__json_free(&j);
-    else perf__result_add_claim(r, j.s);
+    perf__claimrec rec;
+    char err[400];
+    if (perf__claimrec_read(c->kids[k], &rec, err, sizeof err) == 0)
+      perf__result_add_claim(r, &rec); /* one that cannot be read makes no chart */
   }
   for (size_t k = 0; l && l->type == PERF__J_ARRAY && k < l->n; k++)
     if (l->kids[k]->type == PERF__J_STRING) {

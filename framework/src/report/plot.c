@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/claimrec.h"
 #include "base/json.h"
-#include "base/jsontree.h"
 #include "base/status.h"
 #include "report/svg.h"
 #include "worker/sweep.h"
@@ -62,26 +62,20 @@ static int site_line(const char *msg)
   return colon ? atoi(colon + 1) : 0;
 }
 
-static const char *str(const perf__jsontree_node *o, const char *key)
+/* s, or "?" when it is unset. */
+static const char *or_what(const char *s) { return s ? s : "?"; }
+
+/* A claim's mark: PASS and FAIL decided, the rest open. */
+static int mark_of(perf__outcome o)
 {
-  const perf__jsontree_node *n = perf__jsontree_get(o, key);
-  return n && (n->type == PERF__J_STRING || n->type == PERF__J_PLAIN) ? n->text : NULL;
+  return o == PERF__PASS ? PERF__MARK_PASS : o == PERF__FAIL ? PERF__MARK_FAIL : PERF__MARK_OPEN;
 }
 
-static double num(const perf__jsontree_node *o, const char *key) { return perf__jsontree_num(perf__jsontree_get(o, key), NAN); }
-
-/* Item i of the array o[key] as a number; NaN when absent. */
-static double item(const perf__jsontree_node *o, const char *key, size_t i)
+/* A crossover point's mark: faster and slower decided, the rest open. */
+static int mark_of_side(const char *side)
 {
-  const perf__jsontree_node *a = perf__jsontree_get(o, key);
-  return a && a->type == PERF__J_ARRAY && i < a->n ? perf__jsontree_num(a->kids[i], NAN) : NAN;
-}
-
-static int mark_of(const char *outcome)
-{
-  if (!outcome) return PERF__MARK_PLAIN;
-  if (!strcmp(outcome, "PASS") || !strcmp(outcome, "faster")) return PERF__MARK_PASS;
-  if (!strcmp(outcome, "FAIL") || !strcmp(outcome, "slower")) return PERF__MARK_FAIL;
+  if (side && !strcmp(side, "faster")) return PERF__MARK_PASS;
+  if (side && !strcmp(side, "slower")) return PERF__MARK_FAIL;
   return PERF__MARK_OPEN;
 }
 
@@ -106,32 +100,31 @@ static timechart *time_chart(charts *c, const char *param)
   return t;
 }
 
-/* Both workloads of a measurement record at sweep point x. */
-static void add_times(charts *c, const perf__jsontree_node *rec, const char *param, double x)
+/* Both workloads of a measurement at sweep point x. */
+static void add_times(charts *c, const perf__claimrec_ratio *m, const char *param, double x)
 {
   timechart *t = time_chart(c, param);
-  const char *clock = str(rec, "clock");
   for (int side = 0; t && side < 2; side++) {
-    const perf__jsontree_node *w = perf__jsontree_get(rec, side ? "b" : "a");
-    const char *name = str(w, "name");
-    if (!name) continue;
+    const perf__claimrec_workload *w = side ? &m->b : &m->a;
+    if (!w->name) continue;
     char label[128];
-    snprintf(label, sizeof label, "%s (%s)", name, clock ? clock : "?");
+    snprintf(label, sizeof label, "%s (%s)", w->name, or_what(m->clock));
     size_t i = 0;
     while (i < t->nw && strcmp(t->w[i].label, label)) i++;
     if (i == MAX_LINES) continue;
     if (i == t->nw) snprintf(t->w[t->nw++].label, sizeof t->w[0].label, "%s", label);
-    put(&t->w[i], x, num(w, "median_s"), item(w, "median_interval_s", 0),
-        item(w, "median_interval_s", 1), PERF__MARK_PLAIN);
+    put(&t->w[i], x, w->median_s, w->median_interval_s[0], w->median_interval_s[1],
+        PERF__MARK_PLAIN);
   }
 }
 
 /* A FASTER or SIMILAR claim made at sweep point x: its site's line. */
-static void add_site(charts *c, const perf__jsontree_node *rec, const char *kind, const char *param,
+static void add_site(charts *c, const perf__claimrec *rec, const char *kind, const char *param,
                      double x)
 {
+  const perf__claimrec_ratio *m = &rec->ratio;
   char text[300], cut[80];
-  snprintf(text, sizeof text, "%s", str(rec, "message") ? str(rec, "message") : "?");
+  snprintf(text, sizeof text, "%s", or_what(rec->message));
   snprintf(cut, sizeof cut, " [%s=", param);
   char *at = strstr(text, cut);
   if (at) *at = '\0';
@@ -144,11 +137,10 @@ static void add_site(charts *c, const perf__jsontree_node *rec, const char *kind
     snprintf(s->text, sizeof s->text, "%s", text);
     snprintf(s->kind, sizeof s->kind, "%s", kind);
     snprintf(s->param, sizeof s->param, "%s", param);
-    snprintf(s->clock, sizeof s->clock, "%s", str(rec, "clock") ? str(rec, "clock") : "?");
-    s->threshold = num(rec, "threshold");
+    snprintf(s->clock, sizeof s->clock, "%s", or_what(m->clock));
+    s->threshold = m->threshold;
   }
-  put(&s->l, x, num(rec, "ratio"), item(rec, "interval", 0), item(rec, "interval", 1),
-      mark_of(str(rec, "outcome")));
+  put(&s->l, x, m->ratio, m->interval[0], m->interval[1], mark_of(rec->outcome));
 }
 
 /* A row: the claim's text up to " at ", then suffix; its ratio, interval
@@ -167,13 +159,13 @@ static void put_row(charts *c, const char *text, const char *suffix, const char 
 }
 
 /* A claim outside any sweep: one row, its clock in the label. */
-static void add_row(charts *c, const perf__jsontree_node *rec, const char *kind)
+static void add_row(charts *c, const perf__claimrec *rec, const char *kind)
 {
+  const perf__claimrec_ratio *m = &rec->ratio;
   char clock[40];
-  snprintf(clock, sizeof clock, " (%s)", str(rec, "clock") ? str(rec, "clock") : "?");
-  put_row(c, str(rec, "message") ? str(rec, "message") : kind, clock, kind,
-          num(rec, "threshold"), num(rec, "ratio"), item(rec, "interval", 0),
-          item(rec, "interval", 1), mark_of(str(rec, "outcome")));
+  snprintf(clock, sizeof clock, " (%s)", or_what(m->clock));
+  put_row(c, rec->message ? rec->message : kind, clock, kind, m->threshold, m->ratio,
+          m->interval[0], m->interval[1], mark_of(rec->outcome));
 }
 
 /* Sorts a line's points by x (insertion sort: at most 64). */
@@ -272,39 +264,39 @@ static void site_charts(charts *c, int xlog)
 
 /* A CROSSOVER record: the speedup of a over b at each point, 1, the range
  * claimed and the estimate. */
-static void crossover_chart(charts *c, const perf__jsontree_node *rec, int *time_xlog)
+static void crossover_chart(charts *c, const perf__claimrec *rec, int *time_xlog)
 {
-  const perf__jsontree_node *pts = perf__jsontree_get(rec, "points");
-  const char *param = str(rec, "param"), *an = str(rec, "a_name"), *bn = str(rec, "b_name");
-  if (!pts || pts->type != PERF__J_ARRAY || !param || !an || !bn) return;
+  const char *param = rec->param, *an = rec->a_name, *bn = rec->b_name;
+  if (!param || !an || !bn) return;
   line l = {.n = 0};
   int xlog = 1;
-  for (size_t i = 0; i < pts->n; i++) {
-    const perf__jsontree_node *p = pts->kids[i];
-    double x = num(p, "x");
+  for (size_t i = 0; i < rec->npoints; i++) {
+    const perf__claimrec_point *p = &rec->points[i];
+    double x = p->x;
     xlog &= x > 0;
-    put(&l, x, num(p, "ratio"), item(p, "interval", 0), item(p, "interval", 1),
-        mark_of(str(p, "side")));
-    add_times(c, p, param, x);
+    const perf__claimrec_ratio *m = &p->m; /* all unset when not measured */
+    put(&l, x, p->measured ? m->ratio : NAN, p->measured ? m->interval[0] : NAN,
+        p->measured ? m->interval[1] : NAN, mark_of_side(p->side));
+    add_times(c, m, param, x);
   }
   *time_xlog &= xlog; /* its points are on the parameter's time chart too */
   perf__svg_series se = series_of(&l);
-  double tie = num(rec, "tie");
+  double tie = rec->tie;
   se.label = isfinite(tie) && tie > 0 ? "green: faster; red: slower; band: tied" : "green: faster; red: slower";
   char title[400], yl[200], est[64], suffix[64], msg[300];
-  const char *msg_full = str(rec, "message") ? str(rec, "message") : "CROSSOVER";
+  const char *msg_full = rec->message ? rec->message : "CROSSOVER";
   snprintf(msg, sizeof msg, "%s", msg_full);
   char *at = strstr(msg, " at ");
   if (at) *at = '\0';
-  double e = num(rec, "estimate");
-  snprintf(title, sizeof title, "%s: %s", msg, str(rec, "outcome") ? str(rec, "outcome") : "?");
+  double e = rec->estimate;
+  snprintf(title, sizeof title, "%s: %s", msg, perf__status_word(rec->outcome));
   snprintf(yl, sizeof yl, "speedup of %s over %s (%s clock medians)", an, bn,
-           str(rec, "clock") ? str(rec, "clock") : "?");
+           or_what(rec->clock));
   snprintf(est, sizeof est, "%s = %.3g", param, e);
   snprintf(suffix, sizeof suffix, "line%d-crossover", site_line(msg_full));
   perf__svg_chart ch = {.title = title, .xlabel = param, .ylabel = yl, .xlog = xlog, .ylog = 1,
                         .s = &se, .ns = 1, .hline = {1}, .nhline = 1, .has_xband = 1,
-                        .xband = {item(rec, "range", 0), item(rec, "range", 1)},
+                        .xband = {rec->range[0], rec->range[1]},
                         .has_vline = isfinite(e), .vline = e, .vline_label = est};
   if (isfinite(tie) && tie > 0)
     ch.has_hband = 1, ch.hband[0] = 1 / (1 + tie), ch.hband[1] = 1 + tie;
@@ -320,18 +312,17 @@ static void draw_rows(FILE *f, const void *arg)
 }
 
 /* One claim record. */
-static void add_record(charts *c, const perf__jsontree_node *rec, int *xlog)
+static void add_record(charts *c, const perf__claimrec *rec, int *xlog)
 {
-  const char *kind = str(rec, "kind");
-  if (!kind) return;
-  const perf__jsontree_node *sw = perf__jsontree_get(rec, "sweep");
-  int ratio = !strcmp(kind, "FASTER") || !strcmp(kind, "SIMILAR");
-  if (!strcmp(kind, "CROSSOVER")) crossover_chart(c, rec, xlog);
-  else if (ratio && sw && str(sw, "param")) {
-    double x = num(sw, "value");
+  const char *kind = perf__claimrec_kind_word(rec->kind);
+  const perf__claimrec_sweep *sw = &rec->ratio.sweep;
+  int ratio = rec->kind == PERF__CLAIMREC_FASTER || rec->kind == PERF__CLAIMREC_SIMILAR;
+  if (rec->kind == PERF__CLAIMREC_CROSSOVER) crossover_chart(c, rec, xlog);
+  else if (ratio && sw->set && sw->param) {
+    double x = (double)sw->value;
     *xlog &= x > 0;
-    add_times(c, rec, str(sw, "param"), x);
-    add_site(c, rec, kind, str(sw, "param"), x);
+    add_times(c, &rec->ratio, sw->param, x);
+    add_site(c, rec, kind, sw->param, x);
   } else if (ratio)
     add_row(c, rec, kind);
 }
@@ -344,12 +335,7 @@ size_t perf__plot_test(const perf__result *r, perf__chart **out)
   if (!c) return 0;
   c->test = r->name;
   int xlog = 1;
-  for (size_t k = 0; k < r->nclaims; k++) {
-    char err[200];
-    perf__jsontree_node *rec = perf__jsontree_parse(r->claims[k], "claim record", err, sizeof err);
-    if (rec) add_record(c, rec, &xlog);
-    perf__jsontree_free(rec);
-  }
+  for (size_t k = 0; k < r->nclaims; k++) add_record(c, &r->claims[k], &xlog);
   time_charts(c, xlog);
   site_charts(c, xlog);
   if (c->nrows) emit(c, "claims", draw_rows, c);

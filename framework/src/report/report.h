@@ -1,4 +1,4 @@
-/* report.h — machine-readable reports for CI: JUnit XML, TAP 14, a Markdown summary. */
+/* report.h — the one entry point for a run's reports: checks the files named up front, then writes each format (JSON, JUnit, Markdown, TAP, HTML, charts). */
 #ifndef PERF_REPORT_H
 #define PERF_REPORT_H
 
@@ -14,7 +14,8 @@
  * PERF__EUSAGE with a message naming the file in err[len]. */
 int perf__report_check(const perf__cli *cli, char *err, size_t len);
 
-/* Writes the reports the command line asks for: results[i] belongs to
+/* Writes the reports the command line asks for (--json, --junit,
+ * --markdown, --plots, --html, --tap): results[i] belongs to
  * tests[i % ntests]. Files are replaced atomically (a temporary file in the
  * same directory, then rename); TAP goes to tap (stdout as the run began).
  * Returns 0, or PERF__EIO after printing which report could not be written. */

@@ -76,21 +76,22 @@ void perf__result_add_output(perf__result *r, const char *p, size_t n)
 }
 
 /* Never fails. */
-void perf__result_add_claim(perf__result *r, char *json)
+void perf__result_add_claim(perf__result *r, perf__claimrec *c)
 {
-  char **c = realloc(r->claims, (r->nclaims + 1) * sizeof *c);
-  if (!c) {
-    free(json);
+  perf__claimrec *grown = realloc(r->claims, (r->nclaims + 1) * sizeof *grown);
+  if (!grown) {
+    perf__claimrec_free(c);
     return;
   }
-  r->claims = c;
-  r->claims[r->nclaims++] = json;
+  r->claims = grown;
+  r->claims[r->nclaims++] = *c;
+  *c = (perf__claimrec){0};
 }
 
 /* Never fails. */
 void perf__result_free(perf__result *r)
 {
-  for (size_t i = 0; i < r->nclaims; i++) free(r->claims[i]);
+  for (size_t i = 0; i < r->nclaims; i++) perf__claimrec_free(&r->claims[i]);
   free(r->claims);
   r->claims = NULL;
   r->nclaims = 0;

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "base/claimrec.h"
 #include "base/options.h"
 #include "base/status.h"
 
@@ -17,7 +18,7 @@ typedef struct perf__result {
   double seconds;          /* wall clock, supervisor side */
   long worker_pid;         /* the worker process that ran it */
   char reason[700];
-  char **claims;           /* one JSON object per claim (PERF__MSG_CLAIM) */
+  perf__claimrec *claims;  /* one record per claim (PERF__MSG_CLAIM) */
   size_t nclaims;
   char **lines;            /* detail lines from the worker */
   int *verbose_only;
@@ -31,9 +32,9 @@ typedef struct perf__result {
 int perf__result_add_line(perf__result *r, int verbose_only, char *text);
 /* Appends captured output, keeping at most 64 KiB. Never fails. */
 void perf__result_add_output(perf__result *r, const char *p, size_t n);
-/* Takes ownership of json (one claim's record). Never fails: without memory
- * the record is dropped. */
-void perf__result_add_claim(perf__result *r, char *json);
+/* Takes over what c owns (c is left empty). Never fails: without memory the
+ * record is freed and dropped. */
+void perf__result_add_claim(perf__result *r, perf__claimrec *c);
 void perf__result_free(perf__result *r);
 
 void perf__console_setup(perf__color color, int verbose);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/claimrec.h"
 #include "supervisor/rebaseline.h"
 #include "base/clock.h"
 #include "base/wire.h"
@@ -196,6 +197,28 @@ static int take_end(const char *data, perf__result *r)
   return 0;
 }
 
+/* Parses a CLAIM frame (freed) into a record of r. Returns 0, or
+ * PERF__EPROTO when it is not a claim record (the problem goes into r's
+ * lines, and the worker is stopped as for any malformed message); without
+ * memory the record is dropped. */
+static int take_claim(char *data, perf__result *r)
+{
+  perf__claimrec c;
+  char err[400];
+  int e = perf__claimrec_parse(data, &c, err, sizeof err);
+  free(data);
+  if (e == PERF__ENOMEM) return 0;
+  if (e) { /* said in a line of the test's; on stderr without memory */
+    char line[500], *copy;
+    snprintf(line, sizeof line, "malformed claim record from the worker: %.400s", err);
+    if (!(copy = strdup(line)) || perf__result_add_line(r, 0, copy))
+      fprintf(stderr, "perftest: %s\n", line);
+    return PERF__EPROTO;
+  }
+  perf__result_add_claim(r, &c);
+  return 0;
+}
+
 static perf__blu *collect; /* --update-baselines: records of this run */
 static int collect_run;
 
@@ -257,8 +280,7 @@ static int handle(int type, char *data, perf__result *r)
     perf__result_add_line(r, type == PERF__MSG_VLINE, data);
     return 0;
   case PERF__MSG_CLAIM:
-    perf__result_add_claim(r, data);
-    return 0;
+    return take_claim(data, r);
   case PERF__MSG_END: {
     int err = take_end(data, r);
     free(data);

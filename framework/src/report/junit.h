@@ -1,0 +1,18 @@
+/* junit.h — --junit: the run as JUnit XML, one <testsuite> per suite (what GitLab and Jenkins read). */
+#ifndef PERF_JUNIT_H
+#define PERF_JUNIT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "base/registry.h"
+#include "supervisor/console.h"
+
+/* Writes results r[0..n) (r[i] belongs to tests[i % nt]) of a run that
+ * began at started; device >= 0 (a --devices child) names each suite
+ * "suite@gpuK". Never fails (stream errors show in ferror(f)). */
+void perf__junit_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
+                       size_t n, time_t started, int device);
+
+#endif

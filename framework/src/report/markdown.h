@@ -1,0 +1,19 @@
+/* markdown.h — --markdown: a summary table for a CI step summary, failures first, under 1 MB. */
+#ifndef PERF_MARKDOWN_H
+#define PERF_MARKDOWN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/registry.h"
+#include "supervisor/console.h"
+
+/* Writes the summary of results r[0..n) (r[i] belongs to tests[i % nt]):
+ * failures and errors first, then the rest in run order, rows stopping
+ * before the file would pass 1 MB; the headroom table when a claim ran more
+ * than once. f must be seekable (ftell). Never fails (stream errors show in
+ * ferror(f)). */
+void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
+                          size_t n);
+
+#endif

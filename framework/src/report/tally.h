@@ -1,0 +1,26 @@
+/* tally.h — what the CI reports share: a run's outcome counts and which detail lines are failing verdicts. */
+#ifndef PERF_TALLY_H
+#define PERF_TALLY_H
+
+#include <stddef.h>
+
+#include "base/status.h"
+#include "supervisor/console.h"
+
+typedef struct perf__tally {
+  size_t tests, failures, errors, skipped;
+  double seconds;
+} perf__tally;
+
+/* FAIL and INCONCLUSIVE are failures; ERROR (not a valid test, a crash) is
+ * an error, as JUnit and TAP readers mean it. Never fails. */
+int perf__tally_is_failure(perf__outcome o);
+
+/* The counts and wall time of results r[0..n). Never fails. */
+perf__tally perf__tally_count(const perf__result *r, size_t n);
+
+/* 1 when a detail line gives a claim's failing verdict with its numbers.
+ * Never fails. */
+int perf__tally_verdict_line(const char *line);
+
+#endif

@@ -1,0 +1,16 @@
+/* tap.h — --tap: the run as TAP 14 on a stream, a YAML block for each test that did not pass. */
+#ifndef PERF_TAP_H
+#define PERF_TAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/registry.h"
+#include "supervisor/console.h"
+
+/* Writes a plan, then one point per result r[0..n) (r[i] belongs to
+ * tests[i % nt]). Never fails (stream errors show in ferror(f)). */
+void perf__tap_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
+                     size_t n);
+
+#endif
