@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/machine.h"
 #include "selftest.h"
 #include "base/status.h"
 
@@ -230,25 +231,24 @@ ST_TEST(baseline_regression_needs_tolerance_and_significance)
   ST_EQ(perf__baseline_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
 }
 
-#include "worker/fingerprint.h"
 
 ST_TEST(fingerprint_of_the_host_names_the_cpu)
 {
   perf__baseline b;
   char path[300], slug[80];
   perf__baseline_init(&b);
-  perf__fingerprint_host(&b);
-  const char *model = perf__fingerprint_model(&b);
+  perf__machine_host(&b);
+  const char *model = perf__baseline_model(&b);
   ST_CHECK(model[0] != '\0');
   ST_CHECK(b.nfp == 3 && !strcmp(b.fp[1].key, "cpus") && atoi(b.fp[1].value) >= 1);
   perf__baseline_slug(model, slug, sizeof slug);
-  perf__fingerprint_path("some/dir", &b, path, sizeof path);
+  perf__baseline_path("some/dir", &b, path, sizeof path);
   char want[300];
   snprintf(want, sizeof want, "some/dir/%s.yaml", slug);
   ST_CHECK(!strcmp(path, want));
   perf__baseline none;
   perf__baseline_init(&none);
-  ST_CHECK(!strcmp(perf__fingerprint_model(&none), "unknown"));
-  ST_CHECK(!strcmp(perf__fingerprint_path("", &none, path, sizeof path), "./unknown.yaml"));
+  ST_CHECK(!strcmp(perf__baseline_model(&none), "unknown"));
+  ST_CHECK(!strcmp(perf__baseline_path("", &none, path, sizeof path), "./unknown.yaml"));
   perf__baseline_free(&b);
 }

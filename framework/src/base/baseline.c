@@ -757,3 +757,32 @@ int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
     sync_dir(path);
   return r;
 }
+
+/* Never fails. */
+const char *perf__baseline_model(const perf__baseline *b)
+{
+  for (size_t i = 0; i < b->nfp; i++)
+    if (!strcmp(b->fp[i].key, "name")) return b->fp[i].value;
+  return "unknown";
+}
+
+/* Never fails. */
+char *perf__baseline_path(const char *dir, const perf__baseline *b, char *out,
+                    size_t len)
+{
+  char slug[80];
+  perf__baseline_slug(perf__baseline_model(b), slug, sizeof slug);
+  snprintf(out, len, "%s/%s.yaml", dir && *dir ? dir : ".", slug);
+  return out;
+}
+
+/* See baseline.h: what perf__baseline_set_fp returns. */
+int perf__baseline_set_fpf(perf__baseline *b, const char *key, const char *fmt, ...)
+{
+  char v[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v, sizeof v, fmt, ap);
+  va_end(ap);
+  return perf__baseline_set_fp(b, key, v);
+}

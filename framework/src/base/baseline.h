@@ -97,6 +97,9 @@ const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const c
 /* Sets a fingerprint field (replacing one with the same key); 0, or
  * PERF__EINVAL when the table is full. */
 int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);
+/* The same with the value from fmt (truncated at 199 bytes). */
+int perf__baseline_set_fpf(perf__baseline *b, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* How a new measurement compares with its baseline entry. */
 typedef enum perf__baseline_change {
@@ -117,5 +120,12 @@ perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, d
  * single '-' between words, at most 64 characters; "unknown" when nothing
  * is left. Never contains '/', '.' or '..'. Returns buf. */
 char *perf__baseline_slug(const char *model, char *buf, size_t len);
+
+/* The fingerprint's model name ("name" field), or "unknown". Never fails. */
+const char *perf__baseline_model(const perf__baseline *b);
+
+/* dir/<slug of the model>.yaml into out. Returns out. Never fails
+ * (truncates). */
+char *perf__baseline_path(const char *dir, const perf__baseline *b, char *out, size_t len);
 
 #endif

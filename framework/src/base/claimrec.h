@@ -22,6 +22,9 @@
 #include "base/jsontree.h"
 #include "base/status.h"
 
+/* The most points a sweep has, so the most a CROSSOVER record holds. */
+enum { PERF__CLAIMREC_MAX_POINTS = 64 };
+
 typedef enum perf__claimrec_kind {
   PERF__CLAIMREC_PLAIN = 0, /* TRUE, sync checks, BASELINE: message and outcome only */
   PERF__CLAIMREC_FASTER,

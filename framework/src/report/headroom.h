@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "base/json.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* The margin a threshold should keep from the worst interval bound seen. */
 #define PERF__HEADROOM_MARGIN 0.05

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* Writes the page for results r[0..n) of a run that began at started and
  * exits with code; cmd is the command line (argc words). Nothing is fetched

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 
 #include "base/baseline.h"
+#include "base/machine.h"
 #include "base/claimrec.h"
 #include "base/status.h"
 #include "report/headroom.h"
 #include "report/tally.h"
 #include "worker/probe.h"
-#include "worker/fingerprint.h"
 
 /* A fingerprint as one JSON object of strings. Never fails (j->oom). */
 static void json_kvs(perf__json *j, const perf__baseline *b)
@@ -29,7 +29,7 @@ static void json_kvs(perf__json *j, const perf__baseline *b)
 static void json_fingerprint(perf__json *j)
 {
   perf__baseline host = {0}, gpu = {0};
-  perf__fingerprint_host(&host);
+  perf__machine_host(&host);
   perf__probe_gpu_fingerprint(&gpu);
   perf__json_raw(j, "\"fingerprint\": {\"host\": ");
   json_kvs(j, &host);

@@ -7,7 +7,7 @@
 
 #include "base/json.h"
 #include "base/registry.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 #include "base/options.h"
 
 /* Appends the report of results r[0..n) (r[i] belongs to tests[i % nt]) of

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "base/registry.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* Writes results r[0..n) (r[i] belongs to tests[i % nt]) of a run that
  * began at started; device >= 0 (a --devices child) names each suite

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "base/registry.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* Writes the summary of results r[0..n) (r[i] belongs to tests[i % nt]):
  * failures and errors first, then the rest in run order, rows stopping

@@ -14,7 +14,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 enum { MAX_SHARDS = 4096 };
 

@@ -15,14 +15,13 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "report/svg.h"
-#include "worker/sweep.h"
 
 enum { MAX_LINES = 8, MAX_PARAMS = 4, MAX_SITES = 16, MAX_ROWS = 64 };
 
 typedef struct line {
   char label[128];
-  double x[PERF__SWEEP_MAX], y[PERF__SWEEP_MAX], lo[PERF__SWEEP_MAX], hi[PERF__SWEEP_MAX];
-  int mark[PERF__SWEEP_MAX];
+  double x[PERF__CLAIMREC_MAX_POINTS], y[PERF__CLAIMREC_MAX_POINTS], lo[PERF__CLAIMREC_MAX_POINTS], hi[PERF__CLAIMREC_MAX_POINTS];
+  int mark[PERF__CLAIMREC_MAX_POINTS];
   size_t n;
 } line;
 
@@ -84,7 +83,7 @@ static void put(line *l, double x, double y, double lo, double hi, int mark)
 {
   size_t i = 0;
   while (i < l->n && l->x[i] != x) i++;
-  if (i == PERF__SWEEP_MAX) return;
+  if (i == PERF__CLAIMREC_MAX_POINTS) return;
   if (i < l->n && !((hi - lo) / y < (l->hi[i] - l->lo[i]) / l->y[i])) return;
   if (i == l->n) l->n++;
   l->x[i] = x, l->y[i] = y, l->lo[i] = lo, l->hi[i] = hi, l->mark[i] = mark;

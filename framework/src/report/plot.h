@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "supervisor/console.h"
+#include "report/result.h"
 
 typedef struct perf__chart {
   char name[200]; /* file name without ".svg": "suite.test--time-n" */

@@ -7,7 +7,7 @@
 
 #include "base/options.h"
 #include "base/registry.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* Checks before any test runs that each report file named on the command
  * line can be created (its directory exists and is writable). Returns 0, or

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "base/status.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 typedef struct perf__tally {
   size_t tests, failures, errors, skipped;

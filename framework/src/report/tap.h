@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "base/registry.h"
-#include "supervisor/console.h"
+#include "report/result.h"
 
 /* Writes a plan, then one point per result r[0..n) (r[i] belongs to
  * tests[i % nt]). Never fails (stream errors show in ferror(f)). */

@@ -4,38 +4,8 @@
 
 #include <stddef.h>
 
-#include "base/claimrec.h"
 #include "base/options.h"
-#include "base/status.h"
-
-/* What the supervisor learned about one test. */
-typedef struct perf__result {
-  char name[256];
-  perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
-  int nodevice;            /* skipped for want of a CUDA device */
-  int cupti_used;          /* the worker attached CUPTI: retire it */
-  int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */
-  double seconds;          /* wall clock, supervisor side */
-  long worker_pid;         /* the worker process that ran it */
-  char reason[700];
-  perf__claimrec *claims;  /* one record per claim (PERF__MSG_CLAIM) */
-  size_t nclaims;
-  char **lines;            /* detail lines from the worker */
-  int *verbose_only;
-  size_t nlines;
-  char *output;            /* what the test wrote to stdout/stderr */
-  size_t output_len;
-  int output_truncated;
-} perf__result;
-
-/* Takes ownership of text. Returns 0 or PERF__ENOMEM (text freed). */
-int perf__result_add_line(perf__result *r, int verbose_only, char *text);
-/* Appends captured output, keeping at most 64 KiB. Never fails. */
-void perf__result_add_output(perf__result *r, const char *p, size_t n);
-/* Takes over what c owns (c is left empty). Never fails: without memory the
- * record is freed and dropped. */
-void perf__result_add_claim(perf__result *r, perf__claimrec *c);
-void perf__result_free(perf__result *r);
+#include "report/result.h"
 
 void perf__console_setup(perf__color color, int verbose);
 /* "[k/total] NAME …" on a terminal, erased by the result line. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/machine.h"
 #include "base/clock.h"
 #include "worker/fingerprint.h"
 #include "base/units.h"
@@ -59,8 +60,8 @@ static struct machine *machine(int k)
   if (m->loaded) return m;
   m->loaded = 1;
   perf__baseline_init(&m->now);
-  if (!k || perf__fingerprint_gpu(&m->now)) perf__fingerprint_host(&m->now);
-  perf__fingerprint_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
+  if (!k || perf__fingerprint_gpu(&m->now)) perf__machine_host(&m->now);
+  perf__baseline_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
   int r = perf__baseline_load(m->path, &m->file, m->err, sizeof m->err);
   m->exists = r == 0;
   m->bad = r && !(r == PERF__EIO && errno == ENOENT);
@@ -69,7 +70,7 @@ static struct machine *machine(int k)
   else if (!m->bad && !perf__context_opt.update_baselines)
     perf__context_line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
                "exist; baseline checks are skipped. Create it with make "
-               "baseline-update.", perf__fingerprint_model(&m->now), m->path);
+               "baseline-update.", perf__baseline_model(&m->now), m->path);
   return m;
 }
 

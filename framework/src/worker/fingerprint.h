@@ -1,4 +1,4 @@
-/* fingerprint.h — what a measurement ran on: the GPU, or the CPU for host-only work, and its baseline file. */
+/* fingerprint.h — what a GPU measurement ran on: device 0's name, capability, memory, clocks, driver and UUID. */
 #ifndef PERF_FINGERPRINT_H
 #define PERF_FINGERPRINT_H
 
@@ -12,16 +12,5 @@
  * current clock when present; "unknown" otherwise). Returns 0, or the error
  * of perf__gpu() (PERF__ENODEV / PERF__ECUDA) with nothing set. Worker only. */
 int perf__fingerprint_gpu(perf__baseline *b);
-
-/* Fills b's fingerprint with the CPU model, logical CPU count and memory.
- * Never fails (fields it cannot read say "unknown"). */
-void perf__fingerprint_host(perf__baseline *b);
-
-/* The fingerprint's model name ("name" field), or "unknown". */
-const char *perf__fingerprint_model(const perf__baseline *b);
-
-/* dir/<slug of the model>.yaml into out. Returns out. */
-char *perf__fingerprint_path(const char *dir, const perf__baseline *b, char *out,
-                    size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/machine.h"
 #include "worker/fingerprint.h"
 
 /* See probe.h. */
@@ -94,8 +95,8 @@ static void baseline_file_of(FILE *out, void *dir)
   perf__baseline b;
   char path[4200];
   perf__baseline_init(&b);
-  if (perf__fingerprint_gpu(&b)) perf__fingerprint_host(&b);
-  fprintf(out, "%s\n", perf__fingerprint_path(dir, &b, path, sizeof path));
+  if (perf__fingerprint_gpu(&b)) perf__machine_host(&b);
+  fprintf(out, "%s\n", perf__baseline_path(dir, &b, path, sizeof path));
 }
 
 /* See probe.h. */

@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
-enum { PERF__SWEEP_MAX = 64 }; /* points in one sweep */
+#include "base/claimrec.h"
+
+enum { PERF__SWEEP_MAX = PERF__CLAIMREC_MAX_POINTS }; /* points in one sweep */
 
 /* Registers hook to run when a sweep passes its last point, before the
  * sweep statement ends (once per hook; up to 4; a framework bug aborts
