@@ -19,6 +19,8 @@ typedef struct membuf {
   cudaStream_t s;
 } membuf;
 
+static void destroy_stream(void *s) { PERF_CUDA(cudaStreamDestroy(s)); }
+
 /* Workloads: a CUDA error ends the test (PERF_CUDA). */
 static void memset_quarter(void *arg)
 {
@@ -38,23 +40,21 @@ static void memset_all(void *arg)
  * test on any CUDA error or failed check. */
 static void gpu_is_healthy(void)
 {
-  PERF_REQUIRE_GPUS(1);
-  printf("worker pid %ld\n", (long)getpid());
-  PERF_EXPECT_TRUE(cudaGetLastError() == cudaSuccess);
   size_t free_b = 0, total_b = 0;
   PERF_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  printf("worker pid %ld\n", (long)getpid());
+  PERF_EXPECT_TRUE(cudaGetLastError() == cudaSuccess);
   PERF_EXPECT_TRUE(free_b >= total_b / 2);
-  void *half = NULL;
+  void *half = NULL; /* allocatable, and given back at once */
   PERF_CUDA(cudaMalloc(&half, total_b / 2));
   PERF_CUDA(cudaFree(half));
   membuf b = {.bytes = (size_t)256 << 20};
   PERF_CUDA(cudaStreamCreateWithFlags(&b.s, cudaStreamNonBlocking));
-  PERF_CUDA(cudaMalloc(&b.p, b.bytes));
+  PERF_DEFER(destroy_stream, b.s);
+  PERF_ALLOC_DEVICE(b.p, b.bytes);
   perf_workload quarter = PERF_WORKLOAD(memset_quarter, &b, .stream = b.s);
   perf_workload all = PERF_WORKLOAD(memset_all, &b, .stream = b.s);
   PERF_EXPECT_FASTER(quarter, all, 2);
-  PERF_CUDA(cudaFree(b.p));
-  PERF_CUDA(cudaStreamDestroy(b.s));
 }
 
 typedef struct far_store {
@@ -79,20 +79,20 @@ static void store_near(void *arg)
  * ends with cudaErrorIllegalAddress, which poisons the context for good. */
 PERF_TEST_OPT_IN(faults, illegal_address)
 {
-  PERF_REQUIRE_GPUS(1);
   far_store f;
   PERF_CUDA(cudaStreamCreateWithFlags(&f.s, cudaStreamNonBlocking));
-  PERF_CUDA(cudaMalloc((void **)&f.buf, 4096));
+  PERF_DEFER(destroy_stream, f.s);
+  PERF_ALLOC_DEVICE(f.buf, 4096);
   perf_workload good = PERF_WORKLOAD(store_near, &f, .stream = f.s);
   perf_workload bad = PERF_WORKLOAD(store_far, &f, .stream = f.s);
   PERF_EXPECT_FASTER(good, bad, 1.1);
 }
 PERF_TEST_OPT_IN(faults, after_illegal_address) { gpu_is_healthy(); }
 
-/* Allocates 1 GiB blocks, never freed, until the device says no. */
+/* Allocates 1 GiB blocks, never freed (on purpose: not PERF_ALLOC_DEVICE),
+ * until the device says no. */
 PERF_TEST_OPT_IN(faults, device_memory_exhausted)
 {
-  PERF_REQUIRE_GPUS(1);
   for (int i = 0; i < 4096; i++) {
     void *p;
     PERF_CUDA(cudaMalloc(&p, (size_t)1 << 30));
@@ -105,9 +105,8 @@ PERF_TEST_OPT_IN(faults, after_device_memory_exhausted) { gpu_is_healthy(); }
  * runner's --timeout ends this test (its worker is killed). */
 PERF_TEST_OPT_IN(faults, kernel_never_ends)
 {
-  PERF_REQUIRE_GPUS(1);
   int *flag;
-  PERF_CUDA(cudaMalloc((void **)&flag, sizeof *flag));
+  PERF_ALLOC_DEVICE(flag, sizeof *flag);
   PERF_CUDA(cudaMemset(flag, 0, sizeof *flag));
   PERF_CUDA(kern_spin_until(flag, 0));
   printf("kernel launched; waiting for it\n");
@@ -120,10 +119,10 @@ PERF_TEST_OPT_IN(faults, after_kernel_never_ends) { gpu_is_healthy(); }
 /* The test calls exit() with GPU work still queued. */
 PERF_TEST_OPT_IN(faults, test_calls_exit)
 {
-  PERF_REQUIRE_GPUS(1);
-  membuf b = {.bytes = (size_t)1 << 30};
-  PERF_CUDA(cudaMalloc(&b.p, b.bytes));
-  for (int i = 0; i < 8; i++) PERF_CUDA(cudaMemsetAsync(b.p, i, b.bytes, 0));
+  size_t bytes = (size_t)1 << 30;
+  void *p;
+  PERF_ALLOC_DEVICE(p, bytes);
+  for (int i = 0; i < 8; i++) PERF_CUDA(cudaMemsetAsync(p, i, bytes, 0));
   exit(3);
 }
 PERF_TEST_OPT_IN(faults, after_test_calls_exit) { gpu_is_healthy(); }

@@ -2,7 +2,6 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -162,6 +161,12 @@ static void *driver_fn(const char *name)
   return fn;
 }
 
+static void destroy_stream(void *s) { PERF_CUDA(cudaStreamDestroy(s)); }
+static void destroy_event(void *e) { PERF_CUDA(cudaEventDestroy(e)); }
+static void destroy_blas(void *h) { PERF_CUBLAS(cublasDestroy(h)); }
+static void destroy_graph(void *g) { PERF_CUDA(cudaGraphExecDestroy(g)); }
+static void free_managed(void *p) { PERF_CUDA(cudaFree(p)); }
+
 /* A graph of a kernel and a pinned copy: replaying it must never block. */
 static void make_graph(bufs *b)
 {
@@ -171,48 +176,37 @@ static void make_graph(bufs *b)
   PERF_CUDA(cudaMemcpyAsync(b->pinned, b->dev, N, cudaMemcpyDeviceToHost, b->s));
   PERF_CUDA(cudaStreamEndCapture(b->s, &g));
   PERF_CUDA(cudaGraphInstantiate(&b->graph, g, 0));
+  PERF_DEFER(destroy_graph, b->graph);
   PERF_CUDA(cudaGraphDestroy(g));
 }
 
+/* Any failure ends the test; all of it is released when the test ends. */
 static void init(bufs *b)
 {
   memset(b, 0, sizeof *b);
   PERF_CUDA(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking));
+  PERF_DEFER(destroy_stream, b->s);
   PERF_CUDA(cudaEventCreate(&b->ev));
-  PERF_CUDA(cudaMalloc(&b->dev, N));
-  PERF_CUDA(cudaMalloc(&b->dev2, N));
-  PERF_CUDA(cudaMallocHost(&b->pinned, N));
+  PERF_DEFER(destroy_event, b->ev);
+  PERF_ALLOC_DEVICE(b->dev, N);
+  PERF_ALLOC_DEVICE(b->dev2, N);
+  PERF_ALLOC_PINNED(b->pinned, N);
   PERF_CUDA(cudaMallocManaged(&b->managed, N, cudaMemAttachGlobal));
-  b->pageable = malloc(N);
-  b->registered = malloc(N);
-  PERF_ASSERT_TRUE(b->pageable && b->registered);
-  PERF_CUDA(cudaMalloc((void **)&b->x, N));
-  PERF_CUDA(cudaMalloc((void **)&b->y, N));
+  PERF_DEFER(free_managed, b->managed);
+  PERF_ALLOC_HOST(b->pageable, N);
+  PERF_ALLOC_HOST(b->registered, N);
+  PERF_ALLOC_DEVICE(b->x, N);
+  PERF_ALLOC_DEVICE(b->y, N);
   PERF_CUDA(kern_fill_f16(b->x, N / 2, 1, 1.0f, b->s));
   PERF_CUDA(kern_fill_f16(b->y, N / 2, 2, 1.0f, b->s));
   PERF_CUBLAS(cublasCreate(&b->blas));
+  PERF_DEFER(destroy_blas, b->blas);
   PERF_CUBLAS(cublasSetStream(b->blas, b->s));
   PERF_CUBLAS(cublasSetPointerMode(b->blas, CUBLAS_POINTER_MODE_HOST));
   b->cu_ctx_sync = (CUresult(*)(void))driver_fn("cuCtxSynchronize");
   b->cu_dtoh = (CUresult(*)(void *, CUdeviceptr, size_t))driver_fn("cuMemcpyDtoH");
   make_graph(b);
   PERF_CUDA(cudaStreamSynchronize(b->s));
-}
-
-static void release(bufs *b)
-{
-  PERF_CUDA(cudaGraphExecDestroy(b->graph));
-  PERF_CUBLAS(cublasDestroy(b->blas));
-  PERF_CUDA(cudaFree(b->x));
-  PERF_CUDA(cudaFree(b->y));
-  PERF_CUDA(cudaFree(b->dev));
-  PERF_CUDA(cudaFree(b->dev2));
-  PERF_CUDA(cudaFreeHost(b->pinned));
-  PERF_CUDA(cudaFree(b->managed));
-  free(b->pageable);
-  free(b->registered);
-  PERF_CUDA(cudaEventDestroy(b->ev));
-  PERF_CUDA(cudaStreamDestroy(b->s));
 }
 
 /* A syncing operation has a finding that names its API and its call site
@@ -237,7 +231,6 @@ static void check_finding(const op *o)
  * the right name and line, non-syncs not found. */
 PERF_TEST(host_sync, every_operation_is_classified)
 {
-  PERF_REQUIRE_GPUS(1);
   bufs b;
   init(&b);
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
@@ -250,7 +243,6 @@ PERF_TEST(host_sync, every_operation_is_classified)
     if (o->syncs != 0) check_finding(o);
     else printf("%-32s -> no host sync\n", o->name);
   }
-  release(&b);
 }
 
 static void replay(void *a) { bufs *b = a; PERF_CUDA(cudaGraphLaunch(b->graph, b->s)); }
@@ -264,7 +256,6 @@ static void replay_then_sync(void *a)
 /* Document 000: graph replay needs no host sync; a sync per replay is one. */
 PERF_TEST(host_sync, graph_replay_never_blocks)
 {
-  PERF_REQUIRE_GPUS(1);
   bufs b;
   init(&b);
   perf_workload g = PERF_WORKLOAD(replay, &b, .stream = b.s);
@@ -275,6 +266,4 @@ PERF_TEST(host_sync, graph_replay_never_blocks)
     PERF_CUDA(kern_fill_f16(b.dev, N / 2, 9, 1.0f, b.s));
     PERF_CUDA(cudaMemcpyAsync(b.pinned, b.dev, N, cudaMemcpyDeviceToHost, b.s));
   }
-  PERF_CUDA(cudaStreamSynchronize(b.s));
-  release(&b);
 }

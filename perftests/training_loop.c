@@ -1,11 +1,14 @@
 /* training_loop.c — document 003's advice for loops: one loss read, batched copies, implicit syncs, two streams. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gemm.h"
 #include "kernels.h"
 #include "perfgate.h"
+
+static void destroy_stream(void *s) { PERF_CUDA(cudaStreamDestroy(s)); }
+static void destroy_event(void *e) { PERF_CUDA(cudaEventDestroy(e)); }
+static void destroy_graph(void *g) { PERF_CUDA(cudaGraphExecDestroy(g)); }
 
 /* ---- the loss: read every iteration, or accumulate on the device ---------- */
 
@@ -57,12 +60,11 @@ static void read_once(void *a)
  * loss on the host, and agree on it. */
 PERF_TEST(training_loop, accumulated_loss_beats_reading_it_every_step)
 {
-  PERF_REQUIRE_GPUS(1);
   loop l;
   gemm_init(&l.g, LOSS_N);
   gemm_verify(&l.g);
-  PERF_CUDA(cudaMalloc((void **)&l.loss, sizeof(float)));
-  PERF_CUDA(cudaMallocHost((void **)&l.item, sizeof(float)));
+  PERF_ALLOC_DEVICE(l.loss, sizeof(float));
+  PERF_ALLOC_PINNED(l.item, sizeof(float));
   read_every_step(&l);
   double each = l.total;
   read_once(&l);
@@ -72,9 +74,6 @@ PERF_TEST(training_loop, accumulated_loss_beats_reading_it_every_step)
   PERF_EXPECT_FASTER(once, every_step, 1.5);
   PERF_EXPECT_SYNCS(every_step, STEPS);
   PERF_EXPECT_SYNCS(once, 1);
-  PERF_CUDA(cudaFree(l.loss));
-  PERF_CUDA(cudaFreeHost(l.item));
-  gemm_free(&l.g);
 }
 
 /* ---- inference: one copy per sample, or one batch ------------------------- */
@@ -110,47 +109,32 @@ static void batched(void *a)
   PERF_CUDA(cudaMemcpy(f->results, f->d, all, cudaMemcpyDeviceToHost));
 }
 
-/* calloc that ends the test (ASSERT) when out of memory. */
-static float *zeroed(size_t n)
-{
-  float *p = calloc(n, sizeof *p);
-  PERF_ASSERT_TRUE(p != NULL);
-  return p;
-}
-
 /* 003, "For Inference": "BAD: Synchronize for every sample ...
  * results.append(pred.cpu())  # Sync!" versus "GOOD: Batch samples, sync
  * once". 64 samples of 4096 floats through a 4-op element-wise model. */
 PERF_TEST(training_loop, batched_inference_beats_a_copy_per_sample)
 {
-  PERF_REQUIRE_GPUS(1);
   infer f;
+  size_t bytes = SAMPLE_N * sizeof(float);
+  PERF_ALLOC_DEVICE(f.d, SAMPLES * bytes);
   for (int i = 0; i < SAMPLES; i++) {
-    f.sample[i] = zeroed(SAMPLE_N);
-    f.result[i] = zeroed(SAMPLE_N);
+    PERF_ALLOC_HOST(f.sample[i], bytes);
+    PERF_ALLOC_HOST(f.result[i], bytes);
     for (int k = 0; k < SAMPLE_N; k++) f.sample[i][k] = (float)((i * 31 + k) % 97) / 97.0f;
   }
-  f.stacked = zeroed((size_t)SAMPLES * SAMPLE_N);
-  f.results = zeroed((size_t)SAMPLES * SAMPLE_N);
-  PERF_CUDA(cudaMalloc((void **)&f.d, (size_t)SAMPLES * SAMPLE_N * sizeof(float)));
+  PERF_ALLOC_HOST(f.stacked, SAMPLES * bytes);
+  PERF_ALLOC_HOST(f.results, SAMPLES * bytes);
   per_sample(&f);
   batched(&f);
   int same = 1;
   for (int i = 0; i < SAMPLES; i++)
-    same &= !memcmp(f.result[i], f.results + (size_t)i * SAMPLE_N, SAMPLE_N * sizeof(float));
+    same &= !memcmp(f.result[i], f.results + (size_t)i * SAMPLE_N, bytes);
   PERF_ASSERT_TRUE(same && f.results[1] != 0);
   perf_workload each = PERF_WORKLOAD(per_sample, &f);
   perf_workload batch = PERF_WORKLOAD(batched, &f);
   PERF_EXPECT_FASTER(batch, each, 3.0);
   PERF_EXPECT_SYNCS(each, 2 * SAMPLES);
   PERF_EXPECT_SYNCS(batch, 2);
-  for (int i = 0; i < SAMPLES; i++) {
-    free(f.sample[i]);
-    free(f.result[i]);
-  }
-  free(f.stacked);
-  free(f.results);
-  PERF_CUDA(cudaFree(f.d));
 }
 
 /* ---- implicit synchronisation points and their asynchronous rewrites ------ */
@@ -165,37 +149,24 @@ typedef struct implicit {
   int *idx_host, *idx;   /* PICK indices: pageable, device */
 } implicit;
 
-/* Any allocation or copy failure ends the test. */
+/* Any allocation or copy failure ends the test; all of it is released when
+ * the test ends. */
 static void implicit_init(implicit *m)
 {
   PERF_CUDA(cudaStreamCreateWithFlags(&m->s, cudaStreamNonBlocking));
-  PERF_CUDA(cudaMalloc((void **)&m->x, X_N * sizeof(float)));
-  PERF_CUDA(cudaMalloc((void **)&m->picked, PICK * sizeof(float)));
-  PERF_CUDA(cudaMalloc((void **)&m->flag, sizeof(int)));
-  PERF_CUDA(cudaMalloc((void **)&m->idx, PICK * sizeof(int)));
-  PERF_CUDA(cudaMallocHost((void **)&m->pinned, X_N * sizeof(float)));
-  PERF_CUDA(cudaMallocHost((void **)&m->flag_host, sizeof(int)));
-  m->host = zeroed(X_N);
-  m->idx_host = malloc(PICK * sizeof(int));
-  PERF_ASSERT_TRUE(m->idx_host != NULL);
+  PERF_DEFER(destroy_stream, m->s);
+  PERF_ALLOC_DEVICE(m->x, X_N * sizeof(float));
+  PERF_ALLOC_DEVICE(m->picked, PICK * sizeof(float));
+  PERF_ALLOC_DEVICE(m->flag, sizeof(int));
+  PERF_ALLOC_DEVICE(m->idx, PICK * sizeof(int));
+  PERF_ALLOC_PINNED(m->pinned, X_N * sizeof(float));
+  PERF_ALLOC_PINNED(m->flag_host, sizeof(int));
+  PERF_ALLOC_HOST(m->host, X_N * sizeof(float));
+  PERF_ALLOC_HOST(m->idx_host, PICK * sizeof(int));
   for (int i = 0; i < PICK; i++) m->idx_host[i] = (i * 7919) % X_N;
   PERF_CUDA(cudaMemcpy(m->idx, m->idx_host, PICK * sizeof(int), cudaMemcpyHostToDevice));
   PERF_CUDA(kern_fill_f32(m->x, X_N, 5, 1.0f, m->s));
   PERF_CUDA(cudaStreamSynchronize(m->s));
-}
-
-static void implicit_free(implicit *m)
-{
-  PERF_CUDA(cudaStreamSynchronize(m->s));
-  PERF_CUDA(cudaFree(m->x));
-  PERF_CUDA(cudaFree(m->picked));
-  PERF_CUDA(cudaFree(m->flag));
-  PERF_CUDA(cudaFree(m->idx));
-  PERF_CUDA(cudaFreeHost(m->pinned));
-  PERF_CUDA(cudaFreeHost(m->flag_host));
-  PERF_CUDA(cudaStreamDestroy(m->s));
-  free(m->host);
-  free(m->idx_host);
 }
 
 /* x.cpu(): a synchronous copy into pageable memory. */
@@ -216,14 +187,12 @@ static void copy_to_host_async(void *a)
  * copy into pinned memory is not. */
 PERF_TEST(training_loop, implicit_sync_copy_to_host)
 {
-  PERF_REQUIRE_GPUS(1);
   implicit m;
   implicit_init(&m);
   perf_workload cpu_copy = PERF_WORKLOAD(copy_to_host, &m, .stream = m.s);
   perf_workload async_copy = PERF_WORKLOAD(copy_to_host_async, &m, .stream = m.s);
   PERF_EXPECT_SYNCS(cpu_copy, 1);
   PERF_NO_SYNC_IN(async_copy);
-  implicit_free(&m);
 }
 
 /* if (x > 0.99).any(): x = sin(x) — the host reads the flag to branch. */
@@ -262,7 +231,6 @@ static void check_branches(implicit *m)
 /* 003, Observation 6: "if (x > 0).any():  # scalar result -> sync". */
 PERF_TEST(training_loop, implicit_sync_branch_on_device_scalar)
 {
-  PERF_REQUIRE_GPUS(1);
   implicit m;
   implicit_init(&m);
   check_branches(&m);
@@ -270,7 +238,6 @@ PERF_TEST(training_loop, implicit_sync_branch_on_device_scalar)
   perf_workload device_branch = PERF_WORKLOAD(branch_on_device, &m, .stream = m.s);
   PERF_EXPECT_SYNCS(host_branch, 1);
   PERF_NO_SYNC_IN(device_branch);
-  implicit_free(&m);
 }
 
 /* y = x[indices] with indices a CPU tensor: the indices go up first. */
@@ -292,7 +259,6 @@ static void index_with_device_array(void *a)
  * y = x[indices]  # sync to transfer indices". */
 PERF_TEST(training_loop, implicit_sync_index_with_host_array)
 {
-  PERF_REQUIRE_GPUS(1);
   implicit m;
   implicit_init(&m);
   float got, want;
@@ -305,7 +271,6 @@ PERF_TEST(training_loop, implicit_sync_index_with_host_array)
   perf_workload device_idx = PERF_WORKLOAD(index_with_device_array, &m, .stream = m.s);
   PERF_EXPECT_SYNCS(host_idx, 1);
   PERF_NO_SYNC_IN(device_idx);
-  implicit_free(&m);
 }
 
 /* ---- two streams ---------------------------------------------------------- */
@@ -316,9 +281,14 @@ enum { PER_STREAM = 8 };
  * both chains on one stream, or forked onto a second stream and joined. */
 typedef struct pair {
   gemm_fixture g[2]; /* each with its own stream and handle */
-  cudaGraphExec_t one, two;
   cudaEvent_t fork, join;
 } pair;
+
+/* One captured form, replayed on the first chain's stream. */
+typedef struct captured {
+  cudaGraphExec_t exec;
+  cudaStream_t s;
+} captured;
 
 static void chain(gemm_fixture *g, cudaStream_t s)
 {
@@ -326,8 +296,9 @@ static void chain(gemm_fixture *g, cudaStream_t s)
   for (int k = 0; k < PER_STREAM; k++) gemm_once(g);
 }
 
-/* Any capture or cuBLAS failure ends the test. */
-static cudaGraphExec_t capture(pair *p, int streams)
+/* Any capture or cuBLAS failure ends the test; the graph is destroyed when
+ * the test ends. */
+static captured capture(pair *p, int streams)
 {
   cudaStream_t s0 = p->g[0].stream, s1 = p->g[1].stream;
   cudaGraph_t g;
@@ -345,19 +316,18 @@ static cudaGraphExec_t capture(pair *p, int streams)
   }
   PERF_CUDA(cudaStreamEndCapture(s0, &g));
   PERF_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  PERF_DEFER(destroy_graph, exec);
   PERF_CUDA(cudaGraphDestroy(g));
   PERF_CUBLAS(cublasSetStream(p->g[1].blas, s1));
-  return exec;
+  return (captured){exec, s0};
 }
 
-static void replay(pair *p, cudaGraphExec_t exec)
+static void replay(void *a)
 {
-  PERF_CUDA(cudaGraphLaunch(exec, p->g[0].stream));
-  PERF_CUDA(cudaStreamSynchronize(p->g[0].stream)); /* torch.cuda.synchronize() */
+  captured *c = a;
+  PERF_CUDA(cudaGraphLaunch(c->exec, c->s));
+  PERF_CUDA(cudaStreamSynchronize(c->s)); /* torch.cuda.synchronize() */
 }
-
-static void one_stream(void *a) { replay(a, ((pair *)a)->one); }
-static void two_streams(void *a) { replay(a, ((pair *)a)->two); }
 
 /* 003, "Advanced: Multi-Stream Execution": "y2 = x2 @ w2  # Can execute
  * concurrently with stream1". Two independent chains of eight 512^2 fp16
@@ -367,22 +337,18 @@ static void two_streams(void *a) { replay(a, ((pair *)a)->two); }
  * the GEMMs never get to overlap (H100: 0.99x either way). */
 PERF_TEST(training_loop, two_streams_run_small_gemms_concurrently)
 {
-  PERF_REQUIRE_GPUS(1);
   pair p;
   for (int k = 0; k < 2; k++) {
     gemm_init(&p.g[k], 512);
     gemm_verify(&p.g[k]);
   }
   PERF_CUDA(cudaEventCreateWithFlags(&p.fork, cudaEventDisableTiming));
+  PERF_DEFER(destroy_event, p.fork);
   PERF_CUDA(cudaEventCreateWithFlags(&p.join, cudaEventDisableTiming));
-  p.one = capture(&p, 1);
-  p.two = capture(&p, 2);
-  perf_workload one = PERF_WORKLOAD(one_stream, &p);
-  perf_workload two = PERF_WORKLOAD(two_streams, &p);
+  PERF_DEFER(destroy_event, p.join);
+  captured one_stream = capture(&p, 1);
+  captured two_streams = capture(&p, 2);
+  perf_workload one = PERF_WORKLOAD(replay, &one_stream);
+  perf_workload two = PERF_WORKLOAD(replay, &two_streams);
   PERF_EXPECT_FASTER(two, one, 1.2);
-  PERF_CUDA(cudaGraphExecDestroy(p.one));
-  PERF_CUDA(cudaGraphExecDestroy(p.two));
-  PERF_CUDA(cudaEventDestroy(p.fork));
-  PERF_CUDA(cudaEventDestroy(p.join));
-  for (int k = 0; k < 2; k++) gemm_free(&p.g[k]);
 }
