@@ -286,7 +286,8 @@ int perf__near(const double *got, const double *want, const double *scale, size_
 /* ---- Test resources -------------------------------------------------------
  * What a test registers here is released when the test ends, however it
  * ends (its body returned, an ASSERT or a CUDA error ended it, it was
- * skipped), last registered first, before the next test starts:
+ * skipped), last registered first, before the next test starts; inside a
+ * PERF_SWEEP body, when the point ends:
  *   PERF_ALLOC_DEVICE(p, bytes)  p = cudaMalloc'd device memory
  *   PERF_ALLOC_PINNED(p, bytes)  p = cudaMallocHost'd (page-locked) memory
  *   PERF_ALLOC_HOST(p, bytes)    p = zeroed malloc'd (pageable) memory

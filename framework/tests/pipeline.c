@@ -519,4 +519,15 @@ ST_TEST(pipeline_cleanups_and_near)
   st_expect(&r, "host.near_fails_on_nan", "FAIL", "worst error nan at [1]");
   ST_EQ(r.status, 1);
   st_run_free(&r);
+  /* In a sweep, what a point registered goes when the point ends. */
+  st_exec(&r, "", "--verbose --filter=host.sweep_points_release_their_resources");
+  st_expect(&r, "host.sweep_points_release_their_resources", "PASS", NULL);
+  const char *want[] = {"| body 1", "| cleanup point 1", "| body 2", "| cleanup point 2",
+                        "| cleanup test"};
+  const char *at = r.out;
+  for (size_t i = 0; i < 5 && at; i++) {
+    at = strstr(at, want[i]);
+    ST_CHECKF(at != NULL, "'%s' missing or out of order in:\n%s", want[i], r.out);
+  }
+  st_run_free(&r);
 }

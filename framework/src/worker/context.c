@@ -23,6 +23,7 @@ static struct {
   jmp_buf exit;
   perf__context_result *res;
   deferred *cleanups; /* last registered first */
+  size_t ncleanups;
 } cur;
 
 static perf__context_check_hook *checks[MAX_HOOKS];
@@ -65,6 +66,7 @@ jmp_buf *perf__context_begin(const char *name, perf__context_result *res)
   cur.running = 1;
   cur.generation++;
   cur.cleanups = NULL;
+  cur.ncleanups = 0;
   snprintf(cur.name, sizeof cur.name, "%s", name);
   return &cur.exit;
 }
@@ -97,6 +99,7 @@ void perf__context_finish(void)
   while (cur.cleanups) {
     deferred *d = cur.cleanups;
     cur.cleanups = d->next;
+    cur.ncleanups--;
     run_cleanup(d);
     free(d);
   }
@@ -209,4 +212,21 @@ void perf__context_defer(void (*fn)(void *), void *arg)
   }
   *d = (deferred){fn, arg, cur.cleanups};
   cur.cleanups = d;
+  cur.ncleanups++;
+}
+
+/* Never fails. */
+size_t perf__context_cleanup_mark(void) { return cur.ncleanups; }
+
+/* A cleanup may end the test (it is off the list first, so it never runs
+ * twice). */
+void perf__context_unwind(size_t mark)
+{
+  while (cur.cleanups && cur.ncleanups > mark) {
+    deferred d = *cur.cleanups;
+    free(cur.cleanups);
+    cur.cleanups = d.next;
+    cur.ncleanups--;
+    d.fn(d.arg);
+  }
 }

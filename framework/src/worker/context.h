@@ -131,4 +131,12 @@ void perf__context_on_release(perf__context_release_hook *hook);
  * then called at once). */
 void perf__context_defer(void (*fn)(void *), void *arg);
 
+/* How many cleanups the running test has registered: a mark for
+ * perf__context_unwind. Never fails. */
+size_t perf__context_cleanup_mark(void);
+/* Runs, last first, the cleanups registered since mark (a sweep point
+ * ended: what it allocated goes). A cleanup that ends the test (a failed
+ * PERF_CUDA) ends it as any failure would. */
+void perf__context_unwind(size_t mark);
+
 #endif

@@ -14,6 +14,7 @@ static struct {
   char var[64];
   long v[PERF__SWEEP_MAX];
   size_t n, at;
+  size_t mark; /* the test's cleanups before the current point */
 } sw;
 
 enum { MAX_END_HOOKS = 4 };
@@ -95,18 +96,22 @@ perf__sweep perf__sweep_open(const char *var, perf_values values, const char *fi
   return (perf__sweep){0, 0};
 }
 
-/* Public: moves to the next point; returns 0 after the last, once every
- * crossover claim of the sweep is decided (which may end the test). */
+/* Public: moves to the next point, releasing what the point that ended
+ * registered (PERF_ALLOC_*, PERF_DEFER); returns 0 after the last, once
+ * every crossover claim of the sweep is decided (which may end the test). */
 int perf__sweep_step(perf__sweep *s)
 {
   if (s->state == 0) {
     s->state = 1;
     sw.at = 0;
     sw.active = 1;
-  } else if (sw.active)
+  } else if (sw.active) {
+    perf__context_unwind(sw.mark); /* what the point registered goes with it */
     sw.at++;
+  }
   if (sw.active && sw.at < sw.n) {
     s->value = sw.v[sw.at];
+    sw.mark = perf__context_cleanup_mark();
     perf__context_new_generation();
     return 1;
   }
