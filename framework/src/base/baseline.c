@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/file.h"
 #include "base/status.h"
 
 /* ---- model -------------------------------------------------------------- */
@@ -620,19 +621,6 @@ static void dir_of(const char *path, char *dir, size_t len)
   snprintf(dir, len, "%s", dirname(copy));
 }
 
-/* fsync of the directory holding path, so that the rename is durable.
- * The file is in place either way: a failure is a warning on stderr. */
-static void sync_dir(const char *path)
-{
-  char dir[4096];
-  dir_of(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || fsync(fd))
-    fprintf(stderr, "perftest: warning: %s was replaced, but fsync of %s failed (%s): "
-                    "a power loss now could undo the rename\n", path, dir, strerror(errno));
-  if (fd >= 0) close(fd);
-}
-
 /* See baseline.h. */
 int perf__baseline_lock(const char *path, char *err, size_t errlen)
 {
@@ -711,50 +699,58 @@ static int remove_stale(const char *path)
   return removed;
 }
 
-/* Writes the temporary file; 0 or an error with err filled. */
-static int write_tmp(const char *tmp, const char *path, const perf__baseline *b,
-                     char *err, size_t errlen)
+/* The whole file as text, malloc'd into *text (*len bytes). Returns 0,
+ * PERF__EINVAL (a value cannot be written), PERF__ENOMEM or PERF__EIO (the
+ * emitter failed). */
+static int emit_text(const perf__baseline *b, char **text, size_t *len)
 {
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    char dir[4096];
-    int e = errno;
-    dir_of(path, dir, sizeof dir);
-    snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(e));
-    if (fd >= 0) close(fd);
-    return PERF__EIO;
-  }
-  errno = 0;
-  int r = emit_all(f, b), e = errno;
-  if (!r && (fflush(f) || fsync(fileno(f)))) r = PERF__EIO, e = errno;
-  if (fclose(f) && !r) r = PERF__EIO, e = errno;
-  if (r == PERF__EINVAL)
-    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite)", path);
-  else if (r)
-    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? e : EIO));
+  *text = NULL;
+  *len = 0;
+  FILE *f = open_memstream(text, len);
+  if (!f) return PERF__ENOMEM;
+  int r = emit_all(f, b);
+  if (fclose(f) && !r) r = PERF__ENOMEM;
   return r;
+}
+
+/* The reason a replacement failed at step, into err[errlen]. Never fails. */
+static void save_error(const char *path, perf__file_step step, const char *why, char *err,
+                       size_t errlen)
+{
+  char dir[4096], tmp[4200];
+  if (step == PERF__FILE_CREATE) {
+    dir_of(path, dir, sizeof dir);
+    snprintf(err, errlen, "cannot create a file in %s: %s", dir, why);
+  } else if (step == PERF__FILE_RENAME)
+    snprintf(err, errlen, "%s: cannot replace: %s", path, why);
+  else
+    snprintf(err, errlen, "cannot write %s: %s", perf__file_tmp_name(path, tmp, sizeof tmp), why);
 }
 
 /* See baseline.h. */
 int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
                   size_t errlen)
 {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  char *text = NULL, why[200];
+  size_t len = 0;
+  perf__file w;
+  perf__file_step step = PERF__FILE_DONE;
+  perf__file_why how = {&step, why, sizeof why};
   int stale = remove_stale(path);
   if (stale)
     printf("baselines: removed %d temporary file%s left by an interrupted update of %s\n",
            stale, stale == 1 ? "" : "s", path);
-  int r = write_tmp(tmp, path, b, err, errlen);
-  if (!r && rename(tmp, path)) {
-    snprintf(err, errlen, "%s: cannot replace: %s", path, strerror(errno));
-    r = PERF__EIO;
+  int r = perf__file_open(&w, path, PERF__FILE_DURABLE, &how);
+  if (!r) { /* the text in memory, then the file's one write */
+    r = emit_text(b, &text, &len);
+    if (r) perf__file_abort(&w);
+    else r = perf__file_commit(&w, text, len, &how);
   }
-  if (r)
-    unlink(tmp);
-  else
-    sync_dir(path);
+  if (r == PERF__EINVAL)
+    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite)", path);
+  else if (r)
+    save_error(path, step ? step : PERF__FILE_WRITE, step ? why : strerror(ENOMEM), err, errlen);
+  free(text);
   return r;
 }
 

@@ -2,8 +2,6 @@
 #define _GNU_SOURCE
 #include "base/json.h"
 
-#include <errno.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,20 +77,6 @@ void perf__json_num(perf__json *j, double v)
 {
   if (isfinite(v)) perf__json_raw(j, "%.17g", v);
   else perf__json_raw(j, "null");
-}
-
-/* See json.h. */
-int perf__json_save(const perf__json *j, const char *path)
-{
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = j->oom ? NULL : fopen(tmp, "w");
-  int bad = !f || fwrite(j->s, 1, j->len, f) != j->len || fflush(f) || fsync(fileno(f));
-  int e = j->oom ? ENOMEM : errno;
-  if (f && fclose(f)) bad = 1, e = errno;
-  if (!bad && rename(tmp, path)) bad = 1, e = errno;
-  if (bad) unlink(tmp);
-  return bad ? (e ? e : EIO) : 0;
 }
 
 /* Never fails. */

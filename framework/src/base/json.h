@@ -20,10 +20,6 @@ void perf__json_strn(perf__json *j, const char *s, size_t n);
 /* Appends a number with 17 significant digits, or null when not finite. */
 void perf__json_num(perf__json *j, double v);
 void perf__json_free(perf__json *j);
-/* Replaces path with the text atomically (a temporary file in the same
- * directory, fsync, rename). Returns 0, or the errno value (ENOMEM when the
- * text is incomplete); nothing is left half-written. */
-int perf__json_save(const perf__json *j, const char *path);
 /* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
 size_t perf__json_utf8_len(const unsigned char *p, size_t n);
 

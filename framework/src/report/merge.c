@@ -12,6 +12,7 @@
 
 #include "report/report.h"
 #include "base/claimrec.h"
+#include "base/file.h"
 #include "base/json.h"
 #include "base/jsontree.h"
 #include "report/result.h"
@@ -44,11 +45,14 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
   return 0;
 }
 
-/* Writes text atomically to path. Returns 0 or 2 after a message. */
+/* Writes text atomically to path (perf__file_replace); text that ran out of
+ * memory is not written. Returns 0 or 2 after a message. */
 static int save(const char *path, const perf__json *j)
 {
-  int e = perf__json_save(j, path);
-  if (e) fprintf(stderr, "perftest: --merge: cannot write %s: %s\n", path, strerror(e));
+  char why[200];
+  int e = j->oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), PERF__ENOMEM)
+                 : perf__file_replace(path, j->s, j->len, 0, NULL, why, sizeof why);
+  if (e) fprintf(stderr, "perftest: --merge: cannot write %s: %s\n", path, why);
   return e ? 2 : 0;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/claimrec.h"
+#include "base/file.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "report/svg.h"
@@ -359,17 +360,19 @@ static int taken(char (*names)[200], size_t n, const char *name)
   return 0;
 }
 
-/* Writes one chart as a standalone SVG file. Returns 0 or an errno. */
+/* Writes one chart as a standalone SVG file (perf__file_replace). Returns
+ * 0, or after a message ENOMEM (the text ran out of memory) or EIO. */
 static int save(const char *dir, const char *name, const char *svg)
 {
-  char path[4400];
+  char path[4400], why[200];
   perf__json j = {0};
   perf__json_raw(&j, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   perf__json_raw(&j, "%s", svg);
   snprintf(path, sizeof path, "%s/%s.svg", dir, name);
-  int e = perf__json_save(&j, path);
+  int e = j.oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), ENOMEM)
+                : perf__file_replace(path, j.s, j.len, 0, NULL, why, sizeof why) ? EIO : 0;
   perf__json_free(&j);
-  if (e) fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, strerror(e));
+  if (e) fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, why);
   return e;
 }
 

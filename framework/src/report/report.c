@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "report/html.h"
@@ -56,12 +57,15 @@ int perf__report_check(const perf__cli *cli, char *err, size_t len)
   return 0;
 }
 
-/* Replaces path with text atomically. Returns 0, or PERF__EIO after
- * printing which option's file could not be written. */
+/* Replaces path with text atomically (perf__file_replace); text that ran
+ * out of memory is not written. Returns 0, or PERF__EIO after printing
+ * which option's file could not be written. */
 static int save(const char *opt, const char *path, const perf__json *text)
 {
-  int e = perf__json_save(text, path);
-  if (e) fprintf(stderr, "perftest: cannot write %s=%s: %s\n", opt, path, strerror(e));
+  char why[200];
+  int e = text->oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), PERF__ENOMEM)
+                    : perf__file_replace(path, text->s, text->len, 0, NULL, why, sizeof why);
+  if (e) fprintf(stderr, "perftest: cannot write %s=%s: %s\n", opt, path, why);
   return e ? PERF__EIO : 0;
 }
 
