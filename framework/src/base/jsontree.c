@@ -137,7 +137,7 @@ static perf__jsontree_node *parse_document(reader *r)
   return root;
 }
 
-/* See jsonread.h. */
+/* See jsontree.h. */
 perf__jsontree_node *perf__jsontree_read(const char *path, char *err, size_t len)
 {
   reader r = {.path = path, .err = err, .len = len};
@@ -153,7 +153,7 @@ perf__jsontree_node *perf__jsontree_read(const char *path, char *err, size_t len
   return root;
 }
 
-/* See jsonread.h. */
+/* See jsontree.h. */
 perf__jsontree_node *perf__jsontree_parse(const char *text, const char *name, char *err, size_t len)
 {
   reader r = {.path = name, .err = err, .len = len};
@@ -162,7 +162,7 @@ perf__jsontree_node *perf__jsontree_parse(const char *text, const char *name, ch
   return parse_document(&r);
 }
 
-/* See jsonread.h. */
+/* See jsontree.h. */
 perf__jsontree_node *perf__jsontree_get(const perf__jsontree_node *obj, const char *key)
 {
   for (size_t i = 0; obj && obj->type == PERF__J_OBJECT && i < obj->n; i++)
@@ -170,7 +170,7 @@ perf__jsontree_node *perf__jsontree_get(const perf__jsontree_node *obj, const ch
   return NULL;
 }
 
-/* See jsonread.h. */
+/* See jsontree.h. */
 double perf__jsontree_num(const perf__jsontree_node *n, double def)
 {
   if (!n || n->type != PERF__J_PLAIN) return def;
@@ -179,7 +179,7 @@ double perf__jsontree_num(const perf__jsontree_node *n, double def)
   return *end || end == n->text ? def : v;
 }
 
-/* See jsonread.h. */
+/* See jsontree.h. */
 void perf__jsontree_write(perf__json *j, const perf__jsontree_node *n)
 {
   if (n->type == PERF__J_STRING) return perf__json_str(j, n->text);

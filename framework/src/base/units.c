@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-/* Never fails; see fmt.h. */
+/* Never fails; see units.h. */
 char *perf__units_time(char *buf, size_t len, double s)
 {
   static const struct {

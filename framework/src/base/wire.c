@@ -42,7 +42,7 @@ static int valid(uint32_t type, uint32_t len)
   return type >= PERF__MSG_RUN && type <= PERF__MSG_CLAIM && len <= PERF__MSG_MAX;
 }
 
-/* See proto.h. */
+/* See wire.h. */
 int perf__wire_send(int fd, int type, const void *data, size_t len)
 {
   uint32_t h[2] = {(uint32_t)type, (uint32_t)len};
@@ -67,7 +67,7 @@ static char *copy_z(const char *p, size_t n)
   return d;
 }
 
-/* See proto.h. */
+/* See wire.h. */
 int perf__wire_recv(int fd, int *type, char **data, size_t *len)
 {
   uint32_t h[2];
@@ -88,7 +88,7 @@ int perf__wire_recv(int fd, int *type, char **data, size_t *len)
   return 0;
 }
 
-/* See proto.h. */
+/* See wire.h. */
 long perf__wire_fill(perf__wire_buf *b, int fd)
 {
   if (b->cap - b->len < 4096) {
@@ -107,7 +107,7 @@ long perf__wire_fill(perf__wire_buf *b, int fd)
   return (long)r;
 }
 
-/* See proto.h. */
+/* See wire.h. */
 int perf__wire_take(perf__wire_buf *b, int *type, char **data, size_t *len)
 {
   uint32_t h[2];

@@ -92,7 +92,7 @@ static int split(char *line, char **f, int max)
   return n;
 }
 
-/* See blupdate.h. */
+/* See rebaseline.h. */
 int perf__rebaseline_take(perf__blu *u, const char *text, int run)
 {
   char line[8192], *f[MAX_FIELDS];
@@ -225,7 +225,7 @@ static int write_file(perf__blu *u, size_t i, const char *date, char *err,
   return r;
 }
 
-/* See blupdate.h. */
+/* See rebaseline.h. */
 int perf__rebaseline_write(perf__blu *u, char *err, size_t len)
 {
   char date[16];

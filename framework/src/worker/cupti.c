@@ -64,7 +64,7 @@ const char *perf__cupti_runtime_call(CUpti_CallbackId *cbid)
   return tl.name[top];
 }
 
-/* See cuptisub.h. */
+/* See cupti.h. */
 int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
 {
   if (atomic_load(&handler)) {
@@ -91,7 +91,7 @@ int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
   return PERF__EIO;
 }
 
-/* See cuptisub.h. Their results are not checked: a failed unsubscribe or
+/* See cupti.h. Their results are not checked: a failed unsubscribe or
  * finalize leaves nothing to undo here, and the next attach reports what
  * CUPTI then says. */
 void perf__cupti_detach(void)

@@ -57,7 +57,7 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   return 0;
 }
 
-/* See nvmldl.h. */
+/* See gpuwatch.h. */
 int perf__gpuwatch_open(const char *bus_id, char *why, size_t len)
 {
   static char reason[200];
@@ -75,13 +75,13 @@ int perf__gpuwatch_open(const char *bus_id, char *why, size_t len)
   return n.ok ? 0 : -1;
 }
 
-/* See nvmldl.h. The library stays loaded: NVML may have started threads. */
+/* See gpuwatch.h. The library stays loaded: NVML may have started threads. */
 void perf__gpuwatch_close(void)
 {
   memset(&n, 0, sizeof n);
 }
 
-/* See nvmldl.h. */
+/* See gpuwatch.h. */
 int perf__gpuwatch_sm_clock(unsigned *cur_mhz, unsigned *max_mhz)
 {
   if (!n.ok) return -1;
@@ -90,19 +90,19 @@ int perf__gpuwatch_sm_clock(unsigned *cur_mhz, unsigned *max_mhz)
   return 0;
 }
 
-/* See nvmldl.h. */
+/* See gpuwatch.h. */
 int perf__gpuwatch_reasons(unsigned long long *reasons)
 {
   return n.ok && n.reasons(n.dev, reasons) == 0 ? 0 : -1;
 }
 
-/* See nvmldl.h. */
+/* See gpuwatch.h. */
 int perf__gpuwatch_driver(char *buf, size_t len)
 {
   return n.ok && n.driver(buf, (unsigned)len) == 0 ? 0 : -1;
 }
 
-/* See nvmldl.h. */
+/* See gpuwatch.h. */
 const char *perf__gpuwatch_reason_names(unsigned long long r, char *buf, size_t len)
 {
   static const struct {

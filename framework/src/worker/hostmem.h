@@ -12,7 +12,7 @@ void perf__hostmem_init(void);
 /* The memory kinds of the destination and source of a listed call, from
  * the parameter struct CUPTI hands over (e->ptrs says where its pointers
  * are). Safe inside a CUPTI handler: the queries it makes are quiet (see
- * cuptisub.h). Never fails. */
+ * cupti.h). Never fails. */
 void perf__hostmem_sides(const perf__sync_entry *e, const void *params,
                          perf__mem *dst, perf__mem *src);
 

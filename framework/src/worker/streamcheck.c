@@ -286,7 +286,7 @@ static int take_site(int s, const char *driver_name)
   return k;
 }
 
-/* How a listed copy or memset makes the host wait (syncclass.h). */
+/* How a listed copy or memset makes the host wait (synctable.h). */
 static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
 {
   const perf__sync_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);

@@ -146,7 +146,7 @@ static const char *host_kind(perf__mem m)
   }
 }
 
-/* Never fails; see syncclass.h. */
+/* Never fails; see synctable.h. */
 int perf__synctable_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
                       char *why, size_t len)
 {
@@ -176,7 +176,7 @@ int perf__synctable_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
   }
 }
 
-/* Never fails; see syncclass.h. From the runtime's "API synchronization
+/* Never fails; see synctable.h. From the runtime's "API synchronization
  * behavior" page: a synchronous copy to host memory (pageable or pinned)
  * returns when it has completed, one from pinned memory is synchronous,
  * and one from pageable memory first syncs its stream and returns once the

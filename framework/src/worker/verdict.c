@@ -47,7 +47,7 @@ int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k)
   return r < cfg->max_rounds ? (int)r : cfg->max_rounds;
 }
 
-/* Never fails; see seq.h. */
+/* Never fails; see verdict.h. */
 perf__side perf__verdict_side(double t, double lo, double hi)
 {
   double up = 1 + t, down = 1 / up;
@@ -112,7 +112,7 @@ static int look(const perf__verdict_cfg *cfg, const perf__claim *claim,
  * reachable here, and perf__verdict_release frees them. */
 static double *live_rounds;
 
-/* See seq.h. */
+/* See verdict.h. */
 void perf__verdict_release(void)
 {
   free(live_rounds);
