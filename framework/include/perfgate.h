@@ -267,21 +267,24 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
 /* ---- Results --------------------------------------------------------------
  * PERF_EXPECT_NEAR(got, want, n, tol): |got[i] - want[i]| <= tol for each of
  * n doubles; PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol): <= tol *
- * scale[i] (a relative check: scale[i] is the size entry i is measured
- * against). A NaN anywhere fails. One claim, like TRUE; its line names the
+ * scale[i] (a relative check: scale[i] > 0 is the size entry i is measured
+ * against). A NaN in got or want fails; n < 1, a tolerance that is not a
+ * number >= 0, or a scale that is not a finite number > 0 is an ERROR. One claim, like TRUE; its line names the
  * worst entry: "NEAR(c, ref, 64, 0.001) at f.c:9: worst error 2.1e-05 at
  * [17] (got 3.25, want 3.25003) holds". */
 #define PERF_EXPECT_NEAR(got, want, n, tol) \
-  perf__near((got), (want), NULL, (n), (tol), #got, #want, PERF__HERE, 0)
+  perf__near((got), (want), NULL, (long long)(n), (tol), #got, #want, NULL, PERF__HERE, 0)
 #define PERF_ASSERT_NEAR(got, want, n, tol) \
-  perf__near((got), (want), NULL, (n), (tol), #got, #want, PERF__HERE, 1)
-#define PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol) \
-  perf__near((got), (want), (scale), (n), (tol), #got, #want, PERF__HERE, 0)
-#define PERF_ASSERT_NEAR_SCALED(got, want, scale, n, tol) \
-  perf__near((got), (want), (scale), (n), (tol), #got, #want, PERF__HERE, 1)
-int perf__near(const double *got, const double *want, const double *scale, size_t n,
-               double tol, const char *gn, const char *wn, const char *file, int line,
-               int fatal);
+  perf__near((got), (want), NULL, (long long)(n), (tol), #got, #want, NULL, PERF__HERE, 1)
+#define PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol)                            \
+  perf__near((got), (want), (scale), (long long)(n), (tol), #got, #want, #scale, PERF__HERE, \
+             0)
+#define PERF_ASSERT_NEAR_SCALED(got, want, scale, n, tol)                            \
+  perf__near((got), (want), (scale), (long long)(n), (tol), #got, #want, #scale, PERF__HERE, \
+             1)
+int perf__near(const double *got, const double *want, const double *scale, long long n,
+               double tol, const char *gn, const char *wn, const char *sn, const char *file,
+               int line, int fatal);
 
 /* ---- Test resources -------------------------------------------------------
  * What a test registers here is released when the test ends, however it

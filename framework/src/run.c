@@ -173,6 +173,33 @@ static int serve_as_worker(const perf__cli *cli)
   return perf__worker_main(&o, cli->worker_in, cli->worker_out);
 }
 
+/* --list, or a selection with no test: prints the names, or why nothing
+ * runs. Returns the exit code (2 when the filter matched no test). */
+static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__registry_test **sel,
+                           size_t n, size_t matched, long index, long total)
+{
+  char name[512];
+  for (size_t i = 0; cli->list && i < n; i++)
+    printf("%s\n", perf__registry_fullname(sel[i], name, sizeof name));
+  if (!cli->list && matched == 0)
+    fprintf(stderr, "%s: no test matches%s%s\n", prog, cli->filter ? " --filter=" : "",
+            cli->filter ? cli->filter : "");
+  else if (!cli->list)
+    printf("perfgate: shard %ld of %ld has no test\n\n0 passed, 0 failed, 0 skipped\n", index,
+           total);
+  return cli->list || matched > 0 ? 0 : 2;
+}
+
+/* The run's first line: how many tests, how often, the budget and timeout.
+ * Never fails. */
+static void announce(const perf__cli *cli, size_t n)
+{
+  printf("perfgate: %zu test%s", n, n == 1 ? "" : "s");
+  if (cli->repeat > 1) printf(", %llu times", (unsigned long long)cli->repeat);
+  if (cli->shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli->seed);
+  printf(", claim budget %g s, test timeout %g s\n", cli->budget_s, cli->timeout_s);
+}
+
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
@@ -203,18 +230,10 @@ int perf_main(int argc, char **argv)
     fprintf(stderr, "%s: out of memory\n", prog);
     return 2;
   }
-  char name[512];
-  for (size_t i = 0; cli.list && i < n; i++)
-    printf("%s\n", perf__registry_fullname(sel[i], name, sizeof name));
-  if (!cli.list && matched == 0)
-    fprintf(stderr, "%s: no test matches%s%s\n", prog,
-            cli.filter ? " --filter=" : "", cli.filter ? cli.filter : "");
-  else if (!cli.list && n == 0)
-    printf("perfgate: shard %ld of %ld has no test\n\n0 passed, 0 failed, 0 skipped\n",
-           index, total);
   if (cli.list || n == 0) {
+    int code = list_or_nothing(&cli, prog, sel, n, matched, index, total);
     free(sel);
-    return cli.list || matched > 0 ? 0 : 2;
+    return code;
   }
   if (perf__report_check(&cli, err, sizeof err)) {
     fprintf(stderr, "%s: %s\n", prog, err);
@@ -233,10 +252,7 @@ int perf_main(int argc, char **argv)
     return 2;
   }
   perf__console_setup(cli.color, cli.verbose);
-  printf("perfgate: %zu test%s", n, n == 1 ? "" : "s");
-  if (cli.repeat > 1) printf(", %llu times", (unsigned long long)cli.repeat);
-  if (cli.shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli.seed);
-  printf(", claim budget %g s, test timeout %g s\n", cli.budget_s, cli.timeout_s);
+  announce(&cli, n);
   int code = cli.devices ? perf__devices_run(&cli, order, runs, argc, argv)
                          : perf__supervisor_run(&cli, order, runs, argc, argv);
   free(order);

@@ -29,6 +29,7 @@ typedef struct file {
   int cuda;         /* includes a CUDA header itself */
   char inc[MAX_INC][160]; /* framework headers it includes ("base/json.h") */
   int ninc;
+  char bare[160];   /* a quoted include without its folder ("json.h"), or "" */
 } file;
 
 typedef struct tree {
@@ -40,7 +41,8 @@ typedef struct tree {
  * perfgate.h (which includes cuda_runtime_api.h). */
 static int is_cuda(const char *name, char quote)
 {
-  if (quote == '"') return !strcmp(name, "perfgate.h");
+  if (!strcmp(name, "perfgate.h")) return 1;
+  if (quote == '"') return 0;
   static const char *const pre[] = {"cuda", "cupti", "nvml", "cublas", "nvtx", "cooperative_"};
   for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
     if (!strncmp(name, pre[i], strlen(pre[i]))) return 1;
@@ -60,6 +62,8 @@ static void scan(const char *root, file *f)
     if (is_cuda(name, q)) f->cuda = 1;
     else if (q == '"' && strchr(name, '/') && f->ninc < MAX_INC)
       snprintf(f->inc[f->ninc++], sizeof f->inc[0], "%s", name);
+    else if (q == '"' && !strchr(name, '/'))
+      snprintf(f->bare, sizeof f->bare, "%s", name);
   }
   fclose(in);
 }
@@ -77,7 +81,7 @@ static void add_dir(const char *root, int layer, tree *t)
     if (len < 3 || e->d_name[len - 2] != '.' || !strchr("ch", e->d_name[len - 1])) continue;
     file *f = &t->f[t->n++];
     memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "%s%s%s", layers[layer].dir, *layers[layer].dir ? "/" : "",
+    snprintf(f->path, sizeof f->path, "%.16s%s%.120s", layers[layer].dir, *layers[layer].dir ? "/" : "",
              e->d_name);
     memcpy(f->module, f->path, strlen(f->path) - 2);
     f->module[strlen(f->path) - 2] = '\0';
@@ -100,6 +104,11 @@ static int check_layers(const tree *t, char *out, size_t len)
   int bad = 0;
   for (int i = 0; i < t->n; i++) {
     const file *f = &t->f[i];
+    if (f->bare[0]) {
+      bad++;
+      size_t u = strlen(out);
+      snprintf(out + u, len - u, "%s includes \"%s\" without its folder\n", f->path, f->bare);
+    }
     for (int k = 0; k < f->ninc; k++) {
       char l[64], word[70];
       snprintf(word, sizeof word, " %s ", layer_of(f->inc[k], l, sizeof l));
@@ -178,7 +187,7 @@ static int reaches_cuda(const tree *t, int i, int depth, char *via, size_t len)
       if (strcmp(t->f[j].path, t->f[i].inc[k])) continue;
       char rest[400];
       if (reaches_cuda(t, j, depth + 1, rest, sizeof rest)) {
-        snprintf(via, len, "%s -> %s", t->f[i].path, rest);
+        snprintf(via, len, "%.150s -> %.240s", t->f[i].path, rest);
         return 1;
       }
     }
@@ -203,6 +212,29 @@ static int check_cuda(const tree *t, char *out, size_t len)
   return bad;
 }
 
+/* Nothing below test.c calls up: worker/test.h is included only by
+ * worker.c (and test.c), and worker/context.{c,h} include no worker
+ * header. Problems go to out; returns their count. */
+static int check_upward(const tree *t, char *out, size_t len)
+{
+  int bad = 0;
+  for (int i = 0; i < t->n; i++) {
+    const file *f = &t->f[i];
+    int ctx = !strcmp(f->module, "worker/context");
+    for (int k = 0; k < f->ninc; k++) {
+      int test_h = !strcmp(f->inc[k], "worker/test.h") && strcmp(f->module, "worker/worker") &&
+                   strcmp(f->module, "worker/test");
+      int from_ctx = ctx && !strncmp(f->inc[k], "worker/", 7) && strcmp(f->inc[k], "worker/context.h");
+      if (!test_h && !from_ctx) continue;
+      bad++;
+      size_t u = strlen(out);
+      snprintf(out + u, len > u ? len - u : 0, "%s includes %s (%s)\n", f->path, f->inc[k],
+               test_h ? "only worker.c runs tests" : "the context is the worker's leaf");
+    }
+  }
+  return bad;
+}
+
 static int check_names(const char *objdir, const char *header, char *out, size_t len);
 
 static void load(const char *root, tree *t)
@@ -217,12 +249,15 @@ ST_TEST(layout_include_graph_is_a_dag_and_the_supervisor_side_has_no_cuda)
   static char out[16384];
   load("framework/src", &t);
   ST_CHECKF(t.n > 60, "found %d files under framework/src (run from the repository root)", t.n);
+  ST_CHECKF(t.n < MAX_FILES, "more than %d files: raise MAX_FILES", MAX_FILES - 1);
   out[0] = '\0';
   ST_CHECKF(check_cycles(&t, out, sizeof out) == 0, "include cycle: %s", out);
   out[0] = '\0';
   ST_CHECKF(check_layers(&t, out, sizeof out) == 0, "layers:\n%s", out);
   out[0] = '\0';
   ST_CHECKF(check_cuda(&t, out, sizeof out) == 0, "CUDA on the supervisor's side:\n%s", out);
+  out[0] = '\0';
+  ST_CHECKF(check_upward(&t, out, sizeof out) == 0, "calls up:\n%s", out);
 }
 
 /* Writes text to dir/path, creating the folder. */
@@ -251,6 +286,8 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   put(dir, "base/clean.h", "#include <stddef.h>\n");
   put(dir, "base/gpu.h", "#include <cuda_runtime_api.h>\n");
   put(dir, "supervisor/s.c", "#include \"base/clean.h\"\n#include \"base/gpu.h\"\n");
+  put(dir, "worker/context.c", "#include \"worker/context.h\"\n#include \"worker/a.h\"\n");
+  put(dir, "worker/b.h", "#include \"worker/test.h\"\n#include \"a.h\"\n");
   static tree t;
   static char out[4096];
   load(dir, &t);
@@ -258,8 +295,13 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   ST_EQ(check_cycles(&t, out, sizeof out), 1);
   ST_CHECKF(strstr(out, "worker/a") && strstr(out, "worker/b"), "%s", out);
   out[0] = '\0';
-  ST_EQ(check_layers(&t, out, sizeof out), 1);
+  ST_EQ(check_layers(&t, out, sizeof out), 2);
   ST_CHECKF(strstr(out, "base/up.c includes worker/a.h"), "%s", out);
+  ST_CHECKF(strstr(out, "worker/b.h includes \"a.h\" without its folder"), "%s", out);
+  out[0] = '\0';
+  ST_EQ(check_upward(&t, out, sizeof out), 2);
+  ST_CHECKF(strstr(out, "worker/context.c includes worker/a.h") &&
+                strstr(out, "worker/b.h includes worker/test.h"), "%s", out);
   out[0] = '\0';
   ST_EQ(check_cuda(&t, out, sizeof out), 2); /* base/gpu.h itself, and s.c through it */
   ST_CHECKF(strstr(out, "supervisor/s.c reaches a CUDA header: supervisor/s.c -> base/gpu.h"),

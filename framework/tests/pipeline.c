@@ -519,6 +519,17 @@ ST_TEST(pipeline_cleanups_and_near)
   st_expect(&r, "host.near_fails_on_nan", "FAIL", "worst error nan at [1]");
   ST_EQ(r.status, 1);
   st_run_free(&r);
+  /* A cleanup's failure fails the test and names the cleanup; its skip is
+   * an ERROR; NEAR refuses a negative count and a scale <= 0. */
+  st_exec(&r, "", "--filter='host.cleanup_*:host.near_misuse_is_an_error:"
+                  "host.near_negative_scale_is_an_error'");
+  st_expect(&r, "host.cleanup_expect_fails_the_test", "FAIL",
+            "in the cleanup registered at framework/tests/fixtures/host.c:");
+  st_expect(&r, "host.cleanup_skip_is_an_error", "ERROR", "from a cleanup");
+  st_expect(&r, "host.near_misuse_is_an_error", "ERROR", "NEAR(got, want, -1, 0.1)");
+  st_expect(&r, "host.near_negative_scale_is_an_error", "ERROR",
+            "scale[1] is -1; a scale must be a finite number > 0");
+  st_run_free(&r);
   /* In a sweep, what a point registered goes when the point ends. */
   st_exec(&r, "", "--verbose --filter=host.sweep_points_release_their_resources");
   st_expect(&r, "host.sweep_points_release_their_resources", "PASS", NULL);

@@ -79,6 +79,7 @@ int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
  * descriptor to pass to perf__baseline_unlock, or -1 with the reason in err (the
  * directory is missing or not writable). */
 int perf__baseline_lock(const char *path, char *err, size_t errlen);
+/* Releases the lock (closes fd; -1 is ignored). Never fails. */
 void perf__baseline_unlock(int fd);
 
 /* Whether a file can be created in dir (created and removed again), so that

@@ -12,7 +12,6 @@
 
 #include "report/report.h"
 #include "base/claimrec.h"
-#include "base/file.h"
 #include "base/json.h"
 #include "base/jsontree.h"
 #include "report/result.h"
@@ -43,17 +42,6 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
     return 2;
   }
   return 0;
-}
-
-/* Writes text atomically to path (perf__file_replace); text that ran out of
- * memory is not written. Returns 0 or 2 after a message. */
-static int save(const char *path, const perf__json *j)
-{
-  char why[200];
-  int e = j->oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), PERF__ENOMEM)
-                 : perf__file_replace(path, j->s, j->len, 0, NULL, why, sizeof why);
-  if (e) fprintf(stderr, "perftest: --merge: cannot write %s: %s\n", path, why);
-  return e ? 2 : 0;
 }
 
 /* The merged report from the checked reports r[0..n). */
@@ -92,7 +80,7 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
     }
   }
   perf__json_raw(&j, "\n]}\n");
-  int err = save(out, &j);
+  int err = perf__report_save("--merge", out, &j) ? 2 : 0;
   perf__json_free(&j);
   if (err) return err;
   printf("perfgate: merged %d report%s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",

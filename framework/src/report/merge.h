@@ -15,7 +15,8 @@
 int perf__merge(const perf__cli *cli);
 /* The same for out and in[0..n) without pages; shards = 0 merges the
  * per-device reports of --devices (no shard check, the run records listed
- * under "devices"). */
+ * under "devices"). Returns the merged run's exit code as perf__merge does
+ * (2 after a message when an input cannot be read or out written). */
 int perf__merge_reports(const char *out, char **in, int n, int shards);
 
 #endif

@@ -57,10 +57,8 @@ int perf__report_check(const perf__cli *cli, char *err, size_t len)
   return 0;
 }
 
-/* Replaces path with text atomically (perf__file_replace); text that ran
- * out of memory is not written. Returns 0, or PERF__EIO after printing
- * which option's file could not be written. */
-static int save(const char *opt, const char *path, const perf__json *text)
+/* See report.h. */
+int perf__report_save(const char *opt, const char *path, const perf__json *text)
 {
   char why[200];
   int e = text->oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), PERF__ENOMEM)
@@ -79,7 +77,7 @@ static int write_stream(const char *opt, const char *path, void (*w)(FILE *, con
   if (f) w(f, x);
   text.oom = !f || ferror(f);
   if (f && fclose(f)) text.oom = 1;
-  int e = save(opt, path, &text);
+  int e = perf__report_save(opt, path, &text);
   free(text.s);
   return e;
 }
@@ -106,7 +104,7 @@ static int write_json(const run *x)
 {
   perf__json j = {0};
   perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
-  int e = save("--json", x->cli->json, &j);
+  int e = perf__report_save("--json", x->cli->json, &j);
   perf__json_free(&j);
   return e;
 }

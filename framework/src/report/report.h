@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "base/json.h"
 #include "base/options.h"
 #include "base/registry.h"
 #include "report/result.h"
@@ -28,5 +29,10 @@ int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, 
  * after printing what could not be written. */
 int perf__report_pages(const char *plots, const char *html, const perf__result *r, size_t n,
                        time_t started, int code, int argc, char **argv);
+
+/* Replaces path with text atomically (perf__file_replace); text that ran
+ * out of memory is not written. Returns 0, or PERF__EIO after printing
+ * "perftest: cannot write OPT=PATH: why" on stderr. */
+int perf__report_save(const char *opt, const char *path, const perf__json *text);
 
 #endif

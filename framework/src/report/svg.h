@@ -46,7 +46,8 @@ typedef struct perf__svg_row {
  * (stream errors show in ferror(f)); a chart with no drawable point says
  * so in place of its lines. */
 void perf__svg_chart_write(FILE *f, const perf__svg_chart *c);
-/* Writes rows on a shared log ratio axis with each row's requirement. */
+/* Writes rows on a shared log ratio axis with each row's requirement.
+ * Never fails (stream errors show in ferror(f)). */
 void perf__svg_rows_write(FILE *f, const char *title, const perf__svg_row *rows, size_t n);
 
 #endif

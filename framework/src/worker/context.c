@@ -13,6 +13,8 @@ enum { MAX_HOOKS = 16 };
 typedef struct deferred {
   void (*fn)(void *);
   void *arg;
+  const char *file; /* where it was registered */
+  int line;
   struct deferred *next;
 } deferred;
 
@@ -79,18 +81,41 @@ void perf__context_finish_checks(void)
   for (size_t i = 0; i < nchecks; i++) checks[i](cur.res);
 }
 
-/* One cleanup, as if inside the test: one that ends the test (a failed
- * PERF_CUDA) turns a PASS or SKIP into its outcome, never hides an earlier
- * failure or error. Never fails. */
+/* Says which cleanup a failure came from: "in the cleanup registered at
+ * f.c:9: " before the reason. Never fails (truncates). */
+static void blame_cleanup(const deferred *d)
+{
+  char *reason = cur.res->reason, prefix[200];
+  size_t cap = sizeof cur.res->reason - 1;
+  snprintf(prefix, sizeof prefix, "in the cleanup registered at %.150s:%d: ", d->file, d->line);
+  size_t plen = strlen(prefix), rlen = strlen(reason);
+  if (rlen > cap - plen) rlen = cap - plen;
+  memmove(reason + plen, reason, rlen);
+  memcpy(reason, prefix, plen);
+  reason[plen + rlen] = '\0';
+}
+
+/* One cleanup, as if inside the test. A failed check in it (an EXPECT, a
+ * failed PERF_CUDA) fails a test that had passed or was skipped; a skip or
+ * an ERROR from it makes the test an ERROR; either way the reason names
+ * the cleanup. An earlier failure or error stays the test's. Never fails. */
 static void run_cleanup(deferred *d)
 {
   perf__context_result saved = *cur.res;
   cur.running = 1;
-  if (setjmp(cur.exit) == 0)
-    d->fn(d->arg);
-  else if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR)
-    *cur.res = saved;
+  int ended = setjmp(cur.exit);
+  if (ended == 0) d->fn(d->arg);
   cur.running = 0;
+  int failed = ended || cur.res->failures > saved.failures;
+  if (!failed) return;
+  if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR) {
+    *cur.res = saved;
+    return;
+  }
+  if (!ended) cur.res->outcome = PERF__FAIL;
+  else if (cur.res->outcome == PERF__SKIP) cur.res->outcome = PERF__ERROR;
+  cur.res->nodevice = 0;
+  blame_cleanup(d);
 }
 
 /* Never fails. */
@@ -203,14 +228,14 @@ void perf__context_on_release(perf__context_release_hook *hook)
   releases[nreleases++] = hook;
 }
 /* Out of memory: runs fn at once and ends the test as FAIL. */
-void perf__context_defer(void (*fn)(void *), void *arg)
+void perf__context_defer(void (*fn)(void *), void *arg, const char *file, int line)
 {
   deferred *d = malloc(sizeof *d);
   if (!d) {
     fn(arg);
     perf__context_end(PERF__FAIL, 0, "out of memory registering a cleanup");
   }
-  *d = (deferred){fn, arg, cur.cleanups};
+  *d = (deferred){fn, arg, file, line, cur.cleanups};
   cur.cleanups = d;
   cur.ncleanups++;
 }

@@ -127,9 +127,10 @@ void perf__context_on_check(perf__context_check_hook *hook);
 void perf__context_on_release(perf__context_release_hook *hook);
 
 /* Runs fn(arg) when the running test ends, however it ends (cleanups run
- * last registered first). Ends the test as FAIL when out of memory (fn is
- * then called at once). */
-void perf__context_defer(void (*fn)(void *), void *arg);
+ * last registered first); file:line, where it was registered, names it
+ * when it fails. Ends the test as FAIL when out of memory (fn is then
+ * called at once). */
+void perf__context_defer(void (*fn)(void *), void *arg, const char *file, int line);
 
 /* How many cleanups the running test has registered: a mark for
  * perf__context_unwind. Never fails. */

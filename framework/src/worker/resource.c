@@ -20,18 +20,18 @@ void *perf__alloc(perf__alloc_kind kind, size_t bytes, const char *expr, const c
   switch (kind) {
   case PERF__ALLOC_DEVICE:
     perf__cuda_check(cudaMalloc(&p, bytes), "cudaMalloc", file, line);
-    perf__context_defer(free_device, p);
+    perf__context_defer(free_device, p, file, line);
     return p;
   case PERF__ALLOC_PINNED:
     perf__cuda_check(cudaMallocHost(&p, bytes), "cudaMallocHost", file, line);
-    perf__context_defer(free_pinned, p);
+    perf__context_defer(free_pinned, p, file, line);
     return p;
   case PERF__ALLOC_HOST:
     p = calloc(1, bytes ? bytes : 1);
     if (!p)
       perf__context_end(PERF__FAIL, 0, "out of memory: %zu bytes for %s at %s:%d", bytes, expr,
                         file, line);
-    perf__context_defer(free, p);
+    perf__context_defer(free, p, file, line);
     return p;
   }
   perf__context_end(PERF__ERROR, 0, "%s at %s:%d: not a PERF_ALLOC_* kind", expr, file, line);
@@ -43,6 +43,6 @@ void perf__defer(void (*fn)(void *), void *arg, const char *file, int line)
 {
   if (!fn) perf__context_end(PERF__ERROR, 0, "PERF_DEFER at %s:%d: no function", file, line);
   if (!perf__context_running())
-    perf__context_end(PERF__ERROR, 0, "PERF_DEFER at %s:%d: outside a test", file, line);
-  perf__context_defer(fn, arg);
+    perf__context_end(PERF__ERROR, 0, "PERF_DEFER at %s:%d", file, line);
+  perf__context_defer(fn, arg, file, line);
 }

@@ -1,4 +1,4 @@
-/* verdict.c — sequential ABBA sampling of two workloads and the verdict on a ratio-of-medians claim. */
+/* verdict.c — the verdict rule of a ratio-of-medians claim: rounds drawn through a callback, looks at an interval, alpha spending, the decision. */
 #include "worker/verdict.h"
 
 #include <math.h>

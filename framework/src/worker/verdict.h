@@ -1,4 +1,4 @@
-/* verdict.h — sequential ABBA sampling of two workloads and the verdict on a ratio-of-medians claim. */
+/* verdict.h — the verdict rule of a ratio-of-medians claim: rounds drawn through a callback, looks at an interval, alpha spending, the decision. */
 #ifndef PERF_VERDICT_H
 #define PERF_VERDICT_H
 

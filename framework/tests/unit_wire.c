@@ -1,4 +1,4 @@
-/* unit_proto.c — message framing between supervisor and worker: round trips, partial and bad frames. */
+/* unit_wire.c — message framing between supervisor and worker: round trips, partial and bad frames. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
