@@ -72,6 +72,7 @@ static void put_pair(perf__json *j, const char *key, const double *v)
   perf__json_raw(j, "]");
 }
 
+/* A flag as JSON. Never fails. */
 static const char *truth(int b) { return b ? "true" : "false"; }
 
 /* The GPU watch's members: the SM clock after each sample (null: unknown),
@@ -655,6 +656,7 @@ int perf__claimrec_copy(perf__claimrec *dst, const perf__claimrec *src)
   return e ? PERF__ENOMEM : 0;
 }
 
+/* Frees what a workload owns. Never fails. */
 static void free_workload(perf__claimrec_workload *w)
 {
   free(w->name);
@@ -665,6 +667,7 @@ static void free_workload(perf__claimrec_workload *w)
   free(w->throttle_reasons);
 }
 
+/* Frees what a measurement owns. Never fails. */
 static void free_ratio(perf__claimrec_ratio *m)
 {
   free(m->kind);

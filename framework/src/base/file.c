@@ -74,7 +74,7 @@ int perf__file_commit(perf__file *w, const void *data, size_t len, const perf__f
   FILE *f = w->f;
   w->f = NULL;
   errno = 0;
-  int bad = fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f));
+  int bad = (len && fwrite(data, 1, len, f) != len) || fflush(f) || fsync(fileno(f));
   int e = errno, r = 0;
   if (fclose(f) && !bad) bad = 1, e = errno;
   if (bad) r = failed(why, PERF__FILE_WRITE, e);

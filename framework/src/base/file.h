@@ -47,7 +47,7 @@ typedef struct perf__file_why {
  * (PERF__FILE_CREATE) in why; nothing is left then. */
 int perf__file_open(perf__file *w, const char *path, int flags, const perf__file_why *why);
 
-/* Writes data[len] to the temporary file, fsyncs and closes it and renames
+/* Writes data[len] (data may be NULL when len is 0) to the temporary file, fsyncs and closes it and renames
  * it over path, so that path is the old file or the whole new one, never
  * part of one. A failed write, fflush, fsync, close or rename is an error:
  * returns PERF__EIO with the reason in why, the temporary file removed.

@@ -82,17 +82,19 @@ static int write_stream(const char *opt, const char *path, void (*w)(FILE *, con
   return e;
 }
 
-/* The stream writers. Never fail (stream errors show in ferror(f)). */
+/* --junit's writer. Never fails (stream errors show in ferror(f)). */
 static void junit(FILE *f, const run *x)
 {
   perf__junit_write(f, x->tests, x->ntests, x->r, x->n, x->started, x->cli->device_label);
 }
 
+/* --markdown's writer. Never fails (stream errors show in ferror(f)). */
 static void markdown(FILE *f, const run *x)
 {
   perf__markdown_write(f, x->tests, x->ntests, x->r, x->n);
 }
 
+/* --html's writer. Never fails (stream errors show in ferror(f)). */
 static void html(FILE *f, const run *x)
 {
   perf__html_write(f, x->r, x->n, x->started, x->code, x->argc, x->argv);
