@@ -259,3 +259,24 @@ ST_TEST(claimrec_passes_over_members_it_does_not_know)
   free(text);
   perf__claimrec_free(&r);
 }
+
+/* Whatever bytes a claim's message holds (a workload's .name is the
+ * user's), its record reads back: C1 controls are escaped; overlong
+ * forms, surrogates, code points beyond U+10FFFF and U+FFFE/U+FFFF become
+ * U+FFFD (one per byte); valid text stays as it is. */
+ST_TEST(claimrec_any_message_bytes_read_back)
+{
+  char msg[] = "c1 \xc2\x85 nonchar \xef\xbf\xbe overlong \xc0\xaf surrogate \xed\xa0\x80 "
+               "big \xf4\x90\x80\x80 cut \xe2\x82 ok \xc2\xb5s";
+  perf__claimrec r = {.message = msg, .outcome = PERF__PASS}, back = {0};
+  char *text = perf__claimrec_text(&r), err[300] = "";
+  ST_CHECK(text != NULL);
+  if (!text) return;
+  ST_CHECKF(strstr(text, "c1 \\u0085 nonchar \\ufffd\\ufffd\\ufffd overlong \\ufffd\\ufffd ") != NULL,
+            "%s", text);
+  ST_CHECKF(perf__claimrec_parse(text, &back, err, sizeof err) == 0, "%s: %s", err, text);
+  ST_CHECKF(back.message && strstr(back.message, "ok \xc2\xb5s"), "%s",
+            back.message ? back.message : "(none)");
+  perf__claimrec_free(&back);
+  free(text);
+}

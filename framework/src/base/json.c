@@ -42,11 +42,18 @@ void perf__json_raw(perf__json *j, const char *fmt, ...)
 /* See json.h. */
 size_t perf__json_utf8_len(const unsigned char *p, size_t n)
 {
+  static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000}; /* shortest form */
   size_t len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3
              : (p[0] >> 3) == 30 ? 4 : 0;
   if (!len || len > n) return 0;
-  for (size_t k = 1; k < len; k++)
+  if (len == 1) return 1;
+  unsigned cp = p[0] & (0x7f >> len);
+  for (size_t k = 1; k < len; k++) {
     if ((p[k] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (p[k] & 0x3f);
+  }
+  if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+  if (cp == 0xfffe || cp == 0xffff) return 0; /* noncharacters JSON readers refuse */
   return len;
 }
 
@@ -63,6 +70,8 @@ void perf__json_strn(perf__json *j, const char *s, size_t n)
     else if (c == '\n') perf__json_raw(j, "\\n");
     else if (c == '\t') perf__json_raw(j, "\\t");
     else if (c < 0x20 || c == 0x7f) perf__json_raw(j, "\\u%04x", c);
+    else if (c == 0xc2 && p[i + 1] < 0xa0) /* C1 controls: escaped, as YAML wants */
+      perf__json_raw(j, "\\u%04x", (unsigned)p[i + 1]);
     else perf__json_raw(j, "%.*s", (int)len, (const char *)p + i);
     i += len;
   }

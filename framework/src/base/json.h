@@ -20,7 +20,8 @@ void perf__json_strn(perf__json *j, const char *s, size_t n);
 /* Appends a number with 17 significant digits, or null when not finite. */
 void perf__json_num(perf__json *j, double v);
 void perf__json_free(perf__json *j);
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid:
+ * truncated, overlong, a surrogate, beyond U+10FFFF, or U+FFFE/U+FFFF. */
 size_t perf__json_utf8_len(const unsigned char *p, size_t n);
 
 #endif
