@@ -296,8 +296,10 @@ int perf__near(const double *got, const double *want, const double *scale, long 
  *   PERF_ALLOC_HOST(p, bytes)    p = zeroed malloc'd (pageable) memory
  *   PERF_DEFER(fn, arg)          fn(arg) at the end of the test
  * p is any pointer lvalue. A failed allocation ends the test: FAIL naming
- * the call, or SKIP when there is no CUDA device; a CUDA call in a cleanup
- * that fails (PERF_CUDA) fails a test that had passed. */
+ * the call, or SKIP when there is no CUDA device. A cleanup that fails a
+ * check (a PERF_CUDA on its call, an EXPECT) fails a test that had passed or
+ * was skipped; one that skips a passing test makes it an ERROR; the reason
+ * names where the cleanup was registered. */
 typedef enum perf__alloc_kind {
   PERF__ALLOC_DEVICE,
   PERF__ALLOC_PINNED,

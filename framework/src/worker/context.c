@@ -96,24 +96,29 @@ static void blame_cleanup(const deferred *d)
 }
 
 /* One cleanup, as if inside the test. A failed check in it (an EXPECT, a
- * failed PERF_CUDA) fails a test that had passed or was skipped; a skip or
- * an ERROR from it makes the test an ERROR; either way the reason names
- * the cleanup. An earlier failure or error stays the test's. Never fails. */
+ * failed PERF_CUDA) fails a test that had passed or was skipped; a skip
+ * from it makes a passing test an ERROR; either way the reason names the
+ * cleanup. An earlier failure, error or skip stays the test's (a test
+ * skipped for want of a device stays skipped). Never fails. */
 static void run_cleanup(deferred *d)
 {
   perf__context_result saved = *cur.res;
+  volatile int ended = 0;
   cur.running = 1;
-  int ended = setjmp(cur.exit);
-  if (ended == 0) d->fn(d->arg);
+  if (setjmp(cur.exit) == 0)
+    d->fn(d->arg);
+  else
+    ended = 1;
   cur.running = 0;
-  int failed = ended || cur.res->failures > saved.failures;
-  if (!failed) return;
-  if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR) {
+  if (!ended && cur.res->failures == saved.failures) return;
+  int skipped = ended && cur.res->outcome == PERF__SKIP;
+  if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR ||
+      (skipped && saved.outcome == PERF__SKIP)) {
     *cur.res = saved;
     return;
   }
-  if (!ended) cur.res->outcome = PERF__FAIL;
-  else if (cur.res->outcome == PERF__SKIP) cur.res->outcome = PERF__ERROR;
+  if (skipped) cur.res->outcome = PERF__ERROR;
+  else if (!ended) cur.res->outcome = PERF__FAIL;
   cur.res->nodevice = 0;
   blame_cleanup(d);
 }
