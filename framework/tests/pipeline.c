@@ -526,6 +526,7 @@ ST_TEST(pipeline_cleanups_and_near)
   st_expect(&r, "host.cleanup_expect_fails_the_test", "FAIL",
             "in the cleanup registered at framework/tests/fixtures/host.c:");
   st_expect(&r, "host.cleanup_skip_is_an_error", "ERROR", "from a cleanup");
+  st_expect(&r, "host.cleanup_skip_keeps_a_skip", "SKIP", "skipped by the body");
   st_expect(&r, "host.near_misuse_is_an_error", "ERROR", "NEAR(got, want, -1, 0.1)");
   st_expect(&r, "host.near_negative_scale_is_an_error", "ERROR",
             "scale[1] is -1; a scale must be a finite number > 0");
