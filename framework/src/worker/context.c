@@ -138,7 +138,6 @@ void perf__context_finish(void)
 
 int perf__context_running(void) { return cur.running; }
 const char *perf__context_name(void) { return cur.running ? cur.name : ""; }
-perf__context_result *perf__context_result_now(void) { return cur.running ? cur.res : NULL; }
 unsigned long perf__context_generation(void) { return cur.generation; }
 void perf__context_new_generation(void) { cur.generation++; }
 

@@ -80,8 +80,6 @@ void perf__context_finish(void);
 int perf__context_running(void);
 /* "suite.name" of the running test ("" outside a test). */
 const char *perf__context_name(void);
-/* The running test's result so far (NULL outside a test). */
-perf__context_result *perf__context_result_now(void);
 
 /* Generation of workload state in this worker (0 before the first test):
  * it changes with each test and each sweep point, and workload state from

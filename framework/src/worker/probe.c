@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -12,8 +13,11 @@
 #include "base/machine.h"
 #include "worker/fingerprint.h"
 
-/* See probe.h. */
-long perf__probe_read(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len)
+/* Runs fn(out, arg) in a forked child, which writes its answer to out and
+ * exits; reads the answer into buf[len] (NUL-terminated, truncated to fit)
+ * and waits for the child. Returns the bytes read, or -1 when the child
+ * could not be started (errno set; buf is empty). */
+static long ask_child(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len)
 {
   int fd[2];
   long got = 0;
@@ -59,7 +63,7 @@ static void count_devices(FILE *out, void *arg)
 int perf__probe_device_count(void)
 {
   char text[32];
-  return perf__probe_read(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
+  return ask_child(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
 }
 
 /* In the child: device 0's fingerprint as "key\tvalue" lines (none
@@ -77,7 +81,7 @@ void perf__probe_gpu_fingerprint(perf__baseline *b)
 {
   static char text[PERF__BL_MAX_FP * 260];
   b->nfp = 0;
-  perf__probe_read(gpu_fingerprint, NULL, text, sizeof text);
+  ask_child(gpu_fingerprint, NULL, text, sizeof text);
   for (char *line = text, *nl; *line && b->nfp < PERF__BL_MAX_FP; line = nl + 1) {
     char *tab = strchr(line, '\t');
     if (!(nl = strchr(line, '\n')) || !tab || tab > nl) break;
@@ -102,5 +106,5 @@ static void baseline_file_of(FILE *out, void *dir)
 /* See probe.h. */
 int perf__probe_baseline_file(const char *dir, char *path, size_t len)
 {
-  return perf__probe_read(baseline_file_of, (void *)dir, path, len) > 0 ? 0 : -1;
+  return ask_child(baseline_file_of, (void *)dir, path, len) > 0 ? 0 : -1;
 }

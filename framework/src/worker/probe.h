@@ -11,15 +11,8 @@
  * includes, and it brings no CUDA header with it. */
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "base/baseline.h"
-
-/* Runs fn(out, arg) in a forked child, which writes its answer to out and
- * exits; reads the answer into buf[len] (NUL-terminated, truncated to fit)
- * and waits for the child. Returns the bytes read, or -1 when the child
- * could not be started (errno set; buf is empty). */
-long perf__probe_read(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len);
 
 /* The number of usable CUDA devices; 0 without a device or a driver, or
  * when no child could be started. */

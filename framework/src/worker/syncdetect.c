@@ -128,13 +128,15 @@ int perf__syncdetect_used(void) { return det.ever; }
 /* Never fails. */
 int perf__syncdetect_in_check(void) { return det.open; }
 
+static void reset(void);
+
 /* The end-of-test check: a region left by return or goto was never
  * checked, and its subscription must go. Never fails. */
 static void abandoned(perf__context_result *res)
 {
   int was = det.open;
   det.open = 0;
-  perf__syncdetect_reset();
+  reset();
   if (was && res->outcome == PERF__PASS) {
     res->outcome = PERF__ERROR;
     snprintf(res->reason, sizeof res->reason,
@@ -155,8 +157,8 @@ static void begin(const char *head)
 }
 
 /* Never fails: unsubscribes and detaches CUPTI from the process, so that
- * later timing runs without it. */
-void perf__syncdetect_reset(void)
+ * later timing runs without it (a pass ends, or a test ended inside one). */
+static void reset(void)
 {
   atomic_store(&det.counting, 0);
   perf__cupti_detach();
@@ -308,7 +310,7 @@ static int check_workload(perf_workload *w, const char *head, int n,
   }
   drain();
   double t2 = perf__clock_now();
-  perf__syncdetect_reset();
+  reset();
   det.open = 0;
   double t3 = perf__clock_now();
   return evaluate(head, w->name, ITERS, n, at_least, t3 - t0,
@@ -384,7 +386,7 @@ int perf__sync_step(perf__sync_scope *s)
   case SCOPE_BODY_RAN:
     atomic_store(&det.counting, 0);
     double t = perf__clock_now();
-    perf__syncdetect_reset();
+    reset();
     det.open = 0;
     double end = perf__clock_now();
     head_of(s, head, sizeof head);

@@ -2,10 +2,6 @@
 #ifndef PERF_SYNCDETECT_H
 #define PERF_SYNCDETECT_H
 
-/* Detaches CUPTI (a pass ends, or a test ended inside one: an ASSERT or a
- * CUDA error in the code under check). Never fails. */
-void perf__syncdetect_reset(void);
-
 /* 1 while a sync check is in progress (CUPTI attached): nothing may be
  * timed then. */
 int perf__syncdetect_in_check(void);
