@@ -6,6 +6,7 @@
 #   make test-valgrind   the same tests under valgrind memcheck (build/valgrind; slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
 #   make baseline-update re-measure this machine's baseline file (3 runs each)
+#   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
 #   make clean
@@ -70,7 +71,7 @@ ifeq ($(strip $(YAML_LIBS)),)
 $(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
 endif
 endif
-ifneq ($(filter all perftest baseline-update bench-fidelity $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -107,7 +108,7 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test test-asan test-valgrind test-binaries perftest baseline-update bench-fidelity install clean help fuzz FORCE
+.PHONY: all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 help:
@@ -234,6 +235,11 @@ perftest: $(BUILD)/perftest
 # Re-measure this machine's baseline entries (3 runs) and rewrite its file.
 baseline-update: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest --update-baselines $(ARGS)
+
+# Every baseline file read and validated (schema, types, positions); no test
+# runs and no GPU is needed, so CPU-only CI can run it.
+check-baselines: $(BUILD)/perftest
+	$(Q)$(BUILD)/perftest --check-baselines $(ARGS)
 
 $(BUILD)/perfgate.pc: FORCE
 	$(call say,GEN,$@)

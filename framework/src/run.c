@@ -13,6 +13,7 @@
 #include "base/options.h"
 #include "report/report.h"
 #include "report/merge.h"
+#include "supervisor/baselinedir.h"
 #include "supervisor/devices.h"
 #include "base/filter.h"
 #include "perfgate.h"
@@ -216,6 +217,7 @@ int perf_main(int argc, char **argv)
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli);
+  if (cli.check_baselines) return perf__baselinedir_check(cli.baseline_dir, stdout, stderr);
   cli.argc = argc;
   cli.argv = argv;
   if (cli.merge) return perf__merge(&cli);

@@ -464,3 +464,38 @@ ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
   free(old);
   st_rmtree(dir);
 }
+
+/* --check-baselines validates a directory without running a test (no GPU
+ * needed): the shipped baselines/ passes, a malformed file is exit 2 with
+ * file:line:column, a missing directory is exit 2 naming it. */
+ST_TEST(check_baselines_validates_the_directory)
+{
+  st_run r;
+  st_exec(&r, "", "--check-baselines --baseline-dir=baselines");
+  ST_EQ(r.status, 0);
+  ST_CHECKF(strstr(r.out, "baselines/nvidia-h100-80gb-hbm3.yaml:") &&
+                strstr(r.out, "in baselines, all valid"), "%s", r.out);
+  ST_CHECK(strstr(r.out, "passed,") == NULL); /* no test ran */
+  st_run_free(&r);
+
+  char dir[] = "/tmp/perfgate-check-XXXXXX", args[200], path[300];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/a-good.yaml", dir);
+  FILE *f = fopen(path, "w");
+  if (f) fputs("schema: 1\nfingerprint:\n  name: x\nentries: []\nratios: []\n", f), fclose(f);
+  snprintf(path, sizeof path, "%s/b-bad.yaml", dir);
+  f = fopen(path, "w");
+  if (f) fputs("schema: 1\nfingerprint:\n  name: x\nentries: 7\nratios: []\n", f), fclose(f);
+  snprintf(args, sizeof args, "--check-baselines --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 2);
+  ST_CHECKF(strstr(r.out, "a-good.yaml: 0 entries") && strstr(r.out, "b-bad.yaml:4:") &&
+                !strstr(r.out, "all valid"), "%s", r.out);
+  st_run_free(&r);
+  st_rmtree(dir);
+
+  st_exec(&r, "", "--check-baselines --baseline-dir=/nonexistent-perfgate-dir");
+  ST_EQ(r.status, 2);
+  ST_CHECKF(strstr(r.out, "cannot read the directory '/nonexistent-perfgate-dir'"), "%s", r.out);
+  st_run_free(&r);
+}

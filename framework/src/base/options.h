@@ -11,6 +11,7 @@ typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEV
 typedef struct perf__cli {
   int help, list, verbose, require_gpu, isolate, allow_no_sync_check;
   int print_baseline_file;
+  int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
   int baseline_check_all; /* --baseline-check=all */
   const char *baseline_dir; /* default "baselines" */
@@ -73,6 +74,9 @@ typedef struct perf__cli {
     "where per-GPU baseline files live (default baselines)")                                    \
   X("--print-baseline-file", "", flag, print_baseline_file, 0, "",                              \
     "print the baseline file this machine uses and exit")                                       \
+  X("--check-baselines", "", flag, check_baselines, 0, "",                                      \
+    "validate every file in the baseline directory and exit\n"                                  \
+    "(no test runs, no GPU needed; exit 2 at a malformed one)")                                 \
   X("--baseline-check", "", check, baseline_check_all, 0, "all",                                \
     "compare every measured workload with its baseline\n"                                       \
     "(default: claimed, only PERF_EXPECT_BASELINE)")                                            \
