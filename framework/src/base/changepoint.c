@@ -1,0 +1,135 @@
+/* changepoint.c — where a series of measurements shifted: E-divisive means with a permutation test. */
+#include "base/changepoint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "base/status.h"
+
+enum { MAX_SEGMENTS = 256 };
+
+/* The split of v[0..m) with the largest divergence Q, into *q; each side
+ * at least min long. O(m^2): the three sums move with the split. Returns
+ * the size of the part before it (0 when m < 2 min). */
+static size_t best_split(const double *v, size_t m, size_t min, double *q)
+{
+  double total = 0, within_before = 0, between = 0;
+  for (size_t i = 0; i < m; i++)
+    for (size_t k = i + 1; k < m; k++) total += fabs(v[i] - v[k]);
+  double within_after = total;
+  size_t best = 0;
+  *q = 0;
+  for (size_t t = 0; t + min <= m; t++) { /* t values before the split */
+    if (t >= min && t >= 2 && m - t >= 2) {
+      double a = (double)t, b = (double)(m - t);
+      double e = 2 * between / (a * b) - within_before / (a * (a - 1) / 2) -
+                 within_after / (b * (b - 1) / 2);
+      double qt = a * b / (double)m * e;
+      if (!best || qt > *q) *q = qt, best = t;
+    }
+    double to_before = 0, to_after = 0; /* v[t] against each side */
+    for (size_t i = 0; i < t; i++) to_before += fabs(v[i] - v[t]);
+    for (size_t j = t + 1; j < m; j++) to_after += fabs(v[t] - v[j]);
+    within_before += to_before;
+    within_after -= to_after;
+    between += to_after - to_before;
+  }
+  return best;
+}
+
+/* The permutation test's p-value for a best split of divergence q in
+ * v[0..m): how often the values in random order split at least as well.
+ * scratch holds m values. Never fails. */
+static double p_value(const double *v, size_t m, size_t min, double q, unsigned reps,
+                      perf__rng *rng, double *scratch)
+{
+  unsigned as_large = 0;
+  memcpy(scratch, v, m * sizeof *v);
+  for (unsigned r = 0; r < reps; r++) {
+    for (size_t i = m - 1; i > 0; i--) {
+      size_t j = perf__rng_below(rng, (uint32_t)(i + 1));
+      double s = scratch[i];
+      scratch[i] = scratch[j], scratch[j] = s;
+    }
+    double qp;
+    best_split(scratch, m, min, &qp);
+    if (qp >= q * (1 - 1e-12)) as_large++;
+  }
+  return (as_large + 1.0) / (reps + 1.0);
+}
+
+/* See changepoint.h. */
+void perf__changepoint_defaults(perf__changepoint_opts *o)
+{
+  *o = (perf__changepoint_opts){.min_segment = 5, .permutations = 999, .p_max = 0.001, .seed = 1};
+}
+
+/* PERF__EINVAL for bad options or a value that is not finite. */
+static int check_input(const double *x, size_t n, const perf__changepoint_opts *o)
+{
+  if (o->min_segment < 2 || o->permutations < 19 || !(o->p_max > 0 && o->p_max < 1))
+    return PERF__EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return PERF__EINVAL;
+  return 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+  size_t x = ((const perf__changepoint *)a)->at, y = ((const perf__changepoint *)b)->at;
+  return (x > y) - (x < y);
+}
+
+/* Mean of x[lo..hi). */
+static double mean(const double *x, size_t lo, size_t hi)
+{
+  double s = 0;
+  for (size_t i = lo; i < hi; i++) s += x[i];
+  return s / (double)(hi - lo);
+}
+
+/* Fills each change point's segment means and size, once all are known.
+ * out[0..k) is sorted by index. Never fails. */
+static void describe(const double *x, size_t n, perf__changepoint *out, size_t k)
+{
+  for (size_t c = 0; c < k; c++) {
+    size_t lo = c ? out[c - 1].at : 0, hi = c + 1 < k ? out[c + 1].at : n;
+    out[c].before = mean(x, lo, out[c].at);
+    out[c].after = mean(x, out[c].at, hi);
+    out[c].size = out[c].before != 0 ? out[c].after / out[c].before - 1 : NAN;
+  }
+}
+
+/* See changepoint.h. */
+int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_opts *o,
+                           perf__changepoint *out, size_t max)
+{
+  if (check_input(x, n, o)) return PERF__EINVAL;
+  double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+  if (!scratch) return PERF__ENOMEM;
+  perf__rng rng;
+  perf__rng_seed(&rng, o->seed);
+  size_t lo[MAX_SEGMENTS] = {0}, hi[MAX_SEGMENTS] = {n}, nseg = 1, k = 0;
+  while (k < max && nseg < MAX_SEGMENTS) {
+    size_t pick = 0, split = 0;
+    double q = -1;
+    for (size_t s = 0; s < nseg; s++) { /* the segment that splits best */
+      double qs;
+      size_t t = best_split(x + lo[s], hi[s] - lo[s], o->min_segment, &qs);
+      if (t && qs > q) q = qs, pick = s, split = t;
+    }
+    if (!split) break;
+    size_t m = hi[pick] - lo[pick];
+    double p = p_value(x + lo[pick], m, o->min_segment, q, o->permutations, &rng, scratch);
+    if (p > o->p_max) break;
+    out[k++] = (perf__changepoint){.at = lo[pick] + split, .p = p};
+    lo[nseg] = lo[pick] + split, hi[nseg] = hi[pick], nseg++;
+    hi[pick] = lo[pick] + split;
+  }
+  free(scratch);
+  qsort(out, k, sizeof *out, by_index);
+  describe(x, n, out, k);
+  return (int)k;
+}
