@@ -70,16 +70,6 @@ static void restore(const char *path, const char *bytes)
   ST_CHECK(f && fputs(bytes, f) >= 0 && fclose(f) == 0);
 }
 
-/* Temporary files of path's updates in dir. */
-static int temp_files(const char *dir)
-{
-  int n = 0;
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
-  if (d) closedir(d);
-  return n;
-}
-
 /* What a fault left: 0 the old file byte for byte, 1 a complete new one
  * (it parses, keeps every old entry and ratio and has the updated test's
  * entries), -1 anything else. */
@@ -210,7 +200,7 @@ ST_TEST(baseline_kill_9_during_update_leaves_old_or_new_file)
     double delay = window * (double)rand() / RAND_MAX;
     update_and_kill(dir, delay, &code);
     finished += code != 128 + SIGKILL;
-    with_temp += temp_files(dir) > 0;
+    with_temp += st_temp_files(dir) > 0;
     int c = classify(path, old, OLD_ENTRIES, 1);
     outcome[c + 1]++;
     if (!ST_CHECKF(c >= 0, "kill %d (%.1f ms after the line) left a damaged file", i,
@@ -224,13 +214,13 @@ ST_TEST(baseline_kill_9_during_update_leaves_old_or_new_file)
   ST_CHECKF(outcome[1] > 0 && outcome[2] > 0, "kills fell only on one side of the rename");
   ST_CHECKF(with_temp > 0, "no kill landed while the temporary file was being written");
   /* the next update succeeds and removes every leftover */
-  int had = temp_files(dir);
+  int had = st_temp_files(dir);
   st_run r;
   char args[800];
   snprintf(args, sizeof args, "--update-baselines --filter=bl.host_work --color=never --baseline-dir=%s", dir);
   st_exec(&r, "", args);
   ST_EQ(r.status, 0);
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   ST_CHECK(!had || strstr(r.out, "temporary file") != NULL);
   st_run_free(&r);
   free(old);
@@ -287,7 +277,7 @@ ST_TEST(baseline_read_only_directory_is_a_clear_error)
     printf("    read-only directory: exit %d: %.*s\n", code, (int)strcspn(out, "\n"), out);
   }
   ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   chmod(dir, 0700);
   free(out);
   free(old);
@@ -307,7 +297,7 @@ ST_TEST(baseline_file_size_limit_is_a_clear_error)
          (int)strcspn(strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out, "\n"),
          strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out);
   ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   free(out);
   free(old);
   st_rmtree(dir);
@@ -353,7 +343,7 @@ ST_TEST(baseline_full_disk_is_a_clear_error)
   const char *msg = strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out;
   printf("    full tmpfs: exit %d: %.*s\n", code, (int)strcspn(msg, "\n"), msg);
   ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   umount(dir);
   free(out);
   free(old);

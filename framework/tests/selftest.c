@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "selftest.h"
 
+#include <dirent.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <math.h>
@@ -103,6 +104,15 @@ int st_count(const char *s, const char *needle)
 {
   int n = 0;
   for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+int st_temp_files(const char *dir)
+{
+  int n = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
+  if (d) closedir(d);
   return n;
 }
 

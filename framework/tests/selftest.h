@@ -59,6 +59,9 @@ int st_slow(void);
 char *st_slurp(const char *path);
 /* Occurrences of needle in s. */
 int st_count(const char *s, const char *needle);
+/* Files in dir whose name holds ".tmp." (an atomic writer's temporaries);
+ * 0 when dir cannot be read. */
+int st_temp_files(const char *dir);
 /* Runs cmd with sh -c; returns its exit code (128 when it did not exit). */
 int st_shell(const char *cmd);
 /* Removes a temporary directory tree; checks that it went. */

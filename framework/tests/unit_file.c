@@ -13,16 +13,6 @@
 #include "base/status.h"
 #include "selftest.h"
 
-/* Files in dir whose name holds ".tmp.". */
-static int temp_files(const char *dir)
-{
-  int n = 0;
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
-  if (d) closedir(d);
-  return n;
-}
-
 ST_TEST(file_replace_writes_the_whole_file_and_leaves_no_temporary)
 {
   char dir[] = "/tmp/perfgate-file-XXXXXX", path[300], err[200] = "";
@@ -41,15 +31,15 @@ ST_TEST(file_replace_writes_the_whole_file_and_leaves_no_temporary)
   ST_CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0644 & ~mask)); /* durable: 0644 */
   ST_EQ(perf__file_replace(path, NULL, 0, 0, NULL, err, sizeof err), 0); /* empty is fine */
   ST_CHECK(stat(path, &st) == 0 && st.st_size == 0);
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   /* Given up after the temporary was made: the old file, no temporary. */
   perf__file w;
   perf__file_why why = {&step, err, sizeof err};
   ST_EQ(perf__file_replace(path, "kept\n", 5, 0, NULL, err, sizeof err), 0);
   ST_EQ(perf__file_open(&w, path, PERF__FILE_DURABLE, &why), 0);
-  ST_EQ(temp_files(dir), 1);
+  ST_EQ(st_temp_files(dir), 1);
   perf__file_abort(&w);
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   text = st_slurp(path);
   ST_STR(text, "kept\n");
   free(text);
@@ -76,7 +66,7 @@ ST_TEST(file_replace_failures_are_errors_with_errno_and_step)
   ST_EQ(perf__file_replace(path, "x", 1, PERF__FILE_DURABLE, &step, err, sizeof err), PERF__EIO);
   ST_EQ(step, PERF__FILE_RENAME);
   ST_STR(err, "Is a directory");
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   /* A file-size limit: the write fails (EFBIG, SIGXFSZ ignored) and is an
    * error, never a success; the old file stays. */
   snprintf(path, sizeof path, "%s/r.json", dir);
@@ -92,6 +82,6 @@ ST_TEST(file_replace_failures_are_errors_with_errno_and_step)
   char *text = st_slurp(path);
   ST_STR(text, "old\n");
   free(text);
-  ST_EQ(temp_files(dir), 0);
+  ST_EQ(st_temp_files(dir), 0);
   st_rmtree(dir);
 }
