@@ -12,7 +12,8 @@
 #   make clean
 #
 # Variables: PERFTESTS=dir (perf tests to build), KERNELS=dir (their .cu files),
-# CUDA_HOME, NVCC, CUDA_ARCH (sm_90), YAML_CFLAGS/YAML_LIBS, PREFIX, V=1.
+# CUDA_HOME, NVCC, CUDA_ARCH (sm_90), YAML_CFLAGS/YAML_LIBS, SQLITE_CFLAGS/SQLITE_LIBS,
+# PQ_CFLAGS (libpq's headers; the library is loaded at run time), PREFIX, V=1.
 
 PERFTESTS ?= perftests
 KERNELS   ?= kernels
@@ -30,18 +31,22 @@ CUPTI_INC  ?= $(firstword $(patsubst %/cupti.h,%,$(wildcard $(CUDA_HOME)/include
 
 YAML_CFLAGS ?= $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   ?= $(shell pkg-config --libs yaml-0.1 2>/dev/null)
+SQLITE_CFLAGS ?= $(shell pkg-config --cflags sqlite3 2>/dev/null)
+SQLITE_LIBS   ?= $(shell pkg-config --libs sqlite3 2>/dev/null)
+PQ_CFLAGS     ?= $(shell pkg-config --cflags libpq 2>/dev/null || echo -I$$(pg_config --includedir 2>/dev/null))
+PQ_HEADER     := $(firstword $(wildcard $(patsubst -I%,%/libpq-fe.h,$(filter -I%,$(PQ_CFLAGS))) /usr/include/libpq-fe.h))
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
 # Host code in .cu files keeps its line numbers and frames (-g: host debug
 # information only), so that GPU work a launcher queues is named at its line.
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -g -Xcompiler -Wall,-Wextra,-Werror,-fno-optimize-sibling-calls -MMD -MP
 LDFLAGS ?=
 # The framework needs CUPTI and the runtime; cuBLAS only the tests that use it.
-FW_LDLIBS := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) -lm -lpthread -ldl
+FW_LDLIBS := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
 LDLIBS  := -lcublas $(FW_LDLIBS)
 
 ifeq ($(V),1)
@@ -69,6 +74,12 @@ $(error perfgate: libcupti.so not found (looked in '$(CUPTI_LIB)'): install CUPT
 endif
 ifeq ($(strip $(YAML_LIBS)),)
 $(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
+endif
+ifeq ($(strip $(SQLITE_LIBS)),)
+$(error perfgate: SQLite not found: install libsqlite3-dev (apt-get install libsqlite3-dev) or set SQLITE_CFLAGS and SQLITE_LIBS)
+endif
+ifeq ($(PQ_HEADER),)
+$(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
 endif
 ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity $(BUILD)/perftest,$(GOALS)),)
@@ -250,7 +261,7 @@ $(BUILD)/perfgate.pc: FORCE
 	  'Description: Unit-test-style performance assertions for CUDA' \
 	  'Version: 0.1.0' \
 	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include -g -fno-optimize-sibling-calls' \
-	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) -lm -lpthread -ldl' \
+	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl' \
 	  > $@
 
 install: $(LIB) $(BUILD)/perfgate.pc

@@ -16,9 +16,10 @@ static const struct {
 } layers[] = {
     {"base", "base", 0},   /* both processes; its headers are checked below */
     {"worker", "base worker", 0},
-    {"report", "base report", 1},
-    {"supervisor", "base report supervisor", 1},
-    {"", "base worker report supervisor", 0},
+    {"history", "base history", 1},
+    {"report", "base history report", 1},
+    {"supervisor", "base history report supervisor", 1},
+    {"", "base worker history report supervisor", 0},
 };
 enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 256, MAX_INC = 48 };
 

@@ -1,0 +1,17 @@
+/* connect.h — opens a history store: the location picks the backend (a postgresql:// URI, else a SQLite file). */
+#ifndef PERF_CONNECT_H
+#define PERF_CONNECT_H
+
+#include <stddef.h>
+
+#include "history/store.h"
+
+/* Opens location; create = 0 refuses a SQLite file that does not exist
+ * (reading needs a history). Returns 0 with *out set, or PERF__EIO (cannot
+ * open or connect: why), PERF__EINVAL (not a database), PERF__ENOMEM. */
+int perf__connect_open(const char *location, int create, perf__store **out, char *err, size_t len);
+
+/* 1 when location names PostgreSQL (postgresql:// or postgres://). */
+int perf__connect_is_postgres(const char *location);
+
+#endif

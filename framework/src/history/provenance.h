@@ -1,0 +1,20 @@
+/* provenance.h — where a run's code came from: its commit and branch, from the command line, the CI's variables or git. */
+#ifndef PERF_PROVENANCE_H
+#define PERF_PROVENANCE_H
+
+typedef struct perf__provenance {
+  char commit[128]; /* "unknown" when nothing says */
+  char from[32];    /* what said it: "--commit", "GITHUB_SHA", "git", "none" */
+  char branch[256]; /* "" when nothing says */
+} perf__provenance;
+
+/* Fills p: the commit from commit (--commit=, may be NULL), else the
+ * first of GITHUB_SHA, CI_COMMIT_SHA, BUILDKITE_COMMIT, CIRCLE_SHA1,
+ * GIT_COMMIT that is set, else `git rev-parse HEAD` in the working
+ * directory; the branch from branch (--branch=), else GITHUB_HEAD_REF,
+ * GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BUILDKITE_BRANCH, CIRCLE_BRANCH,
+ * GIT_BRANCH, else git's current branch. Never fails: what cannot be
+ * found is "unknown" (commit) or "" (branch). */
+void perf__provenance_detect(const char *commit, const char *branch, perf__provenance *p);
+
+#endif

@@ -1,0 +1,32 @@
+/* schema.h — the history's tables, versioned: each version is a migration step applied in one transaction, never a silent rewrite. */
+#ifndef PERF_SCHEMA_H
+#define PERF_SCHEMA_H
+
+#include <stddef.h>
+
+#include "history/store.h"
+
+/* The schema this perfgate writes and reads. */
+enum { PERF__SCHEMA_VERSION = 2 };
+
+/* The store's schema version into *v: 0 for a store with none of
+ * perfgate's tables. Returns 0, or PERF__EINVAL when it is not a perfgate
+ * history (a SQLite file with other tables and no perfgate_schema, or
+ * perfgate_runs without it), or the store's error. */
+int perf__schema_version(perf__store *s, int *v, char *err, size_t len);
+
+/* Whether this perfgate can read the store: it holds a perfgate history
+ * (any version up to PERF__SCHEMA_VERSION; reading needs no migration).
+ * Returns 0, or PERF__EINVAL (no perfgate tables, a newer schema, not a
+ * perfgate history) or the store's error, with the reason in err[len]. */
+int perf__schema_readable(perf__store *s, char *err, size_t len);
+
+/* Brings the store up to version target (0: PERF__SCHEMA_VERSION), one
+ * step at a time in one transaction, while holding the store's write lock
+ * (so that writers starting at once migrate it once). A store at a later
+ * version than this perfgate knows is refused (PERF__EINVAL), as is one
+ * perf__schema_version refuses; nothing is changed then. Returns 0 or a
+ * negative PERF__ code with the reason in err[len]. */
+int perf__schema_migrate(perf__store *s, int target, char *err, size_t len);
+
+#endif

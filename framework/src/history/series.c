@@ -1,0 +1,370 @@
+/* series.c — the history read back as series: per GPU, each workload's median and each ratio claim's ratio, against commits (or runs). */
+#define _GNU_SOURCE
+#include "history/series.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/filter.h"
+#include "base/status.h"
+
+/* A run that was read: where its values go. */
+typedef struct run_at {
+  long long id;
+  size_t axis, at;
+  char *gpu, *commit, *started;
+} run_at;
+
+/* State while reading. */
+typedef struct loader {
+  const perf__series_query *q;
+  perf__series_set *set;
+  run_at *runs;
+  size_t nruns, cap;
+  int oom;
+} loader;
+
+static char *dup(const char *s)
+{
+  return s ? strdup(s) : NULL;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap * 2 : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * size);
+  if (!q) return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* Row of the runs query: id, gpu, commit, started. */
+static int run_row(void *ctx, int n, const char *const *v)
+{
+  loader *l = ctx;
+  if (n < 4 || !v[0]) return 0;
+  if (grow((void **)&l->runs, &l->cap, l->nruns + 1, sizeof *l->runs)) return l->oom = 1, 1;
+  run_at *r = &l->runs[l->nruns++];
+  memset(r, 0, sizeof *r);
+  r->id = strtoll(v[0], NULL, 10);
+  r->gpu = dup(v[1] ? v[1] : "none");
+  r->commit = dup(v[2] ? v[2] : "unknown");
+  r->started = dup(v[3] ? v[3] : "");
+  if (!r->gpu || !r->commit || !r->started) l->oom = 1;
+  return l->oom;
+}
+
+/* The axis of gpu, added when new; SIZE_MAX without memory. */
+static size_t axis_of(perf__series_set *set, const char *gpu)
+{
+  for (size_t k = 0; k < set->naxes; k++)
+    if (!strcmp(set->axes[k].gpu, gpu)) return k;
+  perf__series_axis *a = realloc(set->axes, (set->naxes + 1) * sizeof *a);
+  if (!a) return SIZE_MAX;
+  set->axes = a;
+  memset(&a[set->naxes], 0, sizeof *a);
+  if (!(a[set->naxes].gpu = strdup(gpu))) return SIZE_MAX;
+  return set->naxes++;
+}
+
+/* Places run r on its GPU's axis (a new commit, or per run, a new point). */
+static int place(loader *l, run_at *r)
+{
+  perf__series_set *set = l->set;
+  if ((r->axis = axis_of(set, r->gpu)) == SIZE_MAX) return -1;
+  perf__series_axis *a = &set->axes[r->axis];
+  for (size_t k = 0; !l->q->per_run && k < a->n; k++)
+    if (!strcmp(a->commit[k], r->commit)) return (r->at = k), 0;
+  size_t cap = a->cap;
+  if (grow((void **)&a->commit, &cap, a->n + 1, sizeof *a->commit)) return -1;
+  cap = a->cap;
+  if (grow((void **)&a->started, &cap, a->n + 1, sizeof *a->started)) return -1;
+  cap = a->cap;
+  if (grow((void **)&a->run, &cap, a->n + 1, sizeof *a->run)) return -1;
+  a->cap = cap;
+  a->commit[a->n] = dup(r->commit);
+  a->started[a->n] = dup(r->started);
+  a->run[a->n] = r->id;
+  r->at = a->n++;
+  return a->commit[r->at] && a->started[r->at] ? 0 : -1;
+}
+
+static int by_id(const void *x, const void *y)
+{
+  const run_at *a = x, *b = y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Keeps the newest q->last runs of each GPU (runs are in GPU, start
+ * order), places them on axes, and sorts them by id. */
+static int place_runs(loader *l)
+{
+  size_t keep = 0;
+  for (size_t g = 0, end; g < l->nruns; g = end) {
+    for (end = g + 1; end < l->nruns && !strcmp(l->runs[end].gpu, l->runs[g].gpu); end++) {}
+    size_t from = l->q->last && end - g > l->q->last ? end - l->q->last : g;
+    for (size_t i = g; i < end; i++) {
+      if (i >= from) l->runs[keep++] = l->runs[i];
+      else free(l->runs[i].gpu), free(l->runs[i].commit), free(l->runs[i].started);
+    }
+  }
+  l->nruns = keep;
+  for (size_t i = 0; i < l->nruns; i++)
+    if (place(l, &l->runs[i])) return -1;
+  qsort(l->runs, l->nruns, sizeof *l->runs, by_id);
+  return 0;
+}
+
+static uint64_t hash(const char *s, uint64_t h)
+{
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (h ^ 0x1f) * 1099511628211ull;
+}
+
+static int same(const char *a, const char *b)
+{
+  return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The fields that name a series. */
+typedef struct key {
+  size_t axis;
+  int is_claim;
+  const char *test, *name, *clock, *sweep;
+} key;
+
+static uint64_t key_hash(const key *k)
+{
+  uint64_t h = 1469598103934665603ull ^ (k->axis * 31 + (size_t)k->is_claim);
+  h = hash(k->test, h);
+  h = hash(k->name, h);
+  h = hash(k->clock, h);
+  return hash(k->sweep ? k->sweep : "", h);
+}
+
+/* Doubles the slot table and puts every series back. */
+static int rehash(perf__series_set *set)
+{
+  size_t n = set->nslots ? set->nslots * 2 : 256;
+  size_t *slots = calloc(n, sizeof *slots);
+  if (!slots) return -1;
+  for (size_t i = 0; i < set->n; i++) {
+    const perf__series *s = &set->s[i];
+    key k = {s->axis, s->is_claim, s->test, s->name, s->clock, s->sweep};
+    size_t at = key_hash(&k) & (n - 1);
+    while (slots[at]) at = (at + 1) & (n - 1);
+    slots[at] = i + 1;
+  }
+  free(set->slots);
+  set->slots = slots;
+  set->nslots = n;
+  return 0;
+}
+
+/* The series named k, added when new; NULL without memory. */
+static perf__series *series_of(perf__series_set *set, const key *k)
+{
+  if ((set->n + 1) * 2 > set->nslots && rehash(set)) return NULL;
+  size_t at = key_hash(k) & (set->nslots - 1);
+  for (; set->slots[at]; at = (at + 1) & (set->nslots - 1)) {
+    perf__series *s = &set->s[set->slots[at] - 1];
+    if (s->axis == k->axis && s->is_claim == k->is_claim && same(s->test, k->test) &&
+        same(s->name, k->name) && same(s->clock, k->clock) && same(s->sweep, k->sweep))
+      return s;
+  }
+  if (grow((void **)&set->s, &set->cap, set->n + 1, sizeof *set->s)) return NULL;
+  perf__series *s = &set->s[set->n];
+  memset(s, 0, sizeof *s);
+  s->axis = k->axis;
+  s->is_claim = k->is_claim;
+  s->threshold = NAN;
+  s->test = dup(k->test), s->name = dup(k->name), s->clock = dup(k->clock), s->sweep = dup(k->sweep);
+  if (!s->test || !s->name || !s->clock || (k->sweep && !s->sweep)) {
+    free(s->test), free(s->name), free(s->clock), free(s->sweep);
+    return NULL;
+  }
+  set->slots[at] = ++set->n;
+  return s;
+}
+
+static double num(const char *v)
+{
+  return v ? strtod(v, NULL) : NAN;
+}
+
+/* The run with id, or NULL when it was not selected. */
+static const run_at *run_of(const loader *l, const char *id)
+{
+  run_at k = {.id = id ? strtoll(id, NULL, 10) : -1};
+  return bsearch(&k, l->runs, l->nruns, sizeof *l->runs, by_id);
+}
+
+/* Adds one value to the series named by the row's fields. */
+static int add(loader *l, const run_at *r, key *k, const double v[3])
+{
+  perf__series *s = series_of(l->set, k);
+  if (!s || grow((void **)&s->raw, &s->capraw, (s->nraw + 1) * 4, sizeof *s->raw)) return l->oom = 1, 1;
+  double *t = &s->raw[s->nraw++ * 4];
+  t[0] = (double)r->at, t[1] = v[0], t[2] = v[1], t[3] = v[2];
+  return 0;
+}
+
+/* "param=value" of a sweep point into buf, or NULL outside a sweep. */
+static const char *sweep_of(const char *param, const char *value, char *buf, size_t len)
+{
+  if (!param) return NULL;
+  snprintf(buf, len, "%s=%s", param, value ? value : "?");
+  return buf;
+}
+
+/* Row of the workloads query: run, test, workload, clock, sweep param and
+ * value, median, lo, hi. */
+static int workload_row(void *ctx, int n, const char *const *v)
+{
+  loader *l = ctx;
+  const run_at *r = n >= 9 ? run_of(l, v[0]) : NULL;
+  if (!r || !v[1] || !v[2] || !v[3] || !perf__filter_match(l->q->filter, v[1])) return 0;
+  char sw[160];
+  key k = {r->axis, 0, v[1], v[2], v[3], sweep_of(v[4], v[5], sw, sizeof sw)};
+  double x[3] = {num(v[6]), num(v[7]), num(v[8])};
+  return isfinite(x[0]) ? add(l, r, &k, x) : 0;
+}
+
+/* Row of the claims query: run, test, kind, a, b, clock, sweep param and
+ * value, ratio, lo, hi, threshold. */
+static int claim_row(void *ctx, int n, const char *const *v)
+{
+  loader *l = ctx;
+  const run_at *r = n >= 12 ? run_of(l, v[0]) : NULL;
+  if (!r || !v[1] || !v[2] || !perf__filter_match(l->q->filter, v[1])) return 0;
+  char name[400], sw[160];
+  snprintf(name, sizeof name, "%s(%s, %s)", v[2], v[3] ? v[3] : "?", v[4] ? v[4] : "?");
+  key k = {r->axis, 1, v[1], name, v[5] ? v[5] : "unknown", sweep_of(v[6], v[7], sw, sizeof sw)};
+  double x[3] = {num(v[8]), num(v[9]), num(v[10])};
+  if (!isfinite(x[0]) || add(l, r, &k, x)) return l->oom;
+  perf__series *s = series_of(l->set, &k);
+  if (!s->kind && !(s->kind = strdup(v[2]))) return l->oom = 1, 1;
+  s->threshold = num(v[11]);
+  return 0;
+}
+
+static int by_at(const void *x, const void *y)
+{
+  const double *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+static int by_value(const void *x, const void *y)
+{
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The median of the finite values among v[0], v[stride], ... (n of
+ * them); NaN when there are none. */
+static double median(const double *v, size_t n, size_t stride, double *tmp)
+{
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i * stride])) tmp[m++] = v[i * stride];
+  if (!m) return NAN;
+  qsort(tmp, m, sizeof *tmp, by_value);
+  return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+}
+
+/* Groups a series' raw values into one point per axis position. */
+static int group(perf__series *s)
+{
+  double *tmp = malloc((s->nraw + 1) * sizeof *tmp);
+  if (!tmp || !(s->pts = calloc(s->nraw + 1, sizeof *s->pts))) return free(tmp), -1;
+  qsort(s->raw, s->nraw, 4 * sizeof *s->raw, by_at);
+  for (size_t i = 0; i < s->nraw;) {
+    size_t j = i;
+    while (j < s->nraw && s->raw[j * 4] == s->raw[i * 4]) j++;
+    perf__series_point *p = &s->pts[s->n++];
+    p->at = (size_t)s->raw[i * 4];
+    p->nvalues = j - i;
+    p->value = median(&s->raw[i * 4 + 1], j - i, 4, tmp);
+    p->lo = median(&s->raw[i * 4 + 2], j - i, 4, tmp);
+    p->hi = median(&s->raw[i * 4 + 3], j - i, 4, tmp);
+    i = j;
+  }
+  free(tmp);
+  free(s->raw);
+  s->raw = NULL;
+  s->nraw = s->capraw = 0;
+  return 0;
+}
+
+/* Reads the runs, then the rows of the runs kept. */
+static int read_rows(perf__store *st, loader *l, char *err, size_t len)
+{
+  const perf__series_query *q = l->q;
+  perf__store_value p[2] = {perf__store_int(q->through > 0 ? q->through : INT64_MAX),
+                            perf__store_text(q->gpu)};
+  int rc = perf__store_exec(st, q->gpu ? "SELECT id, gpu, commit_id, started FROM perfgate_runs"
+                                         " WHERE id <= $1 AND gpu = $2 ORDER BY gpu, started, id"
+                                       : "SELECT id, gpu, commit_id, started FROM perfgate_runs"
+                                         " WHERE id <= $1 ORDER BY gpu, started, id",
+                            p, q->gpu ? 2 : 1, run_row, l, err, len);
+  if (!rc && place_runs(l)) l->oom = 1;
+  if (rc || l->oom || !l->nruns) return rc;
+  perf__store_value ids[2] = {perf__store_int(l->runs[0].id), perf__store_int(l->runs[l->nruns - 1].id)};
+  rc = perf__store_exec(st, "SELECT run_id, test, workload, clock, sweep_param, sweep_value,"
+                            " median_s, median_lo_s, median_hi_s FROM perfgate_workloads"
+                            " WHERE run_id >= $1 AND run_id <= $2", ids, 2, workload_row, l, err, len);
+  if (!rc && !l->oom)
+    rc = perf__store_exec(st, "SELECT run_id, test, kind, a, b, clock, sweep_param, sweep_value,"
+                              " ratio, ratio_lo, ratio_hi, threshold FROM perfgate_claims"
+                              " WHERE ratio IS NOT NULL AND run_id >= $1 AND run_id <= $2",
+                          ids, 2, claim_row, l, err, len);
+  return rc;
+}
+
+/* See series.h. */
+int perf__series_load(perf__store *st, const perf__series_query *q, perf__series_set *set,
+                      char *err, size_t len)
+{
+  loader l = {q, set, NULL, 0, 0, 0};
+  memset(set, 0, sizeof *set);
+  int rc = read_rows(st, &l, err, len);
+  set->runs = l.nruns;
+  for (size_t i = 0; !rc && !l.oom && i < set->n; i++)
+    if (group(&set->s[i])) l.oom = 1;
+  for (size_t i = 0; i < l.nruns; i++) free(l.runs[i].gpu), free(l.runs[i].commit), free(l.runs[i].started);
+  free(l.runs);
+  if (l.oom) rc = (snprintf(err, len, "%s: out of memory", st->where), PERF__ENOMEM);
+  if (rc) perf__series_free(set);
+  return rc;
+}
+
+/* See series.h. */
+char *perf__series_label(const perf__series *s, char *out, size_t len)
+{
+  snprintf(out, len, "%s: %s [%s]%s%s", s->test, s->name, s->clock, s->sweep ? " " : "",
+           s->sweep ? s->sweep : "");
+  return out;
+}
+
+/* See series.h. */
+void perf__series_free(perf__series_set *set)
+{
+  for (size_t i = 0; i < set->naxes; i++) {
+    perf__series_axis *a = &set->axes[i];
+    for (size_t k = 0; k < a->n; k++) free(a->commit[k]), free(a->started[k]);
+    free(a->gpu), free(a->commit), free(a->started), free(a->run);
+  }
+  for (size_t i = 0; i < set->n; i++) {
+    perf__series *s = &set->s[i];
+    free(s->test), free(s->name), free(s->clock), free(s->sweep), free(s->kind), free(s->pts),
+        free(s->raw);
+  }
+  free(set->axes), free(set->s), free(set->slots);
+  memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,74 @@
+/* series.h — the history read back as series: per GPU, each workload's median and each ratio claim's ratio, against commits (or runs). */
+#ifndef PERF_SERIES_H
+#define PERF_SERIES_H
+
+#include <stddef.h>
+
+#include "history/store.h"
+
+/* What to read. */
+typedef struct perf__series_query {
+  const char *filter;  /* tests, as --filter (NULL: all) */
+  const char *gpu;     /* only this GPU's runs (NULL: every GPU) */
+  size_t last;         /* only the newest this many runs per GPU (0: all) */
+  long long through;   /* only runs up to this id (0: all) */
+  int per_run;         /* a point per run, not per commit */
+} perf__series_query;
+
+/* The x axis of one GPU: its commits in the order first recorded (or its
+ * runs, per_run). */
+typedef struct perf__series_axis {
+  char *gpu;
+  char **commit;       /* n of them */
+  char **started;      /* the first run's start (ISO 8601 UTC) */
+  long long *run;      /* the first run's id */
+  size_t n, cap;
+} perf__series_axis;
+
+/* One point: the median of the values recorded at one commit (several
+ * runs, or a workload measured for several claims), and the medians of
+ * their intervals' ends. */
+typedef struct perf__series_point {
+  size_t at;           /* index on the axis */
+  double value, lo, hi;
+  size_t nvalues;
+} perf__series_point;
+
+typedef struct perf__series {
+  size_t axis;         /* index into the set's axes */
+  int is_claim;        /* 0: a workload's median (seconds); 1: a claim's ratio */
+  char *test;
+  char *name;          /* the workload, or "FASTER(a, b)" */
+  char *clock;
+  char *sweep;         /* "n=4096" in a sweep, else NULL */
+  char *kind;          /* claims: "FASTER" or "SIMILAR"; workloads: NULL */
+  double threshold;    /* claims: the factor or tolerance */
+  perf__series_point *pts; /* in axis order */
+  size_t n;
+  /* Raw values before perf__series_load groups them (internal). */
+  double *raw;
+  size_t nraw, capraw;
+} perf__series;
+
+typedef struct perf__series_set {
+  perf__series_axis *axes;
+  size_t naxes;
+  perf__series *s;
+  size_t n, cap;
+  size_t runs;         /* runs read */
+  /* Internal: key -> series index. */
+  size_t *slots;
+  size_t nslots;
+} perf__series_set;
+
+/* Reads q's series from the store into *set (emptied first). Returns 0 or
+ * a negative PERF__ code with the reason in err[len]; set is then empty. */
+int perf__series_load(perf__store *s, const perf__series_query *q, perf__series_set *set,
+                      char *err, size_t len);
+
+/* "test: name [clock] n=4096" into out. Returns out. Never fails. */
+char *perf__series_label(const perf__series *s, char *out, size_t len);
+
+void perf__series_free(perf__series_set *set);
+
+#endif

@@ -1,0 +1,145 @@
+/* sqlite.c — the SQLite backend of the history store (libsqlite3): a file in WAL mode with a busy timeout. */
+#define _GNU_SOURCE
+#include "history/sqlite.h"
+
+#include <ctype.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/status.h"
+
+enum { MAX_COLS = 64 };
+
+/* err[len] = "where: what: SQLite's message"; returns the PERF__ code for
+ * rc (EINVAL for a file that is not a database, else EIO). */
+static int fail(const perf__store *s, sqlite3 *db, int rc, const char *what, char *err,
+                size_t len)
+{
+  snprintf(err, len, "%s: %s%s%s", s->where, what ? what : "", what ? ": " : "",
+           db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  return (rc & 0xff) == SQLITE_NOTADB ? PERF__EINVAL : PERF__EIO;
+}
+
+/* Binds p[0..np) to $1..$np of st. Returns SQLITE_OK or an error code
+ * (SQLITE_RANGE: a parameter the statement does not have). */
+static int bind_all(sqlite3_stmt *st, const perf__store_value *p, int np)
+{
+  for (int k = 0; k < np; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "$%d", k + 1);
+    int at = sqlite3_bind_parameter_index(st, name), rc = SQLITE_OK;
+    if (!at) return SQLITE_RANGE;
+    switch (p[k].type) {
+    case PERF__STORE_INT: rc = sqlite3_bind_int64(st, at, p[k].i); break;
+    case PERF__STORE_REAL: rc = sqlite3_bind_double(st, at, p[k].d); break;
+    case PERF__STORE_TEXT: rc = sqlite3_bind_text(st, at, p[k].s, -1, SQLITE_TRANSIENT); break;
+    default: rc = sqlite3_bind_null(st, at); break;
+    }
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/* Steps st to its end, handing each row to fn. Returns 0, fn's non-zero
+ * value, or a negative PERF__ code with err set. */
+static int step_all(perf__store *s, sqlite3 *db, sqlite3_stmt *st, perf__store_row_fn fn,
+                    void *ctx, char *err, size_t len)
+{
+  for (;;) {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) return 0;
+    if (rc != SQLITE_ROW) return fail(s, db, rc, NULL, err, len);
+    if (!fn) continue;
+    const char *vals[MAX_COLS];
+    int n = sqlite3_column_count(st);
+    n = n > MAX_COLS ? MAX_COLS : n;
+    for (int k = 0; k < n; k++) vals[k] = (const char *)sqlite3_column_text(st, k);
+    int stop = fn(ctx, n, vals);
+    if (stop) return stop;
+  }
+}
+
+/* The store's exec: each statement of sql in turn. */
+static int sq_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
+                   perf__store_row_fn fn, void *ctx, char *err, size_t len)
+{
+  sqlite3 *db = s->impl;
+  const char *tail = sql;
+  while (tail && *tail) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
+    if (rc != SQLITE_OK) return fail(s, db, rc, NULL, err, len);
+    if (!st) break; /* only white space or a comment was left */
+    rc = bind_all(st, p, np);
+    int r = rc != SQLITE_OK ? fail(s, db, rc, "binding a parameter", err, len)
+                            : step_all(s, db, st, fn, ctx, err, len);
+    sqlite3_finalize(st);
+    if (r) return r;
+    while (tail && isspace((unsigned char)*tail)) tail++;
+  }
+  return 0;
+}
+
+static void sq_close(perf__store *s)
+{
+  sqlite3_close_v2(s->impl);
+  s->impl = NULL;
+}
+
+/* Row callback: copies the first column into ctx (a char[32]). */
+static int first_col(void *ctx, int n, const char *const *v)
+{
+  snprintf(ctx, 32, "%s", n > 0 && v[0] ? v[0] : "");
+  return 0;
+}
+
+/* Puts the file in WAL mode. Another process doing the same at this
+ * moment holds the lock the change needs, and the busy handler is not
+ * always asked for it: retry until the busy timeout. */
+static int wal_mode(perf__store *s, char *err, size_t len)
+{
+  char mode[32] = "";
+  struct timespec pause = {0, 5 * 1000 * 1000};
+  int rc = 0;
+  for (int waited = 0; waited < PERF__SQLITE_BUSY_MS; waited += 5) {
+    rc = sq_exec(s, "PRAGMA journal_mode=WAL", NULL, 0, first_col, mode, err, len);
+    int busy = (sqlite3_extended_errcode(s->impl) & 0xff) == SQLITE_BUSY ||
+               (sqlite3_extended_errcode(s->impl) & 0xff) == SQLITE_LOCKED;
+    if (!rc || !busy) break;
+    nanosleep(&pause, NULL);
+  }
+  if (rc) return rc;
+  if (strcmp(mode, "wal"))
+    return snprintf(err, len, "%s: cannot use a write-ahead log (journal mode stays '%s')",
+                    s->where, mode), PERF__EIO;
+  return 0;
+}
+
+/* See sqlite.h. */
+int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, size_t len)
+{
+  sqlite3 *db = NULL;
+  s->kind = PERF__STORE_SQLITE;
+  snprintf(s->where, sizeof s->where, "%s", path);
+  if (!create && access(path, F_OK))
+    return snprintf(err, len, "%s: no history there (no such file)", path), PERF__EIO;
+  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path, &db, flags, NULL);
+  if (rc != SQLITE_OK) {
+    int r = fail(s, db, rc, "cannot open", err, len);
+    sqlite3_close_v2(db);
+    return r;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, PERF__SQLITE_BUSY_MS);
+  s->impl = db;
+  s->exec = sq_exec;
+  s->close = sq_close;
+  rc = wal_mode(s, err, len);
+  if (!rc) rc = sq_exec(s, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err, len);
+  if (rc) sq_close(s);
+  return rc;
+}

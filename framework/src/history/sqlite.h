@@ -1,0 +1,17 @@
+/* sqlite.h — the SQLite backend of the history store (libsqlite3): a file in WAL mode with a busy timeout. */
+#ifndef PERF_SQLITE_H
+#define PERF_SQLITE_H
+
+#include <stddef.h>
+
+#include "history/store.h"
+
+/* How long a writer waits for another's lock before giving up. */
+enum { PERF__SQLITE_BUSY_MS = 120000 };
+
+/* Opens path into s (its exec and close). create = 0: a missing file is an
+ * error. Returns 0, PERF__EIO (cannot open, or the journal cannot be made
+ * WAL: why) or PERF__EINVAL (not a SQLite database). */
+int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, size_t len);
+
+#endif

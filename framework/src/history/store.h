@@ -1,0 +1,70 @@
+/* store.h — the history store: one connection to a SQLite file or a PostgreSQL database behind the same few calls. */
+#ifndef PERF_STORE_H
+#define PERF_STORE_H
+
+/* A store is where runs are recorded (history/record.h) and read back
+ * (history/series.h). Its location names the backend: "postgresql://..."
+ * or "postgres://..." is a PostgreSQL database reached through libpq (a
+ * team's shared store; libpq.so.5 is loaded when first needed), anything
+ * else a SQLite file (the embedded default, created when missing). Both
+ * speak the same SQL here: parameters are written $1, $2 ... in the order
+ * they are given, values come back as text (NULL for SQL NULL), and the
+ * only DDL that differs, an identity column, is written @ID@.
+ *
+ * Every call returns 0 or a negative PERF__* code with one line in
+ * err[len] that names the store ("history.db: database is locked"). A
+ * store is used by one thread; several processes may use one location at
+ * once (SQLite: WAL and a busy timeout; PostgreSQL: its own locking). */
+
+#include <stddef.h>
+
+typedef enum perf__store_type { PERF__STORE_NULL, PERF__STORE_INT, PERF__STORE_REAL,
+                                PERF__STORE_TEXT } perf__store_type;
+
+/* One parameter. A REAL that is not finite is stored as NULL, as is a NULL
+ * TEXT. */
+typedef struct perf__store_value {
+  perf__store_type type;
+  long long i;
+  double d;
+  const char *s;
+} perf__store_value;
+
+perf__store_value perf__store_int(long long i);
+perf__store_value perf__store_real(double d);
+perf__store_value perf__store_text(const char *s);
+
+/* Called for each row a statement returns; vals[k] is NULL for SQL NULL.
+ * A non-zero return stops the statement, and exec returns that value. */
+typedef int (*perf__store_row_fn)(void *ctx, int ncols, const char *const *vals);
+
+typedef enum perf__store_kind { PERF__STORE_SQLITE, PERF__STORE_POSTGRES } perf__store_kind;
+
+typedef struct perf__store perf__store;
+struct perf__store {
+  perf__store_kind kind;
+  char where[512]; /* the location for messages, without a password */
+  void *impl;
+  int (*exec)(perf__store *s, const char *sql, const perf__store_value *p, int np,
+              perf__store_row_fn fn, void *ctx, char *err, size_t len);
+  void (*close)(perf__store *s);
+};
+
+/* Runs sql: one statement with parameters p[0..np), or several separated
+ * by ';' when np is 0 (DDL); fn (may be NULL) sees each row. */
+int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
+                     perf__store_row_fn fn, void *ctx, char *err, size_t len);
+
+/* A write transaction: SQLite takes its write lock at once (BEGIN
+ * IMMEDIATE: waits up to the busy timeout, never fails half-way through),
+ * PostgreSQL a plain BEGIN. */
+int perf__store_begin(perf__store *s, char *err, size_t len);
+int perf__store_commit(perf__store *s, char *err, size_t len);
+/* Never fails (a store that cannot roll back has lost its connection, and
+ * the server or file then discards the transaction itself). */
+void perf__store_rollback(perf__store *s);
+
+/* Closes s and frees it (NULL: nothing). Never fails. */
+void perf__store_close(perf__store *s);
+
+#endif
