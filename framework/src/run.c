@@ -13,6 +13,8 @@
 #include "base/options.h"
 #include "report/report.h"
 #include "report/merge.h"
+#include "report/recorder.h"
+#include "report/trendreport.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/devices.h"
 #include "base/filter.h"
@@ -220,6 +222,7 @@ int perf_main(int argc, char **argv)
   if (cli.check_baselines) return perf__baselinedir_check(cli.baseline_dir, stdout, stderr);
   cli.argc = argc;
   cli.argv = argv;
+  if (cli.trend) return perf__trendreport_run(&cli);
   if (cli.merge) return perf__merge(&cli);
   if (shard_status_file(prog)) return 2;
   long total, index;
@@ -237,7 +240,7 @@ int perf_main(int argc, char **argv)
     free(sel);
     return code;
   }
-  if (perf__report_check(&cli, err, sizeof err)) {
+  if (perf__report_check(&cli, err, sizeof err) || perf__recorder_check(&cli, err, sizeof err)) {
     fprintf(stderr, "%s: %s\n", prog, err);
     free(sel);
     return 2;

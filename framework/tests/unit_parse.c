@@ -130,7 +130,7 @@ static int listed(const char *help, const char *opt)
   for (const char *p = help; (p = strstr(p, opt)) != NULL; p++) {
     int starts = (p - help >= 3 && !strncmp(p - 3, "\n  ", 3)) ||
                  (p - help >= 2 && !strncmp(p - 2, ", ", 2));
-    if (starts && strchr("= ,\n", p[n])) return 1;
+    if (starts && strchr("= ,[\n", p[n])) return 1;
   }
   return 0;
 }
@@ -146,7 +146,7 @@ ST_TEST(cli_help_lists_every_option)
       PERF__OPTIONS_MAP(PERF__X)
 #undef PERF__X
   };
-  char help[8192] = "";
+  char help[16384] = "";
   FILE *f = tmpfile();
   ST_CHECK(f != NULL);
   if (!f) return;
@@ -169,7 +169,7 @@ ST_TEST(cli_help_lists_every_option)
   for (const char *p = help; (p = strstr(p, "\n  -")) != NULL; p++, labels++) {
     char opt[64], err[200] = "";
     perf__cli c;
-    snprintf(opt, sizeof opt, "%.*s", (int)strcspn(p + 3, " ,\n"), p + 3);
+    snprintf(opt, sizeof opt, "%.*s", (int)strcspn(p + 3, " ,[\n"), p + 3);
     parse(&c, err, 1, opt);
     ST_CHECKF(!strstr(err, "unknown argument"), "--help lists %s: %s", opt, err);
   }

@@ -65,6 +65,22 @@ static int read_gpus(args *a, const char *opt, const char *v, const char **dst)
   return 0;
 }
 
+/* Fails on an empty location. */
+static int read_store(args *a, const char *opt, const char *v, const char **dst)
+{
+  if (!*v) return usage(a, "%s needs a SQLite file or a postgresql:// URI", opt, v);
+  *dst = v;
+  return 0;
+}
+
+/* Never fails: bare, every test ("*"); else the filter, as --filter. */
+static int read_trend(args *a, const char *opt, const char *v, const char **dst)
+{
+  (void)a, (void)opt;
+  *dst = v && *v ? v : "*";
+  return 0;
+}
+
 /* Fails unless v is a number of seconds in (0, 86400]. */
 static int read_seconds(args *a, const char *opt, const char *v, double *dst)
 {
@@ -178,6 +194,7 @@ typedef enum form {
   NO_VALUE,
   VALUE,
   EQUALS_ONLY,
+  OPTIONAL_VALUE, /* --opt or --opt=V, never --opt V */
   form_flag = NO_VALUE,
   form_text = VALUE,
   form_dir = VALUE,
@@ -188,7 +205,9 @@ typedef enum form {
   form_color = VALUE,
   form_check = VALUE,
   form_worker = VALUE,
-  form_merge = EQUALS_ONLY
+  form_merge = EQUALS_ONLY,
+  form_store = VALUE,
+  form_trend = OPTIONAL_VALUE
 } form;
 
 /* One setter per row, set_<field>: fails as its read_<kind> does. */
@@ -237,6 +256,7 @@ static spelling spelled(const option *o, const char *arg, const char **v)
 static int takes(const option *o, spelling s)
 {
   if (o->form == NO_VALUE) return s == BARE;
+  if (o->form == OPTIONAL_VALUE) return 1;
   return o->form == VALUE || s == WITH_VALUE;
 }
 
@@ -266,6 +286,8 @@ static int conflicts(args *a)
   if (c->devices && (c->tap || c->update_baselines))
     return usage(a, "--devices runs one report per GPU: it does not combine with "
                     "--tap or --update-baselines", NULL, NULL);
+  if (c->trend && !c->history)
+    return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))
     return usage(a, "--update-baselines runs its own 3 repeats: drop --repeat and --shuffle",
                  NULL, NULL);
@@ -291,8 +313,9 @@ int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err, size_t
 /* Never fails: o's label ("--name=VALUE, -s") into buf[n], truncated if it must. */
 static void label(const option *o, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s%s%s%s", o->name, *o->value ? "=" : "", o->value,
-           *o->shrt ? ", " : "", o->shrt);
+  int opt = o->form == OPTIONAL_VALUE;
+  snprintf(buf, n, "%s%s%s%s%s%s%s", o->name, opt ? "[" : "", *o->value ? "=" : "", o->value,
+           opt ? "]" : "", *o->shrt ? ", " : "", o->shrt);
 }
 
 /* Never fails: text's lines (split at '\n'), each in the help column. */

@@ -40,7 +40,7 @@ static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r,
 
 /* See markdown.h. */
 void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                          size_t n)
+                          size_t n, const perf__lastruns *h)
 {
   perf__tally c = perf__tally_count(r, n);
   size_t shown = 0;
@@ -61,4 +61,5 @@ void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt,
   if (perf__headroom_repeated(rows, nrows) && ftell(f) < MARKDOWN_CAP - 64 * 1024)
     perf__headroom_markdown(f, rows, nrows);
   free(rows);
+  if (h && ftell(f) < MARKDOWN_CAP - 64 * 1024) perf__lastruns_markdown(f, h, MARKDOWN_CAP - 4096 - ftell(f));
 }

@@ -10,6 +10,7 @@
 
 #include <time.h>
 
+#include "report/recorder.h"
 #include "report/report.h"
 #include "base/claimrec.h"
 #include "base/json.h"
@@ -153,6 +154,21 @@ static int pages(const perf__cli *cli, perf__jsontree_node **r, int n, int code)
   return err ? 2 : 0;
 }
 
+/* --history: the merged report, as written to out, recorded as one run.
+ * Returns 0, or PERF__EIO after a message. */
+static int record(const char *out, const perf__cli *cli)
+{
+  char err[600];
+  perf__jsontree_node *doc = perf__jsontree_read(out, err, sizeof err);
+  if (!doc) {
+    fprintf(stderr, "perftest: --history: %s: the merged run was not recorded\n", err);
+    return PERF__EIO;
+  }
+  int e = perf__recorder_record(cli, doc, "merge", NULL);
+  perf__jsontree_free(doc);
+  return e;
+}
+
 /* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
 static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 {
@@ -186,6 +202,7 @@ static int merge(const char *out, char **in, int n, int shards, const perf__cli 
   int code = !r ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2)
                 : read_all(in, n, shards, r);
   if (!code) code = write_merged(out, r, n, shards);
+  if (code != 2 && cli && cli->history && record(out, cli)) code = 2;
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
   for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
   free(r);

@@ -17,6 +17,7 @@
 #include "report/junit.h"
 #include "report/markdown.h"
 #include "report/plot.h"
+#include "report/recorder.h"
 #include "report/tap.h"
 
 /* What a report is written from. */
@@ -30,6 +31,7 @@ typedef struct run {
   int code;
   int argc;
   char **argv;
+  perf__recorded recorded; /* --history: the run's id there */
 } run;
 
 /* The directory of path, for access(); dir[len]. */
@@ -91,7 +93,8 @@ static void junit(FILE *f, const run *x)
 /* --markdown's writer. Never fails (stream errors show in ferror(f)). */
 static void markdown(FILE *f, const run *x)
 {
-  perf__markdown_write(f, x->tests, x->ntests, x->r, x->n);
+  perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
+  perf__markdown_write(f, x->tests, x->ntests, x->r, x->n, x->recorded.run ? &h : NULL);
 }
 
 /* --html's writer. Never fails (stream errors show in ferror(f)). */
@@ -108,6 +111,25 @@ static int write_json(const run *x)
   perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
   int e = perf__report_save("--json", x->cli->json, &j);
   perf__json_free(&j);
+  return e;
+}
+
+/* --history: the run recorded from its --json document. Returns 0 or
+ * PERF__EIO with a message. */
+static int record(run *x)
+{
+  perf__json j = {0};
+  char err[600];
+  perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
+  int oom = j.oom;
+  perf__jsontree_node *doc = oom ? NULL : perf__jsontree_parse(j.s, "the run's report", err, sizeof err);
+  perf__json_free(&j);
+  if (!doc) {
+    fprintf(stderr, "perftest: --history: %s: the run was not recorded\n", oom ? "out of memory" : err);
+    return PERF__EIO;
+  }
+  int e = perf__recorder_record(x->cli, doc, "run", &x->recorded);
+  perf__jsontree_free(doc);
   return e;
 }
 
@@ -139,6 +161,7 @@ int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, 
   run x = {.cli = cli, .tests = tests, .ntests = ntests, .r = results, .n = nresults,
            .started = started, .code = code, .argc = cli->argc, .argv = cli->argv};
   int err = 0;
+  if (cli->history && record(&x)) err = PERF__EIO;
   if (cli->json && write_json(&x)) err = PERF__EIO;
   if (cli->junit && write_stream("--junit", cli->junit, junit, &x)) err = PERF__EIO;
   if (cli->markdown && write_stream("--markdown", cli->markdown, markdown, &x)) err = PERF__EIO;

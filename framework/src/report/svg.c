@@ -140,11 +140,27 @@ static void open_svg(FILE *f, int w, int h, const char *title, const char *kind)
   text(f, w / 2.0, 22, "middle", " font-size=\"14\" font-weight=\"bold\"", title);
 }
 
+/* Named x ticks: at most 12 of the names, evenly spaced, each cut to 10
+ * characters. */
+static void x_names(FILE *f, const perf__svg_chart *c, const axis *ax)
+{
+  size_t step = (c->nxnames + 11) / 12;
+  for (size_t i = 0; i < c->nxnames; i += step ? step : 1) {
+    double x = px(ax, (double)i);
+    char buf[16];
+    snprintf(buf, sizeof buf, "%.10s", c->xnames[i] ? c->xnames[i] : "?");
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e6e6e6\"/>\n", x,
+            MT, x, MT + PH);
+    text(f, x, MT + PH + 16, "middle", "", buf);
+  }
+}
+
 static void grid(FILE *f, const perf__svg_chart *c, const axis *ax, const axis *ay)
 {
   double t[16];
   char buf[48];
-  size_t n = x_ticks(c, ax, t);
+  size_t n = c->nxnames ? 0 : x_ticks(c, ax, t);
+  if (c->nxnames) x_names(f, c, ax);
   for (size_t i = 0; i < n; i++) {
     double x = px(ax, t[i]);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e6e6e6\"/>\n", x,
@@ -188,6 +204,12 @@ static void guides(FILE *f, const perf__svg_chart *c, const axis *ax, const axis
     fprintf(f, "<line class=\"estimate\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                "stroke=\"#555555\" stroke-dasharray=\"2 3\"/>\n", x, MT, x, MT + PH);
     if (c->vline_label) text(f, x + 4, MT + 14, "start", "", c->vline_label);
+  }
+  for (size_t i = 0; i < c->ncut && i < 8; i++) {
+    double x = (px(ax, c->cut[i] - 1) + px(ax, c->cut[i])) / 2;
+    fprintf(f, "<line class=\"change\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+               "stroke=\"#c0392b\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>\n", x, MT, x, MT + PH);
+    if (c->cut_label[i]) text(f, x + 4, MT + 14 + 14 * (double)i, "start", " fill=\"#c0392b\"", c->cut_label[i]);
   }
 }
 
@@ -265,6 +287,7 @@ static void ranges(const perf__svg_chart *c, axis *ax, axis *ay)
     if (c->has_xband) widen(ax, c->xband[i], &xl, &xh);
   }
   if (c->has_vline) widen(ax, c->vline, &xl, &xh);
+  if (c->nxnames) widen(ax, 0, &xl, &xh), widen(ax, (double)c->nxnames - 1, &xl, &xh);
   settle(ax, xl, xh);
   settle(ay, yl, yh);
 }

@@ -31,6 +31,12 @@ typedef struct perf__svg_chart {
   double xband[2];        /* shaded x range (a crossover's [lo, hi]) */
   double vline;           /* dotted vertical line (an estimated crossover) */
   const char *vline_label;
+  const char *const *xnames; /* x is 0..nxnames-1, each tick named (commits) */
+  size_t nxnames;
+  double cut[8];          /* red dashed vertical lines between x - 1 and x
+                             (change points), each with its label */
+  const char *cut_label[8];
+  size_t ncut;
 } perf__svg_chart;
 
 /* One row of an interval chart: a claim's ratio, its interval and what it

@@ -1,0 +1,65 @@
+/* recorder.c — --history: the store checked before any test runs, and a finished run's report document recorded in it. */
+#include "report/recorder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/status.h"
+#include "history/provenance.h"
+#include "history/record.h"
+#include "history/schema.h"
+#include "history/connect.h"
+#include "history/store.h"
+
+/* Opens and migrates; returns the store or NULL with err set. */
+static perf__store *open_store(const char *location, char *err, size_t len)
+{
+  perf__store *s = NULL;
+  char why[600];
+  int rc = perf__connect_open(location, 1, &s, why, sizeof why);
+  if (!rc) rc = perf__schema_migrate(s, 0, why, sizeof why);
+  if (!rc) return s;
+  perf__store_close(s);
+  snprintf(err, len, "--history: %s", why);
+  return NULL;
+}
+
+/* See recorder.h. */
+int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
+{
+  if (!cli->history) return 0;
+  if (!*cli->history) return snprintf(err, len, "--history needs a file or a postgresql:// URI"), PERF__EUSAGE;
+  perf__store *s = open_store(cli->history, err, len);
+  perf__store_close(s);
+  return s ? 0 : PERF__EIO;
+}
+
+/* See recorder.h. */
+int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, const char *origin,
+                          perf__recorded *out)
+{
+  char err[800], why[600];
+  perf__provenance p;
+  long long id = 0;
+  if (out) memset(out, 0, sizeof *out);
+  perf__provenance_detect(cli->commit, cli->branch, &p);
+  char where[512] = "";
+  perf__store *s = open_store(cli->history, err, sizeof err);
+  int rc = s ? perf__record_run(s, doc, &p, origin, &id, why, sizeof why) : PERF__EIO;
+  if (s) snprintf(where, sizeof where, "%s", s->where);
+  perf__store_close(s);
+  if (rc) {
+    if (where[0]) snprintf(err, sizeof err, "--history: %s", why);
+    fprintf(stderr, "perftest: %s: the run was not recorded\n", err);
+    return PERF__EIO;
+  }
+  const perf__jsontree_node *gpu = perf__jsontree_get(perf__jsontree_get(doc, "fingerprint"), "gpu");
+  const perf__jsontree_node *name = perf__jsontree_get(gpu, "name");
+  const char *g = name && name->type == PERF__J_STRING ? name->text : "none";
+  printf("perfgate: recorded run %lld (commit %.12s, GPU %s) in %s\n", id, p.commit, g, where);
+  if (out) {
+    out->run = id;
+    snprintf(out->gpu, sizeof out->gpu, "%s", g);
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+/* recorder.h — --history: the store checked before any test runs, and a finished run's report document recorded in it. */
+#ifndef PERF_RECORDER_H
+#define PERF_RECORDER_H
+
+#include <stddef.h>
+
+#include "base/jsontree.h"
+#include "base/options.h"
+
+/* What recording a run left behind, for the Markdown comparison. */
+typedef struct perf__recorded {
+  long long run;   /* its id; 0: not recorded */
+  char gpu[200];   /* the GPU it was recorded under */
+} perf__recorded;
+
+/* Opens cli->history (creating a SQLite file), brings its schema up to
+ * date and closes it, so that a store that cannot be used stops the run
+ * before it measures. Returns 0 (also without --history), or PERF__EIO /
+ * PERF__EINVAL with "--history=LOC: why" in err[len]. */
+int perf__recorder_check(const perf__cli *cli, char *err, size_t len);
+
+/* Records doc (a perfgate-report/1 document) in cli->history as one run
+ * from origin ("run", "merge"), with the commit and branch of
+ * --commit/--branch, the CI's variables or git; fills *out (may be NULL).
+ * Prints "perfgate: recorded run N (commit C, GPU G) in LOC" on stdout.
+ * Returns 0, or PERF__EIO after printing "perftest: --history=LOC: cannot
+ * record the run: why" on stderr (nothing of the run is then in the
+ * store). */
+int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, const char *origin,
+                          perf__recorded *out);
+
+#endif

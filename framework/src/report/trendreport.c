@@ -1,0 +1,278 @@
+/* trendreport.c — --trend: the history's series per GPU, their change points on the console, and as charts (--plots) and a page (--html). */
+#define _GNU_SOURCE
+#include "report/trendreport.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/baseline.h"
+#include "base/file.h"
+#include "base/units.h"
+#include "history/schema.h"
+#include "history/series.h"
+#include "history/connect.h"
+#include "history/store.h"
+#include "history/trend.h"
+#include "report/plot.h"
+#include "report/svg.h"
+#include "report/xml.h"
+
+enum { MAX_CUTS = 8 };
+
+/* One series with what was found in it. */
+typedef struct found {
+  const perf__series *s;
+  perf__changepoint cp[MAX_CUTS];
+  int ncp;
+  double band[2]; /* the baseline's tolerance band (NaN: none) */
+} found;
+
+/* A value as text: a time, or a ratio "5.54x". */
+static char *value(const perf__series *s, double v, char *buf, size_t len)
+{
+  if (s->is_claim) snprintf(buf, len, "%.4gx", v);
+  else perf__units_time(buf, len, v);
+  return buf;
+}
+
+/* The tolerance band of s from its GPU's baseline file b (workloads only):
+ * [median, median * (1 + tolerance)]. */
+static void band_of(found *x, const perf__baseline *b)
+{
+  x->band[0] = x->band[1] = NAN;
+  if (x->s->is_claim || !b) return;
+  const perf__baseline_entry *e = perf__baseline_find(b, x->s->test, x->s->name);
+  if (!e || strcmp(e->clock, x->s->clock)) return;
+  x->band[0] = e->median_s;
+  x->band[1] = e->median_s * (1 + e->tolerance);
+}
+
+/* The baseline file of gpu in dir, or NULL (none, or unreadable). */
+static perf__baseline *baseline_of(const char *dir, const char *gpu)
+{
+  perf__baseline fp, *b = calloc(1, sizeof *b);
+  char path[4096], err[300];
+  if (!b) return NULL;
+  perf__baseline_init(&fp);
+  perf__baseline_set_fp(&fp, "name", gpu);
+  perf__baseline_path(dir, &fp, path, sizeof path);
+  perf__baseline_free(&fp);
+  if (perf__baseline_load(path, b, err, sizeof err) == 0) return b;
+  free(b);
+  return NULL;
+}
+
+/* One change point as a console line. */
+static void print_cut(const perf__series_set *set, const found *x, const perf__changepoint *cp)
+{
+  const perf__series_axis *a = &set->axes[x->s->axis];
+  char label[600], before[32], after[32];
+  size_t at = x->s->pts[cp->at].at;
+  printf("    %s\n      from commit %.12s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.3g\n",
+         perf__series_label(x->s, label, sizeof label), a->commit[at], at + 1, a->n,
+         a->started[at], value(x->s, cp->before, before, sizeof before),
+         value(x->s, cp->after, after, sizeof after), 100 * cp->size, cp->p);
+}
+
+/* The console report of one GPU's series f[from..to). */
+static void print_gpu(const perf__series_set *set, const found *f, size_t from, size_t to, int verbose)
+{
+  const perf__series_axis *a = &set->axes[f[from].s->axis];
+  size_t tested = 0, cuts = 0;
+  for (size_t i = from; i < to; i++) {
+    tested += f[i].s->n >= perf__trend_min_points();
+    cuts += (size_t)f[i].ncp;
+  }
+  printf("\nGPU %s: %zu commit%s (%.12s, %.10s ... %.12s, %.10s)\n  %zu series, %zu with at least "
+         "%zu commits tested; %zu change point%s\n",
+         a->gpu, a->n, a->n == 1 ? "" : "s", a->commit[0], a->started[0], a->commit[a->n - 1],
+         a->started[a->n - 1], to - from, tested, perf__trend_min_points(), cuts, cuts == 1 ? "" : "s");
+  for (size_t i = from; i < to; i++)
+    for (int k = 0; k < f[i].ncp; k++) print_cut(set, &f[i], &f[i].cp[k]);
+  for (size_t i = from; verbose && i < to; i++) {
+    char label[600], v[32];
+    const perf__series_point *last = &f[i].s->pts[f[i].s->n - 1];
+    printf("    . %s: %zu commits, last %s\n", perf__series_label(f[i].s, label, sizeof label),
+           f[i].s->n, value(f[i].s, last->value, v, sizeof v));
+  }
+}
+
+/* The chart of one series as SVG text (malloc'd), or NULL. */
+static char *chart(const perf__series_set *set, const found *x)
+{
+  const perf__series *s = x->s;
+  const perf__series_axis *a = &set->axes[s->axis];
+  double *xs = calloc(s->n + 1, 4 * sizeof *xs);
+  char label[600], cut_text[MAX_CUTS][64], *text = NULL;
+  size_t len = 0;
+  FILE *f = xs ? open_memstream(&text, &len) : NULL;
+  if (!f) return free(xs), NULL;
+  double *y = xs + s->n, *lo = y + s->n, *hi = lo + s->n;
+  for (size_t i = 0; i < s->n; i++)
+    xs[i] = (double)s->pts[i].at, y[i] = s->pts[i].value, lo[i] = s->pts[i].lo, hi[i] = s->pts[i].hi;
+  perf__svg_series line = {s->is_claim ? "ratio (b / a)" : "median per iteration", xs, y, lo, hi,
+                           NULL, s->n};
+  perf__svg_chart c = {.title = perf__series_label(s, label, sizeof label),
+                       .xlabel = "commit, in the order first recorded",
+                       .ylabel = s->is_claim ? "ratio" : "time per iteration",
+                       .ytime = !s->is_claim, .s = &line, .ns = 1,
+                       .xnames = (const char *const *)a->commit, .nxnames = a->n};
+  if (isfinite(x->band[0])) c.has_hband = 1, c.hband[0] = x->band[0], c.hband[1] = x->band[1];
+  if (s->kind && !strcmp(s->kind, "FASTER") && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
+  for (int k = 0; k < x->ncp && k < MAX_CUTS; k++) {
+    c.cut[c.ncut] = (double)s->pts[x->cp[k].at].at;
+    snprintf(cut_text[k], sizeof cut_text[k], "%+.1f %% (p = %.2g)", 100 * x->cp[k].size, x->cp[k].p);
+    c.cut_label[c.ncut++] = cut_text[k];
+  }
+  perf__svg_chart_write(f, &c);
+  int bad = ferror(f);
+  if (fclose(f) || bad) free(text), text = NULL;
+  free(xs);
+  return text;
+}
+
+/* A file-name-safe form of s (letters, digits, '.', '_', '-'). */
+static void slug(const char *s, char *out, size_t len)
+{
+  size_t k = 0;
+  for (; *s && k + 1 < len; s++)
+    out[k++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+               *s == '.' || *s == '_' ? *s : '-';
+  out[k] = '\0';
+}
+
+/* --plots: DIR/trend-NNNN-<label>.svg for each series with two points. */
+static int plots(const char *dir, const perf__series_set *set, const found *f, size_t n)
+{
+  char err[600];
+  if (perf__plot_mkdir(dir, err, sizeof err)) return fprintf(stderr, "perftest: %s\n", err), 2;
+  for (size_t i = 0, k = 0; i < n; i++) {
+    if (f[i].s->n < 2) continue;
+    char label[600], name[200], path[4400], why[300];
+    slug(perf__series_label(f[i].s, label, sizeof label), name, 120);
+    snprintf(path, sizeof path, "%s/trend-%04zu-%s.svg", dir, ++k, name);
+    char *svg = chart(set, &f[i]);
+    int e = !svg ? (snprintf(why, sizeof why, "out of memory"), -1)
+                 : perf__file_replace(path, svg, strlen(svg), 0, NULL, why, sizeof why);
+    free(svg);
+    if (e) return fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, why), 2;
+  }
+  return 0;
+}
+
+/* The page's body: per GPU, the change points first, then every chart. */
+static void page_body(FILE *p, const perf__series_set *set, const found *f, size_t n)
+{
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfgate trend"
+        "</title><style>body{font-family:sans-serif;margin:24px;max-width:1100px}"
+        "svg{max-width:100%;height:auto}td,th{border:1px solid #ddd;padding:3px 6px}"
+        "table{border-collapse:collapse}</style></head><body>\n<h1>perfgate trend</h1>\n", p);
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      if ((f[i].ncp > 0) != (pass == 0) || f[i].s->n < 2) continue;
+      char label[600];
+      fputs("<figure><figcaption>", p);
+      perf__xml_str(p, set->axes[f[i].s->axis].gpu);
+      fputs(": ", p);
+      perf__xml_str(p, perf__series_label(f[i].s, label, sizeof label));
+      fprintf(p, "%s</figcaption>\n", f[i].ncp ? " <b>(change point)</b>" : "");
+      char *svg = chart(set, &f[i]);
+      if (svg) fputs(svg, p);
+      free(svg);
+      fputs("</figure>\n", p);
+    }
+  fputs("</body></html>\n", p);
+}
+
+/* --html: the page, written atomically. */
+static int page(const char *path, const perf__series_set *set, const found *f, size_t n)
+{
+  char *text = NULL, why[300];
+  size_t len = 0;
+  FILE *p = open_memstream(&text, &len);
+  if (p) page_body(p, set, f, n);
+  int bad = !p || ferror(p);
+  if (p && fclose(p)) bad = 1;
+  int e = bad ? (snprintf(why, sizeof why, "out of memory"), -1)
+              : perf__file_replace(path, text, len, 0, NULL, why, sizeof why);
+  free(text);
+  if (e) return fprintf(stderr, "perftest: cannot write --html=%s: %s\n", path, why), 2;
+  return 0;
+}
+
+/* Finds the change points of every series, and its tolerance band. */
+static int analyse(const perf__cli *cli, const perf__series_set *set, found *f)
+{
+  perf__baseline **bl = calloc(set->naxes + 1, sizeof *bl);
+  if (!bl) return -1;
+  for (size_t i = 0; i < set->naxes; i++) bl[i] = baseline_of(cli->baseline_dir, set->axes[i].gpu);
+  int rc = 0;
+  for (size_t i = 0; i < set->n && !rc; i++) {
+    f[i].s = &set->s[i];
+    f[i].ncp = perf__trend_changes(&set->s[i], f[i].cp, MAX_CUTS);
+    if (f[i].ncp < 0) rc = -1;
+    band_of(&f[i], bl[set->s[i].axis]);
+  }
+  for (size_t i = 0; i < set->naxes; i++)
+    if (bl[i]) perf__baseline_free(bl[i]), free(bl[i]);
+  free(bl);
+  return rc;
+}
+
+/* Prints and draws an analysed set. */
+static int report(const perf__cli *cli, const perf__series_set *set, const found *f, const char *where)
+{
+  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (permutation test, "
+         "p <= 0.001, segments of at least %zu commits)\n",
+         where, set->runs, set->runs == 1 ? "" : "s", perf__trend_min_points() / 2);
+  for (size_t i = 0; i < set->n;) {
+    size_t j = i;
+    while (j < set->n && set->s[j].axis == set->s[i].axis) j++;
+    print_gpu(set, f, i, j, cli->verbose);
+    i = j;
+  }
+  int code = 0;
+  if (cli->plots && plots(cli->plots, set, f, set->n)) code = 2;
+  if (cli->html && page(cli->html, set, f, set->n)) code = 2;
+  return code;
+}
+
+static int by_axis(const void *x, const void *y)
+{
+  const perf__series *a = x, *b = y;
+  if (a->axis != b->axis) return a->axis < b->axis ? -1 : 1;
+  char la[600], lb[600];
+  return strcmp(perf__series_label(a, la, sizeof la), perf__series_label(b, lb, sizeof lb));
+}
+
+/* See trendreport.h. */
+int perf__trendreport_run(const perf__cli *cli)
+{
+  perf__store *s = NULL;
+  perf__series_set set;
+  char err[600], where[512];
+  perf__series_query q = {cli->trend, NULL, 0, 0, 0};
+  int rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
+  if (!rc) snprintf(where, sizeof where, "%s", s->where);
+  if (!rc) rc = perf__schema_readable(s, err, sizeof err);
+  if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
+  perf__store_close(s);
+  if (rc) return fprintf(stderr, "perftest: --history: %s\n", err), 2;
+  if (!set.n) {
+    size_t runs = set.runs;
+    if (runs) fprintf(stderr, "perftest: --trend=%s: no series matches\n", cli->trend);
+    else printf("perfgate trend: %s: no runs recorded yet\n", where);
+    perf__series_free(&set);
+    return runs ? 2 : 0;
+  }
+  /* Sorting moves the series: the hash table no longer applies to them. */
+  qsort(set.s, set.n, sizeof *set.s, by_axis);
+  found *f = calloc(set.n, sizeof *f);
+  int code = !f || analyse(cli, &set, f) ? (fprintf(stderr, "perftest: --trend: out of memory\n"), 2)
+                                         : report(cli, &set, f, where);
+  free(f);
+  perf__series_free(&set);
+  return code;
+}

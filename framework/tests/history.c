@@ -1,0 +1,599 @@
+/* history.c — the history store: schema versions and migrations, what a run records, eight writers at once and a killed one (SQLite and a real PostgreSQL server), --trend, the Markdown comparison, --merge, and bad input. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/jsontree.h"
+#include "base/rng.h"
+#include "base/status.h"
+#include "history/record.h"
+#include "history/schema.h"
+#include "history/series.h"
+#include "history/connect.h"
+#include "history/store.h"
+#include "history/trend.h"
+#include "selftest.h"
+
+/* ---- helpers --------------------------------------------------------- */
+
+/* A temporary directory (mkdtemp) into dir[len]. */
+static int temp_dir(char *dir, size_t len)
+{
+  snprintf(dir, len, "/tmp/perfgate-history-XXXXXX");
+  return ST_CHECK(mkdtemp(dir) != NULL);
+}
+
+/* A report document with one test "suite.t" and one FASTER claim of a
+ * (a_s per iteration) against b (b_s), started minute m of the day. */
+static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
+{
+  char text[4096], err[300];
+  snprintf(text, sizeof text,
+           "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": "
+           "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"]}, "
+           "\"totals\": {\"tests\": 1, \"passed\": 1, \"failed\": 0, \"skipped\": 0, \"seconds\": 1},"
+           " \"fingerprint\": {\"host\": {\"name\": \"test host\", \"cpus\": \"2\"}, \"gpu\": "
+           "{\"name\": \"%s\", \"driver\": \"580.1\"}}, \"tests\": [{\"name\": \"suite.t\", "
+           "\"outcome\": \"PASS\", \"claims\": [{\"message\": \"FASTER(a, b, 2) at t.c:1: PASS\", "
+           "\"outcome\": \"PASS\", \"kind\": \"FASTER\", \"clock\": \"events\", \"threshold\": 2, "
+           "\"ratio\": %.17g, \"interval\": [%.17g, %.17g], \"confidence\": 0.95, \"rounds\": 10, "
+           "\"looks\": 1, \"budget_stretched\": false, \"seconds\": 0.5, "
+           "\"a\": {\"name\": \"a\", \"median_s\": %.17g, \"median_interval_s\": [%.17g, %.17g], "
+           "\"median_confidence\": 0.95, \"mad_s\": 0, \"cold_start_s\": 0, "
+           "\"iterations_per_sample\": 10, \"samples_s\": [%.17g], \"waits_for\": \"stream\", \"gpu_work_checked\": false, \"undeclared_streams\": false, \"gpu_work\": \"\"}, "
+           "\"b\": {\"name\": \"b\", \"median_s\": %.17g, \"median_interval_s\": [%.17g, %.17g], "
+           "\"median_confidence\": 0.95, \"mad_s\": 0, \"cold_start_s\": 0, "
+           "\"iterations_per_sample\": 10, \"samples_s\": [%.17g], \"waits_for\": \"stream\", \"gpu_work_checked\": false, \"undeclared_streams\": false, \"gpu_work\": \"\"}}, "
+           "{\"message\": \"NO_SYNC_IN(a) at t.c:2: PASS\", \"outcome\": \"PASS\"}]}]}",
+           1 + m / 1440, m / 60 % 24, m % 60, gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
+           a_s, a_s * 0.99, a_s * 1.01, a_s, b_s, b_s * 0.99, b_s * 1.01, b_s);
+  perf__jsontree_node *n = perf__jsontree_parse(text, "doc", err, sizeof err);
+  ST_CHECKF(n != NULL, "%s", err);
+  return n;
+}
+
+/* Records doc(gpu, m, a_s, b_s) under commit. Returns the run id or 0. */
+static long long record(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
+                        double b_s)
+{
+  perf__provenance p = {"", "--commit", "main"};
+  char err[600];
+  long long id = 0;
+  snprintf(p.commit, sizeof p.commit, "%s", commit);
+  perf__jsontree_node *d = doc(gpu, m, a_s, b_s);
+  if (!d) return 0;
+  int rc = perf__record_run(s, d, &p, "run", &id, err, sizeof err);
+  ST_CHECKF(rc == 0, "record: %s", err);
+  perf__jsontree_free(d);
+  return rc ? 0 : id;
+}
+
+static int long_row(void *ctx, int n, const char *const *v)
+{
+  *(long long *)ctx = n > 0 && v[0] ? strtoll(v[0], NULL, 10) : -1;
+  return 0;
+}
+
+static int text_row(void *ctx, int n, const char *const *v)
+{
+  snprintf(ctx, 64, "%s", n > 0 && v[0] ? v[0] : "(null)");
+  return 0;
+}
+
+/* The one number sql returns (-1 when it fails or returns NULL). */
+static long long number(perf__store *s, const char *sql)
+{
+  long long v = -1;
+  char err[600];
+  int rc = perf__store_exec(s, sql, NULL, 0, long_row, &v, err, sizeof err);
+  ST_CHECKF(rc == 0, "%s: %s", sql, err);
+  return v;
+}
+
+static perf__store *open_at(const char *where)
+{
+  perf__store *s = NULL;
+  char err[600];
+  int rc = perf__connect_open(where, 1, &s, err, sizeof err);
+  if (!rc) rc = perf__schema_migrate(s, 0, err, sizeof err);
+  ST_CHECKF(rc == 0, "open %s: %s", where, err);
+  if (rc) perf__store_close(s);
+  return rc ? NULL : s;
+}
+
+/* The series of workload "a" of suite.t (NULL when absent). */
+static const perf__series *series_a(const perf__series_set *set)
+{
+  for (size_t i = 0; i < set->n; i++)
+    if (!set->s[i].is_claim && !strcmp(set->s[i].name, "a")) return &set->s[i];
+  return NULL;
+}
+
+/* ---- a real PostgreSQL server, started here ------------------------- */
+
+typedef struct pg_server {
+  char dir[128], bin[256], as[64], uri[400];
+  int up;
+} pg_server;
+
+/* The directory of initdb: pg_config's, Debian's, or PATH's. */
+static int pg_bindir(char *out, size_t len)
+{
+  FILE *p = popen("pg_config --bindir 2>/dev/null", "r");
+  char line[256] = "", path[300];
+  if (p) {
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  snprintf(path, sizeof path, "%s/initdb", line);
+  if (line[0] && access(path, X_OK) == 0) return snprintf(out, len, "%s", line), 0;
+  glob_t g;
+  if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0 && g.gl_pathc) {
+    snprintf(out, len, "%.*s", (int)(strlen(g.gl_pathv[g.gl_pathc - 1]) - 7), g.gl_pathv[g.gl_pathc - 1]);
+    globfree(&g);
+    return 0;
+  }
+  p = popen("command -v initdb 2>/dev/null", "r");
+  line[0] = '\0';
+  if (p) {
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  if (!line[0]) return -1;
+  snprintf(out, len, "%.*s", (int)(strlen(line) - 7), line);
+  return 0;
+}
+
+/* Starts a server in a new temporary directory (its socket there, no TCP).
+ * Returns 0, or -1 with why it cannot. As root, PostgreSQL runs as the
+ * postgres user (or nobody). */
+static int pg_start(pg_server *pg, char *why, size_t len)
+{
+  char cmd[1400];
+  memset(pg, 0, sizeof *pg);
+  if (pg_bindir(pg->bin, sizeof pg->bin))
+    return snprintf(why, len, "no PostgreSQL server installed (initdb not found: pg_config "
+                              "--bindir, /usr/lib/postgresql/*/bin, PATH)"), -1;
+  snprintf(pg->dir, sizeof pg->dir, "/tmp/perfgate-pg-XXXXXX");
+  if (!mkdtemp(pg->dir)) return snprintf(why, len, "mkdtemp: %s", strerror(errno)), -1;
+  if (geteuid() == 0) {
+    const char *user = st_shell("id -u postgres >/dev/null 2>&1") == 0 ? "postgres" : "nobody";
+    snprintf(pg->as, sizeof pg->as, "runuser -u %s -- ", user);
+    snprintf(cmd, sizeof cmd, "chown %s '%s'", user, pg->dir);
+    if (st_shell(cmd)) return snprintf(why, len, "cannot give %s to %s", pg->dir, user), -1;
+  }
+  snprintf(cmd, sizeof cmd, "%s'%s/initdb' -D '%s/data' -U perfgate --auth=trust -E UTF8 --no-sync "
+                            ">'%s/initdb.log' 2>&1", pg->as, pg->bin, pg->dir, pg->dir);
+  if (st_shell(cmd)) return snprintf(why, len, "initdb failed (see %s/initdb.log)", pg->dir), -1;
+  snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -l '%s/server.log' -w -t 60 -o "
+                            "\"-k %s -p 5432 -c listen_addresses=''\" start >/dev/null 2>&1",
+           pg->as, pg->bin, pg->dir, pg->dir, pg->dir);
+  if (st_shell(cmd)) return snprintf(why, len, "the server did not start (see %s/server.log)", pg->dir), -1;
+  pg->up = 1;
+  snprintf(pg->uri, sizeof pg->uri, "postgresql:///postgres?host=%s&port=5432&user=perfgate", pg->dir);
+  return 0;
+}
+
+static void pg_stop(pg_server *pg)
+{
+  char cmd[800];
+  if (pg->up) {
+    snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -m immediate stop >/dev/null 2>&1", pg->as,
+             pg->bin, pg->dir);
+    ST_CHECKF(st_shell(cmd) == 0, "pg_ctl stop");
+  }
+  if (pg->dir[0]) {
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pg->dir);
+    st_shell(cmd);
+  }
+}
+
+/* ---- schema ---------------------------------------------------------- */
+
+/* A new store gets the current schema; a version-1 store is migrated to
+ * it keeping its runs; a newer one, a foreign SQLite file and a file that
+ * is not a database are refused and left as they were. */
+ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
+{
+  char dir[64], path[128], err[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = NULL;
+  ST_EQ(perf__connect_open(path, 1, &s, err, sizeof err), 0);
+  if (!s) return;
+  ST_EQ(perf__schema_migrate(s, 1, err, sizeof err), 0);
+  int v = -1;
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
+  ST_EQ(v, 1);
+  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 3e-3) > 0);
+  ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
+  ST_EQ(v, PERF__SCHEMA_VERSION);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 1);
+  ST_EQ(number(s, "SELECT count(*) FROM sqlite_master WHERE name = 'perfgate_runs_gpu'"), 1);
+  ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
+  ST_CHECKF(strstr(err, "newer perfgate") && strstr(err, "99"), "%s", err);
+  ST_EQ(perf__schema_readable(s, err, sizeof err), PERF__EINVAL);
+  ST_EQ(number(s, "SELECT version FROM perfgate_schema"), 99);
+  perf__store_close(s);
+
+  /* Someone else's SQLite file. */
+  snprintf(path, sizeof path, "%s/other.db", dir);
+  ST_EQ(perf__connect_open(path, 1, &s, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, "CREATE TABLE notes (t TEXT)", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
+  ST_CHECKF(strstr(err, "not a perfgate history"), "%s", err);
+  ST_EQ(number(s, "SELECT count(*) FROM sqlite_master"), 1);
+  perf__store_close(s);
+
+  /* Not a database at all: refused, and its bytes stay. */
+  snprintf(path, sizeof path, "%s/notes.txt", dir);
+  FILE *f = fopen(path, "w");
+  if (f) fputs("my notes, not a database, long enough to be read as a header.......................\n"
+               "................................................................................\n", f);
+  if (f) fclose(f);
+  int rc = perf__connect_open(path, 1, &s, err, sizeof err);
+  if (!rc) rc = perf__schema_migrate(s, 0, err, sizeof err), perf__store_close(s);
+  ST_EQ(rc, PERF__EINVAL);
+  ST_CHECKF(strstr(err, "not a database"), "%s", err);
+  char *back = st_slurp(path);
+  ST_CHECK(back && !strncmp(back, "my notes", 8));
+  free(back);
+  st_rmtree(dir);
+}
+
+/* ---- what a run records, read back as series -------------------------- */
+
+ST_TEST(history_records_claims_and_workloads_and_reads_them_as_series)
+{
+  char dir[64], path[128], err[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  /* c1 twice (a = 1 and 3 ms), then c2, c3; another GPU in between. */
+  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 4e-3) > 0);
+  ST_CHECK(record(s, "c1", "GPU", 1, 3e-3, 6e-3) > 0);
+  ST_CHECK(record(s, "x1", "Other GPU", 2, 9e-3, 9e-3) > 0);
+  ST_CHECK(record(s, "c2", "GPU", 3, 5e-3, 10e-3) > 0);
+  long long last = record(s, "c3", "GPU", 4, 7e-3, 14e-3);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 5);
+  ST_EQ(number(s, "SELECT sum(claims) FROM perfgate_runs"), 10);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims"), 10);
+  ST_EQ(number(s, "SELECT sum(workloads) FROM perfgate_runs"), 10);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads"), 10);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE driver = '580.1' AND host = 'test host'"
+                  " AND branch = 'main' AND commit_from = '--commit'"), 5);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims WHERE kind = 'CHECK' AND ratio IS NULL"), 5);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads WHERE clock = 'events' AND samples = 1"), 10);
+
+  perf__series_query q = {NULL, "GPU", 0, 0, 0};
+  perf__series_set set;
+  ST_EQ(perf__series_load(s, &q, &set, err, sizeof err), 0);
+  ST_EQ(set.naxes, 1);
+  ST_EQ(set.n, 3); /* a, b and FASTER(a, b) */
+  const perf__series *a = series_a(&set);
+  if (ST_CHECK(a && a->n == 3)) {
+    ST_NEAR(a->pts[0].value, 2e-3, 1e-12); /* the median of c1's two runs */
+    ST_EQ(a->pts[0].nvalues, 2);
+    ST_NEAR(a->pts[2].value, 7e-3, 1e-12);
+    ST_STR(set.axes[0].commit[2], "c3");
+  }
+  perf__series_free(&set);
+  perf__series_query per_run = {NULL, "GPU", 2, last, 1};
+  ST_EQ(perf__series_load(s, &per_run, &set, err, sizeof err), 0);
+  a = series_a(&set);
+  ST_CHECK(a && a->n == 2 && set.axes[0].run[1] == last);
+  perf__series_free(&set);
+  perf__series_query none = {"nothing.*", NULL, 0, 0, 0};
+  ST_EQ(perf__series_load(s, &none, &set, err, sizeof err), 0);
+  ST_EQ(set.n, 0);
+  ST_EQ(set.runs, 5);
+  perf__series_free(&set);
+  perf__store_close(s);
+  st_rmtree(dir);
+}
+
+/* ---- a killed writer, and eight at once ----------------------------- */
+
+/* A child begins a run (its row and a claim) and is killed before it
+ * commits: the store has no trace of it, stays sound, and the next
+ * writer is not blocked. */
+static void killed_writer(const char *where)
+{
+  perf__store *s = open_at(where);
+  if (!s) return;
+  long long before = number(s, "SELECT count(*) FROM perfgate_runs");
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    perf__store *c = NULL;
+    char err[600];
+    if (perf__connect_open(where, 1, &c, err, sizeof err) || perf__store_begin(c, err, sizeof err)) _exit(3);
+    perf__store_exec(c, "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, gpu,"
+                        " host, host_fingerprint, origin, exit_code, tests, passed, failed, skipped,"
+                        " claims, workloads) VALUES ('x', 'x', 'killed', 'test', 'GPU', 'h', '{}',"
+                        " 'run', 0, 1, 1, 0, 0, 1, 0)", NULL, 0, NULL, NULL, err, sizeof err);
+    raise(SIGKILL);
+    _exit(4);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ST_CHECKF(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the writer was not killed (status %d)", st);
+  usleep(200 * 1000);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = 'killed'"), 0);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), before);
+  ST_CHECK(record(s, "after-kill", "GPU", 9, 1e-3, 2e-3) > 0);
+  perf__store_close(s);
+}
+
+/* Eight perftest processes record into where at once: eight runs, each
+ * with all its claim and workload rows. */
+static void eight_writers(const char *where, const char *dir)
+{
+  char cmd[2400];
+  snprintf(cmd, sizeof cmd,
+           "for i in 1 2 3 4 5 6 7 8; do ( '%s' --filter='host.four_x_work_is_2x_faster:host.aa_similar'"
+           " --budget=0.2 --history='%s' --commit=w$i >'%s'/out$i 2>&1; echo $? >'%s'/rc$i ) & done; wait",
+           st_fixture, where, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  for (int i = 1; i <= 8; i++) {
+    char p[200];
+    snprintf(p, sizeof p, "%s/rc%d", dir, i);
+    char *rc = st_slurp(p);
+    snprintf(p, sizeof p, "%s/out%d", dir, i);
+    char *out = st_slurp(p);
+    ST_CHECKF(rc && (atoi(rc) == 0 || atoi(rc) == 1) && out && strstr(out, "perfgate: recorded run"),
+              "writer %d: exit %s: %s", i, rc ? rc : "?", out ? out : "?");
+    free(rc), free(out);
+  }
+  perf__store *s = open_at(where);
+  if (!s) return;
+  ST_EQ(number(s, "SELECT count(DISTINCT commit_id) FROM perfgate_runs WHERE commit_id LIKE 'w_'"), 8);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id LIKE 'w_'"), 8);
+  ST_EQ(number(s, "SELECT sum(claims) FROM perfgate_runs WHERE commit_id LIKE 'w_'"), 16);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims c JOIN perfgate_runs r ON r.id = c.run_id"
+                  " WHERE r.commit_id LIKE 'w_'"), 16);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads w JOIN perfgate_runs r ON r.id = w.run_id"
+                  " WHERE r.commit_id LIKE 'w_'"), 32);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs r WHERE r.claims <> (SELECT count(*) FROM"
+                  " perfgate_claims c WHERE c.run_id = r.id)"), 0);
+  perf__store_close(s);
+}
+
+/* Eight processes each record 25 runs as fast as they can into where:
+ * all 200 runs are there, each with its 2 claims and 2 workloads. */
+static void eight_loops(const char *where)
+{
+  pid_t kids[8];
+  fflush(NULL);
+  for (int c = 0; c < 8; c++)
+    if ((kids[c] = fork()) == 0) {
+      perf__store *s = NULL;
+      char err[600], commit[32];
+      int bad = perf__connect_open(where, 1, &s, err, sizeof err) || perf__schema_migrate(s, 0, err, sizeof err);
+      for (int k = 0; !bad && k < 25; k++) {
+        perf__provenance p = {"", "--commit", ""};
+        snprintf(commit, sizeof commit, "loop-%d-%d", c, k);
+        snprintf(p.commit, sizeof p.commit, "%s", commit);
+        perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
+        bad = !d || perf__record_run(s, d, &p, "run", NULL, err, sizeof err);
+        perf__jsontree_free(d);
+      }
+      if (bad) fprintf(stderr, "writer %d: %s\n", c, err);
+      perf__store_close(s);
+      _exit(bad);
+    }
+  for (int c = 0; c < 8; c++) {
+    int st = -1;
+    waitpid(kids[c], &st, 0);
+    ST_CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "looping writer %d failed (status %d)", c, st);
+  }
+  perf__store *s = open_at(where);
+  if (!s) return;
+  ST_EQ(number(s, "SELECT count(DISTINCT commit_id) FROM perfgate_runs WHERE commit_id LIKE 'loop-%'"), 200);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims c JOIN perfgate_runs r ON r.id = c.run_id"
+                  " WHERE r.commit_id LIKE 'loop-%'"), 400);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads w JOIN perfgate_runs r ON r.id = w.run_id"
+                  " WHERE r.commit_id LIKE 'loop-%'"), 400);
+  perf__store_close(s);
+}
+
+ST_TEST(history_sqlite_eight_writers_at_once_and_a_killed_one)
+{
+  char dir[64], path[128], err[100];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  eight_writers(path, dir); /* into a file none of them found: each creates and migrates */
+  eight_loops(path);
+  killed_writer(path);
+  perf__store *s = open_at(path);
+  if (s) {
+    char text[64] = "";
+    ST_EQ(perf__store_exec(s, "PRAGMA integrity_check", NULL, 0, text_row, text, err, sizeof err), 0);
+    ST_STR(text, "ok");
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
+    perf__store_close(s);
+  }
+  st_rmtree(dir);
+}
+
+ST_TEST(history_postgres_eight_writers_at_once_and_a_killed_one)
+{
+  pg_server pg;
+  char why[600], dir[64];
+  if (pg_start(&pg, why, sizeof why)) {
+    pg_stop(&pg);
+    st_skip("PostgreSQL: %s", why);
+    return;
+  }
+  if (temp_dir(dir, sizeof dir)) {
+    eight_writers(pg.uri, dir); /* into an empty database: they migrate it once, under a lock */
+    eight_loops(pg.uri);
+    killed_writer(pg.uri);
+    perf__store *s = open_at(pg.uri);
+    if (s) {
+      ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
+      ST_EQ(number(s, "SELECT count(*) FROM perfgate_schema"), 1);
+      char err[600];
+      ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
+      ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
+      ST_CHECKF(strstr(err, "newer perfgate"), "%s", err);
+      perf__store_close(s);
+    }
+    st_rmtree(dir);
+  }
+  pg_stop(&pg);
+}
+
+/* ---- --trend ------------------------------------------------------------ */
+
+/* 30 commits of a workload in 1 % noise with a 3 % step from commit c16,
+ * and of another that creeps 0.5 % a commit from c11 to c30: --trend
+ * names c16 and the step's size, and reports the creep. */
+ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
+{
+  char dir[64], path[128], args[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  perf__rng r;
+  perf__rng_seed(&r, 7);
+  for (int i = 0; i < 30; i++) {
+    char c[16];
+    snprintf(c, sizeof c, "c%02d", i + 1);
+    double step = i >= 15 ? 1.03 : 1, creep = i >= 10 ? 1 + 0.005 * (i - 9) : 1;
+    record(s, c, "GPU", i, 1e-3 * step * (1 + 0.01 * perf__rng_normal(&r)),
+           5e-3 * creep * (1 + 0.01 * perf__rng_normal(&r)));
+  }
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --trend='suite.*' --plots='%s/plots' --html='%s/t.html'",
+           path, dir, dir);
+  st_exec(&run, "", args);
+  ST_EQ(run.status, 0);
+  ST_CHECKF(strstr(run.out, "suite.t: a [events]\n      from commit c16 (16 of 30"), "%s", run.out);
+  const char *a = strstr(run.out, "suite.t: a [events]");
+  double size = a && strstr(a, "(+") ? strtod(strstr(a, "(+") + 2, NULL) : 0;
+  ST_CHECKF(size > 2 && size < 4 && strstr(a, "p = 0.001"), "a 3 %% step: %s", run.out);
+  ST_CHECKF(strstr(run.out, "suite.t: b [events]\n      from commit c"), "the creep: %s", run.out);
+  st_run_free(&run);
+  char page[200];
+  snprintf(page, sizeof page, "%s/t.html", dir);
+  char *html = st_slurp(page);
+  ST_CHECKF(html && st_count(html, "class=\"change\"") >= 3 && st_count(html, "<svg") == 3,
+            "the page draws the 3 series (a, b, FASTER(a, b)) with their change points");
+  free(html);
+  snprintf(args, sizeof args, "ls '%s/plots' | grep -c '^trend-.*svg$' | grep -qx 3", dir);
+  ST_EQ(st_shell(args), 0);
+  st_rmtree(dir);
+}
+
+/* ---- the Markdown comparison and --merge ------------------------------ */
+
+ST_TEST(history_markdown_compares_the_run_with_the_last_runs)
+{
+  char dir[64], args[800];
+  if (!temp_dir(dir, sizeof dir)) return;
+  for (int i = 0; i < 3; i++) {
+    st_run run;
+    snprintf(args, sizeof args, "--filter=host.four_x_work_is_2x_faster --budget=0.2 --history='%s/h.db'"
+                                " --commit=m%d%s%s/summary.md", dir, i, i == 2 ? " --markdown=" : "",
+             i == 2 ? dir : "");
+    st_exec(&run, "", args);
+    /* Exit 1 (a claim that failed on a busy machine) still records the run. */
+    ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "perfgate: recorded run"), "%s", run.out);
+    st_run_free(&run);
+  }
+  snprintf(args, sizeof args, "%s/summary.md", dir);
+  char *md = st_slurp(args);
+  ST_CHECKF(md && strstr(md, "## Compared with the last 10 runs of this GPU") &&
+                strstr(md, "2 earlier runs") && strstr(md, "`host.four_x_work_is_2x_faster` | FASTER(a, b)"),
+            "%s", md ? md : "(none)");
+  free(md);
+  st_rmtree(dir);
+}
+
+ST_TEST(history_merge_records_the_merged_run)
+{
+  char dir[64], args[800];
+  if (!temp_dir(dir, sizeof dir)) return;
+  for (int i = 0; i < 2; i++) {
+    st_run run;
+    char env[80];
+    snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", i);
+    snprintf(args, sizeof args, "--filter='host.four_x_work_is_2x_faster:host.aa_similar' --budget=0.2"
+                                " --json='%s/s%d.json'", dir, i);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 0 || run.status == 1, "shard %d: %s", i, run.out);
+    st_run_free(&run);
+  }
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/h.db' --commit=merged --merge='%s/all.json' '%s/s0.json' '%s/s1.json'",
+           dir, dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "perfgate: recorded run 1"), "%s", run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "%s/h.db", dir);
+  perf__store *s = open_at(args);
+  if (s) {
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE origin = 'merge' AND tests = 2 AND claims = 2"), 1);
+    perf__store_close(s);
+  }
+  st_rmtree(dir);
+}
+
+/* ---- bad input --------------------------------------------------------- */
+
+ST_TEST(history_bad_input_exits_2_naming_the_problem)
+{
+  char dir[64], args[800];
+  if (!temp_dir(dir, sizeof dir)) return;
+  static const struct {
+    const char *args, *want;
+  } cases[] = {
+      {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
+      {"--trend", "--trend reads a history: give it --history"},
+      {"--history=/nonexistent-dir/h.db --filter=host.truth", "unable to open"},
+      {"--history=@/missing.db --trend", "no history there"},
+      {"--history=@/notes.txt --filter=host.truth", "not a database"},
+      {"--history=@/notes.txt --trend", "not a database"},
+      {"--history=postgresql://perfgate@127.0.0.1:1/none?connect_timeout=2 --filter=host.truth",
+       "cannot connect"},
+  };
+  snprintf(args, sizeof args, "%s/notes.txt", dir);
+  FILE *f = fopen(args, "w");
+  if (f) fputs("these are notes; they must stay exactly as they are..........................."
+               "................................................................................\n", f);
+  if (f) fclose(f);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char a[600], *at;
+    snprintf(a, sizeof a, "%s", cases[k].args);
+    if ((at = strchr(a, '@'))) {
+      char rest[600];
+      snprintf(rest, sizeof rest, "%s", at + 1);
+      snprintf(at, sizeof a - (size_t)(at - a), "%s%s", dir, rest);
+    }
+    st_run run;
+    st_exec(&run, "", a);
+    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want) && !strstr(run.out, "passed,"),
+              "%s: exit %d: %s", a, run.status, run.out);
+    st_run_free(&run);
+  }
+  char *notes = st_slurp(args);
+  ST_CHECK(notes && !strncmp(notes, "these are notes", 15));
+  free(notes);
+  st_rmtree(dir);
+}
