@@ -38,11 +38,21 @@ extern "C" cudaError_t kern_ew4_f32(float *x, size_t n, cudaStream_t stream)
 }
 
 
+// PERF_PLANT_EXTRA_SIN=P (per mille; off unless defined): a deliberate
+// regression for bench/history-demo.sh, which records suite runs before and
+// after it. P of every 1000 warps compute one more sine, whose value is
+// never kept (the result stays bit for bit the same), so the kernel does
+// about P/4000 more arithmetic: 120 is about +3 % where it is compute-bound.
 __global__ static void sin4_kernel(float *x, size_t n)
 {
   size_t stride = (size_t)gridDim.x * blockDim.x;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    x[i] = perf_sin4(x[i]);
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    float y = perf_sin4(x[i]);
+#ifdef PERF_PLANT_EXTRA_SIN
+    if ((i >> 5) % 1000 < PERF_PLANT_EXTRA_SIN && sinf(y + 1e-3f) == 12345.0f) y = 0.0f;
+#endif
+    x[i] = y;
+  }
 }
 
 // Returns the launch error; never blocks.
