@@ -100,3 +100,42 @@ ST_TEST(changepoint_bad_input_and_edges)
   o.p_max = 1.5;
   ST_EQ(perf__changepoint_find(flat, 12, &o, cp, 4), PERF__EINVAL);
 }
+
+/* Ten commits, too few for a permutation test to reach p <= 0.001: the
+ * best split is tested with Welch's t-test. A 3 % step after commit 5 in
+ * 0.3 % noise (a GPU kernel's spread across runs) is found at 5 in each of
+ * 20 series; 100 stationary series of 10 (1 % noise) give at most 1 false
+ * one; and the t-test's p-value is Student's (1..5 against 6..10: t = 5
+ * with 8 degrees of freedom, p = 0.0010528). */
+ST_TEST(changepoint_short_series_use_welchs_t_test)
+{
+  perf__changepoint_opts o;
+  perf__changepoint_defaults(&o);
+  perf__rng r;
+  perf__rng_seed(&r, 5);
+  int found = 0, false_cps = 0;
+  for (int s = 0; s < 20; s++) {
+    double x[10];
+    perf__changepoint cp[4];
+    for (int i = 0; i < 10; i++) x[i] = (1 + 0.003 * perf__rng_normal(&r)) * (i >= 5 ? 1.03 : 1);
+    int k = perf__changepoint_find(x, 10, &o, cp, 4);
+    found += k == 1 && cp[0].at == 5 && cp[0].t_test && cp[0].size > 0.02 && cp[0].size < 0.04;
+  }
+  for (int s = 0; s < 100; s++) {
+    double x[10];
+    perf__changepoint cp[4];
+    series(x, 10, &r, 10, 0, 0);
+    int k = perf__changepoint_find(x, 10, &o, cp, 4);
+    false_cps += k > 0 ? k : 0;
+  }
+  printf("    10 commits, 3 %% step in 0.3 %% noise: found at 5 in %d of 20; "
+         "100 stationary series of 10: %d false\n", found, false_cps);
+  ST_EQ(found, 20);
+  ST_CHECKF(false_cps <= 1, "%d false change points", false_cps);
+  double ramp[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  perf__changepoint cp[2];
+  o.p_max = 0.002;
+  ST_EQ(perf__changepoint_find(ramp, 10, &o, cp, 1), 1);
+  ST_NEAR(cp[0].p, 0.0010528, 2e-6);
+  ST_EQ(cp[0].at, 5);
+}

@@ -1,4 +1,4 @@
-/* changepoint.c — where a series of measurements shifted: E-divisive means with a permutation test. */
+/* changepoint.c — where a series of measurements shifted: E-divisive means with a permutation test (Welch's t-test on short segments). */
 #include "base/changepoint.h"
 
 #include <math.h>
@@ -58,6 +58,65 @@ static double p_value(const double *v, size_t m, size_t min, double q, unsigned 
     if (qp >= q * (1 - 1e-12)) as_large++;
   }
   return (as_large + 1.0) / (reps + 1.0);
+}
+
+/* The regularized incomplete beta function I_x(a, b), by its continued
+ * fraction (modified Lentz), on the side where it converges fast. Never
+ * fails: NaN only for a NaN argument. */
+static double incomplete_beta(double x, double a, double b)
+{
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(1 - x, b, a);
+  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x)) / a;
+  double f = 1, c = 1, d = 0;
+  for (int i = 0; i <= 400; i++) {
+    int m = i / 2;
+    double num = !i ? 1 : i % 2 ? -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1))
+                                : (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
+    d = 1 + num * d;
+    d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d);
+    c = 1 + num / (fabs(c) < 1e-300 ? 1e-300 : c);
+    f *= c * d;
+    if (fabs(1 - c * d) < 1e-14) break;
+  }
+  return front * (f - 1);
+}
+
+/* Mean and sample variance of v[0..n). */
+static void moments(const double *v, size_t n, double *mu, double *var)
+{
+  double s = 0, ss = 0;
+  for (size_t i = 0; i < n; i++) s += v[i];
+  *mu = s / (double)n;
+  for (size_t i = 0; i < n; i++) ss += (v[i] - *mu) * (v[i] - *mu);
+  *var = ss / (double)(n - 1);
+}
+
+/* Welch's two-sided t-test of v[0..t) against v[t..m), its p-value times
+ * the number of splits the best one was chosen from (Bonferroni), at most
+ * 1. Never fails. */
+static double t_p_value(const double *v, size_t m, size_t t, size_t min)
+{
+  double ma, va, mb, vb, na = (double)t, nb = (double)(m - t);
+  moments(v, t, &ma, &va);
+  moments(v + t, m - t, &mb, &vb);
+  double se2 = va / na + vb / nb;
+  if (!(se2 > 0)) return ma == mb ? 1 : 0;
+  double tt = (ma - mb) / sqrt(se2);
+  double df = se2 * se2 / (va * va / (na * na * (na - 1)) + vb * vb / (nb * nb * (nb - 1)));
+  double p = incomplete_beta(df / (df + tt * tt), df / 2, 0.5) * (double)(m - 2 * min + 1);
+  return p < 1 ? p : 1;
+}
+
+/* Whether a permutation test can decide a segment of m values at p_max: a
+ * perfect split of its middle has C(m, m/2) arrangements, and random order
+ * reproduces it once in that many; it must be rarer than p_max / 10. */
+static int permutations_resolve(size_t m, double p_max)
+{
+  size_t h = m / 2;
+  double log_arrangements = lgamma((double)m + 1) - lgamma((double)h + 1) - lgamma((double)(m - h) + 1);
+  return log_arrangements >= log(10 / p_max);
 }
 
 /* See changepoint.h. */
@@ -122,9 +181,11 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
     }
     if (!split) break;
     size_t m = hi[pick] - lo[pick];
-    double p = p_value(x + lo[pick], m, o->min_segment, q, o->permutations, &rng, scratch);
+    int t_test = !permutations_resolve(m, o->p_max);
+    double p = t_test ? t_p_value(x + lo[pick], m, split, o->min_segment)
+                      : p_value(x + lo[pick], m, o->min_segment, q, o->permutations, &rng, scratch);
     if (p > o->p_max) break;
-    out[k++] = (perf__changepoint){.at = lo[pick] + split, .p = p};
+    out[k++] = (perf__changepoint){.at = lo[pick] + split, .p = p, .t_test = t_test};
     lo[nseg] = lo[pick] + split, hi[nseg] = hi[pick], nseg++;
     hi[pick] = lo[pick] + split;
   }

@@ -1,4 +1,4 @@
-/* changepoint.h — where a series of measurements shifted: E-divisive means with a permutation test. */
+/* changepoint.h — where a series of measurements shifted: E-divisive means with a permutation test (Welch's t-test on short segments). */
 #ifndef PERF_CHANGEPOINT_H
 #define PERF_CHANGEPOINT_H
 
@@ -14,7 +14,16 @@
  * in at most p_max of the permutations. Accepted splits divide the series,
  * and the segment holding the next largest Q is tried, until none passes.
  * It assumes nothing about the distribution (no normality), and a trend
- * shows as the split that separates its ends best. */
+ * shows as the split that separates its ends best.
+ *
+ * A segment too short for the permutation test to reach p_max at all (a
+ * 5/5 split of 10 values has only C(10, 5) = 252 arrangements, so its
+ * smallest p-value is about 1/252) is tested instead with Welch's t-test
+ * on the two sides of its best split, the p-value multiplied by the number
+ * of splits the best was chosen from. That assumes roughly normal noise
+ * (per-commit medians are), as hunter does for all its tests (Fleming et
+ * al., ICPE 2023). "Too short": C(m, m/2) < 10 / p_max, below 16 values
+ * at the default p_max. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +43,9 @@ typedef struct perf__changepoint {
                      change point) */
   double after;   /* mean of the segment after it (up to the next) */
   double size;    /* after / before - 1: +0.03 is 3 % slower for a time */
-  double p;       /* the permutation test's p-value */
+  double p;       /* the test's p-value */
+  int t_test;     /* 1: Welch's t-test decided it (a short segment); 0: the
+                     permutation test */
 } perf__changepoint;
 
 /* The defaults above. Never fails. */

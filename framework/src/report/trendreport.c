@@ -70,10 +70,11 @@ static void print_cut(const perf__series_set *set, const found *x, const perf__c
   const perf__series_axis *a = &set->axes[x->s->axis];
   char label[600], before[32], after[32];
   size_t at = x->s->pts[cp->at].at;
-  printf("    %s\n      from commit %.12s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.3g\n",
+  printf("    %s\n      from commit %.12s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.2g (%s)\n",
          perf__series_label(x->s, label, sizeof label), a->commit[at], at + 1, a->n,
          a->started[at], value(x->s, cp->before, before, sizeof before),
-         value(x->s, cp->after, after, sizeof after), 100 * cp->size, cp->p);
+         value(x->s, cp->after, after, sizeof after), 100 * cp->size, cp->p,
+         cp->t_test ? "t-test" : "permutations");
 }
 
 /* The console report of one GPU's series f[from..to). */
@@ -224,8 +225,9 @@ static int analyse(const perf__cli *cli, const perf__series_set *set, found *f)
 /* Prints and draws an analysed set. */
 static int report(const perf__cli *cli, const perf__series_set *set, const found *f, const char *where)
 {
-  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (permutation test, "
-         "p <= 0.001, segments of at least %zu commits)\n",
+  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (p <= 0.001 by a "
+         "permutation test, or Welch's t-test for fewer than 16 commits; segments of at least %zu "
+         "commits)\n",
          where, set->runs, set->runs == 1 ? "" : "s", perf__trend_min_points() / 2);
   for (size_t i = 0; i < set->n;) {
     size_t j = i;
