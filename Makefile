@@ -34,7 +34,7 @@ YAML_LIBS   ?= $(shell pkg-config --libs yaml-0.1 2>/dev/null)
 SQLITE_CFLAGS ?= $(shell pkg-config --cflags sqlite3 2>/dev/null)
 SQLITE_LIBS   ?= $(shell pkg-config --libs sqlite3 2>/dev/null)
 PQ_CFLAGS     ?= $(shell pkg-config --cflags libpq 2>/dev/null || echo -I$$(pg_config --includedir 2>/dev/null))
-PQ_HEADER     := $(firstword $(wildcard $(patsubst -I%,%/libpq-fe.h,$(filter -I%,$(PQ_CFLAGS))) /usr/include/libpq-fe.h))
+PQ_HEADER     := $(firstword $(wildcard $(if $(filter -I%,$(PQ_CFLAGS)),$(patsubst -I%,%/libpq-fe.h,$(filter -I%,$(PQ_CFLAGS))),/usr/include/libpq-fe.h)))
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g

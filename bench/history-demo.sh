@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The history, end to end on a GPU: 10 suite runs recorded in one SQLite
 # history as commits c01..c10, the last 5 built with a planted regression
-# (PERF_PLANT_EXTRA_SIN=16 in kernels/elementwise.cu: sin4_kernel about 3 %
-# slower), then --trend over them, with charts and a page.
+# (PERF_PLANT_EXTRA_SIN=$PLANT in kernels/elementwise.cu: PLANT per mille of
+# sin4_kernel's blocks compute one more sine; PLANT=120 by default), then
+# --trend over them, with charts and a page.
 #   bench/history-demo.sh OUTDIR [make variables, e.g. YAML_CFLAGS=...]
 # Writes OUTDIR/history.db, run01..10.{log,json}, summary.md (run 10's
 # Markdown, with its comparison with the runs before), trend.txt,
@@ -13,7 +14,7 @@ shift
 mkdir -p "$out"
 jobs=$(nproc)
 make -s -j"$jobs" "$@" all
-make -s -j"$jobs" "$@" BUILD=build/plant NVCCFLAGS="-O3 -DPERF_PLANT_EXTRA_SIN=16" build/plant/perftest
+make -s -j"$jobs" "$@" BUILD=build/plant NVCCFLAGS="-O3 -DPERF_PLANT_EXTRA_SIN=${PLANT:-120}" build/plant/perftest
 for i in $(seq 1 10); do
   c=$(printf 'c%02d' "$i")
   bin=build/perftest

@@ -39,6 +39,12 @@ ST_TEST(build_missing_prerequisites_name_what_to_install)
   int rc = sh("make -n YAML_LIBS= YAML_CFLAGS= build/libperfgate.a", &out);
   ST_CHECKF(rc == 2 && strstr(out, "install libyaml-dev"), "%d: %s", rc, out);
   free(out);
+  rc = sh("make -n SQLITE_LIBS= SQLITE_CFLAGS= build/libperfgate.a", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "install libsqlite3-dev"), "%d: %s", rc, out);
+  free(out);
+  rc = sh("make -n PQ_CFLAGS=-I/nonexistent build/libperfgate.a", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "install libpq-dev"), "%d: %s", rc, out);
+  free(out);
   rc = sh("make -n NVCC=/nonexistent/nvcc all", &out);
   ST_CHECKF(rc == 2 && strstr(out, "nvcc not found"), "%d: %s", rc, out);
   free(out);

@@ -14,10 +14,17 @@
 /* One series as the section shows it. */
 typedef struct row {
   const perf__series *s;
-  double now, median, min, max, change;
+  double now, median, min, max, change, z;
   size_t before;
-  int outside; /* +1 slower than every earlier run, -1 faster, 0 within */
+  int outside; /* +1 worse beyond the earlier runs' spread, -1 better, 0 within */
 } row;
+
+/* A run is flagged when it is this many robust standard deviations (1.4826
+ * MAD of the earlier runs, at least MAD_FLOOR of their median) from their
+ * median. Being outside the range of 9 earlier runs alone happens to 2 in
+ * 10 stationary series: an H100 suite run had 52 of 169 so. */
+#define FLAG_Z 5.0
+#define MAD_FLOOR 0.005
 
 static int by_double(const void *x, const void *y)
 {
@@ -34,11 +41,16 @@ static int row_of(const perf__series *s, size_t at, row *r, double *tmp)
   for (size_t i = 0; i < m; i++) tmp[i] = s->pts[i].value;
   qsort(tmp, m, sizeof *tmp, by_double);
   *r = (row){s, s->pts[m].value, m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2, tmp[0],
-             tmp[m - 1], 0, m, 0};
+             tmp[m - 1], 0, 0, m, 0};
   r->change = r->now / r->median - 1;
+  for (size_t i = 0; i < m; i++) tmp[i] = fabs(tmp[i] - r->median);
+  qsort(tmp, m, sizeof *tmp, by_double);
+  double mad = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+  double sd = 1.4826 * fmax(mad, MAD_FLOOR * fabs(r->median));
+  r->z = sd > 0 ? (r->now - r->median) / sd : 0;
   /* A ratio claim's value is b/a: higher is better; a workload's is time. */
   int sign = s->is_claim ? -1 : 1;
-  r->outside = r->now > r->max ? sign : r->now < r->min ? -sign : 0;
+  r->outside = r->z >= FLAG_Z ? sign : r->z <= -FLAG_Z ? -sign : 0;
   return 1;
 }
 
@@ -46,7 +58,7 @@ static int by_interest(const void *x, const void *y)
 {
   const row *a = x, *b = y;
   if ((a->outside != 0) != (b->outside != 0)) return a->outside ? -1 : 1;
-  double d = fabs(b->change) - fabs(a->change);
+  double d = fabs(b->z) - fabs(a->z);
   return (d > 0) - (d < 0);
 }
 
@@ -72,16 +84,16 @@ static void md_row(FILE *f, const row *r)
   fputs("` | ", f);
   md_text(f, s->name);
   if (s->sweep) fprintf(f, " %s", s->sweep);
-  fprintf(f, " | %s | %s | %s (%s – %s) | %+.1f %%%s |\n", s->clock, value(s, r->now, now, sizeof now),
-          value(s, r->median, med, sizeof med), value(s, r->min, lo, sizeof lo),
-          value(s, r->max, hi, sizeof hi), 100 * r->change,
-          r->outside > 0 ? " ▲ worse than all" : r->outside < 0 ? " ▼ better than all" : "");
+  fprintf(f, " | %s | %s | %s (%s – %s) | %+.1f %% | %+.1f%s |\n", s->clock,
+          value(s, r->now, now, sizeof now), value(s, r->median, med, sizeof med),
+          value(s, r->min, lo, sizeof lo), value(s, r->max, hi, sizeof hi), 100 * r->change, r->z,
+          r->outside > 0 ? " ▲ worse" : r->outside < 0 ? " ▼ better" : "");
 }
 
 static void table(FILE *f, const row *rows, size_t n, size_t from, size_t to, long end)
 {
-  fputs("\n| test | measured | clock | now | earlier: median (range) | change |\n"
-        "|---|---|---|---:|---:|---:|\n", f);
+  fputs("\n| test | measured | clock | now | earlier: median (range) | change | z |\n"
+        "|---|---|---|---:|---:|---:|---:|\n", f);
   for (size_t i = from; i < to && i < n; i++) {
     if (ftell(f) > end) {
       fprintf(f, "\n%zu more not shown (size limit).\n", to - i);
@@ -106,9 +118,11 @@ static void section(FILE *f, const perf__series_set *set, long end)
     if (row_of(&set->s[i], a->n - 1, &rows[n], tmp)) outside += rows[n++].outside != 0;
   if (rows && tmp) {
     qsort(rows, n, sizeof *rows, by_interest);
-    fprintf(f, "%zu earlier run%s (from %.10s, commit `%.12s`); %zu series measured now and then, "
-               "%zu outside the range of every earlier run.\n",
-            a->n - 1, a->n == 2 ? "" : "s", a->started[0], a->commit[0], n, outside);
+    fprintf(f, "%zu earlier run%s (from %.10s, commit `%.12s`); %zu series measured now and then; "
+               "%zu flagged: at least %.0f robust standard deviations (z: 1.4826 MAD of the earlier "
+               "runs, at least %.1f %% of their median) from the earlier median.%s\n",
+            a->n - 1, a->n == 2 ? "" : "s", a->started[0], a->commit[0], n, outside, FLAG_Z,
+            100 * MAD_FLOOR, a->n < 4 ? " With so few earlier runs, z says little." : "");
     if (outside) table(f, rows, n, 0, outside < 50 ? outside : 50, end);
     fprintf(f, "\n<details><summary>All %zu series</summary>\n", n);
     table(f, rows, n, 0, n, end);

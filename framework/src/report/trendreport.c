@@ -120,7 +120,12 @@ static char *chart(const perf__series_set *set, const found *x)
                        .ylabel = s->is_claim ? "ratio" : "time per iteration",
                        .ytime = !s->is_claim, .s = &line, .ns = 1,
                        .xnames = (const char *const *)a->commit, .nxnames = a->n};
-  if (isfinite(x->band[0])) c.has_hband = 1, c.hband[0] = x->band[0], c.hband[1] = x->band[1];
+  char title[700];
+  if (isfinite(x->band[0])) {
+    c.has_hband = 1, c.hband[0] = x->band[0], c.hband[1] = x->band[1];
+    snprintf(title, sizeof title, "%s (green: baseline to its tolerance)", label);
+    c.title = title;
+  }
   if (s->kind && !strcmp(s->kind, "FASTER") && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
   for (int k = 0; k < x->ncp && k < MAX_CUTS; k++) {
     c.cut[c.ncut] = (double)s->pts[x->cp[k].at].at;
