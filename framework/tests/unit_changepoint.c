@@ -139,3 +139,32 @@ ST_TEST(changepoint_short_series_use_welchs_t_test)
   ST_NEAR(cp[0].p, 0.0010528, 2e-6);
   ST_EQ(cp[0].at, 5);
 }
+
+/* The t-test's p-value carries the number of candidate splits: 0..5
+ * against 10..15 is t = 9.2582 with 10 degrees of freedom, two-sided p =
+ * 3.2066e-6, and 12 values with segments of at least 5 have 3 candidate
+ * splits (t = 5, 6, 7): p = 9.6197e-6. A clean step 5 from the end of 16
+ * values, whose partition random order would find too often for 999
+ * permutations, is found every time (by the t-test). */
+ST_TEST(changepoint_t_test_counts_its_candidate_splits)
+{
+  perf__changepoint_opts o;
+  perf__changepoint_defaults(&o);
+  double twelve[12] = {0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15};
+  perf__changepoint b[2];
+  ST_EQ(perf__changepoint_find(twelve, 12, &o, b, 1), 1);
+  ST_CHECKF(b[0].t_test && b[0].at == 6, "at %zu", b[0].at);
+  ST_NEAR(b[0].p, 9.6197e-6, 2e-9);
+  perf__changepoint_defaults(&o);
+  perf__rng r;
+  perf__rng_seed(&r, 11);
+  int found = 0;
+  for (int s = 0; s < 20; s++) {
+    double x[16];
+    perf__changepoint cp[2];
+    for (int i = 0; i < 16; i++) x[i] = (1 + 0.001 * perf__rng_normal(&r)) * (i >= 11 ? 1.05 : 1);
+    o.seed = (uint64_t)s + 1;
+    found += perf__changepoint_find(x, 16, &o, cp, 2) >= 1 && cp[0].at == 11;
+  }
+  ST_EQ(found, 20);
+}

@@ -109,14 +109,17 @@ static double t_p_value(const double *v, size_t m, size_t t, size_t min)
   return p < 1 ? p : 1;
 }
 
-/* Whether a permutation test can decide a segment of m values at p_max: a
- * perfect split of its middle has C(m, m/2) arrangements, and random order
- * reproduces it once in that many; it must be rarer than p_max / 10. */
-static int permutations_resolve(size_t m, double p_max)
+/* Whether a permutation test can decide the best split of m values after
+ * split of them. With a clean step, only the same partition (or, for a
+ * middle split, its mirror) is as good, and random order draws it once in
+ * C(m, split) / 2; reps permutations must all miss it for p to reach
+ * 1 / (reps + 1). Decide by permutations only when they miss it in 99 %
+ * of tests: 2 reps / C(m, split) <= 0.01. */
+static int permutations_resolve(size_t m, size_t split, unsigned reps)
 {
-  size_t h = m / 2;
-  double log_arrangements = lgamma((double)m + 1) - lgamma((double)h + 1) - lgamma((double)(m - h) + 1);
-  return log_arrangements >= log(10 / p_max);
+  double log_arrangements = lgamma((double)m + 1) - lgamma((double)split + 1) -
+                            lgamma((double)(m - split) + 1);
+  return log_arrangements >= log(200.0 * reps);
 }
 
 /* See changepoint.h. */
@@ -181,7 +184,7 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
     }
     if (!split) break;
     size_t m = hi[pick] - lo[pick];
-    int t_test = !permutations_resolve(m, o->p_max);
+    int t_test = !permutations_resolve(m, split, o->permutations);
     double p = t_test ? t_p_value(x + lo[pick], m, split, o->min_segment)
                       : p_value(x + lo[pick], m, o->min_segment, q, o->permutations, &rng, scratch);
     if (p > o->p_max) break;

@@ -16,14 +16,17 @@
  * It assumes nothing about the distribution (no normality), and a trend
  * shows as the split that separates its ends best.
  *
- * A segment too short for the permutation test to reach p_max at all (a
- * 5/5 split of 10 values has only C(10, 5) = 252 arrangements, so its
- * smallest p-value is about 1/252) is tested instead with Welch's t-test
- * on the two sides of its best split, the p-value multiplied by the number
- * of splits the best was chosen from. That assumes roughly normal noise
- * (per-commit medians are), as hunter does for all its tests (Fleming et
- * al., ICPE 2023). "Too short": C(m, m/2) < 10 / p_max, below 16 values
- * at the default p_max. */
+ * A split with too few arrangements for the permutation test to reach
+ * p_max reliably is tested instead with Welch's t-test on its two sides,
+ * the p-value multiplied by the number of splits the best was chosen from.
+ * (A 5/5 split of 10 values has C(10, 5) = 252 arrangements, so random
+ * order repeats it about 4 times in 999 and p cannot go below ~0.004.)
+ * "Too few": C(m, split) < 200 x permutations (199 800 at the default),
+ * i.e. with 999 permutations a middle split of fewer than 21 values, or a
+ * split 5 from an end of fewer than 32. The t-test assumes roughly normal
+ * noise (per-commit medians are), as hunter does for all its tests
+ * (Fleming et al., ICPE 2023).
+ */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -20,7 +20,7 @@ int perf__connect_open(const char *location, int create, perf__store **out, char
 {
   perf__store *s = calloc(1, sizeof *s);
   *out = NULL;
-  if (!s) return snprintf(err, len, "%s: out of memory", location), PERF__ENOMEM;
+  if (!s) return snprintf(err, len, "out of memory"), PERF__ENOMEM;
   int rc = perf__connect_is_postgres(location) ? perf__pg_open(location, s, err, len)
                                              : perf__sqlite_open(location, create, s, err, len);
   if (rc) {

@@ -68,20 +68,6 @@ static int load(void)
   return -1;
 }
 
-/* uri without its password (user:secret@ -> user:***@; password=... too). */
-static void masked(const char *uri, char *out, size_t len)
-{
-  snprintf(out, len, "%s", uri);
-  char *auth = strstr(out, "://"), *at, *colon;
-  if (auth && (at = strchr(auth + 3, '@')) && (colon = memchr(auth + 3, ':', (size_t)(at - auth - 3))) &&
-      (size_t)(colon - out) + 5 < len) {
-    memmove(colon + 4, at, strlen(at) + 1);
-    memcpy(colon, ":***", 4);
-  }
-  char *pw = strstr(out, "password=");
-  if (pw) snprintf(pw + 9, len - (size_t)(pw + 9 - out), "***");
-}
-
 /* libpq's message without its trailing newline into err. */
 static int fail(const perf__store *s, const char *msg, char *err, size_t len)
 {
@@ -149,7 +135,7 @@ static void quiet(void *arg, const char *message)
 int perf__pg_open(const char *uri, perf__store *s, char *err, size_t len)
 {
   s->kind = PERF__STORE_POSTGRES;
-  masked(uri, s->where, sizeof s->where);
+  perf__store_mask(uri, s->where, sizeof s->where);
   if (load()) return snprintf(err, len, "%s: %s", s->where, pq.why), PERF__EIO;
   /* Later keywords win: the URI's own connect_timeout overrides ours. */
   const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
@@ -168,5 +154,9 @@ int perf__pg_open(const char *uri, perf__store *s, char *err, size_t len)
   s->impl = c;
   s->exec = pg_exec;
   s->close = pg_close;
-  return 0;
+  /* A writer waits for another's lock (the schema migration's) as long as
+   * SQLite's busy timeout, not forever. */
+  int rc = pg_exec(s, "SET lock_timeout = '120s'", NULL, 0, NULL, NULL, err, len);
+  if (rc) pg_close(s);
+  return rc;
 }

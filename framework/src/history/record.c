@@ -35,6 +35,24 @@ static char *json_of(const perf__jsontree_node *n)
   return j.s;
 }
 
+/* The command line as a JSON array (malloc'd; NULL for none), each
+ * argument's password hidden (--history=postgresql://user:secret@...). */
+static char *argv_of(const perf__jsontree_node *argv)
+{
+  perf__json j = {0};
+  if (!argv || argv->type != PERF__J_ARRAY) return NULL;
+  perf__json_raw(&j, "[");
+  for (size_t k = 0; k < argv->n; k++) {
+    char arg[4096];
+    perf__store_mask(argv->kids[k]->text ? argv->kids[k]->text : "", arg, sizeof arg);
+    perf__json_raw(&j, k ? ", " : "");
+    perf__json_str(&j, arg);
+  }
+  perf__json_raw(&j, "]");
+  if (j.oom) perf__json_free(&j);
+  return j.s;
+}
+
 /* When the run began: its own "started", or its first shard's or
  * device's (a merged report); now when none says. */
 static void started_of(const perf__jsontree_node *run, char *out, size_t len)
@@ -69,7 +87,7 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   time_t now = time(NULL);
   started_of(run, started, sizeof started);
   strftime(recorded, sizeof recorded, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  char *gpu_json = json_of(gpu), *host_json = json_of(host), *argv = json_of(perf__jsontree_get(run, "argv"));
+  char *gpu_json = json_of(gpu), *host_json = json_of(host), *argv = argv_of(perf__jsontree_get(run, "argv"));
   const char *gpu_name = text_of(gpu, "name");
   perf__store_value v[] = {
       perf__store_text(started), perf__store_text(recorded), perf__store_text(p->commit),
@@ -84,12 +102,21 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "failed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "skipped"), 0)),
       perf__store_text(argv)};
-  int rc = perf__store_exec(r->s,
-      "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
-      " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-      " failed, skipped, claims, workloads, argv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-      " $10, $11, $12, $13, $14, $15, $16, 0, 0, $17) RETURNING id",
-      v, (int)(sizeof v / sizeof v[0]), id_row, &r->run, r->err, r->len);
+  /* The new id: PostgreSQL returns it; SQLite says it after the insert
+   * (RETURNING needs SQLite 3.35). */
+  int pg = r->s->kind == PERF__STORE_POSTGRES;
+  int rc = perf__store_exec(r->s, pg
+      ? "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
+        " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
+        " failed, skipped, claims, workloads, argv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+        " $10, $11, $12, $13, $14, $15, $16, 0, 0, $17) RETURNING id"
+      : "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
+        " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
+        " failed, skipped, claims, workloads, argv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+        " $10, $11, $12, $13, $14, $15, $16, 0, 0, $17)",
+      v, (int)(sizeof v / sizeof v[0]), pg ? id_row : NULL, &r->run, r->err, r->len);
+  if (!rc && !pg)
+    rc = perf__store_exec(r->s, "SELECT last_insert_rowid()", NULL, 0, id_row, &r->run, r->err, r->len);
   free(gpu_json);
   free(host_json);
   free(argv);

@@ -205,14 +205,15 @@ static const run_at *run_of(const loader *l, const char *id)
   return bsearch(&k, l->runs, l->nruns, sizeof *l->runs, by_id);
 }
 
-/* Adds one value to the series named by the row's fields. */
-static int add(loader *l, const run_at *r, key *k, const double v[3])
+/* Adds one value to the series named by the row's fields. Returns the
+ * series, or NULL without memory (l->oom set). */
+static perf__series *add(loader *l, const run_at *r, key *k, const double v[3])
 {
   perf__series *s = series_of(l->set, k);
-  if (!s || grow((void **)&s->raw, &s->capraw, (s->nraw + 1) * 4, sizeof *s->raw)) return l->oom = 1, 1;
+  if (!s || grow((void **)&s->raw, &s->capraw, (s->nraw + 1) * 4, sizeof *s->raw)) return l->oom = 1, NULL;
   double *t = &s->raw[s->nraw++ * 4];
   t[0] = (double)r->at, t[1] = v[0], t[2] = v[1], t[3] = v[2];
-  return 0;
+  return s;
 }
 
 /* "param=value" of a sweep point into buf, or NULL outside a sweep. */
@@ -233,7 +234,7 @@ static int workload_row(void *ctx, int n, const char *const *v)
   char sw[160];
   key k = {r->axis, 0, v[1], v[2], v[3], sweep_of(v[4], v[5], sw, sizeof sw)};
   double x[3] = {num(v[6]), num(v[7]), num(v[8])};
-  return isfinite(x[0]) ? add(l, r, &k, x) : 0;
+  return isfinite(x[0]) && !add(l, r, &k, x) ? 1 : 0;
 }
 
 /* Row of the claims query: run, test, kind, a, b, clock, sweep param and
@@ -247,8 +248,8 @@ static int claim_row(void *ctx, int n, const char *const *v)
   snprintf(name, sizeof name, "%s(%s, %s)", v[2], v[3] ? v[3] : "?", v[4] ? v[4] : "?");
   key k = {r->axis, 1, v[1], name, v[5] ? v[5] : "unknown", sweep_of(v[6], v[7], sw, sizeof sw)};
   double x[3] = {num(v[8]), num(v[9]), num(v[10])};
-  if (!isfinite(x[0]) || add(l, r, &k, x)) return l->oom;
-  perf__series *s = series_of(l->set, &k);
+  perf__series *s = isfinite(x[0]) ? add(l, r, &k, x) : NULL;
+  if (!s) return l->oom;
   if (!s->kind && !(s->kind = strdup(v[2]))) return l->oom = 1, 1;
   s->threshold = num(v[11]);
   return 0;
@@ -306,13 +307,15 @@ static int group(perf__series *s)
 static int read_rows(perf__store *st, loader *l, char *err, size_t len)
 {
   const perf__series_query *q = l->q;
-  perf__store_value p[2] = {perf__store_int(q->through > 0 ? q->through : INT64_MAX),
-                            perf__store_text(q->gpu)};
-  int rc = perf__store_exec(st, q->gpu ? "SELECT id, gpu, commit_id, started FROM perfgate_runs"
-                                         " WHERE id <= $1 AND gpu = $2 ORDER BY gpu, started, id"
-                                       : "SELECT id, gpu, commit_id, started FROM perfgate_runs"
-                                         " WHERE id <= $1 ORDER BY gpu, started, id",
-                            p, q->gpu ? 2 : 1, run_row, l, err, len);
+  perf__store_value p[3] = {perf__store_int(q->through > 0 ? q->through : INT64_MAX)};
+  char sql[300];
+  int np = 1;
+  size_t u = (size_t)snprintf(sql, sizeof sql, "SELECT id, gpu, commit_id, started FROM perfgate_runs"
+                                               " WHERE id <= $1");
+  if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
+  if (q->branch) p[np] = perf__store_text(q->branch), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND branch = $%d", np);
+  snprintf(sql + u, sizeof sql - u, " ORDER BY gpu, id");
+  int rc = perf__store_exec(st, sql, p, np, run_row, l, err, len);
   if (!rc && place_runs(l)) l->oom = 1;
   if (rc || l->oom || !l->nruns) return rc;
   perf__store_value ids[2] = {perf__store_int(l->runs[0].id), perf__store_int(l->runs[l->nruns - 1].id)};

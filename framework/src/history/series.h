@@ -10,13 +10,15 @@
 typedef struct perf__series_query {
   const char *filter;  /* tests, as --filter (NULL: all) */
   const char *gpu;     /* only this GPU's runs (NULL: every GPU) */
+  const char *branch;  /* only this branch's runs (NULL: every branch) */
   size_t last;         /* only the newest this many runs per GPU (0: all) */
   long long through;   /* only runs up to this id (0: all) */
   int per_run;         /* a point per run, not per commit */
 } perf__series_query;
 
-/* The x axis of one GPU: its commits in the order first recorded (or its
- * runs, per_run). */
+/* The x axis of one GPU: its commits in the order first recorded (by the
+ * runs' ids, not their clocks, which may disagree between runners), or
+ * its runs (per_run). */
 typedef struct perf__series_axis {
   char *gpu;
   char **commit;       /* n of them */

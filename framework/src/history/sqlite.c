@@ -74,7 +74,7 @@ static int sq_exec(perf__store *s, const char *sql, const perf__store_value *p, 
     if (rc != SQLITE_OK) return fail(s, db, rc, NULL, err, len);
     if (!st) break; /* only white space or a comment was left */
     rc = bind_all(st, p, np);
-    int r = rc != SQLITE_OK ? fail(s, db, rc, "binding a parameter", err, len)
+    int r = rc != SQLITE_OK ? fail(s, NULL, rc, "binding a parameter", err, len)
                             : step_all(s, db, st, fn, ctx, err, len);
     sqlite3_finalize(st);
     if (r) return r;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/status.h"
 
@@ -23,6 +24,22 @@ perf__store_value perf__store_text(const char *s)
 }
 
 /* See store.h. */
+void perf__store_mask(const char *location, char *out, size_t len)
+{
+  const char *auth = strstr(location, "://"), *at = auth ? strchr(auth + 3, '@') : NULL;
+  const char *colon = at ? memchr(auth + 3, ':', (size_t)(at - auth - 3)) : NULL;
+  if (colon) snprintf(out, len, "%.*s:***%s", (int)(colon - location), location, at);
+  else snprintf(out, len, "%s", location);
+  char *pw = strstr(out, "password=");
+  if (pw) {
+    size_t end = strcspn(pw + 9, "&"), used = (size_t)(pw + 9 - out);
+    char rest[512];
+    snprintf(rest, sizeof rest, "%s", pw + 9 + end);
+    snprintf(pw + 9, len - used, "***%s", rest);
+  }
+}
+
+/* See store.h. */
 int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
                      perf__store_row_fn fn, void *ctx, char *err, size_t len)
 {
@@ -32,7 +49,10 @@ int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p
 /* See store.h. */
 int perf__store_begin(perf__store *s, char *err, size_t len)
 {
-  const char *sql = s->kind == PERF__STORE_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN";
+  /* READ COMMITTED whatever the server's default: a migration must see
+   * what the writer before it committed once it has the lock. */
+  const char *sql = s->kind == PERF__STORE_SQLITE ? "BEGIN IMMEDIATE"
+                                                  : "BEGIN ISOLATION LEVEL READ COMMITTED";
   return s->exec(s, sql, NULL, 0, NULL, NULL, err, len);
 }
 

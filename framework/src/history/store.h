@@ -57,12 +57,18 @@ int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p
 
 /* A write transaction: SQLite takes its write lock at once (BEGIN
  * IMMEDIATE: waits up to the busy timeout, never fails half-way through),
- * PostgreSQL a plain BEGIN. */
+ * PostgreSQL begins READ COMMITTED (each statement sees what others have
+ * committed; a lock is waited for at most 120 s). */
 int perf__store_begin(perf__store *s, char *err, size_t len);
 int perf__store_commit(perf__store *s, char *err, size_t len);
 /* Never fails (a store that cannot roll back has lost its connection, and
  * the server or file then discards the transaction itself). */
 void perf__store_rollback(perf__store *s);
+
+/* location with its password hidden into out[len]: "user:secret@" becomes
+ * "user:***@" and a "password=..." parameter "password=***". Never fails
+ * (truncates). */
+void perf__store_mask(const char *location, char *out, size_t len);
 
 /* Closes s and frees it (NULL: nothing). Never fails. */
 void perf__store_close(perf__store *s);

@@ -104,10 +104,16 @@ static void table(FILE *f, const row *rows, size_t n, size_t from, size_t to, lo
 }
 
 /* The section from a loaded set. */
-static void section(FILE *f, const perf__series_set *set, long end)
+static void section(FILE *f, const perf__series_set *set, long long run, long end)
 {
   const perf__series_axis *a = set->naxes ? &set->axes[0] : NULL;
-  if (!a || a->n < 2) {
+  size_t at = 0;
+  while (a && at < a->n && a->run[at] != run) at++;
+  if (!a || at == a->n) {
+    fputs("This run is not in the history: nothing to compare.\n", f);
+    return;
+  }
+  if (a->n < 2) {
     fputs("This is the first run of this GPU in the history: nothing to compare with yet.\n", f);
     return;
   }
@@ -115,7 +121,7 @@ static void section(FILE *f, const perf__series_set *set, long end)
   double *tmp = malloc((a->n + 1) * sizeof *tmp);
   size_t n = 0, outside = 0;
   for (size_t i = 0; rows && tmp && i < set->n; i++)
-    if (row_of(&set->s[i], a->n - 1, &rows[n], tmp)) outside += rows[n++].outside != 0;
+    if (row_of(&set->s[i], at, &rows[n], tmp)) outside += rows[n++].outside != 0;
   if (rows && tmp) {
     qsort(rows, n, sizeof *rows, by_interest);
     fprintf(f, "%zu earlier run%s (from %.10s, commit `%.12s`); %zu series measured now and then; "
@@ -140,7 +146,7 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
   char err[600];
   long end = ftell(f) + room;
   fprintf(f, "\n## Compared with the last %zu runs of this GPU (%s)\n\n", h->last, h->gpu);
-  perf__series_query q = {NULL, h->gpu, h->last + 1, h->run, 1};
+  perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1};
   int rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);
   if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
@@ -151,6 +157,6 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
     fputs("\n", f);
     return;
   }
-  section(f, &set, end);
+  section(f, &set, h->run, end);
   perf__series_free(&set);
 }

@@ -231,8 +231,8 @@ static int analyse(const perf__cli *cli, const perf__series_set *set, found *f)
 static int report(const perf__cli *cli, const perf__series_set *set, const found *f, const char *where)
 {
   printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (p <= 0.001 by a "
-         "permutation test, or Welch's t-test for fewer than 16 commits; segments of at least %zu "
-         "commits)\n",
+         "permutation test, or Welch's t-test where a split has too few arrangements; segments of at "
+         "least %zu commits)\n",
          where, set->runs, set->runs == 1 ? "" : "s", perf__trend_min_points() / 2);
   for (size_t i = 0; i < set->n;) {
     size_t j = i;
@@ -260,7 +260,7 @@ int perf__trendreport_run(const perf__cli *cli)
   perf__store *s = NULL;
   perf__series_set set;
   char err[600], where[512];
-  perf__series_query q = {cli->trend, NULL, 0, 0, 0};
+  perf__series_query q = {cli->trend, NULL, cli->branch, 0, 0, 0};
   int rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);
