@@ -40,14 +40,19 @@ static size_t best_split(const double *v, size_t m, size_t min, double *q)
 }
 
 /* The permutation test's p-value for a best split of divergence q in
- * v[0..m): how often the values in random order split at least as well.
- * scratch holds m values. Never fails. */
+ * v[0..m): how often the values in random order split at least as well,
+ * over reps permutations. It stops once the count shows p above p_max
+ * (most tests of a stationary segment stop within a few dozen), and
+ * spends at most about 4e9 distance terms on one test, never fewer than
+ * 1999 permutations. scratch holds m values. Never fails. */
 static double p_value(const double *v, size_t m, size_t min, double q, unsigned reps,
-                      perf__rng *rng, double *scratch)
+                      double p_max, perf__rng *rng, double *scratch)
 {
-  unsigned as_large = 0;
+  double cap = 4e9 / ((double)m * (double)m);
+  if (cap < reps) reps = cap > 1999 ? (unsigned)cap : (reps < 1999 ? reps : 1999);
+  unsigned as_large = 0, enough = (unsigned)(p_max * (reps + 1.0));
   memcpy(scratch, v, m * sizeof *v);
-  for (unsigned r = 0; r < reps; r++) {
+  for (unsigned r = 0; r < reps && as_large + 1 <= enough; r++) {
     for (size_t i = m - 1; i > 0; i--) {
       size_t j = perf__rng_below(rng, (uint32_t)(i + 1));
       double s = scratch[i];
@@ -57,6 +62,8 @@ static double p_value(const double *v, size_t m, size_t min, double q, unsigned 
     best_split(scratch, m, min, &qp);
     if (qp >= q * (1 - 1e-12)) as_large++;
   }
+  /* Stopped early or not, this is at most the p-value all reps would give,
+   * and above p_max whenever the test stopped early. */
   return (as_large + 1.0) / (reps + 1.0);
 }
 
@@ -110,22 +117,23 @@ static double t_p_value(const double *v, size_t m, size_t t, size_t min)
 }
 
 /* Whether a permutation test can decide the best split of m values after
- * split of them. With a clean step, only the same partition (or, for a
- * middle split, its mirror) is as good, and random order draws it once in
- * C(m, split) / 2; reps permutations must all miss it for p to reach
- * 1 / (reps + 1). Decide by permutations only when they miss it in 99 %
- * of tests: 2 reps / C(m, split) <= 0.01. */
-static int permutations_resolve(size_t m, size_t split, unsigned reps)
+ * split of them at p_max. With a clean step, only the same partition and
+ * its mirror image split as well, and random order draws one of them with
+ * probability 2 / C(m, split): that is the smallest p-value any number of
+ * permutations can give, so it must stay under p_max / 2, i.e.
+ * C(m, split) >= 4 / p_max (4000 at 0.001: 5/5 of 10 has 252, 7/7 of 14
+ * 3432, 5/11 of 16 4368). */
+static int permutations_resolve(size_t m, size_t split, double p_max)
 {
   double log_arrangements = lgamma((double)m + 1) - lgamma((double)split + 1) -
                             lgamma((double)(m - split) + 1);
-  return log_arrangements >= log(200.0 * reps);
+  return log_arrangements >= log(4 / p_max);
 }
 
 /* See changepoint.h. */
 void perf__changepoint_defaults(perf__changepoint_opts *o)
 {
-  *o = (perf__changepoint_opts){.min_segment = 5, .permutations = 999, .p_max = 0.001, .seed = 1};
+  *o = (perf__changepoint_opts){.min_segment = 5, .permutations = 9999, .p_max = 0.001, .seed = 1};
 }
 
 /* PERF__EINVAL for bad options or a value that is not finite. */
@@ -184,9 +192,10 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
     }
     if (!split) break;
     size_t m = hi[pick] - lo[pick];
-    int t_test = !permutations_resolve(m, split, o->permutations);
+    int t_test = !permutations_resolve(m, split, o->p_max);
     double p = t_test ? t_p_value(x + lo[pick], m, split, o->min_segment)
-                      : p_value(x + lo[pick], m, o->min_segment, q, o->permutations, &rng, scratch);
+                      : p_value(x + lo[pick], m, o->min_segment, q, o->permutations, o->p_max, &rng,
+                                scratch);
     if (p > o->p_max) break;
     out[k++] = (perf__changepoint){.at = lo[pick] + split, .p = p, .t_test = t_test};
     lo[nseg] = lo[pick] + split, hi[nseg] = hi[pick], nseg++;

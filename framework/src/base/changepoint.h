@@ -16,16 +16,17 @@
  * It assumes nothing about the distribution (no normality), and a trend
  * shows as the split that separates its ends best.
  *
- * A split with too few arrangements for the permutation test to reach
- * p_max reliably is tested instead with Welch's t-test on its two sides,
- * the p-value multiplied by the number of splits the best was chosen from.
- * (A 5/5 split of 10 values has C(10, 5) = 252 arrangements, so random
- * order repeats it about 4 times in 999 and p cannot go below ~0.004.)
- * "Too few": C(m, split) < 200 x permutations (199 800 at the default),
- * i.e. with 999 permutations a middle split of fewer than 21 values, or a
- * split 5 from an end of fewer than 32. The t-test assumes roughly normal
- * noise (per-commit medians are), as hunter does for all its tests
- * (Fleming et al., ICPE 2023).
+ * The permutation test runs up to 9999 permutations (its smallest
+ * p-value, 1e-4, well under p_max) and stops as soon as p is sure to be
+ * above p_max. With a clean step only the same partition and its mirror
+ * split as well, so no number of permutations gives p below
+ * 2 / C(m, split): where that is not under p_max / 2 (C(m, split) < 4000
+ * at 0.001: a 5/5 split of 10 values has 252 arrangements, 7/7 of 14 has
+ * 3432), the split is tested instead with Welch's t-test on its two sides,
+ * the p-value multiplied by the number of splits the best was chosen from
+ * (Bonferroni). The t-test assumes roughly normal noise (per-commit
+ * medians are), as hunter does for all its tests (Fleming et al., ICPE
+ * 2023).
  */
 
 #include <stddef.h>
@@ -33,7 +34,7 @@
 
 typedef struct perf__changepoint_opts {
   size_t min_segment;     /* shortest segment on either side (default 5) */
-  unsigned permutations;  /* per test (default 999) */
+  unsigned permutations;  /* per test, at most (default 9999) */
   double p_max;           /* accept when p <= this (default 0.001) */
   uint64_t seed;          /* of the permutations: the same input gives the
                              same answer */

@@ -73,11 +73,25 @@ static int read_store(args *a, const char *opt, const char *v, const char **dst)
   return 0;
 }
 
-/* Never fails: bare, every test ("*"); else the filter, as --filter. */
+/* Fails on an empty name, one over 120 bytes, or a control character: a
+ * commit or branch is a label in the history and on the console. */
+static int read_label(args *a, const char *opt, const char *v, const char **dst)
+{
+  if (!*v) return usage(a, "%s needs a value", opt, v);
+  if (strlen(v) > 120) return usage(a, "%s: longer than 120 bytes: '%.40s...'", opt, v);
+  for (const char *c = v; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      return usage(a, "%s: a control character in '%s'", opt, v);
+  *dst = v;
+  return 0;
+}
+
+/* Never fails: bare (or empty), "" (the tests --filter picks); else the
+ * filter, as --filter. */
 static int read_trend(args *a, const char *opt, const char *v, const char **dst)
 {
   (void)a, (void)opt;
-  *dst = v && *v ? v : "*";
+  *dst = v ? v : "";
   return 0;
 }
 
@@ -207,6 +221,7 @@ typedef enum form {
   form_worker = VALUE,
   form_merge = EQUALS_ONLY,
   form_store = VALUE,
+  form_label = VALUE,
   form_trend = OPTIONAL_VALUE
 } form;
 
@@ -288,6 +303,10 @@ static int conflicts(args *a)
                     "--tap or --update-baselines", NULL, NULL);
   if (c->trend && !c->history)
     return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
+  if (c->trend && (c->json || c->junit || c->markdown || c->tap || c->merge || c->devices ||
+                   c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
+    return usage(a, "--trend runs no test: it takes --history, --branch, --filter, --plots, "
+                    "--html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))
     return usage(a, "--update-baselines runs its own 3 repeats: drop --repeat and --shuffle",
                  NULL, NULL);

@@ -32,7 +32,8 @@ typedef struct perf__cli {
   const char *devices;          /* --devices=all|0,1: one run per GPU, in parallel */
   const char *history;          /* --history=PATH|URI: record the run in this store */
   const char *commit, *branch;  /* what to record it under (NULL: detect) */
-  const char *trend;            /* --trend[=FILTER]: read the history, run nothing */
+  const char *trend;            /* --trend[=FILTER]: read the history, run nothing
+                                   ("": the tests --filter picks) */
   int device_label;             /* set in a --devices child: its GPU (else -1) */
   char **merge_in;              /* those reports */
   int merge_n;
@@ -47,7 +48,7 @@ typedef struct perf__cli {
  * name: "--name", given as --name=V or --name V (a flag: --name; merge: only
  * --name=V, the rest of the line its inputs); short: "-x" for a flag, or "";
  * kind: how its value is read (options.c: read_<kind>) - flag, text, dir, gpus,
- * seconds, count, repeats, color, check, worker, merge, store, trend; field: the perf__cli
+ * seconds, count, repeats, color, check, worker, merge, store, label, trend; field: the perf__cli
  * member it sets; default: that member's value when the option is not given;
  * value: the placeholder after '=' in the help ("" none); help: its help text,
  * lines split by '\n' ("" none; NULL: internal, not listed). */
@@ -110,15 +111,15 @@ typedef struct perf__cli {
     "record the run (commit, GPU, every claim and workload)\n"                                \
     "in a history: a SQLite file (created if missing) or\n"                                   \
     "a PostgreSQL database, postgresql://...")                                                 \
-  X("--commit", "", text, commit, NULL, "SHA",                                                  \
+  X("--commit", "", label, commit, NULL, "SHA",                                                  \
     "the commit to record (default: the CI's variables,\n"                                    \
     "else git rev-parse HEAD)")                                                                 \
-  X("--branch", "", text, branch, NULL, "NAME", "the branch to record (default: the CI's, else git's)") \
+  X("--branch", "", label, branch, NULL, "NAME", "the branch to record (default: the CI's, else git's)") \
   X("--trend", "", trend, trend, NULL, "FILTER",                                                \
     "with --history: each GPU's series over commits and\n"                                    \
     "their change points (commit, size, p); runs no test.\n"                                  \
-    "FILTER picks tests as --filter; --html and --plots\n"                                    \
-    "draw the series")                                                                          \
+    "FILTER (else --filter) picks tests; --branch one\n"                                      \
+    "branch's runs; --html and --plots draw the series")                                                                          \
   X("--devices", "", gpus, devices, NULL, "all|0,1",                                            \
     "run the tests on each listed GPU in parallel, one\n"                                       \
     "worker per GPU; output and reports per device")                                            \

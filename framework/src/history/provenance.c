@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first line git prints for args, or "" (no git, not a repository). */
+/* The first line git prints for args, or "" (no git, not a repository, or
+ * nothing printed). */
 static void git(const char *args, char *out, size_t len)
 {
   char cmd[128];
@@ -52,6 +53,12 @@ void perf__provenance_detect(const char *commit, const char *branch, perf__prove
     git("rev-parse HEAD", p->commit, sizeof p->commit);
     snprintf(p->from, sizeof p->from, "%s", p->commit[0] ? "git" : "none");
     if (!p->commit[0]) snprintf(p->commit, sizeof p->commit, "unknown");
+    /* Tracked files changed since HEAD: not HEAD's code. */
+    char dirty[8];
+    if (!strcmp(p->from, "git") && (git("status --porcelain --untracked-files=no", dirty, sizeof dirty), dirty[0])) {
+      size_t n = strlen(p->commit);
+      snprintf(p->commit + n, sizeof p->commit - n, "-dirty");
+    }
   }
   if (branch && *branch) snprintf(p->branch, sizeof p->branch, "%s", branch);
   else if (!from_env(refs, p->branch, sizeof p->branch, NULL, 0)) {

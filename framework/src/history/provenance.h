@@ -11,7 +11,7 @@ typedef struct perf__provenance {
 /* Fills p: the commit from commit (--commit=, may be NULL), else the
  * first of GITHUB_SHA, CI_COMMIT_SHA, BUILDKITE_COMMIT, CIRCLE_SHA1,
  * GIT_COMMIT that is set, else `git rev-parse HEAD` in the working
- * directory; the branch from branch (--branch=), else GITHUB_HEAD_REF,
+ * directory, with "-dirty" after it when tracked files differ from HEAD; the branch from branch (--branch=), else GITHUB_HEAD_REF,
  * GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BUILDKITE_BRANCH, CIRCLE_BRANCH,
  * GIT_BRANCH, else git's current branch. Never fails: what cannot be
  * found is "unknown" (commit) or "" (branch). */

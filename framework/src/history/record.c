@@ -88,11 +88,14 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   started_of(run, started, sizeof started);
   strftime(recorded, sizeof recorded, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   char *gpu_json = json_of(gpu), *host_json = json_of(host), *argv = argv_of(perf__jsontree_get(run, "argv"));
-  const char *gpu_name = text_of(gpu, "name");
+  /* Host-only runs are kept apart per CPU model: "no GPU: <CPU model>". */
+  const char *gpu_name = text_of(gpu, "name"), *host_name = text_of(host, "name");
+  char machine[300];
+  snprintf(machine, sizeof machine, "no GPU: %s", host_name ? host_name : "unknown CPU");
   perf__store_value v[] = {
       perf__store_text(started), perf__store_text(recorded), perf__store_text(p->commit),
       perf__store_text(p->from), perf__store_text(p->branch[0] ? p->branch : NULL),
-      perf__store_text(gpu_name ? gpu_name : "none"), perf__store_text(gpu_json),
+      perf__store_text(gpu_name ? gpu_name : machine), perf__store_text(gpu_json),
       perf__store_text(text_of(gpu, "driver")),
       perf__store_text(text_of(host, "name") ? text_of(host, "name") : "unknown"),
       perf__store_text(host_json ? host_json : "{}"), perf__store_text(origin),

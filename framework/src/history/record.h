@@ -10,7 +10,9 @@
 
 /* Records report (a perfgate-report/1 document: a run's --json report, or
  * a merged one) as one run: its start, exit code and totals, the GPU
- * (fingerprint "name", or "none") with its fingerprint and driver, the
+ * (fingerprint "name"; without one, "no GPU: <the host's CPU model>", so
+ * that host-only series of different machines stay apart) with its
+ * fingerprint and driver, the
  * host, p's commit and branch, origin ("run", "merge"), every claim (kind,
  * outcome, verdict line, clock, ratio and interval, sweep point) and every
  * workload measured for a ratio claim (median, its interval, samples,

@@ -111,7 +111,7 @@ static int apply(perf__store *s, int from, int to, char *err, size_t len)
   return 0;
 }
 
-/* Refuses a version this perfgate does not know. */
+/* Refuses a version this perfgate does not know. Never fails. */
 static int too_new(const perf__store *s, int v, char *err, size_t len)
 {
   snprintf(err, len, "%s: written by a newer perfgate (history schema %d; this one knows up to %d): "
@@ -135,9 +135,13 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
   int v = 0, rc;
   if (!target) target = PERF__SCHEMA_VERSION;
   /* Without the lock, the tables may be read while another writer's
-   * migration commits between two reads: only an up-to-date store is
-   * believed here. Anything else is looked at again under the lock. */
-  if (!perf__schema_version(s, &v, err, len) && v == target) return 0;
+   * migration commits between two reads: a refusal is looked at again
+   * under the lock. Nothing is written to a store before it is known to
+   * be perfgate's (or empty). */
+  rc = perf__schema_version(s, &v, err, len);
+  if (!rc && v > PERF__SCHEMA_VERSION) return too_new(s, v, err, len);
+  if (!rc && s->for_writers && (rc = s->for_writers(s, err, len))) return rc;
+  if (!rc && v == target) return 0;
   if ((rc = perf__store_begin(s, err, len))) return rc;
   if (s->kind == PERF__STORE_POSTGRES)
     rc = perf__store_exec(s, "SELECT pg_advisory_xact_lock(7405519)", NULL, 0, NULL, NULL, err, len);
@@ -146,5 +150,16 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
   if (!rc && v < target) rc = apply(s, v, target, err, len);
   if (!rc) rc = perf__store_commit(s, err, len);
   if (rc) perf__store_rollback(s);
+  return rc;
+}
+
+/* See schema.h. */
+int perf__schema_writable(perf__store *s, char *err, size_t len)
+{
+  int rc = perf__store_begin(s, err, len);
+  if (!rc)
+    rc = perf__store_exec(s, "UPDATE perfgate_runs SET claims = claims WHERE id < 0", NULL, 0, NULL,
+                          NULL, err, len);
+  perf__store_rollback(s);
   return rc;
 }

@@ -29,4 +29,10 @@ int perf__schema_readable(perf__store *s, char *err, size_t len);
  * negative PERF__ code with the reason in err[len]. */
 int perf__schema_migrate(perf__store *s, int target, char *err, size_t len);
 
+/* Whether this process may record runs in the store: a write transaction
+ * that touches perfgate_runs and is rolled back (a read-only SQLite file,
+ * a PostgreSQL role without UPDATE on it). Returns 0 or the store's error
+ * (err[len] says why). The store must be at the current schema. */
+int perf__schema_writable(perf__store *s, char *err, size_t len);
+
 #endif

@@ -3,6 +3,8 @@
 #include "history/sqlite.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,12 +98,18 @@ static int first_col(void *ctx, int n, const char *const *v)
   return 0;
 }
 
-/* Puts the file in WAL mode. Another process doing the same at this
- * moment holds the lock the change needs, and the busy handler is not
- * always asked for it: retry until the busy timeout. */
+/* Puts the file in WAL mode (the store's for_writers: only once the file
+ * is known to be a perfgate history, so that a file refused stays as it
+ * was). Another process doing the same at this moment holds the lock the
+ * change needs, and the busy handler is not always asked for it: retry
+ * until the busy timeout. */
 static int wal_mode(perf__store *s, char *err, size_t len)
 {
-  char mode[32] = "";
+  char mode[32] = "", dir[4096];
+  snprintf(dir, sizeof dir, "%s", s->where);
+  if (access(dirname(dir), W_OK))
+    return snprintf(err, len, "%s: cannot write in %s: %s (SQLite keeps its write-ahead log there)",
+                    s->where, dir, strerror(errno)), PERF__EIO;
   struct timespec pause = {0, 5 * 1000 * 1000};
   int rc = 0;
   for (int waited = 0; waited < PERF__SQLITE_BUSY_MS; waited += 5) {
@@ -116,6 +124,56 @@ static int wal_mode(perf__store *s, char *err, size_t len)
     return snprintf(err, len, "%s: cannot use a write-ahead log (journal mode stays '%s')",
                     s->where, mode), PERF__EIO;
   return 0;
+}
+
+/* SQLite's busy handler: waits 10 ms a time for another writer's lock,
+ * says once on stderr after 2 s that it waits, gives up at the busy
+ * timeout. */
+static int wait_for_lock(void *ctx, int count)
+{
+  const perf__store *s = ctx;
+  struct timespec pause = {0, 10 * 1000 * 1000};
+  if ((long)count * 10 >= PERF__SQLITE_BUSY_MS) return 0;
+  if (count == 200)
+    fprintf(stderr, "perfgate: waiting for the history's write lock (another writer holds %s)\n",
+            s->where);
+  nanosleep(&pause, NULL);
+  return 1;
+}
+
+/* Reopens path read-only as an immutable file (no locks, no -shm), for a
+ * reader that cannot write where the history lies (a cached or downloaded
+ * copy in a read-only directory). Returns the handle or NULL. */
+static sqlite3 *open_immutable(const char *path)
+{
+  char uri[8400];
+  size_t u = (size_t)snprintf(uri, sizeof uri, "file:");
+  for (const char *c = path; *c && u + 4 < sizeof uri; c++) {
+    int plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                strchr("/._-", *c);
+    u += (size_t)snprintf(uri + u, sizeof uri - u, plain ? "%c" : "%%%02X", plain ? *c : (unsigned char)*c);
+  }
+  snprintf(uri + u, sizeof uri - u, "?immutable=1");
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK) return db;
+  sqlite3_close_v2(db);
+  return NULL;
+}
+
+/* A reader's first look: when the file cannot be read in place for want
+ * of write access next to it (WAL needs its -shm file), read it as an
+ * immutable file instead. Returns 0 or the first error. */
+static int reader_probe(perf__store *s, char *err, size_t len)
+{
+  int rc = sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
+  int code = sqlite3_extended_errcode(s->impl) & 0xff;
+  if (!rc || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) return rc;
+  sqlite3 *db = open_immutable(s->where);
+  if (!db) return rc;
+  sqlite3_close_v2(s->impl);
+  s->impl = db;
+  s->for_writers = NULL;
+  return sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
 }
 
 /* See sqlite.h. */
@@ -134,12 +192,13 @@ int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, s
     return r;
   }
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, PERF__SQLITE_BUSY_MS);
+  sqlite3_busy_handler(db, wait_for_lock, s);
   s->impl = db;
   s->exec = sq_exec;
   s->close = sq_close;
-  rc = wal_mode(s, err, len);
-  if (!rc) rc = sq_exec(s, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err, len);
+  s->for_writers = wal_mode;
+  rc = sq_exec(s, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err, len);
+  if (!rc && !create) rc = reader_probe(s, err, len);
   if (rc) sq_close(s);
   return rc;
 }

@@ -9,9 +9,10 @@
 /* How long a writer waits for another's lock before giving up. */
 enum { PERF__SQLITE_BUSY_MS = 120000 };
 
-/* Opens path into s (its exec and close). create = 0: a missing file is an
- * error. Returns 0, PERF__EIO (cannot open, or the journal cannot be made
- * WAL: why) or PERF__EINVAL (not a SQLite database). */
+/* Opens path into s (its exec, close and for_writers: the WAL journal).
+ * create = 0: a missing file is an error. Opening changes nothing in the
+ * file. Returns 0, PERF__EIO (cannot open: why) or PERF__EINVAL (not a
+ * SQLite database). */
 int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, size_t len);
 
 #endif

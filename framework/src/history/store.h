@@ -48,6 +48,9 @@ struct perf__store {
   int (*exec)(perf__store *s, const char *sql, const perf__store_value *p, int np,
               perf__store_row_fn fn, void *ctx, char *err, size_t len);
   void (*close)(perf__store *s);
+  /* Readies the store for writers, once it is known to be perfgate's
+   * (SQLite: the WAL journal); NULL: nothing to do. */
+  int (*for_writers)(perf__store *s, char *err, size_t len);
 };
 
 /* Runs sql: one statement with parameters p[0..np), or several separated

@@ -65,7 +65,7 @@ static int by_interest(const void *x, const void *y)
 /* A value as the table shows it: a time, or a ratio "5.54x". */
 static char *value(const perf__series *s, double v, char *buf, size_t len)
 {
-  if (s->is_claim) snprintf(buf, len, "%.3gx", v);
+  if (s->is_claim) snprintf(buf, len, "%.3fx", v);
   else perf__units_time(buf, len, v);
   return buf;
 }
@@ -124,7 +124,7 @@ static void section(FILE *f, const perf__series_set *set, long long run, long en
     if (row_of(&set->s[i], at, &rows[n], tmp)) outside += rows[n++].outside != 0;
   if (rows && tmp) {
     qsort(rows, n, sizeof *rows, by_interest);
-    fprintf(f, "%zu earlier run%s (from %.10s, commit `%.12s`); %zu series measured now and then; "
+    fprintf(f, "%zu earlier run%s (from %.10s, commit `%s`); %zu series measured now and then; "
                "%zu flagged: at least %.0f robust standard deviations (z: 1.4826 MAD of the earlier "
                "runs, at least %.1f %% of their median) from the earlier median.%s\n",
             a->n - 1, a->n == 2 ? "" : "s", a->started[0], a->commit[0], n, outside, FLAG_Z,
@@ -145,7 +145,8 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
   perf__series_set set;
   char err[600];
   long end = ftell(f) + room;
-  fprintf(f, "\n## Compared with the last %zu runs of this GPU (%s)\n\n", h->last, h->gpu);
+  fprintf(f, "\n## Compared with the last %zu runs of this %s (%s)\n\n", h->last,
+          strncmp(h->gpu, "no GPU: ", 8) ? "GPU" : "machine", h->gpu);
   perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1};
   int rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);

@@ -29,9 +29,30 @@ int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
 {
   if (!cli->history) return 0;
   if (!*cli->history) return snprintf(err, len, "--history needs a file or a postgresql:// URI"), PERF__EUSAGE;
-  perf__store *s = open_store(cli->history, err, len);
+  char why[700];
+  perf__store *s = open_store(cli->history, why, sizeof why);
+  char probe[600];
+  int rc = s ? perf__schema_writable(s, probe, sizeof probe) : PERF__EIO;
+  if (s && rc) snprintf(why, sizeof why, "--history: %s", probe);
+  if (rc) snprintf(err, len, "%s (nothing was run)", why);
   perf__store_close(s);
-  return s ? 0 : PERF__EIO;
+  return rc ? PERF__EIO : 0;
+}
+
+/* A merged report's commit: the --commit= its first shard (or device)
+ * was run with, or NULL. */
+static const char *commit_of_parts(const perf__jsontree_node *doc)
+{
+  const perf__jsontree_node *run = perf__jsontree_get(doc, "run");
+  const perf__jsontree_node *parts = perf__jsontree_get(run, "shards");
+  if (!parts) parts = perf__jsontree_get(run, "devices");
+  if (!parts || parts->type != PERF__J_ARRAY || !parts->n) return NULL;
+  const perf__jsontree_node *argv = perf__jsontree_get(parts->kids[0], "argv");
+  for (size_t k = 0; argv && argv->type == PERF__J_ARRAY && k < argv->n; k++) {
+    const char *a = argv->kids[k]->text;
+    if (a && !strncmp(a, "--commit=", 9) && a[9]) return a + 9;
+  }
+  return NULL;
 }
 
 /* See recorder.h. */
@@ -42,7 +63,10 @@ int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, 
   perf__provenance p;
   long long id = 0;
   if (out) memset(out, 0, sizeof *out);
-  perf__provenance_detect(cli->commit, cli->branch, &p);
+  perf__provenance_detect(cli->commit ? cli->commit : commit_of_parts(doc), cli->branch, &p);
+  if (!strcmp(p.from, "none"))
+    fprintf(stderr, "perfgate: no commit known (no --commit, no CI variable, not in a git "
+                    "repository): the run is recorded as commit 'unknown'\n");
   char where[512] = "";
   perf__store *s = open_store(cli->history, err, sizeof err);
   int rc = s ? perf__record_run(s, doc, &p, origin, &id, why, sizeof why) : PERF__EIO;
@@ -55,8 +79,12 @@ int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, 
   }
   const perf__jsontree_node *gpu = perf__jsontree_get(perf__jsontree_get(doc, "fingerprint"), "gpu");
   const perf__jsontree_node *name = perf__jsontree_get(gpu, "name");
-  const char *g = name && name->type == PERF__J_STRING ? name->text : "none";
-  printf("perfgate: recorded run %lld (commit %.12s, GPU %s) in %s\n", id, p.commit, g, where);
+  const perf__jsontree_node *host = perf__jsontree_get(perf__jsontree_get(doc, "fingerprint"), "host");
+  const perf__jsontree_node *cpu = perf__jsontree_get(host, "name");
+  char machine[300];
+  snprintf(machine, sizeof machine, "no GPU: %s", cpu && cpu->type == PERF__J_STRING ? cpu->text : "unknown CPU");
+  const char *g = name && name->type == PERF__J_STRING ? name->text : machine;
+  printf("perfgate: recorded run %lld (commit %s, %s) in %s\n", id, p.commit, g, where);
   if (out) {
     out->run = id;
     snprintf(out->gpu, sizeof out->gpu, "%s", g);

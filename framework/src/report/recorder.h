@@ -10,7 +10,7 @@
 /* What recording a run left behind, for the Markdown comparison. */
 typedef struct perf__recorded {
   long long run;   /* its id; 0: not recorded */
-  char gpu[200];   /* the GPU it was recorded under */
+  char gpu[320];   /* the GPU (or "no GPU: CPU") it was recorded under */
 } perf__recorded;
 
 /* Opens cli->history (creating a SQLite file), brings its schema up to

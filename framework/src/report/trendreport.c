@@ -64,13 +64,24 @@ static perf__baseline *baseline_of(const char *dir, const char *gpu)
   return NULL;
 }
 
+/* commit cut to at most 12 bytes on a UTF-8 character boundary into
+ * out[len]. Returns out. */
+static char *short_commit(const char *commit, char *out, size_t len)
+{
+  size_t n = strlen(commit);
+  if (n > 12) n = 12;
+  while (n && n < strlen(commit) && ((unsigned char)commit[n] & 0xC0) == 0x80) n--;
+  snprintf(out, len, "%.*s", (int)n, commit);
+  return out;
+}
+
 /* One change point as a console line. */
 static void print_cut(const perf__series_set *set, const found *x, const perf__changepoint *cp)
 {
   const perf__series_axis *a = &set->axes[x->s->axis];
   char label[600], before[32], after[32];
   size_t at = x->s->pts[cp->at].at;
-  printf("    %s\n      from commit %.12s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.2g (%s)\n",
+  printf("    %s\n      from commit %s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.2g (%s)\n",
          perf__series_label(x->s, label, sizeof label), a->commit[at], at + 1, a->n,
          a->started[at], value(x->s, cp->before, before, sizeof before),
          value(x->s, cp->after, after, sizeof after), 100 * cp->size, cp->p,
@@ -86,10 +97,12 @@ static void print_gpu(const perf__series_set *set, const found *f, size_t from, 
     tested += f[i].s->n >= perf__trend_min_points();
     cuts += (size_t)f[i].ncp;
   }
-  printf("\nGPU %s: %zu commit%s (%.12s, %.10s ... %.12s, %.10s)\n  %zu series, %zu with at least "
-         "%zu commits tested; %zu change point%s\n",
-         a->gpu, a->n, a->n == 1 ? "" : "s", a->commit[0], a->started[0], a->commit[a->n - 1],
-         a->started[a->n - 1], to - from, tested, perf__trend_min_points(), cuts, cuts == 1 ? "" : "s");
+  char first[16], last[16];
+  printf("\n%s: %zu commit%s (%s, %.10s ... %s, %.10s)\n  %zu series, %zu with at least "
+         "%zu commits tested (fewer cannot be); %zu change point%s\n",
+         a->gpu, a->n, a->n == 1 ? "" : "s", short_commit(a->commit[0], first, sizeof first),
+         a->started[0], short_commit(a->commit[a->n - 1], last, sizeof last), a->started[a->n - 1],
+         to - from, tested, perf__trend_min_points(), cuts, cuts == 1 ? "" : "s");
   for (size_t i = from; i < to; i++)
     for (int k = 0; k < f[i].ncp; k++) print_cut(set, &f[i], &f[i].cp[k]);
   for (size_t i = from; verbose && i < to; i++) {
@@ -113,8 +126,8 @@ static char *chart(const perf__series_set *set, const found *x)
   double *y = xs + s->n, *lo = y + s->n, *hi = lo + s->n;
   for (size_t i = 0; i < s->n; i++)
     xs[i] = (double)s->pts[i].at, y[i] = s->pts[i].value, lo[i] = s->pts[i].lo, hi[i] = s->pts[i].hi;
-  perf__svg_series line = {s->is_claim ? "ratio (b / a)" : "median per iteration", xs, y, lo, hi,
-                           NULL, s->n};
+  perf__svg_series line = {s->is_claim ? "ratio, as its verdict line gives it" : "median per iteration",
+                           xs, y, lo, hi, NULL, s->n};
   perf__svg_chart c = {.title = perf__series_label(s, label, sizeof label),
                        .xlabel = "commit, in the order first recorded",
                        .ylabel = s->is_claim ? "ratio" : "time per iteration",
@@ -149,22 +162,40 @@ static void slug(const char *s, char *out, size_t len)
   out[k] = '\0';
 }
 
-/* --plots: DIR/trend-NNNN-<label>.svg for each series with two points. */
+/* A stable file name for series s: its GPU's and label's slugs cut short,
+ * and a hash of both so that names never collide or shift when other
+ * series come and go. */
+static void file_name(const perf__series_set *set, const perf__series *s, char *out, size_t len)
+{
+  char label[600], a[80], b[100];
+  unsigned long long h = 1469598103934665603ull;
+  perf__series_label(s, label, sizeof label);
+  for (const char *p = set->axes[s->axis].gpu; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (const char *p = label; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  slug(set->axes[s->axis].gpu, a, 40);
+  slug(label, b, 90);
+  snprintf(out, len, "trend--%s--%s--%08llx.svg", a, b, h & 0xffffffffull);
+}
+
+/* --plots: one SVG for each series with two points or more. */
 static int plots(const char *dir, const perf__series_set *set, const found *f, size_t n)
 {
   char err[600];
+  size_t written = 0;
   if (perf__plot_mkdir(dir, err, sizeof err)) return fprintf(stderr, "perftest: %s\n", err), 2;
-  for (size_t i = 0, k = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     if (f[i].s->n < 2) continue;
-    char label[600], name[200], path[4400], why[300];
-    slug(perf__series_label(f[i].s, label, sizeof label), name, 120);
-    snprintf(path, sizeof path, "%s/trend-%04zu-%s.svg", dir, ++k, name);
+    char name[300], path[4400], why[300];
+    file_name(set, f[i].s, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     char *svg = chart(set, &f[i]);
     int e = !svg ? (snprintf(why, sizeof why, "out of memory"), -1)
                  : perf__file_replace(path, svg, strlen(svg), 0, NULL, why, sizeof why);
     free(svg);
     if (e) return fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, why), 2;
+    written++;
   }
+  printf("perfgate trend: %zu chart%s in %s\n", written, written == 1 ? "" : "s", dir);
   return 0;
 }
 
@@ -205,6 +236,7 @@ static int page(const char *path, const perf__series_set *set, const found *f, s
               : perf__file_replace(path, text, len, 0, NULL, why, sizeof why);
   free(text);
   if (e) return fprintf(stderr, "perftest: cannot write --html=%s: %s\n", path, why), 2;
+  printf("perfgate trend: the page is %s\n", path);
   return 0;
 }
 
@@ -260,7 +292,8 @@ int perf__trendreport_run(const perf__cli *cli)
   perf__store *s = NULL;
   perf__series_set set;
   char err[600], where[512];
-  perf__series_query q = {cli->trend, NULL, cli->branch, 0, 0, 0};
+  const char *filter = *cli->trend ? cli->trend : cli->filter;
+  perf__series_query q = {filter, NULL, cli->branch, 0, 0, 0};
   int rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);
@@ -269,7 +302,8 @@ int perf__trendreport_run(const perf__cli *cli)
   if (rc) return fprintf(stderr, "perftest: --history: %s\n", err), 2;
   if (!set.n) {
     size_t runs = set.runs;
-    if (runs) fprintf(stderr, "perftest: --trend=%s: no series matches\n", cli->trend);
+    if (runs) fprintf(stderr, "perftest: --trend: no series matches %s%s\n", filter ? "the filter " : "",
+                      filter ? filter : "");
     else printf("perfgate trend: %s: no runs recorded yet\n", where);
     perf__series_free(&set);
     return runs ? 2 : 0;
