@@ -9,6 +9,7 @@
 #   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
+#   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
 #
 # Variables: PERFTESTS=dir (perf tests to build), KERNELS=dir (their .cu files),
@@ -119,11 +120,13 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
+python: $(BUILD)/libperfgate.so
+
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -132,6 +135,17 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/obj/framework/%.o: framework/src/%.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -c $< -o $@
+
+# libperfgate.so: the framework without main(), position-independent, for
+# the Python package (python/: ctypes over perf_embed_*).
+PIC_OBJS := $(filter-out %/main.o,$(LIB_SRCS:framework/src/%.c=$(BUILD)/pic/framework/%.o))
+$(BUILD)/pic/framework/%.o: framework/src/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -fPIC -Iframework/src -c $< -o $@
+
+$(BUILD)/libperfgate.so: $(PIC_OBJS)
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) $(FW_LDLIBS)
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.
@@ -206,6 +220,11 @@ $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
 TEST_BINS := $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+# The Python package's tests load libperfgate.so into python3: not under the
+# sanitizers (the interpreter would need their runtime preloaded).
+ifeq ($(findstring sanitize,$(CFLAGS)),)
+TEST_BINS += $(BUILD)/libperfgate.so
+endif
 test-binaries: $(TEST_BINS)
 test: $(TEST_BINS)
 	$(Q)$(BUILD)/selftest --fixture=$(BUILD)/fixture-perftest
@@ -275,4 +294,4 @@ clean:
 	$(call say,CLEAN,$(BUILD))
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/pic/*/*.d $(BUILD)/pic/*/*/*.d)

@@ -343,6 +343,40 @@ void perf__cuda_check(cudaError_t err, const char *expr, const char *file,
 void perf__cublas_check(int status, const char *expr, const char *file,
                         int line);
 
+/* ---- Embedding: claims run from another test runner -------------------
+ * The Python package (python/) runs claims through these, from
+ * libperfgate.so: perf_embed_begin starts a test named name in this
+ * process (no runner, no worker process), each claim call runs one claim
+ * as PERF_EXPECT_FASTER / PERF_EXPECT_SIMILAR do, and perf_embed_end ends
+ * the test. Every line and claim record goes to sink(kind, text, ctx):
+ * kind 0 a verdict or detail line, 1 shown only when verbose, 2 about the
+ * process, 3 a once-per-run notice, 5 one claim's record as JSON (the
+ * --json report's claim objects). One test at a time per process. */
+typedef void perf_embed_sink(int kind, const char *text, void *ctx);
+typedef struct perf_embed_options {
+  double budget_s;          /* sampling time per claim (0: 2 s) */
+  unsigned long long seed;  /* bootstrap seed (0: 1) */
+  const char *baseline_dir; /* NULL: "baselines" */
+  int verbose;
+} perf_embed_options;
+/* Returns 0, or 2 when a test is already running. o may be NULL. */
+int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink,
+                     void *ctx);
+/* Each returns 1 when the claim held, 0 when it did not (FAIL or
+ * INCONCLUSIVE: its record says which), or -1 when the test has ended
+ * (an ERROR or a skip ended it; the sink has the reason) or none runs. */
+int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const char *an,
+                      const char *bn, const char *file, int line);
+int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
+                       const char *bn, const char *file, int line);
+/* PERF_EXPECT_BASELINE: 1 held, 0 slower than its baseline entry or no
+ * entry to compare with (a line says which), -1 as above. */
+int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line);
+/* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
+ * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
+ * when none runs. */
+int perf_embed_end(char *reason, size_t len);
+
 /* The runner's entry point; libperfgate.a supplies a main() that calls it.
  * Returns the process exit code: 0 all passed (skips allowed), 1 a check
  * failed, 2 usage error or nothing could run. */

@@ -161,6 +161,23 @@ void perf__context_claim(const perf__claimrec *r)
              r->message ? r->message : "");
 }
 
+/* See context.h. */
+void perf__context_settle(void)
+{
+  perf__context_result *res = cur.res;
+  if (!cur.running) return;
+  if (res->failures > 0)
+    res->outcome = PERF__FAIL;
+  else if (res->checks == 0 && res->skipped_checks > 0)
+    res->outcome = PERF__SKIP; /* the reason is the first skipped check */
+  else if (res->checks == 0) {
+    res->outcome = PERF__ERROR;
+    snprintf(res->reason, sizeof res->reason,
+             "the test checked nothing: no PERF_EXPECT_* or PERF_ASSERT_* ran");
+  } else
+    res->outcome = PERF__PASS;
+}
+
 /* Never fails. */
 void perf__context_claimf(perf__outcome o, const char *fmt, ...)
 {

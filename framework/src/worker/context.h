@@ -69,6 +69,10 @@ typedef struct perf__context_result {
  * a new generation. Returns the jump buffer perf__context_end jumps to: the
  * caller setjmp()s on it at once. Never fails. */
 jmp_buf *perf__context_begin(const char *name, perf__context_result *res);
+/* The outcome of a body that returned normally: FAIL after a claim that did
+ * not hold, SKIP when every check was skipped, ERROR when nothing was
+ * checked, else PASS. Never fails. */
+void perf__context_settle(void);
 /* After the body: runs the check hooks, in registration order, on the
  * result. Never fails. */
 void perf__context_finish_checks(void);

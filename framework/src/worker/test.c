@@ -7,21 +7,6 @@
 #include "worker/gpu.h"
 #include "worker/nvtx.h"
 
-/* Outcome of a body that returned normally. */
-static void settle(perf__context_result *res)
-{
-  if (res->failures > 0)
-    res->outcome = PERF__FAIL;
-  else if (res->checks == 0 && res->skipped_checks > 0)
-    res->outcome = PERF__SKIP; /* the reason is the first skipped check */
-  else if (res->checks == 0) {
-    res->outcome = PERF__ERROR;
-    snprintf(res->reason, sizeof res->reason,
-             "the test checked nothing: no PERF_EXPECT_* or PERF_ASSERT_* ran");
-  } else
-    res->outcome = PERF__PASS;
-}
-
 /* Work a test queued can fault after its last check: wait for the device
  * and blame the fault on this test, not the next one. */
 static void check_device(perf__context_result *res)
@@ -44,7 +29,7 @@ void perf__test_exec(const perf__registry_test *t, perf__context_result *res)
   perf__nvtx_push("%s", name);
   if (setjmp(*exit) == 0) {
     t->body();
-    settle(res);
+    perf__context_settle();
   }
   perf__nvtx_pop(); /* also after a longjmp out of the body */
   perf__context_finish_checks();

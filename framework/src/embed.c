@@ -1,0 +1,100 @@
+/* embed.c — claims run from another test runner (the Python package): a test in this process, its lines and claim records handed to a sink. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/status.h"
+#include "perfgate.h"
+#include "worker/context.h"
+#include "worker/gpu.h"
+
+/* The one test an embedder runs at a time. */
+static struct {
+  int running, ended;
+  perf__context_result res;
+  jmp_buf *end;
+  perf_embed_sink *sink;
+  void *ctx;
+} e;
+
+/* The context's sink: every line to the embedder's. */
+static void to_embedder(enum perf__line_kind kind, const char *line)
+{
+  if (e.sink) e.sink((int)kind, line, e.ctx);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink, void *ctx)
+{
+  if (e.running || perf__context_running()) return 2;
+  perf__context_opt.budget_s = o && o->budget_s > 0 ? o->budget_s : 2;
+  perf__context_opt.seed = o && o->seed ? o->seed : 1;
+  perf__context_opt.verbose = o ? o->verbose : 0;
+  perf__context_opt.baseline_dir = o && o->baseline_dir ? o->baseline_dir : "baselines";
+  e.sink = sink;
+  e.ctx = ctx;
+  perf__context_set_sink(to_embedder);
+  e.end = perf__context_begin(name ? name : "embedded", &e.res);
+  e.running = 1;
+  e.ended = 0;
+  return 0;
+}
+
+/* Runs one ratio claim with the test's end jump armed here, so that a
+ * claim that ends the test (an ERROR, a skip) comes back to this frame
+ * and never unwinds the embedder's. */
+static int claim(int similar, perf_workload *a, perf_workload *b, double x, const char *an,
+                 const char *bn, const char *file, int line)
+{
+  if (!e.running || e.ended) return -1;
+  if (setjmp(*e.end)) {
+    e.ended = 1;
+    return -1;
+  }
+  return similar ? perf__similar(a, b, x, an, bn, file, line, 0)
+                 : perf__faster(a, b, x, an, bn, file, line, 0);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const char *an,
+                      const char *bn, const char *file, int line)
+{
+  return claim(0, a, b, factor, an, bn, file, line);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
+                       const char *bn, const char *file, int line)
+{
+  return claim(1, a, b, tolerance, an, bn, file, line);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line)
+{
+  if (!e.running || e.ended) return -1;
+  if (setjmp(*e.end)) {
+    e.ended = 1;
+    return -1;
+  }
+  return perf__expect_baseline(w, wn, file, line, 0);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_end(char *reason, size_t len)
+{
+  if (!e.running) return -1;
+  if (!e.ended) perf__context_settle();
+  if (!setjmp(*e.end)) perf__context_finish_checks();
+  char why[400];
+  if (perf__gpu_settle(why, sizeof why) &&
+      (e.res.outcome == PERF__PASS || e.res.outcome == PERF__SKIP)) {
+    e.res.outcome = PERF__FAIL;
+    snprintf(e.res.reason, sizeof e.res.reason, "CUDA error after the test's last check: %s", why);
+  }
+  perf__context_finish();
+  perf__context_set_sink(NULL);
+  e.running = 0;
+  if (reason && len) snprintf(reason, len, "%s", e.res.reason);
+  return (int)e.res.outcome;
+}

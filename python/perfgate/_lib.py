@@ -1,0 +1,88 @@
+"""The C core through ctypes: libperfgate.so and the perf_embed_* calls."""
+import ctypes
+import os
+
+CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}
+OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]
+LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = range(6)
+
+FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+SINK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+
+
+class Workload(ctypes.Structure):
+    """perf_workload (perfgate.h), field for field."""
+
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("fn", FN),
+        ("arg", ctypes.c_void_p),
+        ("stream", ctypes.c_void_p),
+        ("clock", ctypes.c_int),
+        ("state", ctypes.c_void_p),
+        ("gen", ctypes.c_ulong),
+    ]
+
+
+class Options(ctypes.Structure):
+    """perf_embed_options (perfgate.h)."""
+
+    _fields_ = [
+        ("budget_s", ctypes.c_double),
+        ("seed", ctypes.c_ulonglong),
+        ("baseline_dir", ctypes.c_char_p),
+        ("verbose", ctypes.c_int),
+    ]
+
+
+class LibraryNotFound(RuntimeError):
+    """libperfgate.so is not where perfgate looks for it."""
+
+
+def _candidates():
+    env = os.environ.get("PERFGATE_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(here, "libperfgate.so"),
+            os.path.join(os.path.dirname(os.path.dirname(here)), "build", "libperfgate.so")]
+
+
+_lib = None
+
+
+def load():
+    """The loaded library, with its prototypes; LibraryNotFound naming the
+    places looked at, or the loader's reason."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    tried = []
+    for path in _candidates():
+        if not os.path.exists(path):
+            tried.append(path + " (no such file)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise LibraryNotFound(f"perfgate: cannot load {path}: {e}") from e
+        _declare(lib)
+        _lib = lib
+        return lib
+    raise LibraryNotFound("perfgate: libperfgate.so not found: " + "; ".join(tried) +
+                          " (pip install ./python builds it; or set PERFGATE_LIB)")
+
+
+def _declare(lib):
+    w = ctypes.POINTER(Workload)
+    lib.perf_embed_begin.argtypes = [ctypes.c_char_p, ctypes.POINTER(Options), SINK, ctypes.c_void_p]
+    lib.perf_embed_begin.restype = ctypes.c_int
+    for name in ("perf_embed_faster", "perf_embed_similar"):
+        f = getattr(lib, name)
+        f.argtypes = [w, w, ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                      ctypes.c_int]
+        f.restype = ctypes.c_int
+    lib.perf_embed_baseline.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.perf_embed_baseline.restype = ctypes.c_int
+    lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    lib.perf_embed_end.restype = ctypes.c_int

@@ -1,0 +1,210 @@
+"""One perfgate test in this process: Python callables as workloads, claims decided by the C core."""
+import ctypes
+import json
+import math
+import os
+import sys
+
+from . import _lib
+
+
+class PerfError(Exception):
+    """A claim perfgate refuses to decide (bad input, a workload that raised,
+    a test the core ended as ERROR); the message names the problem."""
+
+
+class Skipped(Exception):
+    """The core skipped the test (no CUDA device, and the like)."""
+
+
+def _where(depth):
+    """file:line of the caller depth frames up (the test's own line), the
+    file relative to the working directory when it is below it."""
+    f = sys._getframe(depth + 1)
+    path = f.f_code.co_filename
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return (rel if not rel.startswith("..") else path), f.f_lineno
+
+
+class Workload:
+    """A callable as a perfgate workload: one call is one iteration. stream:
+    the CUDA stream its GPU work goes to (a torch.cuda.Stream, or a raw
+    cudaStream_t as an int); clock: "auto", "events", "wall", "submit",
+    "device" or "cold" (auto: events with a stream, wall without)."""
+
+    def __init__(self, fn, name=None, stream=None, clock=None):
+        if not callable(fn):
+            raise PerfError(f"perfgate: a workload must be callable, got {type(fn).__name__}")
+        if clock is not None and clock not in _lib.CLOCKS:
+            raise PerfError(f"perfgate: unknown clock {clock!r}: one of {', '.join(_lib.CLOCKS)}")
+        self.fn = fn
+        self.name = name
+        self.stream = stream
+        self.clock = clock or "auto"
+        self.raised = None
+        self._c = None
+
+    def _stream_handle(self):
+        s = self.stream
+        if s is None:
+            return None
+        handle = getattr(s, "cuda_stream", s)
+        if not isinstance(handle, int):
+            raise PerfError(f"perfgate: stream must be a torch.cuda.Stream or an int handle, got "
+                            f"{type(s).__name__}")
+        return handle or None
+
+    def _call(self, _arg):
+        if self.raised is not None:
+            return
+        try:
+            self.fn()
+        except BaseException as e:  # kept, and raised after the claim
+            self.raised = e
+
+    def c_struct(self, default_name):
+        """The perf_workload the core samples (built once, kept alive here)."""
+        if self._c is None:
+            if not self.name:
+                n = getattr(self.fn, "__name__", "")
+                self.name = n if n and n != "<lambda>" else default_name
+            self._fn = _lib.FN(self._call)
+            self._name = self.name.encode()
+            self._c = _lib.Workload(self._name, self._fn, None, self._stream_handle(),
+                                    _lib.CLOCKS[self.clock], None, 0)
+        return self._c
+
+
+class Perf:
+    """One test: claims are decided as PERF_EXPECT_* decides them in C, with
+    the same sampling, verdict lines and records. expect_* return whether a
+    claim held and remember a failure (the pytest plugin fails the test
+    with its verdict lines); assert_* raise AssertionError at once."""
+
+    def __init__(self, name, budget=2.0, seed=1, baseline_dir=None, verbose=False):
+        if not (isinstance(budget, (int, float)) and math.isfinite(budget) and budget > 0):
+            raise PerfError(f"perfgate: budget must be a number of seconds above 0, got {budget!r}")
+        self.name = name
+        self.lines = []     # (kind, text) from the core
+        self.claims = []    # claim records, as --json writes them
+        self.failures = []  # verdict lines of claims that did not hold
+        self.outcome = None
+        self.reason = ""
+        self._lib = _lib.load()
+        self._sink = _lib.SINK(self._on_line)
+        self._workloads = []
+        opts = _lib.Options(float(budget), int(seed),
+                            baseline_dir.encode() if baseline_dir else None, int(bool(verbose)))
+        if self._lib.perf_embed_begin(name.encode(), ctypes.byref(opts), self._sink, None):
+            raise PerfError("perfgate: a perfgate test is already running in this process")
+        self._open = True
+
+    def _on_line(self, kind, text, _ctx):
+        t = text.decode("utf-8", "replace")
+        if kind == _lib.LINE_CLAIM:
+            try:
+                self.claims.append(json.loads(t))
+            except ValueError:
+                self.lines.append((kind, t))
+        else:
+            self.lines.append((kind, t))
+
+    def workload(self, fn, name=None, stream=None, clock=None):
+        """fn as a Workload (see Workload)."""
+        return Workload(fn, name=name, stream=stream, clock=clock)
+
+    def _as_workload(self, w, default):
+        w = w if isinstance(w, Workload) else Workload(w)
+        w.c_struct(default)
+        self._workloads.append(w)
+        return w
+
+    def _ended(self):
+        """The core ended the test (ERROR or SKIP): raise what it said."""
+        outcome, reason = self.close()
+        if outcome == "SKIP":
+            raise Skipped(reason)
+        raise PerfError(f"perfgate: {reason or outcome}")
+
+    def _ratio(self, fn, a, b, x, what, depth):
+        if not self._open:
+            raise PerfError("perfgate: this test has ended; no claim can run in it")
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise PerfError(f"perfgate: {what} must be a number, got {x!r}")
+        wa, wb = self._as_workload(a, "a"), self._as_workload(b, "b")
+        file, line = _where(depth)
+        before = len(self.claims)
+        got = fn(ctypes.byref(wa._c), ctypes.byref(wb._c), float(x), wa._name, wb._name,
+                 file.encode(), line)
+        for w in (wa, wb):
+            if w.raised is not None:
+                e, w.raised = w.raised, None
+                del self.claims[before:]  # measured over a workload that failed: discarded
+                raise PerfError(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
+                                f"(the claim at {file}:{line} was not decided)") from e
+        if got < 0:
+            self._ended()
+        if got == 0:
+            self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
+        return got == 1
+
+    def _verdict(self, before, fallback):
+        """The verdict line of the claim recorded after index before: the
+        core's whole line (numbers, interval, clock), not just its outcome."""
+        if len(self.claims) <= before:
+            return fallback
+        message = self.claims[-1].get("message", fallback)
+        head = message.rsplit(": ", 1)[0]
+        for kind, text in reversed(self.lines):
+            if kind == _lib.LINE_DETAIL and text.startswith(head + ": "):
+                return text
+        return message
+
+    def expect_faster(self, a, b, factor, _depth=1):
+        """a is at least factor times faster than b (median per iteration)."""
+        return self._ratio(self._lib.perf_embed_faster, a, b, factor, "factor", _depth + 1)
+
+    def expect_similar(self, a, b, tolerance, _depth=1):
+        """a and b take the same time within tolerance (0.05: 5 %)."""
+        return self._ratio(self._lib.perf_embed_similar, a, b, tolerance, "tolerance", _depth + 1)
+
+    def assert_faster(self, a, b, factor):
+        if not self.expect_faster(a, b, factor, _depth=2):
+            raise AssertionError(self.failures[-1])
+
+    def assert_similar(self, a, b, tolerance):
+        if not self.expect_similar(a, b, tolerance, _depth=2):
+            raise AssertionError(self.failures[-1])
+
+    def expect_baseline(self, a):
+        """a is not slower than its entry in this machine's baseline file."""
+        if not self._open:
+            raise PerfError("perfgate: this test has ended; no claim can run in it")
+        wa = self._as_workload(a, "a")
+        file, line = _where(1)
+        before = len(self.claims)
+        got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file.encode(), line)
+        if wa.raised is not None:
+            e, wa.raised = wa.raised, None
+            del self.claims[before:]
+            raise PerfError(f"perfgate: workload {wa.name} raised {type(e).__name__}: {e}") from e
+        if got < 0:
+            self._ended()
+        if got == 0 and len(self.claims) > before:
+            self.failures.append(self._verdict(before, self.claims[-1]["message"]))
+        return got == 1
+
+    def close(self):
+        """Ends the test in the core: (outcome word, reason). Idempotent."""
+        if self._open:
+            reason = ctypes.create_string_buffer(512)
+            o = self._lib.perf_embed_end(reason, len(reason))
+            self.outcome = _lib.OUTCOMES[o] if 0 <= o < len(_lib.OUTCOMES) else "ERROR"
+            self.reason = reason.value.decode("utf-8", "replace")
+            self._open = False
+        return self.outcome, self.reason
+
+    def record(self):
+        """This test as the --json report's test objects are."""
+        return {"name": self.name, "outcome": self.outcome or "PASS", "reason": self.reason,
+                "claims": self.claims, "lines": [t for k, t in self.lines if k == _lib.LINE_DETAIL]}

@@ -1,0 +1,163 @@
+"""The perfgate pytest plugin on host-only workloads (no GPU, no torch): claims, their
+failures as test failures, bad input refused by name, --perf-json, and a skip without a GPU.
+Each case runs an inner pytest session (pytester) with the plugin loaded."""
+import json
+import os
+import subprocess
+
+import pytest
+
+WORK = '''
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+'''
+
+ARGS = ["-p", "perfgate.plugin", "--perf-budget=0.3"]
+
+
+def run(pytester, body, *extra):
+    pytester.makepyfile(test_inner=WORK + body)
+    return pytester.runpytest_subprocess(*ARGS, *extra)
+
+
+def test_a_claim_that_holds_passes(pytester):
+    r = run(pytester, '''
+def test_it(perf):
+    assert perf.expect_faster(lambda: work(100), lambda: work(800), 2) is True
+''')
+    r.assert_outcomes(passed=1)
+
+
+def test_a_claim_that_fails_fails_the_test_with_its_verdict_line(pytester):
+    r = run(pytester, '''
+def test_it(perf):
+    held = perf.expect_faster(lambda: work(200), lambda: work(400), 8)
+    assert held is False
+    print("went on after the expect")
+''', "-s")
+    r.assert_outcomes(failed=1)
+    out = r.stdout.str()
+    assert "went on after the expect" in out
+    assert "AssertionError: FASTER(a, b, 8) at test_inner.py:" in out
+    assert "needs >= 8.000x" in out and "wall clock" in out
+
+
+def test_assert_forms_stop_the_test(pytester):
+    r = run(pytester, '''
+def test_it(perf):
+    perf.assert_similar(lambda: work(100), lambda: work(900), 0.05)
+    raise RuntimeError("not reached")
+''')
+    r.assert_outcomes(failed=1)
+    out = r.stdout.str()
+    assert "SIMILAR(a, b, 0.05) at test_inner.py:" in out and "not reached" not in out
+
+
+def test_workload_names_and_lines(pytester):
+    r = run(pytester, '''
+def slow():
+    work(900)
+
+def test_it(perf):
+    fast = perf.workload(lambda: work(100), name="fast")
+    perf.expect_faster(fast, slow, 50)
+''')
+    r.assert_outcomes(failed=1)
+    assert "FASTER(fast, slow, 50) at test_inner.py:12: " in r.stdout.str()
+
+
+@pytest.mark.parametrize("call,message", [
+    ("perf.expect_faster(f, f, -1)", "the factor must be a positive number"),
+    ("perf.expect_faster(f, f, 'x')", "factor must be a number, got 'x'"),
+    ("perf.expect_similar(f, f, float('nan'))", "tolerance"),
+    ("perf.expect_faster(f, 3, 2)", "a workload must be callable, got int"),
+    ("perf.workload(f, clock='sundial')", "unknown clock 'sundial'"),
+])
+def test_bad_input_is_refused_by_name(pytester, call, message):
+    r = run(pytester, f'''
+def f():
+    work(10)
+
+def test_it(perf):
+    {call}
+''')
+    r.assert_outcomes(failed=1)
+    assert message in r.stdout.str()
+
+
+def test_a_workload_that_raises_decides_nothing(pytester, tmp_path):
+    out = tmp_path / "r.json"
+    r = run(pytester, '''
+def boom():
+    raise ValueError("broken workload")
+
+def test_it(perf):
+    perf.expect_faster(boom, lambda: work(10), 2)
+''', f"--perf-json={out}")
+    r.assert_outcomes(failed=1)
+    s = r.stdout.str()
+    assert "workload boom raised ValueError: broken workload" in s and "was not decided" in s
+    doc = json.loads(out.read_text())
+    assert doc["tests"][0]["outcome"] == "ERROR" and doc["tests"][0]["claims"] == []
+
+
+def test_perf_json_is_a_perfgate_report(pytester, tmp_path):
+    out = tmp_path / "r.json"
+    r = run(pytester, '''
+def test_holds(perf):
+    perf.expect_faster(lambda: work(100), lambda: work(800), 2)
+
+def test_fails(perf):
+    perf.expect_similar(lambda: work(100), lambda: work(800), 0.1)
+
+def test_plain():
+    pass
+''', f"--perf-json={out}")
+    r.assert_outcomes(passed=2, failed=1)
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "perfgate-report/1"
+    assert [t["outcome"] for t in doc["tests"]] == ["PASS", "FAIL"]
+    assert doc["totals"] == {**doc["totals"], "tests": 2, "passed": 1, "failed": 1}
+    claim = doc["tests"][0]["claims"][0]
+    assert claim["kind"] == "FASTER" and claim["clock"] == "wall" and claim["ratio"] > 2
+    assert len(claim["a"]["samples_s"]) >= 8
+    perftest = os.environ.get("PERFGATE_PERFTEST")
+    if perftest:  # the C runner reads it: merged, drawn
+        page = tmp_path / "r.html"
+        p = subprocess.run([perftest, f"--html={page}", f"--merge={tmp_path / 'm.json'}", str(out)],
+                           capture_output=True, text=True)
+        assert p.returncode == 1, p.stderr  # the run had a failure
+        assert "FASTER(a, b, 2)" in page.read_text()
+
+
+def test_bad_plugin_option_is_a_usage_error(pytester):
+    pytester.makepyfile(test_inner="def test_x(): pass\n")
+    r = pytester.runpytest_subprocess("-p", "perfgate.plugin", "--perf-budget=0")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--perf-budget must be a number of seconds above 0" in r.stderr.str()
+
+
+def test_gpu_clock_without_a_gpu_skips_with_the_reason(pytester):
+    r = run(pytester, '''
+def test_it(perf):
+    w = perf.workload(lambda: None, clock="events")
+    perf.expect_similar(w, w, 0.5)
+''', "-rs")
+    out = r.stdout.str()
+    if "1 passed" in out:  # a GPU is here: the claim ran
+        return
+    r.assert_outcomes(skipped=1)
+    assert "perfgate:" in out and "no CUDA device" in out
+
+
+def test_library_not_found_names_where_it_looked(pytester, monkeypatch):
+    monkeypatch.setenv("PERFGATE_LIB", "/nonexistent/libperfgate.so")
+    r = run(pytester, '''
+def test_it(perf):
+    pass
+''')
+    r.assert_outcomes(errors=1)
+    assert "libperfgate.so not found: /nonexistent/libperfgate.so (no such file)" in r.stdout.str()
