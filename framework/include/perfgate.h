@@ -372,6 +372,24 @@ int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, con
 /* PERF_EXPECT_BASELINE: 1 held, 0 slower than its baseline entry or no
  * entry to compare with (a line says which), -1 as above. */
 int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line);
+/* Host syncs, as PERF_EXPECT_SYNCS(_AT_LEAST) checks them: 1 held, 0 not,
+ * -1 as above. */
+int perf_embed_syncs(perf_workload *w, int n, int at_least, const char *wn, const char *file,
+                     int line);
+/* PERF_NO_SYNC_IN: with w, checks it at once and returns 0 (then call
+ * perf_embed_no_sync_close for the verdict); with w NULL, attaches the
+ * check and returns 1: run the region, then call perf_embed_no_sync_close
+ * (0: the check could not look; close still reports). -1 as above. */
+int perf_embed_no_sync_open(perf_workload *w, const char *text, const char *file, int line);
+/* Ends the check perf_embed_no_sync_open began: 1 held, 0 not, -1 as
+ * above. */
+int perf_embed_no_sync_close(void);
+/* Names a host sync's call site in the embedder's language: fn writes
+ * "file:line (function)" of the innermost frame of the user's code into
+ * out[len] and returns 0 (non-zero: none found). It runs in a CUPTI
+ * callback, on the thread that made the call. NULL clears it. */
+typedef int perf_embed_where(char *out, size_t len);
+void perf_embed_set_where(perf_embed_where *fn);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */

@@ -5,6 +5,7 @@
 
 #include "base/status.h"
 #include "perfgate.h"
+#include "worker/callsite.h"
 #include "worker/context.h"
 #include "worker/gpu.h"
 
@@ -78,6 +79,57 @@ int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int 
     return -1;
   }
   return perf__expect_baseline(w, wn, file, line, 0);
+}
+
+/* Public: see perfgate.h. */
+void perf_embed_set_where(perf_embed_where *fn)
+{
+  perf__callsite_set_hook(fn);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_syncs(perf_workload *w, int n, int at_least, const char *wn, const char *file,
+                     int line)
+{
+  if (!e.running || e.ended) return -1;
+  if (setjmp(*e.end)) {
+    e.ended = 1;
+    return -1;
+  }
+  int before = e.res.failures;
+  perf__expect_syncs(w, n, at_least, wn, file, line, 0);
+  return e.res.failures == before;
+}
+
+/* The region PERF_NO_SYNC_IN runs, between open and close. */
+static perf__sync_scope scope;
+static int scope_failures;
+
+/* Public: see perfgate.h. */
+int perf_embed_no_sync_open(perf_workload *w, const char *text, const char *file, int line)
+{
+  if (!e.running || e.ended) return -1;
+  if (setjmp(*e.end)) {
+    e.ended = 1;
+    return -1;
+  }
+  scope_failures = e.res.failures;
+  scope = perf__sync_open(w ? 1 : 0, w, text, file, line, 0);
+  if (w) return 0;
+  return perf__sync_step(&scope); /* 1: run the region now */
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_no_sync_close(void)
+{
+  if (!e.running || e.ended) return -1;
+  if (setjmp(*e.end)) {
+    e.ended = 1;
+    return -1;
+  }
+  while (perf__sync_step(&scope)) {
+  }
+  return e.res.failures == scope_failures;
 }
 
 /* Public: see perfgate.h. */

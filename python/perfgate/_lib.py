@@ -8,6 +8,7 @@ LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = ran
 
 FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 SINK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+WHERE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
 
 
 class Workload(ctypes.Structure):
@@ -84,5 +85,14 @@ def _declare(lib):
         f.restype = ctypes.c_int
     lib.perf_embed_baseline.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.perf_embed_baseline.restype = ctypes.c_int
+    lib.perf_embed_syncs.argtypes = [w, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                     ctypes.c_int]
+    lib.perf_embed_syncs.restype = ctypes.c_int
+    lib.perf_embed_no_sync_open.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.perf_embed_no_sync_open.restype = ctypes.c_int
+    lib.perf_embed_no_sync_close.argtypes = []
+    lib.perf_embed_no_sync_close.restype = ctypes.c_int
+    lib.perf_embed_set_where.argtypes = [WHERE]
+    lib.perf_embed_set_where.restype = None
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int

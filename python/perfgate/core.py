@@ -26,6 +26,78 @@ def _where(depth):
     return (rel if not rel.startswith("..") else path), f.f_lineno
 
 
+_NOT_USER = None
+
+
+def _not_user_dirs():
+    """Directories whose frames are not the user's code: perfgate's own, the
+    standard library's and installed packages' (torch, numpy, ...)."""
+    global _NOT_USER
+    if _NOT_USER is None:
+        import sysconfig
+        dirs = {os.path.dirname(os.path.abspath(__file__))}
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            p = sysconfig.get_paths().get(key)
+            if p:
+                dirs.add(os.path.abspath(p))
+        _NOT_USER = tuple(d + os.sep for d in dirs)
+    return _NOT_USER
+
+
+def user_frame(frame):
+    """The innermost frame from frame outwards that is the user's code, or None."""
+    skip = _not_user_dirs()
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith("<") and not os.path.abspath(name).startswith(skip):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _where_hook(out, length):
+    """perf_embed_where: the Python line that made a CUDA call (runs inside a
+    CUPTI callback, on the calling thread)."""
+    try:
+        f = user_frame(sys._getframe(1))
+        if f is None:
+            return 1
+        path = f.f_code.co_filename
+        rel = os.path.relpath(path) if os.path.isabs(path) else path
+        text = f"{rel if not rel.startswith('..') else path}:{f.f_lineno} ({f.f_code.co_name})"
+        data = text.encode("utf-8", "replace")[: max(0, length - 1)] + b"\0"
+        ctypes.memmove(out, data, len(data))
+        return 0
+    except Exception:
+        return 1
+
+
+_WHERE = _lib.WHERE(_where_hook)
+
+
+class _Region:
+    """with perf.no_sync_in("name"): the block runs once with the check attached."""
+
+    def __init__(self, perf, text, file, line):
+        self.perf, self.text, self.file, self.line = perf, text, file, line
+
+    def __enter__(self):
+        p = self.perf
+        got = p._lib.perf_embed_no_sync_open(None, self.text.encode(), self.file.encode(), self.line)
+        if got < 0:
+            p._ended()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        p = self.perf
+        got = p._lib.perf_embed_no_sync_close()
+        if got < 0:
+            p._ended()
+        if got == 0:
+            p.failures.append(p._sync_verdict(self._before, f"NO_SYNC_IN at {self.file}:{self.line}"))
+        return False
+
+
 class Workload:
     """A callable as a perfgate workload: one call is one iteration. stream:
     the CUDA stream its GPU work goes to (a torch.cuda.Stream, or a raw
@@ -193,6 +265,69 @@ class Perf:
         if got == 0 and len(self.claims) > before:
             self.failures.append(self._verdict(before, self.claims[-1]["message"]))
         return got == 1
+
+    def _sync_common(self, w, default):
+        if not self._open:
+            raise PerfError("perfgate: this test has ended; no check can run in it")
+        self._lib.perf_embed_set_where(_WHERE)
+        return self._as_workload(w, default)
+
+    def no_sync_in(self, x):
+        """perf.no_sync_in(fn): fn (one iteration) makes no host sync, checked
+        with CUPTI over 3 calls, untimed; returns whether it held. A string
+        names a region instead: `with perf.no_sync_in("step"):` runs its block
+        once with the check attached. Each sync found names the Python line
+        that made it."""
+        file, line = _where(1)
+        if isinstance(x, str):
+            if not self._open:
+                raise PerfError("perfgate: this test has ended; no check can run in it")
+            self._lib.perf_embed_set_where(_WHERE)
+            r = _Region(self, x, file, line)
+            r._before = len(self.claims)
+            return r
+        w = self._sync_common(x, "fn")
+        before = len(self.claims)
+        got = self._lib.perf_embed_no_sync_open(ctypes.byref(w._c), w._name, file.encode(), line)
+        if got >= 0:
+            got = self._lib.perf_embed_no_sync_close()
+        return self._sync_result(w, got, before, file, line)
+
+    def expect_syncs(self, fn, n, at_least=False):
+        """fn makes exactly n host syncs per iteration (at_least: n or more)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise PerfError(f"perfgate: the count of host syncs must be an int >= 0, got {n!r}")
+        file, line = _where(1)
+        w = self._sync_common(fn, "fn")
+        before = len(self.claims)
+        got = self._lib.perf_embed_syncs(ctypes.byref(w._c), n, int(bool(at_least)), w._name,
+                                         file.encode(), line)
+        return self._sync_result(w, got, before, file, line)
+
+    def _sync_result(self, w, got, before, file, line):
+        if w.raised is not None:
+            e, w.raised = w.raised, None
+            del self.claims[before:]
+            raise PerfError(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
+                            f"(the check at {file}:{line} was not decided)") from e
+        if got < 0:
+            self._ended()
+        if got == 0:
+            self.failures.append(self._sync_verdict(before, f"sync check at {file}:{line} did not hold"))
+        return got == 1
+
+    def _sync_verdict(self, before, fallback):
+        """A sync check's verdict line and the findings under it."""
+        head = self._verdict(before, fallback)
+        found, seen = [], False
+        for kind, text in self.lines:
+            if text == head:
+                seen = True
+            elif seen and kind == _lib.LINE_DETAIL and text.startswith("  "):
+                found.append(text)
+            elif seen:
+                seen = False
+        return "\n".join([head] + found[-20:])
 
     def close(self):
         """Ends the test in the core: (outcome word, reason). Idempotent."""

@@ -161,3 +161,31 @@ def test_it(perf):
 ''')
     r.assert_outcomes(errors=1)
     assert "libperfgate.so not found: /nonexistent/libperfgate.so (no such file)" in r.stdout.str()
+
+
+def test_sync_checks_without_a_gpu_skip_with_the_reason(pytester):
+    r = run(pytester, '''
+def test_fn(perf):
+    perf.no_sync_in(lambda: work(10))
+
+def test_region(perf):
+    with perf.no_sync_in("step"):
+        work(10)
+
+def test_count(perf):
+    perf.expect_syncs(lambda: work(10), 0)
+''', "-rs")
+    out = r.stdout.str()
+    if "3 passed" in out:  # a GPU is here: host code makes no host sync
+        return
+    r.assert_outcomes(skipped=3)
+    assert "no CUDA device" in out
+
+
+def test_sync_count_must_be_a_count(pytester):
+    r = run(pytester, '''
+def test_it(perf):
+    perf.expect_syncs(lambda: None, -1)
+''')
+    r.assert_outcomes(failed=1)
+    assert "the count of host syncs must be an int >= 0, got -1" in r.stdout.str()

@@ -46,8 +46,15 @@ static int cuda_itself(const char *path)
 }
 
 /* Never fails. */
+static perf__callsite_hook *lang_hook;
+
+/* See callsite.h. */
+void perf__callsite_set_hook(perf__callsite_hook *hook) { lang_hook = hook; }
+
 void perf__callsite_capture(perf__site *s)
 {
+  s->lang[0] = '\0';
+  if (lang_hook && lang_hook(s->lang, sizeof s->lang)) s->lang[0] = '\0';
   void *frames[MAX_FRAMES];
   int in_exe[MAX_FRAMES];
   Dl_info info[MAX_FRAMES];

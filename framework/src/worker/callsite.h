@@ -9,7 +9,16 @@ typedef struct perf__site {
   void *caller;      /* the frame above it, when in the executable too */
   char inside[96];   /* library function between user and CUDA, e.g.
                         "cublasSdot_v2"; "" when the user called CUDA */
+  char lang[200];    /* "file.py:12 (function)" from an embedder's hook
+                        (the Python line that made the call); "" without */
 } perf__site;
+
+/* An embedder's own stack (Python's): writes the innermost user frame as
+ * "file:line (function)" into out[len]; 0 when it found one. It runs on
+ * the thread that made the CUDA call, inside a CUPTI callback. */
+typedef int perf__callsite_hook(char *out, size_t len);
+/* Sets (NULL: clears) the hook perf__callsite_capture asks. Never fails. */
+void perf__callsite_set_hook(perf__callsite_hook *hook);
 
 /* Index of the user's frame in frames[0..n) (innermost first): the first
  * frame in the executable after at least one frame outside it (the callback
@@ -17,8 +26,9 @@ typedef struct perf__site {
  * caller). in_exe[i] says where frame i is. -1 when there is none. */
 int perf__callsite_pick(const int *in_exe, int n);
 
-/* Captures the current call stack and fills s. Never fails (s->pc may be
- * NULL when the stack cannot be walked). */
+/* Captures the current call stack and fills s (and s->lang, from the hook
+ * when one is set). Never fails (s->pc may be NULL when the stack cannot be
+ * walked). */
 void perf__callsite_capture(perf__site *s);
 
 /* Resolves pcs[0..n) to "file:line" (function) through addr2line on this

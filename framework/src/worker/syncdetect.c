@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "worker/callsite.h"
@@ -43,7 +44,8 @@ static int same(const finding *f, const perf__sync_entry *e, const char *outer,
                 const char *why, const perf__site *s)
 {
   return f->entry == e && f->outer == outer && f->site.pc == s->pc &&
-         !strcmp(f->why, why) && !strcmp(f->site.inside, s->inside);
+         !strcmp(f->why, why) && !strcmp(f->site.inside, s->inside) &&
+         !strcmp(f->site.lang, s->lang);
 }
 
 /* Counts one host sync in the current iteration. */
@@ -208,6 +210,11 @@ static void publish(int iters, const char *who)
   for (size_t i = 0; i < det.n; i++) {
     const finding *f = &det.f[i];
     perf__callsite_tail_call(pub_where[i], sizeof pub_where[i], "check_workload", who);
+    if (f->site.lang[0]) { /* an embedder's line (Python's) names the site */
+      const char *colon = strrchr(f->site.lang, ':');
+      lines[i] = colon ? atoi(colon + 1) : 0;
+      snprintf(pub_where[i], sizeof pub_where[i], "%s", f->site.lang);
+    }
     char c[64];
     if (f->outer)
       snprintf(pub_api[i], sizeof pub_api[i], "%s (inside %s)", f->entry->name,
