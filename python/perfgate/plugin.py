@@ -23,6 +23,8 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "perf_sync: a test that runs perfgate's host-sync checks "
+                            "(CUPTI); select or deselect with -m")
     if config.getoption("--perf-budget") <= 0:
         raise pytest.UsageError("--perf-budget must be a number of seconds above 0")
     config._perfgate_records = []
