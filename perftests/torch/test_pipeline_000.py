@@ -24,7 +24,8 @@ def test_compiled_reduce_overhead_beats_eager(perf, x):
     for _ in range(3):
         compiled(x)  # compile and record its graph before timing
     torch.cuda.synchronize()
-    perf.expect_faster(lambda: compiled(x), lambda: chain(x), 2.0)
+    perf.expect_faster(perf.workload(lambda: compiled(x), name="compiled"),
+                       perf.workload(lambda: chain(x), name="eager"), 2.0)
 
 
 def test_graph_replay_beats_eager(perf, x):
@@ -36,7 +37,8 @@ def test_graph_replay_beats_eager(perf, x):
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         y = chain(x)
-    perf.expect_faster(g.replay, lambda: chain(x), 1.5)
+    perf.expect_faster(perf.workload(g.replay, name="graph"),
+                       perf.workload(lambda: chain(x), name="eager"), 1.5)
 
 
 def test_graph_replay_beats_eager_with_a_sync_per_op_by_more(perf, x):
@@ -54,4 +56,4 @@ def test_graph_replay_beats_eager_with_a_sync_per_op_by_more(perf, x):
         for k in range(OPS):
             y = y * 1.0001 + 0.5 if k % 2 == 0 else torch.sin(y)
             torch.cuda.synchronize()
-    perf.expect_faster(g.replay, synced_eager, 3.0)
+    perf.expect_faster(perf.workload(g.replay, name="graph"), synced_eager, 3.0)

@@ -83,7 +83,9 @@ class _Region:
 
     def __enter__(self):
         p = self.perf
-        got = p._lib.perf_embed_no_sync_open(None, self.text.encode(), self.file.encode(), self.line)
+        # The core keeps these pointers until close: they must outlive it.
+        self._text_b, self._file_b = self.text.encode(), self.file.encode()
+        got = p._lib.perf_embed_no_sync_open(None, self._text_b, self._file_b, self.line)
         if got < 0:
             p._ended()
         return self
@@ -288,7 +290,8 @@ class Perf:
             return r
         w = self._sync_common(x, "fn")
         before = len(self.claims)
-        got = self._lib.perf_embed_no_sync_open(ctypes.byref(w._c), w._name, file.encode(), line)
+        file_b = file.encode()  # the core keeps the pointer until close
+        got = self._lib.perf_embed_no_sync_open(ctypes.byref(w._c), w._name, file_b, line)
         if got >= 0:
             got = self._lib.perf_embed_no_sync_close()
         return self._sync_result(w, got, before, file, line)
