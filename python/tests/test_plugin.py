@@ -189,3 +189,19 @@ def test_it(perf):
 ''')
     r.assert_outcomes(failed=1)
     assert "the count of host syncs must be an int >= 0, got -1" in r.stdout.str()
+
+
+def test_perf_sync_tests_run_after_the_others(pytester):
+    pytester.makepyfile(test_inner='''
+import pytest
+
+@pytest.mark.perf_sync
+def test_a_sync_check():
+    pass
+
+def test_timing():
+    pass
+''')
+    r = pytester.runpytest_subprocess("-p", "perfgate.plugin", "-v")
+    out = r.stdout.str()
+    assert out.index("test_timing") < out.index("test_a_sync_check")
