@@ -1,4 +1,5 @@
 /* python.c — the Python package's own tests (python/tests: the pytest plugin on host-only workloads), run against this build's libperfgate.so. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,4 +36,34 @@ ST_TEST(python_package_tests_pass)
     printf("    python/tests: %s\n", last ? last + 1 : out);
   }
   free(out);
+}
+
+/* The README's install: pip install ./python builds libperfgate.so and
+ * bundles it; the installed package loads it and runs a claim. */
+ST_TEST(python_pip_install_bundles_the_library)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  st_skip("built with AddressSanitizer: the Python interpreter would need its runtime preloaded");
+  return;
+#endif
+  if (st_shell("python3 -c 'import setuptools, pip, wheel' >/dev/null 2>&1")) {
+    st_skip("python3 with pip, setuptools and wheel is not installed (pip install wheel)");
+    return;
+  }
+  char dir[] = "/tmp/perfgate-pip-XXXXXX", cmd[2048], log[300];
+  if (!ST_CHECK(mkdtemp(dir) != NULL)) return;
+  snprintf(log, sizeof log, "%s/pip.log", dir);
+  snprintf(cmd, sizeof cmd,
+           "PERFGATE_BUILD=\"$(cd '%s' && pwd)\" python3 -m pip install -q --no-build-isolation "
+           "--no-deps --target='%s/site' ./python >'%s' 2>&1 && cd /tmp && env -u PERFGATE_LIB "
+           "PYTHONPATH='%s/site' python3 -c \"import perfgate; p = perfgate.Perf('t', budget=0.2); "
+           "print(p.expect_similar(lambda: None, lambda: None, 0.5)); p.close()\" >>'%s' 2>&1",
+           st_build_dir(), dir, log, dir, log);
+  int rc = st_shell(cmd);
+  char *out = st_slurp(log);
+  ST_CHECKF(rc == 0 && out && strstr(out, "True"), "exit %d: %s", rc, out ? out : "(no log)");
+  snprintf(cmd, sizeof cmd, "test -f '%s/site/perfgate/libperfgate.so'", dir);
+  ST_EQ(st_shell(cmd), 0);
+  free(out);
+  st_rmtree(dir);
 }
