@@ -358,6 +358,9 @@ typedef struct perf_embed_options {
   unsigned long long seed;  /* bootstrap seed (0: 1) */
   const char *baseline_dir; /* NULL: "baselines" */
   int verbose;
+  int update_baselines;     /* measure for the baseline file, as
+                               --update-baselines: the lines of kind 4
+                               then carry the measurements */
 } perf_embed_options;
 /* Returns 0, or 2 when a test is already running. o may be NULL. */
 int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink,
@@ -390,6 +393,14 @@ int perf_embed_no_sync_close(void);
  * callback, on the thread that made the call. NULL clears it. */
 typedef int perf_embed_where(char *out, size_t len);
 void perf_embed_set_where(perf_embed_where *fn);
+/* --update-baselines for an embedder: lines[0..n) are the kind-4 lines its
+ * tests emitted with update_baselines set, runs[k] the run (0, 1, 2) each
+ * came from; entries measured in all 3 runs are merged into each
+ * machine's baseline file as perftest --update-baselines merges them (a
+ * table of what moved on stdout). Returns 0, or 2 with the reason in
+ * err[len] (a malformed line or file, a file that cannot be written). */
+int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, char *err,
+                          size_t len);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */

@@ -5,6 +5,7 @@
 
 #include "base/status.h"
 #include "perfgate.h"
+#include "supervisor/rebaseline.h"
 #include "worker/callsite.h"
 #include "worker/context.h"
 #include "worker/gpu.h"
@@ -33,6 +34,7 @@ int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_s
   perf__context_opt.seed = o && o->seed ? o->seed : 1;
   perf__context_opt.verbose = o ? o->verbose : 0;
   perf__context_opt.baseline_dir = o && o->baseline_dir ? o->baseline_dir : "baselines";
+  perf__context_opt.update_baselines = o ? o->update_baselines : 0;
   e.sink = sink;
   e.ctx = ctx;
   perf__context_set_sink(to_embedder);
@@ -142,6 +144,24 @@ int perf_embed_no_sync_close(void)
   while (perf__sync_step(&scope)) {
   }
   return e.res.failures == scope_failures;
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, char *err,
+                          size_t len)
+{
+  perf__blu *u = perf__rebaseline_new();
+  int rc = u ? 0 : PERF__ENOMEM;
+  for (size_t k = 0; !rc && k < n; k++)
+    if ((rc = perf__rebaseline_take(u, lines[k], runs[k])))
+      snprintf(err, len, "a malformed measurement line: %.200s", lines[k]);
+  if (!rc && (rc = perf__rebaseline_write(u, err, len)) == 0) {
+    perf__rebaseline_free(u);
+    return 0;
+  }
+  if (rc == PERF__ENOMEM) snprintf(err, len, "out of memory");
+  perf__rebaseline_free(u);
+  return 2;
 }
 
 /* Public: see perfgate.h. */

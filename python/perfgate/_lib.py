@@ -33,6 +33,7 @@ class Options(ctypes.Structure):
         ("seed", ctypes.c_ulonglong),
         ("baseline_dir", ctypes.c_char_p),
         ("verbose", ctypes.c_int),
+        ("update_baselines", ctypes.c_int),
     ]
 
 
@@ -94,5 +95,9 @@ def _declare(lib):
     lib.perf_embed_no_sync_close.restype = ctypes.c_int
     lib.perf_embed_set_where.argtypes = [WHERE]
     lib.perf_embed_set_where.restype = None
+    lib.perf_embed_rebaseline.argtypes = [ctypes.POINTER(ctypes.c_char_p),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
+                                          ctypes.c_char_p, ctypes.c_size_t]
+    lib.perf_embed_rebaseline.restype = ctypes.c_int
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int

@@ -155,27 +155,32 @@ class Perf:
     claim held and remember a failure (the pytest plugin fails the test
     with its verdict lines); assert_* raise AssertionError at once."""
 
-    def __init__(self, name, budget=2.0, seed=1, baseline_dir=None, verbose=False):
+    def __init__(self, name, budget=2.0, seed=1, baseline_dir=None, verbose=False,
+                 update_baselines=False):
         if not (isinstance(budget, (int, float)) and math.isfinite(budget) and budget > 0):
             raise PerfError(f"perfgate: budget must be a number of seconds above 0, got {budget!r}")
         self.name = name
         self.lines = []     # (kind, text) from the core
         self.claims = []    # claim records, as --json writes them
         self.failures = []  # verdict lines of claims that did not hold
+        self.measurements = []  # update_baselines: the core's measurement lines
         self.outcome = None
         self.reason = ""
         self._lib = _lib.load()
         self._sink = _lib.SINK(self._on_line)
         self._workloads = []
-        opts = _lib.Options(float(budget), int(seed),
-                            baseline_dir.encode() if baseline_dir else None, int(bool(verbose)))
+        self._dir_b = baseline_dir.encode() if baseline_dir else None  # kept: the core keeps it
+        opts = _lib.Options(float(budget), int(seed), self._dir_b, int(bool(verbose)),
+                            int(bool(update_baselines)))
         if self._lib.perf_embed_begin(name.encode(), ctypes.byref(opts), self._sink, None):
             raise PerfError("perfgate: a perfgate test is already running in this process")
         self._open = True
 
     def _on_line(self, kind, text, _ctx):
         t = text.decode("utf-8", "replace")
-        if kind == _lib.LINE_CLAIM:
+        if kind == _lib.LINE_RECORD:
+            self.measurements.append(t)
+        elif kind == _lib.LINE_CLAIM:
             try:
                 self.claims.append(json.loads(t))
             except ValueError:
@@ -346,3 +351,15 @@ class Perf:
         """This test as the --json report's test objects are."""
         return {"name": self.name, "outcome": self.outcome or "PASS", "reason": self.reason,
                 "claims": self.claims, "lines": [t for k, t in self.lines if k == _lib.LINE_DETAIL]}
+
+
+def write_baselines(measurements):
+    """Merges [(run, line)] measurements of 3 runs into each machine's
+    baseline file (as perftest --update-baselines). Raises PerfError with
+    the reason when nothing could be written."""
+    lib = _lib.load()
+    lines = (ctypes.c_char_p * max(1, len(measurements)))(*[t.encode() for _, t in measurements])
+    runs = (ctypes.c_int * max(1, len(measurements)))(*[r for r, _ in measurements])
+    err = ctypes.create_string_buffer(600)
+    if lib.perf_embed_rebaseline(lines, runs, len(measurements), err, len(err)):
+        raise PerfError("perfgate: baselines not written: " + err.value.decode("utf-8", "replace"))

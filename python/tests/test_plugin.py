@@ -205,3 +205,24 @@ def test_timing():
     r = pytester.runpytest_subprocess("-p", "perfgate.plugin", "-v")
     out = r.stdout.str()
     assert out.index("test_timing") < out.index("test_a_sync_check")
+
+
+def test_update_baselines_then_expect_baseline(pytester, tmp_path, monkeypatch):
+    base = tmp_path / "baselines"
+    base.mkdir()
+    body = '''
+import os
+
+def test_it(perf):
+    perf.expect_baseline(perf.workload(lambda: work(int(os.environ.get("N", "300"))), name="w"))
+'''
+    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines")
+    assert r.ret == 0, r.stdout.str()
+    files = list(base.glob("*.yaml"))
+    assert len(files) == 1 and "test_inner.py::test_it" in files[0].read_text()
+    r = run(pytester, body, f"--perf-baseline-dir={base}")
+    r.assert_outcomes(passed=1)
+    monkeypatch.setenv("N", "3000")  # 10x the work: slower than its entry
+    r = run(pytester, body, f"--perf-baseline-dir={base}")
+    r.assert_outcomes(failed=1)
+    assert "BASELINE(w) at test_inner.py:" in r.stdout.str()
