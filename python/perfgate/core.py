@@ -1,5 +1,6 @@
 """One perfgate test in this process: Python callables as workloads, claims decided by the C core."""
 import ctypes
+import inspect
 import json
 import math
 import os
@@ -109,6 +110,14 @@ class Workload:
     def __init__(self, fn, name=None, stream=None, clock=None):
         if not callable(fn):
             raise PerfError(f"perfgate: a workload must be callable, got {type(fn).__name__}")
+        import inspect
+        target = inspect.unwrap(getattr(fn, "func", fn))  # functools.partial too
+        for test, what in ((inspect.isgeneratorfunction, "a generator function"),
+                           (inspect.iscoroutinefunction, "a coroutine function"),
+                           (inspect.isasyncgenfunction, "an async generator function")):
+            if test(target):
+                raise PerfError(f"perfgate: workload {getattr(fn, '__name__', fn)!r} is {what}: "
+                                f"calling it only creates the object and does none of its work")
         if clock is not None and clock not in _lib.CLOCKS:
             raise PerfError(f"perfgate: unknown clock {clock!r}: one of {', '.join(_lib.CLOCKS)}")
         self.fn = fn
@@ -117,6 +126,7 @@ class Workload:
         self.clock = clock or "auto"
         self.raised = None
         self._c = None
+        self._stream_handle()  # a bad stream is refused here, by name
 
     def _stream_handle(self):
         s = self.stream
@@ -132,7 +142,12 @@ class Workload:
         if self.raised is not None:
             return
         try:
-            self.fn()
+            r = self.fn()
+            if r is not None and (inspect.isgenerator(r) or inspect.isawaitable(r)):
+                if inspect.iscoroutine(r):
+                    r.close()
+                raise PerfError(f"it returned {type(r).__name__} object: its work was never "
+                                f"run (a workload must do its work when called)")
         except BaseException as e:  # kept, and raised after the claim
             self.raised = e
 
@@ -164,11 +179,15 @@ class Perf:
         self.claims = []    # claim records, as --json writes them
         self.failures = []  # verdict lines of claims that did not hold
         self.measurements = []  # update_baselines: the core's measurement lines
+        self.missing_baselines = []  # expect_baseline with no entry to compare with
         self.outcome = None
         self.reason = ""
+        self.error = None   # a refusal of perfgate's own (PerfError), the test's reason
         self._lib = _lib.load()
         self._sink = _lib.SINK(self._on_line)
         self._workloads = []
+        self._names = {}   # name -> Workload, in this test
+        self._by_fn = {}   # id(callable) -> Workload made for it
         self._dir_b = baseline_dir.encode() if baseline_dir else None  # kept: the core keeps it
         opts = _lib.Options(float(budget), int(seed), self._dir_b, int(bool(verbose)),
                             int(bool(update_baselines)))
@@ -193,8 +212,28 @@ class Perf:
         return Workload(fn, name=name, stream=stream, clock=clock)
 
     def _as_workload(self, w, default):
-        w = w if isinstance(w, Workload) else Workload(w)
-        w.c_struct(default)
+        """w as a Workload with a name no other workload of this test has
+        (baseline entries are keyed by test and name): a callable passed
+        again is the same workload; a default name taken by another gets a
+        number ("a2"); a name given twice to different workloads is refused."""
+        try:
+            if not isinstance(w, Workload):
+                w = self._by_fn.get(id(w)) or self._by_fn.setdefault(id(w), Workload(w))
+        except PerfError as e:
+            raise self._error(str(e)) from None
+        if w._c is None:
+            given = w.name
+            if not given:
+                n = getattr(w.fn, "__name__", "")
+                base = n if n and n != "<lambda>" else default
+                w.name, k = base, 2
+                while w.name in self._names and self._names[w.name] is not w:
+                    w.name, k = f"{base}{k}", k + 1
+            elif given in self._names and self._names[given] is not w:
+                raise self._error(f"perfgate: two workloads named {given!r} in one test: their "
+                                  f"measurements and baseline entries would be mixed")
+            w.c_struct(default)
+        self._names.setdefault(w.name, w)
         self._workloads.append(w)
         return w
 
@@ -203,29 +242,41 @@ class Perf:
         outcome, reason = self.close()
         if outcome == "SKIP":
             raise Skipped(reason)
-        raise PerfError(f"perfgate: {reason or outcome}")
+        raise self._error(f"perfgate: {reason or outcome}")
 
     def _ratio(self, fn, a, b, x, what, depth):
         if not self._open:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise PerfError(f"perfgate: {what} must be a number, got {x!r}")
+            raise self._error(f"perfgate: {what} must be a number, got {x!r}")
         wa, wb = self._as_workload(a, "a"), self._as_workload(b, "b")
         file, line = _where(depth)
-        before = len(self.claims)
+        before, lines_before = len(self.claims), len(self.lines)
+        file_b = file.encode()
         got = fn(ctypes.byref(wa._c), ctypes.byref(wb._c), float(x), wa._name, wb._name,
-                 file.encode(), line)
+                 file_b, line)
         for w in (wa, wb):
             if w.raised is not None:
                 e, w.raised = w.raised, None
-                del self.claims[before:]  # measured over a workload that failed: discarded
-                raise PerfError(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
-                                f"(the claim at {file}:{line} was not decided)") from e
+                self._discard(before, lines_before)
+                raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
+                                  f"(the claim at {file}:{line} was not decided)") from e
         if got < 0:
             self._ended()
         if got == 0:
             self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
         return got == 1
+
+    def _discard(self, claims_before, lines_before):
+        """What the core said about a claim measured over a workload that
+        failed: dropped, so that no report shows its numbers."""
+        del self.claims[claims_before:]
+        del self.lines[lines_before:]
+
+    def _error(self, message):
+        """A PerfError, remembered as the test's reason."""
+        self.error = message
+        return PerfError(message)
 
     def _verdict(self, before, fallback):
         """The verdict line of the claim recorded after index before: the
@@ -261,12 +312,17 @@ class Perf:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         wa = self._as_workload(a, "a")
         file, line = _where(1)
-        before = len(self.claims)
-        got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file.encode(), line)
+        before, lines_before = len(self.claims), len(self.lines)
+        file_b = file.encode()
+        got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file_b, line)
         if wa.raised is not None:
             e, wa.raised = wa.raised, None
-            del self.claims[before:]
-            raise PerfError(f"perfgate: workload {wa.name} raised {type(e).__name__}: {e}") from e
+            self._discard(before, lines_before)
+            raise self._error(f"perfgate: workload {wa.name} raised {type(e).__name__}: {e} "
+                              f"(the check at {file}:{line} was not decided)") from e
+        if got == 0 and len(self.claims) == before:
+            self.missing_baselines.append(next((t for k, t in reversed(self.lines)
+                                                if "no baseline entry" in t), "no baseline entry"))
         if got < 0:
             self._ended()
         if got == 0 and len(self.claims) > before:
@@ -316,8 +372,8 @@ class Perf:
         if w.raised is not None:
             e, w.raised = w.raised, None
             del self.claims[before:]
-            raise PerfError(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
-                            f"(the check at {file}:{line} was not decided)") from e
+            raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
+                              f"(the check at {file}:{line} was not decided)") from e
         if got < 0:
             self._ended()
         if got == 0:
@@ -349,7 +405,8 @@ class Perf:
 
     def record(self):
         """This test as the --json report's test objects are."""
-        return {"name": self.name, "outcome": self.outcome or "PASS", "reason": self.reason,
+        return {"name": self.name, "outcome": self.outcome or "PASS",
+                "reason": self.error or self.reason,
                 "claims": self.claims, "lines": [t for k, t in self.lines if k == _lib.LINE_DETAIL]}
 
 

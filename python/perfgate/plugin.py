@@ -1,18 +1,23 @@
 """The pytest plugin: the `perf` fixture, claims reported as test outcomes, and --perf-json."""
 import json
+import math
 import os
-import platform
 import sys
 import time
+import warnings
 
 import pytest
 
 from .core import Perf, PerfError, Skipped, write_baselines
 
 
+class PerfWarning(UserWarning):
+    """A perfgate check that could not be made (no baseline entry)."""
+
+
 def pytest_addoption(parser):
     g = parser.getgroup("perfgate")
-    g.addoption("--perf-budget", type=float, default=2.0, metavar="SECONDS",
+    g.addoption("--perf-budget", default="2", metavar="SECONDS",
                 help="perfgate: sampling time per claim before it is INCONCLUSIVE (default 2)")
     g.addoption("--perf-seed", type=int, default=1, metavar="N", help="perfgate: bootstrap seed")
     g.addoption("--perf-baseline-dir", default="baselines", metavar="DIR",
@@ -21,16 +26,33 @@ def pytest_addoption(parser):
                 help="perfgate: run each perf test 3 times and merge every measured workload "
                      "into this machine's baseline file (as perftest --update-baselines); "
                      "nothing is written when a test failed")
+    g.addoption("--perf-strict-baselines", action="store_true", default=False,
+                help="perfgate: fail a perf.expect_baseline that has no entry to compare with")
     g.addoption("--perf-json", default=None, metavar="FILE",
                 help="perfgate: write every perf test's claims as a perfgate-report/1 document "
-                     "(perftest --merge=OUT FILE --html=PAGE draws it)")
+                     "(perftest --html=PAGE --merge=OUT FILE draws it)")
+
+
+def _budget(text):
+    try:
+        b = float(text)
+    except ValueError:
+        b = math.nan
+    if not (math.isfinite(b) and b > 0):
+        raise pytest.UsageError(f"--perf-budget must be a number of seconds above 0, got {text!r}")
+    return b
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "perf_sync: a test that runs perfgate's host-sync checks "
-                            "(CUPTI); select or deselect with -m")
-    if config.getoption("--perf-budget") <= 0:
-        raise pytest.UsageError("--perf-budget must be a number of seconds above 0")
+                            "(CUPTI); the plugin runs such tests after all others")
+    config._perfgate_budget = _budget(config.getoption("--perf-budget"))
+    path = config.getoption("--perf-json")
+    if path is not None:
+        d = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(d) or not os.access(d, os.W_OK):
+            raise pytest.UsageError(f"--perf-json={path}: cannot write in {d} "
+                                    f"({'no such directory' if not os.path.isdir(d) else 'not writable'})")
     config._perfgate_records = []
     config._perfgate_started = time.time()
     config._perfgate_run = 0
@@ -47,32 +69,64 @@ def pytest_collection_modifyitems(session, config, items):
 @pytest.fixture
 def perf(request):
     """A perfgate test for this pytest test: perf.expect_faster(a, b, 1.5),
-    perf.expect_similar(a, b, 0.05), perf.assert_*, perf.expect_baseline(a).
-    A claim that does not hold fails the test with its verdict line."""
+    perf.expect_similar(a, b, 0.05), perf.assert_*, perf.expect_baseline(a),
+    perf.no_sync_in(fn), perf.expect_syncs(fn, n). A claim that does not
+    hold fails the test with its verdict line."""
     cfg = request.config
-    p = Perf(request.node.nodeid, budget=cfg.getoption("--perf-budget"),
+    p = Perf(request.node.nodeid, budget=cfg._perfgate_budget,
              seed=cfg.getoption("--perf-seed"), baseline_dir=cfg.getoption("--perf-baseline-dir"),
              update_baselines=cfg.getoption("--perf-update-baselines"))
     request.node._perfgate = p
+    started = time.time()
     try:
         yield p
     finally:
         p.close()
         rec = p.record()
         rec["outcome"] = getattr(request.node, "_perfgate_outcome", rec["outcome"])
-        cfg._perfgate_records.append(rec)
+        rec["seconds"] = time.time() - started
+        if getattr(request.node, "_perfgate_reason", None):
+            rec["reason"] = request.node._perfgate_reason
+        if cfg._perfgate_run == (2 if cfg.getoption("--perf-update-baselines") else 0):
+            cfg._perfgate_records.append(rec)
         cfg._perfgate_measured.extend((cfg._perfgate_run, t) for t in p.measurements)
+
+
+def _claims_failed(item, p):
+    """The failure a perf test ends with, beyond its own exception: claims
+    that did not hold, a missing baseline entry under --perf-strict-baselines,
+    or a test that checked nothing."""
+    if p.failures:
+        return "\n".join(p.failures)
+    if p.missing_baselines and item.config.getoption("--perf-strict-baselines"):
+        return "\n".join(p.missing_baselines) + "\n(--perf-strict-baselines)"
+    if not p.claims and not p.missing_baselines and p.error is None:
+        return ("perfgate: the test checked nothing: it took the perf fixture but no "
+                "perf.expect_*, perf.assert_*, no_sync_in or expect_syncs ran")
+    return None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
+    __tracebackhide__ = True
+    p = getattr(item, "_perfgate", None)
     try:
         result = yield
     except Skipped as e:
-        pytest.skip(f"perfgate: {e}")
-    p = getattr(item, "_perfgate", None)
-    if p is not None and p.failures:
-        raise AssertionError("\n".join(p.failures))
+        if p is not None and p.failures:
+            raise AssertionError("\n".join(p.failures)) from None
+        raise pytest.skip.Exception(f"perfgate: {e}", _use_item_location=True) from None
+    except BaseException as e:
+        if p is not None and p.failures and isinstance(e, Exception) and hasattr(e, "add_note"):
+            e.add_note("perfgate: claims of this test that did not hold before it raised:\n" +
+                       "\n".join(p.failures))
+        raise
+    if p is not None:
+        for m in p.missing_baselines:
+            warnings.warn(PerfWarning(f"{m} (record it: pytest --perf-update-baselines)"))
+        failed = _claims_failed(item, p)
+        if failed:
+            raise AssertionError(failed)
     return result
 
 
@@ -100,11 +154,32 @@ def pytest_runtest_protocol(item, nextitem):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if call.when == "call" and hasattr(item, "_perfgate"):
+    p = getattr(item, "_perfgate", None)
+    if call.when == "call" and p is not None:
         error = call.excinfo is not None and call.excinfo.errisinstance(PerfError)
+        inconclusive = any(c.get("outcome") == "INCONCLUSIVE" for c in p.claims) and \
+            not any(c.get("outcome") == "FAIL" for c in p.claims)
         item._perfgate_outcome = ("PASS" if report.passed else "SKIP" if report.skipped
-                                  else "ERROR" if error else "FAIL")
+                                  else "ERROR" if error else
+                                  "INCONCLUSIVE" if inconclusive else "FAIL")
+        if call.excinfo is not None and not report.passed:
+            item._perfgate_reason = str(call.excinfo.value).split("\n")[0][:500]
+        verdicts = [t for k, t in p.lines if k == 0]
+        if verdicts:
+            report.sections.append(("perfgate verdicts", "\n".join(verdicts)))
     return report
+
+
+def _host_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
 
 
 def _document(config, records, exit_code):
@@ -114,12 +189,12 @@ def _document(config, records, exit_code):
     return {
         "schema": "perfgate-report/1",
         "run": {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(config._perfgate_started)),
-                "exit_code": 1 if failed else 0, "argv": [sys.executable, "-m", "pytest"] + list(config.invocation_params.args),
+                "exit_code": 1 if failed else 0,
+                "argv": [sys.executable, "-m", "pytest"] + list(config.invocation_params.args),
                 "shard": {"index": 0, "total": 1}, "pytest_exit_code": int(exit_code)},
         "totals": {"tests": len(records), "passed": tally["PASS"], "failed": failed,
                    "skipped": tally["SKIP"], "seconds": time.time() - config._perfgate_started},
-        "fingerprint": {"host": {"name": platform.processor() or platform.machine(),
-                                 "cpus": str(os.cpu_count())}, "gpu": None},
+        "fingerprint": {"host": {"name": _host_name(), "cpus": str(os.cpu_count())}, "gpu": None},
         "tests": records,
     }
 
@@ -127,6 +202,7 @@ def _document(config, records, exit_code):
 def _update_baselines(session):
     config = session.config
     out = config.get_terminal_writer()
+    out.line()
     if config._perfgate_failed:
         out.line(f"perfgate: baselines not written: {len(set(config._perfgate_failed))} perf test(s) "
                  f"failed ({config._perfgate_failed[0]}, ...)", red=True)
@@ -137,9 +213,10 @@ def _update_baselines(session):
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     try:
+        os.makedirs(config.getoption("--perf-baseline-dir"), exist_ok=True)
         write_baselines(config._perfgate_measured)
-    except PerfError as e:
-        out.line(str(e), red=True)
+    except (PerfError, OSError) as e:
+        out.line(f"perfgate: baselines not written: {e}", red=True)
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
@@ -151,8 +228,13 @@ def pytest_sessionfinish(session, exitstatus):
         return
     doc = _document(session.config, session.config._perfgate_records, exitstatus)
     tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        session.config.get_terminal_writer().line(f"perfgate: cannot write --perf-json={path}: {e}",
+                                                  red=True)
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR

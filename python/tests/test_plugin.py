@@ -226,3 +226,56 @@ def test_it(perf):
     r = run(pytester, body, f"--perf-baseline-dir={base}")
     r.assert_outcomes(failed=1)
     assert "BASELINE(w) at test_inner.py:" in r.stdout.str()
+
+
+@pytest.mark.parametrize("body,message", [
+    ("def g():\n    yield work(10)\n\ndef test_it(perf):\n    perf.expect_similar(g, g, 0.5)\n",
+     "workload 'g' is a generator function"),
+    ("async def c():\n    work(10)\n\ndef test_it(perf):\n    perf.expect_similar(c, c, 0.5)\n",
+     "workload 'c' is a coroutine function"),
+    ("def g():\n    yield 1\n\ndef test_it(perf):\n    perf.expect_similar(lambda: g(), lambda: g(), 0.5)\n",
+     "raised PerfError: it returned generator object: its work was never run"),
+    ("def test_it(perf):\n    perf.expect_similar(perf.workload(lambda: work(10), name='w'),\n"
+     "                        perf.workload(lambda: work(20), name='w'), 0.5)\n",
+     "two workloads named 'w' in one test"),
+    ("def test_it(perf):\n    pass\n", "the test checked nothing"),
+])
+def test_workloads_that_would_measure_nothing_are_refused(pytester, body, message):
+    r = run(pytester, body)
+    r.assert_outcomes(failed=1)
+    assert message in r.stdout.str()
+
+
+def test_default_names_stay_apart(pytester, tmp_path):
+    out = tmp_path / "r.json"
+    r = run(pytester, '''
+def test_it(perf):
+    perf.expect_faster(lambda: work(100), lambda: work(800), 2)
+    perf.expect_faster(lambda: work(200), lambda: work(1600), 2)
+''', f"--perf-json={out}")
+    r.assert_outcomes(passed=1)
+    claims = json.loads(out.read_text())["tests"][0]["claims"]
+    assert [(c["a"]["name"], c["b"]["name"]) for c in claims] == [("a", "b"), ("a2", "b2")]
+
+
+@pytest.mark.parametrize("opt,message", [
+    ("--perf-budget=nan", "--perf-budget must be a number of seconds above 0, got 'nan'"),
+    ("--perf-json=/nonexistent-dir/r.json", "--perf-json=/nonexistent-dir/r.json: cannot write in"),
+])
+def test_bad_options_stop_the_session(pytester, opt, message):
+    pytester.makepyfile(test_inner="def test_x(): pass\n")
+    r = pytester.runpytest_subprocess("-p", "perfgate.plugin", opt)
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in r.stderr.str()
+
+
+def test_a_missing_baseline_warns_and_fails_when_strict(pytester, tmp_path):
+    body = '''
+def test_it(perf):
+    perf.expect_baseline(perf.workload(lambda: work(100), name="w"))
+'''
+    r = run(pytester, body, f"--perf-baseline-dir={tmp_path}")
+    r.assert_outcomes(passed=1, warnings=1)
+    assert "no baseline entry" in r.stdout.str() and "--perf-update-baselines" in r.stdout.str()
+    r = run(pytester, body, f"--perf-baseline-dir={tmp_path}", "--perf-strict-baselines")
+    r.assert_outcomes(failed=1)
