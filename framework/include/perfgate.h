@@ -351,7 +351,10 @@ void perf__cublas_check(int status, const char *expr, const char *file,
  * the test. Every line and claim record goes to sink(kind, text, ctx):
  * kind 0 a verdict or detail line, 1 shown only when verbose, 2 about the
  * process, 3 a once-per-run notice, 5 one claim's record as JSON (the
- * --json report's claim objects). One test at a time per process. */
+ * --json report's claim objects). One test at a time per process, driven
+ * from the thread that began it: a call from inside a running claim (a
+ * workload calling perfgate) or from another thread returns -2 and does
+ * nothing. */
 typedef void perf_embed_sink(int kind, const char *text, void *ctx);
 typedef struct perf_embed_options {
   double budget_s;          /* sampling time per claim (0: 2 s) */

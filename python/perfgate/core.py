@@ -36,11 +36,14 @@ def _not_user_dirs():
     global _NOT_USER
     if _NOT_USER is None:
         import sysconfig
+        import site
         dirs = {os.path.dirname(os.path.abspath(__file__))}
         for key in ("stdlib", "platstdlib", "purelib", "platlib"):
             p = sysconfig.get_paths().get(key)
             if p:
                 dirs.add(os.path.abspath(p))
+        for p in list(getattr(site, "getsitepackages", lambda: [])()) + [site.getusersitepackages()]:
+            dirs.add(os.path.abspath(p))
         _NOT_USER = tuple(d + os.sep for d in dirs)
     return _NOT_USER
 
@@ -50,7 +53,9 @@ def user_frame(frame):
     skip = _not_user_dirs()
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith("<") and not os.path.abspath(name).startswith(skip):
+        full = os.path.abspath(name)
+        installed = f"{os.sep}site-packages{os.sep}" in full or f"{os.sep}dist-packages{os.sep}" in full
+        if not name.startswith("<") and not full.startswith(skip) and not installed:
             return frame
         frame = frame.f_back
     return None
@@ -69,7 +74,7 @@ def _where_hook(out, length):
         data = text.encode("utf-8", "replace")[: max(0, length - 1)] + b"\0"
         ctypes.memmove(out, data, len(data))
         return 0
-    except Exception:
+    except BaseException:  # nothing may leave a CUPTI callback
         return 1
 
 
@@ -87,6 +92,7 @@ class _Region:
         # The core keeps these pointers until close: they must outlive it.
         self._text_b, self._file_b = self.text.encode(), self.file.encode()
         got = p._lib.perf_embed_no_sync_open(None, self._text_b, self._file_b, self.line)
+        p._nested(got)
         if got < 0:
             p._ended()
         return self
@@ -94,6 +100,7 @@ class _Region:
     def __exit__(self, exc_type, exc, tb):
         p = self.perf
         got = p._lib.perf_embed_no_sync_close()
+        p._nested(got)
         if got < 0:
             p._ended()
         if got == 0:
@@ -251,14 +258,16 @@ class Perf:
             raise self._error(f"perfgate: {what} must be a number, got {x!r}")
         wa, wb = self._as_workload(a, "a"), self._as_workload(b, "b")
         file, line = _where(depth)
-        before, lines_before = len(self.claims), len(self.lines)
+        before, lines_before, measured_before = len(self.claims), len(self.lines), len(self.measurements)
         file_b = file.encode()
         got = fn(ctypes.byref(wa._c), ctypes.byref(wb._c), float(x), wa._name, wb._name,
                  file_b, line)
+        self._nested(got)
         for w in (wa, wb):
             if w.raised is not None:
                 e, w.raised = w.raised, None
-                self._discard(before, lines_before)
+                self._discard(before, lines_before, measured_before)
+                self._passthrough(e)
                 raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
                                   f"(the claim at {file}:{line} was not decided)") from e
         if got < 0:
@@ -267,11 +276,28 @@ class Perf:
             self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
         return got == 1
 
-    def _discard(self, claims_before, lines_before):
+    def _nested(self, got):
+        """-2 from the core: called from inside a running claim (a workload
+        that calls perf) or from another thread; nothing was done."""
+        if got == -2:
+            raise self._error("perfgate: a claim or check was called from inside a running claim "
+                              "(a workload calling perf) or from another thread: claims cannot nest")
+
+    def _discard(self, claims_before, lines_before, measured_before=None):
         """What the core said about a claim measured over a workload that
-        failed: dropped, so that no report shows its numbers."""
+        failed: dropped, so that no report (nor baseline file) shows its
+        numbers."""
         del self.claims[claims_before:]
         del self.lines[lines_before:]
+        if measured_before is not None:
+            del self.measurements[measured_before:]
+
+    @staticmethod
+    def _passthrough(e):
+        """Ctrl-C, SystemExit and pytest's own outcomes (skip, fail) raised
+        in a workload go on as they are, not as a PerfError."""
+        if not isinstance(e, Exception):
+            raise e
 
     def _error(self, message):
         """A PerfError, remembered as the test's reason."""
@@ -312,12 +338,14 @@ class Perf:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         wa = self._as_workload(a, "a")
         file, line = _where(1)
-        before, lines_before = len(self.claims), len(self.lines)
+        before, lines_before, measured_before = len(self.claims), len(self.lines), len(self.measurements)
         file_b = file.encode()
         got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file_b, line)
+        self._nested(got)
         if wa.raised is not None:
             e, wa.raised = wa.raised, None
-            self._discard(before, lines_before)
+            self._discard(before, lines_before, measured_before)
+            self._passthrough(e)
             raise self._error(f"perfgate: workload {wa.name} raised {type(e).__name__}: {e} "
                               f"(the check at {file}:{line} was not decided)") from e
         if got == 0 and len(self.claims) == before:
@@ -369,9 +397,11 @@ class Perf:
         return self._sync_result(w, got, before, file, line)
 
     def _sync_result(self, w, got, before, file, line):
+        self._nested(got)
         if w.raised is not None:
             e, w.raised = w.raised, None
             del self.claims[before:]
+            self._passthrough(e)
             raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
                               f"(the check at {file}:{line} was not decided)") from e
         if got < 0:
@@ -398,10 +428,18 @@ class Perf:
         if self._open:
             reason = ctypes.create_string_buffer(512)
             o = self._lib.perf_embed_end(reason, len(reason))
+            self._nested(o)
             self.outcome = _lib.OUTCOMES[o] if 0 <= o < len(_lib.OUTCOMES) else "ERROR"
             self.reason = reason.value.decode("utf-8", "replace")
             self._open = False
         return self.outcome, self.reason
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def record(self):
         """This test as the --json report's test objects are."""

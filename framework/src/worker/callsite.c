@@ -3,6 +3,7 @@
 #include "worker/callsite.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <elf.h>
 #include <execinfo.h>
 #include <stdint.h>
@@ -47,14 +48,22 @@ static int cuda_itself(const char *path)
 
 /* Never fails. */
 static perf__callsite_hook *lang_hook;
+static pthread_t hook_thread;
 
 /* See callsite.h. */
-void perf__callsite_set_hook(perf__callsite_hook *hook) { lang_hook = hook; }
+void perf__callsite_set_hook(perf__callsite_hook *hook)
+{
+  lang_hook = hook;
+  hook_thread = pthread_self();
+}
 
 void perf__callsite_capture(perf__site *s)
 {
   s->lang[0] = '\0';
-  if (lang_hook && lang_hook(s->lang, sizeof s->lang)) s->lang[0] = '\0';
+  /* Only the thread that set the hook runs the embedder's code (Python's,
+   * which other threads, torch's own among them, may not be able to run). */
+  if (lang_hook && pthread_equal(hook_thread, pthread_self()) && lang_hook(s->lang, sizeof s->lang))
+    s->lang[0] = '\0';
   void *frames[MAX_FRAMES];
   int in_exe[MAX_FRAMES];
   Dl_info info[MAX_FRAMES];

@@ -17,7 +17,9 @@ typedef struct perf__site {
  * "file:line (function)" into out[len]; 0 when it found one. It runs on
  * the thread that made the CUDA call, inside a CUPTI callback. */
 typedef int perf__callsite_hook(char *out, size_t len);
-/* Sets (NULL: clears) the hook perf__callsite_capture asks. Never fails. */
+/* Sets (NULL: clears) the hook perf__callsite_capture asks, on this
+ * thread only: a call captured on another thread is named natively. Never
+ * fails. */
 void perf__callsite_set_hook(perf__callsite_hook *hook);
 
 /* Index of the user's frame in frames[0..n) (innermost first): the first

@@ -43,7 +43,9 @@ static struct {
 static int same(const finding *f, const perf__sync_entry *e, const char *outer,
                 const char *why, const perf__site *s)
 {
-  return f->entry == e && f->outer == outer && f->site.pc == s->pc &&
+  /* A site the embedder named (a Python line) is that line, whatever the
+   * native frames under it were (an interpreter's differ call to call). */
+  return f->entry == e && f->outer == outer && (s->lang[0] || f->site.pc == s->pc) &&
          !strcmp(f->why, why) && !strcmp(f->site.inside, s->inside) &&
          !strcmp(f->site.lang, s->lang);
 }
