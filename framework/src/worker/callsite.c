@@ -57,6 +57,35 @@ void perf__callsite_set_hook(perf__callsite_hook *hook)
   hook_thread = pthread_self();
 }
 
+/* name demangled by the C++ runtime when one is loaded (an embedder such
+ * as PyTorch brings libstdc++), into out[len]; else as it is. */
+static void demangled(const char *name, char *out, size_t len)
+{
+  typedef char *demangle_fn(const char *, char *, size_t *, int *);
+  static demangle_fn *fn;
+  static int looked;
+  if (!looked) {
+    looked = 1;
+    *(void **)&fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+  }
+  int status = -1;
+  char *d = fn && !strncmp(name, "_Z", 2) ? fn(name, NULL, NULL, &status) : NULL;
+  snprintf(out, len, "%s", d && status == 0 ? d : name);
+  free(d);
+}
+
+/* The native function that called CUDA, for a site an embedder named:
+ * the innermost frame outside CUDA and outside this library. */
+static void native_caller(const Dl_info *info, int n, char *out, size_t len)
+{
+  out[0] = '\0';
+  for (int i = 0; i < n; i++)
+    if (info[i].dli_fname && info[i].dli_fbase != exe_base() && !cuda_itself(info[i].dli_fname)) {
+      if (info[i].dli_sname) demangled(info[i].dli_sname, out, len);
+      return;
+    }
+}
+
 void perf__callsite_capture(perf__site *s)
 {
   s->lang[0] = '\0';
@@ -79,6 +108,7 @@ void perf__callsite_capture(perf__site *s)
   if (k > 0 && info[k - 1].dli_fname && !cuda_itself(info[k - 1].dli_fname) &&
       info[k - 1].dli_sname)
     snprintf(s->inside, sizeof s->inside, "%s", info[k - 1].dli_sname);
+  if (s->lang[0]) native_caller(info, n, s->inside, sizeof s->inside);
 }
 
 /* Offset addr2line expects: position-independent executables are read at

@@ -8,7 +8,9 @@ typedef struct perf__site {
   void *pc;          /* return address in the user's code (NULL: not found) */
   void *caller;      /* the frame above it, when in the executable too */
   char inside[96];   /* library function between user and CUDA, e.g.
-                        "cublasSdot_v2"; "" when the user called CUDA */
+                        "cublasSdot_v2"; "" when the user called CUDA;
+                        with lang, the native function that called CUDA
+                        (demangled when a C++ runtime is loaded) */
   char lang[200];    /* "file.py:12 (function)" from an embedder's hook
                         (the Python line that made the call); "" without */
 } perf__site;
