@@ -67,6 +67,9 @@ static void demangled(const char *name, char *out, size_t len)
   if (!looked) {
     looked = 1;
     *(void **)&fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    /* Loaded privately (Python loads extensions RTLD_LOCAL): ask it. */
+    void *cxx = fn ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (cxx) *(void **)&fn = dlsym(cxx, "__cxa_demangle");
   }
   int status = -1;
   char *d = fn && !strncmp(name, "_Z", 2) ? fn(name, NULL, NULL, &status) : NULL;
