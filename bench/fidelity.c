@@ -110,6 +110,31 @@ static void medians(void)
     }
 }
 
+/* "launches": how fast the host can queue the 2^18-float kernel, against
+ * how fast the GPU runs it: n launches timed on the host clock without
+ * waiting (n small enough to stay inside the launch queue: what launching
+ * costs), then until the GPU is done. When queuing costs more than the
+ * kernel takes, a long batch of launches is bound by the host: this is
+ * what separates a batch of thousands (nvbench's) from the device clock's
+ * batch, which queues its launches behind a blocked stream first. */
+static void launches(void)
+{
+  kcase *k = &K[0];
+  static const int counts[] = {64, 256, 1024, 4096, 16384};
+  for (int r = 0; r < 3; r++)
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+      int n = counts[c];
+      PERF_CUDA(cudaStreamSynchronize(k->s));
+      double t0 = perf__clock_now();
+      for (int i = 0; i < n; i++) PERF_CUDA(kern_ew_f32(k->x, k->n, 3, k->s));
+      double t1 = perf__clock_now();
+      PERF_CUDA(cudaStreamSynchronize(k->s));
+      double t2 = perf__clock_now();
+      printf("launches %s n=%d queue %.3f us/launch, until done %.3f us/kernel (wall clock)\n",
+             k->name, n, (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6);
+    }
+}
+
 /* "ncu-target": each kernel 3 times to warm up, then 11 times, in order;
  * run under Nsight Compute. */
 static void ncu_target(void)
@@ -247,12 +272,12 @@ int main(int argc, char **argv)
     void (*fn)(void);
     int args;
   } modes[] = {{"medians", medians, 0}, {"ncu-target", ncu_target, 0},
-               {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}};
+               {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}, {"launches", launches, 0}};
   for (size_t i = 0; argc >= 2 && i < sizeof modes / sizeof modes[0]; i++)
     if (!strcmp(argv[1], modes[i].name) && argc == 2 + modes[i].args) mode_fn = modes[i].fn;
   if (!mode_fn) {
     fprintf(stderr, "usage: bench-fidelity medians | ncu-target | aa N KERNEL CLOCK | "
-                    "power N | overhead\n");
+                    "power N | overhead | launches\n");
     return 2;
   }
   for (int i = 2; i < argc && i < 6; i++) mode_arg[i - 2] = argv[i];
