@@ -126,7 +126,7 @@ all: $(LIB) $(BUILD)/perftest
 python: $(BUILD)/libperfgate.so
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
