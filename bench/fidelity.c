@@ -85,13 +85,14 @@ static int cmpd(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* "medians": per kernel and clock, the median of 101 samples (seconds per
- * iteration) after perfgate's own warm-up, one line each. */
-static void medians(void)
+/* Per kernel and clock, the median of s samples (seconds per iteration)
+ * after perfgate's own warm-up, one line each. */
+static void medians_of(int s)
 {
   static const perf_clock clocks[] = {PERF_CLOCK_DEVICE, PERF_CLOCK_EVENTS, PERF_CLOCK_COLD};
-  enum { S = 101 };
-  double t[S];
+  enum { MAX_S = 20001 };
+  static double t[MAX_S];
+  const int S = s < 3 ? 3 : s > MAX_S ? MAX_S : s;
   char why[400];
   for (int i = 0; i < NK; i++)
     for (int c = 0; c < 3; c++) {
@@ -109,6 +110,13 @@ static void medians(void)
              w.perf__state->batch);
     }
 }
+
+/* "medians": 101 samples each. */
+static void medians(void) { medians_of(101); }
+
+/* "medians-n N": N samples each (the sample size's share of the spread
+ * between processes). */
+static void medians_n(void) { medians_of(atoi(mode_arg[0])); }
 
 /* "launches": how fast the host can queue the 2^18-float kernel, against
  * how fast the GPU runs it: n launches timed on the host clock without
@@ -271,12 +279,12 @@ int main(int argc, char **argv)
     const char *name;
     void (*fn)(void);
     int args;
-  } modes[] = {{"medians", medians, 0}, {"ncu-target", ncu_target, 0},
+  } modes[] = {{"medians", medians, 0}, {"medians-n", medians_n, 1}, {"ncu-target", ncu_target, 0},
                {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}, {"launches", launches, 0}};
   for (size_t i = 0; argc >= 2 && i < sizeof modes / sizeof modes[0]; i++)
     if (!strcmp(argv[1], modes[i].name) && argc == 2 + modes[i].args) mode_fn = modes[i].fn;
   if (!mode_fn) {
-    fprintf(stderr, "usage: bench-fidelity medians | ncu-target | aa N KERNEL CLOCK | "
+    fprintf(stderr, "usage: bench-fidelity medians | medians-n N | ncu-target | aa N KERNEL CLOCK | "
                     "power N | overhead | launches\n");
     return 2;
   }
