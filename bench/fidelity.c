@@ -86,8 +86,9 @@ static int cmpd(const void *a, const void *b)
 }
 
 /* Per kernel and clock, the median of s samples (seconds per iteration)
- * after perfgate's own warm-up, one line each. */
-static void medians_of(int s)
+ * after perfgate's own warm-up and warm_s seconds more of the kernel run
+ * back to back, one line each. */
+static void medians_of(int s, double warm_s)
 {
   static const perf_clock clocks[] = {PERF_CLOCK_DEVICE, PERF_CLOCK_EVENTS, PERF_CLOCK_COLD};
   enum { MAX_S = 20001 };
@@ -99,6 +100,10 @@ static void medians_of(int s)
       perf_workload w = PERF_WORKLOAD(run_k, &K[i], .stream = K[i].s, .clock = clocks[c],
                                       .name = K[i].name);
       perf__workload_prepare(&w, 1e-3, 1.0);
+      for (double t0 = perf__clock_now(); perf__clock_now() - t0 < warm_s;) {
+        for (int r = 0; r < 16; r++) run_k(&K[i]);
+        PERF_CUDA(cudaStreamSynchronize(K[i].s));
+      }
       for (int k = 0; k < S; k++)
         if (perf__workload_sample(&w, &t[k], why, sizeof why)) {
           fprintf(stderr, "bench-fidelity: %s\n", why);
@@ -112,11 +117,15 @@ static void medians_of(int s)
 }
 
 /* "medians": 101 samples each. */
-static void medians(void) { medians_of(101); }
+static void medians(void) { medians_of(101, 0); }
 
 /* "medians-n N": N samples each (the sample size's share of the spread
  * between processes). */
-static void medians_n(void) { medians_of(atoi(mode_arg[0])); }
+static void medians_n(void) { medians_of(atoi(mode_arg[0]), 0); }
+
+/* "medians-warm S": 101 samples each after S seconds of the kernel under
+ * load (the GPU's clock and power state a long measurement reaches). */
+static void medians_warm(void) { medians_of(101, atof(mode_arg[0])); }
 
 /* "launches": how fast the host can queue the 2^18-float kernel, against
  * how fast the GPU runs it: n launches timed on the host clock without
@@ -279,12 +288,12 @@ int main(int argc, char **argv)
     const char *name;
     void (*fn)(void);
     int args;
-  } modes[] = {{"medians", medians, 0}, {"medians-n", medians_n, 1}, {"ncu-target", ncu_target, 0},
+  } modes[] = {{"medians", medians, 0}, {"medians-n", medians_n, 1}, {"medians-warm", medians_warm, 1}, {"ncu-target", ncu_target, 0},
                {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}, {"launches", launches, 0}};
   for (size_t i = 0; argc >= 2 && i < sizeof modes / sizeof modes[0]; i++)
     if (!strcmp(argv[1], modes[i].name) && argc == 2 + modes[i].args) mode_fn = modes[i].fn;
   if (!mode_fn) {
-    fprintf(stderr, "usage: bench-fidelity medians | medians-n N | ncu-target | aa N KERNEL CLOCK | "
+    fprintf(stderr, "usage: bench-fidelity medians | medians-n N | medians-warm S | ncu-target | aa N KERNEL CLOCK | "
                     "power N | overhead | launches\n");
     return 2;
   }
