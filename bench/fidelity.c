@@ -130,6 +130,39 @@ static void medians_n(void) { medians_of(atoi(mode_arg[0]), 0); }
  * load (the GPU's clock and power state a long measurement reaches). */
 static void medians_warm(void) { medians_of(101, atof(mode_arg[0])); }
 
+/* "placement": the 2^18 kernel's cold and device medians (101 samples)
+ * with its buffer at 16 different offsets inside one 64 MiB allocation:
+ * whether where a buffer lands moves the time as much as a new process
+ * does. */
+static void placement(void)
+{
+  kcase *k = &K[0];
+  float *region = NULL, *own = k->x;
+  size_t step = (size_t)3 << 20; /* 3 MiB: not a power of two */
+  PERF_CUDA(cudaMalloc((void **)&region, (size_t)64 << 20));
+  for (int off = 0; off < 16; off++) {
+    k->x = (float *)((char *)region + (size_t)off * step);
+    PERF_CUDA(kern_fill_f32(k->x, k->n, 7, 1.0f, k->s));
+    static const perf_clock clocks[] = {PERF_CLOCK_COLD, PERF_CLOCK_DEVICE};
+    for (int c = 0; c < 2; c++) {
+      double t[101];
+      char why[400];
+      perf_workload w = PERF_WORKLOAD(run_k, k, .stream = k->s, .clock = clocks[c], .name = k->name);
+      perf__workload_prepare(&w, 1e-3, 1.0);
+      for (int i = 0; i < 101; i++)
+        if (perf__workload_sample(&w, &t[i], why, sizeof why)) {
+          fprintf(stderr, "bench-fidelity: %s\n", why);
+          exit(2);
+        }
+      qsort(t, 101, sizeof t[0], cmpd);
+      printf("placement %s offset %zu MiB %s %.9e\n", k->name, off * (step >> 20),
+             perf__clock_name(clocks[c]), t[50]);
+    }
+  }
+  k->x = own;
+  PERF_CUDA(cudaFree(region));
+}
+
 /* "launches": how fast the host can queue the 2^18-float kernel, against
  * how fast the GPU runs it: n launches timed on the host clock without
  * waiting (n small enough to stay inside the launch queue: what launching
@@ -292,12 +325,12 @@ int main(int argc, char **argv)
     void (*fn)(void);
     int args;
   } modes[] = {{"medians", medians, 0}, {"medians-n", medians_n, 1}, {"medians-warm", medians_warm, 1}, {"ncu-target", ncu_target, 0},
-               {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}, {"launches", launches, 0}};
+               {"aa", aa, 3}, {"power", power, 1}, {"overhead", overhead, 0}, {"launches", launches, 0}, {"placement", placement, 0}};
   for (size_t i = 0; argc >= 2 && i < sizeof modes / sizeof modes[0]; i++)
     if (!strcmp(argv[1], modes[i].name) && argc == 2 + modes[i].args) mode_fn = modes[i].fn;
   if (!mode_fn) {
     fprintf(stderr, "usage: bench-fidelity medians | medians-n N | medians-warm S | ncu-target | aa N KERNEL CLOCK | "
-                    "power N | overhead | launches\n");
+                    "power N | overhead | launches | placement\n");
     return 2;
   }
   for (int i = 2; i < argc && i < 6; i++) mode_arg[i - 2] = argv[i];
