@@ -71,11 +71,19 @@ static void refuse_after_sync_check(const char *head)
                       "or in a process of their own", head);
 }
 
-/* Runs one ratio claim with the test's end jump armed here, so that a
- * claim that ends the test (an ERROR, a skip) comes back to this frame
- * and never unwinds the embedder's. */
-static int claim(int similar, perf_workload *a, perf_workload *b, double x, const char *an,
-                 const char *bn, const char *file, int line)
+/* One call into the core: its arguments, for the body that runs it. */
+typedef struct call {
+  perf_workload *a, *b;
+  double x;
+  const char *an, *bn, *text, *file;
+  int line, n, at_least, similar;
+} call;
+
+/* Runs body(c) with the test's end jump armed in this frame, so that a
+ * claim that ends the test (an ERROR, a skip) comes back here and never
+ * unwinds the embedder's frames. Returns body's value, -1 when the test
+ * ended (now or before), -2 as may_enter says. */
+static int armed(int (*body)(const call *), const call *c)
 {
   int m = may_enter();
   if (m) return m;
@@ -85,51 +93,56 @@ static int claim(int similar, perf_workload *a, perf_workload *b, double x, cons
     e.busy = 0;
     return -1;
   }
-  /* The C runner times in a worker that never had a sync check's CUPTI
-   * attached; a process that embeds perfgate cannot be replaced, so it
-   * refuses to time after one (an H100 showed +0.4 % to +4.5 % on a 7 us
-   * op after a check, within noise but not ruled out). */
-  char head[400];
-  snprintf(head, sizeof head, "%s(%s, %s) at %s:%d", similar ? "SIMILAR" : "FASTER", an, bn, file,
-           line);
-  refuse_after_sync_check(head);
-  int r = similar ? perf__similar(a, b, x, an, bn, file, line, 0)
-                  : perf__faster(a, b, x, an, bn, file, line, 0);
+  int r = body(c);
   e.busy = 0;
   return r;
+}
+
+/* A ratio claim. The C runner times in a worker that never had a sync
+ * check's CUPTI attached; a process that embeds perfgate cannot be
+ * replaced, so it refuses to time after one (an H100 showed +0.4 % to
+ * +4.5 % on a 7 us op after a check, within noise but not ruled out). */
+static int ratio(const call *c)
+{
+  char head[400];
+  snprintf(head, sizeof head, "%s(%s, %s) at %s:%d", c->similar ? "SIMILAR" : "FASTER", c->an,
+           c->bn, c->file, c->line);
+  refuse_after_sync_check(head);
+  return c->similar ? perf__similar(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0)
+                    : perf__faster(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const char *an,
                       const char *bn, const char *file, int line)
 {
-  return claim(0, a, b, factor, an, bn, file, line);
+  call c = {.a = a, .b = b, .x = factor, .an = an, .bn = bn, .file = file, .line = line};
+  return armed(ratio, &c);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                        const char *bn, const char *file, int line)
 {
-  return claim(1, a, b, tolerance, an, bn, file, line);
+  call c = {.a = a, .b = b, .x = tolerance, .an = an, .bn = bn, .file = file, .line = line,
+            .similar = 1};
+  return armed(ratio, &c);
+}
+
+/* PERF_EXPECT_BASELINE, refused after a sync check as a ratio claim is. */
+static int baseline(const call *c)
+{
+  char head[400];
+  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d", c->an, c->file, c->line);
+  refuse_after_sync_check(head);
+  return perf__expect_baseline(c->a, c->an, c->file, c->line, 0);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line)
 {
-  int m = may_enter();
-  if (m) return m;
-  e.busy = 1;
-  if (setjmp(*e.end)) {
-    e.ended = 1;
-    e.busy = 0;
-    return -1;
-  }
-  char head[400];
-  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d", wn, file, line);
-  refuse_after_sync_check(head);
-  int r = perf__expect_baseline(w, wn, file, line, 0);
-  e.busy = 0;
-  return r;
+  call c = {.a = w, .an = wn, .file = file, .line = line};
+  return armed(baseline, &c);
 }
 
 /* Public: see perfgate.h. */
@@ -138,61 +151,56 @@ void perf_embed_set_where(perf_embed_where *fn)
   perf__callsite_set_hook(fn);
 }
 
+/* PERF_EXPECT_SYNCS(_AT_LEAST): 1 when it held. */
+static int syncs(const call *c)
+{
+  int before = e.res.failures;
+  perf__expect_syncs(c->a, c->n, c->at_least, c->an, c->file, c->line, 0);
+  return e.res.failures == before;
+}
+
 /* Public: see perfgate.h. */
 int perf_embed_syncs(perf_workload *w, int n, int at_least, const char *wn, const char *file,
                      int line)
 {
-  int m = may_enter();
-  if (m) return m;
-  e.busy = 1;
-  if (setjmp(*e.end)) {
-    e.ended = 1;
-    e.busy = 0;
-    return -1;
-  }
-  int before = e.res.failures;
-  perf__expect_syncs(w, n, at_least, wn, file, line, 0);
-  e.busy = 0;
-  return e.res.failures == before;
+  call c = {.a = w, .n = n, .at_least = at_least, .an = wn, .file = file, .line = line};
+  return armed(syncs, &c);
 }
 
 /* The region PERF_NO_SYNC_IN runs, between open and close. */
 static perf__sync_scope scope;
 static int scope_failures;
 
+/* PERF_NO_SYNC_IN's start: a workload is checked at once (0); a region is
+ * attached, 1 to run it now. */
+static int sync_open(const call *c)
+{
+  scope_failures = e.res.failures;
+  scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, c->file, c->line, 0);
+  return c->a ? 0 : perf__sync_step(&scope);
+}
+
+/* PERF_NO_SYNC_IN's end: 1 when it held. */
+static int sync_close(const call *c)
+{
+  (void)c;
+  while (perf__sync_step(&scope)) {
+  }
+  return e.res.failures == scope_failures;
+}
+
 /* Public: see perfgate.h. */
 int perf_embed_no_sync_open(perf_workload *w, const char *text, const char *file, int line)
 {
-  int m = may_enter();
-  if (m) return m;
-  e.busy = 1;
-  if (setjmp(*e.end)) {
-    e.ended = 1;
-    e.busy = 0;
-    return -1;
-  }
-  scope_failures = e.res.failures;
-  scope = perf__sync_open(w ? 1 : 0, w, text, file, line, 0);
-  e.busy = 0;
-  if (w) return 0;
-  return perf__sync_step(&scope); /* 1: run the region now */
+  call c = {.a = w, .text = text, .file = file, .line = line};
+  return armed(sync_open, &c);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_no_sync_close(void)
 {
-  int m = may_enter();
-  if (m) return m;
-  e.busy = 1;
-  if (setjmp(*e.end)) {
-    e.ended = 1;
-    e.busy = 0;
-    return -1;
-  }
-  while (perf__sync_step(&scope)) {
-  }
-  e.busy = 0;
-  return e.res.failures == scope_failures;
+  call c = {0};
+  return armed(sync_close, &c);
 }
 
 /* Public: see perfgate.h. */

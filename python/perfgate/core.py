@@ -258,23 +258,34 @@ class Perf:
             raise self._error(f"perfgate: {what} must be a number, got {x!r}")
         wa, wb = self._as_workload(a, "a"), self._as_workload(b, "b")
         file, line = _where(depth)
-        before, lines_before, measured_before = len(self.claims), len(self.lines), len(self.measurements)
+        mark = self._mark()
+        before = mark[0]
         file_b = file.encode()
         got = fn(ctypes.byref(wa._c), ctypes.byref(wb._c), float(x), wa._name, wb._name,
                  file_b, line)
-        self._nested(got)
-        for w in (wa, wb):
-            if w.raised is not None:
-                e, w.raised = w.raised, None
-                self._discard(before, lines_before, measured_before)
-                self._passthrough(e)
-                raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
-                                  f"(the claim at {file}:{line} was not decided)") from e
-        if got < 0:
-            self._ended()
+        self._after_call(got, (wa, wb), mark, "claim", file, line)
         if got == 0:
             self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
         return got == 1
+
+    def _mark(self):
+        """Where the core's records stand before a call (see _discard)."""
+        return len(self.claims), len(self.lines), len(self.measurements)
+
+    def _after_call(self, got, workloads, mark, what, file, line):
+        """What every call into the core is followed by: a nested call (-2)
+        and a workload that raised (the call's records dropped) raise; an
+        end of the test by the core (-1) raises what it said."""
+        self._nested(got)
+        for w in workloads:
+            if w.raised is not None:
+                e, w.raised = w.raised, None
+                self._discard(*mark)
+                self._passthrough(e)
+                raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
+                                  f"(the {what} at {file}:{line} was not decided)") from e
+        if got < 0:
+            self._ended()
 
     def _nested(self, got):
         """-2 from the core: called from inside a running claim (a workload
@@ -283,14 +294,13 @@ class Perf:
             raise self._error("perfgate: a claim or check was called from inside a running claim "
                               "(a workload calling perf) or from another thread: claims cannot nest")
 
-    def _discard(self, claims_before, lines_before, measured_before=None):
+    def _discard(self, claims_before, lines_before, measured_before):
         """What the core said about a claim measured over a workload that
         failed: dropped, so that no report (nor baseline file) shows its
         numbers."""
         del self.claims[claims_before:]
         del self.lines[lines_before:]
-        if measured_before is not None:
-            del self.measurements[measured_before:]
+        del self.measurements[measured_before:]
 
     @staticmethod
     def _passthrough(e):
@@ -338,21 +348,14 @@ class Perf:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         wa = self._as_workload(a, "a")
         file, line = _where(1)
-        before, lines_before, measured_before = len(self.claims), len(self.lines), len(self.measurements)
+        mark = self._mark()
+        before = mark[0]
         file_b = file.encode()
         got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file_b, line)
-        self._nested(got)
-        if wa.raised is not None:
-            e, wa.raised = wa.raised, None
-            self._discard(before, lines_before, measured_before)
-            self._passthrough(e)
-            raise self._error(f"perfgate: workload {wa.name} raised {type(e).__name__}: {e} "
-                              f"(the check at {file}:{line} was not decided)") from e
+        self._after_call(got, (wa,), mark, "check", file, line)
         if got == 0 and len(self.claims) == before:
             self.missing_baselines.append(next((t for k, t in reversed(self.lines)
                                                 if "no baseline entry" in t), "no baseline entry"))
-        if got < 0:
-            self._ended()
         if got == 0 and len(self.claims) > before:
             self.failures.append(self._verdict(before, self.claims[-1]["message"]))
         return got == 1
@@ -378,12 +381,12 @@ class Perf:
             r._before = len(self.claims)
             return r
         w = self._sync_common(x, "fn")
-        before = len(self.claims)
+        mark = self._mark()
         file_b = file.encode()  # the core keeps the pointer until close
         got = self._lib.perf_embed_no_sync_open(ctypes.byref(w._c), w._name, file_b, line)
         if got >= 0:
             got = self._lib.perf_embed_no_sync_close()
-        return self._sync_result(w, got, before, file, line)
+        return self._sync_result(w, got, mark, file, line)
 
     def expect_syncs(self, fn, n, at_least=False):
         """fn makes exactly n host syncs per iteration (at_least: n or more)."""
@@ -391,23 +394,15 @@ class Perf:
             raise PerfError(f"perfgate: the count of host syncs must be an int >= 0, got {n!r}")
         file, line = _where(1)
         w = self._sync_common(fn, "fn")
-        before = len(self.claims)
+        mark = self._mark()
         got = self._lib.perf_embed_syncs(ctypes.byref(w._c), n, int(bool(at_least)), w._name,
                                          file.encode(), line)
-        return self._sync_result(w, got, before, file, line)
+        return self._sync_result(w, got, mark, file, line)
 
-    def _sync_result(self, w, got, before, file, line):
-        self._nested(got)
-        if w.raised is not None:
-            e, w.raised = w.raised, None
-            del self.claims[before:]
-            self._passthrough(e)
-            raise self._error(f"perfgate: workload {w.name} raised {type(e).__name__}: {e} "
-                              f"(the check at {file}:{line} was not decided)") from e
-        if got < 0:
-            self._ended()
+    def _sync_result(self, w, got, mark, file, line):
+        self._after_call(got, (w,), mark, "check", file, line)
         if got == 0:
-            self.failures.append(self._sync_verdict(before, f"sync check at {file}:{line} did not hold"))
+            self.failures.append(self._sync_verdict(mark[0], f"sync check at {file}:{line} did not hold"))
         return got == 1
 
     def _sync_verdict(self, before, fallback):
