@@ -8,6 +8,7 @@
 #   make baseline-update re-measure this machine's baseline file (3 runs each)
 #   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
+#   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
@@ -83,7 +84,7 @@ ifeq ($(PQ_HEADER),)
 $(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
 endif
-ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -120,13 +121,13 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 python: $(BUILD)/libperfgate.so
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -181,12 +182,18 @@ $(BUILD)/bench-fidelity: $(BUILD)/obj/bench/fidelity.o $(KRN_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
 
 # The same kernels as a shared library, for triton.testing.do_bench (ctypes).
-$(BUILD)/libperfkernels.so: $(KERNELS)/elementwise.cu $(KERNELS)/fill.cu
+$(BUILD)/libperfkernels.so: $(KERNELS)/elementwise.cu $(KERNELS)/fill.cu $(KERNELS)/gemm.cu
 	$(call say,NVCC,$@)
-	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -Xcompiler -fPIC -shared -I$(KERNELS) -o $@ $^
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -Xcompiler -fPIC -shared -I$(KERNELS) -o $@ $^ -L$(CUDA_LIB) -lcublas
 
 bench-fidelity: $(BUILD)/bench-fidelity $(BUILD)/libperfkernels.so $(BUILD)/perftest
 	$(Q)BUILD=$(BUILD) bash bench/fidelity.sh
+
+# bench-compare: the same kernels timed by perfgate, nvbench and do_bench in
+# interleaved processes (bench/compare.sh; NVBENCH=path from bench/nvbench-build.sh).
+NVBENCH ?=
+bench-compare: $(BUILD)/bench-fidelity $(BUILD)/libperfkernels.so
+	$(Q)BUILD=$(BUILD) NVBENCH=$(NVBENCH) bash bench/compare.sh
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)

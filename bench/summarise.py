@@ -49,7 +49,7 @@ def triton(out):
     runs = []
     for path in sorted(glob.glob(os.path.join(out, "triton.*.txt"))):
         run = {f[1]: float(f[2]) for f in (l.split() for l in open(path)) if f and f[0] == "triton"}
-        if len(run) == len(KERNELS):
+        if all(k in run for k in KERNELS):
             runs.append(run)
     return runs
 

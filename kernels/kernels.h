@@ -52,6 +52,11 @@ cudaError_t kern_gather_f32(float *out, const float *x, const int *idx,
 cudaError_t kern_mean_square_add_f16(const void *x, size_t n, float *acc,
                                             cudaStream_t stream);
 
+/* C = A B for n x n fp16 matrices (column-major, fp32 accumulation) with
+ * cuBLAS, on stream: the same library call for every tool that times it.
+ * Returns 0 or the cublasStatus_t of the step that failed. */
+int kern_gemm_f16(const void *a, const void *b, void *c, int n, cudaStream_t stream);
+
 /* A module image loaded at run time (kernels/first_call.image.cu): load it,
  * launch its kernel (x[0..31] += 1), unload it. Each returns the CUDA error;
  * load leaves *out NULL on failure. */

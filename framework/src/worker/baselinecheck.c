@@ -200,7 +200,11 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
   perf__context_line(PERF__RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
 }
 
+/* A baseline measurement: 8 to 64 samples, until the median's 95 %
+ * interval is within +-0.2 % (a twenty-fifth of the default tolerance) or
+ * the budget is spent. */
 enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
+static const double PRECISION = 0.002;
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
@@ -215,10 +219,10 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
-  for (double t0 = perf__clock_now(); n < MAX_SAMPLES && (n < MIN_SAMPLES || perf__clock_now() - t0 < budget); n++) {
-    int err = perf__workload_sample(w, &t[n], why, sizeof why);
-    if (err) perf__gpu_end(err, why);
-  }
+  int err = perf__workload_samples(w, t, MIN_SAMPLES, MAX_SAMPLES, budget, PRECISION, &n, why,
+                                   sizeof why);
+  if (err == PERF__ENOMEM) perf__context_end(PERF__FAIL, 0, "%s: %s", head, why);
+  if (err) perf__gpu_end(err, why);
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   struct machine *m = machine_of(w);

@@ -114,6 +114,7 @@ static perf__retake retakes(const perf_workload *a, const perf_workload *b)
     r.kept_disturbed += o->kept_disturbed;
     r.throttled_discarded += o->throttled_discarded;
     r.throttled_kept += o->throttled_kept;
+    r.rested_s += o->rested_s;
   }
   return r;
 }
@@ -136,8 +137,10 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
     char names[120];
     perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
                             names, sizeof names);
+    double rested = now.rested_s - before->rested_s;
     snprintf(buf + used, len - used, "; %ld samples discarded and %ld kept while "
-             "the GPU was throttled (%s)", td, tk, names);
+             "the GPU was throttled (%s)%s", td, tk, names,
+             rested > 0 ? ", after idling the GPU between retakes" : "");
   }
 }
 

@@ -22,3 +22,14 @@ int perf__retake_decide(perf__retake *r, int preempted, int throttled)
   r->tries = 0;
   return PERF__KEEP;
 }
+
+/* See retake.h. */
+double perf__retake_rest_s(perf__retake *r)
+{
+  static const double rest[PERF__MAX_THROTTLE_STREAK] = {0.05, 0.15, 0.45};
+  int i = r->throttle_streak - 1;
+  if (i < 0 || i >= PERF__MAX_THROTTLE_STREAK) return 0;
+  if (r->rested_s + rest[i] > PERF__MAX_REST_S) return 0;
+  r->rested_s += rest[i];
+  return rest[i];
+}

@@ -9,6 +9,11 @@
  * until a clean one comes, so a power-capped workload still gets measured. */
 #define PERF__MAX_THROTTLE_STREAK 3
 
+/* Idle time before retaking a throttled sample, per workload: a power cap
+ * that earlier load left behind lifts while the GPU idles; one the
+ * workload's own load causes comes back, and then the streak rule keeps it. */
+#define PERF__MAX_REST_S 1.0
+
 /* Counts for one workload; zero-initialise. */
 typedef struct perf__retake {
   int tries;                /* retakes of the sample being taken */
@@ -17,6 +22,7 @@ typedef struct perf__retake {
   long kept_disturbed;      /* kept although preempted on every retake */
   long throttled_discarded; /* discarded: the GPU was throttled */
   long throttled_kept;      /* kept although throttled (sustained) */
+  double rested_s;          /* idled before retakes of throttled samples */
 } perf__retake;
 
 enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
@@ -26,5 +32,11 @@ enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
  * reason after it. Returns PERF__RETAKE (sample discarded, counted) or
  * PERF__KEEP (counted when kept despite a disturbance). Never fails. */
 int perf__retake_decide(perf__retake *r, int preempted, int throttled);
+
+/* After perf__retake_decide discarded a throttled sample: how long to idle
+ * before the retake, in seconds: 50, 150, then 450 ms for the first, second
+ * and third discard in a row, while the workload's PERF__MAX_REST_S lasts
+ * (counted in r->rested_s); 0 otherwise. Never fails. */
+double perf__retake_rest_s(perf__retake *r);
 
 #endif

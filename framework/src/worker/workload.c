@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "worker/blocker.h"
 #include "base/clock.h"
@@ -169,6 +170,15 @@ static int throttled_now(perf__wstate *st)
   return r != 0;
 }
 
+/* Idles the calling thread for s seconds (0: not at all); an interrupted
+ * sleep goes on. Never fails. */
+static void rest(double s)
+{
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (s > 0 && nanosleep(&t, &t) != 0) {
+  }
+}
+
 /* The blocking kernel gave up on a batch of *n: halves the batch for good.
  * Ends the test as ERROR when a single iteration could not be queued. */
 static void shrink(perf_workload *w, long *n)
@@ -190,8 +200,9 @@ static void shrink(perf_workload *w, long *n)
 /* A batch neither the host's other load nor GPU throttling disturbed:
  * retaken while any thread of the worker was preempted during it
  * (voluntary waits, such as sleeping or a blocking sync, do not count) or the GPU watch saw a
- * throttle reason, as retake.h decides. *n shrinks when a device-clock
- * batch cannot be queued. */
+ * throttle reason, as retake.h decides; before retaking a throttled one the
+ * GPU idles a while, so that a power cap left by earlier load can lift.
+ * *n shrinks when a device-clock batch cannot be queued. */
 static int clean_batch(perf_workload *w, long *n, double *s, char *why,
                        size_t len)
 {
@@ -205,8 +216,9 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
     }
     if (err) return err;
     int preempted = before >= 0 && preemptions() != before;
-    if (perf__retake_decide(&st->rt, preempted, throttled_now(st)) == PERF__KEEP)
-      return 0;
+    int throttled = throttled_now(st);
+    if (perf__retake_decide(&st->rt, preempted, throttled) == PERF__KEEP) return 0;
+    if (throttled) rest(perf__retake_rest_s(&st->rt));
   }
 }
 
@@ -218,6 +230,44 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
   long n = w->perf__state->batch;
   int err = clean_batch(w, &n, &s, why, len);
   *per_iter_s = s / (double)n;
+  return err;
+}
+
+/* 1 when the 95 % interval of the median of t[0..n) is within +-rel of
+ * it; -1 when the interval could not be computed (out of memory). */
+static int precise_enough(const double *t, int n, double rel, double *scratch)
+{
+  double lo = 0, hi = 0;
+  if (perf__stats_median_ci(t, (size_t)n, 0.05, &lo, &hi)) return -1;
+  double m = perf__stats_median_of(t, (size_t)n, scratch);
+  return m > 0 && hi - m <= rel * m && m - lo <= rel * m;
+}
+
+/* See workload.h. */
+int perf__workload_samples(perf_workload *w, double *t, int min_n, int max_n, double budget_s,
+                           double rel, int *n, char *why, size_t len)
+{
+  double *scratch = rel > 0 ? malloc((size_t)max_n * sizeof *scratch) : NULL;
+  if (rel > 0 && !scratch) {
+    snprintf(why, len, "out of memory");
+    return PERF__ENOMEM;
+  }
+  int err = 0, k = 0;
+  for (double t0 = perf__clock_now(); k < max_n; k++) {
+    if (k >= min_n && perf__clock_now() - t0 >= budget_s) break;
+    if (k >= min_n && rel > 0) {
+      int ok = precise_enough(t, k, rel, scratch);
+      if (ok < 0) {
+        snprintf(why, len, "out of memory");
+        err = PERF__ENOMEM;
+        break;
+      }
+      if (ok) break;
+    }
+    if ((err = perf__workload_sample(w, &t[k], why, len))) break;
+  }
+  free(scratch);
+  *n = k;
   return err;
 }
 

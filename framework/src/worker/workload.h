@@ -50,6 +50,17 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
 int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 
+/* Samples w into t[0..max_n) (after perf__workload_prepare) until at least
+ * min_n are taken and either the 95 % interval of their median lies within
+ * +-rel of it (rel > 0) or budget_s seconds of sampling have passed; never
+ * more than max_n. *n gets the count. The precision stop ends a long
+ * kernel's measurement after a few samples that agree, while a noisy one
+ * keeps sampling to the budget. Returns 0, or a sample's error (as
+ * perf__workload_sample) with *n the samples taken before it; PERF__ENOMEM
+ * when the interval's scratch cannot be allocated. */
+int perf__workload_samples(perf_workload *w, double *t, int min_n, int max_n, double budget_s,
+                           double rel, int *n, char *why, size_t len);
+
 /* How the medians of two workloads compared in a claim (or of one: a == b)
  * were timed, for a verdict line: "wall clock, medians", "wall clock, waits
  * for the device: the workloads queue work on streams they did not
