@@ -49,7 +49,9 @@ timed() {
   local out=$1 tag=$2; shift 2
   local t0 t1
   t0=$(date +%s.%N)
-  "$@" > "$out" 2>> "$OUT/$(echo "$tag" | cut -d' ' -f1).err" || { say "$tag failed: see $OUT/*.err"; return 1; }
+  local err
+  err="$OUT/$(echo "$tag" | cut -d' ' -f1).err"
+  "$@" > "$out" 2>> "$err" || { say "$tag failed: $(tail -1 "$err") (all of it: $err)"; return 1; }
   t1=$(date +%s.%N)
   echo "$tag $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" >> "$OUT/wall.txt"
 }

@@ -236,6 +236,96 @@ ST_TEST(build_bench_fidelity_and_its_table)
   st_rmtree(dir);
 }
 
+/* Writes text to dir/name; 0 or -1. */
+static int put(const char *dir, const char *name, const char *text)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int bad = fputs(text, f) < 0;
+  return (fclose(f) != 0 || bad) ? -1 : 0;
+}
+
+/* One nvbench --json file with a cold mean and wall time for ew_4k. */
+static int put_nvbench(const char *dir, const char *name, const char *mean)
+{
+  char text[600];
+  snprintf(text, sizeof text,
+           "{\"benchmarks\": [{\"name\": \"ew_4k\", \"states\": [{\"summaries\": ["
+           "{\"tag\": \"nv/cold/time/gpu/mean\", \"data\": [{\"name\": \"value\", \"value\": \"%s\"}]},"
+           "{\"tag\": \"nv/cold/walltime\", \"data\": [{\"name\": \"value\", \"value\": \"1.0\"}]}"
+           "]}]}]}\n", mean);
+  return put(dir, name, text);
+}
+
+/* make bench-compare's script refuses bad settings with exit 2 and a reason
+ * (and, without a GPU, says perfgate cannot run); its table maker computes
+ * the cross-process CVs and the time ratios from the tools' outputs. */
+ST_TEST(build_bench_compare_refusals_and_its_table)
+{
+  char *out, cmd[1600], dir[] = "/tmp/perfgate-cmp-XXXXXX";
+  const char *b = st_build_dir();
+  ST_CHECK(mkdtemp(dir) != NULL);
+  static const struct {
+    const char *env, *want;
+  } bad[] = {{"COMPARE_RUNS=1", "COMPARE_RUNS=1: need a whole number of at least 2"},
+             {"COMPARE_SAMPLES=lots", "COMPARE_SAMPLES: 'lots' is neither"},
+             {"NVBENCH=/nonexistent/nvbench", "NVBENCH=/nonexistent/nvbench is not an executable"}};
+  snprintf(cmd, sizeof cmd, "make -s BUILD=%s %s/bench-fidelity >/dev/null", b, b);
+  ST_EQ(sh(cmd, &out), 0);
+  free(out);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "BUILD=%s COMPARE_OUT=%s %s COMPARE_DO_BENCH=0 bash bench/compare.sh",
+             b, dir, bad[i].env);
+    int rc = sh(cmd, &out);
+    ST_CHECKF(rc == 2 && strstr(out, bad[i].want), "%s: %d: %s", bad[i].env, rc, out);
+    free(out);
+  }
+  /* a real run, kept short; without a GPU it stops at the first process */
+  snprintf(cmd, sizeof cmd, "BUILD=%s COMPARE_OUT=%s COMPARE_RUNS=2 COMPARE_SAMPLES=3 "
+           "COMPARE_DO_BENCH=0 bash bench/compare.sh", b, dir);
+  int rc = sh(cmd, &out);
+  if (strstr(out, "no CUDA device"))
+    ST_CHECKF(rc == 2 && strstr(out, "perfgate 3 1 failed: bench-fidelity: SKIP: no CUDA device (") &&
+                  strstr(out, "bench-compare: perfgate cannot run"), "%d: %s", rc, out);
+  else
+    ST_CHECKF(rc == 0 && strstr(out, "2 processes per tool and setting"), "%d: %s", rc, out);
+  free(out);
+  if (sh("python3 -c pass", &out) != 0) { /* python3 is optional for make test */
+    free(out);
+    st_rmtree(dir);
+    return;
+  }
+  free(out);
+  /* two processes each: perfgate's cold medians 1.00 and 1.02 us (CV
+   * 1.40 %), nvbench's cold means 1.00 and 1.01 us (CV 0.70 %) */
+  ST_EQ(put(dir, "pg.p1e-3.1.txt", "median ew_4k cold 1.00e-06 1\nmean ew_4k cold 1.00e-06\n"
+                                    "wall ew_4k cold 0.010 11\n"), 0);
+  ST_EQ(put(dir, "pg.p1e-3.2.txt", "median ew_4k cold 1.02e-06 1\nmean ew_4k cold 1.00e-06\n"
+                                    "wall ew_4k cold 0.010 11\n"), 0);
+  ST_EQ(put_nvbench(dir, "nv.1.1.json", "1.00e-06"), 0);
+  ST_EQ(put_nvbench(dir, "nv.1.2.json", "1.01e-06"), 0);
+  ST_EQ(put(dir, "nv.1.set", "default\n"), 0);
+  ST_EQ(put(dir, "wall.txt", "perfgate p1e-3 1 1.5\nperfgate p1e-3 2 1.7\nnvbench 1 1 20.0\n"
+                             "nvbench 1 2 22.0\n"), 0);
+  snprintf(cmd, sizeof cmd, "python3 bench/compare.py %s", dir);
+  rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "2 processes per tool and setting") &&
+                strstr(out, "| ew_4k | 1.010 µs, CV 1.40 % | 1.000 µs, CV 0.00 % | 1.005 µs, CV 0.70 % |") &&
+                strstr(out, "ew_4k cold vs cold: CV 1.400 % vs 0.704 % (NOT met); time 0.010 s vs "
+                            "1.000 s, nvbench/perfgate 100.0x (met)") &&
+                strstr(out, "ew_4k cold-mean vs cold: CV 0.000 % vs 0.704 % (met)") &&
+                strstr(out, "nvbench 1: 20.0-22.0; perfgate p1e-3: 1.5-1.7"),
+            "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "%s/results.md", dir);
+  char *md = st_slurp(cmd);
+  ST_CHECKF(md && strstr(md, "Issue 21's targets"), "%s: %s", cmd, md ? md : "(unreadable)");
+  free(md);
+  st_rmtree(dir);
+}
+
 #include <yaml.h>
 
 /* 1 when path parses as YAML to its end (libyaml's event parser). */
