@@ -1,5 +1,6 @@
 """compare.py — turns bench/compare.sh's outputs into the side-by-side table of docs/fidelity.md (printed, and saved as results.md)."""
 import glob
+import math
 import json
 import os
 import re
@@ -162,7 +163,8 @@ def main(out):
                 ok_cv = cv(pv) <= cv(nvv)
                 ratio = st.median(nw) / st.median(pw)
                 p(f"  {k} {a} vs {b}: CV {cv(pv) * 100:.3f} % vs {cv(nvv) * 100:.3f} % "
-                  f"({'met' if ok_cv else 'NOT met'}); time {st.median(pw):.3f} s vs {st.median(nw):.3f} s, "
+                  f"({'met' if ok_cv else 'NOT met'}; p = {f_test(pv, nvv):.2f} that perfgate "
+                  f"varies more); time {st.median(pw):.3f} s vs {st.median(nw):.3f} s, "
                   f"nvbench/perfgate {ratio:.1f}x ({'met' if ratio >= 5 else 'NOT met'})")
     p("")
     p("Per process (round by round), the matched measurements; r: correlation of perfgate's")
@@ -181,6 +183,42 @@ def main(out):
     print(text)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(text + "\n")
+
+
+def incomplete_beta(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (continued fraction)."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1 - incomplete_beta(b, a, 1 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
+                     b * math.log1p(-x)) / a
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / (c if abs(c) > 1e-300 else 1e-300)
+        f *= c * d
+        if abs(1 - c * d) < 1e-12:
+            return front * (f - 1)
+    return front * (f - 1)
+
+
+def f_test(xs, ys):
+    """One-sided p that xs vary more than ys (F-test of the variances; the
+    per-process values need not be normal, so read it as a guide)."""
+    if len(xs) < 3 or len(ys) < 3 or st.variance(ys) == 0:
+        return float("nan")
+    d1, d2 = len(xs) - 1, len(ys) - 1
+    F = st.variance(xs) / st.mean(xs) ** 2 / (st.variance(ys) / st.mean(ys) ** 2)
+    return 1 - incomplete_beta(d1 / 2, d2 / 2, d1 * F / (d1 * F + d2))
 
 
 def setting_text(s):
