@@ -1,5 +1,6 @@
 /* fidelity.c — bench-fidelity: how close perfgate's measurements come to the hardware (docs/fidelity.md). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -123,13 +124,14 @@ static void medians_of(int nk, rule r, double warm_s)
    * not taken right after the same kernel's own load */
   static const perf_clock clocks[] = {PERF_CLOCK_COLD, PERF_CLOCK_DEVICE, PERF_CLOCK_EVENTS};
   enum { MAX_S = 20001 };
-  static double t[MAX_S];
+  static double t[MAX_S], scratch[MAX_S];
   r.max_n = r.max_n > MAX_S ? MAX_S : r.max_n < 3 ? 3 : r.max_n;
   r.min_n = r.min_n > r.max_n ? r.max_n : r.min_n < 3 ? 3 : r.min_n;
   char why[400];
   for (int i = 0; i < nk; i++)
     for (int c = 0; c < 3; c++) {
       double t0 = perf__clock_now();
+      perf__workload_rest_reset(); /* each measurement as its own test */
       perf_workload w = PERF_WORKLOAD(run_k, &K[i], .stream = K[i].s, .clock = clocks[c],
                                       .name = K[i].name);
       perf__workload_prepare(&w, 1e-3, 1.0);
@@ -138,7 +140,8 @@ static void medians_of(int nk, rule r, double warm_s)
         PERF_CUDA(cudaStreamSynchronize(K[i].s));
       }
       int S = 0;
-      if (perf__workload_samples(&w, t, r.min_n, r.max_n, r.budget_s, r.rel, &S, why, sizeof why)) {
+      if (perf__workload_samples(&w, t, scratch, r.min_n, r.max_n, r.budget_s, r.rel, &S, why,
+                                 sizeof why)) {
         fprintf(stderr, "bench-fidelity: %s\n", why);
         exit(2);
       }
@@ -411,7 +414,10 @@ static void after_load(void)
   for (int rep = 0; rep < 3; rep++)
     for (int phase = 0; phase < 3; phase++) {
       struct timespec rest = {1, 0};
-      if (phase == 0 || phase == 2) nanosleep(&rest, NULL);
+      perf__workload_rest_reset();
+      if (phase == 0 || phase == 2)
+        while (nanosleep(&rest, &rest) != 0 && errno == EINTR) {
+        }
       if (phase == 1)
         for (double t0 = perf__clock_now(); perf__clock_now() - t0 < 1.0;) {
           for (int r = 0; r < 16; r++) run_k(k);

@@ -1,4 +1,5 @@
 /* unit_samples.c — perf__workload_samples' stopping rules (min, max, budget, precision) on a host workload. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,29 +21,32 @@ static void spin(void *arg)
 
 static void silent(enum perf__line_kind kind, const char *line) { (void)kind, (void)line; }
 
-/* Runs the four rules inside a test context; each count is exact whatever
- * the host's speed, except the budget stop, which only has to end well
- * before max_n. */
+/* Runs the rules inside a test context; each count is exact whatever the
+ * host's speed, except the budget stop, which only has to end well before
+ * max_n. */
 ST_TEST(samples_stop_at_min_max_budget_and_precision)
 {
   enum { MAX = 400 };
-  static double t[MAX];
-  static int n[4], err[4];
-  static char why[200];
+  static double t[MAX], scratch[MAX];
+  static int n[6], err[6];
+  static char why[6][200];
   perf__context_result res;
   perf__context_set_sink(silent);
   jmp_buf *end = perf__context_begin("unit.samples", &res);
   if (setjmp(*end) == 0) {
     perf_workload w = PERF_WORKLOAD(spin, NULL, .name = "spin");
     perf__workload_prepare(&w, 1e-4, 0.5);
-    /* any spread is within +-1000 %: stops at min_n */
-    err[0] = perf__workload_samples(&w, t, 5, MAX, 60, 10.0, &n[0], why, sizeof why);
+    /* any interval is within +-infinity: stops at min_n */
+    err[0] = perf__workload_samples(&w, t, scratch, 5, MAX, 60, HUGE_VAL, &n[0], why[0], 200);
     /* no precision rule, no budget: min_n */
-    err[1] = perf__workload_samples(&w, t, 7, MAX, 0, 0, &n[1], why, sizeof why);
+    err[1] = perf__workload_samples(&w, t, scratch, 7, MAX, 0, 0, &n[1], why[1], 200);
     /* a precision no samples reach, a large budget: max_n */
-    err[2] = perf__workload_samples(&w, t, 3, 12, 60, 1e-12, &n[2], why, sizeof why);
+    err[2] = perf__workload_samples(&w, t, scratch, 3, 12, 60, 1e-12, &n[2], why[2], 200);
     /* the budget: 20 ms of 200 us samples ends long before 400 */
-    err[3] = perf__workload_samples(&w, t, 3, MAX, 0.02, 1e-12, &n[3], why, sizeof why);
+    err[3] = perf__workload_samples(&w, t, scratch, 3, MAX, 0.02, 1e-12, &n[3], why[3], 200);
+    /* bad counts are refused before any sample */
+    err[4] = perf__workload_samples(&w, t, scratch, 0, MAX, 1, 0, &n[4], why[4], 200);
+    err[5] = perf__workload_samples(&w, t, scratch, 9, 8, 1, 0, &n[5], why[5], 200);
   }
   perf__context_finish_checks();
   perf__context_finish();
@@ -53,4 +57,8 @@ ST_TEST(samples_stop_at_min_max_budget_and_precision)
   ST_EQ(n[2], 12);
   ST_CHECKF(n[3] >= 3 && n[3] < MAX, "budget stop after %d samples", n[3]);
   ST_CHECK(t[0] > 1e-4);
+  ST_EQ(err[4], PERF__EINVAL);
+  ST_EQ(err[5], PERF__EINVAL);
+  ST_EQ(n[4] + n[5], 0);
+  ST_CHECKF(strstr(why[5], "1 <= min_n <= max_n (got 9, 8)") != NULL, "%s", why[5]);
 }

@@ -132,3 +132,23 @@ ST_TEST(bootstrap_interval_covers_truth)
   }
   ST_CHECKF(covered >= 270 && covered <= 297, "covered %d of %d", covered, REPS);
 }
+
+/* The precision stop on fixed data: nine values 1.000 +- 0.001 have a 95 %
+ * median interval [x(2), x(8)] = [0.99925, 1.00075], within +-0.2 % of the
+ * median but not within +-0.05 %; scaled by 1e-6 the answer is the same
+ * (the rule is relative). */
+ST_TEST(median_within_a_relative_precision)
+{
+  double v[9] = {1.001, 0.999, 1.0, 1.00075, 0.99925, 1.0005, 0.9995, 1.00025, 0.99975};
+  double tiny[9], scratch[9];
+  for (int i = 0; i < 9; i++) tiny[i] = v[i] * 1e-6;
+  ST_EQ(perf__stats_median_within(v, 9, 0.002, scratch), 1);
+  ST_EQ(perf__stats_median_within(v, 9, 0.0005, scratch), 0);
+  ST_EQ(perf__stats_median_within(tiny, 9, 0.002, scratch), 1);
+  ST_EQ(perf__stats_median_within(tiny, 9, 0.0005, scratch), 0);
+  /* lopsided: the interval reaches 2 % above the median on one side */
+  double skew[9] = {1, 1, 1, 1, 1, 1.02, 1.02, 1.02, 1.02};
+  ST_EQ(perf__stats_median_within(skew, 9, 0.01, scratch), 0);
+  ST_EQ(perf__stats_median_within(skew, 9, 0.03, scratch), 1);
+  ST_EQ(perf__stats_median_within(v, 0, 0.1, scratch), PERF__EINVAL);
+}

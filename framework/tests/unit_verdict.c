@@ -113,6 +113,38 @@ ST_TEST(clear_speedup_passes_at_the_first_look)
   ST_EQ(rounds, 12);
 }
 
+/* Time a round spends idling (waiting out a power cap) is not sampling. */
+static double fake_idle;
+static double fake_idled_s(void) { return fake_idle; }
+
+static int idle_round(void *ctx, double *a, double *b)
+{
+  int err = synth_round(ctx, a, b);
+  fake_idle += ((synth *)ctx)->delay_s;
+  return err;
+}
+
+ST_TEST(idle_time_does_not_spend_the_budget)
+{
+  perf__verdict_cfg c = sim_cfg();
+  c.budget_s = 0.015; /* less than one 20 ms round */
+  perf__claim claim = {PERF__CLAIM_FASTER, 2};
+  perf__verdict_result r;
+  perf__rng boot;
+  synth s = {.ratio = 4, .noise = 0.05, .delay_s = 0.02};
+  perf__rng_seed(&s.rng, 5);
+  perf__rng_seed(&boot, 7);
+  /* counted: the budget is gone after the first round */
+  ST_EQ(perf__verdict_run(&c, &claim, idle_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.rounds, 1);
+  /* reported as idle: the claim samples on to its first look and passes */
+  c.idled_s = fake_idled_s;
+  ST_EQ(perf__verdict_run(&c, &claim, idle_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.rounds, 12);
+}
+
 ST_TEST(clear_shortfall_fails)
 {
   int counts[PERF__OUTCOME_COUNT] = {0}, rounds;

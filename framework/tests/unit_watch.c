@@ -35,29 +35,36 @@ ST_TEST(retake_discards_throttled_samples_then_keeps_a_sustained_throttle)
 ST_TEST(retake_rests_before_each_throttled_retake_within_a_budget)
 {
   perf__retake r = {0};
-  double rests[PERF__MAX_THROTTLE_STREAK];
+  long budget = PERF__MAX_REST_MS, rests[PERF__MAX_THROTTLE_STREAK];
   /* 50, 150, 450 ms before the three retakes of a throttled streak... */
   for (int i = 0; i < PERF__MAX_THROTTLE_STREAK; i++) {
     ST_EQ(perf__retake_decide(&r, 0, 1), PERF__RETAKE);
-    rests[i] = perf__retake_rest_s(&r);
+    rests[i] = perf__retake_rest_ms(&r, &budget);
   }
-  ST_NEAR(rests[0], 0.05, 1e-12);
-  ST_NEAR(rests[1], 0.15, 1e-12);
-  ST_NEAR(rests[2], 0.45, 1e-12);
+  ST_EQ(rests[0], 50);
+  ST_EQ(rests[1], 150);
+  ST_EQ(rests[2], 450);
+  ST_EQ(budget, PERF__MAX_REST_MS - 650);
   /* ...none once the throttle is kept as sustained... */
   ST_EQ(perf__retake_decide(&r, 0, 1), PERF__KEEP);
-  ST_NEAR(perf__retake_rest_s(&r), 0, 0);
-  /* ...and a new streak rests again only while the 1 s budget lasts:
-   * 0.65 s spent, so 50 and 150 ms fit (0.85 s) and 450 ms does not. */
+  ST_EQ(perf__retake_rest_ms(&r, &budget), 0);
+  /* ...and a new streak rests again only while the test's budget lasts:
+   * 350 ms left, so 50 and 150 fit (exactly to 800 ms spent), 450 does not. */
   ST_EQ(perf__retake_decide(&r, 0, 0), PERF__KEEP);
   ST_EQ(perf__retake_decide(&r, 0, 1), PERF__RETAKE);
-  ST_NEAR(perf__retake_rest_s(&r), 0.05, 1e-12);
+  ST_EQ(perf__retake_rest_ms(&r, &budget), 50);
   ST_EQ(perf__retake_decide(&r, 0, 1), PERF__RETAKE);
-  ST_NEAR(perf__retake_rest_s(&r), 0.15, 1e-12);
+  ST_EQ(perf__retake_rest_ms(&r, &budget), 150);
   ST_EQ(perf__retake_decide(&r, 0, 1), PERF__RETAKE);
-  ST_NEAR(perf__retake_rest_s(&r), 0, 0);
-  ST_NEAR(r.rested_s, 0.85, 1e-9);
-  ST_CHECK(r.rested_s <= PERF__MAX_REST_S);
+  ST_EQ(perf__retake_rest_ms(&r, &budget), 0);
+  ST_EQ(r.rested_ms, 850);
+  ST_EQ(budget, 150);
+  /* a rest that lands exactly on the budget is taken */
+  perf__retake q = {0};
+  long exact = 50;
+  ST_EQ(perf__retake_decide(&q, 0, 1), PERF__RETAKE);
+  ST_EQ(perf__retake_rest_ms(&q, &exact), 50);
+  ST_EQ(exact, 0);
 }
 
 ST_TEST(retake_preempted_samples_up_to_the_limit)

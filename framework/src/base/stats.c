@@ -155,3 +155,13 @@ int perf__stats_median_ci(const double *v, size_t n, double level, double *lo, d
   free(s);
   return 0;
 }
+
+/* See stats.h. */
+int perf__stats_median_within(const double *v, size_t n, double rel, double *scratch)
+{
+  double lo = 0, hi = 0;
+  int err = perf__stats_median_ci(v, n, 0.05, &lo, &hi);
+  if (err) return err;
+  double m = perf__stats_median_of(v, n, scratch);
+  return m > 0 && hi - m <= rel * m && m - lo <= rel * m;
+}

@@ -26,6 +26,12 @@ double perf__stats_mad_of(const double *v, size_t n, double *scratch);
  * for that. Fails with PERF__EINVAL for n == 0, PERF__ENOMEM. */
 int perf__stats_median_ci(const double *v, size_t n, double level, double *lo, double *hi);
 
+/* 1 when the 95 % interval of the median of v[0..n) (perf__stats_median_ci)
+ * lies within +-rel of the median, 0 when not (or the median is not
+ * positive); scratch holds n values. Fails with PERF__EINVAL for n == 0,
+ * PERF__ENOMEM. */
+int perf__stats_median_within(const double *v, size_t n, double rel, double *scratch);
+
 /* Percentile-bootstrap confidence interval for median(num)/median(den),
  * where (num[i], den[i]) are paired observations (one ABBA round each);
  * rounds are resampled with replacement, keeping pairs together.

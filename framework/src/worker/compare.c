@@ -114,7 +114,7 @@ static perf__retake retakes(const perf_workload *a, const perf_workload *b)
     r.kept_disturbed += o->kept_disturbed;
     r.throttled_discarded += o->throttled_discarded;
     r.throttled_kept += o->throttled_kept;
-    r.rested_s += o->rested_s;
+    r.rested_ms += o->rested_ms;
   }
   return r;
 }
@@ -137,7 +137,7 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
     char names[120];
     perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
                             names, sizeof names);
-    double rested = now.rested_s - before->rested_s;
+    long rested = now.rested_ms - before->rested_ms;
     snprintf(buf + used, len - used, "; %ld samples discarded and %ld kept while "
              "the GPU was throttled (%s)%s", td, tk, names,
              rested > 0 ? ", after idling the GPU between retakes" : "");
@@ -314,6 +314,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   if (!a->name) a->name = an;
   if (!b->name) b->name = bn;
   cfg.budget_s = perf__context_opt.budget_s;
+  cfg.idled_s = perf__workload_idled_s; /* waiting out a power cap is not sampling */
   cfg.alpha *= alpha_scale;
   /* Enough time per sample that max_rounds rounds fill the budget: the
    * bootstrap's cost stays bounded however long the budget is. */

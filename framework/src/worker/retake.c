@@ -24,12 +24,12 @@ int perf__retake_decide(perf__retake *r, int preempted, int throttled)
 }
 
 /* See retake.h. */
-double perf__retake_rest_s(perf__retake *r)
+long perf__retake_rest_ms(perf__retake *r, long *budget_ms)
 {
-  static const double rest[PERF__MAX_THROTTLE_STREAK] = {0.05, 0.15, 0.45};
+  static const long rest[PERF__MAX_THROTTLE_STREAK] = {50, 150, 450};
   int i = r->throttle_streak - 1;
-  if (i < 0 || i >= PERF__MAX_THROTTLE_STREAK) return 0;
-  if (r->rested_s + rest[i] > PERF__MAX_REST_S) return 0;
-  r->rested_s += rest[i];
+  if (i < 0 || i >= PERF__MAX_THROTTLE_STREAK || rest[i] > *budget_ms) return 0;
+  *budget_ms -= rest[i];
+  r->rested_ms += rest[i];
   return rest[i];
 }

@@ -9,10 +9,11 @@
  * until a clean one comes, so a power-capped workload still gets measured. */
 #define PERF__MAX_THROTTLE_STREAK 3
 
-/* Idle time before retaking a throttled sample, per workload: a power cap
- * that earlier load left behind lifts while the GPU idles; one the
- * workload's own load causes comes back, and then the streak rule keeps it. */
-#define PERF__MAX_REST_S 1.0
+/* Idle time before retaking throttled samples, per test (its workloads and
+ * sweep points together), in ms: a power cap that earlier load left behind
+ * lifts while the GPU idles; one the workload's own load causes comes back,
+ * and then the streak rule keeps it. */
+#define PERF__MAX_REST_MS 1000L
 
 /* Counts for one workload; zero-initialise. */
 typedef struct perf__retake {
@@ -22,7 +23,7 @@ typedef struct perf__retake {
   long kept_disturbed;      /* kept although preempted on every retake */
   long throttled_discarded; /* discarded: the GPU was throttled */
   long throttled_kept;      /* kept although throttled (sustained) */
-  double rested_s;          /* idled before retakes of throttled samples */
+  long rested_ms;           /* idled before retakes of throttled samples */
 } perf__retake;
 
 enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
@@ -34,9 +35,10 @@ enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
 int perf__retake_decide(perf__retake *r, int preempted, int throttled);
 
 /* After perf__retake_decide discarded a throttled sample: how long to idle
- * before the retake, in seconds: 50, 150, then 450 ms for the first, second
- * and third discard in a row, while the workload's PERF__MAX_REST_S lasts
- * (counted in r->rested_s); 0 otherwise. Never fails. */
-double perf__retake_rest_s(perf__retake *r);
+ * before the retake, in ms: 50, 150, then 450 for the first, second and
+ * third discard in a row, when that fits in *budget_ms (the test's idle
+ * time left, reduced by it); 0 otherwise. Counted in r->rested_ms. Never
+ * fails. */
+long perf__retake_rest_ms(perf__retake *r, long *budget_ms);
 
 #endif

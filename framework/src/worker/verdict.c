@@ -17,6 +17,7 @@ void perf__verdict_defaults(perf__verdict_cfg *cfg)
   cfg->reps = 10000;
   cfg->budget_s = 2.0;
   cfg->stretch = 5.0;
+  cfg->idled_s = NULL;
 }
 
 /* At n rounds after elapsed seconds with the budget spent before the first
@@ -124,7 +125,7 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
                   perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
                   perf__rng *rng, perf__verdict_result *out)
 {
-  double t0 = perf__clock_now();
+  double t0 = perf__clock_now(), idle0 = cfg->idled_s ? cfg->idled_s() : 0;
   size_t cap = (size_t)cfg->max_rounds;
   perf__verdict_release();
   live_rounds = malloc(3 * cap * sizeof *live_rounds);
@@ -140,7 +141,7 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
     err = next(ctx, &a[n], &b[n]);
     if (err) break;
     n++;
-    double elapsed = perf__clock_now() - t0;
+    double elapsed = perf__clock_now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);
     int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
     if (spent && stretch_to_first_look(cfg, n, elapsed)) {
       out->stretched = 1;

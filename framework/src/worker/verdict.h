@@ -40,6 +40,8 @@ typedef struct perf__verdict_cfg {
   double budget_s;  /* wall-clock budget for sampling; <= 0: unlimited */
   double stretch;   /* the budget may grow to stretch * budget_s when the
                        first look would not fit in it otherwise (1: never) */
+  double (*idled_s)(void); /* seconds idled so far, not counted against the
+                              budget (NULL: none) */
 } perf__verdict_cfg;
 
 /* FASTER and SIMILAR are claims; SIDE is a crossover point's question:

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "worker/workload.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +33,14 @@ static const double FLOOR_FACTOR = 1000.0;
 
 static perf__wstate *live; /* states of the running test */
 static perf__floor host_floor;
+static long rest_left_ms = PERF__MAX_REST_MS; /* idle time left to this test */
+static double idled_s;                         /* idled in this process, all tests */
 
 /* The release hook: frees every workload state of the test that ended
  * (events, memory) and a routing pass it left open. Never fails. */
 static void release_all(void)
 {
+  rest_left_ms = PERF__MAX_REST_MS;
   perf__streamcheck_release();
   while (live) {
     perf__wstate *st = live;
@@ -170,14 +174,24 @@ static int throttled_now(perf__wstate *st)
   return r != 0;
 }
 
-/* Idles the calling thread for s seconds (0: not at all); an interrupted
- * sleep goes on. Never fails. */
-static void rest(double s)
+/* Idles the calling thread for ms milliseconds (0: not at all), through
+ * interruptions; counted in idled_s. A sleep that fails otherwise ends the
+ * idling early. */
+static void rest(long ms)
 {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  while (s > 0 && nanosleep(&t, &t) != 0) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  if (ms <= 0) return;
+  double t0 = perf__clock_now();
+  while (nanosleep(&t, &t) != 0 && errno == EINTR) {
   }
+  idled_s += perf__clock_now() - t0;
 }
+
+/* See workload.h. */
+double perf__workload_idled_s(void) { return idled_s; }
+
+/* See workload.h. */
+void perf__workload_rest_reset(void) { rest_left_ms = PERF__MAX_REST_MS; }
 
 /* The blocking kernel gave up on a batch of *n: halves the batch for good.
  * Ends the test as ERROR when a single iteration could not be queued. */
@@ -218,7 +232,7 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
     int preempted = before >= 0 && preemptions() != before;
     int throttled = throttled_now(st);
     if (perf__retake_decide(&st->rt, preempted, throttled) == PERF__KEEP) return 0;
-    if (throttled) rest(perf__retake_rest_s(&st->rt));
+    if (throttled) rest(perf__retake_rest_ms(&st->rt, &rest_left_ms));
   }
 }
 
@@ -233,42 +247,30 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
   return err;
 }
 
-/* 1 when the 95 % interval of the median of t[0..n) is within +-rel of
- * it; -1 when the interval could not be computed (out of memory). */
-static int precise_enough(const double *t, int n, double rel, double *scratch)
-{
-  double lo = 0, hi = 0;
-  if (perf__stats_median_ci(t, (size_t)n, 0.05, &lo, &hi)) return -1;
-  double m = perf__stats_median_of(t, (size_t)n, scratch);
-  return m > 0 && hi - m <= rel * m && m - lo <= rel * m;
-}
-
 /* See workload.h. */
-int perf__workload_samples(perf_workload *w, double *t, int min_n, int max_n, double budget_s,
-                           double rel, int *n, char *why, size_t len)
+int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
+                           double budget_s, double rel, int *n, char *why, size_t len)
 {
-  double *scratch = rel > 0 ? malloc((size_t)max_n * sizeof *scratch) : NULL;
-  if (rel > 0 && !scratch) {
-    snprintf(why, len, "out of memory");
-    return PERF__ENOMEM;
+  *n = 0;
+  if (min_n < 1 || max_n < min_n) {
+    snprintf(why, len, "samples: need 1 <= min_n <= max_n (got %d, %d)", min_n, max_n);
+    return PERF__EINVAL;
   }
-  int err = 0, k = 0;
-  for (double t0 = perf__clock_now(); k < max_n; k++) {
-    if (k >= min_n && perf__clock_now() - t0 >= budget_s) break;
+  double t0 = perf__clock_now(), idle0 = idled_s;
+  for (int k = 0; k < max_n; k++, *n = k) {
+    if (k >= min_n && perf__clock_now() - t0 - (idled_s - idle0) >= budget_s) return 0;
     if (k >= min_n && rel > 0) {
-      int ok = precise_enough(t, k, rel, scratch);
-      if (ok < 0) {
-        snprintf(why, len, "out of memory");
-        err = PERF__ENOMEM;
-        break;
+      int within = perf__stats_median_within(t, (size_t)k, rel, scratch);
+      if (within < 0) {
+        snprintf(why, len, "samples: %s", perf__status_strerror(within));
+        return within;
       }
-      if (ok) break;
+      if (within) return 0;
     }
-    if ((err = perf__workload_sample(w, &t[k], why, len))) break;
+    int err = perf__workload_sample(w, &t[k], why, len);
+    if (err) return err;
   }
-  free(scratch);
-  *n = k;
-  return err;
+  return 0;
 }
 
 /* One clean batch of *n (which may shrink); ends the test on an error. */
@@ -318,14 +320,20 @@ static perf__wstate *new_state(perf_workload *w)
   return st;
 }
 
+/* 1 once the clock, less the time idled since idle0, is past until. */
+static int past(double until, double idle0)
+{
+  return perf__clock_now() - (idled_s - idle0) > until;
+}
+
 /* Grows the batch until one sample lasts target_s (bounded by cap_s). */
-static void size_batch(perf_workload *w, double until)
+static void size_batch(perf_workload *w, double until, double idle0)
 {
   perf__wstate *st = w->perf__state;
   long n = 1;
   for (;;) {
     double s = sample_or_end(w, &n);
-    if (s >= st->target_s || n >= st->max_batch || perf__clock_now() > until) break;
+    if (s >= st->target_s || n >= st->max_batch || past(until, idle0)) break;
     double grow = s > 0 ? 1.2 * st->target_s / s : 100;
     grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
     n = (long)fmin(ceil((double)n * grow), (double)st->max_batch);
@@ -336,7 +344,7 @@ static void size_batch(perf_workload *w, double until)
 /* Samples until the median of the last SETTLE_WINDOW per-iteration times is
  * within SETTLE_REL of the window before (bounded), then re-sizes the batch
  * from the settled time. */
-static void warm_up(perf_workload *w, double until)
+static void warm_up(perf_workload *w, double until, double idle0)
 {
   perf__wstate *st = w->perf__state;
   double t[MAX_WARM_SAMPLES], scratch[SETTLE_WINDOW];
@@ -355,7 +363,7 @@ static void warm_up(perf_workload *w, double until)
         break;
       }
     }
-    if (perf__clock_now() > until) break;
+    if (past(until, idle0)) break;
   }
   st->warm_samples = k;
   if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
@@ -525,14 +533,14 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   }
   perf__wstate *st = new_state(w);
   st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
-  double until = perf__clock_now() + cap_s;
+  double until = perf__clock_now() + cap_s, idle0 = idled_s;
   char why[400];
   st->first_call = 1;
   int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
   st->first_call = 0;
   if (err) perf__gpu_end(err, why);
   route(w);
-  size_batch(w, until);
-  warm_up(w, until);
+  size_batch(w, until, idle0);
+  warm_up(w, until, idle0);
   report(w);
 }

@@ -51,15 +51,26 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 
 /* Samples w into t[0..max_n) (after perf__workload_prepare) until at least
- * min_n are taken and either the 95 % interval of their median lies within
- * +-rel of it (rel > 0) or budget_s seconds of sampling have passed; never
- * more than max_n. *n gets the count. The precision stop ends a long
- * kernel's measurement after a few samples that agree, while a noisy one
- * keeps sampling to the budget. Returns 0, or a sample's error (as
- * perf__workload_sample) with *n the samples taken before it; PERF__ENOMEM
- * when the interval's scratch cannot be allocated. */
-int perf__workload_samples(perf_workload *w, double *t, int min_n, int max_n, double budget_s,
-                           double rel, int *n, char *why, size_t len);
+ * min_n are taken and either the median's 95 % interval lies within +-rel
+ * of it (rel > 0; perf__stats_median_within, with scratch of max_n) or
+ * budget_s seconds of sampling have passed (time spent idling for a
+ * throttled GPU not counted); never more than max_n. *n gets the count.
+ * The precision stop ends a long kernel's measurement after a few samples
+ * that agree, while a noisy one keeps sampling to the budget. Returns 0;
+ * PERF__EINVAL unless 1 <= min_n <= max_n; a sample's error (as
+ * perf__workload_sample) or the interval's, with *n the samples taken
+ * before it. */
+int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
+                           double budget_s, double rel, int *n, char *why, size_t len);
+
+/* Seconds this process has idled before retaking throttled samples (for
+ * budgets that should not count it). Never fails. */
+double perf__workload_idled_s(void);
+
+/* Gives the running test its whole idle budget again (PERF__MAX_REST_MS):
+ * for a benchmark that takes many independent measurements inside one
+ * test, as separate tests would. Never fails. */
+void perf__workload_rest_reset(void);
 
 /* How the medians of two workloads compared in a claim (or of one: a == b)
  * were timed, for a verdict line: "wall clock, medians", "wall clock, waits
