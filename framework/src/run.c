@@ -177,20 +177,21 @@ static int serve_as_worker(const perf__cli *cli)
 }
 
 /* --list, or a selection with no test: prints the names, or why nothing
- * runs. Returns the exit code (2 when the filter matched no test). */
+ * runs. Returns the exit code: 2 when the filter matched no test, with
+ * --list as without it (a typo in a filter is the same mistake either way). */
 static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__registry_test **sel,
                            size_t n, size_t matched, long index, long total)
 {
   char name[512];
   for (size_t i = 0; cli->list && i < n; i++)
     printf("%s\n", perf__registry_fullname(sel[i], name, sizeof name));
-  if (!cli->list && matched == 0)
+  if (matched == 0)
     fprintf(stderr, "%s: no test matches%s%s\n", prog, cli->filter ? " --filter=" : "",
             cli->filter ? cli->filter : "");
   else if (!cli->list)
     printf("perfgate: shard %ld of %ld has no test\n\n0 passed, 0 failed, 0 skipped\n", index,
            total);
-  return cli->list || matched > 0 ? 0 : 2;
+  return matched > 0 ? 0 : 2;
 }
 
 /* The run's first line: how many tests, how often, the budget and timeout.

@@ -94,7 +94,7 @@ ST_TEST(report_tap_stream_parses)
   char *t = st_slurp(path);
   ST_CHECK(t != NULL);
   if (t) {
-    ST_CHECKF(!strncmp(t, "TAP version 14\n1..", 18), "%s", t);
+    ST_CHECKF(!strncmp(t, "TAP version 13\n1..", 18), "%s", t);
     int plan = atoi(t + 18), points = 0, not_ok = 0, skips = 0;
     for (char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
       points += !strncmp(l, "ok ", 3) || !strncmp(l, "not ok ", 7);
@@ -106,12 +106,18 @@ ST_TEST(report_tap_stream_parses)
     ST_EQ(not_ok, 2); /* the decided failure and the crash */
     ST_CHECK(skips >= 1);
     ST_CHECK(strstr(t, "not ok 1 - host.four_x") == NULL);
-    ST_CHECK(strstr(t, "  ---\n  message: 'crashed: signal 11") != NULL);
+    ST_CHECK(strstr(t, "  ---\n  message: \"crashed: signal 11") != NULL);
     ST_CHECK(strstr(t, "PASS  ") == NULL); /* no console lines on stdout */
   }
   free(t);
   st_run_free(&r);
-  char cmd[600];
+  char cmd[2400];
+  /* Perl's TAP::Harness (prove; 3.44 on Debian 12), where installed, reads
+   * every test point and every YAML block */
+  snprintf(cmd, sizeof cmd, "command -v prove >/dev/null || exit 0; prove -e cat %s > %s/prove 2>&1; "
+           "grep -q 'Parse errors' %s/prove && exit 1; grep -q 'Tests: [0-9]* Failed: 2)' %s/prove",
+           path, dir, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(st_shell(cmd), 0);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -33,7 +34,79 @@ void perf__baseline_free(perf__baseline *b)
 {
   free(b->entries);
   free(b->ratios);
+  free(b->entry_slots);
+  free(b->ratio_slots);
   perf__baseline_init(b);
+}
+
+/* FNV-1a of x, a separator and y. Never fails. */
+static size_t hash2(const char *x, const char *y)
+{
+  unsigned long long h = 1469598103934665603ull;
+  for (const char *s = x;; s++) {
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    if (!*s) break;
+  }
+  for (const char *s = y; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (size_t)h;
+}
+
+/* The keys of item i: an entry's test and workload, or a ratio's test and
+ * claim. */
+typedef void key_fn(const perf__baseline *b, size_t i, const char **x, const char **y);
+
+static void entry_key(const perf__baseline *b, size_t i, const char **x, const char **y)
+{
+  *x = b->entries[i].test;
+  *y = b->entries[i].workload;
+}
+
+static void ratio_key(const perf__baseline *b, size_t i, const char **x, const char **y)
+{
+  *x = b->ratios[i].test;
+  *y = b->ratios[i].claim;
+}
+
+static unsigned long long compares; /* see perf__baseline_key_compares */
+
+/* See baseline.h. */
+unsigned long long perf__baseline_key_compares(void) { return compares; }
+
+/* The slot that holds the item with keys (x, y), or the empty one where it
+ * would go. nslots is a power of two with an empty slot. Never fails. */
+static size_t *probe(const perf__baseline *b, size_t *slots, size_t nslots, key_fn *key,
+                     const char *x, const char *y)
+{
+  size_t i = hash2(x, y) & (nslots - 1);
+  for (;; i = (i + 1) & (nslots - 1)) {
+    const char *a, *c;
+    if (!slots[i]) return &slots[i];
+    key(b, slots[i] - 1, &a, &c);
+    compares++;
+    if (!strcmp(a, x) && !strcmp(c, y)) return &slots[i];
+  }
+}
+
+/* Makes room in the index for one more of the n items: rebuilt twice as
+ * large when it would be over half full. Returns 0 or PERF__ENOMEM (the
+ * old index is kept). */
+static int reserve(const perf__baseline *b, size_t **slots, size_t *nslots, size_t n,
+                   key_fn *key)
+{
+  if (2 * (n + 1) <= *nslots) return 0;
+  size_t m = *nslots ? 2 * *nslots : 64;
+  while (2 * (n + 1) > m) m *= 2;
+  size_t *t = calloc(m, sizeof *t);
+  if (!t) return PERF__ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    const char *x, *y;
+    key(b, i, &x, &y);
+    *probe(b, t, m, key, x, y) = i + 1;
+  }
+  free(*slots);
+  *slots = t;
+  *nslots = m;
+  return 0;
 }
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -51,11 +124,9 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
                                     const char *workload)
 {
-  for (size_t i = 0; i < b->nentries; i++)
-    if (!strcmp(b->entries[i].test, test) &&
-        !strcmp(b->entries[i].workload, workload))
-      return &b->entries[i];
-  return NULL;
+  if (!b->nentry_slots) return NULL;
+  size_t *s = probe(b, b->entry_slots, b->nentry_slots, entry_key, test, workload);
+  return *s ? &b->entries[*s - 1] : NULL;
 }
 
 /* 0 or PERF__ENOMEM. */
@@ -66,23 +137,29 @@ int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
     *old = *e;
     return 0;
   }
-  if (grow((void **)&b->entries, &b->cap_entries, b->nentries, sizeof *e))
+  if (reserve(b, &b->entry_slots, &b->nentry_slots, b->nentries, entry_key) ||
+      grow((void **)&b->entries, &b->cap_entries, b->nentries, sizeof *e))
     return PERF__ENOMEM;
-  b->entries[b->nentries++] = *e;
+  b->entries[b->nentries] = *e;
+  *probe(b, b->entry_slots, b->nentry_slots, entry_key, e->test, e->workload) = ++b->nentries;
   return 0;
 }
 
 /* 0 or PERF__ENOMEM. */
 int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r)
 {
-  for (size_t i = 0; i < b->nratios; i++)
-    if (!strcmp(b->ratios[i].test, r->test) && !strcmp(b->ratios[i].claim, r->claim)) {
-      b->ratios[i] = *r;
-      return 0;
-    }
-  if (grow((void **)&b->ratios, &b->cap_ratios, b->nratios, sizeof *r))
+  size_t *s = b->nratio_slots
+                  ? probe(b, b->ratio_slots, b->nratio_slots, ratio_key, r->test, r->claim)
+                  : NULL;
+  if (s && *s) {
+    b->ratios[*s - 1] = *r;
+    return 0;
+  }
+  if (reserve(b, &b->ratio_slots, &b->nratio_slots, b->nratios, ratio_key) ||
+      grow((void **)&b->ratios, &b->cap_ratios, b->nratios, sizeof *r))
     return PERF__ENOMEM;
-  b->ratios[b->nratios++] = *r;
+  b->ratios[b->nratios] = *r;
+  *probe(b, b->ratio_slots, b->nratio_slots, ratio_key, r->test, r->claim) = ++b->nratios;
   return 0;
 }
 
@@ -177,6 +254,16 @@ static int next(parser *p)
   p->have = 1;
   if (p->ev.type == YAML_ALIAS_EVENT)
     return fail_at(p, p->ev.start_mark, "aliases are not allowed in a baseline file");
+  const yaml_char_t *tag = p->ev.type == YAML_SCALAR_EVENT           ? p->ev.data.scalar.tag
+                           : p->ev.type == YAML_SEQUENCE_START_EVENT ? p->ev.data.sequence_start.tag
+                           : p->ev.type == YAML_MAPPING_START_EVENT  ? p->ev.data.mapping_start.tag
+                                                                     : NULL;
+  if (tag)
+    return fail_at(p, p->ev.start_mark, "tags are not allowed in a baseline file (got '%s')",
+                   (const char *)tag);
+  if (p->ev.type == YAML_SCALAR_EVENT &&
+      strlen((const char *)p->ev.data.scalar.value) != p->ev.data.scalar.length)
+    return fail_at(p, p->ev.start_mark, "a value holds a NUL character");
   return 0;
 }
 
@@ -192,6 +279,7 @@ static const char *scalar(const parser *p) { return (const char *)p->ev.data.sca
 typedef struct field {
   char key[48];
   char value[256];
+  int plain;  /* the value was written unquoted (a number must be) */
   yaml_mark_t key_mark, value_mark;
 } field;
 
@@ -229,6 +317,7 @@ static int flat_mapping(parser *p, fields *out, const char *what)
     if (p->ev.data.scalar.length >= sizeof f->value)
       return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
     snprintf(f->value, sizeof f->value, "%s", scalar(p));
+    f->plain = p->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     f->value_mark = p->ev.start_mark;
     out->n++;
   }
@@ -285,12 +374,34 @@ static int known_clock(const char *c)
 }
 
 /* A finite number in [lo, hi]. */
+/* 1 for a plain decimal number: [-]digits[.digits][(e|E)[+|-]digits], or
+ * one starting with a '.'; no hex, infinity or NaN. */
+static int decimal(const char *s)
+{
+  int digits = 0;
+  if (*s == '-') s++;
+  for (; isdigit((unsigned char)*s); s++) digits++;
+  if (*s == '.')
+    for (s++; isdigit((unsigned char)*s); s++) digits++;
+  if (!digits) return 0;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!isdigit((unsigned char)*s)) return 0;
+    while (isdigit((unsigned char)*s)) s++;
+  }
+  return *s == '\0';
+}
+
 static int number(parser *p, const field *f, double lo, double hi, double *out)
 {
   char *end;
   errno = 0;
   double v = strtod(f->value, &end);
-  if (!f->value[0] || *end || errno || !isfinite(v) || v < lo || v > hi)
+  if (!f->plain)
+    return fail_at(p, f->value_mark, "'%s' must be a number, not quoted text ('%s')", f->key,
+                   f->value);
+  if (!decimal(f->value) || *end || errno || !isfinite(v) || v < lo || v > hi)
     return fail_at(p, f->value_mark, "'%s' must be a number in [%g, %g], got '%s'",
                    f->key, lo, hi, f->value);
   *out = v;
@@ -313,8 +424,14 @@ static int date(parser *p, const fields *fs, const char *what, char *dst,
   int ok = strlen(dst) == 10;
   for (int i = 0; ok && i < 10; i++)
     ok = (i == 4 || i == 7) ? dst[i] == '-' : isdigit((unsigned char)dst[i]);
+  if (ok) { /* a day that exists */
+    static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y = atoi(dst), m = atoi(dst + 5), d = atoi(dst + 8);
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    ok = m >= 1 && m <= 12 && d >= 1 && d <= days[m - 1] - (m == 2 && !leap);
+  }
   return ok ? 0 : fail_at(p, get(fs, "recorded")->value_mark,
-                          "'recorded' must be a date YYYY-MM-DD, got '%s'", dst);
+                          "'recorded' must be a date YYYY-MM-DD that exists, got '%s'", dst);
 }
 
 static int entry(parser *p, perf__baseline *b)
@@ -461,22 +578,36 @@ int perf__baseline_parse(const char *name, const unsigned char *buf, size_t len,
 int perf__baseline_load(const char *path, perf__baseline *b, char *err,
                   size_t errlen)
 {
-  FILE *f = fopen(path, "rb");
+  enum { MAX_FILE = 16 << 20 };
+  struct stat st;
   perf__baseline_init(b);
-  if (!f) {
+  /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 || fstat(fd, &st)) {
     int e = errno;
+    if (fd >= 0) close(fd);
     snprintf(err, errlen, "%s: %s", path, strerror(e));
     errno = e;
     return PERF__EIO;
   }
-  enum { MAX_FILE = 16 << 20 };
-  unsigned char *data = malloc(MAX_FILE);
-  size_t n = data ? fread(data, 1, MAX_FILE, f) : 0;
-  int bad = !data || ferror(f) || n == MAX_FILE;
-  fclose(f);
-  if (bad) {
+  const char *why = S_ISDIR(st.st_mode)    ? "is a directory, not a baseline file"
+                    : !S_ISREG(st.st_mode) ? "is not a regular file (a FIFO, device or socket)"
+                    : st.st_size > MAX_FILE ? "is larger than 16 MiB"
+                                            : NULL;
+  if (why) {
+    close(fd);
+    snprintf(err, errlen, "%s: %s", path, why);
+    return PERF__EBADFILE;
+  }
+  size_t want = (size_t)st.st_size, n = 0;
+  unsigned char *data = malloc(want + 1);
+  ssize_t got = 1;
+  while (data && n <= want && (got = read(fd, data + n, want + 1 - n)) > 0) n += (size_t)got;
+  int e = got < 0 ? errno : 0;
+  close(fd);
+  if (!data || e || n > MAX_FILE) {
     snprintf(err, errlen, "%s: %s", path,
-             !data ? "out of memory" : n == MAX_FILE ? "larger than 16 MiB" : "read error");
+             !data ? "out of memory" : e ? strerror(e) : "is larger than 16 MiB");
     free(data);
     return data ? PERF__EBADFILE : PERF__ENOMEM;
   }
@@ -645,10 +776,33 @@ int perf__baseline_lock(const char *path, char *err, size_t errlen)
   return -1;
 }
 
+/* Creates dir and any parent it lacks (mode 0777 less the umask), as
+ * mkdir -p. Returns 0 or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+  char p[4096];
+  struct stat st;
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *c = p + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    int bad = mkdir(p, 0777) && errno != EEXIST;
+    *c = '/';
+    if (bad) return -1;
+  }
+  if (mkdir(p, 0777) && errno != EEXIST) return -1;
+  if (stat(p, &st)) return -1;
+  return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
 /* See baseline.h. */
 int perf__baseline_probe_dir(const char *dir, char *err, size_t errlen)
 {
   char probe[4200];
+  if (make_dirs(dir)) {
+    snprintf(err, errlen, "cannot create the baseline directory %s: %s", dir, strerror(errno));
+    return PERF__EIO;
+  }
   snprintf(probe, sizeof probe, "%s/.perfgate-probe.%ld", dir, (long)getpid());
   int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {

@@ -42,10 +42,19 @@ typedef struct perf__baseline {
   size_t nentries, cap_entries;
   perf__baseline_ratio *ratios;
   size_t nratios, cap_ratios;
+  /* hash indexes of entries (test, workload) and ratios (test, claim), so
+   * that loading and finding stay linear in the entries: open addressing,
+   * each slot an index + 1 (0: empty), a power of two at most half full */
+  size_t *entry_slots, nentry_slots;
+  size_t *ratio_slots, nratio_slots;
 } perf__baseline;
 
 void perf__baseline_init(perf__baseline *b);
 void perf__baseline_free(perf__baseline *b);
+
+/* Key comparisons the entry and ratio lookups have made in this process
+ * (for the tests: loading n entries costs O(n) of them). Never fails. */
+unsigned long long perf__baseline_key_compares(void);
 
 /* Parses a whole file's bytes; name is used in messages. Returns 0, or
  * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
@@ -82,9 +91,10 @@ int perf__baseline_lock(const char *path, char *err, size_t errlen);
 /* Releases the lock (closes fd; -1 is ignored). Never fails. */
 void perf__baseline_unlock(int fd);
 
-/* Whether a file can be created in dir (created and removed again), so that
- * an update that cannot be written fails before it measures. Returns 0 or
- * PERF__EIO with the reason in err. */
+/* Creates dir (and its missing parents) and checks that a file can be
+ * created in it (created and removed again), so that an update that cannot
+ * be written fails before it measures. Returns 0 or PERF__EIO with the
+ * reason in err. */
 int perf__baseline_probe_dir(const char *dir, char *err, size_t errlen);
 
 /* Replaces the entry with the same test and workload, or appends it.

@@ -1,4 +1,4 @@
-/* file.h — the one atomic file writer: a temporary file in the same directory, fsync, rename over the target. */
+/* file.h — the one file writer: a regular file is replaced atomically (temporary, fsync, rename); a device, FIFO or /proc/self/fd path is written in place; a symlink is followed. */
 #ifndef PERF_FILE_H
 #define PERF_FILE_H
 
@@ -26,12 +26,23 @@ enum {
  * buf[len] (truncated to fit). Returns buf; never fails. */
 char *perf__file_tmp_name(const char *path, char *buf, size_t len);
 
-/* A replacement under way: its temporary file is open. */
+/* A write under way. What path is decides how it is written:
+ * - a regular file, or no file yet: a temporary file in its directory,
+ *   renamed over it on commit (readers see the old file or the whole new
+ *   one);
+ * - a symbolic link to a regular file: the same, for the file the link
+ *   resolves to; the link stays;
+ * - a character device, FIFO or socket, or a path through /proc/self/fd
+ *   (/dev/stdout, /dev/fd/N): written in place, never replaced (a FIFO
+ *   must have a reader: opening it does not wait);
+ * - a directory, or a link to nothing: refused. */
 typedef struct perf__file {
   const char *path; /* the caller's, kept until commit or abort */
+  char target[4096]; /* the file replaced: path, or where its link leads */
   char tmp[4200];
-  void *f;          /* the temporary's stream (FILE *) */
+  void *f;          /* the stream written (FILE *): the temporary, or path itself */
   int flags;
+  int in_place;     /* path is written directly (device, FIFO, /proc/self/fd) */
 } perf__file;
 
 /* Where a failure is told: the step that failed (step may be NULL) and
@@ -42,16 +53,20 @@ typedef struct perf__file_why {
   size_t errlen;
 } perf__file_why;
 
-/* Starts replacing path: creates the temporary file in its directory.
- * flags: 0 or PERF__FILE_DURABLE. Returns 0, or PERF__EIO with the reason
- * (PERF__FILE_CREATE) in why; nothing is left then. */
+/* Starts writing path (see perf__file for how): creates the temporary
+ * file, or opens path itself. flags: 0 or PERF__FILE_DURABLE. Returns 0,
+ * or PERF__EIO with the reason (PERF__FILE_CREATE) in why: a directory, a
+ * link to nothing, a FIFO no process reads, or errno's message; nothing is
+ * left then. */
 int perf__file_open(perf__file *w, const char *path, int flags, const perf__file_why *why);
 
-/* Writes data[len] (data may be NULL when len is 0) to the temporary file, fsyncs and closes it and renames
- * it over path, so that path is the old file or the whole new one, never
- * part of one. A failed write, fflush, fsync, close or rename is an error:
- * returns PERF__EIO with the reason in why, the temporary file removed.
- * Returns 0 when path is replaced. w is finished either way. */
+/* Writes data[len] (data may be NULL when len is 0). A replacement fsyncs
+ * and closes the temporary file and renames it over the target, so that
+ * the target is the old file or the whole new one, never part of one; an
+ * in-place write writes and closes path. A failed write (ENOSPC on a full
+ * device, EIO, EFBIG), fflush, fsync, close or rename is an error: returns
+ * PERF__EIO with the reason in why, the temporary file removed. Returns 0
+ * when all of data is written. w is finished either way. */
 int perf__file_commit(perf__file *w, const void *data, size_t len, const perf__file_why *why);
 
 /* Gives up a replacement: closes and removes the temporary file; path is

@@ -78,7 +78,8 @@ static void table(FILE *f, const perf__result *r, const size_t *order, size_t n)
   fputs("</table>\n", f);
 }
 
-/* One test: its outcome, reason, verdict lines and charts. */
+/* One test: its outcome, reason, verdict lines, its own output when it
+ * failed, and charts. */
 static void section(FILE *f, const perf__result *t, size_t k)
 {
   const char *w = perf__status_word(t->outcome);
@@ -98,6 +99,12 @@ static void section(FILE *f, const perf__result *t, size_t k)
     perf__xml_str(f, t->lines[i]);
   }
   if (any) fputs("</pre>\n", f);
+  if (t->output_len && (t->outcome == PERF__FAIL || t->outcome == PERF__ERROR)) {
+    fputs("<p>Output of the test:</p>\n<pre class=\"output\">", f);
+    perf__xml_text(f, t->output, perf__result_output_shown(t));
+    if (t->output_truncated) fputs(PERF__OUTPUT_CUT "\n", f);
+    fputs("</pre>\n", f);
+  }
   perf__chart *c;
   size_t m = perf__plot_test(t, &c);
   for (size_t i = 0; i < m; i++) {

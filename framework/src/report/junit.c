@@ -19,7 +19,8 @@ static void junit_system_out(FILE *f, const perf__result *r)
   }
   if (r->output_len) {
     fputs("--- output of the test ---\n", f);
-    perf__xml_text(f, r->output, r->output_len);
+    perf__xml_text(f, r->output, perf__result_output_shown(r));
+    if (r->output_truncated) fputs(PERF__OUTPUT_CUT "\n", f);
   }
   fputs("</system-out>\n", f);
 }

@@ -29,6 +29,22 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
     fprintf(stderr, "perftest: --merge: %s is not a perfgate --json report\n", path);
     return 2;
   }
+  static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
+  for (size_t k = 0; k < tests->n; k++) {
+    const perf__jsontree_node *o = perf__jsontree_get(tests->kids[k], "outcome"),
+                              *name = perf__jsontree_get(tests->kids[k], "name");
+    int known = 0;
+    for (size_t w = 0; o && o->type == PERF__J_STRING && w < 5; w++) known |= !strcmp(o->text, words[w]);
+    if (!known) {
+      fprintf(stderr, "perftest: --merge: %s: test %s has %s outcome%s%s%s (PASS, FAIL, SKIP, "
+                      "ERROR or INCONCLUSIVE): not a report this perfgate wrote\n", path,
+              name && name->type == PERF__J_STRING ? name->text : "(unnamed)",
+              o && o->type == PERF__J_STRING ? "the unknown" : "no",
+              o && o->type == PERF__J_STRING ? " '" : "", o && o->type == PERF__J_STRING ? o->text : "",
+              o && o->type == PERF__J_STRING ? "'" : "");
+      return 2;
+    }
+  }
   if (!shards) return 0;
   long idx = (long)perf__jsontree_num(perf__jsontree_get(shard, "index"), -1),
        tot = (long)perf__jsontree_num(perf__jsontree_get(shard, "total"), -1);

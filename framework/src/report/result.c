@@ -73,3 +73,12 @@ void perf__result_free(perf__result *r)
   r->output = NULL;
   r->nlines = r->output_len = 0;
 }
+
+/* See result.h. */
+size_t perf__result_output_shown(const perf__result *r)
+{
+  size_t n = r->output_len;
+  if (!r->output_truncated) return n;
+  while (n > 0 && r->output[n - 1] != '\n') n--;
+  return n;
+}

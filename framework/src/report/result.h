@@ -31,6 +31,14 @@ typedef struct perf__result {
 int perf__result_add_line(perf__result *r, int verbose_only, char *text);
 /* Appends captured output, keeping at most 64 KiB. Never fails. */
 void perf__result_add_output(perf__result *r, const char *p, size_t n);
+
+/* How much of r's output a report shows: all of it, or when it was cut at
+ * the cap, up to its last whole line (the report then says "[output
+ * truncated at 64 KiB]"). Never fails. */
+size_t perf__result_output_shown(const perf__result *r);
+
+/* The marker a report prints after output that was cut at the cap. */
+#define PERF__OUTPUT_CUT "[output truncated at 64 KiB]"
 /* Takes over what c owns (c is left empty). Never fails: without memory the
  * record is freed and dropped. */
 void perf__result_add_claim(perf__result *r, perf__claimrec *c);

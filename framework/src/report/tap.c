@@ -1,24 +1,26 @@
-/* tap.c — --tap: the run as TAP 14 on a stream, a YAML block for each test that did not pass. */
+/* tap.c — --tap: the run as TAP (version 13, which TAP 14 readers take too) on a stream, a YAML block for each test that did not pass. */
 #include "report/tap.h"
 
 #include "base/registry.h"
 #include "base/status.h"
 
-/* A YAML single-quoted scalar on one line. Never fails (stream errors show
- * in ferror(f)), as every writer here. */
+/* A YAML double-quoted scalar on one line (\" and \\ escaped, line breaks
+ * and tabs as spaces). Never fails (stream errors show in ferror(f)), as
+ * every writer here. */
 static void yaml_quoted(FILE *f, const char *s)
 {
-  fputc('\'', f);
+  fputc('"', f);
   for (; *s; s++) {
-    if (*s == '\'') fputs("''", f);
+    if (*s == '"' || *s == '\\') fputc('\\', f), fputc(*s, f);
     else if (*s == '\n' || *s == '\r' || *s == '\t') fputc(' ', f);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\x%02x", (unsigned char)*s);
     else fputc(*s, f);
   }
-  fputc('\'', f);
+  fputc('"', f);
 }
 
 /* The YAML block of a test that did not pass: reason, where, time and its
- * verdict lines. */
+ * verdict lines (as a literal block). */
 static void tap_block(FILE *f, const perf__registry_test *t, const perf__result *r)
 {
   fputs("  ---\n  message: ", f);
@@ -26,11 +28,13 @@ static void tap_block(FILE *f, const perf__registry_test *t, const perf__result 
   fprintf(f, "\n  severity: %s\n  at:\n    file: ", r->outcome == PERF__ERROR ? "error" : "fail");
   yaml_quoted(f, t->file);
   fprintf(f, "\n    line: %d\n  duration_s: %.3f\n", t->line, r->seconds);
-  if (r->nlines) fputs("  verdicts:\n", f);
+  /* a literal block, one verdict line per line: a list item that starts
+   * "a: ..." is read as a mapping by TAP::Parser's YAMLish reader */
+  int any = 0;
   for (size_t k = 0; k < r->nlines; k++) {
     if (r->verbose_only[k]) continue;
-    fputs("    - ", f);
-    yaml_quoted(f, r->lines[k]);
+    fputs(any++ ? "    " : "  verdicts: |\n    ", f);
+    for (const char *c = r->lines[k]; *c; c++) fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
     fputc('\n', f);
   }
   fputs("  ...\n", f);
@@ -41,7 +45,7 @@ void perf__tap_write(FILE *f, const perf__registry_test **tests, size_t nt, cons
                      size_t n)
 {
   char name[512];
-  fprintf(f, "TAP version 14\n1..%zu\n", n);
+  fprintf(f, "TAP version 13\n1..%zu\n", n); /* 13: what TAP::Harness 3.44 (Debian 12) reads; a TAP 14 reader takes it too */
   for (size_t i = 0; i < n; i++) {
     const perf__registry_test *t = tests[i % nt];
     perf__registry_fullname(t, name, sizeof name);

@@ -16,7 +16,9 @@ static struct {
 void perf__console_setup(perf__color color, int verbose)
 {
   const char *term = getenv("TERM");
-  rep.tty = isatty(STDOUT_FILENO);
+  /* progress lines rewrite the line in place: a terminal that cannot
+   * (TERM=dumb, as Emacs shells set) gets plain lines only */
+  rep.tty = isatty(STDOUT_FILENO) && !(term && !strcmp(term, "dumb"));
   rep.verbose = verbose;
   rep.color = color == PERF__COLOR_ALWAYS ||
               (color == PERF__COLOR_AUTO && rep.tty && !getenv("NO_COLOR") &&

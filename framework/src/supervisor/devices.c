@@ -44,8 +44,21 @@ static int parse_devices(const char *spec, int *ids)
     ids[n++] = (int)v;
     p = *end ? end + 1 : end;
   }
-  if (!n) fprintf(stderr, "perftest: --devices: no device listed\n");
-  return n ? n : -1;
+  if (!n) {
+    fprintf(stderr, "perftest: --devices: no device listed\n");
+    return -1;
+  }
+  /* A listed device this machine does not have would only skip its tests.
+   * Without a usable device at all the tests say so themselves (skipped:
+   * no CUDA device), as on a CPU-only CI machine. */
+  int have = perf__probe_device_count();
+  for (int k = 0; have > 0 && k < n; k++)
+    if (ids[k] >= have) {
+      fprintf(stderr, "perftest: --devices: device %d does not exist: this machine has %d "
+                      "CUDA device%s (0-%d)\n", ids[k], have, have == 1 ? "" : "s", have - 1);
+      return -1;
+    }
+  return n;
 }
 
 /* path with ".gpuK" before its extension (or at its end); out[len]. */
@@ -218,7 +231,11 @@ int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, s
   }
   long sum[3] = {0};
   for (int k = 0; k < started; k++) {
-    if (c[k].passed < 0) code = 2; /* it never got to its summary */
+    if (c[k].passed < 0) { /* it never got to its summary */
+      fprintf(stderr, "perftest: --devices: the run on GPU %d ended without its summary line "
+                      "(see its [gpu %d] lines above)\n", c[k].id, c[k].id);
+      code = 2;
+    }
     sum[0] += c[k].passed > 0 ? c[k].passed : 0;
     sum[1] += c[k].failed > 0 ? c[k].failed : 0;
     sum[2] += c[k].skipped > 0 ? c[k].skipped : 0;

@@ -388,6 +388,9 @@ static void hold_std_fds(void)
   if (fd > 2) close(fd);
 }
 
+static size_t strict_missing;      /* tests --strict-baselines turned into exit 2 */
+static char strict_names[300];     /* the first of them, for the reason */
+
 /* Exit code after one test (0, 1 or 2, keeping the worst). */
 static int code_after(int code, const perf__result *r, const perf__cli *cli)
 {
@@ -395,8 +398,24 @@ static int code_after(int code, const perf__result *r, const perf__cli *cli)
   if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) c = 1;
   if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2;
   if (r->baseline_state == 2) c = 2; /* a malformed baseline file */
-  if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) c = 2;
+  if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) {
+    c = 2;
+    size_t used = strlen(strict_names);
+    if (strict_missing++ < 3)
+      snprintf(strict_names + used, sizeof strict_names - used, "%s%s", used ? ", " : "",
+               r->name);
+  }
   return c > code ? c : code;
+}
+
+/* Says why the run exits 2 where no line said it yet. Never fails. */
+static void tell_exit_2(void)
+{
+  if (strict_missing)
+    fprintf(stderr, "perftest: exit 2: --strict-baselines: %zu test%s measured workloads with "
+            "no entry in this machine's baseline file (%s%s); --verbose names each, "
+            "--update-baselines records them\n", strict_missing,
+            strict_missing == 1 ? "" : "s", strict_names, strict_missing > 3 ? ", ..." : "");
 }
 
 /* Writes the collected baselines unless a test did not pass (and no
@@ -480,6 +499,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
     free(rows);
   }
   perf__console_summary(results, done);
+  if (code == 2) tell_exit_2();
   if (code == 2 && cli->require_gpu)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
   for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);

@@ -69,8 +69,9 @@ static struct machine *machine(int k)
     warn_differences(m);
   else if (!m->bad && !perf__context_opt.update_baselines)
     perf__context_line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
-               "exist; baseline checks are skipped. Create it with make "
-               "baseline-update.", perf__baseline_model(&m->now), m->path);
+               "exist; baseline checks are skipped. Create it by running this binary "
+               "with --update-baselines (in perfgate's own tree: make baseline-update).",
+               perf__baseline_model(&m->now), m->path);
   return m;
 }
 
