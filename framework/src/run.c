@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,11 @@ int perf_main(int argc, char **argv)
     return 2;
   }
   if (cli.worker_in >= 0) return serve_as_worker(&cli);
+  /* A report written to a pipe that closed (EPIPE) or past a file-size
+   * limit (EFBIG) is an error with a message and exit 2, not a silent
+   * death by signal: for --merge and --trend as for a run. */
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   if (cli.help) {
     perf__options_help(stdout, prog);
     return 0;

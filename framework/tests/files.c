@@ -70,13 +70,14 @@ ST_TEST(files_reports_on_devices_fifos_and_symlinks)
     ST_CHECKF(r.status == 2 && strstr(r.out, "a FIFO that no process is reading") && kind(p) == 'p',
               "%s=fifo: %d, now '%c': %s", flag, r.status, kind(p), r.out);
     st_run_free(&r);
-    /* a FIFO with a reader gets the report. The shell holds the FIFO open
-     * (read-write) while the fixture runs, so that a reader exists however
-     * late cat starts; closing it afterwards gives cat its end of file. */
+    /* a FIFO with a reader gets the report. The shell opens the FIFO for
+     * writing before the fixture starts, which waits until cat has opened
+     * it to read: however late cat starts, a reader exists; closing the
+     * shell's end afterwards gives cat its end of file. */
     snprintf(args, sizeof args, "--filter=host.truth %s=%s/fifo 3>&-; rc=$?; exec 3>&-; wait $c; "
              "echo rc=$rc", flag, dir);
     char env[600];
-    snprintf(env, sizeof env, "exec 3<>%s/fifo; cat %s/fifo > %s/read 3>&- & c=$!; ", dir, dir, dir);
+    snprintf(env, sizeof env, "cat %s/fifo > %s/read & c=$!; exec 3>%s/fifo; ", dir, dir, dir);
     st_exec(&r, env, args);
     snprintf(p, sizeof p, "%s/read", dir);
     char *got = st_slurp(p);
@@ -321,4 +322,102 @@ ST_TEST(files_devices_are_checked_against_the_machine)
   else
     ST_CHECKF(r.status == 0 && strstr(r.out, "host.truth"), "%d: %s", r.status, r.out);
   st_run_free(&r);
+}
+
+/* The paths a reviewer tried: a link chain to our stdout and an oddly
+ * spelled /proc path are written through the descriptor (stdout's file is
+ * not renamed over); a link loop and a socket are refused with the reason;
+ * as a user who cannot write in the node's directory, a device node is
+ * still written (the up-front check looks at the node, not its directory). */
+ST_TEST(files_link_chains_loops_sockets_and_unprivileged_devices)
+{
+  char dir[64], args[1600], p[600], q[600];
+  st_run r;
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  static const char *const to_stdout[] = {"b", "//proc/self/fd/1", "/dev/../proc/self/fd/1"};
+  snprintf(p, sizeof p, "%s/a", dir);
+  ST_EQ(symlink("/proc/self/fd/1", p), 0);
+  snprintf(p, sizeof p, "%s/b", dir);
+  ST_EQ(symlink("a", p), 0);
+  for (int k = 0; k < 3; k++) {
+    snprintf(q, sizeof q, "%s%s", k ? "" : dir, k ? to_stdout[k] : "/b");
+    snprintf(p, sizeof p, "%s/out%d", dir, k);
+    snprintf(args, sizeof args, "--filter=host.truth --json=%s > %s; echo rc=$?", q, p);
+    st_exec(&r, "", args);
+    char *got = st_slurp(p);
+    ST_CHECKF(strstr(r.out, "rc=0") && got && strstr(got, "PASS  host.truth") &&
+                  strstr(got, "\"schema\": \"perfgate-report/1\""),
+              "--json=%s: %s / %s", q, r.out, got ? got : "(none)");
+    free(got);
+    st_run_free(&r);
+  }
+  snprintf(p, sizeof p, "%s/b", dir);
+  ST_CHECK(kind(p) == 'l');
+  /* a loop */
+  snprintf(p, sizeof p, "%s/loop1", dir);
+  ST_EQ(symlink("loop2", p), 0);
+  snprintf(q, sizeof q, "%s/loop2", dir);
+  ST_EQ(symlink("loop1", q), 0);
+  snprintf(args, sizeof args, "--filter=host.truth --json=%s", p);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "Too many levels of symbolic links") && kind(p) == 'l',
+            "loop: %d: %s", r.status, r.out);
+  st_run_free(&r);
+  /* a socket */
+  char cmd[1200];
+  snprintf(p, sizeof p, "%s/sock", dir);
+  snprintf(cmd, sizeof cmd, "python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('%s')\"", p);
+  if (st_shell(cmd) == 0) {
+    snprintf(args, sizeof args, "--filter=host.truth --markdown=%s", p);
+    st_exec(&r, "", args);
+    ST_CHECKF(r.status == 2 && strstr(r.out, "it is a socket") && kind(p) != 'f', "socket: %d: %s",
+              r.status, r.out);
+    st_run_free(&r);
+  }
+  /* an unprivileged user, a device node in a directory it cannot write */
+  if (geteuid() == 0 && st_shell("command -v setpriv >/dev/null") == 0) {
+    snprintf(p, sizeof p, "%s/null", dir);
+    ST_EQ(mknod(p, S_IFCHR | 0666, makedev(1, 3)), 0);
+    ST_EQ(chmod(p, 0666), 0); /* as /dev/null: the umask took some */
+    ST_EQ(chmod(dir, 0755), 0);
+    char *fx = realpath(st_fixture, NULL);
+    snprintf(cmd, sizeof cmd, "cd / && setpriv --reuid=65534 --regid=65534 --clear-groups '%s' "
+             "--filter=host.truth --junit=%s > %s/unpriv.txt 2>&1; echo $? >> %s/unpriv.txt",
+             fx ? fx : st_fixture, p, dir, dir);
+    free(fx);
+    st_shell(cmd);
+    snprintf(q, sizeof q, "%s/unpriv.txt", dir);
+    char *got = st_slurp(q);
+    ST_CHECKF(got && strstr(got, "1 passed") && strstr(got, "\n0\n") && kind(p) == 'c',
+              "as nobody: %s", got ? got : "(none)");
+    free(got);
+  }
+  st_rmtree(dir);
+}
+
+/* --merge into a pipe whose reader is gone: exit 2 with the reason, not a
+ * death by SIGPIPE; --devices refuses a report path it cannot make
+ * per-device files from. */
+ST_TEST(files_merge_into_a_closed_pipe_and_devices_with_a_stream_path)
+{
+  char dir[64], args[1600];
+  st_run r;
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  snprintf(args, sizeof args, "--filter=host.truth --json=%s/a.json", dir);
+  st_exec(&r, "", args);
+  ST_EQ(r.status, 0);
+  st_run_free(&r);
+  char cmd[1600], p[600];
+  snprintf(p, sizeof p, "%s/merge.txt", dir);
+  snprintf(cmd, sizeof cmd, "(sleep 0.3; '%s' --merge=/proc/self/fd/1 %s/a.json 2> %s; "
+           "echo rc=$? >> %s) | true", st_fixture, dir, p, p);
+  st_shell(cmd);
+  char *got = st_slurp(p);
+  ST_CHECKF(got && strstr(got, "rc=2") && strstr(got, "Broken pipe"), "%s", got ? got : "(none)");
+  free(got);
+  st_exec(&r, "", "--filter=host.truth --devices=0 --junit=/proc/self/fd/1");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "with --devices each GPU gets its own file"), "%d: %s",
+            r.status, r.out);
+  st_run_free(&r);
+  st_rmtree(dir);
 }

@@ -374,12 +374,12 @@ static int known_clock(const char *c)
 }
 
 /* A finite number in [lo, hi]. */
-/* 1 for a plain decimal number: [-]digits[.digits][(e|E)[+|-]digits], or
- * one starting with a '.'; no hex, infinity or NaN. */
+/* 1 for a plain decimal number: [+|-]digits[.digits][(e|E)[+|-]digits],
+ * or one starting with a '.'; no hex, infinity or NaN. */
 static int decimal(const char *s)
 {
   int digits = 0;
-  if (*s == '-') s++;
+  if (*s == '-' || *s == '+') s++;
   for (; isdigit((unsigned char)*s); s++) digits++;
   if (*s == '.')
     for (s++; isdigit((unsigned char)*s); s++) digits++;
@@ -609,7 +609,8 @@ int perf__baseline_load(const char *path, perf__baseline *b, char *err,
     snprintf(err, errlen, "%s: %s", path,
              !data ? "out of memory" : e ? strerror(e) : "is larger than 16 MiB");
     free(data);
-    return data ? PERF__EBADFILE : PERF__ENOMEM;
+    errno = e;
+    return !data ? PERF__ENOMEM : e ? PERF__EIO : PERF__EBADFILE;
   }
   int r = perf__baseline_parse(path, data, n, b, err, errlen);
   free(data);

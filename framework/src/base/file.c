@@ -47,40 +47,27 @@ static int refused(const perf__file_why *why, const char *what)
   return PERF__EIO;
 }
 
-/* 1 when path reaches its file through /proc/<pid>/fd (a process's own
- * descriptor: /dev/stdout, /dev/fd/1, /proc/self/fd/1): such a path is
- * written in place, whatever it resolves to. */
-static int through_proc_fd(const char *path)
+/* The descriptor 0, 1 or 2 of this process that st is the file of, or
+ * -1: a report to /dev/stdout, /proc/self/fd/1, a link to either, or the
+ * very file stdout is redirected to, is written through that descriptor,
+ * so that it shares its offset and comes after what the stream holds. */
+static int own_fd(const struct stat *st)
 {
-  char link[4096];
-  if (!strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/fd/", 8)) return 1;
-  ssize_t n = readlink(path, link, sizeof link - 1);
-  if (n <= 0) return 0;
-  link[n] = '\0';
-  return !strncmp(link, "/proc/", 6) || !strncmp(link, "/dev/fd/", 8);
+  struct stat fs;
+  for (int fd = 0; fd <= 2; fd++)
+    if (fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino) return fd;
+  return -1;
 }
 
-/* The descriptor of this process that path names (/proc/self/fd/N,
- * /proc/<this pid>/fd/N, /dev/fd/N, or a link to one, as /dev/stdout is),
- * or -1. Such a path is written through that descriptor, so that it shares
- * the offset our own output to it uses. */
-static int own_fd(const char *path)
+/* 1 when path, once its links are resolved, lies under /proc (another
+ * process's descriptor, or a file there): written in place, never renamed
+ * over. */
+static int under_proc(const char *path)
 {
-  char link[4096], self[64];
-  const char *names[2] = {path, NULL};
-  ssize_t n = readlink(path, link, sizeof link - 1);
-  if (n > 0) link[n] = '\0', names[1] = link;
-  snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
-  for (int i = 0; i < 2 && names[i]; i++) {
-    const char *p = names[i], *rest = NULL;
-    if (!strncmp(p, "/proc/self/fd/", 14)) rest = p + 14;
-    else if (!strncmp(p, "/dev/fd/", 8)) rest = p + 8;
-    else if (!strncmp(p, self, strlen(self))) rest = p + strlen(self);
-    char *end;
-    long fd = rest ? strtol(rest, &end, 10) : -1;
-    if (rest && end != rest && !*end && fd >= 0 && fd < 1 << 20) return (int)fd;
-  }
-  return -1;
+  char *real = realpath(path, NULL);
+  int in = real && !strncmp(real, "/proc/", 6);
+  free(real);
+  return in || !strncmp(path, "/proc/", 6);
 }
 
 /* Writes through a copy of this process's descriptor fd, after flushing
@@ -100,13 +87,13 @@ static int open_own(perf__file *w, int fd, const perf__file_why *why)
   return 0;
 }
 
-/* Opens path itself for writing: a device, FIFO, socket or descriptor
- * path. A FIFO no process reads is refused at once (O_NONBLOCK), not
- * waited for; the descriptor then blocks as usual. Returns 0 or PERF__EIO. */
-static int open_in_place(perf__file *w, int regular, const perf__file_why *why)
+/* Opens path itself for writing: a device or FIFO. A FIFO no process
+ * reads is refused at once (O_NONBLOCK), not waited for; the descriptor
+ * then blocks as usual. Returns 0 or PERF__EIO. */
+static int open_in_place(perf__file *w, int fifo, const perf__file_why *why)
 {
-  int fd = open(w->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | (regular ? O_APPEND : 0));
-  if (fd < 0 && errno == ENXIO)
+  int fd = open(w->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO && fifo)
     return refused(why, "it is a FIFO that no process is reading");
   if (fd < 0) return failed(why, PERF__FILE_CREATE, errno);
   int fl = fcntl(fd, F_GETFL);
@@ -119,33 +106,74 @@ static int open_in_place(perf__file *w, int regular, const perf__file_why *why)
   return 0;
 }
 
-/* Decides how path is written: sets w->target (what a replacement renames
- * over) or opens path in place. Returns 0 with neither done for a new or
- * regular file, 1 when opened in place, or PERF__EIO. */
-static int resolve(perf__file *w, const perf__file_why *why)
+/* How path is written: WRITE_NEW (a new file: renamed into place),
+ * WRITE_REPLACE (a regular file, or a link to one: target set to the file
+ * replaced), WRITE_OWN (*fd: one of our descriptors 0-2), WRITE_FIFO,
+ * WRITE_DEVICE (in place), or -1 with the reason in why. */
+enum { WRITE_NEW, WRITE_REPLACE, WRITE_OWN, WRITE_FIFO, WRITE_DEVICE };
+static int classify(const char *path, char *target, size_t len, int *fd, const perf__file_why *why)
 {
   struct stat st, lst;
-  snprintf(w->target, sizeof w->target, "%s", w->path);
-  int fd = own_fd(w->path);
-  if (fd >= 0) return open_own(w, fd, why) ? PERF__EIO : 1;
-  if (through_proc_fd(w->path)) { /* another process's descriptor */
-    int regular = stat(w->path, &st) == 0 && S_ISREG(st.st_mode);
-    return open_in_place(w, regular, why) ? PERF__EIO : 1;
+  snprintf(target, len, "%s", path);
+  if (stat(path, &st) != 0) {
+    if (errno != ENOENT) return failed(why, PERF__FILE_CREATE, errno), -1; /* ELOOP, EACCES */
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+      return refused(why, "it is a symbolic link to a file that does not exist"), -1;
+    return under_proc(path) ? (failed(why, PERF__FILE_CREATE, ENOENT), -1) : WRITE_NEW;
   }
-  if (stat(w->path, &st) != 0) {
-    if (errno == ENOENT && lstat(w->path, &lst) == 0 && S_ISLNK(lst.st_mode))
-      return refused(why, "it is a symbolic link to a file that does not exist");
-    return 0; /* a new file (or one the temporary's creation will explain) */
-  }
-  if (S_ISDIR(st.st_mode)) return refused(why, strerror(EISDIR));
-  if (!S_ISREG(st.st_mode)) return open_in_place(w, 0, why) ? PERF__EIO : 1;
-  if (lstat(w->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-    char *real = realpath(w->path, NULL);
-    if (!real) return failed(why, PERF__FILE_CREATE, errno);
-    snprintf(w->target, sizeof w->target, "%s", real);
+  if ((*fd = own_fd(&st)) >= 0) return WRITE_OWN;
+  if (S_ISDIR(st.st_mode)) return refused(why, strerror(EISDIR)), -1;
+  if (S_ISSOCK(st.st_mode)) return refused(why, "it is a socket, which a report cannot be written to"), -1;
+  if (S_ISFIFO(st.st_mode)) return WRITE_FIFO;
+  if (!S_ISREG(st.st_mode) || under_proc(path)) return WRITE_DEVICE;
+  if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    char *real = realpath(path, NULL);
+    if (!real) return failed(why, PERF__FILE_CREATE, errno), -1;
+    snprintf(target, len, "%s", real);
     free(real);
   }
-  return 0;
+  return WRITE_REPLACE;
+}
+
+/* Decides how w->path is written: sets w->target (what a replacement
+ * renames over) or opens the path in place. Returns 0 for a new or
+ * regular file (nothing open yet), 1 when opened in place, or PERF__EIO. */
+static int resolve(perf__file *w, const perf__file_why *why)
+{
+  int fd = -1;
+  switch (classify(w->path, w->target, sizeof w->target, &fd, why)) {
+  case WRITE_NEW:
+  case WRITE_REPLACE:
+    return 0;
+  case WRITE_OWN:
+    return open_own(w, fd, why) ? PERF__EIO : 1;
+  case WRITE_FIFO:
+    return open_in_place(w, 1, why) ? PERF__EIO : 1;
+  case WRITE_DEVICE:
+    return open_in_place(w, 0, why) ? PERF__EIO : 1;
+  default:
+    return PERF__EIO;
+  }
+}
+
+/* See file.h. */
+int perf__file_check(const char *path, int *in_place, char *err, size_t errlen)
+{
+  char target[4096], dir[4096];
+  int fd = -1;
+  perf__file_why why = {NULL, err, errlen};
+  int how = classify(path, target, sizeof target, &fd, &why);
+  if (in_place) *in_place = how == WRITE_OWN || how == WRITE_FIFO || how == WRITE_DEVICE;
+  if (how < 0) return PERF__EIO;
+  if (how == WRITE_OWN || how == WRITE_FIFO) return 0; /* a FIFO's reader is checked at write */
+  if (how == WRITE_DEVICE && access(path, W_OK) == 0) return 0;
+  if (how == WRITE_DEVICE) return failed(&why, PERF__FILE_CREATE, errno);
+  snprintf(dir, sizeof dir, "%s", target);
+  const char *d = dirname(dir);
+  if (access(d, W_OK) == 0) return 0;
+  int e = errno;
+  snprintf(err, errlen, "cannot write in '%s': %s", d, strerror(e));
+  return PERF__EIO;
 }
 
 /* See file.h. */

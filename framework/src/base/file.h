@@ -32,10 +32,12 @@ char *perf__file_tmp_name(const char *path, char *buf, size_t len);
  *   one);
  * - a symbolic link to a regular file: the same, for the file the link
  *   resolves to; the link stays;
- * - a character device, FIFO or socket, or a path through /proc/self/fd
- *   (/dev/stdout, /dev/fd/N): written in place, never replaced (a FIFO
- *   must have a reader: opening it does not wait);
- * - a directory, or a link to nothing: refused. */
+ * - the file one of our descriptors 0-2 is open on (/dev/stdout,
+ *   /proc/self/fd/1, a link to one, or the file stdout is redirected to):
+ *   written through that descriptor, after what its stream holds;
+ * - a device, a FIFO, or anything else under /proc: written in place,
+ *   never replaced (a FIFO must have a reader: opening it does not wait);
+ * - a directory, a socket, a link to nothing or a link loop: refused. */
 typedef struct perf__file {
   const char *path; /* the caller's, kept until commit or abort */
   char target[4096]; /* the file replaced: path, or where its link leads */
@@ -52,6 +54,15 @@ typedef struct perf__file_why {
   char *err;
   size_t errlen;
 } perf__file_why;
+
+/* Whether path can be written, before anything is (the checks a run
+ * makes up front): for a new or regular file, that the directory of the
+ * file it resolves to is writable; for a device, the device itself; a
+ * directory, socket, link to nothing or link loop is refused. *in_place
+ * (may be NULL) says whether the path would be written in place (a device,
+ * FIFO or one of our descriptors 0-2). Returns 0, or PERF__EIO with the
+ * reason in err. A FIFO's reader is only checked when it is written. */
+int perf__file_check(const char *path, int *in_place, char *err, size_t errlen);
 
 /* Starts writing path (see perf__file for how): creates the temporary
  * file, or opens path itself. flags: 0 or PERF__FILE_DURABLE. Returns 0,

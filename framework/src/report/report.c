@@ -34,13 +34,6 @@ typedef struct run {
   perf__recorded recorded; /* --history: the run's id there */
 } run;
 
-/* The directory of path, for access(); dir[len]. */
-static const char *dir_of(const char *path, char *dir, size_t len)
-{
-  snprintf(dir, len, "%s", path);
-  return dirname(dir);
-}
-
 /* See report.h. */
 int perf__report_check(const perf__cli *cli, char *err, size_t len)
 {
@@ -48,13 +41,17 @@ int perf__report_check(const perf__cli *cli, char *err, size_t len)
              *opts[] = {"--junit", "--markdown", "--json", "--html"};
   if (cli->plots && perf__plot_mkdir(cli->plots, err, len)) return PERF__EUSAGE;
   for (int k = 0; k < 4; k++) {
-    char dir[4096];
+    char why[4400];
+    int in_place = 0;
     if (!files[k]) continue;
     if (!*files[k]) return snprintf(err, len, "%s needs a file name", opts[k]), PERF__EUSAGE;
-    if (access(dir_of(files[k], dir, sizeof dir), W_OK) != 0)
-      return snprintf(err, len, "%s=%s: cannot write in '%s': %s", opts[k], files[k], dir,
-                      strerror(errno)),
-             PERF__EUSAGE;
+    if (perf__file_check(files[k], &in_place, why, sizeof why))
+      return snprintf(err, len, "%s=%s: %s", opts[k], files[k], why), PERF__EUSAGE;
+    /* --devices writes one file per GPU next to the path given */
+    if (in_place && cli->devices && k != 2)
+      return snprintf(err, len, "%s=%s: with --devices each GPU gets its own file (name.gpuK), "
+                      "which a device, FIFO or stream path cannot give: name a regular file",
+                      opts[k], files[k]), PERF__EUSAGE;
   }
   return 0;
 }

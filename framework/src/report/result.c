@@ -80,5 +80,5 @@ size_t perf__result_output_shown(const perf__result *r)
   size_t n = r->output_len;
   if (!r->output_truncated) return n;
   while (n > 0 && r->output[n - 1] != '\n') n--;
-  return n;
+  return n ? n : r->output_len; /* one line longer than the cap: cut where it was */
 }

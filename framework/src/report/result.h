@@ -33,8 +33,9 @@ int perf__result_add_line(perf__result *r, int verbose_only, char *text);
 void perf__result_add_output(perf__result *r, const char *p, size_t n);
 
 /* How much of r's output a report shows: all of it, or when it was cut at
- * the cap, up to its last whole line (the report then says "[output
- * truncated at 64 KiB]"). Never fails. */
+ * the cap, up to its last whole line (all that was kept when it holds no
+ * line break); the report then says "[output truncated at 64 KiB]". Never
+ * fails. */
 size_t perf__result_output_shown(const perf__result *r);
 
 /* The marker a report prints after output that was cut at the cap. */

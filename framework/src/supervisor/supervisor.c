@@ -389,6 +389,7 @@ static void hold_std_fds(void)
 }
 
 static size_t strict_missing;      /* tests --strict-baselines turned into exit 2 */
+static int no_gpu_required;        /* --require-gpu turned a no-device skip into exit 2 */
 static char strict_names[300];     /* the first of them, for the reason */
 
 /* Exit code after one test (0, 1 or 2, keeping the worst). */
@@ -396,7 +397,7 @@ static int code_after(int code, const perf__result *r, const perf__cli *cli)
 {
   int c = 0;
   if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) c = 1;
-  if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2;
+  if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2, no_gpu_required = 1;
   if (r->baseline_state == 2) c = 2; /* a malformed baseline file */
   if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) {
     c = 2;
@@ -500,7 +501,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
   }
   perf__console_summary(results, done);
   if (code == 2) tell_exit_2();
-  if (code == 2 && cli->require_gpu)
+  if (no_gpu_required)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
   for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);
   free(results);
