@@ -249,6 +249,9 @@ ST_TEST(files_reports_mark_cut_output_and_html_shows_it)
   snprintf(args, sizeof args, "--filter='files.*' --junit=%s/r.xml --html=%s/r.html", dir, dir);
   st_exec(&r, "", args);
   ST_EQ(r.status, 1);
+  /* the console, too, ends the output at a whole line before the marker */
+  ST_CHECKF(strstr(r.out, "abcdefghij\n      | [output truncated at 64 KiB]\n") != NULL, "%s",
+            r.out);
   st_run_free(&r);
   for (int k = 0; k < 2; k++) {
     snprintf(p, sizeof p, "%s/%s", dir, k ? "r.html" : "r.xml");

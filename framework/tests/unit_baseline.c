@@ -104,6 +104,7 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 1\n---\nschema: 1\n", "b.yaml:2:1:", "one document"},
       {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 0, recorded: 2026-01-01}\n", "b.yaml:3:", "'ratio' must be a number"},
       /* strict: numbers are plain decimals, dates exist, no tags, no NUL */
+      {"schema: \"1\"\n", "b.yaml:1:9:", "the schema version must be a number, not quoted text"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: \"1\", spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
        "b.yaml:3:", "must be a number, not quoted text"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 0x10, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",

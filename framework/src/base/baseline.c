@@ -510,6 +510,9 @@ static int schema(parser *p, perf__baseline *b)
 {
   int r = expect(p, YAML_SCALAR_EVENT, "a schema version");
   if (r) return r;
+  if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+    return fail_at(p, p->ev.start_mark, "the schema version must be a number, not quoted "
+                   "text ('%s')", scalar(p));
   if (strcmp(scalar(p), "1"))
     return fail_at(p, p->ev.start_mark, "unknown schema version '%s' (this "
                    "perfgate reads version %d)", scalar(p), PERF__BL_SCHEMA);

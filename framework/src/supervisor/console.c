@@ -68,14 +68,14 @@ static void print_output(const perf__result *r)
                          !rep.verbose))
     return;
   printf("      output of the test:\n");
-  const char *p = r->output;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    int n = nl ? (int)(nl - p) : (int)strlen(p);
+  const char *p = r->output, *end = r->output + perf__result_output_shown(r);
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    int n = nl ? (int)(nl - p) : (int)(end - p);
     printf("      | %.*s\n", n, p);
     p += n + (nl ? 1 : 0);
   }
-  if (r->output_truncated) printf("      | [output truncated at 64 KiB]\n");
+  if (r->output_truncated) printf("      | " PERF__OUTPUT_CUT "\n");
 }
 
 /* Never fails. */
