@@ -151,11 +151,10 @@ def main(out):
                 cells.append(reach(nv, (k, b), target))
             p(f"| {k} | " + " | ".join(cells) + " |")
         p("")
+    matched = pairs if pg_main is not None and nv_main is not None else []
     p("Issue 21's targets (perfgate's CV at most nvbench's on the matching measurement, in at most")
     p("a fifth of nvbench's wall time):")
-    for _, a, b in pairs:
-        if pg_main is None or nv_main is None:
-            break
+    for _, a, b in matched:
         for k in KERNELS:
             pv, pw = column(pg[pg_main], (k, a))
             nvv, nw = column(nv[nv_main], (k, b))
@@ -169,9 +168,7 @@ def main(out):
     p("")
     p("Per process (round by round), the matched measurements; r: correlation of perfgate's")
     p("and nvbench's values over the rounds (near 1: both follow the GPU's state, not their own noise):")
-    for _, a, b in pairs:
-        if pg_main is None or nv_main is None:
-            break
+    for _, a, b in matched:
         for k in KERNELS:
             pv = [r.get((k, a), (None,))[0] for r in pg[pg_main]]
             nvv = [r.get((k, b), (None,))[0] for r in nv[nv_main]]

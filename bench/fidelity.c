@@ -108,6 +108,18 @@ static int cmpd(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* n samples of w into t[0..n), sorted; exits on a sampling error. */
+static void sorted_samples(perf_workload *w, double *t, int n)
+{
+  char why[400];
+  for (int i = 0; i < n; i++)
+    if (perf__workload_sample(w, &t[i], why, sizeof why)) {
+      fprintf(stderr, "bench-fidelity: %s\n", why);
+      exit(2);
+    }
+  qsort(t, (size_t)n, sizeof t[0], cmpd);
+}
+
 /* How many samples a measurement takes (perf__workload_samples' rules). */
 typedef struct rule {
   int min_n, max_n;
@@ -199,15 +211,9 @@ static void placement(void)
     static const perf_clock clocks[] = {PERF_CLOCK_COLD, PERF_CLOCK_DEVICE};
     for (int c = 0; c < 2; c++) {
       double t[101];
-      char why[400];
       perf_workload w = PERF_WORKLOAD(run_k, k, .stream = k->s, .clock = clocks[c], .name = k->name);
       perf__workload_prepare(&w, 1e-3, 1.0);
-      for (int i = 0; i < 101; i++)
-        if (perf__workload_sample(&w, &t[i], why, sizeof why)) {
-          fprintf(stderr, "bench-fidelity: %s\n", why);
-          exit(2);
-        }
-      qsort(t, 101, sizeof t[0], cmpd);
+      sorted_samples(&w, t, 101);
       printf("placement %s offset %zu MiB %s %.9e\n", k->name, off * (step >> 20),
              perf__clock_name(clocks[c]), t[50]);
     }
@@ -225,7 +231,6 @@ static void drift(void)
   static const perf_clock clocks[] = {PERF_CLOCK_COLD, PERF_CLOCK_DEVICE};
   perf_workload w[2][2];
   double t[101], t0 = perf__clock_now(), secs = atof(mode_arg[0]);
-  char why[400];
   for (int i = 0; i < 2; i++)
     for (int c = 0; c < 2; c++) {
       w[i][c] = (perf_workload)PERF_WORKLOAD(run_k, &K[i], .stream = K[i].s, .clock = clocks[c],
@@ -235,12 +240,7 @@ static void drift(void)
   for (int round = 0; perf__clock_now() - t0 < secs; round++)
     for (int i = 0; i < 2; i++)
       for (int c = 0; c < 2; c++) {
-        for (int k = 0; k < 101; k++)
-          if (perf__workload_sample(&w[i][c], &t[k], why, sizeof why)) {
-            fprintf(stderr, "bench-fidelity: %s\n", why);
-            exit(2);
-          }
-        qsort(t, 101, sizeof t[0], cmpd);
+        sorted_samples(&w[i][c], t, 101);
         printf("drift %d %.3f %s %s %.9e %.9e %.9e %u\n", round, perf__clock_now() - t0,
                K[i].name, perf__clock_name(clocks[c]), t[50], t[10], t[90],
                w[i][c].perf__state->last_mhz);
@@ -255,7 +255,6 @@ static void streams(void)
   enum { NS = 8 };
   cudaStream_t s[NS];
   double t[101];
-  char why[400];
   for (int j = 0; j < NS; j++) PERF_CUDA(cudaStreamCreateWithFlags(&s[j], cudaStreamNonBlocking));
   for (int r = 0; r < 2; r++)
     for (int j = 0; j < NS; j++)
@@ -265,12 +264,7 @@ static void streams(void)
         perf_workload w = PERF_WORKLOAD(run_k, &k, .stream = s[j], .clock = PERF_CLOCK_DEVICE,
                                         .name = K[i].name);
         perf__workload_prepare(&w, 1e-3, 1.0);
-        for (int n = 0; n < 101; n++)
-          if (perf__workload_sample(&w, &t[n], why, sizeof why)) {
-            fprintf(stderr, "bench-fidelity: %s\n", why);
-            exit(2);
-          }
-        qsort(t, 101, sizeof t[0], cmpd);
+        sorted_samples(&w, t, 101);
         printf("streams round %d stream %d %s device %.9e\n", r, j, K[i].name, t[50]);
       }
 }
@@ -410,7 +404,6 @@ static void after_load(void)
   perf__workload_prepare(&w, 1e-3, 1.0);
   static const char *const when[] = {"idle", "after-load", "after-rest"};
   double t[101];
-  char why[400];
   for (int rep = 0; rep < 3; rep++)
     for (int phase = 0; phase < 3; phase++) {
       struct timespec rest = {1, 0};
@@ -423,12 +416,7 @@ static void after_load(void)
           for (int r = 0; r < 16; r++) run_k(k);
           PERF_CUDA(cudaStreamSynchronize(k->s));
         }
-      for (int i = 0; i < 101; i++)
-        if (perf__workload_sample(&w, &t[i], why, sizeof why)) {
-          fprintf(stderr, "bench-fidelity: %s\n", why);
-          exit(2);
-        }
-      qsort(t, 101, sizeof t[0], cmpd);
+      sorted_samples(&w, t, 101);
       printf("after-load %s rep %d %s cold %.9e mhz %u discarded %ld kept %ld\n", k->name, rep,
              when[phase], t[50], w.perf__state->last_mhz, w.perf__state->rt.throttled_discarded,
              w.perf__state->rt.throttled_kept);

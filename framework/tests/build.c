@@ -190,6 +190,16 @@ ST_TEST(build_shipped_suite_and_skip_it_without_a_gpu)
   free(list);
 }
 
+/* 1 when python3 runs (it is optional for make test: the table makers'
+ * checks need it). */
+static int have_python3(void)
+{
+  char *out;
+  int ok = sh("python3 -c pass", &out) == 0;
+  free(out);
+  return ok;
+}
+
 /* make bench-fidelity's program builds with the suite, says how to use it,
  * and without a GPU exits 2 naming the reason; its table maker reads logs. */
 ST_TEST(build_bench_fidelity_and_its_table)
@@ -206,11 +216,7 @@ ST_TEST(build_bench_fidelity_and_its_table)
   if (strstr(out, "no CUDA device"))
     ST_CHECKF(rc == 2 && strstr(out, "bench-fidelity: SKIP: no CUDA device ("), "%d: %s", rc, out);
   free(out);
-  if (sh("python3 -c pass", &out) != 0) { /* python3 is optional for make test */
-    free(out);
-    return;
-  }
-  free(out);
+  if (!have_python3()) return;
   char dir[] = "/tmp/perfgate-fid-XXXXXX", cmd[1200];
   ST_CHECK(mkdtemp(dir) != NULL);
   snprintf(cmd, sizeof cmd,
@@ -293,12 +299,10 @@ ST_TEST(build_bench_compare_refusals_and_its_table)
   else
     ST_CHECKF(rc == 0 && strstr(out, "2 processes per tool and setting"), "%d: %s", rc, out);
   free(out);
-  if (sh("python3 -c pass", &out) != 0) { /* python3 is optional for make test */
-    free(out);
+  if (!have_python3()) {
     st_rmtree(dir);
     return;
   }
-  free(out);
   /* a folder of its own for the synthetic outputs */
   char syn[64];
   snprintf(syn, sizeof syn, "%s/syn", dir);

@@ -30,6 +30,17 @@ static int tmpdir(char *dir, size_t len)
   return mkdtemp(dir) ? 0 : -1;
 }
 
+/* Runs the fixture with the arguments fmt makes; checks that it exits 0. */
+static void fixture_ok(const char *fmt, const char *dir)
+{
+  char args[1600];
+  st_run r;
+  snprintf(args, sizeof args, fmt, dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 0, "%s: %d: %s", args, r.status, r.out);
+  st_run_free(&r);
+}
+
 /* Every report flag, written to a device node, a FIFO or a symlink made in
  * a temporary directory (never the machine's own /dev): a device and a FIFO
  * are written in place and stay what they were; a full device (1:7, as
@@ -183,10 +194,7 @@ ST_TEST(files_strict_baselines_exit_2_says_why)
   char dir[64], args[1600], file[600];
   st_run r;
   ST_EQ(tmpdir(dir, sizeof dir), 0);
-  snprintf(args, sizeof args, "--filter=bl.host_work --baseline-dir=%s --update-baselines", dir);
-  st_exec(&r, "", args);
-  ST_EQ(r.status, 0);
-  st_run_free(&r);
+  fixture_ok("--filter=bl.host_work --baseline-dir=%s --update-baselines", dir);
   /* the file holds bl.host_work's entry, not bl.ratio_claim's workloads */
   snprintf(args, sizeof args, "--filter=bl.ratio_claim --baseline-dir=%s --baseline-check=all "
            "--strict-baselines", dir);
@@ -270,10 +278,7 @@ ST_TEST(files_merge_refuses_an_unknown_outcome)
   char dir[64], args[1600], p[600];
   st_run r;
   ST_EQ(tmpdir(dir, sizeof dir), 0);
-  snprintf(args, sizeof args, "--filter=host.truth --json=%s/a.json", dir);
-  st_exec(&r, "", args);
-  ST_EQ(r.status, 0);
-  st_run_free(&r);
+  fixture_ok("--filter=host.truth --json=%s/a.json", dir);
   char cmd[1600];
   snprintf(cmd, sizeof cmd, "sed 's/\"outcome\": \"PASS\"/\"outcome\": \"GREAT\"/' %s/a.json > %s/b.json",
            dir, dir);
@@ -403,13 +408,10 @@ ST_TEST(files_link_chains_loops_sockets_and_unprivileged_devices)
  * per-device files from. */
 ST_TEST(files_merge_into_a_closed_pipe_and_devices_with_a_stream_path)
 {
-  char dir[64], args[1600];
+  char dir[64];
   st_run r;
   ST_EQ(tmpdir(dir, sizeof dir), 0);
-  snprintf(args, sizeof args, "--filter=host.truth --json=%s/a.json", dir);
-  st_exec(&r, "", args);
-  ST_EQ(r.status, 0);
-  st_run_free(&r);
+  fixture_ok("--filter=host.truth --json=%s/a.json", dir);
   char cmd[1600], p[600];
   snprintf(p, sizeof p, "%s/merge.txt", dir);
   snprintf(cmd, sizeof cmd, "(sleep 0.3; '%s' --merge=/proc/self/fd/1 %s/a.json 2> %s; "
