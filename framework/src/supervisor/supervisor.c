@@ -499,10 +499,12 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
     perf__headroom_print(stdout, rows, nrows);
     free(rows);
   }
-  perf__console_summary(results, done);
+  /* why the run exits 2, before the summary: that stays the last line */
   if (code == 2) tell_exit_2();
   if (no_gpu_required)
     fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
+  fflush(stderr);
+  perf__console_summary(results, done);
   for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);
   free(results);
   perf__rebaseline_free(collect);

@@ -70,7 +70,8 @@ static struct machine *machine(int k)
   else if (!m->bad && !perf__context_opt.update_baselines)
     perf__context_line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
                "exist; baseline checks are skipped. Create it by running this binary "
-               "with --update-baselines (in perfgate's own tree: make baseline-update).",
+               "with --update-baselines and the same --baseline-dir (in perfgate's own tree: "
+               "make baseline-update).",
                perf__baseline_model(&m->now), m->path);
   return m;
 }
