@@ -17,6 +17,9 @@
 # CUDA_HOME, NVCC, CUDA_ARCH (sm_90), YAML_CFLAGS/YAML_LIBS, SQLITE_CFLAGS/SQLITE_LIBS,
 # PQ_CFLAGS (libpq's headers; the library is loaded at run time), PREFIX, V=1.
 
+# The version is written once, in perfgate.h's PERF_VERSION_* macros.
+PERF_VERSION := $(shell sed -n 's/^\#define PERF_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' framework/include/perfgate.h | paste -sd.)
+
 PERFTESTS ?= perftests
 KERNELS   ?= kernels
 BUILD     ?= build
@@ -226,7 +229,7 @@ $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
-TEST_BINS := $(BUILD)/selftest $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
 # The Python package's tests load libperfgate.so into python3: not under the
 # sanitizers (the interpreter would need their runtime preloaded).
 ifeq ($(findstring sanitize,$(CFLAGS)),)
@@ -285,7 +288,7 @@ $(BUILD)/perfgate.pc: FORCE
 	  'cudalib=$(CUDA_LIB)' 'cuptilib=$(CUPTI_LIB)' '' \
 	  'Name: perfgate' \
 	  'Description: Unit-test-style performance assertions for CUDA' \
-	  'Version: 0.1.0' \
+	  'Version: $(PERF_VERSION)' \
 	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include -g -fno-optimize-sibling-calls' \
 	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl' \
 	  > $@

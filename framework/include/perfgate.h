@@ -9,8 +9,12 @@
 extern "C" {
 #endif
 
+/* The version of this header; perf_version() gives the library's. The one
+ * place the version is written: the Makefile (perfgate.pc), the Python
+ * package and --version read it from here. */
 #define PERF_VERSION_MAJOR 0
 #define PERF_VERSION_MINOR 1
+#define PERF_VERSION_PATCH 0
 
 /* ---- Clocks ------------------------------------------------------------
  * Every measured number is reported with the clock that produced it.
@@ -408,6 +412,11 @@ int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, c
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */
 int perf_embed_end(char *reason, size_t len);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the one it was built from:
+ * compare with the PERF_VERSION_* macros of the header a program was
+ * compiled with). Never fails. */
+const char *perf_version(void);
 
 /* The runner's entry point; libperfgate.a supplies a main() that calls it.
  * Returns the process exit code: 0 all passed (skips allowed), 1 a check

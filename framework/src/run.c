@@ -12,6 +12,7 @@
 #include "base/baseline.h"
 #include "worker/probe.h"
 #include "base/options.h"
+#include "base/version.h"
 #include "report/report.h"
 #include "report/merge.h"
 #include "report/recorder.h"
@@ -223,6 +224,11 @@ int perf_main(int argc, char **argv)
   signal(SIGXFSZ, SIG_IGN);
   if (cli.help) {
     perf__options_help(stdout, prog);
+    return 0;
+  }
+  if (cli.version) {
+    char line[128];
+    puts(perf__version_line(line, sizeof line));
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perfgate.h"
 #include "selftest.h"
 
 /* The fixture tests the reports are made of: passes, a decided failure, a
@@ -407,6 +408,66 @@ ST_TEST(report_merge_combines_shards_into_one_report_and_exit_code)
   st_run_free(&r);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(st_shell(cmd), 0);
+}
+
+/* The version, written once in perfgate.h: --version prints it, the --json
+ * report and a merged one carry it, perfgate.pc declares it, and --merge
+ * refuses shards that two perfgate versions wrote. */
+ST_TEST(version_is_printed_reported_and_checked_by_merge)
+{
+  char want[64], dir[] = "/tmp/perfgate-version-XXXXXX", args[1200], cmd[1400];
+  snprintf(want, sizeof want, "%d.%d.%d", PERF_VERSION_MAJOR, PERF_VERSION_MINOR,
+           PERF_VERSION_PATCH);
+  ST_STR(perf_version(), want);
+  st_run r;
+  st_exec(&r, "", "--version");
+  char line[256];
+  snprintf(cmd, sizeof cmd, "perfgate %s (built with CUDA runtime ", want);
+  ST_CHECKF(r.status == 0 && !strncmp(r.out, cmd, strlen(cmd)), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  ST_CHECK(mkdtemp(dir) != NULL);
+  for (int k = 0; k < 2; k++) { /* two shards: a.json and b0.json */
+    char env[80];
+    snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", k);
+    snprintf(args, sizeof args, "--filter='host.four_x_*' --json=%s/%s.json", dir, k ? "b0" : "a");
+    st_exec(&r, env, args);
+    st_run_free(&r);
+  }
+  snprintf(cmd, sizeof cmd, "%s/a.json", dir);
+  perf__jsontree_node *j = parse_json(cmd);
+  const perf__jsontree_node *v = perf__jsontree_get(perf__jsontree_get(j, "run"), "perfgate");
+  ST_CHECKF(v && v->type == PERF__J_STRING && !strcmp(v->text, want), "run.perfgate: %s",
+            v ? v->text : "(none)");
+  perf__jsontree_free(j);
+  snprintf(args, sizeof args, "--merge=%s/m.json %s/a.json %s/b0.json", dir, dir, dir);
+  st_exec(&r, "", args);
+  st_run_free(&r);
+  snprintf(cmd, sizeof cmd, "%s/m.json", dir);
+  j = parse_json(cmd);
+  v = perf__jsontree_get(perf__jsontree_get(j, "run"), "perfgate");
+  ST_CHECKF(v && v->type == PERF__J_STRING && !strcmp(v->text, want), "merged run.perfgate: %s",
+            v ? v->text : "(none)");
+  perf__jsontree_free(j);
+  /* another version's shard: refused, named, nothing written */
+  snprintf(cmd, sizeof cmd,
+           "sed 's/\\(\"perfgate\": \"\\)[0-9.]*/\\19.9.9/' %s/b0.json > %s/b.json && "
+           "grep -q '\"perfgate\": \"9.9.9\"' %s/b.json", dir, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(args, sizeof args, "--merge=%s/x.json %s/a.json %s/b.json", dir, dir, dir);
+  st_exec(&r, "", args);
+  snprintf(cmd, sizeof cmd, "by perfgate %s and ", want);
+  ST_CHECKF(r.status == 2 && strstr(r.out, cmd) && strstr(r.out, "by perfgate 9.9.9"), "%d: %s",
+            r.status, r.out);
+  snprintf(cmd, sizeof cmd, "%s/x.json", dir);
+  ST_CHECK(access(cmd, F_OK) != 0);
+  st_run_free(&r);
+  /* perfgate.pc, as make install writes it */
+  snprintf(cmd, sizeof cmd, "%s/perfgate.pc", st_build_dir());
+  char *pc = st_slurp(cmd);
+  snprintf(line, sizeof line, "\nVersion: %s\n", want);
+  ST_CHECKF(pc && strstr(pc, line), "%s has no '%s'", cmd, want);
+  free(pc);
+  st_rmtree(dir);
 }
 
 ST_TEST(report_json_claim_records_say_what_held)

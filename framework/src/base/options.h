@@ -9,7 +9,7 @@
 typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__color;
 
 typedef struct perf__cli {
-  int help, list, verbose, require_gpu, isolate, allow_no_sync_check;
+  int help, version, list, verbose, require_gpu, isolate, allow_no_sync_check;
   int print_baseline_file;
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
@@ -129,6 +129,7 @@ typedef struct perf__cli {
   X("--verbose", "-v", flag, verbose, 0, "", "timer floors, warm-up and every look")            \
   X("--color", "", color, color, PERF__COLOR_AUTO, "auto|always|never", "")                     \
   X("--help", "-h", flag, help, 0, "", "this text")                                             \
+  X("--version", "", flag, version, 0, "", "print perfgate's version and exit")                 \
   X("--perf-worker", "", worker, worker_in, -1, "IN,OUT", NULL)
 
 /* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a

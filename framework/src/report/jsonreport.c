@@ -7,6 +7,7 @@
 #include "base/machine.h"
 #include "base/claimrec.h"
 #include "base/status.h"
+#include "base/version.h"
 #include "report/headroom.h"
 #include "report/tally.h"
 #include "worker/probe.h"
@@ -46,7 +47,8 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   char when[32];
   perf__tally c = perf__tally_count(r, n);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
-  perf__json_raw(j, "\"run\": {\"started\": \"%s\", \"exit_code\": %d, \"argv\": [", when, code);
+  perf__json_raw(j, "\"run\": {\"perfgate\": \"%s\", \"started\": \"%s\", \"exit_code\": %d, "
+                    "\"argv\": [", perf_version(), when, code);
   for (int k = 0; k < cli->argc; k++) {
     perf__json_raw(j, k ? ", " : "");
     perf__json_str(j, cli->argv[k]);

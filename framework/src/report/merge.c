@@ -19,6 +19,20 @@
 
 enum { MAX_SHARDS = 4096 };
 
+static const char *text_of(const perf__jsontree_node *o, const char *key)
+{
+  const perf__jsontree_node *n = perf__jsontree_get(o, key);
+  return n && n->type != PERF__J_OBJECT && n->type != PERF__J_ARRAY ? n->text : "";
+}
+
+/* The perfgate version a report names ("" for a report that does not say:
+ * one written before reports carried it). Never fails. */
+static const char *version_of(const perf__jsontree_node *report)
+{
+  return text_of(perf__jsontree_get(report, "run"), "perfgate");
+}
+
+
 /* Checks one report; returns 0 or 2 after a message. */
 static int check(const char *path, const perf__jsontree_node *r, long *total, char *seen, int shards)
 {
@@ -74,8 +88,11 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
     for (int k = 0; k < 5; k++) sum[k] += perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "totals"), keys[k]), 0);
   }
   perf__json_raw(&j, "{\"schema\": \"perfgate-report/1\",\n\"run\": {\"merged\": true, "
-                     "\"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"%s\": [", code,
-                 shards ? "shards" : "devices");
+                     "\"perfgate\": ");
+  if (*version_of(r[0])) perf__json_str(&j, version_of(r[0]));
+  else perf__json_raw(&j, "null");
+  perf__json_raw(&j, ", \"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"%s\": [",
+                 code, shards ? "shards" : "devices");
   for (int i = 0; i < n; i++) {
     perf__json_raw(&j, i ? ", " : "");
     perf__jsontree_write(&j, perf__jsontree_get(r[i], "run"));
@@ -103,12 +120,6 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
   printf("perfgate: merged %d report%s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
          n, n == 1 ? "" : "s", out, sum[1], sum[2], sum[3], code);
   return code;
-}
-
-static const char *text_of(const perf__jsontree_node *o, const char *key)
-{
-  const perf__jsontree_node *n = perf__jsontree_get(o, key);
-  return n && n->type != PERF__J_OBJECT && n->type != PERF__J_ARRAY ? n->text : "";
 }
 
 /* One test of a report as the supervisor knew it: name, outcome, reason,
@@ -185,6 +196,21 @@ static int record(const char *out, const perf__cli *cli)
   return e;
 }
 
+/* Refuses reports written by different perfgate versions: their verdicts
+ * were not decided by one program. Returns 0 or 2 after a message. */
+static int one_version(char **in, int n, perf__jsontree_node **r)
+{
+  for (int i = 1; i < n; i++)
+    if (strcmp(version_of(r[i]), version_of(r[0]))) {
+      fprintf(stderr, "perftest: --merge: %s was written by perfgate %s and %s by perfgate %s: "
+                      "merge the reports of one perfgate's run\n", in[0],
+              *version_of(r[0]) ? version_of(r[0]) : "(unknown: no version in it)", in[i],
+              *version_of(r[i]) ? version_of(r[i]) : "(unknown: no version in it)");
+      return 2;
+    }
+  return 0;
+}
+
 /* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
 static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 {
@@ -198,6 +224,7 @@ static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
       code = 2;
     } else code = check(in[i], r[i], &total, seen, shards);
   }
+  if (!code) code = one_version(in, n, r);
   for (long k = 0; !code && k < total; k++)
     if (!seen[k]) {
       fprintf(stderr, "perftest: --merge: shard %ld of %ld is missing\n", k, total);

@@ -1,0 +1,24 @@
+/* version.c — which perfgate this is: the version written once, in perfgate.h's PERF_VERSION_* macros. */
+#include "base/version.h"
+
+#include <stdio.h>
+
+#include "perfgate.h"
+
+#define PERF__STR(x) #x
+#define PERF__XSTR(x) PERF__STR(x)
+
+/* Public (perfgate.h). Never fails. */
+const char *perf_version(void)
+{
+  return PERF__XSTR(PERF_VERSION_MAJOR) "." PERF__XSTR(PERF_VERSION_MINOR) "." PERF__XSTR(
+      PERF_VERSION_PATCH);
+}
+
+/* See version.h. Never fails. */
+const char *perf__version_line(char *buf, size_t len)
+{
+  snprintf(buf, len, "perfgate %s (built with CUDA runtime %d.%d)", perf_version(),
+           CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+  return buf;
+}

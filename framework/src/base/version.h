@@ -1,0 +1,16 @@
+/* version.h — which perfgate this is: the library's version, for --version, reports and the history. */
+#ifndef PERF_VERSION_H
+#define PERF_VERSION_H
+
+#include <stddef.h>
+
+/* perf_version() of perfgate.h, declared here as well for the supervisor's
+ * side, which does not include perfgate.h (it brings CUDA's headers):
+ * "MAJOR.MINOR.PATCH" from the PERF_VERSION_* macros. Never fails. */
+const char *perf_version(void);
+
+/* "perfgate 0.1.0 (CUDA runtime 13.0 at build time)": the --version line,
+ * into buf[len] (truncated if it must). Returns buf; never fails. */
+const char *perf__version_line(char *buf, size_t len);
+
+#endif
