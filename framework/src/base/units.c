@@ -1,4 +1,4 @@
-/* units.c — human-readable numbers for reports: durations with units. */
+/* units.c — human-readable numbers for reports: durations with units, counts with their noun. */
 #include "base/units.h"
 
 #include <math.h>
@@ -21,4 +21,10 @@ char *perf__units_time(char *buf, size_t len, double s)
   int decimals = v >= 100 ? 1 : v >= 10 ? 2 : 3;
   snprintf(buf, len, "%.*f %s", decimals, v, units[i].unit);
   return buf;
+}
+
+/* Never fails; see units.h. */
+const char *perf__units_noun(long long n, const char *one, const char *many)
+{
+  return n == 1 ? one : many;
 }

@@ -1,4 +1,4 @@
-/* units.h — human-readable numbers for reports: durations with units. */
+/* units.h — human-readable numbers for reports: durations with units, counts with their noun. */
 #ifndef PERF_UNITS_H
 #define PERF_UNITS_H
 
@@ -7,5 +7,9 @@
 /* Writes seconds as "17.95 us", "1.234 ms", "2.50 s" (4 significant digits);
  * "n/a" for NaN or negative values. Returns buf; truncates to len. */
 char *perf__units_time(char *buf, size_t len, double seconds);
+
+/* The noun a count takes: one when n is 1, else many ("1 sample", "0 samples",
+ * "2 entries"): every "N things" the runner prints agrees with N. Never fails. */
+const char *perf__units_noun(long long n, const char *one, const char *many);
 
 #endif

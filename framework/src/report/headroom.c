@@ -8,6 +8,7 @@
 #include "base/claimrec.h"
 #include "base/stats.h"
 #include "base/status.h"
+#include "base/units.h"
 #include "report/svg.h"
 
 /* A row while it is being built: its ratios, for the median. */
@@ -221,13 +222,14 @@ void perf__headroom_print(FILE *f, const perf__headroom_row *rows, size_t n)
 void perf__headroom_markdown(FILE *f, const perf__headroom_row *rows, size_t n)
 {
   if (!n) return;
-  fprintf(f, "\n### Headroom over %d runs\n\n"
+  fprintf(f, "\n### Headroom over %d %s\n\n"
              "The worst run's interval bound against what each claim needs (above 1: held "
              "with that much to spare); held at: the threshold that held every time with "
              "%.0f %% to spare.\n\n"
              "| headroom | outcomes | ratio min / median / max | held at | claim |\n"
              "|---:|---|---|---|---|\n",
-          most_runs(rows, n), 100 * PERF__HEADROOM_MARGIN);
+          most_runs(rows, n), perf__units_noun(most_runs(rows, n), "run", "runs"),
+          100 * PERF__HEADROOM_MARGIN);
   for (size_t i = 0; i < n; i++) {
     const perf__headroom_row *r = &rows[i];
     char o[80], h[32];
@@ -306,9 +308,9 @@ void perf__headroom_svg(FILE *f, const perf__headroom_row *rows, size_t n)
                                                            : PERF__MARK_FAIL};
   }
   char title[200];
-  snprintf(title, sizeof title, "headroom: every ratio claim over %d run%s, least on top "
+  snprintf(title, sizeof title, "headroom: every ratio claim over %d %s, least on top "
            "(FASTER divided by its factor)", most_runs(rows, n),
-           most_runs(rows, n) == 1 ? "" : "s");
+           perf__units_noun(most_runs(rows, n), "run", "runs"));
   perf__svg_rows_write(f, title, sr, n);
   free(sr);
   free(label);

@@ -8,6 +8,7 @@
 #include "report/headroom.h"
 #include "report/plot.h"
 #include "base/status.h"
+#include "base/units.h"
 #include "report/xml.h"
 
 static const char style[] =
@@ -52,9 +53,11 @@ static void summary(FILE *f, const perf__result *r, size_t n, time_t started, in
   struct tm tm;
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&started, &tm));
   fprintf(f, "<h1>perfgate report</h1>\n<p id=\"summary\"><b>%zu passed, %zu failed, %zu "
-             "skipped</b> (%zu of the failed are errors) of %zu tests; %.1f s; exit code %d; "
+             "skipped</b> (%zu of the failed %s) of %zu %s; %.1f s; exit code %d; "
              "started %s.</p>\n",
-          passed, failed, skipped, errors, n, secs, code, when);
+          passed, failed, skipped, errors,
+          perf__units_noun((long long)errors, "is an error", "are errors"), n,
+          perf__units_noun((long long)n, "test", "tests"), secs, code, when);
   fputs("<p>Command: <code>", f);
   for (int i = 0; i < argc; i++) {
     if (i) fputc(' ', f);

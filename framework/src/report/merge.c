@@ -15,6 +15,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
+#include "base/units.h"
 #include "report/result.h"
 
 enum { MAX_SHARDS = 4096 };
@@ -64,7 +65,8 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
        tot = (long)perf__jsontree_num(perf__jsontree_get(shard, "total"), -1);
   if (tot < 1 || tot > MAX_SHARDS || idx < 0 || idx >= tot || (*total && tot != *total)) {
     fprintf(stderr, "perftest: --merge: %s: shard %ld of %ld does not belong with the others "
-                    "(%ld shards)\n", path, idx, tot, *total);
+                    "(%ld %s)\n", path, idx, tot, *total,
+            perf__units_noun(*total, "shard", "shards"));
     return 2;
   }
   *total = tot;
@@ -117,8 +119,8 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
   int err = perf__report_save("--merge", out, &j) ? 2 : 0;
   perf__json_free(&j);
   if (err) return err;
-  printf("perfgate: merged %d report%s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
-         n, n == 1 ? "" : "s", out, sum[1], sum[2], sum[3], code);
+  printf("perfgate: merged %d %s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
+         n, perf__units_noun(n, "report", "reports"), out, sum[1], sum[2], sum[3], code);
   return code;
 }
 

@@ -108,8 +108,9 @@ static void print_gpu(const perf__series_set *set, const found *f, size_t from, 
   for (size_t i = from; verbose && i < to; i++) {
     char label[600], v[32];
     const perf__series_point *last = &f[i].s->pts[f[i].s->n - 1];
-    printf("    . %s: %zu commits, last %s\n", perf__series_label(f[i].s, label, sizeof label),
-           f[i].s->n, value(f[i].s, last->value, v, sizeof v));
+    printf("    . %s: %zu %s, last %s\n", perf__series_label(f[i].s, label, sizeof label),
+           f[i].s->n, perf__units_noun((long long)f[i].s->n, "commit", "commits"),
+           value(f[i].s, last->value, v, sizeof v));
   }
 }
 

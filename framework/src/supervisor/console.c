@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/units.h"
 
 static struct {
   int color, verbose, tty;
@@ -105,7 +106,8 @@ void perf__console_summary(const perf__result *r, size_t n)
     else failed++;
   }
   if (failed) {
-    printf("\n%zu test%s did not pass:\n", failed, failed == 1 ? "" : "s");
+    printf("\n%zu %s not pass:\n", failed,
+           perf__units_noun((long long)failed, "test did", "tests did"));
     for (size_t i = 0; i < n; i++)
       if (r[i].outcome != PERF__PASS && r[i].outcome != PERF__SKIP)
         printf("  %s%-5s%s %s: %s\n", paint(r[i].outcome),

@@ -192,8 +192,8 @@ static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *
   }
   for (size_t k = 0; k < u->files[i].fp.nfp; k++)
     perf__baseline_set_fp(b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);
-  printf("\nbaselines: %s (%zu entries before this update; entries not re-measured are kept)\n",
-         u->files[i].path, b->nentries);
+  printf("\nbaselines: %s (%zu %s before this update; entries not re-measured are kept)\n",
+         u->files[i].path, b->nentries, perf__units_noun((long long)b->nentries, "entry", "entries"));
   printf("  %-56s %11s %11s %8s %7s\n", "entry", "old", "new", "change", "tol.");
   for (size_t k = 0; !r && k < u->n; k++) {
     const meas *m = &u->m[k];

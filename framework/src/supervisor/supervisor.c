@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/wire.h"
 #include "base/registry.h"
+#include "base/units.h"
 #include "report/report.h"
 #include "report/headroom.h"
 #include "supervisor/console.h"
@@ -413,10 +414,11 @@ static int code_after(int code, const perf__result *r, const perf__cli *cli)
 static void tell_exit_2(void)
 {
   if (strict_missing)
-    fprintf(stderr, "perftest: exit 2: --strict-baselines: %zu test%s measured workloads with "
+    fprintf(stderr, "perftest: exit 2: --strict-baselines: %zu %s measured workloads with "
             "no entry in this machine's baseline file (%s%s); --verbose names each, "
             "--update-baselines records them\n", strict_missing,
-            strict_missing == 1 ? "" : "s", strict_names, strict_missing > 3 ? ", ..." : "");
+            perf__units_noun((long long)strict_missing, "test", "tests"), strict_names,
+            strict_missing > 3 ? ", ..." : "");
 }
 
 /* Writes the collected baselines unless a test did not pass (and no
@@ -425,8 +427,8 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
 {
   char err[700];
   if (failed && !cli->force) {
-    printf("\nbaselines: nothing written: %zu test run%s did not pass (--force "
-           "writes anyway)\n", failed, failed == 1 ? "" : "s");
+    printf("\nbaselines: nothing written: %zu test %s did not pass (--force "
+           "writes anyway)\n", failed, perf__units_noun((long long)failed, "run", "runs"));
     return code;
   }
   int r = perf__rebaseline_write(collect, err, sizeof err);

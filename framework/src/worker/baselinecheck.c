@@ -145,12 +145,12 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   char now[32], was[32], how[400];
   perf__context_line(PERF__DETAIL,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
-             "%+.1f%%, tolerance %.1f%%, %ld samples (baseline %ld), %s",
+             "%+.1f%%, tolerance %.1f%%, %ld %s (baseline %ld), %s",
              head, perf__status_word(o),
              c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
              perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
              perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, 100 * e->tolerance,
-             samples, e->samples,
+             samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise");
   return o;
 }
@@ -231,9 +231,9 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, n);
     char now[32];
-    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d samples)",
+    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s)",
                head, perf__units_time(now, sizeof now, median),
-               perf__clock_name(w->perf__state->clock), n);
+               perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"));
     perf__context_claimf(PERF__PASS, "%s", head);
     return 1;
   }

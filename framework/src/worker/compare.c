@@ -119,36 +119,50 @@ static perf__retake retakes(const perf_workload *a, const perf_workload *b)
   return r;
 }
 
+/* See compare.h. */
+void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  if (d->retaken || d->kept_disturbed)
+    used += (size_t)snprintf(buf, len, "; %ld %s retaken and %ld kept although the host "
+                             "preempted %s", d->retaken,
+                             perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
+                             perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
+  if ((d->throttled_discarded || d->throttled_kept) && used < len)
+    snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while the GPU was "
+             "throttled (%s)%s", d->throttled_discarded,
+             perf__units_noun(d->throttled_discarded, "sample", "samples"), d->throttled_kept,
+             throttle, d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+}
+
 /* What this claim's sampling discarded or kept despite a disturbance
  * (counts since `before`), as "; ..." text for the verdict line, or "". */
 static void disturbances(const perf_workload *a, const perf_workload *b,
                          const perf__retake *before, char *buf, size_t len)
 {
   perf__retake now = retakes(a, b);
-  long re = now.retaken - before->retaken, kept = now.kept_disturbed - before->kept_disturbed;
-  long td = now.throttled_discarded - before->throttled_discarded;
-  long tk = now.throttled_kept - before->throttled_kept;
-  size_t used = 0;
-  buf[0] = '\0';
-  if (re || kept)
-    used += (size_t)snprintf(buf, len, "; %ld samples retaken and %ld kept although "
-                             "the host preempted them", re, kept);
-  if ((td || tk) && used < len) {
-    char names[120];
+  perf__retake d = {
+      .retaken = now.retaken - before->retaken,
+      .kept_disturbed = now.kept_disturbed - before->kept_disturbed,
+      .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
+      .throttled_kept = now.throttled_kept - before->throttled_kept,
+      .rested_ms = now.rested_ms - before->rested_ms,
+  };
+  char names[120] = "";
+  if (d.throttled_discarded || d.throttled_kept)
     perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
-                            names, sizeof names);
-    long rested = now.rested_ms - before->rested_ms;
-    snprintf(buf + used, len - used, "; %ld samples discarded and %ld kept while "
-             "the GPU was throttled (%s)%s", td, tk, names,
-             rested > 0 ? ", after idling the GPU between retakes" : "");
-  }
+                                names, sizeof names);
+  perf__compare_disturbed_text(&d, names, buf, len);
 }
 
 static void trace(void *ctx, const perf__verdict_result *r)
 {
   (void)ctx;
-  perf__context_line(PERF__VERBOSE, "look %d at %d rounds: ratio %.4f, interval [%.4f, %.4f] -> %s",
-             r->looks, r->rounds, r->ratio, r->lo, r->hi,
+  perf__context_line(PERF__VERBOSE, "look %d at %d %s: ratio %.4f, interval [%.4f, %.4f] -> %s",
+             r->looks, r->rounds, perf__units_noun(r->rounds, "round", "rounds"), r->ratio, r->lo,
+             r->hi,
              r->verdict == PERF__INCONCLUSIVE ? "continue"
                                               : perf__status_word(r->verdict));
 }
@@ -164,11 +178,12 @@ void perf__compare_print(const char *head, const char *word, const char *need,
   perf__units_time(mb, sizeof mb, r->med_b);
   perf__context_line(PERF__DETAIL,
              "%s: %s: %s %s vs %s %s per iteration (%s); "
-             "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA rounds, %d "
-             "look%s, %.2f s%s%s",
+             "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA %s, %d "
+             "%s, %.2f s%s%s",
              head, word, a->name, ma, b->name, mb, perf__workload_clock_text(a, b, how, sizeof how),
              ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
-             r->looks, r->looks == 1 ? "" : "s", r->seconds,
+             perf__units_noun(r->rounds, "round", "rounds"), r->looks,
+             perf__units_noun(r->looks, "look", "looks"), r->seconds,
              r->stretched ? " (budget stretched: rounds too slow for the first look)" : "",
              m->disturbed);
 }

@@ -4,6 +4,7 @@
 
 #include "base/claimrec.h"
 #include "perfgate.h"
+#include "worker/retake.h"
 #include "worker/verdict.h"
 
 /* Confidence of each workload's median interval in reports and charts. */
@@ -33,6 +34,15 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
 void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
                           const perf_workload *b, const perf__compared *m);
+
+/* What a claim's sampling retook, discarded or kept despite a disturbance
+ * (d: the counts of this claim alone; throttle: the throttle reasons seen),
+ * as "; N samples retaken and N kept although the host preempted them" and
+ * "; N samples discarded and N kept while the GPU was throttled (...)", each
+ * noun agreeing with its count; "" when nothing was disturbed. Never fails
+ * (truncates to len). */
+void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len);
 
 /* The claim without its location: "FASTER(a, b, 2)" from "FASTER(a, b, 2)
  * at f.c:9"; a static buffer, valid until the next call. Never fails. */

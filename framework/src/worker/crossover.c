@@ -9,6 +9,7 @@
 
 #include "base/claimrec.h"
 #include "base/clock.h"
+#include "base/units.h"
 #include "perfgate.h"
 #include "worker/baselinecheck.h"
 #include "worker/compare.h"
@@ -181,8 +182,9 @@ static int decide(site *s)
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
-  perf__context_line(PERF__DETAIL, "%s: %s: %s; %s; %zu points (tied within %.3g%%), %s clock, "
+  perf__context_line(PERF__DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
              "%.2f s", s->head, perf__status_word(d.verdict), d.why, est, s->n,
+             perf__units_noun((long long)s->n, "point", "points"),
              100 * s->tie, s->clock, s->seconds);
   char msg[1024];
   snprintf(msg, sizeof msg, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "perfgate.h"
+#include "base/units.h"
 #include "worker/context.h"
 #include "worker/gpu.h"
 
@@ -29,8 +30,8 @@ void *perf__alloc(perf__alloc_kind kind, size_t bytes, const char *expr, const c
   case PERF__ALLOC_HOST:
     p = calloc(1, bytes ? bytes : 1);
     if (!p)
-      perf__context_end(PERF__FAIL, 0, "out of memory: %zu bytes for %s at %s:%d", bytes, expr,
-                        file, line);
+      perf__context_end(PERF__FAIL, 0, "out of memory: %zu %s for %s at %s:%d", bytes,
+                        perf__units_noun((long long)bytes, "byte", "bytes"), expr, file, line);
     perf__context_defer(free, p, file, line);
     return p;
   }

@@ -12,6 +12,7 @@
 
 #include "worker/callsite.h"
 #include "base/clock.h"
+#include "base/units.h"
 #include "worker/cupti.h"
 #include "worker/gpu.h"
 #include "worker/hostmem.h"
@@ -502,12 +503,13 @@ static void refusal(const perf_workload *w, perf_clock clock, const perf__stream
              "or use the events clock", n, what, decl, c);
   else
     snprintf(msg, len, "workload '%s' queues %s, but declares %s, which does not wait for "
-             "it: the %s clock would stop before that work ends (%u work items in %d "
-             "calls are not waited for). Fix: queue the work on the declared stream (a "
+             "it: the %s clock would stop before that work ends (%u work %s in %d "
+             "calls %s not waited for). Fix: queue the work on the declared stream (a "
              "cuBLAS handle: cublasSetStream), or make the declared stream wait for it "
              "(cudaEventRecord on its stream, then cudaStreamWaitEvent on the declared "
              "one), or use .clock = PERF_CLOCK_WALL, which then waits for the device",
-             n, what, decl, c, v->missed, PERF__ROUTE_CALLS);
+             n, what, decl, c, v->missed, perf__units_noun(v->missed, "item", "items"),
+             PERF__ROUTE_CALLS, perf__units_noun(v->missed, "is", "are"));
 }
 
 /* The first stream with work the clock's stream does not cover. */

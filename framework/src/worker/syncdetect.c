@@ -258,8 +258,8 @@ static int evaluate(const char *head, const char *who, int iters, int n,
              at_least ? "wanted at least" : "wanted exactly", n, iters,
              iters == 1 ? "" : "s", pass_s * 1e3, cupti_s * 1e3);
   publish(iters, who);
-  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s: %s host syncs%s", head,
-                   got, iters > 1 ? " per iteration" : "");
+  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s: %s host sync%s%s", head,
+                   got, strcmp(got, "1") ? "s" : "", iters > 1 ? " per iteration" : "");
   if (!ok && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
   return ok;
 }

@@ -470,14 +470,14 @@ static void report(const perf_workload *w)
   perf__units_time(target, sizeof target, st->target_s);
   perf__units_time(floor, sizeof floor, st->floor_s);
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
-  perf__context_line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld iterations "
+  perf__context_line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld %s "
                 "per sample", w->name, cold,
              held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
-             st->batch);
-  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d samples at %s/iteration; sample "
+             st->batch, perf__units_noun(st->batch, "iteration", "iterations"));
+  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d %s at %s/iteration; sample "
                 "target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
-             warm, target,
+             perf__units_noun(st->warm_samples, "sample", "samples"), warm, target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
   if (st->clock == PERF_CLOCK_COLD)
@@ -485,9 +485,11 @@ static void report(const perf_workload *w)
                "an L2 flush (memset of %.1f MiB)", w->name,
                (double)st->flush_bytes / (1 << 20));
   if (st->blocked)
-    perf__context_line(PERF__DETAIL, "%s: %ld batches were not queued within %.0f ms "
-               "behind the blocking kernel; batch capped at %ld iterations",
-               w->name, st->blocked, PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch);
+    perf__context_line(PERF__DETAIL, "%s: %ld %s not queued within %.0f ms "
+               "behind the blocking kernel; batch capped at %ld %s", w->name, st->blocked,
+               perf__units_noun(st->blocked, "batch was", "batches were"),
+               PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch,
+               perf__units_noun(st->max_batch, "iteration", "iterations"));
   report_route(w);
 }
 
