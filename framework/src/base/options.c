@@ -119,11 +119,16 @@ static int read_count(args *a, const char *opt, const char *v, uint64_t *dst)
   return 0;
 }
 
-/* Fails as read_count does, or when the count is outside 1..100000. */
+/* Fails unless v is a decimal count in 1..100000: one rule and one message
+ * for every bad value (empty, signed, not a number, out of range). */
 static int read_repeats(args *a, const char *opt, const char *v, uint64_t *dst)
 {
-  if (read_count(a, opt, v, dst)) return PERF__EUSAGE;
-  if (*dst < 1 || *dst > 100000) return usage(a, "%s: expected 1..100000, got '%s'", opt, v);
+  char *end;
+  errno = 0;
+  unsigned long long u = strtoull(v, &end, 10);
+  if (*v < '0' || *v > '9' || *end || errno || u < 1 || u > 100000)
+    return usage(a, "%s: expected 1..100000, got '%s'", opt, v);
+  *dst = u;
   return 0;
 }
 
@@ -250,6 +255,7 @@ static const option options[] = {
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
+_Static_assert(NOPTIONS <= 64, "perf__cli.given has a bit for each option");
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -289,6 +295,7 @@ static int parse_one(args *a)
       if (a->i + 1 >= a->argc) return usage(a, "%s needs a value", o->name, NULL);
       v = a->argv[++a->i];
     }
+    a->cli->given |= 1ull << k;
     return o->set(a, o->name, v);
   }
   return usage(a, "unknown argument '%s' (see --help)", arg, NULL);
@@ -327,7 +334,26 @@ int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err, size_t
   return conflicts(&a);
 }
 
+/* See options.h. */
+int perf__options_given(const perf__cli *cli, const char *name)
+{
+  for (size_t k = 0; k < NOPTIONS; k++)
+    if (!strcmp(options[k].name, name)) return (int)(cli->given >> k & 1);
+  return 0;
+}
+
 /* ---- the help text ------------------------------------------------------ */
+
+/* A section of the help: its title and intro, from the row named first on. */
+typedef struct section {
+  const char *first, *title, *intro;
+} section;
+
+static const section sections[] = {
+#define PERF__X(first, title, intro) {first, title, intro},
+    PERF__OPTIONS_SECTIONS(PERF__X)
+#undef PERF__X
+};
 
 /* Never fails: o's label ("--name=VALUE, -s") into buf[n], truncated if it must. */
 static void label(const option *o, char *buf, size_t n)
@@ -337,12 +363,12 @@ static void label(const option *o, char *buf, size_t n)
            opt ? "]" : "", *o->shrt ? ", " : "", o->shrt);
 }
 
-/* Never fails: text's lines (split at '\n'), each in the help column. */
-static void help_lines(FILE *f, const char *text)
+/* Never fails: text's lines (split at '\n'), each indented by indent. */
+static void help_lines(FILE *f, int indent, const char *text)
 {
   while (*text) {
     size_t k = strcspn(text, "\n");
-    fprintf(f, "%*s%.*s\n", HELP_INDENT, "", (int)k, text);
+    fprintf(f, "%*s%.*s\n", indent, "", (int)k, text);
     text += k + (text[k] == '\n');
   }
 }
@@ -361,7 +387,18 @@ static void help_row(FILE *f, const option *o)
     fprintf(f, "  %-*s  %.*s\n", LABEL_WIDTH, name, (int)k, text);
     text += k + (text[k] == '\n');
   }
-  help_lines(f, text);
+  help_lines(f, HELP_INDENT, text);
+}
+
+/* Never fails: the title and intro of the section that begins at o, if one
+ * does. */
+static void help_section(FILE *f, const option *o)
+{
+  for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++)
+    if (!strcmp(sections[k].first, o->name)) {
+      fprintf(f, "\n%s:\n", sections[k].title);
+      help_lines(f, 2, sections[k].intro);
+    }
 }
 
 /* Never fails (write errors are f's). */
@@ -369,13 +406,16 @@ void perf__options_help(FILE *f, const char *prog)
 {
   fprintf(f,
           "usage: %s [options]\n"
-          "Runs the registered perf tests, one at a time, in a worker process.\n"
-          "\n",
+          "Runs the registered perf tests, one at a time, in a worker process.\n",
           prog);
-  for (size_t k = 0; k < NOPTIONS; k++)
-    if (options[k].help) help_row(f, &options[k]);
+  for (size_t k = 0; k < NOPTIONS; k++) {
+    if (!options[k].help) continue;
+    help_section(f, &options[k]);
+    help_row(f, &options[k]);
+  }
   fprintf(f, "\n"
-             "Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard.\n"
-             "Exit status: 0 all passed (skips allowed), 1 a check failed,\n"
-             "2 usage error, nothing could run, or a report file could not be written.\n");
+             "Exit status: 0 all passed (skips allowed), 1 a check failed, 2 a usage\n"
+             "error, no test matched, no worker could start, a report or the history\n"
+             "could not be written, a malformed baseline file, or (--require-gpu,\n"
+             "--strict-baselines) no GPU or no baseline; it is said why on stderr.\n");
 }

@@ -21,7 +21,7 @@ typedef struct perf__cli {
   double budget_s;    /* per claim, sampling */
   uint64_t seed;
   const char *junit, *markdown; /* report files, NULL: none */
-  int tap;                      /* TAP 14 on stdout, the console report on stderr */
+  int tap;                      /* TAP version 13 on stdout, the console report on stderr */
   uint64_t repeat;              /* run the selection this many times (>= 1) */
   int shuffle;                  /* each repetition in a random order (from seed) */
   FILE *tap_out;                /* set by perf_main when tap: the original stdout */
@@ -41,6 +41,7 @@ typedef struct perf__cli {
   int argc;                     /* set by perf_main: the command line, for --json */
   char **argv;
   int worker_in, worker_out; /* >= 0: this process is a worker */
+  uint64_t given;            /* bit k: row k of PERF__OPTIONS_MAP was on the command line */
 } perf__cli;
 
 /* The one table of perftest options, in help order:
@@ -53,7 +54,9 @@ typedef struct perf__cli {
  * value: the placeholder after '=' in the help ("" none); help: its help text,
  * lines split by '\n' ("" none; NULL: internal, not listed). */
 #define PERF__OPTIONS_MAP(X)                                                                    \
-  X("--list", "", flag, list, 0, "", "list the tests (after --filter) and exit")                \
+  X("--list", "", flag, list, 0, "",                                                            \
+    "list the tests (after --filter) and exit; exit 2 when\n"                                   \
+    "the filter matches none")                                                                  \
   X("--filter", "", text, filter, NULL, "POS[:POS][-NEG[:NEG]]",                                \
     "run tests whose suite.name matches a POS glob\n"                                           \
     "and no NEG glob (* and ?; GoogleTest syntax)\n"                                            \
@@ -65,7 +68,10 @@ typedef struct perf__cli {
     "sampling time per claim before it is called\n"                                             \
     "INCONCLUSIVE (default 2)")                                                                 \
   X("--seed", "", count, seed, 1, "N", "bootstrap and --shuffle seed (default 1)")              \
-  X("--repeat", "", repeats, repeat, 1, "N", "run the selected tests N times (default 1)")      \
+  X("--repeat", "", repeats, repeat, 1, "N",                                                    \
+    "run the selected tests N times (1..100000, default 1),\n"                                  \
+    "then print the headroom table: how much each ratio\n"                                      \
+    "claim had to spare (also in --json and --markdown)")                                       \
   X("--shuffle", "", flag, shuffle, 0, "",                                                      \
     "run them in a random order (a new one each repeat)")                                       \
   X("--require-gpu", "", flag, require_gpu, 0, "",                                              \
@@ -75,12 +81,17 @@ typedef struct perf__cli {
     "skip host-sync checks when CUPTI cannot attach\n"                                          \
     "(a profiler holds it) instead of failing them")                                            \
   X("--baseline-dir", "", dir, baseline_dir, "baselines", "DIR",                                \
-    "where per-GPU baseline files live (default baselines)")                                    \
+    "where per-GPU baseline files live (default baselines;\n"                                   \
+    "not made yet: no baselines, checks skipped with a\n"                                       \
+    "notice; --update-baselines makes it)")                                                     \
   X("--print-baseline-file", "", flag, print_baseline_file, 0, "",                              \
     "print the baseline file this machine uses and exit")                                       \
   X("--check-baselines", "", flag, check_baselines, 0, "",                                      \
-    "validate every file in the baseline directory and exit\n"                                  \
-    "(no test runs, no GPU needed; exit 2 at a malformed one)")                                 \
+    "validate every *.yaml file in the baseline directory\n"                                    \
+    "and exit (no test runs, no GPU needed; exit 2 at a\n"                                      \
+    "malformed one; exit 0 with a note when the default\n"                                      \
+    "directory does not exist yet, 2 when a --baseline-dir\n"                                   \
+    "named does not)")                                                                          \
   X("--baseline-check", "", check, baseline_check_all, 0, "all",                                \
     "compare every measured workload with its baseline\n"                                       \
     "(default: claimed, only PERF_EXPECT_BASELINE)")                                            \
@@ -93,20 +104,28 @@ typedef struct perf__cli {
     "this machine's file (make baseline-update)")                                               \
   X("--force", "", flag, force, 0, "", "write baselines even though a test failed")             \
   X("--junit", "", text, junit, NULL, "FILE",                                                   \
-    "write a JUnit XML report (one testcase per test)")                                         \
+    "JUnit XML: a testcase per test (file, line); a failure\n"                                  \
+    "names the failing claim; verdict lines and output go\n"                                    \
+    "to system-out")                                                                            \
   X("--markdown", "", text, markdown, NULL, "FILE",                                             \
-    "write a Markdown summary table (for a CI step summary)")                                   \
+    "a Markdown summary table, failures first, under 1 MB\n"                                    \
+    "(for a CI step summary); with --repeat the headroom\n"                                     \
+    "table, with --history the last runs compared")                                             \
   X("--json", "", text, json, NULL, "FILE",                                                     \
-    "write everything as JSON: run, fingerprint, tests,\n"                                      \
-    "claims and every sample with its clock")                                                   \
+    "everything as JSON: the run, fingerprints, tests,\n"                                       \
+    "claims and every sample with its clock (with\n"                                            \
+    "--repeat the headroom table)")                                                             \
   X("--plots", "", text, plots, NULL, "DIR",                                                    \
-    "write SVG charts into DIR (created if missing): time\n"                                    \
-    "against each sweep's parameter, and each ratio claim\n"                                    \
-    "against what it needs")                                                                    \
+    "SVG charts, a file each, into DIR (created if\n"                                           \
+    "missing): time against each sweep's parameter, and\n"                                      \
+    "each ratio claim against what it needs")                                                   \
   X("--html", "", text, html, NULL, "FILE",                                                     \
-    "write one self-contained HTML report: summary,\n"                                          \
-    "failures first, every test's charts inline")                                               \
-  X("--tap", "", flag, tap, 0, "", "TAP 14 on stdout; the console report goes to stderr")       \
+    "one self-contained HTML page: the summary, the\n"                                          \
+    "headroom forest plot, failures first, every test's\n"                                      \
+    "charts inline")                                                                            \
+  X("--tap", "", flag, tap, 0, "",                                                              \
+    "TAP version 13 on stdout (a YAML block for each test\n"                                    \
+    "that did not pass); the console report goes to stderr")                                    \
   X("--history", "", store, history, NULL, "PATH|URI",                                       \
     "record the run (commit, GPU, every claim and workload)\n"                                \
     "in a history: a SQLite file (created if missing) or\n"                                   \
@@ -122,21 +141,56 @@ typedef struct perf__cli {
     "branch's runs; --html and --plots draw the series")                                                                          \
   X("--devices", "", gpus, devices, NULL, "all|0,1",                                            \
     "run the tests on each listed GPU in parallel, one\n"                                       \
-    "worker per GPU; output and reports per device")                                            \
+    "supervisor per GPU: lines prefixed [gpu K], report\n"                                      \
+    "files per GPU (r.gpu0.xml), --json also merged")                                           \
   X("--merge", "", merge, merge, NULL, "OUT A.json B.json ...",                                 \
-    "merge the --json reports of all shards into OUT and\n"                                     \
-    "exit with the run's code (2 if a shard is missing)")                                       \
-  X("--verbose", "-v", flag, verbose, 0, "", "timer floors, warm-up and every look")            \
-  X("--color", "", color, color, PERF__COLOR_AUTO, "auto|always|never", "")                     \
+    "merge the --json reports of all shards into one --json\n"                                  \
+    "report OUT and exit with the run's code (2 if a shard\n"                                   \
+    "is missing); --plots and --html before it draw it")                                        \
+  X("--verbose", "-v", flag, verbose, 0, "",                                                    \
+    "timer floors, warm-up, every look, the tests' output")                                     \
+  X("--color", "", color, color, PERF__COLOR_AUTO, "auto|always|never",                         \
+    "colour (auto: on a terminal, unless NO_COLOR or\n"                                         \
+    "TERM=dumb)")                                                                               \
   X("--help", "-h", flag, help, 0, "", "this text")                                             \
-  X("--version", "", flag, version, 0, "", "print perfgate's version and exit")                 \
+  X("--version", "", flag, version, 0, "",                                                      \
+    "print perfgate's version (and the CUDA runtime it was\n"                                   \
+    "built with) and exit")                                                                     \
   X("--perf-worker", "", worker, worker_in, -1, "IN,OUT", NULL)
+
+/* The help's sections, in table order: X(first, title, intro) - the section
+ * titled title begins at the row named first and holds the rows up to the
+ * next section's first; intro (lines split by '\n', "" none) follows the
+ * title. Every report is in the help: the console's and the headroom
+ * table's in the Reports intro, each other one in its option's row. */
+#define PERF__OPTIONS_SECTIONS(X)                                                               \
+  X("--list", "Choosing and running tests", "")                                                 \
+  X("--baseline-dir", "Baselines", "")                                                          \
+  X("--junit", "Reports",                                                                       \
+    "The console report goes to stdout (stderr with --tap): a line per test\n"                  \
+    "with its verdict lines, the tests that did not pass again, and\n"                          \
+    "'N passed, N failed, N skipped' last; --repeat=N adds the headroom\n"                      \
+    "table before that line. The options below write the other reports when\n"                 \
+    "the run ends (a file is replaced whole, never left half-written); no\n"                    \
+    "two of them, nor --history, may name one file.")                                           \
+  X("--history", "History", "")                                                                 \
+  X("--devices", "Several GPUs and CI shards",                                                  \
+    "GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard of the tests\n"                    \
+    "(GTEST_SHARD_STATUS_FILE, when set, is created); --merge joins the\n"                      \
+    "shards' --json reports into one.")                                                         \
+  X("--verbose", "Output and help", "")
+
+/* 1 when the option named name (a row of PERF__OPTIONS_MAP, e.g. "--json")
+ * was on the command line that filled cli; 0 when it was not or is no
+ * option. Never fails. */
+int perf__options_given(const perf__cli *cli, const char *name);
 
 /* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a
  * one-line message naming the bad argument in err[len]. */
 int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err,
                     size_t len);
-/* Prints the help text: usage, then every listed row of PERF__OPTIONS_MAP. */
+/* Prints the help text: usage, then every listed row of PERF__OPTIONS_MAP
+ * under its section of PERF__OPTIONS_SECTIONS, then the exit codes. */
 void perf__options_help(FILE *f, const char *prog);
 
 #endif
