@@ -15,6 +15,7 @@
 #include "base/version.h"
 #include "report/report.h"
 #include "report/merge.h"
+#include "report/outputs.h"
 #include "report/recorder.h"
 #include "report/trendreport.h"
 #include "supervisor/baselinedir.h"
@@ -24,6 +25,7 @@
 #include "base/registry.h"
 #include "supervisor/console.h"
 #include "base/status.h"
+#include "base/units.h"
 #include "supervisor/supervisor.h"
 #include "worker/worker.h"
 
@@ -90,11 +92,35 @@ static int duplicate_names(void)
   return 1;
 }
 
-/* Prints the baseline file this machine's runs use; CUDA is touched only in
- * a child process. Returns the exit code (2 when no child could start). */
-static int print_baseline_file(const perf__cli *cli)
+/* Whether a command that reads the baseline directory can: a missing one
+ * is a project with no baselines yet, a path that is no readable directory
+ * is refused. Returns 0, or 2 after the problem on stderr. */
+static int baseline_dir_ok(const perf__cli *cli, const char *prog)
+{
+  char err[4400];
+  int missing;
+  if (!perf__baselinedir_usable(cli->baseline_dir, 0, &missing, err, sizeof err)) return 0;
+  fprintf(stderr, "%s: %s\n", prog, err);
+  return 2;
+}
+
+/* No two outputs of the command on one file (devices: the --devices list).
+ * Returns 0, or 2 after the problem on stderr. */
+static int outputs_ok(const perf__cli *cli, const char *prog, const int *devices, int nd)
+{
+  char err[9000];
+  if (!perf__outputs_check(cli, devices, nd, err, sizeof err)) return 0;
+  fprintf(stderr, "%s: %s\n", prog, err);
+  return 2;
+}
+
+/* Prints the baseline file this machine's runs use (its directory need not
+ * exist yet); CUDA is touched only in a child process. Returns the exit
+ * code (2 when the path is no readable directory or no child could start). */
+static int print_baseline_file(const perf__cli *cli, const char *prog)
 {
   char path[4300];
+  if (baseline_dir_ok(cli, prog)) return 2;
   if (perf__probe_baseline_file(cli->baseline_dir, path, sizeof path)) {
     perror("perftest: --print-baseline-file");
     return 2;
@@ -196,11 +222,32 @@ static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__r
   return matched > 0 ? 0 : 2;
 }
 
+/* Everything a run checks before it prints or runs anything: the --devices
+ * list (into ids, *nd), that no two outputs are one file, the baseline
+ * directory, each report file (--plots' directory is made), the history.
+ * Returns 0, or 2 after the problem on stderr. */
+static int preflight(const perf__cli *cli, const char *prog, int *ids, int *nd)
+{
+  char err[4400];
+  *nd = 0;
+  if (cli->devices && (*nd = perf__devices_parse(cli->devices, ids, err, sizeof err)) < 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  if (outputs_ok(cli, prog, ids, *nd) || baseline_dir_ok(cli, prog))
+    return 2;
+  if (perf__report_check(cli, err, sizeof err) || perf__recorder_check(cli, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  return 0;
+}
+
 /* The run's first line: how many tests, how often, the budget and timeout.
  * Never fails. */
 static void announce(const perf__cli *cli, size_t n)
 {
-  printf("perfgate: %zu test%s", n, n == 1 ? "" : "s");
+  printf("perfgate: %zu %s", n, perf__units_noun((long long)n, "test", "tests"));
   if (cli->repeat > 1) printf(", %llu times", (unsigned long long)cli->repeat);
   if (cli->shuffle) printf(", shuffled (seed %llu)", (unsigned long long)cli->seed);
   printf(", claim budget %g s, test timeout %g s\n", cli->budget_s, cli->timeout_s);
@@ -231,12 +278,17 @@ int perf_main(int argc, char **argv)
     puts(perf__version_line(line, sizeof line));
     return 0;
   }
-  if (cli.print_baseline_file) return print_baseline_file(&cli);
-  if (cli.check_baselines) return perf__baselinedir_check(cli.baseline_dir, stdout, stderr);
+  if (cli.print_baseline_file) return print_baseline_file(&cli, prog);
+  if (cli.check_baselines)
+    return perf__baselinedir_check(cli.baseline_dir, perf__options_given(&cli, "--baseline-dir"),
+                                   stdout, stderr);
   cli.argc = argc;
   cli.argv = argv;
-  if (cli.trend) return perf__trendreport_run(&cli);
-  if (cli.merge) return perf__merge(&cli);
+  if (cli.trend)
+    return outputs_ok(&cli, prog, NULL, 0) || baseline_dir_ok(&cli, prog)
+               ? 2
+               : perf__trendreport_run(&cli);
+  if (cli.merge) return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__merge(&cli);
   if (shard_status_file(prog)) return 2;
   long total, index;
   if (duplicate_names() || sharding(&total, &index)) return 2;
@@ -253,8 +305,8 @@ int perf_main(int argc, char **argv)
     free(sel);
     return code;
   }
-  if (perf__report_check(&cli, err, sizeof err) || perf__recorder_check(&cli, err, sizeof err)) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  int ids[PERF__DEVICES_MAX], nd;
+  if (preflight(&cli, prog, ids, &nd)) {
     free(sel);
     return 2;
   }
@@ -271,7 +323,7 @@ int perf_main(int argc, char **argv)
   }
   perf__console_setup(cli.color, cli.verbose);
   announce(&cli, n);
-  int code = cli.devices ? perf__devices_run(&cli, order, runs, argc, argv)
+  int code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
                          : perf__supervisor_run(&cli, order, runs, argc, argv);
   free(order);
   free(sel);

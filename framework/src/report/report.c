@@ -37,21 +37,26 @@ typedef struct run {
 /* See report.h. */
 int perf__report_check(const perf__cli *cli, char *err, size_t len)
 {
-  const char *files[] = {cli->junit, cli->markdown, cli->json, cli->html},
-             *opts[] = {"--junit", "--markdown", "--json", "--html"};
+#define PERF__X(opt, field, merged) {opt, cli->field, merged},
+  const struct {
+    const char *opt, *path;
+    int merged;
+  } files[] = {PERF__REPORT_FILES(PERF__X)};
+#undef PERF__X
   if (cli->plots && perf__plot_mkdir(cli->plots, err, len)) return PERF__EUSAGE;
-  for (int k = 0; k < 4; k++) {
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
     char why[4400];
     int in_place = 0;
-    if (!files[k]) continue;
-    if (!*files[k]) return snprintf(err, len, "%s needs a file name", opts[k]), PERF__EUSAGE;
-    if (perf__file_check(files[k], &in_place, why, sizeof why))
-      return snprintf(err, len, "%s=%s: %s", opts[k], files[k], why), PERF__EUSAGE;
+    const char *opt = files[k].opt, *path = files[k].path;
+    if (!path) continue;
+    if (!*path) return snprintf(err, len, "%s needs a file name", opt), PERF__EUSAGE;
+    if (perf__file_check(path, &in_place, why, sizeof why))
+      return snprintf(err, len, "%s=%s: %s", opt, path, why), PERF__EUSAGE;
     /* --devices writes one file per GPU next to the path given */
-    if (in_place && cli->devices && k != 2)
+    if (in_place && cli->devices && !files[k].merged)
       return snprintf(err, len, "%s=%s: with --devices each GPU gets its own file (name.gpuK), "
                       "which a device, FIFO or stream path cannot give: name a regular file",
-                      opts[k], files[k]), PERF__EUSAGE;
+                      opt, path), PERF__EUSAGE;
   }
   return 0;
 }

@@ -10,6 +10,17 @@
 #include "base/registry.h"
 #include "report/result.h"
 
+/* The report files a run writes, in the order they are checked:
+ * X(option, perf__cli field, merged) - merged: with --devices, the file
+ * named is written too (the GPUs' reports merged into it), not only each
+ * GPU's NAME.gpuK.EXT. --plots (a directory) and --tap (stdout) are no
+ * files. */
+#define PERF__REPORT_FILES(X) \
+  X("--junit", junit, 0)      \
+  X("--markdown", markdown, 0) \
+  X("--json", json, 1)        \
+  X("--html", html, 0)
+
 /* Checks before any test runs that each report file named on the command
  * line can be created (its directory exists and is writable). Returns 0, or
  * PERF__EUSAGE with a message naming the file in err[len]. */

@@ -1,4 +1,4 @@
-/* baselinedir.c — --check-baselines: every baseline file in the directory read and validated, without running a test. */
+/* baselinedir.c — the baseline directory before anything runs: whether a command can read it, and --check-baselines, every baseline file in it validated without running a test. */
 #define _GNU_SOURCE
 #include "supervisor/baselinedir.h"
 
@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/baseline.h"
 #include "base/status.h"
+#include "base/units.h"
 
 /* 1 for a name that ends in ".yaml" and is more than that (the loader's
  * files; temporaries "x.yaml.tmp.PID", README.md and the lock pass). */
@@ -36,15 +39,44 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
     perf__baseline_free(&b);
     return 2;
   }
-  fprintf(out, "ok    %s: %zu entries, %zu ratios (%s)\n", path, b.nentries, b.nratios,
-          perf__baseline_model(&b));
+  fprintf(out, "ok    %s: %zu %s, %zu %s (%s)\n", path, b.nentries,
+          perf__units_noun((long long)b.nentries, "entry", "entries"), b.nratios,
+          perf__units_noun((long long)b.nratios, "ratio", "ratios"), perf__baseline_model(&b));
   perf__baseline_free(&b);
   return 0;
 }
 
 /* See baselinedir.h. */
-int perf__baselinedir_check(const char *dir, FILE *out, FILE *err)
+int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char *err,
+                             size_t len)
 {
+  struct stat st;
+  int bad = stat(dir, &st) ? errno : 0;
+  *missing = bad == ENOENT;
+  if (*missing && !must_exist) return 0;
+  if (!bad && !S_ISDIR(st.st_mode)) bad = ENOTDIR;
+  if (!bad && access(dir, R_OK | X_OK)) bad = errno;
+  if (!bad) return 0;
+  snprintf(err, len, "cannot read the directory '%s': %s (%s)", dir, strerror(bad),
+           *missing ? "named by --baseline-dir: check the name; --update-baselines creates it"
+                    : "the baseline directory; --baseline-dir=DIR names another");
+  return PERF__EUSAGE;
+}
+
+/* See baselinedir.h. */
+int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
+{
+  char why[4400];
+  int missing;
+  if (perf__baselinedir_usable(dir, given, &missing, why, sizeof why)) {
+    fprintf(err, "perftest: --check-baselines: %s\n", why);
+    return 2;
+  }
+  if (missing) {
+    fprintf(out, "no baseline directory '%s' yet: no baseline file to check "
+                 "(--update-baselines creates it)\n", dir);
+    return 0;
+  }
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
@@ -59,7 +91,7 @@ int perf__baselinedir_check(const char *dir, FILE *out, FILE *err)
   }
   free(names);
   if (!code)
-    fprintf(out, "%d baseline file%s in %s, all valid%s\n", valid, valid == 1 ? "" : "s", dir,
-            valid ? "" : " (none to check)");
+    fprintf(out, "%d baseline %s in %s, all valid%s\n", valid,
+            perf__units_noun(valid, "file", "files"), dir, valid ? "" : " (none to check)");
   return code;
 }

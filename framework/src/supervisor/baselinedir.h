@@ -1,14 +1,29 @@
-/* baselinedir.h — --check-baselines: every baseline file in the directory read and validated, without running a test. */
+/* baselinedir.h — the baseline directory before anything runs: whether a command can read it, and --check-baselines, every baseline file in it validated without running a test. */
 #ifndef PERF_BASELINEDIR_H
 #define PERF_BASELINEDIR_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+/* Whether a command that reads the baseline directory (a run,
+ * --check-baselines, --print-baseline-file, --trend) can use dir, checked
+ * before anything runs or is printed. A directory that does not exist is
+ * a project with no baselines yet (*missing = 1: baseline checks are
+ * skipped with a notice, --update-baselines creates it), unless must_exist
+ * (--check-baselines of a directory named with --baseline-dir: a typo).
+ * Returns 0, or PERF__EUSAGE with "cannot read the directory 'DIR': why"
+ * in err[len] for a path that exists and is not a directory this process
+ * can read and search, or a missing one that must exist. */
+int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char *err,
+                             size_t len);
 
 /* Loads every *.yaml file of dir, in name order, with the baseline
  * loader's strict checks (schema, types, positions), printing one line per
- * valid file to out and a total. Returns 0 when all are valid (or there is
- * none: it says so), 2 after "file:line:column: problem" on err for the
- * first malformed or unreadable file, or when dir cannot be read. */
-int perf__baselinedir_check(const char *dir, FILE *out, FILE *err);
+ * valid file to out and a total. Returns 0 when all are valid, or there is
+ * none, or dir is the default directory (not given) and does not exist yet
+ * (each said on out); 2 after "file:line:column: problem" on err for the
+ * first malformed or unreadable file, or after perf__baselinedir_usable's
+ * message when dir cannot be used. */
+int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err);
 
 #endif

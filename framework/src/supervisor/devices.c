@@ -11,43 +11,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/units.h"
 #include "worker/probe.h"
 #include "report/merge.h"
+#include "report/outputs.h"
 #include "supervisor/supervisor.h"
 
-enum { MAX_DEVICES = 64 };
-
-/* Parses "all" or "0,1,3" into ids. Returns the count, or -1 after a
- * message. */
-static int parse_devices(const char *spec, int *ids)
+/* See devices.h. */
+int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
 {
   int n = 0;
   if (!strcmp(spec, "all")) {
     n = perf__probe_device_count();
-    for (int k = 0; k < n && k < MAX_DEVICES; k++) ids[k] = k;
-    if (!n) fprintf(stderr, "perftest: --devices=all: no CUDA device found\n");
-    return n ? (n < MAX_DEVICES ? n : MAX_DEVICES) : -1;
+    for (int k = 0; k < n && k < PERF__DEVICES_MAX; k++) ids[k] = k;
+    if (!n) snprintf(err, len, "--devices=all: no CUDA device found");
+    return n ? (n < PERF__DEVICES_MAX ? n : PERF__DEVICES_MAX) : -1;
   }
   for (const char *p = spec; *p;) {
     char *end;
     errno = 0;
     long v = strtol(p, &end, 10);
-    if (end == p || errno || v < 0 || v > 1023 || (*end && *end != ',') || n == MAX_DEVICES) {
-      fprintf(stderr, "perftest: --devices: expected all or a list like 0,1, got '%s'\n", spec);
-      return -1;
-    }
+    if (end == p || errno || v < 0 || v > 1023 || (*end && *end != ',') ||
+        n == PERF__DEVICES_MAX)
+      return snprintf(err, len, "--devices: expected all or a list like 0,1, got '%s'", spec), -1;
     for (int k = 0; k < n; k++)
-      if (ids[k] == v) {
-        fprintf(stderr, "perftest: --devices: device %ld is listed twice\n", v);
-        return -1;
-      }
+      if (ids[k] == v) return snprintf(err, len, "--devices: device %ld is listed twice", v), -1;
     ids[n++] = (int)v;
     p = *end ? end + 1 : end;
   }
-  if (!n) {
-    fprintf(stderr, "perftest: --devices: no device listed\n");
-    return -1;
-  }
+  if (!n) return snprintf(err, len, "--devices: no device listed"), -1;
   /* A listed device this machine does not have would only skip its tests.
    * Without a usable device at all the tests say so themselves (skipped:
    * no CUDA device), as on a CPU-only CI machine. Under
@@ -56,21 +48,11 @@ static int parse_devices(const char *spec, int *ids)
   const char *visible = getenv("CUDA_VISIBLE_DEVICES");
   int have = visible ? 0 : perf__probe_device_count();
   for (int k = 0; have > 0 && k < n; k++)
-    if (ids[k] >= have) {
-      fprintf(stderr, "perftest: --devices: device %d does not exist: this machine has %d "
-                      "CUDA device%s (0-%d)\n", ids[k], have, have == 1 ? "" : "s", have - 1);
-      return -1;
-    }
+    if (ids[k] >= have)
+      return snprintf(err, len, "--devices: device %d does not exist: this machine has %d "
+                      "CUDA %s (0-%d)", ids[k], have,
+                      perf__units_noun(have, "device", "devices"), have - 1), -1;
   return n;
-}
-
-/* path with ".gpuK" before its extension (or at its end); out[len]. */
-static const char *per_device(const char *path, int id, char *out, size_t len)
-{
-  const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-  if (!dot || (slash && dot < slash)) dot = path + strlen(path);
-  snprintf(out, len, "%.*s.gpu%d%s", (int)(dot - path), path, id, dot);
-  return out;
 }
 
 typedef struct child {
@@ -114,14 +96,14 @@ static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf_
   cpu_share(k, nd);
   mine.devices = NULL;
   mine.device_label = c->id;
-  if (cli->junit) mine.junit = per_device(cli->junit, c->id, junit, sizeof junit);
-  if (cli->markdown) mine.markdown = per_device(cli->markdown, c->id, md, sizeof md);
+  if (cli->junit) mine.junit = perf__outputs_device_path(cli->junit, c->id, junit, sizeof junit);
+  if (cli->markdown) mine.markdown = perf__outputs_device_path(cli->markdown, c->id, md, sizeof md);
   if (cli->json) mine.json = c->json;
   if (cli->plots) { /* DIR/gpuK: DIR was made by the parent's check */
     snprintf(plots, sizeof plots, "%s/gpu%d", cli->plots, c->id);
     mine.plots = plots;
   }
-  if (cli->html) mine.html = per_device(cli->html, c->id, html, sizeof html);
+  if (cli->html) mine.html = perf__outputs_device_path(cli->html, c->id, html, sizeof html);
   fflush(NULL);
   _exit(perf__supervisor_run(&mine, tests, n, argc, argv));
 }
@@ -159,7 +141,7 @@ static void relay(child *c, int final)
 /* Reads all children's output until every pipe closes. */
 static void pump(child *c, int n)
 {
-  struct pollfd p[MAX_DEVICES];
+  struct pollfd p[PERF__DEVICES_MAX];
   int open = n;
   for (int k = 0; k < n; k++) p[k] = (struct pollfd){.fd = c[k].fd, .events = POLLIN};
   while (open > 0) {
@@ -184,21 +166,22 @@ static void pump(child *c, int n)
 }
 
 /* See devices.h. */
-int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, size_t n, int argc,
-                      char **argv)
+int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
+                      const perf__registry_test **tests, size_t n, int argc, char **argv)
 {
-  int ids[MAX_DEVICES], nd = parse_devices(cli->devices, ids), code = 0;
-  if (nd < 0) return 2;
+  int code = 0;
   child *c = calloc((size_t)nd, sizeof *c);
   if (!c) return fprintf(stderr, "perftest: out of memory\n"), 2;
-  printf("perfgate: %zu test%s on %d device%s in parallel\n", n, n == 1 ? "" : "s", nd,
-         nd == 1 ? "" : "s");
+  printf("perfgate: %zu %s on %d %s in parallel\n", n,
+         perf__units_noun((long long)n, "test", "tests"), nd,
+         perf__units_noun(nd, "device", "devices"));
   int started = 0;
   for (; started < nd; started++) {
     int fd[2];
     c[started].id = ids[started];
     c[started].passed = c[started].failed = c[started].skipped = -1;
-    if (cli->json) per_device(cli->json, ids[started], c[started].json, sizeof c[started].json);
+    if (cli->json)
+      perf__outputs_device_path(cli->json, ids[started], c[started].json, sizeof c[started].json);
     fflush(NULL);
     if (pipe(fd) || (c[started].pid = fork()) < 0) {
       fprintf(stderr, "perftest: --devices: cannot start the run on device %d: %s\n",
@@ -227,7 +210,7 @@ int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, s
     code = rc > code ? rc : code;
   }
   if (cli->json && started == nd) {
-    char *in[MAX_DEVICES];
+    char *in[PERF__DEVICES_MAX];
     for (int k = 0; k < nd; k++) in[k] = c[k].json;
     int m = perf__merge_reports(cli->json, in, nd, 0);
     if (m == 2) code = 2;

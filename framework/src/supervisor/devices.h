@@ -7,14 +7,23 @@
 #include "base/options.h"
 #include "base/registry.h"
 
-/* Runs tests[0..n) on every device of cli->devices ("all" or "0,2"): one
- * forked supervisor per device sees only that GPU (so its baselines are the
- * GPU's own) and runs on an equal share of the CPUs, their output comes back line by line prefixed "[gpu K] ", and
- * each report file is written per device (NAME.gpuK.EXT); --json is also
- * merged into the file named. Returns the worst exit code, or 2 after a
- * message when the list is malformed, names no device, or a child cannot be
- * started. */
-int perf__devices_run(const perf__cli *cli, const perf__registry_test **tests, size_t n, int argc,
-                      char **argv);
+enum { PERF__DEVICES_MAX = 64 };
+
+/* Reads --devices ("all" or a list like "0,2") into ids[PERF__DEVICES_MAX],
+ * before anything is printed or run. Returns the count, or -1 with the
+ * problem in err[len]: a malformed list, a device listed twice, none, or
+ * one this machine does not have (not checked under CUDA_VISIBLE_DEVICES,
+ * nor where no GPU is usable at all: the tests skip then, saying why). */
+int perf__devices_parse(const char *spec, int *ids, char *err, size_t len);
+
+/* Runs tests[0..n) on every device of ids[0..nd): one forked supervisor per
+ * device sees only that GPU (so its baselines are the GPU's own) and runs
+ * on an equal share of the CPUs, their output comes back line by line
+ * prefixed "[gpu K] ", and each report file is written per device
+ * (perf__outputs_device_path: NAME.gpuK.EXT); --json is also merged into
+ * the file named. Returns the worst exit code, or 2 after a message when a
+ * child cannot be started or ends without its summary line. */
+int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
+                      const perf__registry_test **tests, size_t n, int argc, char **argv);
 
 #endif

@@ -1,0 +1,27 @@
+/* outputs.h — the files one command writes (its reports, each GPU's with --devices, the --history file), checked before anything runs: no two may be one file. */
+#ifndef PERF_OUTPUTS_H
+#define PERF_OUTPUTS_H
+
+#include <stddef.h>
+
+#include "base/options.h"
+
+/* The file a report for GPU id is written to with --devices: path with
+ * ".gpuK" before its extension, or at its end (r.xml: r.gpu0.xml; r:
+ * r.gpu0), into out[len] (truncated to fit). Returns out; never fails. */
+char *perf__outputs_device_path(const char *path, int id, char *out, size_t len);
+
+/* Refuses two outputs of one command that are one file, before anything is
+ * run or written: the reports (--json, --junit, --markdown, --html,
+ * --plots' directory, --merge's OUT; with devices[0..ndevices), each GPU's
+ * name.gpuK files and --plots' DIR/gpuK too), the --history file (a SQLite
+ * path), and --merge's inputs, which no report may replace. Two paths are
+ * one file when they resolve to one (same device and inode where it
+ * exists, else the same real directory and name: ./x and x, a symlink and
+ * its target). Outputs written in place (a character device, a FIFO, our
+ * own stdout) may be shared: nothing is replaced there. Returns 0, or
+ * PERF__EUSAGE with both options, their paths and the file in err[len]. */
+int perf__outputs_check(const perf__cli *cli, const int *devices, int ndevices, char *err,
+                        size_t len);
+
+#endif
