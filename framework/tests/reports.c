@@ -1,4 +1,4 @@
-/* reports.c — the CI reports read back: JUnit against a schema (xmllint), TAP 14, Markdown. */
+/* reports.c — the CI reports read back: JUnit against a schema (xmllint), TAP (version 13), Markdown. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,398 @@
+/* cli.c — the runner's command line as a user meets it: the help against the option table and the README, refusals before anything runs, the baseline directory of a new project, counts that agree with their nouns. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/options.h"
+#include "base/units.h"
+#include "selftest.h"
+#include "worker/compare.h"
+
+/* A fresh directory /tmp/perfgate-cli-XXXXXX into dir; the fixture is then
+ * named by its absolute path, so that it can run there ("cd DIR && "). */
+static void scratch(char *dir, size_t len)
+{
+  static char fixture[PATH_MAX];
+  snprintf(dir, len, "/tmp/perfgate-cli-XXXXXX");
+  ST_CHECK(mkdtemp(dir) != NULL);
+  if (st_fixture[0] != '/' && realpath(st_fixture, fixture)) st_fixture = fixture;
+}
+
+/* Runs the fixture with args (printf-style, one %s: dir) inside dir. */
+static void run_in(st_run *r, const char *dir, const char *fmt)
+{
+  char env[600], args[3000];
+  snprintf(env, sizeof env, "cd '%s' && ", dir);
+  snprintf(args, sizeof args, fmt, dir, dir, dir, dir);
+  st_exec(r, env, args);
+}
+
+/* Entries in dir but . and .. (-1 when it cannot be read). */
+static int entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+/* 1 when nothing ran or was announced: no banner, no summary line. */
+static int nothing_ran(const st_run *r)
+{
+  return !strstr(r->out, "perfgate: ") && !strstr(r->out, " passed, ");
+}
+
+/* ---- item 7: a project with no baselines/ yet -------------------------- */
+
+/* A new project has no baselines/ directory: nothing is malformed, so
+ * --check-baselines says so and exits 0, as for an empty directory; a run
+ * and --print-baseline-file go on (the run's baseline checks are skipped
+ * with the notice; --strict-baselines makes that exit 2). A --baseline-dir
+ * named for --check-baselines that does not exist is a typo: exit 2. A
+ * path that exists and is not a directory is exit 2 for every command that
+ * reads it, before any test runs. */
+ST_TEST(cli_baseline_directory_of_a_new_project)
+{
+  char dir[64], path[600];
+  st_run r;
+  scratch(dir, sizeof dir);
+  run_in(&r, dir, "--check-baselines");
+  ST_CHECKF(r.status == 0 && strstr(r.out, "no baseline directory 'baselines' yet"), "%d: %s",
+            r.status, r.out);
+  st_run_free(&r);
+  run_in(&r, dir, "--print-baseline-file");
+  ST_CHECKF(r.status == 0 && !strncmp(r.out, "baselines/", 10), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  run_in(&r, dir, "--filter=bl.host_work --budget=0.2");
+  ST_CHECKF(r.status == 0 && strstr(r.out, "no baseline for this machine"), "%d: %s", r.status,
+            r.out);
+  st_run_free(&r);
+  run_in(&r, dir, "--filter=bl.host_work --budget=0.2 --strict-baselines");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "--strict-baselines"), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  run_in(&r, dir, "--check-baselines --baseline-dir=baselnies");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "cannot read the directory 'baselnies'") &&
+                strstr(r.out, "--baseline-dir"), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  ST_EQ(entries(dir), 0); /* none of them made the directory */
+
+  /* baselines is a file: not a directory, for every command that reads it */
+  snprintf(path, sizeof path, "%s/baselines", dir);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f && fclose(f) == 0);
+  static const char *const cmds[] = {"--check-baselines", "--print-baseline-file",
+                                     "--filter=host.truth", "--filter=host.truth --devices=0",
+                                     "--trend --history=%s/h.db"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    run_in(&r, dir, cmds[k]);
+    ST_CHECKF(r.status == 2 && strstr(r.out, "cannot read the directory 'baselines': Not a "
+                                             "directory") && nothing_ran(&r),
+              "%s: %d: %s", cmds[k], r.status, r.out);
+    st_run_free(&r);
+  }
+  ST_EQ(entries(dir), 1);
+  if (geteuid() != 0) { /* root reads any directory */
+    ST_EQ(unlink(path), 0);
+    ST_EQ(mkdir(path, 0), 0);
+    run_in(&r, dir, "--filter=host.truth");
+    ST_CHECKF(r.status == 2 && strstr(r.out, "Permission denied") && nothing_ran(&r), "%d: %s",
+              r.status, r.out);
+    st_run_free(&r);
+    chmod(path, 0700);
+  }
+  st_rmtree(dir);
+}
+
+/* ---- item 8: the help, the option table and the README ----------------- */
+
+/* The README's runner table: its rows' first cells, one string. */
+static char *readme_options(void)
+{
+  char *text = st_slurp("README.md");
+  ST_CHECKF(text != NULL, "README.md cannot be read (run from the repository's root)");
+  if (!text) return NULL;
+  const char *from = strstr(text, "## The runner");
+  const char *to = from ? strstr(from + 3, "\n## ") : NULL;
+  size_t cap = strlen(text) + 1, used = 0;
+  char *cells = calloc(1, cap);
+  for (const char *p = from; cells && p && p < to; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    if (!strncmp(p, "| `", 3)) { /* "| `--x=V`, `--y` |": the first cell */
+      int n = (int)strcspn(p + 1, "|\n") + 1;
+      used += (size_t)snprintf(cells + used, cap - used, "%.*s\n", n, p);
+    }
+  free(text);
+  return cells;
+}
+
+/* The fixture's --help text (what a user reads), malloc'd. */
+static char *help_text(void)
+{
+  st_run r;
+  st_exec(&r, "", "--help");
+  ST_EQ(r.status, 0);
+  return r.out;
+}
+
+/* The help's row for option opt: its label line to the next label. */
+static const char *help_row(const char *help, const char *opt, char *row, size_t len)
+{
+  char label[80];
+  snprintf(label, sizeof label, "\n  %s", opt);
+  const char *p = strstr(help, label);
+  if (!p) return snprintf(row, len, "%s", ""), row;
+  const char *next = strstr(p + 3, "\n  -"), *section = strstr(p + 3, "\n\n");
+  if (!next || (section && section < next)) next = section ? section : p + strlen(p);
+  snprintf(row, len, "%.*s", (int)(next - p), p);
+  return row;
+}
+
+/* Every option of PERF__OPTIONS_MAP that --help lists is in the README's
+ * runner table, and every option there is one the table has; the help
+ * shows every report with what produces it (the console's, the headroom
+ * table of --repeat, each report file's option under "Reports", --trend's
+ * and --merge's) and names the TAP version the --tap output declares. */
+ST_TEST(cli_help_shows_every_report_and_agrees_with_the_readme)
+{
+  static const struct {
+    const char *name, *help;
+  } rows[] = {
+#define PERF__X(name, shrt, kind, field, dflt, value, help) {name, help},
+      PERF__OPTIONS_MAP(PERF__X)
+#undef PERF__X
+  };
+  char *help = help_text(), *readme = readme_options(), row[2000], want[80];
+  if (!help || !readme) goto out;
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    if (!rows[k].help) continue;
+    snprintf(want, sizeof want, "`%s", rows[k].name);
+    const char *at = strstr(readme, want);
+    ST_CHECKF(at && strchr("=[`", at[strlen(want)]), "the README's runner table lacks %s",
+              rows[k].name);
+    ST_CHECKF(*help_row(help, rows[k].name, row, sizeof row), "--help lacks %s", rows[k].name);
+  }
+  for (const char *p = readme; (p = strstr(p, "`--")) != NULL; p++) {
+    size_t n = strcspn(p + 1, "=[`");
+    int known = 0;
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+      known |= rows[k].help && strlen(rows[k].name) == n && !strncmp(rows[k].name, p + 1, n);
+    ST_CHECKF(known, "the README's runner table has %.*s, which is no option", (int)n, p + 1);
+  }
+  /* the reports, and what produces each */
+  ST_CHECKF(strstr(help, "console report") && strstr(help, "headroom"), "%s", help);
+  ST_CHECKF(strstr(help_row(help, "--repeat", row, sizeof row), "headroom table"),
+            "--repeat's row does not say it prints the headroom table: %s", row);
+  const char *reports = strstr(help, "\nReports:\n"), *history = strstr(help, "\nHistory:\n");
+  static const char *const files[][2] = {{"--junit", "JUnit"},   {"--markdown", "Markdown"},
+                                         {"--json", "JSON"},     {"--html", "HTML"},
+                                         {"--plots", "SVG"},     {"--tap", "TAP"}};
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    snprintf(want, sizeof want, "\n  %s", files[k][0]);
+    const char *at = strstr(help, want);
+    ST_CHECKF(reports && at > reports && (!history || at < history) &&
+                  strstr(help_row(help, files[k][0], row, sizeof row), files[k][1]),
+              "%s is not a report under Reports: naming %s", files[k][0], files[k][1]);
+  }
+  ST_CHECK(strstr(help_row(help, "--trend", row, sizeof row), "change points"));
+  ST_CHECK(strstr(help_row(help, "--merge", row, sizeof row), "--json"));
+  /* the TAP version: the one the output declares */
+  st_run r;
+  st_exec(&r, "", "--tap --filter=host.truth");
+  const char *tap = strncmp(r.out, "TAP version ", 12) ? strstr(r.out, "\nTAP version ") : r.out;
+  char line[64] = "";
+  if (tap) tap += *tap == '\n', snprintf(line, sizeof line, "%.*s", (int)strcspn(tap, "\n"), tap);
+  ST_CHECKF(!strncmp(line, "TAP version ", 12) && strstr(help, line) && !strstr(help, "TAP 14"),
+            "the TAP stream says '%s'; --help: %s", line, help_row(help, "--tap", row, sizeof row));
+  st_run_free(&r);
+out:
+  free(help);
+  free(readme);
+}
+
+/* ---- item 10: refusals before anything runs ---------------------------- */
+
+/* Two reports on one file would silently write one over the other: refused
+ * before any test runs or anything is written (not even --plots' directory
+ * or the history file), naming both options. The same file spelled two
+ * ways (./x, a symlink and its target) is one file; with --devices each
+ * GPU's name counts; a report may not replace --merge's input. Reports on
+ * a stream (here our stderr) are written in place, one after the other:
+ * allowed. */
+ST_TEST(cli_two_outputs_on_one_file_are_refused_before_anything_runs)
+{
+  static const char *const bad[][3] = {
+      {"--json=%s/x --junit=%s/x --filter=host.truth", "--json=", "--junit="},
+      {"--markdown=%s/x --html=%s/./x --filter=host.truth", "--markdown=", "--html="},
+      {"--json=%s/lnk --junit=%s/tgt --filter=host.truth", "--json=", "--junit="},
+      {"--plots=%s/p --html=%s/p/ --filter=host.truth", "--plots=", "--html="},
+      {"--history=%s/h.db --json=%s/h.db --filter=host.truth", "--history=", "--json="},
+      {"--devices=0 --junit=%s/r.xml --json=%s/r.gpu0.xml --filter=host.truth", "--junit=",
+       "GPU 0's file"},
+      {"--history=%s/h.db --trend --html=%s/h.db", "--history=", "--html="},
+      {"--html=%s/a.json --merge=%s/m.json %s/a.json", "--html=", "--merge's input"},
+      {"--merge=%s/a.json %s/a.json", "--merge=", "--merge's input"},
+  };
+  char dir[64], path[600], target[600];
+  st_run r;
+  scratch(dir, sizeof dir);
+  snprintf(target, sizeof target, "%s/tgt", dir);
+  FILE *f = fopen(target, "w");
+  ST_CHECK(f && fputs("keep", f) >= 0 && fclose(f) == 0);
+  snprintf(path, sizeof path, "%s/lnk", dir);
+  ST_EQ(symlink("tgt", path), 0);
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    run_in(&r, dir, bad[k][0]);
+    ST_CHECKF(r.status == 2 && strstr(r.out, bad[k][1]) && strstr(r.out, bad[k][2]) &&
+                  strstr(r.out, "are one file") && nothing_ran(&r),
+              "%s: %d: %s", bad[k][0], r.status, r.out);
+    ST_CHECKF(entries(dir) == 2, "%s left files behind", bad[k][0]);
+    st_run_free(&r);
+  }
+  char *kept = st_slurp(target);
+  ST_CHECK(kept && !strcmp(kept, "keep"));
+  free(kept);
+  /* different files are fine, and so are two reports on one stream */
+  run_in(&r, dir, "--json=%s/r.json --junit=%s/r.xml --filter=host.truth");
+  ST_CHECKF(r.status == 0 && entries(dir) == 4, "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  st_exec(&r, "", "--json=/dev/stderr --junit=/dev/stderr --filter=host.truth");
+  ST_CHECKF(r.status == 0 && strstr(r.out, "<testsuites") && strstr(r.out, "\"schema\""), "%d: %s",
+            r.status, r.out);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* --repeat: one rule and one message for every bad count, and the device
+ * list checked before the run's first line is printed. */
+ST_TEST(cli_repeat_and_devices_are_refused_with_one_message_before_the_banner)
+{
+  static const char *const counts[] = {"-1", "0", "100001", "abc", "+5", "' 5'", "1e3", "''"};
+  char args[200];
+  st_run r;
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    snprintf(args, sizeof args, "--repeat=%s --filter=host.truth", counts[k]);
+    st_exec(&r, "", args);
+    ST_CHECKF(r.status == 2 && strstr(r.out, "--repeat: expected 1..100000, got '") &&
+                  nothing_ran(&r), "%s: %d: %s", counts[k], r.status, r.out);
+    st_run_free(&r);
+  }
+  static const char *const devices[][2] = {{"abc", "expected all or a list like 0,1, got 'abc'"},
+                                           {"0,0", "device 0 is listed twice"},
+                                           {"0,,1", "expected all or a list"}};
+  for (size_t k = 0; k < sizeof devices / sizeof devices[0]; k++) {
+    snprintf(args, sizeof args, "--devices=%s --filter=host.truth", devices[k][0]);
+    st_exec(&r, "", args);
+    ST_CHECKF(r.status == 2 && strstr(r.out, devices[k][1]) && nothing_ran(&r), "%s: %d: %s",
+              devices[k][0], r.status, r.out);
+    st_run_free(&r);
+  }
+}
+
+/* ---- item 10: every count agrees with its noun ------------------------- */
+
+/* "1 samples retaken" and its kind: the verdict line's disturbances, a
+ * baseline file's entries, the HTML summary's tests, each with a count of 1
+ * and of 2. */
+ST_TEST(cli_counts_agree_with_their_nouns)
+{
+  char buf[400];
+  perf__retake one = {.retaken = 1, .throttled_discarded = 1}, two = {.retaken = 2,
+                                                                        .kept_disturbed = 1};
+  perf__compare_disturbed_text(&one, "power cap", buf, sizeof buf);
+  ST_CHECKF(strstr(buf, "; 1 sample retaken and 0 kept although the host preempted it") &&
+                strstr(buf, "; 1 sample discarded and 0 kept while the GPU was throttled "
+                            "(power cap)"), "%s", buf);
+  perf__compare_disturbed_text(&two, "", buf, sizeof buf);
+  ST_STR(buf, "; 2 samples retaken and 1 kept although the host preempted them");
+  perf__compare_disturbed_text(&(perf__retake){0}, "", buf, sizeof buf);
+  ST_STR(buf, "");
+  ST_STR(perf__units_noun(1, "entry", "entries"), "entry");
+  ST_STR(perf__units_noun(0, "entry", "entries"), "entries");
+
+  char dir[64], path[600];
+  st_run r;
+  scratch(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/one.yaml", dir);
+  FILE *f = fopen(path, "w");
+  if (f)
+    fputs("schema: 1\nfingerprint:\n  name: x\nentries:\n  - test: s.t\n    workload: w\n"
+          "    clock: wall\n    median_s: 1.0e-3\n    spread_s: 1.0e-6\n    samples: 8\n"
+          "    tolerance: 0.05\n    recorded: 2026-01-01\nratios: []\n", f),
+        fclose(f);
+  run_in(&r, dir, "--check-baselines --baseline-dir=%s");
+  ST_CHECKF(r.status == 0 && strstr(r.out, "one.yaml: 1 entry, 0 ratios") &&
+                strstr(r.out, "1 baseline file in"), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  run_in(&r, dir, "--filter=host.truth --html=%s/r.html");
+  char *html = st_slurp((snprintf(path, sizeof path, "%s/r.html", dir), path));
+  ST_CHECKF(r.status == 0 && html && strstr(html, "of 1 test;") &&
+                strstr(html, "(0 of the failed are errors)"), "%d: %s", r.status, r.out);
+  free(html);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* Scans one source file for "%d things" formats (a count printed before a
+ * plural noun without perf__units_noun). Returns the offending lines. */
+static int plural_formats(const char *path, const regex_t *re)
+{
+  /* counts that are never 1 (constants, or known > 1 where printed), and
+   * words after a count that are no plural */
+  static const char *const fine[] = {"%d calls", "%d streams", "%zu values", "all %d runs",
+                                     "%llu times", "least %zu commits", "%zu commits tested",
+                                     "last %zu runs", "most %zu characters", " series", " is",
+                                     " does", " has", " appears", " was"};
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  int bad = 0, no = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    regmatch_t m;
+    no++;
+    if (regexec(re, line, 1, &m, 0)) continue;
+    char hit[128];
+    snprintf(hit, sizeof hit, "%.*s", (int)(m.rm_eo - m.rm_so), line + m.rm_so);
+    int ok = 0;
+    for (size_t k = 0; k < sizeof fine / sizeof fine[0]; k++)
+      ok |= strstr(line, fine[k]) && (fine[k][0] != ' ' || strstr(hit, fine[k]));
+    bad += !ST_CHECKF(ok, "%s:%d: '%s' prints a count before a plural noun (1 samples): "
+                      "use perf__units_noun", path, no, hit);
+  }
+  if (f) fclose(f);
+  return bad;
+}
+
+/* No format in the runner prints a count before a plural noun that stays
+ * plural for 1 ("1 samples retaken"): each goes through perf__units_noun,
+ * or its count cannot be 1. */
+ST_TEST(cli_no_format_prints_one_with_a_plural)
+{
+  static const char *const dirs[] = {"framework/src",         "framework/src/base",
+                                     "framework/src/worker",  "framework/src/history",
+                                     "framework/src/report",  "framework/src/supervisor"};
+  regex_t re;
+  ST_EQ(regcomp(&re, "%[-+0-9.*]*(z|l|ll|j|h)?[dui] [a-zA-Z-]*s([^a-zA-Z_]|$)", REG_EXTENDED), 0);
+  int files = 0;
+  for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+    DIR *d = opendir(dirs[k]);
+    ST_CHECKF(d != NULL, "%s cannot be read (run from the repository's root)", dirs[k]);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+      size_t n = strlen(e->d_name);
+      if (n < 3 || strcmp(e->d_name + n - 2, ".c")) continue;
+      char path[600];
+      snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
+      plural_formats(path, &re);
+      files++;
+    }
+    if (d) closedir(d);
+  }
+  ST_CHECK(files > 50);
+  regfree(&re);
+}
