@@ -30,11 +30,16 @@ typedef struct output {
   char real[PATH_MAX + 256]; /* else its real directory and its name */
 } output;
 
-/* The outputs being collected. */
+/* The outputs being collected: room for every one a command can name. */
 typedef struct outputs {
   output *o;
   size_t n, cap;
 } outputs;
+
+/* How many outputs cli can name with nd devices: the history, --merge's
+ * OUT and inputs, and each report file and --plots, once and per GPU. */
+#define PERF__OUTPUTS_MAX(cli, nd) \
+  (2 + (size_t)((cli)->merge ? (cli)->merge_n : 0) + 5 * (size_t)((nd) + 1))
 
 /* See outputs.h. */
 char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
@@ -106,17 +111,11 @@ static void identify(output *o, int report_file)
 }
 
 /* Adds one output (path given as opt=given; for GPU gpu, or -1). Returns
- * 0 or PERF__ENOMEM. */
+ * 0, or PERF__ENOMEM when s has no room (it is sized for every output). */
 static int add(outputs *s, const char *opt, const char *given, const char *path, int gpu,
                int input, int report_file)
 {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 16;
-    output *o = realloc(s->o, cap * sizeof *o);
-    if (!o) return PERF__ENOMEM;
-    s->o = o;
-    s->cap = cap;
-  }
+  if (s->n == s->cap) return PERF__ENOMEM;
   output *o = &s->o[s->n++];
   *o = (output){.opt = opt, .given = given, .gpu = gpu, .input = input};
   snprintf(o->path, sizeof o->path, "%s", path);
@@ -185,8 +184,9 @@ static int collect(outputs *s, const perf__cli *cli, const int *devices, int nd)
 int perf__outputs_check(const perf__cli *cli, const int *devices, int ndevices, char *err,
                         size_t len)
 {
-  outputs s = {0};
-  int e = collect(&s, cli, devices, ndevices);
+  outputs s = {calloc(PERF__OUTPUTS_MAX(cli, ndevices), sizeof(output)), 0,
+               PERF__OUTPUTS_MAX(cli, ndevices)};
+  int e = s.o ? collect(&s, cli, devices, ndevices) : PERF__ENOMEM;
   if (e) snprintf(err, len, "out of memory");
   for (size_t i = 0; !e && i < s.n; i++)
     for (size_t j = i + 1; !e && j < s.n; j++) {

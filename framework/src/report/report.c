@@ -135,7 +135,7 @@ static int record(run *x)
   return e;
 }
 
-/* --tap: TAP 14 on out. Returns 0, or PERF__EIO with a message. */
+/* --tap: TAP (version 13) on out. Returns 0, or PERF__EIO with a message. */
 static int write_tap(FILE *out, const run *x)
 {
   perf__tap_write(out, x->tests, x->ntests, x->r, x->n);

@@ -1,4 +1,4 @@
-/* tap.h — --tap: the run as TAP 14 on a stream, a YAML block for each test that did not pass. */
+/* tap.h — --tap: the run as TAP (version 13, which TAP 14 readers take too) on a stream, a YAML block for each test that did not pass. */
 #ifndef PERF_TAP_H
 #define PERF_TAP_H
 
