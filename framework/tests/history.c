@@ -19,6 +19,7 @@
 #include "history/schema.h"
 #include "history/series.h"
 #include "history/connect.h"
+#include "history/secret.h"
 #include "history/store.h"
 #include "history/trend.h"
 #include "selftest.h"
@@ -589,16 +590,51 @@ ST_TEST(history_merge_records_the_merged_run)
 ST_TEST(history_masks_passwords)
 {
   char out[64], big[700];
-  perf__store_mask("postgresql://u:secret@h/db?password=x2&sslmode=require", out, sizeof out);
+  perf__secret_mask("postgresql://u:secret@h/db?password=x2&sslmode=require", out, sizeof out);
   ST_STR(out, "postgresql://u:***@h/db?password=***&sslmode=require");
-  perf__store_mask("--history=postgres://me:p@host:5/d", out, sizeof out);
+  perf__secret_mask("--history=postgres://me:p@host:5/d", out, sizeof out);
   ST_STR(out, "--history=postgres://me:***@host:5/d");
-  perf__store_mask("history.db", out, sizeof out);
+  perf__secret_mask("history.db", out, sizeof out);
   ST_STR(out, "history.db");
+  /* Every form: each in, its mask, and the secrets it must not hold. */
+  static const struct {
+    const char *in, *want, *secret[2];
+  } forms[] = {
+      {"postgresql://h/db?sslmode=require&password=one1&PASSWORD=two2&x=y&Password=thr3",
+       "postgresql://h/db?sslmode=require&password=***&PASSWORD=***&x=y&Password=***", {"one1", "thr3"}},
+      {"postgresql://u:Top%53ecret99@h/db", "postgresql://u:***@h/db", {"Top%53ecret99", "TopSecret99"}},
+      {"postgresql://h/db?pass%77ord=s3cr%65t&port=5", "postgresql://h/db?pass%77ord=***&port=5",
+       {"s3cr%65t", "s3cret"}},
+      {"postgresql://h/db?sslpassword=k3yk3y", "postgresql://h/db?sslpassword=***", {"k3yk3y", NULL}},
+      {"postgresql://u:p@ss/w@host/db", "postgresql://u:***@host/db", {"p@ss/w", "ss/w"}},
+      {"--history=postgresql://u:a@b", "--history=postgresql://u:***@b", {":a@", NULL}},
+      {"postgresql://host:5432/db?application_name=a@b", "postgresql://host:5432/db?application_name=a@b",
+       {NULL, NULL}},
+      {"host=db user=u password=hunter2 dbname=x", "host=db user=u password=*** dbname=x", {"hunter2", NULL}},
+      {"host=db password = 'a b\\'cd' port=5", "host=db password = *** port=5", {"b\\'cd", NULL}},
+  };
+  for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+    char m[200];
+    perf__secret_mask(forms[k].in, m, sizeof m);
+    ST_CHECKF(!strcmp(m, forms[k].want), "%s: masked as %s", forms[k].in, m);
+    for (int i = 0; i < 2; i++)
+      ST_CHECKF(!forms[k].secret[i] || !strstr(m, forms[k].secret[i]), "%s: %s", m, forms[k].secret[i]);
+  }
+  /* A library's message that echoes the location, and the password alone,
+   * as written and decoded, also cut inside it. */
+  const char *loc = "postgresql://u:Top%53ecret99@[bad/db?password=Oth%65r&x=1";
+  char msg[300];
+  snprintf(msg, sizeof msg, "where: invalid URI: \"%s\"; token \"Top%%53ecret99\" TopSecret99, Other.", loc);
+  perf__secret_scrub(loc, msg, sizeof msg);
+  ST_CHECKF(!strstr(msg, "ecret") && !strstr(msg, "Oth") && strstr(msg, "u:***@[bad/db?password=***&x=1"),
+            "%s", msg);
+  char cut[] = "h: URI: \"u:TopSecre";
+  perf__secret_scrub("postgresql://u:TopSecret99@h", cut, sizeof cut);
+  ST_CHECKF(!strstr(cut, "TopS") && strstr(cut, "u:***"), "%s", cut);
   memset(big, 'h', sizeof big);
   memcpy(big, "postgresql://u:s@", 17);
   big[sizeof big - 1] = '\0';
-  perf__store_mask(big, out, sizeof out); /* longer than out: cut, never overrun */
+  perf__secret_mask(big, out, sizeof out); /* longer than out: cut, never overrun */
   ST_EQ(strlen(out), sizeof out - 1);
   ST_CHECK(!strstr(out, ":s@"));
   char dir[64], path[128], err[600];
@@ -616,6 +652,58 @@ ST_TEST(history_masks_passwords)
   }
   perf__jsontree_free(d);
   perf__store_close(s);
+  st_rmtree(dir);
+}
+
+/* A password never leaves perfgate: not in libpq's messages (a URI it
+ * cannot parse, which it echoes; a host it cannot reach), in any form
+ * (userinfo, password= in any case, %-encoded), not for a keyword/value
+ * string, and not in the command line a JSON, HTML or history records. */
+ST_TEST(history_passwords_never_leave_perfgate)
+{
+  static const char *const bad[] = {
+      "postgresql://u:TopSecret99@[bad/db",
+      "postgresql://u:Top%53ecret99@[bad/db",
+      "postgresql://[bad/db?sslmode=disable&password=TopSecret99&PASSWORD=TopSecret99",
+      "postgresql://u@[bad/db?pass%77ord=Top%53ecret99",
+      "postgresql://u:TopSecret99@127.0.0.1:1/none?connect_timeout=2&password=TopSecret99",
+      "host=127.0.0.1 port=1 password=TopSecret99",
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char args[600];
+    st_run run;
+    snprintf(args, sizeof args, "--filter=host.truth --history='%s'", bad[k]);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "--history: ") && strstr(run.out, "***") &&
+                  !strstr(run.out, "TopSecret99") && !strstr(run.out, "Top%53ecret99") &&
+                  !strstr(run.out, "passed,"),
+              "%s: exit %d: %s", bad[k], run.status, run.out);
+    st_run_free(&run);
+  }
+  char dir[64], args[800], path[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  st_run run;
+  /* The last --history is the one used: the first stays in the command line. */
+  snprintf(args, sizeof args, "--filter=host.truth --history='postgresql://u:TopSecret99@h/db?password=Top%%53ecret99'"
+                              " --history='%s/h.db' --commit=c1 --json='%s/r.json' --html='%s/r.html'", dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "recorded run") && !strstr(run.out, "ecret99"), "%s", run.out);
+  st_run_free(&run);
+  static const char *const files[] = {"r.json", "r.html"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+    char *text = st_slurp(path);
+    ST_CHECKF(text && strstr(text, "u:***@h/db?password=***") && !strstr(text, "ecret99"), "%s: %s", path,
+              text ? text : "(none)");
+    free(text);
+  }
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (s) {
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%u:***@h/db?password=***%'"), 1);
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%ecret99%'"), 0);
+    perf__store_close(s);
+  }
   st_rmtree(dir);
 }
 

@@ -9,6 +9,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/status.h"
+#include "history/secret.h"
 
 /* What one insert needs besides its values. */
 typedef struct rec {
@@ -43,10 +44,10 @@ static char *argv_of(const perf__jsontree_node *argv)
   if (!argv || argv->type != PERF__J_ARRAY) return NULL;
   perf__json_raw(&j, "[");
   for (size_t k = 0; k < argv->n; k++) {
-    char arg[4096];
-    perf__store_mask(argv->kids[k]->text ? argv->kids[k]->text : "", arg, sizeof arg);
+    char *arg = perf__secret_masked(argv->kids[k]->text ? argv->kids[k]->text : "");
     perf__json_raw(&j, k ? ", " : "");
-    perf__json_str(&j, arg);
+    perf__json_str(&j, arg ? arg : "***");
+    free(arg);
   }
   perf__json_raw(&j, "]");
   if (j.oom) perf__json_free(&j);

@@ -140,7 +140,7 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
    * be perfgate's (or empty). */
   rc = perf__schema_version(s, &v, err, len);
   if (!rc && v > PERF__SCHEMA_VERSION) return too_new(s, v, err, len);
-  if (!rc && s->for_writers && (rc = s->for_writers(s, err, len))) return rc;
+  if (!rc && (rc = perf__store_for_writers(s, err, len))) return rc;
   if (!rc && v == target) return 0;
   if ((rc = perf__store_begin(s, err, len))) return rc;
   if (s->kind == PERF__STORE_POSTGRES)

@@ -8,6 +8,7 @@
 #include "report/headroom.h"
 #include "report/plot.h"
 #include "base/status.h"
+#include "history/secret.h"
 #include "report/xml.h"
 
 static const char style[] =
@@ -57,8 +58,10 @@ static void summary(FILE *f, const perf__result *r, size_t n, time_t started, in
           passed, failed, skipped, errors, n, secs, code, when);
   fputs("<p>Command: <code>", f);
   for (int i = 0; i < argc; i++) {
+    char *arg = perf__secret_masked(argv[i]); /* --history=postgresql://u:***@... */
     if (i) fputc(' ', f);
-    perf__xml_str(f, argv[i]);
+    perf__xml_str(f, arg ? arg : "***");
+    free(arg);
   }
   fputs("</code></p>\n", f);
 }
