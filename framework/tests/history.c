@@ -15,6 +15,7 @@
 #include "base/jsontree.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "base/version.h"
 #include "history/record.h"
 #include "history/schema.h"
 #include "history/series.h"
@@ -33,6 +34,12 @@ static int temp_dir(char *dir, size_t len)
   return ST_CHECK(mkdtemp(dir) != NULL);
 }
 
+/* A run as perfgate 0.0 recorded it (schema version 1 or 2). */
+#define OLD_RUN                                                                                    \
+  "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, gpu, host,"               \
+  " host_fingerprint, origin, exit_code, tests, passed, failed, skipped, claims, workloads)"       \
+  " VALUES ('2026-01-01T00:00:00Z', 'x', 'old', 'test', 'GPU', 'h', '{}', 'run', 0, 1, 1, 0, 0, 0, 0)"
+
 /* A report document with one test "suite.t" and one FASTER claim of a
  * (a_s per iteration) against b (b_s), started minute m of the day. */
 static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
@@ -40,7 +47,8 @@ static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
   char text[4096], err[300];
   snprintf(text, sizeof text,
            "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": "
-           "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"]}, "
+           "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"], "
+           "\"perfgate\": \"%s\"}, "
            "\"totals\": {\"tests\": 1, \"passed\": 1, \"failed\": 0, \"skipped\": 0, \"seconds\": 1},"
            " \"fingerprint\": {\"host\": {\"name\": \"test host\", \"cpus\": \"2\"}, \"gpu\": "
            "{\"name\": \"%s\", \"driver\": \"580.1\"}}, \"tests\": [{\"name\": \"suite.t\", "
@@ -55,7 +63,7 @@ static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
            "\"median_confidence\": 0.95, \"mad_s\": 0, \"cold_start_s\": 0, "
            "\"iterations_per_sample\": 10, \"samples_s\": [%.17g], \"waits_for\": \"stream\", \"gpu_work_checked\": false, \"undeclared_streams\": false, \"gpu_work\": \"\"}}, "
            "{\"message\": \"NO_SYNC_IN(a) at t.c:2: PASS\", \"outcome\": \"PASS\"}]}]}",
-           1 + m / 1440, m / 60 % 24, m % 60, gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
+           1 + m / 1440, m / 60 % 24, m % 60, perf_version(), gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
            a_s, a_s * 0.99, a_s * 1.01, a_s, b_s, b_s * 0.99, b_s * 1.01, b_s);
   perf__jsontree_node *n = perf__jsontree_parse(text, "doc", err, sizeof err);
   ST_CHECKF(n != NULL, "%s", err);
@@ -108,6 +116,16 @@ static perf__store *open_at(const char *where)
   if (!rc) rc = perf__schema_migrate(s, 0, err, sizeof err);
   ST_CHECKF(rc == 0, "open %s: %s", where, err);
   if (rc) perf__store_close(s);
+  return rc ? NULL : s;
+}
+
+/* A store opened without a look at its schema (NULL when it cannot be). */
+static perf__store *open_at_unchecked(const char *where)
+{
+  perf__store *s = NULL;
+  char err[600];
+  int rc = perf__connect_open(where, 0, &s, err, sizeof err);
+  ST_CHECKF(rc == 0, "open %s: %s", where, err);
   return rc ? NULL : s;
 }
 
@@ -217,12 +235,23 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   int v = -1;
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
   ST_EQ(v, 1);
-  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 3e-3) > 0);
+  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__schema_migrate(s, 2, err, sizeof err), 0);
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
+  ST_EQ(v, 2);
+  ST_EQ(number(s, "SELECT count(*) FROM sqlite_master WHERE name = 'perfgate_runs_gpu'"), 1);
+  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
   ST_EQ(v, PERF__SCHEMA_VERSION);
-  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 1);
-  ST_EQ(number(s, "SELECT count(*) FROM sqlite_master WHERE name = 'perfgate_runs_gpu'"), 1);
+  /* Version 3: which perfgate recorded a run; NULL for the older runs. */
+  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 3e-3) > 0);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 3);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE perfgate IS NULL AND commit_id = 'old'"), 2);
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE perfgate = '%s' AND commit_id = 'c1'",
+           perf_version());
+  ST_EQ(number(s, sql), 1);
   ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "newer perfgate") && strstr(err, "99"), "%s", err);
@@ -260,6 +289,124 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   ST_CHECK(back && !strncmp(back, "my notes", 8));
   free(back);
   st_rmtree(dir);
+}
+
+/* What the store holds, for "nothing changed": SQLite's file bytes are
+ * compared by the caller; for PostgreSQL, its perfgate tables, their
+ * columns and rows in a line. */
+static int state_row(void *ctx, int n, const char *const *v)
+{
+  snprintf(ctx, 2000, "%s", n > 0 && v[0] ? v[0] : "(null)");
+  return 0;
+}
+
+static void pg_state(perf__store *s, char out[2000])
+{
+  static const char *const parts[] = {
+      "SELECT string_agg(table_name || '.' || column_name || ':' || data_type, ',' ORDER BY"
+      " table_name, column_name) FROM information_schema.columns WHERE table_name LIKE 'perfgate%'"
+      " AND table_schema = current_schema()",
+      "SELECT count(*) FROM perfgate_runs",
+      "SELECT string_agg(version::text, ',') FROM perfgate_schema"};
+  size_t u = 0;
+  for (int k = 0; k < 3; k++) {
+    char part[2000] = "(none)", err[600];
+    perf__store_exec(s, parts[k], NULL, 0, state_row, part, err, sizeof err);
+    u += (size_t)snprintf(out + u, 2000 - u, "%s; ", part);
+  }
+}
+
+/* A broken history: one that this perfgate does not write (a version that
+ * no perfgate writes, an empty or disagreeing perfgate_schema, a table or
+ * column missing) stops the run before any test, exit 2, naming what is
+ * wrong and where; --trend says the same; not a byte changes. A missing
+ * index is not checked: the run goes on and is recorded. */
+static void broken_schemas(const char *where, int pg, const char *dir)
+{
+  static const struct {
+    const char *sqlite, *postgres, *want;
+  } cases[] = {
+      {"UPDATE perfgate_schema SET version = -1", NULL, "perfgate_schema's version is -1, which no perfgate writes"},
+      {"UPDATE perfgate_schema SET version = 0", NULL, "perfgate_schema's version is 0, which no perfgate writes"},
+      {"UPDATE perfgate_schema SET version = 99", NULL, "written by a newer perfgate (history schema 99"},
+      {"UPDATE perfgate_schema SET version = 'two'",
+       "ALTER TABLE perfgate_schema ALTER COLUMN version TYPE TEXT; UPDATE perfgate_schema SET version = 'two'",
+       "perfgate_schema's version is 'two', not a whole number"},
+      {"UPDATE perfgate_schema SET version = 2.5", "ALTER TABLE perfgate_schema ALTER COLUMN version TYPE REAL;"
+       " UPDATE perfgate_schema SET version = 2.5", "perfgate_schema's version is '2.5', not a whole number"},
+      {"INSERT INTO perfgate_schema (version) VALUES (1)", NULL, "perfgate_schema has 2 rows that disagree"},
+      {"DELETE FROM perfgate_schema", NULL, "perfgate_schema is empty"},
+      {"DROP TABLE perfgate_claims", NULL, "without its table perfgate_claims"},
+      {"ALTER TABLE perfgate_workloads DROP COLUMN median_s", NULL, "its table perfgate_workloads lacks a column"},
+      {"DROP TABLE perfgate_schema", NULL, "it has perfgate's table perfgate_runs and no perfgate_schema"},
+      {"DROP INDEX perfgate_claims_test", NULL, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char err[600], args[900], before[2000] = "", after[2000] = "", cmd[600];
+    perf__store *s = NULL;
+    if (pg && !perf__connect_open(where, 0, &s, err, sizeof err))
+      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_workloads, perfgate_claims, perfgate_runs,"
+                          " perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
+    perf__store_close(s);
+    if (!pg) {
+      snprintf(cmd, sizeof cmd, "rm -f '%s'", where);
+      st_shell(cmd);
+    }
+    if (!(s = open_at(where))) return;
+    ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 2e-3) > 0);
+    const char *sql = pg && cases[k].postgres ? cases[k].postgres : cases[k].sqlite;
+    ST_CHECKF(perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, sizeof err) == 0, "%s: %s", sql, err);
+    if (pg) pg_state(s, before);
+    perf__store_close(s);
+    if (!pg) snprintf(cmd, sizeof cmd, "cp '%s' '%s/before.db'", where, dir), ST_EQ(st_shell(cmd), 0);
+    st_run run;
+    snprintf(args, sizeof args, "--filter=host.truth --history='%s' --commit=c2", where);
+    st_exec(&run, "", args);
+    if (!cases[k].want) {
+      ST_CHECKF(run.status == 0 && strstr(run.out, "perfgate: recorded run 2"), "%s: exit %d: %s", sql,
+                run.status, run.out);
+      st_run_free(&run);
+      continue;
+    }
+    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want) && strstr(run.out, "(nothing was run)") &&
+                  !strstr(run.out, "perfgate: 1 test") && !strstr(run.out, "passed,"),
+              "%s: exit %d: %s", sql, run.status, run.out);
+    st_run_free(&run);
+    snprintf(args, sizeof args, "--history='%s' --trend", where);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want), "--trend after %s: exit %d: %s", sql,
+              run.status, run.out);
+    st_run_free(&run);
+    if (pg && (s = open_at_unchecked(where))) pg_state(s, after), perf__store_close(s);
+    if (pg) ST_CHECKF(!strcmp(before, after), "%s: changed: %s -> %s", sql, before, after);
+    if (!pg) snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s/before.db' && ! test -e '%s-wal'", where, dir, where);
+    if (!pg) ST_CHECKF(st_shell(cmd) == 0, "%s: the file changed", sql);
+  }
+}
+
+ST_TEST(history_sqlite_broken_schema_is_refused_before_any_test)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  broken_schemas(path, 0, dir);
+  st_rmtree(dir);
+}
+
+ST_TEST(history_postgres_broken_schema_is_refused_before_any_test)
+{
+  pg_server pg;
+  char why[600], dir[64];
+  if (pg_start(&pg, why, sizeof why)) {
+    pg_stop(&pg);
+    st_skip("PostgreSQL: %s", why);
+    return;
+  }
+  if (temp_dir(dir, sizeof dir)) {
+    broken_schemas(pg.uri, 1, dir);
+    st_rmtree(dir);
+  }
+  pg_stop(&pg);
 }
 
 /* ---- what a run records, read back as series -------------------------- */
@@ -578,8 +725,11 @@ ST_TEST(history_merge_records_the_merged_run)
   snprintf(args, sizeof args, "%s/h.db", dir);
   perf__store *s = open_at(args);
   if (s) {
-    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE origin = 'merge' AND tests = 2 AND claims = 2"
-                    " AND commit_id = 'm1' AND commit_from = '--commit'"), 1);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE origin = 'merge' AND tests = 2"
+                              " AND claims = 2 AND commit_id = 'm1' AND commit_from = '--commit'"
+                              " AND perfgate = '%s'", perf_version());
+    ST_EQ(number(s, sql), 1);
     perf__store_close(s);
   }
   st_rmtree(dir);
@@ -649,6 +799,7 @@ ST_TEST(history_masks_passwords)
     ST_EQ(perf__record_run(s, d, &p, "run", NULL, err, sizeof err), 0);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%u:***@db%'"), 1);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%hunter2%'"), 0);
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE perfgate IS NULL"), 1); /* no run.perfgate */
   }
   perf__jsontree_free(d);
   perf__store_close(s);
