@@ -892,6 +892,100 @@ ST_TEST(history_read_only_store_is_refused_before_the_run_and_still_read)
   st_rmtree(dir);
 }
 
+/* ---- commits and branches ----------------------------------------------- */
+
+/* Unsets every CI variable perfgate reads, so that the runner's own do
+ * not count. */
+#define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
+              " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
+              " -u CIRCLE_BRANCH -u GIT_BRANCH "
+
+/* One rule for every commit and branch: --commit, --branch and each CI
+ * variable are refused before any test runs (exit 2, naming the option or
+ * the variable) when empty, over 120 bytes, not UTF-8, with a control
+ * character or a space at an end; never cut or changed; the same for
+ * SQLite and PostgreSQL (the store is not even opened). */
+static void labels(const char *where, const char *dir)
+{
+  char a120[121], a121[122];
+  memset(a120, 'a', 120), a120[120] = '\0';
+  memset(a121, 'b', 121), a121[121] = '\0';
+  char env120[200], env121[200], long_branch[200];
+  snprintf(env120, sizeof env120, "CI_COMMIT_SHA=%s ", a120);
+  snprintf(env121, sizeof env121, "CI_COMMIT_SHA=%s ", a121);
+  snprintf(long_branch, sizeof long_branch, "--commit=x --branch=%s", a121);
+  const struct {
+    const char *env, *args, *want;
+  } bad[] = {
+      {"", "--commit=\"$(printf 'ab\\377cd')\"", "--commit: not valid UTF-8: 'ab\\xffcd'"},
+      {"", "--commit=\"$(printf 'ab\\300\\257')\"", "not valid UTF-8"}, /* an overlong '/' */
+      {"", "--commit=x --branch=\"$(printf 'br\\355\\240\\200')\"", "--branch: not valid UTF-8"}, /* a surrogate */
+      {"", "--commit=\"$(printf 'a\\302\\233b')\"", "--commit: a control character"},          /* C1 CSI */
+      {"", "--commit=' ab'", "--commit: a space at its start or end"},
+      {"", long_branch, "--branch: 121 bytes, more than the 120"},
+      {"GITHUB_SHA=\"$(printf 'zz\\nINJECTED')\" ", "", "GITHUB_SHA: a control character: 'zz\\nINJECTED'"},
+      {"GITHUB_SHA=\"$(printf 'zz\\377')\" ", "", "GITHUB_SHA: not valid UTF-8"},
+      {env121, "", "CI_COMMIT_SHA: 121 bytes, more than the 120"},
+      {"GITHUB_SHA='c1 ' ", "", "GITHUB_SHA: a space at its start or end"},
+      {"GITHUB_HEAD_REF= GITHUB_REF_NAME=\"$(printf 'm\\tx')\" ", "--commit=x", "GITHUB_REF_NAME: a control character"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char env[700], args[900];
+    st_run run;
+    snprintf(env, sizeof env, NO_CI "%s", bad[k].env);
+    snprintf(args, sizeof args, "--filter=host.truth --history='%s' %s", where, bad[k].args);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, bad[k].want) && !strstr(run.out, "perfgate: 1 test") &&
+                  !strstr(run.out, "passed,") && !strchr(run.out, '\033'),
+              "%s%s: exit %d: %s", env, args, run.status, run.out);
+    st_run_free(&run);
+  }
+  if (!perf__connect_is_postgres(where)) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test -e '%s'", where);
+    ST_CHECKF(st_shell(cmd) != 0, "%s was created for a run that was refused", where);
+  }
+  /* 120 bytes from a CI variable: recorded as it is; an empty variable
+   * (GITHUB_HEAD_REF outside a pull request) is not set. */
+  char env[700], args[900];
+  st_run run;
+  snprintf(env, sizeof env, NO_CI "%sGITHUB_HEAD_REF= GITHUB_REF_NAME=\"$(printf 'f\\303\\274r')\" ", env120);
+  snprintf(args, sizeof args, "--filter=host.truth --history='%s'", where);
+  st_exec(&run, env, args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "perfgate: recorded run 1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  perf__store *s = open_at(where);
+  if (s) {
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE commit_id = '%s' AND"
+                              " commit_from = 'CI_COMMIT_SHA' AND branch = 'f\xc3\xbcr'", a120);
+    ST_EQ(number(s, sql), 1);
+    perf__store_close(s);
+  }
+  (void)dir;
+}
+
+ST_TEST(history_commits_and_branches_follow_one_rule_before_any_test)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  labels(path, dir);
+  st_rmtree(dir);
+  pg_server pg;
+  char why[600];
+  if (pg_start(&pg, why, sizeof why)) {
+    pg_stop(&pg);
+    st_skip("PostgreSQL: %s (SQLite was checked)", why);
+    return;
+  }
+  if (temp_dir(dir, sizeof dir)) {
+    labels(pg.uri, dir);
+    st_rmtree(dir);
+  }
+  pg_stop(&pg);
+}
+
 /* ---- bad input --------------------------------------------------------- */
 
 ST_TEST(history_bad_input_exits_2_naming_the_problem)
