@@ -676,6 +676,58 @@ ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
   st_rmtree(dir);
 }
 
+/* --trend --branch=NAME with no runs on NAME is a filter that matched
+ * nothing: exit 2 (as --list and --trend=FILTER), naming the branches that
+ * have runs; a history with no runs at all is not an error without a
+ * filter (exit 0), nor is one whose runs have nothing to chart. */
+ST_TEST(history_trend_names_the_branches_a_filter_missed)
+{
+  char dir[64], path[128], args[600], err[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --trend --branch=nosuch", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "no runs recorded on branch 'nosuch'; no runs recorded yet"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --trend", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "no runs recorded yet"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  if (!(s = open_at(path))) return;
+  static const char *const on[] = {"main", "main", "dev", NULL};
+  for (int k = 0; k < 4; k++) {
+    perf__provenance p = {"c1", "--commit", ""};
+    snprintf(p.branch, sizeof p.branch, "%s", on[k] ? on[k] : "");
+    perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
+    ST_CHECK(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0);
+    perf__jsontree_free(d);
+  }
+  perf__store_close(s);
+  snprintf(args, sizeof args, "--history='%s' --trend --branch=nosuch", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "no runs recorded on branch 'nosuch'; the branches with runs: "
+                                               "'main' (2 runs), ") &&
+                strstr(run.out, "'dev' (1 run)") && strstr(run.out, "no branch (1 run)") &&
+                !strstr(run.out, "no runs recorded yet"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --trend --branch=dev", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "1 run;"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --trend='nothing.*' --branch=dev", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "no series matches the filter nothing.* in the 1 run of branch dev"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* ---- the Markdown comparison and --merge ------------------------------ */
 
 ST_TEST(history_markdown_compares_the_run_with_the_last_runs)
@@ -879,12 +931,30 @@ ST_TEST(history_read_only_store_is_refused_before_the_run_and_still_read)
   } else {
     snprintf(args, sizeof args, "--filter=host.aa_similar --history='%s/h.db' --commit=r2", dir);
     st_exec(&run, as, args);
-    ST_CHECKF(run.status == 2 && strstr(run.out, "nothing was run") && !strstr(run.out, "passed,"),
+    ST_CHECKF(run.status == 2 && strstr(run.out, "nothing was run") && !strstr(run.out, "passed,") &&
+                  strstr(run.out, "h.db: cannot record there: the file is not writable"),
               "exit %d: %s", run.status, run.out);
     st_run_free(&run);
     snprintf(args, sizeof args, "--history='%s/h.db' --trend", dir);
     st_exec(&run, as, args);
     ST_CHECKF(run.status == 0 && strstr(run.out, "1 run;"), "exit %d: %s", run.status, run.out);
+    st_run_free(&run);
+    /* A file it may write, in a directory it may not: SQLite could not
+     * create its -wal and -shm files ("readonly database"): said so. */
+    snprintf(cmd, sizeof cmd, "chmod 666 '%s/h.db' && cp '%s/h.db' /tmp/perfgate-ro-$PPID.db", dir, dir);
+    ST_EQ(st_shell(cmd), 0);
+    snprintf(args, sizeof args, "--filter=host.aa_similar --history='%s/h.db' --commit=r3", dir);
+    st_exec(&run, as, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "its directory") && strstr(run.out, "is not writable") &&
+                  strstr(run.out, "-wal and -shm") && !strstr(run.out, "readonly database") &&
+                  !strstr(run.out, "passed,"), "exit %d: %s", run.status, run.out);
+    st_run_free(&run);
+    snprintf(cmd, sizeof cmd, "cmp '%s/h.db' /tmp/perfgate-ro-$PPID.db; r=$?; rm -f /tmp/perfgate-ro-$PPID.db; exit $r", dir);
+    ST_EQ(st_shell(cmd), 0);
+    snprintf(args, sizeof args, "--filter=host.aa_similar --history='%s/new.db' --commit=r3", dir);
+    st_exec(&run, as, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "new.db: cannot create it: cannot write in") &&
+                  !strstr(run.out, "unable to open"), "exit %d: %s", run.status, run.out);
     st_run_free(&run);
   }
   snprintf(cmd, sizeof cmd, "chmod 755 '%s'", dir);
@@ -1000,7 +1070,12 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
       {"--history=%D/h.db --commit= --filter=host.truth", "--commit needs"},
       {"--history=%D/h.db --commit=\"$(printf 'a\\033b')\" --filter=host.truth", "control character"},
-      {"--history=/nonexistent-dir/h.db --filter=host.truth", "unable to open"},
+      {"--history=/nonexistent-dir/h.db --filter=host.truth",
+       "/nonexistent-dir/h.db: cannot create it: the directory /nonexistent-dir does not exist (create it first)"},
+      {"--history=/nonexistent-dir/h.db --trend", "no history there (no directory /nonexistent-dir)"},
+      {"--history=%D --filter=host.truth", "a directory, not a file: name the history's file (%D/perf-history.db)"},
+      {"--history=%D/ --trend", "a directory, not a file"},
+      {"--history=/dev/null --filter=host.truth", "/dev/null: not a regular file"},
       {"--history=%D/missing.db --trend", "no history there"},
       {"--history=%D/notes.txt --filter=host.truth", "not a database"},
       {"--history=%D/notes.txt --trend", "not a database"},
@@ -1020,10 +1095,17 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       snprintf(rest, sizeof rest, "%s", at + 2);
       snprintf(at, sizeof a - (size_t)(at - a), "%s%s", dir, rest);
     }
+    char want[600];
+    snprintf(want, sizeof want, "%s", cases[k].want);
+    while ((at = strstr(want, "%D"))) {
+      char rest[600];
+      snprintf(rest, sizeof rest, "%s", at + 2);
+      snprintf(at, sizeof want - (size_t)(at - want), "%s%s", dir, rest);
+    }
     st_run run;
     st_exec(&run, "", a);
-    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want) && !strstr(run.out, "passed,") &&
-                  !strstr(run.out, "secret"),
+    ST_CHECKF(run.status == 2 && strstr(run.out, want) && !strstr(run.out, "passed,") &&
+                  !strstr(run.out, "secret") && !strstr(run.out, "unable to open"),
               "%s: exit %d: %s", a, run.status, run.out);
     st_run_free(&run);
   }
