@@ -23,6 +23,7 @@
 #include "history/secret.h"
 #include "history/store.h"
 #include "history/trend.h"
+#include "report/lastruns.h"
 #include "selftest.h"
 
 /* ---- helpers --------------------------------------------------------- */
@@ -750,6 +751,56 @@ ST_TEST(history_markdown_compares_the_run_with_the_last_runs)
                 strstr(md, "2 earlier runs") && strstr(md, "`host.four_x_work_is_2x_faster` | FASTER(a, b)"),
             "%s", md ? md : "(none)");
   free(md);
+  st_rmtree(dir);
+}
+
+/* Unescaped '|' in line: a table row's cell borders. */
+static int borders(const char *line, size_t n)
+{
+  int b = 0;
+  for (size_t k = 0; k < n; k++) b += line[k] == '|' && (!k || line[k - 1] != '\\');
+  return b;
+}
+
+/* A name with a newline and a '|' (a FASTER whose workload expression
+ * spans lines) stays in its cell of the comparison's table: each row one
+ * line with the header's 8 borders, as in the summary table (the same
+ * function). */
+ST_TEST(history_markdown_keeps_a_name_with_a_newline_in_its_row)
+{
+  char dir[64], path[128], err[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  long long last = 0;
+  for (int k = 0; k < 3; k++) last = record(s, "c1", "GPU", k, 1e-3 * (1 + k), 2e-3);
+  ST_EQ(perf__store_exec(s, "UPDATE perfgate_runs SET gpu = 'G|PU' || char(10) || 'x'", NULL, 0, NULL,
+                         NULL, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, "UPDATE perfgate_workloads SET workload = 'one(n,' || char(10) || 'k) | two'"
+                            " WHERE workload = 'a'", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, "UPDATE perfgate_claims SET a = 'one(n,' || char(13) || char(10) || 'k) | two'"
+                            " WHERE a = 'a'", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  perf__store_close(s);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!ST_CHECK(f != NULL)) return;
+  perf__lastruns h = {path, last, "G|PU\nx", 10};
+  perf__lastruns_markdown(f, &h, 100000);
+  fclose(f);
+  int rows = 0;
+  for (const char *line = text; line && *line;) {
+    size_t n = strcspn(line, "\n");
+    if (*line == '|') {
+      rows++;
+      ST_CHECKF(borders(line, n) == 8 && line[n - 1] == '|', "a broken row: %.*s", (int)n, line);
+    }
+    ST_CHECKF(strncmp(line, "k) ", 3) && strncmp(line, "x)", 2), "a name's second line as a line: %.*s", (int)n, line);
+    line += n + (line[n] == '\n');
+  }
+  ST_CHECKF(rows >= 5 && strstr(text, "one(n, k) \\| two") && strstr(text, "(G\\|PU x)\n"), "%d rows: %s", rows, text);
+  free(text);
   st_rmtree(dir);
 }
 
