@@ -219,6 +219,34 @@ static void pg_stop(pg_server *pg)
   }
 }
 
+/* Runs fn on a SQLite file (h.db) in a new temporary directory dir. */
+static void on_sqlite(void (*fn)(const char *where, const char *dir))
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  fn(path, dir);
+  st_rmtree(dir);
+}
+
+/* Runs fn on a PostgreSQL server started here, with a temporary
+ * directory; the test is skipped when no server can be started. */
+static void on_postgres(void (*fn)(const char *where, const char *dir))
+{
+  pg_server pg;
+  char why[600], dir[64];
+  if (pg_start(&pg, why, sizeof why)) {
+    pg_stop(&pg);
+    st_skip("PostgreSQL: %s", why);
+    return;
+  }
+  if (temp_dir(dir, sizeof dir)) {
+    fn(pg.uri, dir);
+    st_rmtree(dir);
+  }
+  pg_stop(&pg);
+}
+
 /* ---- schema ---------------------------------------------------------- */
 
 /* A new store gets the current schema; a version-1 store is migrated to
@@ -322,8 +350,9 @@ static void pg_state(perf__store *s, char out[2000])
  * column missing) stops the run before any test, exit 2, naming what is
  * wrong and where; --trend says the same; not a byte changes. A missing
  * index is not checked: the run goes on and is recorded. */
-static void broken_schemas(const char *where, int pg, const char *dir)
+static void broken_schemas(const char *where, const char *dir)
 {
+  int pg = perf__connect_is_postgres(where);
   static const struct {
     const char *sqlite, *postgres, *want;
   } cases[] = {
@@ -387,27 +416,12 @@ static void broken_schemas(const char *where, int pg, const char *dir)
 
 ST_TEST(history_sqlite_broken_schema_is_refused_before_any_test)
 {
-  char dir[64], path[128];
-  if (!temp_dir(dir, sizeof dir)) return;
-  snprintf(path, sizeof path, "%s/h.db", dir);
-  broken_schemas(path, 0, dir);
-  st_rmtree(dir);
+  on_sqlite(broken_schemas);
 }
 
 ST_TEST(history_postgres_broken_schema_is_refused_before_any_test)
 {
-  pg_server pg;
-  char why[600], dir[64];
-  if (pg_start(&pg, why, sizeof why)) {
-    pg_stop(&pg);
-    st_skip("PostgreSQL: %s", why);
-    return;
-  }
-  if (temp_dir(dir, sizeof dir)) {
-    broken_schemas(pg.uri, 1, dir);
-    st_rmtree(dir);
-  }
-  pg_stop(&pg);
+  on_postgres(broken_schemas);
 }
 
 /* ---- what a run records, read back as series -------------------------- */
@@ -584,51 +598,38 @@ static void eight_loops(const char *where)
   perf__store_close(s);
 }
 
-ST_TEST(history_sqlite_eight_writers_at_once_and_a_killed_one)
+/* Eight writers at once into where, then eight loops of them, then a
+ * killed one: every run is there, whole, and nothing else. */
+static void eight_and_killed(const char *where, const char *dir)
 {
-  char dir[64], path[128], err[100];
-  if (!temp_dir(dir, sizeof dir)) return;
-  snprintf(path, sizeof path, "%s/h.db", dir);
-  eight_writers(path, dir); /* into a file none of them found: each creates and migrates */
-  eight_loops(path);
-  killed_writer(path);
-  perf__store *s = open_at(path);
-  if (s) {
-    char text[64] = "";
+  int pg = perf__connect_is_postgres(where);
+  char err[600];
+  eight_writers(where, dir); /* into a store none of them found: they migrate it once */
+  eight_loops(where);
+  killed_writer(where);
+  perf__store *s = open_at(where);
+  if (!s) return;
+  char text[64] = "";
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_schema"), 1);
+  if (!pg) {
     ST_EQ(perf__store_exec(s, "PRAGMA integrity_check", NULL, 0, text_row, text, err, sizeof err), 0);
     ST_STR(text, "ok");
-    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
-    perf__store_close(s);
   }
-  st_rmtree(dir);
+  ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
+  ST_CHECKF(strstr(err, "newer perfgate"), "%s", err);
+  perf__store_close(s);
+}
+
+ST_TEST(history_sqlite_eight_writers_at_once_and_a_killed_one)
+{
+  on_sqlite(eight_and_killed);
 }
 
 ST_TEST(history_postgres_eight_writers_at_once_and_a_killed_one)
 {
-  pg_server pg;
-  char why[600], dir[64];
-  if (pg_start(&pg, why, sizeof why)) {
-    pg_stop(&pg);
-    st_skip("PostgreSQL: %s", why);
-    return;
-  }
-  if (temp_dir(dir, sizeof dir)) {
-    eight_writers(pg.uri, dir); /* into an empty database: they migrate it once, under a lock */
-    eight_loops(pg.uri);
-    killed_writer(pg.uri);
-    perf__store *s = open_at(pg.uri);
-    if (s) {
-      ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
-      ST_EQ(number(s, "SELECT count(*) FROM perfgate_schema"), 1);
-      char err[600];
-      ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
-      ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
-      ST_CHECKF(strstr(err, "newer perfgate"), "%s", err);
-      perf__store_close(s);
-    }
-    st_rmtree(dir);
-  }
-  pg_stop(&pg);
+  on_postgres(eight_and_killed);
 }
 
 /* ---- --trend ------------------------------------------------------------ */
@@ -681,24 +682,30 @@ ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
  * nothing: exit 2 (as --list and --trend=FILTER), naming the branches that
  * have runs; a history with no runs at all is not an error without a
  * filter (exit 0), nor is one whose runs have nothing to chart. */
+/* --trend on path with extra: checks its exit code and that its output
+ * holds want (and not unwanted, unless NULL). */
+static void trend_says(const char *path, const char *extra, int status, const char *want,
+                       const char *unwanted)
+{
+  char args[600];
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --trend%s", path, extra);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == status && strstr(run.out, want) && (!unwanted || !strstr(run.out, unwanted)),
+            "%s: exit %d: %s", args, run.status, run.out);
+  st_run_free(&run);
+}
+
 ST_TEST(history_trend_names_the_branches_a_filter_missed)
 {
-  char dir[64], path[128], args[600], err[600];
+  char dir[64], path[128], err[600];
   if (!temp_dir(dir, sizeof dir)) return;
   snprintf(path, sizeof path, "%s/h.db", dir);
   perf__store *s = open_at(path);
   if (!s) return;
   perf__store_close(s);
-  st_run run;
-  snprintf(args, sizeof args, "--history='%s' --trend --branch=nosuch", path);
-  st_exec(&run, "", args);
-  ST_CHECKF(run.status == 2 && strstr(run.out, "no runs recorded on branch 'nosuch'; no runs recorded yet"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
-  snprintf(args, sizeof args, "--history='%s' --trend", path);
-  st_exec(&run, "", args);
-  ST_CHECKF(run.status == 0 && strstr(run.out, "no runs recorded yet"), "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
+  trend_says(path, " --branch=nosuch", 2, "no runs recorded on branch 'nosuch'; no runs recorded yet", NULL);
+  trend_says(path, "", 0, "no runs recorded yet", NULL);
   if (!(s = open_at(path))) return;
   static const char *const on[] = {"main", "main", "dev", NULL};
   for (int k = 0; k < 4; k++) {
@@ -709,23 +716,12 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
     perf__jsontree_free(d);
   }
   perf__store_close(s);
-  snprintf(args, sizeof args, "--history='%s' --trend --branch=nosuch", path);
-  st_exec(&run, "", args);
-  ST_CHECKF(run.status == 2 && strstr(run.out, "no runs recorded on branch 'nosuch'; the branches with runs: "
-                                               "'main' (2 runs), ") &&
-                strstr(run.out, "'dev' (1 run)") && strstr(run.out, "no branch (1 run)") &&
-                !strstr(run.out, "no runs recorded yet"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
-  snprintf(args, sizeof args, "--history='%s' --trend --branch=dev", path);
-  st_exec(&run, "", args);
-  ST_CHECKF(run.status == 0 && strstr(run.out, "1 run;"), "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
-  snprintf(args, sizeof args, "--history='%s' --trend='nothing.*' --branch=dev", path);
-  st_exec(&run, "", args);
-  ST_CHECKF(run.status == 2 && strstr(run.out, "no series matches the filter nothing.* in the 1 run of branch dev"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
+  trend_says(path, " --branch=nosuch", 2,
+             "no runs recorded on branch 'nosuch'; the branches with runs: 'main' (2 runs), "
+             "no branch (1 run), 'dev' (1 run)", "no runs recorded yet");
+  trend_says(path, " --branch=dev", 0, "1 run;", NULL);
+  trend_says(path, "='nothing.*' --branch=dev", 2, "no series matches the filter nothing.* in the 1 run of branch dev",
+             NULL);
   st_rmtree(dir);
 }
 
@@ -766,11 +762,10 @@ static int borders(const char *line, size_t n)
  * spans lines) stays in its cell of the comparison's table: each row one
  * line with the header's 8 borders, as in the summary table (the same
  * function). */
-ST_TEST(history_markdown_keeps_a_name_with_a_newline_in_its_row)
+static void markdown_newline(const char *path, const char *dir)
 {
-  char dir[64], path[128], err[600];
-  if (!temp_dir(dir, sizeof dir)) return;
-  snprintf(path, sizeof path, "%s/h.db", dir);
+  char err[600];
+  (void)dir;
   perf__store *s = open_at(path);
   if (!s) return;
   long long last = 0;
@@ -801,7 +796,11 @@ ST_TEST(history_markdown_keeps_a_name_with_a_newline_in_its_row)
   }
   ST_CHECKF(rows >= 5 && strstr(text, "one(n, k) \\| two") && strstr(text, "(G\\|PU x)\n"), "%d rows: %s", rows, text);
   free(text);
-  st_rmtree(dir);
+}
+
+ST_TEST(history_markdown_keeps_a_name_with_a_newline_in_its_row)
+{
+  on_sqlite(markdown_newline);
 }
 
 ST_TEST(history_merge_records_the_merged_run)
@@ -1086,25 +1085,14 @@ static void labels(const char *where, const char *dir)
   (void)dir;
 }
 
-ST_TEST(history_commits_and_branches_follow_one_rule_before_any_test)
+ST_TEST(history_sqlite_commits_and_branches_follow_one_rule_before_any_test)
 {
-  char dir[64], path[128];
-  if (!temp_dir(dir, sizeof dir)) return;
-  snprintf(path, sizeof path, "%s/h.db", dir);
-  labels(path, dir);
-  st_rmtree(dir);
-  pg_server pg;
-  char why[600];
-  if (pg_start(&pg, why, sizeof why)) {
-    pg_stop(&pg);
-    st_skip("PostgreSQL: %s (SQLite was checked)", why);
-    return;
-  }
-  if (temp_dir(dir, sizeof dir)) {
-    labels(pg.uri, dir);
-    st_rmtree(dir);
-  }
-  pg_stop(&pg);
+  on_sqlite(labels);
+}
+
+ST_TEST(history_postgres_commits_and_branches_follow_one_rule_before_any_test)
+{
+  on_postgres(labels);
 }
 
 /* ---- bad input --------------------------------------------------------- */
