@@ -117,7 +117,7 @@ static int place_runs(loader *l)
   l->nruns = keep;
   for (size_t i = 0; i < l->nruns; i++)
     if (place(l, &l->runs[i])) return -1;
-  qsort(l->runs, l->nruns, sizeof *l->runs, by_id);
+  if (l->nruns) qsort(l->runs, l->nruns, sizeof *l->runs, by_id); /* runs is NULL for none */
   return 0;
 }
 
