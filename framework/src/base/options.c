@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/label.h"
 #include "base/status.h"
 
 #define LABEL_WIDTH 21                    /* "  --label" then two spaces, then its help */
@@ -73,15 +74,11 @@ static int read_store(args *a, const char *opt, const char *v, const char **dst)
   return 0;
 }
 
-/* Fails on an empty name, one over 120 bytes, or a control character: a
- * commit or branch is a label in the history and on the console. */
+/* Fails on what base/label.h refuses (the rule for every commit and
+ * branch perfgate records, from an option or from the CI). */
 static int read_label(args *a, const char *opt, const char *v, const char **dst)
 {
-  if (!*v) return usage(a, "%s needs a value", opt, v);
-  if (strlen(v) > 120) return usage(a, "%s: longer than 120 bytes: '%.40s...'", opt, v);
-  for (const char *c = v; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      return usage(a, "%s: a control character in '%s'", opt, v);
+  if (perf__label_check(opt, v, a->err, a->len)) return PERF__EUSAGE;
   *dst = v;
   return 0;
 }

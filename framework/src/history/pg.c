@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/status.h"
+#include "history/secret.h"
 
 enum { MAX_PARAMS = 32, MAX_COLS = 64 };
 
@@ -68,7 +69,8 @@ static int load(void)
   return -1;
 }
 
-/* libpq's message without its trailing newline into err. */
+/* libpq's message without its trailing newline into err (perf__store_exec
+ * then scrubs the location's passwords from it). */
 static int fail(const perf__store *s, const char *msg, char *err, size_t len)
 {
   snprintf(err, len, "%s: %.*s", s->where, (int)strcspn(msg, "\n"), msg);
@@ -135,7 +137,7 @@ static void quiet(void *arg, const char *message)
 int perf__pg_open(const char *uri, perf__store *s, char *err, size_t len)
 {
   s->kind = PERF__STORE_POSTGRES;
-  perf__store_mask(uri, s->where, sizeof s->where);
+  perf__secret_mask(uri, s->where, sizeof s->where);
   if (load()) return snprintf(err, len, "%s: %s", s->where, pq.why), PERF__EIO;
   /* Later keywords win: the URI's own connect_timeout overrides ours. */
   const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};

@@ -2,10 +2,12 @@
 #define _GNU_SOURCE
 #include "history/provenance.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/label.h"
+#include "base/status.h"
 
 /* The first line git prints for args, or "" (no git, not a repository, or
  * nothing printed). */
@@ -18,51 +20,80 @@ static void git(const char *args, char *out, size_t len)
   if (!f) return;
   if (!fgets(out, (int)len, f)) out[0] = '\0';
   pclose(f);
-  out[strcspn(out, "\r\n")] = '\0';
+  out[strcspn(out, "\n")] = '\0';
 }
 
-/* The first of vars[] set to something other than spaces into out, with
- * its name into from; 0 when none is. */
-static int from_env(const char *const *vars, char *out, size_t len, char *from, size_t flen)
+/* v, which what gave, checked (base/label.h) and copied into out[len]
+ * (len > PERF__LABEL_MAX). Returns 0, or PERF__EUSAGE with why in err and
+ * the remedy (fix it, or give option). */
+static int take(const char *what, const char *v, const char *option, char *out, size_t len,
+                char *err, size_t elen)
+{
+  if (perf__label_check(what, v, err, elen)) {
+    size_t u = strlen(err);
+    if (strcmp(what, option))
+      snprintf(err + u, elen - u, " (fix it, or give %s=..., which comes first)", option);
+    return PERF__EUSAGE;
+  }
+  snprintf(out, len, "%s", v);
+  return 0;
+}
+
+/* The first of vars[] set to something other than white space (a CI sets
+ * some empty), checked as it is, into out, with its name into from (may
+ * be NULL). Returns 1 (taken), 0 (none is set) or PERF__EUSAGE. */
+static int from_env(const char *const *vars, const char *option, char *out, size_t len, char *from,
+                    size_t flen, char *err, size_t elen)
 {
   for (; *vars; vars++) {
     const char *v = getenv(*vars);
-    while (v && isspace((unsigned char)*v)) v++;
-    if (v && *v) {
-      snprintf(out, len, "%s", v);
-      out[strcspn(out, "\r\n")] = '\0';
-      if (from) snprintf(from, flen, "%s", *vars);
-      return 1;
-    }
+    if (!v || !v[strspn(v, " \t\r\n")]) continue;
+    if (take(*vars, v, option, out, len, err, elen)) return PERF__EUSAGE;
+    if (from) snprintf(from, flen, "%s", *vars);
+    return 1;
+  }
+  return 0;
+}
+
+/* The commit: commit, else the CI's, else git's (with -dirty). */
+static int detect_commit(const char *commit, perf__provenance *p, char *err, size_t len)
+{
+  static const char *const shas[] = {"GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT",
+                                     "CIRCLE_SHA1", "GIT_COMMIT", NULL};
+  if (commit && *commit) {
+    snprintf(p->from, sizeof p->from, "--commit");
+    return take("--commit", commit, "--commit", p->commit, sizeof p->commit, err, len);
+  }
+  int rc = from_env(shas, "--commit", p->commit, sizeof p->commit, p->from, sizeof p->from, err, len);
+  if (rc) return rc < 0 ? rc : 0;
+  char head[256];
+  git("rev-parse HEAD", head, sizeof head);
+  snprintf(p->from, sizeof p->from, "%s", head[0] ? "git" : "none");
+  if (!head[0]) return snprintf(p->commit, sizeof p->commit, "unknown"), 0;
+  if (take("git rev-parse HEAD", head, "--commit", p->commit, sizeof p->commit, err, len)) return PERF__EUSAGE;
+  /* Tracked files changed since HEAD: not HEAD's code. */
+  char dirty[8];
+  git("status --porcelain --untracked-files=no", dirty, sizeof dirty);
+  if (dirty[0]) {
+    size_t n = strlen(p->commit);
+    snprintf(p->commit + n, sizeof p->commit - n, "-dirty");
   }
   return 0;
 }
 
 /* See provenance.h. */
-void perf__provenance_detect(const char *commit, const char *branch, perf__provenance *p)
+int perf__provenance_detect(const char *commit, const char *branch, perf__provenance *p, char *err,
+                            size_t len)
 {
-  static const char *const shas[] = {"GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT",
-                                     "CIRCLE_SHA1", "GIT_COMMIT", NULL};
   static const char *const refs[] = {"GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME",
                                      "BUILDKITE_BRANCH", "CIRCLE_BRANCH", "GIT_BRANCH", NULL};
   memset(p, 0, sizeof *p);
-  if (commit && *commit) {
-    snprintf(p->commit, sizeof p->commit, "%s", commit);
-    snprintf(p->from, sizeof p->from, "--commit");
-  } else if (!from_env(shas, p->commit, sizeof p->commit, p->from, sizeof p->from)) {
-    git("rev-parse HEAD", p->commit, sizeof p->commit);
-    snprintf(p->from, sizeof p->from, "%s", p->commit[0] ? "git" : "none");
-    if (!p->commit[0]) snprintf(p->commit, sizeof p->commit, "unknown");
-    /* Tracked files changed since HEAD: not HEAD's code. */
-    char dirty[8];
-    if (!strcmp(p->from, "git") && (git("status --porcelain --untracked-files=no", dirty, sizeof dirty), dirty[0])) {
-      size_t n = strlen(p->commit);
-      snprintf(p->commit + n, sizeof p->commit - n, "-dirty");
-    }
-  }
-  if (branch && *branch) snprintf(p->branch, sizeof p->branch, "%s", branch);
-  else if (!from_env(refs, p->branch, sizeof p->branch, NULL, 0)) {
-    git("rev-parse --abbrev-ref HEAD", p->branch, sizeof p->branch);
-    if (!strcmp(p->branch, "HEAD")) p->branch[0] = '\0'; /* detached */
-  }
+  int rc = detect_commit(commit, p, err, len);
+  if (rc) return rc;
+  if (branch && *branch) return take("--branch", branch, "--branch", p->branch, sizeof p->branch, err, len);
+  if ((rc = from_env(refs, "--branch", p->branch, sizeof p->branch, NULL, 0, err, len))) return rc < 0 ? rc : 0;
+  char head[256];
+  git("rev-parse --abbrev-ref HEAD", head, sizeof head);
+  if (!head[0] || !strcmp(head, "HEAD")) return 0; /* none, or detached */
+  return take("git's current branch", head, "--branch", p->branch, sizeof p->branch, err, len);
 }

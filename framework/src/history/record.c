@@ -9,6 +9,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/status.h"
+#include "history/secret.h"
 
 /* What one insert needs besides its values. */
 typedef struct rec {
@@ -43,10 +44,10 @@ static char *argv_of(const perf__jsontree_node *argv)
   if (!argv || argv->type != PERF__J_ARRAY) return NULL;
   perf__json_raw(&j, "[");
   for (size_t k = 0; k < argv->n; k++) {
-    char arg[4096];
-    perf__store_mask(argv->kids[k]->text ? argv->kids[k]->text : "", arg, sizeof arg);
+    char *arg = perf__secret_masked(argv->kids[k]->text ? argv->kids[k]->text : "");
     perf__json_raw(&j, k ? ", " : "");
-    perf__json_str(&j, arg);
+    perf__json_str(&j, arg ? arg : "***");
+    free(arg);
   }
   perf__json_raw(&j, "]");
   if (j.oom) perf__json_free(&j);
@@ -104,19 +105,19 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "passed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "failed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "skipped"), 0)),
-      perf__store_text(argv)};
+      perf__store_text(argv), perf__store_text(text_of(run, "perfgate"))};
   /* The new id: PostgreSQL returns it; SQLite says it after the insert
    * (RETURNING needs SQLite 3.35). */
   int pg = r->s->kind == PERF__STORE_POSTGRES;
   int rc = perf__store_exec(r->s, pg
       ? "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-        " $10, $11, $12, $13, $14, $15, $16, 0, 0, $17) RETURNING id"
+        " failed, skipped, claims, workloads, argv, perfgate) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+        " $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18) RETURNING id"
       : "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-        " $10, $11, $12, $13, $14, $15, $16, 0, 0, $17)",
+        " failed, skipped, claims, workloads, argv, perfgate) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+        " $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18)",
       v, (int)(sizeof v / sizeof v[0]), pg ? id_row : NULL, &r->run, r->err, r->len);
   if (!rc && !pg)
     rc = perf__store_exec(r->s, "SELECT last_insert_rowid()", NULL, 0, id_row, &r->run, r->err, r->len);

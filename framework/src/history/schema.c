@@ -1,6 +1,8 @@
 /* schema.c — the history's tables, versioned: each version is a migration step applied in one transaction, never a silent rewrite. */
 #include "history/schema.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     "CREATE INDEX perfgate_runs_gpu ON perfgate_runs (gpu, started);"
     "CREATE INDEX perfgate_claims_test ON perfgate_claims (test);"
     "CREATE INDEX perfgate_workloads_test ON perfgate_workloads (test);",
+    /* 3: which perfgate recorded each run (its report's run.perfgate). */
+    "ALTER TABLE perfgate_runs ADD COLUMN perfgate TEXT;",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)
@@ -63,20 +67,160 @@ static int tables(perf__store *s, const char *name, long *count, char *err, size
                           count, err, len);
 }
 
+/* What perfgate_schema holds: its rows, and the first one's version. */
+typedef struct versions {
+  long rows;
+  char first[32];
+  int null, disagree;
+} versions;
+
+static int version_row(void *ctx, int n, const char *const *v)
+{
+  versions *x = ctx;
+  const char *t = n > 0 ? v[0] : NULL;
+  if (!x->rows++) x->null = !t, snprintf(x->first, sizeof x->first, "%s", t ? t : "");
+  else if (!t || x->null || strcmp(t, x->first)) x->disagree = 1;
+  return 0;
+}
+
+/* Always fails: a store this perfgate does not write, named with what is
+ * wrong (why, then its arguments) and the remedy. */
+static int refuse(const perf__store *s, char *err, size_t len, const char *why, ...)
+    __attribute__((format(printf, 4, 5)));
+static int refuse(const perf__store *s, char *err, size_t len, const char *why, ...)
+{
+  va_list ap;
+  int u = snprintf(err, len, "%s: ", s->where);
+  va_start(ap, why);
+  if (u > 0 && (size_t)u < len) u += vsnprintf(err + u, len - (size_t)u, why, ap);
+  va_end(ap);
+  if (u > 0 && (size_t)u < len)
+    snprintf(err + u, len - (size_t)u, ": refused and left unchanged (restore it from a backup, "
+                                       "or record into a new history)");
+  return PERF__EINVAL;
+}
+
+/* The version perfgate_schema holds into *v: one row, an integer from 1
+ * on. Returns 0, PERF__EINVAL naming what is wrong, or the store's error. */
+static int read_version(perf__store *s, int *v, char *err, size_t len)
+{
+  versions x = {0};
+  int rc = perf__store_exec(s, "SELECT version FROM perfgate_schema", NULL, 0, version_row, &x, err, len);
+  if (rc) return rc;
+  if (!x.rows) return refuse(s, err, len, "perfgate_schema is empty (it holds the schema version)");
+  if (x.rows > 1)
+    return refuse(s, err, len, "perfgate_schema has %ld rows%s (it holds one: the schema version)",
+                  x.rows, x.disagree ? " that disagree" : "");
+  char *end;
+  errno = 0;
+  long n = x.null ? 0 : strtol(x.first, &end, 10);
+  if (x.null || !x.first[0] || *end || errno)
+    return refuse(s, err, len, "perfgate_schema's version is %s%s%s, not a whole number",
+                  x.null ? "NULL" : "'", x.null ? "" : x.first, x.null ? "" : "'");
+  if (n < 1)
+    return refuse(s, err, len, "perfgate_schema's version is %ld, which no perfgate writes (they "
+                               "start at 1)", n);
+  if (n > PERF__SCHEMA_VERSION)
+    return snprintf(err, len, "%s: written by a newer perfgate (history schema %ld; this one knows "
+                              "up to %d): left unchanged (read and record it with that perfgate or "
+                              "a later one)", s->where, n, PERF__SCHEMA_VERSION), PERF__EINVAL;
+  *v = (int)n;
+  return 0;
+}
+
+/* The columns the definitions of a CREATE TABLE name (q at its '('),
+ * as "a, b", into out[len]: the first word of each definition that is
+ * not a constraint. Never fails. */
+static void columns_of(const char *q, char *out, size_t len)
+{
+  size_t u = 0;
+  int depth = 0, start = 0;
+  out[0] = '\0';
+  for (; *q && u < len && !(*q == ')' && depth == 1); q++) {
+    if (*q == '(' || *q == ')') {
+      start = depth == 0 && *q == '(';
+      depth += *q == '(' ? 1 : -1;
+    } else if (depth == 1 && *q == ',') start = 1;
+    else if (depth == 1 && start && *q != ' ') {
+      int w = (int)strcspn(q, " ,)");
+      if (strncmp(q, "PRIMARY ", 8) && strncmp(q, "FOREIGN ", 8) && strncmp(q, "UNIQUE", 6))
+        u += (size_t)snprintf(out + u, len - u, "%s%.*s", u ? ", " : "", w, q);
+      start = 0;
+    }
+  }
+}
+
+/* Calls fn(ctx, table, columns) for each CREATE TABLE and ALTER TABLE ...
+ * ADD COLUMN of steps[0..v): what a store at version v has. Returns 0 or
+ * fn's first non-zero value. */
+static int each_table(int v, int (*fn)(void *ctx, const char *table, const char *columns), void *ctx)
+{
+  for (int k = 0; k < v; k++)
+    for (const char *st = steps[k]; *st; st += strcspn(st, ";"), st += *st == ';') {
+      int create = !strncmp(st, "CREATE TABLE ", 13), alter = !strncmp(st, "ALTER TABLE ", 12);
+      const char *name = st + (create ? 13 : 12), *add = strstr(st, " ADD COLUMN ");
+      char table[64], cols[1200];
+      if (!create && !alter) continue;
+      snprintf(table, sizeof table, "%.*s", (int)strcspn(name, " ("), name);
+      if (create) columns_of(name + strcspn(name, "("), cols, sizeof cols);
+      else snprintf(cols, sizeof cols, "%.*s", add ? (int)strcspn(add + 12, " ;") : 0, add ? add + 12 : "");
+      int rc = cols[0] ? fn(ctx, table, cols) : 0;
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+/* A store being checked against the tables of its version. */
+typedef struct layout {
+  perf__store *s;
+  int v;
+  char *err;
+  size_t len;
+} layout;
+
+/* Refuses a store at l's version without table or one of its columns.
+ * Returns 0, PERF__EINVAL naming what is missing, or the store's error. */
+static int has_table(void *ctx, const char *table, const char *columns)
+{
+  layout *l = ctx;
+  long n = 0;
+  char sql[1400];
+  int rc = tables(l->s, table, &n, l->err, l->len);
+  if (rc) return rc;
+  if (!n) return refuse(l->s, l->err, l->len, "schema version %d without its table %s", l->v, table);
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE 1 = 0", columns, table);
+  if (!perf__store_exec(l->s, sql, NULL, 0, NULL, NULL, l->err, l->len)) return 0;
+  char why[400];
+  size_t at = strlen(l->s->where) + 2;
+  snprintf(why, sizeof why, "%s", strlen(l->err) > at ? l->err + at : l->err);
+  return refuse(l->s, l->err, l->len, "schema version %d, and its table %s lacks a column (%s)", l->v,
+                table, why);
+}
+
+/* Refuses a store with one of perfgate's tables and no perfgate_schema. */
+static int stray_table(void *ctx, const char *table, const char *columns)
+{
+  layout *l = ctx;
+  long n = 0;
+  (void)columns;
+  int rc = tables(l->s, table, &n, l->err, l->len);
+  if (rc || !n) return rc;
+  return refuse(l->s, l->err, l->len, "it has perfgate's table %s and no perfgate_schema (the "
+                                      "schema version)", table);
+}
+
 /* See schema.h. */
 int perf__schema_version(perf__store *s, int *v, char *err, size_t len)
 {
-  long n = 0, version = 0;
-  int rc = tables(s, "perfgate_schema", &n, err, len);
+  long n = 0, other = 0;
+  layout l = {s, 0, err, len};
   *v = 0;
-  if (!rc && n)
-    rc = perf__store_exec(s, "SELECT max(version) FROM perfgate_schema", NULL, 0, count_row,
-                          &version, err, len);
-  if (rc || n) return rc ? rc : (*v = (int)version, 0);
-  if ((rc = tables(s, "perfgate_runs", &n, err, len))) return rc;
-  long other = 0;
-  if (!n && s->kind == PERF__STORE_SQLITE && (rc = tables(s, NULL, &other, err, len))) return rc;
-  if (n || other)
+  int rc = tables(s, "perfgate_schema", &n, err, len);
+  if (!rc && n && !(rc = read_version(s, &l.v, err, len))) rc = each_table(l.v, has_table, &l);
+  if (rc || n) return rc ? rc : (*v = l.v, 0);
+  if ((rc = each_table(PERF__SCHEMA_VERSION, stray_table, &l))) return rc;
+  if (s->kind == PERF__STORE_SQLITE && (rc = tables(s, NULL, &other, err, len))) return rc;
+  if (other)
     return snprintf(err, len, "%s: not a perfgate history (it has tables, and no perfgate_schema)",
                     s->where), PERF__EINVAL;
   return 0;
@@ -96,9 +240,12 @@ static char *ddl(const perf__store *s, const char *step)
   return out;
 }
 
-/* Applies steps from+1 .. to inside the open transaction. */
+/* Applies steps from+1 .. to inside the open transaction (0 <= from <=
+ * to <= PERF__SCHEMA_VERSION: perf__schema_version refuses any other). */
 static int apply(perf__store *s, int from, int to, char *err, size_t len)
 {
+  if (from < 0 || to > PERF__SCHEMA_VERSION)
+    return snprintf(err, len, "%s: no migration from schema %d to %d", s->where, from, to), PERF__EINVAL;
   for (int k = from; k < to; k++) {
     char *sql = ddl(s, steps[k]);
     if (!sql) return snprintf(err, len, "%s: out of memory", s->where), PERF__ENOMEM;
@@ -111,20 +258,11 @@ static int apply(perf__store *s, int from, int to, char *err, size_t len)
   return 0;
 }
 
-/* Refuses a version this perfgate does not know. Never fails. */
-static int too_new(const perf__store *s, int v, char *err, size_t len)
-{
-  snprintf(err, len, "%s: written by a newer perfgate (history schema %d; this one knows up to %d): "
-                     "left unchanged", s->where, v, PERF__SCHEMA_VERSION);
-  return PERF__EINVAL;
-}
-
 /* See schema.h. */
 int perf__schema_readable(perf__store *s, char *err, size_t len)
 {
   int v = 0, rc = perf__schema_version(s, &v, err, len);
   if (rc) return rc;
-  if (v > PERF__SCHEMA_VERSION) return too_new(s, v, err, len);
   if (v < 1) return snprintf(err, len, "%s: no run recorded there (no perfgate tables)", s->where), PERF__EINVAL;
   return 0;
 }
@@ -139,14 +277,12 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
    * under the lock. Nothing is written to a store before it is known to
    * be perfgate's (or empty). */
   rc = perf__schema_version(s, &v, err, len);
-  if (!rc && v > PERF__SCHEMA_VERSION) return too_new(s, v, err, len);
-  if (!rc && s->for_writers && (rc = s->for_writers(s, err, len))) return rc;
+  if (!rc && (rc = perf__store_for_writers(s, err, len))) return rc;
   if (!rc && v == target) return 0;
   if ((rc = perf__store_begin(s, err, len))) return rc;
   if (s->kind == PERF__STORE_POSTGRES)
     rc = perf__store_exec(s, "SELECT pg_advisory_xact_lock(7405519)", NULL, 0, NULL, NULL, err, len);
   if (!rc) rc = perf__schema_version(s, &v, err, len);
-  if (!rc && v > PERF__SCHEMA_VERSION) rc = too_new(s, v, err, len);
   if (!rc && v < target) rc = apply(s, v, target, err, len);
   if (!rc) rc = perf__store_commit(s, err, len);
   if (rc) perf__store_rollback(s);

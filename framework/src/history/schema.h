@@ -7,26 +7,33 @@
 #include "history/store.h"
 
 /* The schema this perfgate writes and reads. */
-enum { PERF__SCHEMA_VERSION = 2 };
+enum { PERF__SCHEMA_VERSION = 3 };
 
 /* The store's schema version into *v: 0 for a store with none of
- * perfgate's tables. Returns 0, or PERF__EINVAL when it is not a perfgate
- * history (a SQLite file with other tables and no perfgate_schema, or
- * perfgate_runs without it), or the store's error. */
+ * perfgate's tables. Returns 0, or PERF__EINVAL naming what is wrong and
+ * where when this perfgate cannot use it: not a perfgate history (a SQLite
+ * file with other tables and no perfgate_schema, or one of perfgate's
+ * tables without it); a perfgate_schema that is empty, has several rows,
+ * or a version that is not a whole number from 1 to PERF__SCHEMA_VERSION
+ * (a later one: "written by a newer perfgate"); a table or a column that
+ * version has missing (indexes are not checked: without one, --trend is
+ * slower, nothing else). Reads only. Or the store's error. */
 int perf__schema_version(perf__store *s, int *v, char *err, size_t len);
 
 /* Whether this perfgate can read the store: it holds a perfgate history
  * (any version up to PERF__SCHEMA_VERSION; reading needs no migration).
- * Returns 0, or PERF__EINVAL (no perfgate tables, a newer schema, not a
- * perfgate history) or the store's error, with the reason in err[len]. */
+ * Returns 0, or PERF__EINVAL (no perfgate tables, or what
+ * perf__schema_version refuses) or the store's error, with the reason in
+ * err[len]. */
 int perf__schema_readable(perf__store *s, char *err, size_t len);
 
 /* Brings the store up to version target (0: PERF__SCHEMA_VERSION), one
  * step at a time in one transaction, while holding the store's write lock
- * (so that writers starting at once migrate it once). A store at a later
- * version than this perfgate knows is refused (PERF__EINVAL), as is one
- * perf__schema_version refuses; nothing is changed then. Returns 0 or a
- * negative PERF__ code with the reason in err[len]. */
+ * (so that writers starting at once migrate it once). A store
+ * perf__schema_version refuses (a later version than this perfgate knows,
+ * a broken one) is refused (PERF__EINVAL) before anything is written,
+ * the SQLite file's journal mode included. Returns 0 or a negative
+ * PERF__ code with the reason in err[len]. */
 int perf__schema_migrate(perf__store *s, int target, char *err, size_t len);
 
 /* Whether this process may record runs in the store: a write transaction

@@ -117,7 +117,7 @@ static int place_runs(loader *l)
   l->nruns = keep;
   for (size_t i = 0; i < l->nruns; i++)
     if (place(l, &l->runs[i])) return -1;
-  qsort(l->runs, l->nruns, sizeof *l->runs, by_id);
+  if (l->nruns) qsort(l->runs, l->nruns, sizeof *l->runs, by_id); /* runs is NULL for none */
   return 0;
 }
 
@@ -345,6 +345,36 @@ int perf__series_load(perf__store *st, const perf__series_query *q, perf__series
   if (l.oom) rc = (snprintf(err, len, "%s: out of memory", st->where), PERF__ENOMEM);
   if (rc) perf__series_free(set);
   return rc;
+}
+
+/* Where the branch list is written. */
+typedef struct branches {
+  char *out;
+  size_t len, u, n;
+} branches;
+
+/* Row of the branches query: branch (NULL: none), runs. */
+static int branch_row(void *ctx, int n, const char *const *v)
+{
+  branches *b = ctx;
+  if (n < 2 || !v[1]) return 0;
+  const char *sep = b->n ? ", " : "";
+  long runs = strtol(v[1], NULL, 10);
+  if (b->n++ == 10) b->u += (size_t)snprintf(b->out + b->u, b->len - b->u, ", and more");
+  else if (b->n <= 10)
+    b->u += (size_t)snprintf(b->out + b->u, b->len - b->u, "%s%s%s%s (%ld run%s)", sep, v[0] ? "'" : "",
+                             v[0] ? v[0] : "no branch", v[0] ? "'" : "", runs, runs == 1 ? "" : "s");
+  if (b->u >= b->len) b->u = b->len - 1;
+  return 0;
+}
+
+/* See series.h. */
+int perf__series_branches(perf__store *s, char *out, size_t len, char *err, size_t elen)
+{
+  branches b = {out, len, 0, 0};
+  out[0] = '\0';
+  return perf__store_exec(s, "SELECT branch, count(*) FROM perfgate_runs GROUP BY branch"
+                             " ORDER BY count(*) DESC, branch", NULL, 0, branch_row, &b, err, elen);
 }
 
 /* See series.h. */

@@ -68,6 +68,12 @@ typedef struct perf__series_set {
 int perf__series_load(perf__store *s, const perf__series_query *q, perf__series_set *set,
                       char *err, size_t len);
 
+/* The branches the store's runs were recorded on, most runs first, as
+ * "main (12 runs), dev (1 run), no branch (3 runs)" (the first 10, then
+ * "and N more"), into out[len]; "" when it has no runs. Returns 0 or the
+ * store's error (err[elen]). */
+int perf__series_branches(perf__store *s, char *out, size_t len, char *err, size_t elen);
+
 /* "test: name [clock] n=4096" into out. Returns out. Never fails. */
 char *perf__series_label(const perf__series *s, char *out, size_t len);
 

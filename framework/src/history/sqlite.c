@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,11 +106,7 @@ static int first_col(void *ctx, int n, const char *const *v)
  * until the busy timeout. */
 static int wal_mode(perf__store *s, char *err, size_t len)
 {
-  char mode[32] = "", dir[4096];
-  snprintf(dir, sizeof dir, "%s", s->where);
-  if (access(dirname(dir), W_OK))
-    return snprintf(err, len, "%s: cannot write in %s: %s (SQLite keeps its write-ahead log there)",
-                    s->where, dir, strerror(errno)), PERF__EIO;
+  char mode[32] = "";
   struct timespec pause = {0, 5 * 1000 * 1000};
   int rc = 0;
   for (int waited = 0; waited < PERF__SQLITE_BUSY_MS; waited += 5) {
@@ -176,16 +173,55 @@ static int reader_probe(perf__store *s, char *err, size_t len)
   return sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
 }
 
+/* Refuses path when the file system says it cannot be a history this
+ * process reads (create = 0) or writes (create = 1), with the cause and
+ * the remedy in err. Returns 0 or PERF__EIO. */
+static int path_check(const char *path, int create, char *err, size_t len)
+{
+  struct stat st, ds;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  const char *d = dirname(dir);
+  if (stat(path, &st)) {
+    if (errno != ENOENT) return snprintf(err, len, "%s: %s", path, strerror(errno)), PERF__EIO;
+    if ((stat(d, &ds) || !S_ISDIR(ds.st_mode)) && create)
+      return snprintf(err, len, "%s: cannot create it: the directory %s does not exist (create it "
+                                "first)", path, d), PERF__EIO;
+    if (stat(d, &ds) || !S_ISDIR(ds.st_mode))
+      return snprintf(err, len, "%s: no history there (no directory %s)", path, d), PERF__EIO;
+    if (!create) return snprintf(err, len, "%s: no history there (no such file)", path), PERF__EIO;
+    if (access(d, W_OK))
+      return snprintf(err, len, "%s: cannot create it: cannot write in %s (%s)", path, d,
+                      strerror(errno)), PERF__EIO;
+    return 0;
+  }
+  if (S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s: a directory, not a file: name the history's file (%s%s"
+                              "perf-history.db)", path, path, path[strlen(path) - 1] == '/' ? "" : "/"),
+           PERF__EIO;
+  if (!S_ISREG(st.st_mode))
+    return snprintf(err, len, "%s: not a regular file (a history is a SQLite file)", path), PERF__EIO;
+  if (create && access(path, W_OK))
+    return snprintf(err, len, "%s: cannot record there: the file is not writable (%s)", path,
+                    strerror(errno)), PERF__EIO;
+  if (create && access(d, W_OK))
+    return snprintf(err, len, "%s: cannot record there: its directory %s is not writable (%s), and "
+                              "SQLite creates its -wal and -shm files beside the history: make the "
+                              "directory writable, or keep the history in one that is",
+                    path, d, strerror(errno)), PERF__EIO;
+  return 0;
+}
+
 /* See sqlite.h. */
 int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, size_t len)
 {
   sqlite3 *db = NULL;
   s->kind = PERF__STORE_SQLITE;
   snprintf(s->where, sizeof s->where, "%s", path);
-  if (!create && access(path, F_OK))
-    return snprintf(err, len, "%s: no history there (no such file)", path), PERF__EIO;
+  int rc = path_check(path, create, err, len);
+  if (rc) return rc;
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-  int rc = sqlite3_open_v2(path, &db, flags, NULL);
+  rc = sqlite3_open_v2(path, &db, flags, NULL);
   if (rc != SQLITE_OK) {
     int r = fail(s, db, rc, "cannot open", err, len);
     sqlite3_close_v2(db);

@@ -10,9 +10,12 @@
 enum { PERF__SQLITE_BUSY_MS = 120000 };
 
 /* Opens path into s (its exec, close and for_writers: the WAL journal).
- * create = 0: a missing file is an error. Opening changes nothing in the
- * file. Returns 0, PERF__EIO (cannot open: why) or PERF__EINVAL (not a
- * SQLite database). */
+ * create = 0: for reading, a missing file is an error; create = 1: for
+ * writing, a file that cannot be created, or that this process cannot
+ * write or write beside (SQLite's -wal and -shm files), is refused. Each
+ * refusal says why and what to do (a directory given, a directory that
+ * does not exist). Opening changes nothing in the file. Returns 0,
+ * PERF__EIO (cannot open: why) or PERF__EINVAL (not a SQLite database). */
 int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, size_t len);
 
 #endif

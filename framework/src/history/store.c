@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/status.h"
+#include "history/secret.h"
 
 perf__store_value perf__store_int(long long i)
 {
@@ -24,26 +25,26 @@ perf__store_value perf__store_text(const char *s)
 }
 
 /* See store.h. */
-void perf__store_mask(const char *location, char *out, size_t len)
-{
-  const char *auth = strstr(location, "://"), *at = auth ? strchr(auth + 3, '@') : NULL;
-  const char *colon = at ? memchr(auth + 3, ':', (size_t)(at - auth - 3)) : NULL;
-  if (colon) snprintf(out, len, "%.*s:***%s", (int)(colon - location), location, at);
-  else snprintf(out, len, "%s", location);
-  char *pw = strstr(out, "password=");
-  if (pw) {
-    size_t end = strcspn(pw + 9, "&"), used = (size_t)(pw + 9 - out);
-    char rest[512];
-    snprintf(rest, sizeof rest, "%s", pw + 9 + end);
-    snprintf(pw + 9, len - used, "***%s", rest);
-  }
-}
-
-/* See store.h. */
 int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
                      perf__store_row_fn fn, void *ctx, char *err, size_t len)
 {
-  return s->exec(s, sql, p, np, fn, ctx, err, len);
+  int rc = s->exec(s, sql, p, np, fn, ctx, err, len);
+  if (rc < 0) perf__store_scrub(s, err, len);
+  return rc;
+}
+
+/* See store.h. */
+int perf__store_for_writers(perf__store *s, char *err, size_t len)
+{
+  int rc = s->for_writers ? s->for_writers(s, err, len) : 0;
+  if (rc < 0) perf__store_scrub(s, err, len);
+  return rc;
+}
+
+/* See store.h. */
+void perf__store_scrub(const perf__store *s, char *err, size_t len)
+{
+  if (s->location) perf__secret_scrub(s->location, err, len);
 }
 
 /* See store.h. */
@@ -53,26 +54,27 @@ int perf__store_begin(perf__store *s, char *err, size_t len)
    * what the writer before it committed once it has the lock. */
   const char *sql = s->kind == PERF__STORE_SQLITE ? "BEGIN IMMEDIATE"
                                                   : "BEGIN ISOLATION LEVEL READ COMMITTED";
-  return s->exec(s, sql, NULL, 0, NULL, NULL, err, len);
+  return perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, len);
 }
 
 /* See store.h. */
 int perf__store_commit(perf__store *s, char *err, size_t len)
 {
-  return s->exec(s, "COMMIT", NULL, 0, NULL, NULL, err, len);
+  return perf__store_exec(s, "COMMIT", NULL, 0, NULL, NULL, err, len);
 }
 
 /* See store.h. */
 void perf__store_rollback(perf__store *s)
 {
   char err[300];
-  s->exec(s, "ROLLBACK", NULL, 0, NULL, NULL, err, sizeof err);
+  perf__store_exec(s, "ROLLBACK", NULL, 0, NULL, NULL, err, sizeof err);
 }
 
 /* See store.h. */
 void perf__store_close(perf__store *s)
 {
   if (!s) return;
-  s->close(s);
+  if (s->impl && s->close) s->close(s);
+  free(s->location);
   free(s);
 }

@@ -12,7 +12,9 @@
  * only DDL that differs, an identity column, is written @ID@.
  *
  * Every call returns 0 or a negative PERF__* code with one line in
- * err[len] that names the store ("history.db: database is locked"). A
+ * err[len] that names the store ("history.db: database is locked"), with
+ * every password of the location scrubbed from it (history/secret.h:
+ * libpq's messages may echo the URI or the password). A
  * store is used by one thread; several processes may use one location at
  * once (SQLite: WAL and a busy timeout; PostgreSQL: its own locking). */
 
@@ -44,6 +46,7 @@ typedef struct perf__store perf__store;
 struct perf__store {
   perf__store_kind kind;
   char where[512]; /* the location for messages, without a password */
+  char *location;  /* the location as given (malloc'd): whose secrets to scrub */
   void *impl;
   int (*exec)(perf__store *s, const char *sql, const perf__store_value *p, int np,
               perf__store_row_fn fn, void *ctx, char *err, size_t len);
@@ -68,12 +71,16 @@ int perf__store_commit(perf__store *s, char *err, size_t len);
  * the server or file then discards the transaction itself). */
 void perf__store_rollback(perf__store *s);
 
-/* location with its password hidden into out[len]: "user:secret@" becomes
- * "user:***@" and a "password=..." parameter "password=***". Never fails
- * (truncates). */
-void perf__store_mask(const char *location, char *out, size_t len);
+/* Readies the store for writers (its for_writers; nothing when it has
+ * none). Returns 0 or the store's error. */
+int perf__store_for_writers(perf__store *s, char *err, size_t len);
 
-/* Closes s and frees it (NULL: nothing). Never fails. */
+/* Rewrites err[len] with every password of s's location replaced by
+ * "***". Never fails. */
+void perf__store_scrub(const perf__store *s, char *err, size_t len);
+
+/* Closes s (when it was opened) and frees it (NULL: nothing). Never
+ * fails. */
 void perf__store_close(perf__store *s);
 
 #endif

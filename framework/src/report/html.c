@@ -9,6 +9,7 @@
 #include "report/plot.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "history/secret.h"
 #include "report/xml.h"
 
 static const char style[] =
@@ -60,8 +61,10 @@ static void summary(FILE *f, const perf__result *r, size_t n, time_t started, in
           perf__units_noun((long long)n, "test", "tests"), secs, code, when);
   fputs("<p>Command: <code>", f);
   for (int i = 0; i < argc; i++) {
+    char *arg = perf__secret_masked(argv[i]); /* --history=postgresql://u:***@... */
     if (i) fputc(' ', f);
-    perf__xml_str(f, argv[i]);
+    perf__xml_str(f, arg ? arg : "***");
+    free(arg);
   }
   fputs("</code></p>\n", f);
 }

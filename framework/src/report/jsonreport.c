@@ -8,6 +8,7 @@
 #include "base/claimrec.h"
 #include "base/status.h"
 #include "base/version.h"
+#include "history/secret.h"
 #include "report/headroom.h"
 #include "report/tally.h"
 #include "worker/probe.h"
@@ -50,8 +51,10 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   perf__json_raw(j, "\"run\": {\"perfgate\": \"%s\", \"started\": \"%s\", \"exit_code\": %d, "
                     "\"argv\": [", perf_version(), when, code);
   for (int k = 0; k < cli->argc; k++) {
+    char *arg = perf__secret_masked(cli->argv[k]); /* --history=postgresql://u:***@... */
     perf__json_raw(j, k ? ", " : "");
-    perf__json_str(j, cli->argv[k]);
+    perf__json_str(j, arg ? arg : "***");
+    free(arg);
   }
   perf__json_raw(j, "], \"seed\": %llu, \"budget_s\": ", (unsigned long long)cli->seed);
   perf__json_num(j, cli->budget_s);

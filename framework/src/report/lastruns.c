@@ -2,6 +2,7 @@
 #include "report/lastruns.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "history/series.h"
 #include "history/connect.h"
 #include "history/store.h"
+#include "report/tally.h"
 
 /* One series as the section shows it. */
 typedef struct row {
@@ -70,21 +72,19 @@ static char *value(const perf__series *s, double v, char *buf, size_t len)
   return buf;
 }
 
-static void md_text(FILE *f, const char *s)
-{
-  for (; *s; s++) fputs(*s == '|' ? "\\|" : (char[2]){*s, 0}, f);
-}
-
 static void md_row(FILE *f, const row *r)
 {
   char now[32], med[32], lo[32], hi[32];
   const perf__series *s = r->s;
   fputs("| `", f);
-  md_text(f, s->test);
+  perf__tally_md_cell(f, s->test, SIZE_MAX);
   fputs("` | ", f);
-  md_text(f, s->name);
-  if (s->sweep) fprintf(f, " %s", s->sweep);
-  fprintf(f, " | %s | %s | %s (%s – %s) | %+.1f %% | %+.1f%s |\n", s->clock,
+  perf__tally_md_cell(f, s->name, SIZE_MAX);
+  fputs(s->sweep ? " " : "", f);
+  perf__tally_md_cell(f, s->sweep ? s->sweep : "", SIZE_MAX);
+  fputs(" | ", f);
+  perf__tally_md_cell(f, s->clock, SIZE_MAX);
+  fprintf(f, " | %s | %s (%s – %s) | %+.1f %% | %+.1f%s |\n",
           value(s, r->now, now, sizeof now), value(s, r->median, med, sizeof med),
           value(s, r->min, lo, sizeof lo), value(s, r->max, hi, sizeof hi), 100 * r->change, r->z,
           r->outside > 0 ? " ▲ worse" : r->outside < 0 ? " ▼ better" : "");
@@ -145,8 +145,10 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
   perf__series_set set;
   char err[600];
   long end = ftell(f) + room;
-  fprintf(f, "\n## Compared with the last %zu runs of this %s (%s)\n\n", h->last,
-          strncmp(h->gpu, "no GPU: ", 8) ? "GPU" : "machine", h->gpu);
+  fprintf(f, "\n## Compared with the last %zu runs of this %s (", h->last,
+          strncmp(h->gpu, "no GPU: ", 8) ? "GPU" : "machine");
+  perf__tally_md_cell(f, h->gpu, SIZE_MAX);
+  fputs(")\n\n", f);
   perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1};
   int rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);
@@ -154,7 +156,7 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
   perf__store_close(s);
   if (rc) {
     fputs("The history could not be read: ", f);
-    md_text(f, err);
+    perf__tally_md_cell(f, err, SIZE_MAX);
     fputs("\n", f);
     return;
   }

@@ -10,17 +10,6 @@
 
 enum { MARKDOWN_CAP = 1000 * 1000 }; /* GitHub's step summary takes 1 MiB */
 
-/* A Markdown table cell: one line, no pipes breaking the table. Never fails
- * (stream errors show in ferror(f)), as every writer here. */
-static void md_cell(FILE *f, const char *s, size_t max)
-{
-  for (size_t k = 0; *s && k < max; s++, k++) {
-    if (*s == '|') fputs("\\|", f);
-    else if (*s == '\n' || *s == '\r') fputc(' ', f);
-    else fputc(*s, f);
-  }
-}
-
 /* One row: outcome, test, wall time and, for a failure, its verdict lines
  * (else the reason). */
 static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r, int bad)
@@ -32,9 +21,9 @@ static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r,
   for (size_t k = 0; bad && k < r->nlines && shown_lines < 8; k++)
     if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k])) {
       fputs(shown_lines++ ? "<br>" : "", f);
-      md_cell(f, r->lines[k], 600);
+      perf__tally_md_cell(f, r->lines[k], 600);
     }
-  if (!shown_lines) md_cell(f, r->reason, 600);
+  if (!shown_lines) perf__tally_md_cell(f, r->reason, 600);
   fputs(" |\n", f);
 }
 

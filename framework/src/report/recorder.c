@@ -30,6 +30,9 @@ int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
   if (!cli->history) return 0;
   if (!*cli->history) return snprintf(err, len, "--history needs a file or a postgresql:// URI"), PERF__EUSAGE;
   char why[700];
+  perf__provenance p;
+  if (perf__provenance_detect(cli->commit, cli->branch, &p, why, sizeof why))
+    return snprintf(err, len, "--history: %s (nothing was run)", why), PERF__EUSAGE;
   perf__store *s = open_store(cli->history, why, sizeof why);
   char probe[600];
   int rc = s ? perf__schema_writable(s, probe, sizeof probe) : PERF__EIO;
@@ -63,7 +66,11 @@ int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, 
   perf__provenance p;
   long long id = 0;
   if (out) memset(out, 0, sizeof *out);
-  perf__provenance_detect(cli->commit ? cli->commit : commit_of_parts(doc), cli->branch, &p);
+  if (perf__provenance_detect(cli->commit ? cli->commit : commit_of_parts(doc), cli->branch, &p, why,
+                              sizeof why)) {
+    fprintf(stderr, "perftest: --history: %s: the run was not recorded\n", why);
+    return PERF__EIO;
+  }
   if (!strcmp(p.from, "none"))
     fprintf(stderr, "perfgate: no commit known (no --commit, no CI variable, not in a git "
                     "repository): the run is recorded as commit 'unknown'\n");

@@ -13,10 +13,12 @@ typedef struct perf__recorded {
   char gpu[320];   /* the GPU (or "no GPU: CPU") it was recorded under */
 } perf__recorded;
 
-/* Opens cli->history (creating a SQLite file), brings its schema up to
- * date and closes it, so that a store that cannot be used stops the run
- * before it measures. Returns 0 (also without --history), or PERF__EIO /
- * PERF__EINVAL with "--history=LOC: why" in err[len]. */
+/* Checks the commit and branch the run would be recorded under
+ * (history/provenance.h), then opens cli->history (creating a SQLite
+ * file), brings its schema up to date and closes it, so that a store that
+ * cannot be used or a label that cannot be recorded stops the run before
+ * it measures. Returns 0 (also without --history), or PERF__EUSAGE /
+ * PERF__EIO with "--history: why (nothing was run)" in err[len]. */
 int perf__recorder_check(const perf__cli *cli, char *err, size_t len);
 
 /* Records doc (a perfgate-report/1 document) in cli->history as one run

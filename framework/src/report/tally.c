@@ -1,4 +1,4 @@
-/* tally.c — what the CI reports share: a run's outcome counts and which detail lines are failing verdicts. */
+/* tally.c — what the CI reports share: a run's outcome counts, which detail lines are failing verdicts, and a Markdown table's cell. */
 #include "report/tally.h"
 
 #include <string.h>
@@ -24,4 +24,14 @@ perf__tally perf__tally_count(const perf__result *r, size_t n)
 int perf__tally_verdict_line(const char *l)
 {
   return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
+}
+
+/* See tally.h. */
+void perf__tally_md_cell(FILE *f, const char *s, size_t max)
+{
+  for (size_t k = 0; *s && k < max; s++, k++) {
+    if (*s == '|') fputs("\\|", f);
+    else if (*s == '\n' || *s == '\r') fputc(' ', f);
+    else fputc(*s, f);
+  }
 }

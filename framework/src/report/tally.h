@@ -1,8 +1,9 @@
-/* tally.h — what the CI reports share: a run's outcome counts and which detail lines are failing verdicts. */
+/* tally.h — what the CI reports share: a run's outcome counts, which detail lines are failing verdicts, and a Markdown table's cell. */
 #ifndef PERF_TALLY_H
 #define PERF_TALLY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/status.h"
 #include "report/result.h"
@@ -22,5 +23,11 @@ perf__tally perf__tally_count(const perf__result *r, size_t n);
 /* 1 when a detail line gives a claim's failing verdict with its numbers.
  * Never fails. */
 int perf__tally_verdict_line(const char *line);
+
+/* s as one Markdown table cell, for every table perfgate writes (the
+ * summary and the history's comparison): at most max bytes of it, each
+ * newline or carriage return a space, each '|' written "\\|", so that the
+ * row stays one row. Never fails (stream errors show in ferror(f)). */
+void perf__tally_md_cell(FILE *f, const char *s, size_t max);
 
 #endif

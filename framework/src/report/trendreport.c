@@ -287,27 +287,52 @@ static int by_axis(const void *x, const void *y)
   return strcmp(perf__series_label(a, la, sizeof la), perf__series_label(b, lb, sizeof lb));
 }
 
+/* Says why the set has no series, with the branches that have runs
+ * when --branch matched none (listed in branches). Returns the exit code:
+ * 0 for a history with nothing recorded yet (or nothing to chart), 2 when
+ * a filter (tests, or --branch) matched nothing, as --list does. */
+static int nothing(const perf__cli *cli, const perf__series_set *set, const char *filter,
+                   const char *where, const char *branches)
+{
+  if (cli->branch && !set->runs) {
+    fprintf(stderr, "perftest: --trend: %s: no runs recorded on branch '%s'; %s%s\n", where,
+            cli->branch, branches[0] ? "the branches with runs: " : "no runs recorded yet on any",
+            branches);
+    return 2;
+  }
+  if (!set->runs) return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
+  if (filter && *filter) {
+    fprintf(stderr, "perftest: --trend: no series matches the filter %s in the %zu run%s%s%s\n", filter,
+            set->runs, set->runs == 1 ? "" : "s", cli->branch ? " of branch " : "",
+            cli->branch ? cli->branch : "");
+    return 2;
+  }
+  printf("perfgate trend: %s: %zu run%s, with no series to follow (a FASTER or SIMILAR claim's ratio "
+         "and its workloads' medians are one)\n", where, set->runs, set->runs == 1 ? "" : "s");
+  return 0;
+}
+
 /* See trendreport.h. */
 int perf__trendreport_run(const perf__cli *cli)
 {
   perf__store *s = NULL;
   perf__series_set set;
-  char err[600], where[512];
+  char err[600], where[512], branches[600] = "";
   const char *filter = *cli->trend ? cli->trend : cli->filter;
   perf__series_query q = {filter, NULL, cli->branch, 0, 0, 0};
   int rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
   if (!rc) rc = perf__schema_readable(s, err, sizeof err);
   if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
+  if (!rc && !set.n && cli->branch && !set.runs &&
+      (rc = perf__series_branches(s, branches, sizeof branches, err, sizeof err)))
+    perf__series_free(&set);
   perf__store_close(s);
   if (rc) return fprintf(stderr, "perftest: --history: %s\n", err), 2;
   if (!set.n) {
-    size_t runs = set.runs;
-    if (runs) fprintf(stderr, "perftest: --trend: no series matches %s%s\n", filter ? "the filter " : "",
-                      filter ? filter : "");
-    else printf("perfgate trend: %s: no runs recorded yet\n", where);
+    int code = nothing(cli, &set, filter, where, branches);
     perf__series_free(&set);
-    return runs ? 2 : 0;
+    return code;
   }
   /* Sorting moves the series: the hash table no longer applies to them. */
   qsort(set.s, set.n, sizeof *set.s, by_axis);
