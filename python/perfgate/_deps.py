@@ -17,6 +17,11 @@ import shutil
 import struct
 import sys
 
+
+class LibraryNotFound(RuntimeError):
+    """libperfgate.so, or a library it needs, is not where perfgate looks for it."""
+
+
 # CUDA libraries libperfgate.so may name, by the part of their name before
 # ".so": what each is, its folder among NVIDIA's CUDA 12 wheels, its pip package.
 CUDA_LIBS = {
@@ -28,10 +33,6 @@ CUDA_LIBS = {
 TOOLKIT_DIRS = ("lib64", os.path.join("targets", "x86_64-linux", "lib"),
                 os.path.join("extras", "CUPTI", "lib64"))
 FALLBACK_ROOTS = ("/usr/local/cuda",)
-class LibraryNotFound(RuntimeError):
-    """libperfgate.so, or a library it needs, is not where perfgate looks for it."""
-
-
 SYSTEM_PATH = "the system's library path (LD_LIBRARY_PATH, ld.so.cache)"
 # The other libraries it names that a machine may lack, and what installs them.
 SYSTEM_LIBS = {
@@ -177,7 +178,7 @@ def load_for(path):
             found[soname] = _mapped(soname, SYSTEM_PATH)
     if missing:
         raise LibraryNotFound(f"perfgate: cannot load {path}: a library it needs is missing\n" +
-                          "\n".join(missing))
+                              "\n".join(missing))
     return found
 
 

@@ -135,3 +135,17 @@ def test_a_missing_system_library_says_what_installs_it(tmp_path):
     assert r.returncode == 1
     assert "libyaml-0.so.99 is not on the system's library path" in r.stderr, r.stderr
     assert "apt-get install libyaml-0-2" in r.stderr, r.stderr
+
+
+def test_a_cuda_library_already_loaded_is_the_one_used(tmp_path):
+    """As when PyTorch loaded its own copy first: no second copy is loaded."""
+    names = list(cuda_libs())
+    own = str(tmp_path / "own")  # on no search path
+    copy_cuda_libs(own)
+    first = "".join(f"import ctypes; ctypes.CDLL({os.path.join(own, n)!r})\n" for n in names)
+    r = python(first + LOADED, env={"PYTHONPATH": PYTHON_DIR}, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    for n in names:
+        assert got["found"][n] == os.path.join(own, n)
+        assert [m for m in got["maps"] if os.path.basename(m).startswith(n)] == [os.path.join(own, n)]
