@@ -75,7 +75,12 @@ static int lacks_build_tools(char *what, size_t len)
       "miss += [\"wheel\"] if not has(\"wheel\") and (v or (0,)) < (70, 1) else []\n"
       "print(\", \".join(miss))' 2>&1",
       what, len);
-  if (rc) snprintf(what, len, "python3 (exit %d)", rc);
+  if (rc) { /* its last line says why */
+    char said[200];
+    const char *last = strrchr(what, '\n');
+    snprintf(said, sizeof said, "%s", last ? last + 1 : what);
+    snprintf(what, len, "a python3 that runs (the probe: exit %d: %s)", rc, said);
+  }
   return what[0] != '\0';
 }
 
