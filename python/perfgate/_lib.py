@@ -51,7 +51,7 @@ def _candidates():
 
 
 _lib = None
-found = {}  # what load() loaded: {library name: where it came from}
+found = {}  # what load() loaded: {library name: its path}
 
 
 def load():
