@@ -51,7 +51,11 @@ NVCCFLAGS  ?= -O3
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -g -Xcompiler -Wall,-Wextra,-Werror,-fno-optimize-sibling-calls -MMD -MP
 LDFLAGS ?=
 # The framework needs CUPTI and the runtime; cuBLAS only the tests that use it.
-FW_LDLIBS := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
+# Programs find them through a run path to this toolkit; libperfgate.so has
+# none: the Python package finds them where the user's environment has them
+# (python/perfgate/_deps.py).
+SO_LDLIBS := -L$(CUDA_LIB) -L$(CUPTI_LIB) -lcupti -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
+FW_LDLIBS := -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(CUPTI_LIB) $(SO_LDLIBS)
 LDLIBS  := -lcublas $(FW_LDLIBS)
 
 ifeq ($(V),1)
@@ -147,9 +151,10 @@ $(BUILD)/pic/framework/%.o: framework/src/%.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -fPIC -Iframework/src -c $< -o $@
 
-$(BUILD)/libperfgate.so: $(PIC_OBJS)
+# Relinked when the Makefile changes (its link flags live here).
+$(BUILD)/libperfgate.so: $(PIC_OBJS) Makefile
 	$(call say,LD,$@)
-	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) $(FW_LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libperfgate.so -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LDFLAGS) $(SO_LDLIBS)
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.

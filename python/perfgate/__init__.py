@@ -5,7 +5,26 @@ In pytest, use the `perf` fixture (the plugin registers itself):
     def test_compiled_beats_eager(perf):
         perf.expect_faster(compiled_step, eager_step, 1.5)
 """
+from . import _lib
+from ._header import package_version
 from ._lib import LibraryNotFound
 from .core import Perf, PerfError, Skipped, Workload
 
-__all__ = ["Perf", "PerfError", "Skipped", "Workload", "LibraryNotFound"]
+__version__ = package_version()
+
+
+def library_version():
+    """perf_version() of the loaded C core (loading it first): the same as
+    __version__ (a library of another version is refused when loaded)."""
+    return _lib.load().perf_version().decode()
+
+
+def libraries():
+    """Where the C core and the libraries it needs were loaded from (loading
+    them first): {"libperfgate.so": path, "libcudart.so.13": path, ...}."""
+    _lib.load()
+    return dict(_lib.found)
+
+
+__all__ = ["Perf", "PerfError", "Skipped", "Workload", "LibraryNotFound", "__version__",
+           "library_version", "libraries"]

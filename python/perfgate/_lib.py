@@ -2,6 +2,10 @@
 import ctypes
 import os
 
+from . import _deps
+from ._deps import LibraryNotFound
+from ._header import package_version
+
 CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}
 OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]
 LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = range(6)
@@ -37,10 +41,6 @@ class Options(ctypes.Structure):
     ]
 
 
-class LibraryNotFound(RuntimeError):
-    """libperfgate.so is not where perfgate looks for it."""
-
-
 def _candidates():
     env = os.environ.get("PERFGATE_LIB")
     if env:
@@ -51,11 +51,13 @@ def _candidates():
 
 
 _lib = None
+found = {}  # what load() loaded: {library name: its path}
 
 
 def load():
-    """The loaded library, with its prototypes; LibraryNotFound naming the
-    places looked at, or the loader's reason."""
+    """The loaded library, with its prototypes, after the libraries it
+    needs (_deps); LibraryNotFound naming the places looked at, the library
+    missing and where it was looked for, or the loader's reason."""
     global _lib
     if _lib is not None:
         return _lib
@@ -64,15 +66,34 @@ def load():
         if not os.path.exists(path):
             tried.append(path + " (no such file)")
             continue
+        deps = _deps.load_for(path)
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            raise LibraryNotFound(f"perfgate: cannot load {path}: {e}") from e
+            raise LibraryNotFound(_deps.explain(path, e)) from e
+        _same_version(path, lib)
         _declare(lib)
+        found.update(deps, **{"libperfgate.so": os.path.abspath(path)})
         _lib = lib
         return lib
     raise LibraryNotFound("perfgate: libperfgate.so not found: " + "; ".join(tried) +
                           " (pip install ./python builds it; or set PERFGATE_LIB)")
+
+
+def _same_version(path, lib):
+    """Refuses a library of another perfgate than this package (its calls
+    would not match these prototypes): LibraryNotFound naming both."""
+    want = package_version()
+    try:
+        lib.perf_version.argtypes = []
+        lib.perf_version.restype = ctypes.c_char_p
+        got = lib.perf_version().decode()
+    except AttributeError:
+        got = "older than 0.1.0 (it has no perf_version())"
+    if got != want:
+        raise LibraryNotFound(f"perfgate: {path} is perfgate {got} but this package is perfgate "
+                              f"{want}: rebuild it (make python, or pip install ./python) or point "
+                              f"PERFGATE_LIB at the build of this checkout")
 
 
 def _declare(lib):

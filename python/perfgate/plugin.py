@@ -8,6 +8,7 @@ import warnings
 
 import pytest
 
+from ._header import package_version
 from .core import Perf, PerfError, Skipped, write_baselines
 
 
@@ -199,7 +200,8 @@ def _document(config, records, exit_code):
     failed = tally["FAIL"] + tally["ERROR"] + tally["INCONCLUSIVE"]
     return {
         "schema": "perfgate-report/1",
-        "run": {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(config._perfgate_started)),
+        "run": {"perfgate": package_version(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(config._perfgate_started)),
                 "exit_code": 1 if failed else 0,
                 "argv": [sys.executable, "-m", "pytest"] + list(config.invocation_params.args),
                 "shard": {"index": 0, "total": 1}, "pytest_exit_code": int(exit_code)},
