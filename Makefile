@@ -229,7 +229,12 @@ $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
-TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+# A driver library older than the runtime, for LD_LIBRARY_PATH=$(BUILD)/oldcuda.
+$(BUILD)/oldcuda/libcuda.so.1: framework/tests/shim/oldcuda.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(SHIM_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so $(BUILD)/oldcuda/libcuda.so.1
 # The Python package's tests load libperfgate.so into python3: not under the
 # sanitizers (the interpreter would need their runtime preloaded).
 ifeq ($(findstring sanitize,$(CFLAGS)),)
