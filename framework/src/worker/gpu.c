@@ -76,11 +76,13 @@ static int blind; /* the runtime could not start before this test began:
                      what the test calls cannot be told apart */
 
 /* 1 when the CUDA runtime has started in this process (or tried to), as
- * the watch saw it or a CUDA context shows: only then may it be asked
- * anything, as asking starts it. */
+ * the watch saw it (without the watch: a CUDA context shows it): only then
+ * may it be asked anything, as asking starts it. Never fails; with the
+ * watch, an atomic load. */
 static int runtime_started(void)
 {
-  return perf__rtstart_seen() == 1 || perf__gpu_in_use();
+  int seen = perf__rtstart_seen();
+  return seen >= 0 ? seen : perf__gpu_in_use();
 }
 
 /* See gpu.h. */
