@@ -9,7 +9,7 @@
 #   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
-#   make install         header, library and perfgate.pc under PREFIX (and DESTDIR)
+#   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
 #
@@ -234,7 +234,12 @@ $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
-TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+# A driver library older than the runtime, for LD_LIBRARY_PATH=$(BUILD)/oldcuda.
+$(BUILD)/oldcuda/libcuda.so.1: framework/tests/shim/oldcuda.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(SHIM_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so $(BUILD)/oldcuda/libcuda.so.1
 # The Python package's tests load libperfgate.so into python3: not under the
 # sanitizers (the interpreter would need their runtime preloaded).
 ifeq ($(findstring sanitize,$(CFLAGS)),)
@@ -286,24 +291,34 @@ baseline-update: $(BUILD)/perftest
 check-baselines: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest --check-baselines $(ARGS)
 
-$(BUILD)/perfgate.pc: FORCE
+# Two pkg-config modules with the same content: perfgate for cc, and
+# perfgate-nvcc for .cu files built by nvcc, which takes the host compiler's
+# and linker's flags only in its -Xcompiler= and -Xlinker= forms, and links
+# the shared runtime (-cudart=shared: the one the library calls).
+PC_CFLAGS = -I$${includedir} -I$(CUDA_HOME)/include -g $(call pc_host,-fno-optimize-sibling-calls)
+comma    := ,
+PC_LIBS   = -L$${libdir} -lperfgate -L$${cudalib} $(call pc_link,-rpath$(comma)$${cudalib}) -L$${cuptilib} $(call pc_link,-rpath$(comma)$${cuptilib}) -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
+pc_host   = $(if $(NVCC_PC),-Xcompiler=$(1),$(1))
+pc_link   = $(if $(NVCC_PC),-Xlinker=$(1),-Wl,$(1))
+$(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc: FORCE
 	$(call say,GEN,$@)
 	$(Q)printf '%s\n' \
 	  'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 	  'cudalib=$(CUDA_LIB)' 'cuptilib=$(CUPTI_LIB)' '' \
-	  'Name: perfgate' \
-	  'Description: Unit-test-style performance assertions for CUDA' \
+	  'Name: $(basename $(@F))' \
+	  'Description: Unit-test-style performance assertions for CUDA$(if $(NVCC_PC), (for nvcc))' \
 	  'Version: $(PERF_VERSION)' \
-	  'Cflags: -I$${includedir} -I$(CUDA_HOME)/include -g -fno-optimize-sibling-calls' \
-	  'Libs: -L$${libdir} -lperfgate -L$${cudalib} -Wl,-rpath,$${cudalib} -L$${cuptilib} -Wl,-rpath,$${cuptilib} -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl' \
+	  'Cflags: $(PC_CFLAGS)' \
+	  'Libs: $(PC_LIBS)$(if $(NVCC_PC), -cudart=shared)' \
 	  > $@
+$(BUILD)/perfgate-nvcc.pc: NVCC_PC := 1
 
-install: $(LIB) $(BUILD)/perfgate.pc
+install: $(LIB) $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
 	$(Q)install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	$(Q)install -m 644 $(BUILD)/perfgate.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(Q)install -m 644 $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
 	$(call say,CLEAN,$(BUILD))

@@ -67,10 +67,18 @@ typedef struct perf_workload {
 } perf_workload;
 
 /* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL]
- *               [, .name = "label"]) */
+ *               [, .name = "label"])
+ * In C++ (a .cu file) fn may be a captureless lambda; the options then go
+ * in the order .name, .stream, .clock (C++ designated initialisers), and a
+ * lambda or template whose text has a comma outside parentheses (a
+ * <<<grid, block>>> launch) is put in parentheses, as for any macro. */
 #define PERF_WORKLOAD(...) PERF__WORKLOAD(__VA_ARGS__, )
+#ifdef __cplusplus
+#define PERF__WORKLOAD(fn_, arg_, ...) perf__workload_of((fn_), (arg_), perf__wopts{__VA_ARGS__})
+#else
 #define PERF__WORKLOAD(fn_, arg_, ...) \
   ((perf_workload){.fn = (fn_), .arg = (arg_), __VA_ARGS__})
+#endif
 
 /* ---- Tests -------------------------------------------------------------- */
 typedef struct perf__test {
@@ -157,10 +165,17 @@ typedef struct perf_values {
   size_t n;
   long pow2_lo, pow2_hi; /* PERF_POW2 */
 } perf_values;
+#ifdef __cplusplus
+/* the list lives until the end of the statement that opens the sweep,
+ * which copies it */
+#define PERF_VALUES(...) perf__values_of({__VA_ARGS__})
+#define PERF_POW2(lo, hi) (perf_values{NULL, 0, (lo), (hi)})
+#else
 #define PERF_VALUES(...)                                                  \
   ((perf_values){.list = (const long[]){__VA_ARGS__},                     \
                  .n = sizeof((const long[]){__VA_ARGS__}) / sizeof(long)})
 #define PERF_POW2(lo, hi) ((perf_values){.pow2_lo = (lo), .pow2_hi = (hi)})
+#endif
 
 typedef struct perf__sweep {
   int state;  /* 0 before the first point, then 1 */
@@ -170,7 +185,7 @@ typedef struct perf__sweep {
 #define PERF_SWEEP(var, values)                                              \
   for (perf__sweep perf__sweep_ = perf__sweep_open(#var, (values), PERF__HERE); \
        perf__sweep_step(&perf__sweep_);)                                      \
-    for (long var = perf__sweep_.value, perf__point_once_ = ((void)var, 1); \
+    for (__attribute__((unused)) long var = perf__sweep_.value, perf__point_once_ = 1; \
          perf__point_once_; perf__point_once_ = 0)
 #define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi) \
   PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
@@ -212,11 +227,15 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo,
  * one-pass loop lets a `break` in the region end the region, not skip the
  * verdict. A workload (or pointer to one) is checked at once; a string
  * names a region; anything else does not compile. */
+#ifdef __cplusplus
+#define PERF__SYNC_KIND(x) perf__sync_kind(x)
+#else
+#define PERF__SYNC_KIND(x) \
+  _Generic((x), perf_workload: 1, perf_workload *: 2, char *: 0, const char *: 0)
+#endif
 #define PERF__SYNC_SCOPE(x, fatal)                                          \
   for (perf__sync_scope perf__scope_ = perf__sync_open(                     \
-           _Generic((x), perf_workload: 1, perf_workload *: 2, char *: 0,   \
-                    const char *: 0),                                       \
-           (void *)&(x), #x, PERF__HERE, (fatal));                          \
+           PERF__SYNC_KIND(x), (void *)&(x), #x, PERF__HERE, (fatal));      \
        perf__sync_step(&perf__scope_);)                                     \
     for (int perf__once_ = 1; perf__once_; perf__once_ = 0)
 #define PERF_EXPECT_SYNCS(w, n) \
@@ -309,11 +328,17 @@ typedef enum perf__alloc_kind {
   PERF__ALLOC_PINNED,
   PERF__ALLOC_HOST
 } perf__alloc_kind;
+#ifdef __cplusplus
+#define PERF__POINTER(x) (perf__any_pointer{(x)}) /* converts to p's type */
+#else
+#define PERF__POINTER(x) (x)
+#endif
 #define PERF_ALLOC_DEVICE(p, bytes) \
-  ((p) = perf__alloc(PERF__ALLOC_DEVICE, (bytes), #p, PERF__HERE))
+  ((p) = PERF__POINTER(perf__alloc(PERF__ALLOC_DEVICE, (bytes), #p, PERF__HERE)))
 #define PERF_ALLOC_PINNED(p, bytes) \
-  ((p) = perf__alloc(PERF__ALLOC_PINNED, (bytes), #p, PERF__HERE))
-#define PERF_ALLOC_HOST(p, bytes) ((p) = perf__alloc(PERF__ALLOC_HOST, (bytes), #p, PERF__HERE))
+  ((p) = PERF__POINTER(perf__alloc(PERF__ALLOC_PINNED, (bytes), #p, PERF__HERE)))
+#define PERF_ALLOC_HOST(p, bytes) \
+  ((p) = PERF__POINTER(perf__alloc(PERF__ALLOC_HOST, (bytes), #p, PERF__HERE)))
 #define PERF_DEFER(fn, arg) perf__defer((fn), (arg), PERF__HERE)
 void *perf__alloc(perf__alloc_kind kind, size_t bytes, const char *expr, const char *file, int line);
 void perf__defer(void (*fn)(void *), void *arg, const char *file, int line);
@@ -323,7 +348,10 @@ void perf__defer(void (*fn)(void *), void *arg, const char *file, int line);
 /* Skips the test unless at least n CUDA devices are usable. A test needs
  * it only for n >= 2: any CUDA call checked with PERF_CUDA (or a
  * PERF_ALLOC_*, or a claim on GPU work) skips the test when there is no
- * CUDA device, with the reason. */
+ * CUDA device, with the reason. So does a claim whose workload (or the
+ * test's body before it) made a CUDA call that failed, checked or not:
+ * without a device the test is skipped, with one it is an ERROR naming the
+ * call; such a workload is never timed. */
 #define PERF_REQUIRE_GPUS(n) perf__require_gpus((n), PERF__HERE)
 /* Ends the test as FAILED, naming the call and the CUDA error, when call does
  * not return cudaSuccess; "no device" errors skip the test instead. */
@@ -425,5 +453,43 @@ int perf_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }
+
+/* ---- C++ (CUDA C++ in .cu files, compiled by nvcc) ---------------------
+ * What the macros above use where C's compound literals, _Generic and
+ * void * conversions do not exist. */
+#include <initializer_list>
+
+/* PERF_WORKLOAD's options, in the order C++ wants them written. */
+struct perf__wopts {
+  const char *name = NULL;
+  cudaStream_t stream = NULL;
+  perf_clock clock = PERF_CLOCK_AUTO;
+};
+
+static inline perf_workload perf__workload_of(perf_fn *fn, void *arg, perf__wopts o)
+{
+  perf_workload w = {};
+  w.name = o.name;
+  w.fn = fn;
+  w.arg = arg;
+  w.stream = o.stream;
+  w.clock = o.clock;
+  return w;
+}
+
+static inline perf_values perf__values_of(std::initializer_list<long> v)
+{
+  return perf_values{v.begin(), v.size(), 0, 0};
+}
+
+static inline int perf__sync_kind(const perf_workload &) { return 1; }
+static inline int perf__sync_kind(const perf_workload *) { return 2; }
+static inline int perf__sync_kind(const char *) { return 0; }
+
+/* perf__alloc's void *, converted to the pointer it is assigned to. */
+struct perf__any_pointer {
+  void *p;
+  template <class T> operator T *() const { return static_cast<T *>(p); }
+};
 #endif
 #endif /* PERFGATE_H */

@@ -42,6 +42,7 @@ int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_s
   e.ctx = ctx;
   perf__context_set_sink(to_embedder);
   e.end = perf__context_begin(name ? name : "embedded", &e.res);
+  perf__gpu_test_begin();
   e.owner = pthread_self();
   e.busy = 0;
   e.running = 1;

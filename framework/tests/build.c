@@ -81,6 +81,80 @@ ST_TEST(build_install_and_link_through_pkg_config)
   free((sh(cmd, &out), out));
 }
 
+/* $LDFLAGS (a sanitizer build's: the library's objects need its runtime)
+ * in the form nvcc hands to the host compiler that links, into out[len]:
+ * each word as "-Xcompiler=WORD", its commas escaped. Never fails. */
+static void nvcc_link_flags(char *out, size_t len)
+{
+  const char *p = getenv("LDFLAGS");
+  size_t used = 0;
+  out[0] = '\0';
+  while (p && *p) {
+    p += strspn(p, " ");
+    size_t n = strcspn(p, " ");
+    if (n && used + 16 + 2 * n < len) {
+      used += (size_t)snprintf(out + used, len - used, " \"-Xcompiler=");
+      for (size_t i = 0; i < n; i++) {
+        if (p[i] == ',') out[used++] = '\\';
+        out[used++] = p[i];
+      }
+      out[used++] = '"';
+      out[used] = '\0';
+    }
+    p += n;
+  }
+}
+
+/* The README's recipe for CUDA C++: a .cu perf test (a <<<...>>> launch, a
+ * lambda and a template as workloads, designated options, sweeps, a sync
+ * check) built by nvcc through the installed package (pkg-config
+ * perfgate-nvcc), at nvcc's default C++17 and at C++20, every warning an
+ * error; then run. Without a GPU each test is skipped saying why (the
+ * unchecked one too: never timed), exit 0, and 2 with --require-gpu; with
+ * one, the checked and the unchecked tests pass and the failing launch is
+ * an ERROR naming cudaLaunchKernel at its line. */
+ST_TEST(build_cuda_cxx_perf_test_with_nvcc_through_pkg_config)
+{
+  char dir[] = "/tmp/perfgate-nvcc-XXXXXX", cmd[3000], link[600], *out;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  nvcc_link_flags(link, sizeof link);
+  snprintf(cmd, sizeof cmd, "command -v nvcc || ls %s/bin/nvcc", getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda");
+  int rc = sh(cmd, &out);
+  char nvcc[600];
+  snprintf(nvcc, sizeof nvcc, "%.*s", (int)strcspn(out, "\n"), out);
+  free(out);
+  if (rc) {
+    st_skip("nvcc not found (install the CUDA toolkit's nvcc)");
+    st_rmtree(dir);
+    return;
+  }
+  snprintf(cmd, sizeof cmd,
+           "make -s install BUILD=%s PREFIX=%s/prefix && export PKG_CONFIG_PATH=%s/prefix/lib/pkgconfig && "
+           "strict=\"-Werror all-warnings -Xcompiler=-Wall,-Wextra,-Werror\" && "
+           "%s -std=c++20 $strict -c -o %s/t20.o framework/tests/fixtures/cudauser.cu $(pkg-config --cflags perfgate-nvcc) && "
+           "%s $strict -o %s/t framework/tests/fixtures/cudauser.cu $(pkg-config --cflags --libs perfgate-nvcc)%s && "
+           "%s/t --color=never",
+           st_build_dir(), dir, dir, nvcc, dir, nvcc, dir, link, dir);
+  rc = sh(cmd, &out);
+  if (strstr(out, "no CUDA device")) {
+    ST_CHECKF(rc == 0 && strstr(out, "0 passed, 0 failed, 3 skipped") &&
+                  st_count(out, "skipped: no CUDA device (") == 3,
+              "%d: %s", rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/t --color=never --require-gpu", dir);
+    rc = sh(cmd, &out);
+    ST_CHECKF(rc == 2, "--require-gpu: %d: %s", rc, out);
+  } else
+    ST_CHECKF(rc == 1 && strstr(out, "PASS  cxx.kernel_lambda_and_template") &&
+                  strstr(out, "PASS  cxx.unchecked_calls_like_the_issue") &&
+                  strstr(out, "ERROR cxx.failing_launch_is_an_error") &&
+                  strstr(out, "workload 'w': cudaLaunchKernel failed at framework/tests/fixtures/cudauser.cu:") &&
+                  strstr(out, "(cudaErrorInvalidConfiguration)"),
+              "%d: %s", rc, out);
+  free(out);
+  st_rmtree(dir);
+}
+
 /* make perftest PERFTESTS=dir builds someone else's directory of tests. */
 ST_TEST(build_perftests_from_another_directory)
 {

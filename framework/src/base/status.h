@@ -27,7 +27,8 @@ typedef enum perf__outcome {
   X(ECUDA, -5, "CUDA error")                                  \
   X(ENODEV, -6, "no CUDA device")                             \
   X(EINVAL, -7, "invalid argument")                          \
-  X(EBADFILE, -8, "malformed baseline file")
+  X(EBADFILE, -8, "malformed baseline file")                 \
+  X(ECALL, -9, "a CUDA call failed")
 
 enum {
 #define PERF__X(sym, code, desc) PERF__##sym = (code),

@@ -212,7 +212,7 @@ static const double PRECISION = 0.002;
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal)
 {
-  char head[300], why[400];
+  char head[300], why[600];
   double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
   if (!w->name) w->name = wn;
   char tag[96];

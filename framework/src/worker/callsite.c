@@ -106,7 +106,10 @@ void perf__callsite_capture(perf__site *s)
   }
   int k = perf__callsite_pick(in_exe, n);
   s->pc = k > 0 ? (char *)frames[k] - 1 : NULL; /* inside the call insn */
-  s->caller = k > 0 && k + 1 < n && in_exe[k + 1] ? (char *)frames[k + 1] - 1 : NULL;
+  for (int u = 0; u < PERF__SITE_UP; u++)
+    s->up[u] = k > 0 && k + 1 + u < n && in_exe[k + 1 + u] && (u == 0 || s->up[u - 1])
+                   ? (char *)frames[k + 1 + u] - 1
+                   : NULL;
   s->inside[0] = '\0';
   if (k > 0 && info[k - 1].dli_fname && !cuda_itself(info[k - 1].dli_fname) &&
       info[k - 1].dli_sname)
@@ -204,14 +207,26 @@ void perf__callsite_resolve(void *const *pcs, size_t n, char (*out)[256],
 }
 
 /* Never fails; see callsite.h. */
+int perf__callsite_choose(const char (*where)[256], int n)
+{
+  int k = 0;
+  while (k < n - 1 &&
+         (strstr(where[k], "/include/crt/") || strstr(where[k], "/include/cuda_runtime.h:")))
+    k++;
+  if (k < n - 2 && (strstr(where[k], ".cudafe1.stub.c:") || strstr(where[k], "__device_stub__")))
+    k += 2; /* the stub, and the kernel's host function that calls it */
+  return k < n ? k : 0;
+}
+
+/* Never fails; see callsite.h. */
 void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no)
 {
-  void *pcs[2] = {s->pc, s->caller};
-  char where[2][256];
-  int lines[2];
-  perf__callsite_resolve(pcs, s->caller ? 2 : 1, where, lines);
-  int k = s->caller && (strstr(where[0], "/include/crt/") ||
-                        strstr(where[0], "/include/cuda_runtime.h:"));
+  void *pcs[1 + PERF__SITE_UP] = {s->pc};
+  char where[1 + PERF__SITE_UP][256];
+  int lines[1 + PERF__SITE_UP], n = 1;
+  while (n <= PERF__SITE_UP && s->up[n - 1]) pcs[n] = s->up[n - 1], n++;
+  perf__callsite_resolve(pcs, (size_t)n, where, lines);
+  int k = perf__callsite_choose((const char (*)[256])where, n);
   snprintf(out, len, "%s", where[k]);
   *line_no = lines[k];
 }

@@ -4,9 +4,12 @@
 
 #include <stddef.h>
 
+enum { PERF__SITE_UP = 4 };
+
 typedef struct perf__site {
   void *pc;          /* return address in the user's code (NULL: not found) */
-  void *caller;      /* the frame above it, when in the executable too */
+  void *up[PERF__SITE_UP]; /* the frames above it while they are in the
+                              executable too (NULL after the last) */
   char inside[96];   /* library function between user and CUDA, e.g.
                         "cublasSdot_v2"; "" when the user called CUDA;
                         with lang, the native function that called CUDA
@@ -43,9 +46,19 @@ void perf__callsite_capture(perf__site *s);
 void perf__callsite_resolve(void *const *pcs, size_t n, char (*out)[256],
                         int *line_no);
 
-/* Resolves one site like perf__callsite_resolve, except that a site inside the
- * CUDA toolkit's own headers (the stub nvcc writes for a <<<...>>> launch)
- * is named by its caller: the launcher the user wrote. Never fails. */
+/* Which of n resolved frames (innermost first, as perf__callsite_resolve
+ * writes them) is the line the user wrote: the first, unless it is code
+ * nvcc brings for a <<<...>>> launch: frames in the CUDA toolkit's headers
+ * (cuda_runtime.h, crt/), then the launch stub nvcc writes
+ * (__device_stub__..., in a .cudafe1.stub.c), then the kernel's host-side
+ * function that calls it (at the kernel's own definition); the frame
+ * above those. Never fails; 0 when nothing is to be skipped or n is too
+ * short to skip it. */
+int perf__callsite_choose(const char (*where)[256], int n);
+
+/* Resolves one site like perf__callsite_resolve, naming the frame
+ * perf__callsite_choose picks among it and the frames above it: for a
+ * <<<...>>> launch, the line of the launch the user wrote. Never fails. */
 void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no);
 
 /* A workload function that ends in its CUDA call may jump to it (a sibling

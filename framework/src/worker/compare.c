@@ -32,7 +32,7 @@ typedef struct pair {
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
-  char why[400];
+  char why[600];
 } pair;
 
 /* Never fails: without memory the sample is not kept (the record is then

@@ -16,7 +16,7 @@ static void nvml_fields(perf__baseline *b)
 {
   char bus[32] = "", driver[96], why[200];
   unsigned cur = 0, max = 0;
-  cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+  perf__gpu_tolerate(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
   if (perf__gpuwatch_open(bus, why, sizeof why)) {
     perf__baseline_set_fpf(b, "driver", "unknown (%s)", why);
     perf__baseline_set_fpf(b, "sm_clock_mhz", "unknown (%s)", why);
@@ -29,10 +29,13 @@ static void nvml_fields(perf__baseline *b)
   }
 }
 
+/* Device 0's attribute a; -1 when the runtime does not give it. */
 static int attr(enum cudaDeviceAttr a)
 {
   int v = -1;
-  return cudaDeviceGetAttribute(&v, a, 0) == cudaSuccess ? v : -1;
+  cudaError_t e = cudaDeviceGetAttribute(&v, a, 0);
+  perf__gpu_tolerate(e);
+  return e == cudaSuccess ? v : -1;
 }
 
 /* See fingerprint.h. */
@@ -43,8 +46,8 @@ int perf__fingerprint_gpu(perf__baseline *b)
   int drv = 0, rt = 0;
   if (g->err) return g->err;
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return PERF__ECUDA;
-  cudaDriverGetVersion(&drv);
-  cudaRuntimeGetVersion(&rt);
+  perf__gpu_tolerate(cudaDriverGetVersion(&drv));
+  perf__gpu_tolerate(cudaRuntimeGetVersion(&rt));
   perf__baseline_set_fpf(b, "name", "%s", p.name);
   perf__baseline_set_fpf(b, "compute_capability", "%d.%d", p.major, p.minor);
   perf__baseline_set_fpf(b, "sms", "%d", p.multiProcessorCount);

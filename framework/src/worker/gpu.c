@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/units.h"
 #include "worker/gpuwatch.h"
@@ -14,6 +15,7 @@
 #include "base/stats.h"
 #include "base/status.h"
 #include "worker/context.h"
+#include "worker/rtstart.h"
 
 /* Returns 1 for the errors that say there is no usable device or driver. */
 int perf__gpu_nodevice(cudaError_t e)
@@ -31,13 +33,83 @@ int perf__gpu_nodevice(cudaError_t e)
   }
 }
 
+/* The NVIDIA driver as this process finds it, for a "no device" error,
+ * into out[len]: "no NVIDIA driver found: ..." when there is none
+ * (libcuda.so.1 cannot be loaded, or the kernel module is absent), the
+ * CUDA version a driver that is too old supports, or "" where CUDA's own
+ * text says it (a driver and library that do not match, no device).
+ * Loads libcuda.so.1 to look (not initialising it). Never fails. */
+static void driver_state(cudaError_t e, char *out, size_t len)
+{
+  void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  CUresult (*version)(int *) = NULL;
+  int v = 0, rt = 0;
+  out[0] = '\0';
+  if (!lib) {
+    snprintf(out, len, "no NVIDIA driver found: libcuda.so.1 cannot be loaded");
+    return;
+  }
+  /* /dev/dxg: WSL's GPU, which has no /proc/driver/nvidia */
+  if (access("/proc/driver/nvidia/version", F_OK) && access("/dev/dxg", F_OK))
+    snprintf(out, len, "no NVIDIA driver found: libcuda.so.1 is installed, but the NVIDIA "
+             "kernel module is not loaded (no /proc/driver/nvidia/version)");
+  else if (e == cudaErrorInsufficientDriver &&
+           (*(void **)&version = dlsym(lib, "cuDriverGetVersion")) && version(&v) == CUDA_SUCCESS &&
+           cudaRuntimeGetVersion(&rt) == cudaSuccess && v < rt)
+    snprintf(out, len, "the NVIDIA driver supports CUDA %d.%d, older than this runtime "
+             "(CUDA %d.%d)", v / 1000, v % 1000 / 10, rt / 1000, rt % 1000 / 10);
+  dlclose(lib);
+}
+
 /* Returns 0, PERF__ENODEV or PERF__ECUDA; never fails otherwise. */
 int perf__gpu_explain(cudaError_t e, const char *api, char *buf, size_t len)
 {
+  char driver[200] = "";
   if (e == cudaSuccess) return 0;
-  snprintf(buf, len, "%s: %s (%s)", api, cudaGetErrorString(e),
-           cudaGetErrorName(e));
+  if (perf__gpu_nodevice(e)) driver_state(e, driver, sizeof driver);
+  snprintf(buf, len, "%s%s%s: %s (%s)", driver, driver[0] ? "; " : "", api,
+           cudaGetErrorString(e), cudaGetErrorName(e));
   return perf__gpu_nodevice(e) ? PERF__ENODEV : PERF__ECUDA;
+}
+
+static int blind; /* the runtime could not start before this test began:
+                     what the test calls cannot be told apart */
+
+/* 1 when the CUDA runtime has started in this process (or tried to), as
+ * the watch saw it (without the watch: a CUDA context shows it): only then
+ * may it be asked anything, as asking starts it. Never fails; with the
+ * watch, an atomic load. */
+static int runtime_started(void)
+{
+  int seen = perf__rtstart_seen();
+  return seen >= 0 ? seen : perf__gpu_in_use();
+}
+
+/* See gpu.h. */
+void perf__gpu_test_begin(void)
+{
+  perf__rtstart_watch();
+  blind = runtime_started() && perf__gpu_nodevice(cudaGetLastError());
+}
+
+/* See gpu.h. */
+int perf__gpu_take_error(const char *api, char *why, size_t len)
+{
+  if (blind || !runtime_started()) return 0;
+  int err = perf__gpu_explain(cudaGetLastError(), api, why, len);
+  return err == PERF__ECUDA ? PERF__ECALL : err;
+}
+
+/* See gpu.h. */
+int perf__gpu_broken(void)
+{
+  return runtime_started() && perf__gpu_nodevice(cudaPeekAtLastError());
+}
+
+/* See gpu.h. */
+void perf__gpu_tolerate(cudaError_t e)
+{
+  if (e != cudaSuccess) cudaGetLastError();
 }
 
 /* Does not return: ends the running test (see gpu.h). */
@@ -45,6 +117,7 @@ void perf__gpu_end(int err, const char *msg)
 {
   if (err == PERF__ENODEV)
     perf__context_end(PERF__SKIP, 1, "no CUDA device (%s)", msg);
+  if (err == PERF__ECALL) perf__context_end(PERF__ERROR, 0, "%s", msg);
   perf__context_end(PERF__FAIL, 0, "CUDA error: %s", msg);
 }
 
@@ -189,6 +262,7 @@ static void probe(perf__gpu_info *g)
   }
   char bus[32];
   e = cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+  perf__gpu_tolerate(e);
   if (e)
     snprintf(g->watch_off, sizeof g->watch_off, "cudaDeviceGetPCIBusId: %s",
              cudaGetErrorString(e));
@@ -266,7 +340,6 @@ int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len)
     if (!e && back) e = back, api = "cudaSetDevice (back to the test's device)";
   } else
     e = cudaDeviceSynchronize();
-  if (!e) e = cudaGetLastError(), api = "cudaGetLastError";
   return perf__gpu_explain(e, api, why, len);
 }
 

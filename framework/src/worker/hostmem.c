@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "worker/cupti.h"
+#include "worker/gpu.h"
 
 /* perf__hostmem_sides reads parameter structs as arrays of pointer-sized
  * words; these pin the layouts it relies on (a header change fails the
@@ -49,10 +50,10 @@ void perf__hostmem_init(void)
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
   if (query) return;
-  if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
-                                       cudaEnableDefault, &q) == cudaSuccess &&
-      q == cudaDriverEntryPointSuccess)
-    query = (pointer_query_fn)fn;
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
+                                                   cudaEnableDefault, &q);
+  perf__gpu_tolerate(e);
+  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) query = (pointer_query_fn)fn;
 }
 
 /* What p points to; PERF__MEM_NONE for NULL. Asks the driver, which

@@ -161,7 +161,7 @@ static const op *op_lookup(CUpti_CallbackId id)
  * The pass stops watching and takes pass.mu once before it reads the model,
  * so no call is fed after that. */
 
-enum { MAX_SITES = 256 };
+enum { MAX_SITES = 256, MAX_THREADS = 32 };
 
 typedef CUresult (*stream_flags_fn)(CUstream, unsigned *);
 typedef CUresult (*stream_ctx_fn)(CUstream, CUcontext *);
@@ -178,6 +178,18 @@ static struct {
   } sites[MAX_SITES];
   int nsites;
   const char *unfollowed; /* the first call the model could not place */
+  struct {                /* per thread: the first runtime call that failed
+                             since that thread last took its error */
+    pthread_t thread;
+    int failed;
+    unsigned seq;         /* order among the threads' failures */
+    cudaError_t err;
+    const char *api;
+    perf__site site;
+  } th[MAX_THREADS];
+  int nth;
+  unsigned seq;
+  pthread_t runner;       /* the thread that calls the workload */
   stream_flags_fn flags;
   stream_ctx_fn stream_ctx;
   ctx_current_fn current;
@@ -190,13 +202,13 @@ static void resolve(void)
   static int done;
   void *fn;
   enum cudaDriverEntryPointQueryResult q;
+  cudaError_t e;
   if (done) return;
   done = 1;
 #define ENTRY(name, into)                                                             \
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) ==    \
-          cudaSuccess &&                                                              \
-      q == cudaDriverEntryPointSuccess)                                               \
-    *(void **)&pass.into = fn;
+  e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);      \
+  perf__gpu_tolerate(e);                                                              \
+  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) *(void **)&pass.into = fn;
   ENTRY("cuStreamGetFlags", flags);
   ENTRY("cuStreamGetCtx", stream_ctx);
   ENTRY("cuCtxGetCurrent", current);
@@ -330,10 +342,46 @@ static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd,
   }
 }
 
-/* CUPTI handler: driver calls at entry, in the order the host made them. */
+/* A runtime call's result, at its exit: keeps the runtime's per-thread
+ * last error as the runtime does (a failed call sets it, cudaGetLastError
+ * takes it; cudaErrorNotReady is an answer, not an error), with the first
+ * failed call's name and site, on every thread. Never fails (a thread
+ * past MAX_THREADS is not followed). */
+static void note_result(CUpti_CallbackId id, const CUpti_CallbackData *cd)
+{
+  const cudaError_t *ret = cd->functionReturnValue;
+  cudaError_t r = ret ? *ret : cudaSuccess;
+  int take = id == CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020;
+  perf__site site = {0};
+  if (!take && (r == cudaSuccess || r == cudaErrorNotReady)) return;
+  if (!take) perf__callsite_capture(&site);
+  pthread_t me = pthread_self();
+  pthread_mutex_lock(&pass.mu);
+  int k = 0;
+  while (k < pass.nth && !pthread_equal(pass.th[k].thread, me)) k++;
+  if (k == pass.nth && k < MAX_THREADS) pass.th[pass.nth++].thread = me;
+  if (k < pass.nth && atomic_load(&pass.watching)) {
+    if (take)
+      pass.th[k].failed = 0;
+    else if (!pass.th[k].failed) {
+      pass.th[k].failed = 1;
+      pass.th[k].seq = pass.seq++;
+      pass.th[k].err = r;
+      pass.th[k].api = cd->functionName;
+      pass.th[k].site = site;
+    }
+  }
+  pthread_mutex_unlock(&pass.mu);
+}
+
+/* CUPTI handler: driver calls at entry, in the order the host made them;
+ * runtime calls at exit, for their results. */
 static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
                     const CUpti_CallbackData *cd)
 {
+  if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && cd->callbackSite == CUPTI_API_EXIT &&
+      atomic_load(&pass.watching))
+    note_result(id, cd);
   if (dom != CUPTI_CB_DOMAIN_DRIVER_API || cd->callbackSite != CUPTI_API_ENTER ||
       !atomic_load(&pass.watching))
     return;
@@ -557,9 +605,33 @@ static void unchecked(const perf_workload *w, perf_clock clock, const char *why,
   snprintf(out->why_not, sizeof out->why_not, "%s", why);
 }
 
+/* The runtime call that failed first, of those whose error no thread took
+ * by the pass's end, into out->failed: "cudaMemsetAsync failed at t.c:12
+ * (fn): invalid argument (cudaErrorInvalidValue)"; "" when none. Never
+ * fails. */
+static void first_failure(const perf_workload *w, perf__routing *out)
+{
+  int f = -1, line = 0;
+  char where[256] = "an unknown place", inside[120] = "";
+  for (int k = 0; k < pass.nth; k++)
+    if (pass.th[k].failed && (f < 0 || pass.th[k].seq < pass.th[f].seq)) f = k;
+  if (f < 0) return;
+  const perf__site *s = &pass.th[f].site;
+  if (s->pc) perf__callsite_name(s, where, sizeof where, &line);
+  perf__callsite_tail_call(where, sizeof where, "watch_calls", w->name);
+  if (s->inside[0]) snprintf(inside, sizeof inside, " inside %s", s->inside);
+  snprintf(out->failed, sizeof out->failed, "%s%s failed at %s%s: %s (%s)", pass.th[f].api,
+           inside, where,
+           pthread_equal(pass.th[f].thread, pass.runner)
+               ? ""
+               : ", on another thread than the one that calls the workload",
+           cudaGetErrorString(pass.th[f].err), cudaGetErrorName(pass.th[f].err));
+}
+
 /* Reads the model after the watched calls: the route and what to say. */
 static void conclude(const perf_workload *w, perf_clock clock, perf__routing *out)
 {
+  first_failure(w, out);
   perf__streamorder_verdict v;
   perf__streamorder_decide(&pass.o, clock, w->stream != NULL, &v);
   devices_used(out);
@@ -584,6 +656,9 @@ int perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out, ch
   pass.open = 1;
   pass.nsites = 0;
   pass.unfollowed = NULL;
+  pass.nth = 0;
+  pass.seq = 0;
+  pass.runner = pthread_self();
   set_anchor(w, clock);
   char no[300];
   if (perf__cupti_attach(on_call, no, sizeof no)) {

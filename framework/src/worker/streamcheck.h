@@ -25,6 +25,10 @@ typedef struct perf__routing {
                           there was no CUDA context to look in */
   char refusal[1400];  /* REFUSE: the workload, the work, its stream and
                           call site, the declared stream, and the fix */
+  char failed[600];    /* the first runtime call in the watched calls that
+                          failed, on any thread, with nobody taking its
+                          error: "cudaMemsetAsync failed at t.c:12 (fn):
+                          invalid argument (cudaErrorInvalidValue)"; "" */
 } perf__routing;
 
 /* Decides how w's clock (resolved, never AUTO) must wait for the GPU work
@@ -33,6 +37,7 @@ typedef struct perf__routing {
  * PERF__ROUTE_CALLS times with CUPTI callbacks on the driver API, untimed,
  * then CUPTI is detached and the stream-order model decides
  * (perf__streamorder_decide); REFUSE comes with its message in out->refusal.
+ * The pass also follows each runtime call's result (out->failed).
  * When CUPTI cannot attach (checked = 0): the GPU clocks trust the
  * declared stream, the wall and submit clocks wait for every device. Then
  * it waits for the work the calls queued. Returns 0, or the error code

@@ -26,6 +26,7 @@ void perf__test_exec(const perf__registry_test *t, perf__context_result *res)
   char name[256];
   snprintf(name, sizeof name, "%s.%s", t->suite, t->name);
   jmp_buf *exit = perf__context_begin(name, res);
+  perf__gpu_test_begin();
   perf__nvtx_push("%s", name);
   if (setjmp(*exit) == 0) {
     t->body();

@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "base/wire.h"
 #include "base/registry.h"
+#include "worker/gpu.h"
 #include "worker/syncdetect.h"
 #include "worker/test.h"
 
@@ -46,10 +47,14 @@ static int serve(const char *name)
     snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
   } else
     perf__test_exec(t, &res);
+  /* The fifth field retires this worker: CUPTI was attached, or the CUDA
+   * runtime failed to start here (what a later test calls could not be
+   * seen: gpu.h). */
   char end[700];
   int n = snprintf(end, sizeof end, "%d %d %d %d %d %d\n%s", (int)res.outcome,
-                   res.nodevice, res.checks, res.failures, perf__syncdetect_used(),
-                   res.baseline_missing, res.reason);
+                   res.nodevice, res.checks, res.failures,
+                   perf__syncdetect_used() || perf__gpu_broken(), res.baseline_missing,
+                   res.reason);
   fflush(stdout);
   fflush(stderr);
   return perf__wire_send(out_fd, PERF__MSG_END, end,

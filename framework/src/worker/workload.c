@@ -68,8 +68,8 @@ static const char *ctx_api(const char *call, const perf_workload *w)
 }
 
 /* The GPU side of a host-clock batch's end: wait for the workload's GPU work
- * as its routing says (streamcheck.h), and collect any error its launches
- * left behind. Before the routing is known (the first call), wait for
+ * as its routing says (streamcheck.h); a call that failed is found after
+ * (failed_calls). Before the routing is known (the first call), wait for
  * every device with a context, if there is one at all. */
 static int finish_gpu(perf_workload *w, char *why, size_t len)
 {
@@ -81,7 +81,6 @@ static int finish_gpu(perf_workload *w, char *why, size_t len)
     return 0;
   case PERF__ROUTE_STREAM:
     CK(cudaStreamSynchronize(w->stream));
-    CK(cudaGetLastError());
     return 0;
   default:
     return perf__gpu_wait_devices(st->route.devices, st->route.ndevices, why, len);
@@ -122,7 +121,6 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   if (hold) perf__blocker_release();
   if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
   CK(cudaEventSynchronize(st->ev[1]));
-  CK(cudaGetLastError());
   if (hold && perf__blocker_timed_out()) return BLOCKED;
   CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
@@ -142,13 +140,34 @@ static int sample_host(perf_workload *w, long n, double *s, char *why,
   return err;
 }
 
-/* Times one batch of n iterations; *s is the whole batch, in seconds. */
+static const char FIX[] = "a workload whose CUDA calls fail is not timed. Fix: check "
+                          "each CUDA call's result (PERF_CUDA(call) ends the test naming the "
+                          "call and its line)";
+
+/* A CUDA call that failed since the last look, by the runtime's last error
+ * on this thread (after when: "its first call", "a sample"). Returns 0;
+ * PERF__ENODEV, the runtime could not start (why: for "no CUDA device
+ * (...)"); or PERF__ECALL, with why the ERROR's reason. */
+static int failed_calls(const perf_workload *w, const char *when, char *why, size_t len)
+{
+  char api[200], e[400];
+  snprintf(api, sizeof api, "workload '%.80s': a CUDA call failed in %s", w->name, when);
+  int err = perf__gpu_take_error(api, e, sizeof e);
+  if (err) snprintf(why, len, err == PERF__ECALL ? "%s; %s" : "%s", e, FIX);
+  return err;
+}
+
+/* Times one batch of n iterations; *s is the whole batch, in seconds. A
+ * CUDA call that failed in it is an error (failed_calls), after the clock
+ * stopped. */
 static int sample_batch(perf_workload *w, long n, double *s, char *why,
                         size_t len)
 {
-  if (timed_by_events(w->perf__state->clock))
-    return sample_events(w, n, s, why, len);
-  return sample_host(w, n, s, why, len);
+  int err = timed_by_events(w->perf__state->clock) ? sample_events(w, n, s, why, len)
+                                                   : sample_host(w, n, s, why, len);
+  return err ? err
+             : failed_calls(w, w->perf__state->first_call ? "its first call" : "a sample",
+                            why, len);
 }
 
 /* Involuntary context switches of every thread of this process so far
@@ -276,7 +295,7 @@ int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min
 /* One clean batch of *n (which may shrink); ends the test on an error. */
 static double sample_or_end(perf_workload *w, long *n)
 {
-  char why[400];
+  char why[600];
   double s = 0;
   int err = clean_batch(w, n, &s, why, sizeof why);
   if (err) perf__gpu_end(err, why);
@@ -495,15 +514,21 @@ static void report(const perf_workload *w)
 
 /* Finds where w's GPU work goes (after its first call, before any sample)
  * and how its clock must wait; ends the test as ERROR when the clock cannot
- * time it (a CUDA error the workload caused ends it as FAIL). A workload
+ * time it, or when a CUDA call of w failed: in the first call (failed:
+ * its description, or NULL) or in the pass, which names the first such call
+ * and its site (an error a kernel raised ends it as FAIL). A workload
  * found to use the GPU gets the GPU watch. */
-static void route(perf_workload *w)
+static void route(perf_workload *w, const char *failed)
 {
   static int told; /* the worker says once that it cannot look */
   perf__wstate *st = w->perf__state;
-  char why[400];
+  char why[600];
   int err = perf__streamcheck(w, st->clock, &st->route, why, sizeof why);
   st->routed = 1;
+  if (st->route.failed[0])
+    perf__context_end(PERF__ERROR, 0, "workload '%s': %s; %s", w->name, st->route.failed, FIX);
+  if (failed) perf__gpu_end(PERF__ECALL, failed);
+  if (!err) err = failed_calls(w, "its calls after the first", why, sizeof why);
   if (err) perf__gpu_end(err, why);
   if (st->route.route == PERF__ROUTE_REFUSE)
     perf__context_end(PERF__ERROR, 0, "%s", st->route.refusal);
@@ -517,6 +542,24 @@ static void route(perf_workload *w)
   }
 }
 
+/* A CUDA call made before w is measured (in the test's body) that failed
+ * with nobody taking its error: ends the test, as SKIP when the runtime
+ * could not start, else as ERROR (the runtime does not say which call;
+ * timing what follows an unchecked failure would measure a broken
+ * state). */
+static void failed_before(const perf_workload *w)
+{
+  char api[200], e[400];
+  snprintf(api, sizeof api, "a CUDA call made before workload '%.80s' was measured", w->name);
+  int err = perf__gpu_take_error(api, e, sizeof e);
+  if (err == PERF__ECALL)
+    perf__context_end(PERF__ERROR, 0, "%s failed, and its error was never taken (the "
+                      "runtime's last error: perfgate does not time after an unchecked "
+                      "failure). Fix: check each CUDA call's result (PERF_CUDA(call)), or "
+                      "take an error you handled with cudaGetLastError()", e);
+  if (err) perf__gpu_end(err, e);
+}
+
 /* See workload.h. */
 void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
 {
@@ -527,6 +570,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
     perf__context_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
                    "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
                    w->name);
+  failed_before(w);
   if (w->perf__state && w->perf__gen == perf__context_generation()) {
     long n = w->perf__state->batch;
     sample_or_end(w, &n);
@@ -536,12 +580,12 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   perf__wstate *st = new_state(w);
   st->target_s = fmax(FLOOR_FACTOR * st->floor_s, min_sample_s);
   double until = perf__clock_now() + cap_s, idle0 = idled_s;
-  char why[400];
+  char why[600];
   st->first_call = 1;
   int err = sample_batch(w, 1, &st->cold_s, why, sizeof why); /* once only */
   st->first_call = 0;
-  if (err) perf__gpu_end(err, why);
-  route(w);
+  if (err && err != PERF__ECALL) perf__gpu_end(err, why);
+  route(w, err ? why : NULL);
   size_batch(w, until, idle0);
   warm_up(w, until, idle0);
   report(w);
