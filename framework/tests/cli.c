@@ -348,7 +348,9 @@ static int plural_formats(const char *path, const regex_t *re)
    * words after a count that are no plural */
   static const char *const fine[] = {"%d calls", "%d streams", "%zu values", "all %d runs",
                                      "%llu times", "least %zu commits", "%zu commits tested",
-                                     "last %zu runs", "most %zu characters", " series", " is",
+                                     "last %zu runs", "most %zu characters",
+                                     "%zu bytes, more than" /* > 120 */,
+                                     "%ld rows%s (it holds one" /* > 1 */, " series", " is",
                                      " does", " has", " appears", " was"};
   FILE *f = fopen(path, "r");
   char line[1024];

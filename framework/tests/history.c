@@ -743,7 +743,9 @@ ST_TEST(history_markdown_compares_the_run_with_the_last_runs)
   }
   snprintf(args, sizeof args, "%s/summary.md", dir);
   char *md = st_slurp(args);
-  ST_CHECKF(md && strstr(md, "## Compared with the last 10 runs of this machine (no GPU: ") &&
+  /* this machine's GPU, or its CPU model on a machine without one */
+  ST_CHECKF(md && (strstr(md, "## Compared with the last 10 runs of this machine (no GPU: ") ||
+                   (st_have_gpu() && strstr(md, "## Compared with the last 10 runs of this GPU ("))) &&
                 strstr(md, "2 earlier runs") && strstr(md, "`host.four_x_work_is_2x_faster` | FASTER(a, b)"),
             "%s", md ? md : "(none)");
   free(md);
