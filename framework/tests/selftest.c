@@ -443,7 +443,7 @@ static int copy_fixture(st_nobody *nb, char *why, size_t len)
            "cp '%s' '%s' && chmod 755 '%s' && mkdir -m 755 '%s/lib' && cd / && "
            "for f in $(ldd '%s' 2>/dev/null | sed -n 's|.*=> \\(/[^ ]*\\) .*|\\1|p'); do "
            ST_AS_NOBODY "test -r \"$f\" || cp \"$f\" '%s/lib/' || exit 1; done",
-           st_fixture, nb->fixture, nb->fixture, nb->dir, st_fixture, nb->dir);
+           st_fixture, nb->fixture, nb->fixture, nb->dir, nb->fixture, nb->dir);
   if (st_shell(cmd))
     return snprintf(why, len, "cannot copy the fixture and its libraries into %s", nb->dir), -1;
   return 0;
