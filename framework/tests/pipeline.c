@@ -445,47 +445,55 @@ ST_TEST(pipeline_injected_preemptions_are_retaken_up_to_20_times)
   }
 }
 
-/* A process spinning on the only CPU the worker may use: the real case,
- * as a smoke test that holds under any load (the rule itself is checked
- * exactly above). The hog shares that CPU, so the worker's thread is
- * switched out involuntarily every few milliseconds it runs, nearly all of
- * which it spends inside samples: some samples are retaken (or kept after
- * 20 tries), and the verdict line says so. Neither the verdict nor how
- * many is checked: with the hog beside it, the wall-clock ratio of 4x the
- * work moved as far as 2.04x and 7.95x, and the number of preempted
- * samples depends on every other process of the machine. */
+/* Checks what holds for a claim's verdict line under any load: its claim
+ * was decided or not (PASS or FAIL, never broken), and its counts keep the
+ * retake rule: no more samples kept although preempted than samples (4 a
+ * round), no more than 20 retakes for each. Prints the counts. */
+static void retakes_within_the_rule(const st_run *r, const char *test)
+{
+  char line[LINE];
+  long rounds, retaken, kept;
+  const char *o = st_outcome(r, test, line, sizeof line);
+  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r->out);
+  int parsed = disturbed(r, "FASTER(a, b, 2)", &rounds, &retaken, &kept) == 0;
+  ST_CHECKF(parsed && rounds > 0 && kept <= 4 * rounds && retaken <= 20 * 4 * rounds,
+            "%ld rounds, %ld retaken, %ld kept:\n%s", rounds, retaken, kept, r->out);
+  printf("    %s: %ld samples retaken and %ld kept although preempted, %ld rounds\n", o, retaken,
+         kept, rounds);
+}
+
+/* A process spinning on the only CPU the worker may use: the real case, as
+ * a smoke test that cannot flake (the rule itself is checked exactly
+ * above). How many samples the spinning process preempts is up to the
+ * kernel's scheduler and everything else the machine runs: on a 2-core
+ * machine with two busy loops, up to 15 of a claim's 48 samples, and none
+ * at all in 3 of 50 runs; with it beside the worker, the wall-clock ratio
+ * of 4x the work moved as far as 2.04x and 7.95x. So neither the verdict
+ * nor the counts are checked, only that they keep the rule. */
 ST_TEST(pipeline_preempted_samples_are_retaken)
 {
   st_run r;
-  char line[LINE];
-  long rounds, retaken, kept;
   st_exec(&r, "", "--budget=2 --filter=host.preempted_samples_are_retaken");
-  const char *o = st_outcome(&r, "host.preempted_samples_are_retaken", line, sizeof line);
-  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r.out); /* decided, not broken */
-  ST_CHECKF(disturbed(&r, "FASTER(a, b, 2)", &rounds, &retaken, &kept) == 0 && retaken + kept > 0,
-            "%s", r.out);
+  retakes_within_the_rule(&r, "host.preempted_samples_are_retaken");
   st_run_free(&r);
 }
 
 /* The same when the preempted thread is the workload's OpenMP helper,
- * pinned to another CPU with the hog, while the measuring thread only
- * waits for it: a smoke test as above. That the retakes see every thread
- * of the worker is checked exactly by the injected preemptions. */
+ * pinned to another CPU with the spinning process, while the measuring
+ * thread only waits for it: a smoke test as above. That the retakes see
+ * every thread of the worker is checked exactly by the injected
+ * preemptions. */
 ST_TEST(pipeline_preempted_helper_threads_are_seen)
 {
   st_run r;
   char line[LINE];
-  long rounds, retaken, kept;
   st_exec(&r, "", "--budget=2 --filter=host.preempted_helper_thread_is_seen");
-  const char *o = st_outcome(&r, "host.preempted_helper_thread_is_seen", line, sizeof line);
-  if (!strcmp(o, "SKIP")) { /* one CPU: nothing to pin apart */
-    st_skip("%s", line);
+  if (!strcmp(st_outcome(&r, "host.preempted_helper_thread_is_seen", line, sizeof line), "SKIP")) {
+    st_skip("%s", line); /* one CPU: nothing to pin apart */
     st_run_free(&r);
     return;
   }
-  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r.out);
-  ST_CHECKF(disturbed(&r, "FASTER(a, b, 2)", &rounds, &retaken, &kept) == 0 && retaken + kept > 0,
-            "%s", r.out);
+  retakes_within_the_rule(&r, "host.preempted_helper_thread_is_seen");
   st_run_free(&r);
 }
 
