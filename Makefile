@@ -239,7 +239,16 @@ $(BUILD)/oldcuda/libcuda.so.1: framework/tests/shim/oldcuda.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(SHIM_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
-TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so $(BUILD)/oldcuda/libcuda.so.1
+$(BUILD)/libpreempt.so: framework/tests/shim/preempt.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+$(BUILD)/libstoprename.so: framework/tests/shim/stoprename.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+TEST_BINS += $(BUILD)/oldcuda/libcuda.so.1 $(BUILD)/libpreempt.so $(BUILD)/libstoprename.so
 # The Python package's tests load libperfgate.so into python3: not under the
 # sanitizers (the interpreter would need their runtime preloaded).
 ifeq ($(findstring sanitize,$(CFLAGS)),)

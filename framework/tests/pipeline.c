@@ -9,6 +9,16 @@
 
 #define LINE 2048
 
+/* The interval on the verdict line of claim head in r ("CI [lo, hi]");
+ * 0, or -1 when there is none. */
+static int interval(const st_run *r, const char *head, double *lo, double *hi)
+{
+  char line[LINE];
+  const char *v = st_line_with(r, head, "% CI [", line, sizeof line);
+  *lo = *hi = -1;
+  return v && sscanf(strstr(v, "% CI [") + 6, "%lf, %lf]", lo, hi) == 2 ? 0 : -1;
+}
+
 ST_TEST(pipeline_four_x_work_passes_2_fails_8)
 {
   st_run r;
@@ -23,11 +33,18 @@ ST_TEST(pipeline_four_x_work_passes_2_fails_8)
    * interval, the threshold and the rounds. */
   const char *v = st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line);
   ST_CHECK(v && strstr(v, "(wall clock, medians)") && strstr(v, "% CI [") &&
-           strstr(v, "needs >= 2.000x") && strstr(v, "ABBA rounds") &&
+           strstr(v, "needs >= 2.000x") && strstr(v, " ABBA round") &&
            strstr(v, "a ") && strstr(v, " vs b "));
-  double s2 = st_speedup(&r, "FASTER(a, b, 2)"), s8 = st_speedup(&r, "FASTER(a, b, 8)");
-  ST_CHECKF(s2 > 2.5 && s2 < 6, "4x the work measured as %.3fx", s2);
-  ST_CHECKF(s8 > 2.5 && s8 < 6, "4x the work measured as %.3fx", s8);
+  /* Each verdict follows from the interval on its line (the bounds are
+   * printed to 3 decimals). How far inside its bound the interval lies is
+   * not checked: a loaded machine moves a wall-clock ratio, and only the
+   * 2x margin on either side of the true 4x makes the verdicts themselves
+   * safe to assert. */
+  double lo, hi;
+  ST_CHECKF(interval(&r, "FASTER(a, b, 2)", &lo, &hi) == 0 && lo >= 2 - 5e-4 && lo <= hi,
+            "PASS at 2x with the interval [%g, %g]", lo, hi);
+  ST_CHECKF(interval(&r, "FASTER(a, b, 8)", &lo, &hi) == 0 && hi <= 8 + 5e-4 && lo <= hi,
+            "FAIL at 8x with the interval [%g, %g]", lo, hi);
   ST_CHECK(st_line_with(&r, "a: cold start", "(wall, first call alone)", line, sizeof line));
   ST_EQ(r.status, 1);
   ST_CHECK(!strcmp(st_last_line(&r, line, sizeof line), "1 passed, 1 failed, 0 skipped"));
@@ -90,11 +107,14 @@ ST_TEST(pipeline_misuse_nothing_checked_skip_and_truth)
 ST_TEST(pipeline_isolates_crashes_exits_and_hangs)
 {
   st_run r;
-  st_exec(&r, "", st_slow() ? "--filter='crash.*' --timeout=20" : "--filter='crash.*' --timeout=1");
+  /* The timeout applies to every test: each after_* starts a new worker,
+   * which takes some 0.3-0.5 s on a busy 2-core machine, so it gets far
+   * more than that (the hang costs it). */
+  st_exec(&r, "", st_slow() ? "--filter='crash.*' --timeout=20" : "--filter='crash.*' --timeout=10");
   st_expect(&r, "crash.segfault", "FAIL", "crashed: signal 11");
   st_expect(&r, "crash.abort", "FAIL", "crashed: signal 6");
   st_expect(&r, "crash.exit", "FAIL", "exit status 3");
-  st_expect(&r, "crash.hang", "FAIL", st_slow() ? "timed out after 20 s" : "timed out after 1 s");
+  st_expect(&r, "crash.hang", "FAIL", st_slow() ? "timed out after 20 s" : "timed out after 10 s");
   st_expect(&r, "crash.after_segfault", "PASS", NULL);
   st_expect(&r, "crash.after_abort", "PASS", NULL);
   st_expect(&r, "crash.after_exit", "PASS", NULL);
@@ -193,7 +213,7 @@ ST_TEST(pipeline_throttled_samples_are_discarded)
   } else {
     st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
     ST_CHECK(st_line_with(&r, "GPU watch: NVML reads the SM clock", "now 1700 MHz", line, sizeof line));
-    ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "samples discarded and 0 kept while the GPU "
+    ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", " discarded and 0 kept while the GPU "
                           "was throttled (sw_power_cap), after idling the GPU between retakes",
                           line, sizeof line));
     char *j = st_slurp(json);
@@ -350,73 +370,131 @@ ST_TEST(pipeline_closed_stdin_and_no_orphan_workers)
   st_exec(&r, "", "--filter=host.truth <&-");
   ST_CHECKF(r.status == 0 && strstr(r.out, "PASS  host.truth"), "%d: %s", r.status, r.out);
   st_run_free(&r);
-  /* Kill the supervisor while its worker hangs: the worker must go too. */
-  char cmd[1024];
-  /* The marker is built at run time so that the shell's own command line
-   * does not match it. */
-  /* Gone within 5 s, not at once: on a loaded machine a killed process can
-   * take a while to be torn down (the hang itself would last 60 s). */
+  /* Kill the supervisor while its worker hangs: the worker must go too.
+   * The worker is waited for (however slow the machine is to start it), so
+   * that there is one to outlive its supervisor; it must be gone long
+   * before its hang (600 s) would end. The marker is built at run time so
+   * that the shell's own command line does not match it. */
+  char cmd[1400];
   snprintf(cmd, sizeof cmd,
-           "m=42424$((20+1)); '%s' --filter=crash.hang --timeout=60 --seed=$m "
-           ">/dev/null 2>&1 & sleep 1; kill -9 $!; "
-           "for i in $(seq 50); do pgrep -f \"seed=$m\" >/dev/null || exit 0; sleep 0.1; done; "
-           "pkill -9 -f \"seed=$m\"; exit 1",
+           "m=42424$((20+1)); '%s' --filter=crash.hang --timeout=600 --seed=$m >/dev/null 2>&1 & "
+           "s=$!; for i in $(seq 600); do w=$(pgrep -f \"perf-worker=.*seed=$m\") && break; "
+           "sleep 0.1; done; kill -9 $s; [ -n \"$w\" ] || exit 2; "
+           "for i in $(seq 600); do pgrep -f \"perf-worker=.*seed=$m\" >/dev/null || exit 0; "
+           "sleep 0.1; done; kill -9 $w; exit 1",
            st_fixture);
-  ST_EQ(system(cmd), 0);
+  int rc = st_shell(cmd);
+  ST_CHECKF(rc == 0, "%s", rc == 2 ? "no worker started in 60 s" : "the worker outlived its supervisor by 60 s");
 }
 
-/* A process spinning on the worker's CPU preempts most samples: they are
- * retaken, and said so. The ratio is checked only against gross error (4x
- * the work within 1.5x..10x): on a 2-vCPU machine whose vCPUs may share a
- * core, load on the sibling slows samples without preempting them, which
- * no per-thread counter can see (seen twice in about 25 full runs: 2.04x and
- * 7.95x); quiet, it measures 3.96-4.04x. */
+/* The ABBA rounds on the verdict line of claim head in r, and the samples
+ * it says were retaken and kept although the host preempted them (0 and 0
+ * when it names none). Returns 0, or -1 when there is no such line or its
+ * counts do not parse. */
+static int disturbed(const st_run *r, const char *head, long *rounds, long *retaken, long *kept)
+{
+  char line[LINE];
+  /* " ABBA round": "1 ABBA round" as "12 ABBA rounds" */
+  const char *v = st_line_with(r, head, " ABBA round", line, sizeof line);
+  *rounds = *retaken = *kept = 0;
+  if (!v) return -1;
+  const char *at = strstr(v, " ABBA round");
+  while (at > v && at[-1] != ' ') at--;
+  *rounds = strtol(at, NULL, 10);
+  const char *d = strstr(v, " retaken and ");
+  if (!d) return *rounds > 0 ? 0 : -1;
+  while (d > v && d[-1] != ';') d--;
+  return sscanf(d, " %ld %*s retaken and %ld kept although the host preempted", retaken, kept) == 2
+             ? 0
+             : -1;
+}
+
+/* The retake rule, with the host's preemptions injected (build/
+ * libpreempt.so fakes the involuntary context switches the worker reads
+ * around each sample, hiding the machine's own, so every count is exact
+ * under any load): a sample preempted on N attempts in a row is retaken N
+ * times and then taken clean, for N up to 20; one preempted on every
+ * attempt is retaken 20 times and then kept anyway; the verdict line
+ * counts both for the claim's 4 samples a round, and names none when
+ * nothing was preempted. The injected switches count only for the whole
+ * process (getrusage RUSAGE_SELF), as a workload's helper thread's would:
+ * a worker that looked at its measuring thread alone would see none. The
+ * verdict itself is not checked (the machine may be loaded). */
+ST_TEST(pipeline_injected_preemptions_are_retaken_up_to_20_times)
+{
+  static const struct {
+    const char *pattern;
+    long retaken, kept; /* per kept sample */
+  } cases[] = {{"0", 0, 0}, {"3", 3, 0}, {"20", 20, 0}, {"always", 20, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char env[600], line[LINE];
+    st_run r;
+    long rounds, retaken, kept;
+    snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libpreempt.so PERF_FAKE_PREEMPT=%s ",
+             st_build_dir(), cases[i].pattern);
+    st_exec(&r, env, "--budget=0.3 --filter=host.four_x_work_is_2x_faster");
+    const char *o = st_outcome(&r, "host.four_x_work_is_2x_faster", line, sizeof line);
+    ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s: %s", cases[i].pattern, r.out);
+    int ok = disturbed(&r, "FASTER(a, b, 2)", &rounds, &retaken, &kept) == 0;
+    ST_CHECKF(ok && rounds > 0 && retaken == cases[i].retaken * 4 * rounds &&
+                  kept == cases[i].kept * 4 * rounds,
+              "PERF_FAKE_PREEMPT=%s: %ld rounds, %ld retaken and %ld kept (want %ld and %ld "
+              "per sample, 4 samples a round):\n%s",
+              cases[i].pattern, rounds, retaken, kept, cases[i].retaken, cases[i].kept, r.out);
+    ST_CHECKF(cases[i].retaken || cases[i].kept || !strstr(r.out, "preempted"), "%s", r.out);
+    st_run_free(&r);
+  }
+}
+
+/* Checks what holds for a claim's verdict line under any load: its claim
+ * was decided or not (PASS or FAIL, never broken), and its counts keep the
+ * retake rule: no more samples kept although preempted than samples (4 a
+ * round), no more than 20 retakes for each. Prints the counts. */
+static void retakes_within_the_rule(const st_run *r, const char *test)
+{
+  char line[LINE];
+  long rounds, retaken, kept;
+  const char *o = st_outcome(r, test, line, sizeof line);
+  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r->out);
+  int parsed = disturbed(r, "FASTER(a, b, 2)", &rounds, &retaken, &kept) == 0;
+  ST_CHECKF(parsed && rounds > 0 && kept <= 4 * rounds && retaken <= 20 * 4 * rounds,
+            "%ld rounds, %ld retaken, %ld kept:\n%s", rounds, retaken, kept, r->out);
+  printf("    %s: %ld samples retaken and %ld kept although preempted, %ld rounds\n", o, retaken,
+         kept, rounds);
+}
+
+/* A process spinning on the only CPU the worker may use: the real case, as
+ * a smoke test that cannot flake (the rule itself is checked exactly
+ * above). How many samples the spinning process preempts is up to the
+ * kernel's scheduler and everything else the machine runs: on a 2-core
+ * machine with two busy loops, up to 15 of a claim's 48 samples, and none
+ * at all in 3 of 50 runs; with it beside the worker, the wall-clock ratio
+ * of 4x the work moved as far as 2.04x and 7.95x. So neither the verdict
+ * nor the counts are checked, only that they keep the rule. */
 ST_TEST(pipeline_preempted_samples_are_retaken)
 {
   st_run r;
-  char line[LINE];
-  st_exec(&r, "", "--budget=5 --filter=host.preempted_samples_are_retaken");
-  const char *o = st_outcome(&r, "host.preempted_samples_are_retaken", line, sizeof line);
-  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r.out); /* decided, not broken */
-  long retaken = 0;
-  const char *v = st_line_with(&r, "FASTER(a, b, 2)", "samples retaken", line, sizeof line);
-  ST_CHECKF(v && sscanf(strstr(v, "; ") ? strrchr(v, ';') + 2 : "", "%ld samples retaken",
-                        &retaken) == 1 && retaken > 0,
-            "%s", r.out);
-  double s = st_speedup(&r, "FASTER(a, b, 2)");
-  ST_CHECKF(s > 1.5 && s < 10, "4x the work measured as %.3fx:\n%s", s, r.out);
+  st_exec(&r, "", "--budget=2 --filter=host.preempted_samples_are_retaken");
+  retakes_within_the_rule(&r, "host.preempted_samples_are_retaken");
   st_run_free(&r);
 }
 
-/* The same when the preempted thread is the workload's OpenMP helper, not
- * the measuring thread (which only waits for it): the retakes must see
- * every thread of the worker. The helper shares its CPU with the hog, so
- * most samples are preempted: more retaken than kept (4 per round). Counted
- * on the measuring thread alone, they were 2-11 retaken for 48 kept; counted
- * on every thread, 128-195 (2-vCPU machine, quiet). */
+/* The same when the preempted thread is the workload's OpenMP helper,
+ * pinned to another CPU with the spinning process, while the measuring
+ * thread only waits for it: a smoke test as above. That the retakes see
+ * every thread of the worker is checked exactly by the injected
+ * preemptions. */
 ST_TEST(pipeline_preempted_helper_threads_are_seen)
 {
   st_run r;
   char line[LINE];
-  st_exec(&r, "", "--budget=5 --filter=host.preempted_helper_thread_is_seen");
-  const char *o = st_outcome(&r, "host.preempted_helper_thread_is_seen", line, sizeof line);
-  if (!strcmp(o, "SKIP")) { /* one CPU: nothing to pin apart */
-    st_skip("%s", line);
+  st_exec(&r, "", "--budget=2 --filter=host.preempted_helper_thread_is_seen");
+  if (!strcmp(st_outcome(&r, "host.preempted_helper_thread_is_seen", line, sizeof line), "SKIP")) {
+    st_skip("%s", line); /* one CPU: nothing to pin apart */
     st_run_free(&r);
     return;
   }
-  ST_CHECKF(!strcmp(o, "PASS") || !strcmp(o, "FAIL"), "%s", r.out);
-  long retaken = 0;
-  const char *v = st_line_with(&r, "FASTER(a, b, 2)", "samples retaken", line, sizeof line);
-  ST_CHECKF(v && sscanf(strrchr(v, ';') + 2, "%ld samples retaken", &retaken) == 1 &&
-                retaken > 0,
-            "%s", r.out);
-  const char *at = v ? strstr(v, " ABBA rounds") : NULL;
-  while (at && at > v && at[-1] != ' ') at--;
-  long rounds = at ? strtol(at, NULL, 10) : 0;
-  ST_CHECKF(rounds > 0 && retaken >= 4 * rounds,
-            "%ld samples retaken for %ld kept: the helper's preemptions were not seen\n%s",
-            retaken, 4 * rounds, r.out);
+  retakes_within_the_rule(&r, "host.preempted_helper_thread_is_seen");
   st_run_free(&r);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,6 +182,21 @@ static int run_case(const st_case *c, int timeout_s, char *skip, size_t len)
   return v.failures == 0;
 }
 
+/* Whether name holds one of the ':'-separated substrings of only (NULL:
+ * every name does). */
+static int selected(const char *name, const char *only)
+{
+  if (!only) return 1;
+  for (const char *p = only;; p++) {
+    size_t n = strcspn(p, ":");
+    char part[256];
+    snprintf(part, sizeof part, "%.*s", (int)n, p);
+    if (n && strstr(name, part)) return 1;
+    p += n;
+    if (!*p) return 0;
+  }
+}
+
 int main(int argc, char **argv)
 {
   const char *only = NULL;
@@ -190,17 +206,19 @@ int main(int argc, char **argv)
     else if (!strncmp(argv[i], "--only=", 7))
       only = argv[i] + 7;
     else {
-      fprintf(stderr, "usage: %s [--fixture=PATH] [--only=SUBSTRING]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--fixture=PATH] [--only=SUBSTRING[:SUBSTRING...]]\n", argv[0]);
       return 2;
     }
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
   int passed = 0, failed = 0, skipped = 0;
   for (st_case *c = head; c; c = c->next) {
-    if (only && !strstr(c->name, only)) continue;
+    if (!selected(c->name, only)) continue;
     double t0 = now();
     char skip[300];
-    int ok = run_case(c, 300, skip, sizeof skip);
+    /* A hang's limit, not a time any test should take: the longest take
+     * about 100 s on a 2-core machine whose cores other builds keep busy. */
+    int ok = run_case(c, 600, skip, sizeof skip);
     if (ok == 2)
       printf("skip %s (%.2f s): skipped: %s\n", c->name, now() - t0, skip);
     else
@@ -213,10 +231,9 @@ int main(int argc, char **argv)
 
 /* ---- running the fixture binary ---------------------------------------- */
 
-void st_exec(st_run *r, const char *env, const char *args)
+/* Runs cmd through the shell into r (stdout and stderr together). */
+static void capture(st_run *r, const char *cmd)
 {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s%s '%s' %s 2>&1", env, st_wrap(), st_fixture, args);
   r->out = NULL;
   r->status = -1;
   FILE *p = popen(cmd, "r");
@@ -237,6 +254,13 @@ void st_exec(st_run *r, const char *env, const char *args)
   r->out[len] = '\0';
   int st = pclose(p);
   r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void st_exec(st_run *r, const char *env, const char *args)
+{
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s%s '%s' %s 2>&1", env, st_wrap(), st_fixture, args);
+  capture(r, cmd);
 }
 
 void st_host_baseline_file(const char *dir, char *path, size_t len)
@@ -358,4 +382,117 @@ void st_rmtree(const char *dir)
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   ST_CHECKF(system(cmd) == 0, "%s", cmd);
+}
+
+/* ---- running the fixture as uid 65534 ----------------------------------- */
+
+#define ST_AS_NOBODY "setpriv --reuid=65534 --regid=65534 --clear-groups "
+
+/* Appends printf-style text to buf[len]; 0, or -1 when it did not fit. */
+__attribute__((format(printf, 3, 4))) static int append(char *buf, size_t len, const char *fmt, ...)
+{
+  size_t used = strlen(buf);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + used, len - used, fmt, ap);
+  va_end(ap);
+  return n < 0 || (size_t)n >= len - used ? -1 : 0;
+}
+
+/* Adds the sanitizer options in variable name to nb->as, rewritten for uid
+ * 65534: a log_path goes under nb->dir/logs (the run's log directory is
+ * kept, to hand the logs back), a suppression file is copied into nb->dir.
+ * Returns 0, or -1 with why. */
+static int sanitizer_options(st_nobody *nb, const char *name, char *why, size_t len)
+{
+  const char *v = getenv(name);
+  char opts[2048], out[3072] = "", cmd[3072];
+  if (!v || !*v) return 0;
+  if (strchr(v, '\'') || strlen(v) >= sizeof opts)
+    return snprintf(why, len, "$%s is too long or holds a quote", name), -1;
+  snprintf(opts, sizeof opts, "%s", v);
+  char *save = NULL;
+  for (char *o = strtok_r(opts, ":", &save); o; o = strtok_r(NULL, ":", &save)) {
+    char *eq = strchr(o, '='), *base = eq ? strrchr(eq + 1, '/') : NULL;
+    int rc = 0;
+    if (base && eq - o == 8 && !strncmp(o, "log_path", 8)) {
+      snprintf(nb->logs[1], sizeof nb->logs[1], "%.*s", (int)(base - eq - 1), eq + 1);
+      rc = append(out, sizeof out, "log_path=%s%s:", nb->logs[0], base);
+    } else if (base && eq - o == 12 && !strncmp(o, "suppressions", 12)) {
+      snprintf(cmd, sizeof cmd, "cp '%s' '%s/'", eq + 1, nb->dir);
+      if (st_shell(cmd)) return snprintf(why, len, "cannot copy %s into %s", eq + 1, nb->dir), -1;
+      rc = append(out, sizeof out, "suppressions=%s%s:", nb->dir, base);
+    } else
+      rc = append(out, sizeof out, "%s:", o);
+    if (rc) return snprintf(why, len, "$%s is too long", name), -1;
+  }
+  if (append(nb->as, sizeof nb->as, "%s='%s' ", name, out))
+    return snprintf(why, len, "the sanitizer options are too long"), -1;
+  return 0;
+}
+
+/* Copies the fixture into nb->dir, and into nb->dir/lib those of its
+ * shared libraries (as ldd finds them) that uid 65534 cannot read. Returns
+ * 0, or -1 with why. */
+static int copy_fixture(st_nobody *nb, char *why, size_t len)
+{
+  char cmd[4096];
+  const char *base = strrchr(st_fixture, '/');
+  snprintf(nb->fixture, sizeof nb->fixture, "%s/%s", nb->dir, base ? base + 1 : st_fixture);
+  snprintf(cmd, sizeof cmd,
+           "cp '%s' '%s' && chmod 755 '%s' && mkdir -m 755 '%s/lib' && cd / && "
+           "for f in $(ldd '%s' 2>/dev/null | sed -n 's|.*=> \\(/[^ ]*\\) .*|\\1|p'); do "
+           ST_AS_NOBODY "test -r \"$f\" || cp \"$f\" '%s/lib/' || exit 1; done",
+           st_fixture, nb->fixture, nb->fixture, nb->dir, nb->fixture, nb->dir);
+  if (st_shell(cmd))
+    return snprintf(why, len, "cannot copy the fixture and its libraries into %s", nb->dir), -1;
+  return 0;
+}
+
+int st_nobody_begin(st_nobody *nb, char *why, size_t len)
+{
+  memset(nb, 0, sizeof *nb);
+  if (geteuid() != 0) return snprintf(why, len, "not root: no other user can be taken"), -1;
+  if (st_shell(ST_AS_NOBODY "true 2>/dev/null"))
+    return snprintf(why, len, "uid 65534 cannot be taken with setpriv (util-linux)"), -1;
+  snprintf(nb->dir, sizeof nb->dir, "/tmp/perfgate-nobody-XXXXXX");
+  if (!mkdtemp(nb->dir)) return snprintf(why, len, "mkdtemp: %s", strerror(errno)), -1;
+  snprintf(nb->logs[0], sizeof nb->logs[0], "%s/logs", nb->dir);
+  if (chmod(nb->dir, 0755) || mkdir(nb->logs[0], 0700) || chown(nb->logs[0], 65534, 65534))
+    return snprintf(why, len, "cannot prepare %s: %s", nb->dir, strerror(errno)), -1;
+  snprintf(nb->as, sizeof nb->as, "cd '%s' && LD_LIBRARY_PATH='%s/lib' ", nb->dir, nb->dir);
+  static const char *const sanitizers[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+  for (int i = 0; i < 3; i++)
+    if (sanitizer_options(nb, sanitizers[i], why, len)) return -1;
+  if (copy_fixture(nb, why, len) || append(nb->as, sizeof nb->as, ST_AS_NOBODY))
+    return -1;
+  if (st_wrap()[0]) printf("    as uid 65534: a copy of the fixture, not under %s\n", st_wrap());
+  st_run r;
+  st_nobody_exec(&r, nb, "--list");
+  int ok = r.status == 0 && strstr(r.out, "host.truth");
+  if (!ok)
+    snprintf(why, len, "uid 65534 cannot run a copy of the fixture in %s (exit %d: %.*s)", nb->dir,
+             r.status, (int)strcspn(r.out, "\n"), r.out);
+  st_run_free(&r);
+  return ok ? 0 : -1;
+}
+
+void st_nobody_exec(st_run *r, const st_nobody *nb, const char *args)
+{
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", nb->as, nb->fixture, args);
+  capture(r, cmd);
+}
+
+void st_nobody_end(st_nobody *nb)
+{
+  char cmd[3000];
+  if (!nb->dir[0]) return;
+  if (nb->logs[1][0]) {
+    snprintf(cmd, sizeof cmd, "for f in '%s'/*; do [ -e \"$f\" ] || continue; cp \"$f\" '%s/' || exit 1; done",
+             nb->logs[0], nb->logs[1]);
+    ST_CHECKF(st_shell(cmd) == 0, "%s", cmd);
+  }
+  st_rmtree(nb->dir);
+  nb->dir[0] = '\0';
 }

@@ -100,4 +100,29 @@ int st_have_gpu(void);
 /* The last non-empty line of the output. */
 const char *st_last_line(const st_run *r, char *line, size_t len);
 
+/* A copy of the fixture that uid and gid 65534 (nobody) can run, for the
+ * tests that, as root, drop to an unprivileged user: wherever the checkout
+ * lies (under a home directory of mode 700, say), the binary, those of its
+ * shared libraries uid 65534 cannot read and the sanitizers' suppression
+ * files are copied into a temporary directory it can read, where it also
+ * runs and writes the sanitizers' logs (st_nobody_end hands them to the
+ * run's own log directory). Under $PERF_SELFTEST_WRAP (valgrind), the copy
+ * runs without the wrapper. */
+typedef struct st_nobody {
+  char dir[64];        /* the temporary directory (mode 755) */
+  char fixture[128];   /* the copy of the fixture in it */
+  char as[4096];       /* shell words that run what follows as uid 65534 there */
+  char logs[2][1024];  /* sanitizer log directories: uid 65534's, the run's */
+} st_nobody;
+
+/* Prepares nb (root only). Returns 0, or -1 with the reason why nothing can
+ * run as uid 65534 here (not root, no setpriv, the uid cannot be taken, the
+ * copy does not start): the caller skips, saying so. */
+int st_nobody_begin(st_nobody *nb, char *why, size_t len);
+/* st_exec of the copy, as uid 65534 in its directory. */
+void st_nobody_exec(st_run *r, const st_nobody *nb, const char *args);
+/* Moves uid 65534's sanitizer logs to the run's log directory and removes
+ * the temporary directory. */
+void st_nobody_end(st_nobody *nb);
+
 #endif
