@@ -22,11 +22,11 @@ def header_version():
                     for k in ("MAJOR", "MINOR", "PATCH"))
 
 
-def python(code, env=None, cwd=None):
+def python(code, env=None, cwd=None, flags=()):
     """code run by this interpreter in a fresh process, with env added."""
     full = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-c", code], env=full, cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run([sys.executable, *flags, "-c", code], env=full, cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_the_version_is_the_headers_and_the_loaded_librarys():
@@ -83,7 +83,9 @@ print(json.dumps({"found": perfgate.libraries(), "maps": sorted(maps)}))
 
 
 def loaded(env, cwd):
-    r = python(LOADED, env=env, cwd=cwd)
+    # -S: no site-packages, only PYTHONPATH: NVIDIA's wheels that this
+    # interpreter has (PyTorch's) do not count, the test's own do
+    r = python(LOADED, env=env, cwd=cwd, flags=("-S",))
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
