@@ -161,10 +161,30 @@ def pytest_runtestloop(session):
     return True
 
 
+def _is_perf_test(item):
+    """A test perfgate reports: one that takes the perf fixture (or stands
+    for a file of such tests, as perftests/torch's placeholders do)."""
+    return "perf" in getattr(item, "fixturenames", ())
+
+
+def _skipped_before_perf(item, report):
+    """The record of a perf test skipped before its perf fixture ran (a skip
+    mark, a skip in an earlier fixture): SKIP with pytest's reason, as the C
+    runner reports a skipped test."""
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    reason = reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+    return {"name": item.nodeid, "outcome": "SKIP", "reason": reason, "claims": [],
+            "lines": [], "seconds": report.duration}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
     p = getattr(item, "_perfgate", None)
+    cfg = item.config
+    if call.when == "setup" and report.skipped and p is None and _is_perf_test(item) and \
+            cfg._perfgate_run == (2 if cfg.getoption("--perf-update-baselines") else 0):
+        cfg._perfgate_records.append(_skipped_before_perf(item, report))
     if call.when == "call" and p is not None:
         error = call.excinfo is not None and call.excinfo.errisinstance(PerfError)
         inconclusive = any(c.get("outcome") == "INCONCLUSIVE" for c in p.claims) and \

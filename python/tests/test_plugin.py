@@ -104,6 +104,37 @@ def test_it(perf):
     assert doc["tests"][0]["outcome"] == "ERROR" and doc["tests"][0]["claims"] == []
 
 
+def test_perf_json_records_a_perf_test_skipped_before_it_ran(pytester, tmp_path):
+    """A perf test skipped by a mark (or in an earlier fixture) is in the
+    report as SKIP with pytest's reason, as the C runner reports a skip; a
+    test without the perf fixture is not."""
+    out = tmp_path / "r.json"
+    r = run(pytester, '''
+import pytest
+
+@pytest.mark.skip(reason="needs two GPUs")
+def test_marked(perf):
+    perf.expect_faster(lambda: work(100), lambda: work(800), 2)
+
+@pytest.fixture
+def gone():
+    pytest.skip("the fixture found nothing")
+
+def test_in_fixture(gone, perf):
+    pass
+
+@pytest.mark.skip(reason="not perfgate's")
+def test_plain():
+    pass
+''', f"--perf-json={out}")
+    r.assert_outcomes(skipped=3)
+    doc = json.loads(out.read_text())
+    got = [(t["name"].split("::")[-1], t["outcome"], t["reason"]) for t in doc["tests"]]
+    assert got == [("test_marked", "SKIP", "needs two GPUs"),
+                   ("test_in_fixture", "SKIP", "the fixture found nothing")], got
+    assert doc["totals"] == {**doc["totals"], "tests": 2, "skipped": 2, "failed": 0}
+
+
 def test_perf_json_is_a_perfgate_report(pytester, tmp_path):
     out = tmp_path / "r.json"
     r = run(pytester, '''

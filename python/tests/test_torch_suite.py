@@ -1,5 +1,5 @@
 """perftests/torch, the README's PyTorch suite, where PyTorch is not installed (hidden from
-the inner session whether or not this machine has it): skipped, saying why, exit 0."""
+the inner session whether or not this machine has it): skipped, saying why, exit 0, and recorded as skipped in --perf-json."""
 import json
 import os
 import subprocess
@@ -39,4 +39,7 @@ def test_the_torch_suite_without_torch_skips_saying_why(tmp_path):
     for f in files:
         assert f"SKIPPED [1] perftests/torch/{f}: PyTorch is not installed (No module named 'torch'" \
             in r.stdout, r.stdout
-    assert json.loads(out.read_text())["totals"]["tests"] == 0
+    doc = json.loads(out.read_text())  # the skips are in the report, with their reason
+    assert doc["totals"] == {**doc["totals"], "tests": len(files), "skipped": len(files)}
+    assert all(t["outcome"] == "SKIP" and t["reason"].startswith("PyTorch is not installed")
+               for t in doc["tests"]), doc["tests"]
