@@ -11,11 +11,17 @@
 #include "worker/context.h"
 #include "worker/workload.h"
 
-/* About 200 us of host work per call. */
+/* About 200 us of host work per call, each call 1 us longer than the one
+ * before: no two samples are equal, so a precision of 1e-12 is never
+ * reached. (A fixed 200 us spin is not enough: it ends at the first clock
+ * read past 200 us, and on a clock that steps coarsely three samples in a
+ * row came out identical to the last bit, which is "precise".) */
 static void spin(void *arg)
 {
+  static int calls;
+  double len = 2e-4 + 1e-6 * (calls++ % 1000);
   (void)arg;
-  for (double t0 = perf__clock_now(); perf__clock_now() - t0 < 2e-4;) {
+  for (double t0 = perf__clock_now(); perf__clock_now() - t0 < len;) {
   }
 }
 
