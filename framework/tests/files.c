@@ -154,6 +154,33 @@ ST_TEST(files_report_to_own_stdout_is_written_in_place)
   st_rmtree(dir);
 }
 
+/* stdin is open only for reading: a report to the file it reads (/dev/null
+ * under cron, nohup or a CI runner; a file fed to stdin) is written as any
+ * other, never through descriptor 0 (that failed after the whole run with
+ * "Invalid argument", exit 2). */
+ST_TEST(files_report_to_the_file_stdin_reads)
+{
+  char dir[64], args[1600], p[600];
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  st_run r;
+  st_exec(&r, "", "--filter=host.truth --json=/dev/null --junit=/dev/stdout < /dev/null");
+  ST_CHECKF(r.status == 0 && !strstr(r.out, "cannot write") && strstr(r.out, "<testsuites"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(p, sizeof p, "%s/o.txt", dir);
+  FILE *f = fopen(p, "w");
+  ST_CHECK(f && fputs("old\n", f) >= 0 && fclose(f) == 0);
+  snprintf(args, sizeof args, "--filter=host.truth --json=%s < %s", p, p);
+  st_exec(&r, "", args);
+  char *got = st_slurp(p);
+  ST_CHECKF(r.status == 0 && got && strstr(got, "\"schema\": \"perfgate-report/1\"") &&
+                strncmp(got, "old\n", 4) != 0 && st_temp_files(dir) == 0,
+            "%d: %s / %s", r.status, r.out, got ? got : "(none)");
+  free(got);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
 /* --update-baselines: a baseline file that is a symlink stays one (its
  * target is replaced); a baseline directory that does not exist yet is
  * created, with its parents; the first notice names the flag. */

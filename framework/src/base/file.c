@@ -47,15 +47,22 @@ static int refused(const perf__file_why *why, const char *what)
   return PERF__EIO;
 }
 
-/* The descriptor 0, 1 or 2 of this process that st is the file of, or
- * -1: a report to /dev/stdout, /proc/self/fd/1, a link to either, or the
- * very file stdout is redirected to, is written through that descriptor,
- * so that it shares its offset and comes after what the stream holds. */
+/* The descriptor 1, 2 or 0 of this process, open for writing, that st is
+ * the file of, or -1: a report to /dev/stdout, /proc/self/fd/1, a link to
+ * either, or the very file stdout is redirected to, is written through
+ * that descriptor, so that it shares its offset and comes after what the
+ * stream holds. A descriptor open only for reading (stdin from /dev/null
+ * or from the report's own file) is not one to write through: the path is
+ * then written as any other. */
 static int own_fd(const struct stat *st)
 {
+  static const int fds[] = {1, 2, 0};
   struct stat fs;
-  for (int fd = 0; fd <= 2; fd++)
+  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+    int fd = fds[i], fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) continue;
     if (fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino) return fd;
+  }
   return -1;
 }
 
