@@ -223,17 +223,22 @@ static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__r
 }
 
 /* Everything a run checks before it prints or runs anything: the --devices
- * list (into ids, *nd), that no two outputs are one file, the baseline
- * directory, each report file (--plots' directory is made), the history.
- * Returns 0, or 2 after the problem on stderr. */
-static int preflight(const perf__cli *cli, const char *prog, int *ids, int *nd)
+ * list (into ids, *nd; --devices=all where no GPU is usable clears
+ * cli->devices, with why in note[len], to run as without it), that no two
+ * outputs are one file, the baseline directory, each report file (--plots'
+ * directory is made), the history. Returns 0, or 2 after the problem on
+ * stderr. */
+static int preflight(perf__cli *cli, const char *prog, int *ids, int *nd, char *note, size_t len)
 {
   char err[4400];
   *nd = 0;
-  if (cli->devices && (*nd = perf__devices_parse(cli->devices, ids, err, sizeof err)) < 0) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  note[0] = '\0';
+  if (cli->devices && (*nd = perf__devices_parse(cli->devices, ids, note, len)) < 0) {
+    fprintf(stderr, "%s: %s\n", prog, note);
     return 2;
   }
+  if (cli->devices && *nd == 0) cli->devices = NULL;
+  else note[0] = '\0';
   if (outputs_ok(cli, prog, ids, *nd) || baseline_dir_ok(cli, prog))
     return 2;
   if (perf__report_check(cli, err, sizeof err) || perf__recorder_check(cli, err, sizeof err)) {
@@ -306,7 +311,8 @@ int perf_main(int argc, char **argv)
     return code;
   }
   int ids[PERF__DEVICES_MAX], nd;
-  if (preflight(&cli, prog, ids, &nd)) {
+  char note[1200];
+  if (preflight(&cli, prog, ids, &nd, note, sizeof note)) {
     free(sel);
     return 2;
   }
@@ -322,6 +328,7 @@ int perf_main(int argc, char **argv)
     return 2;
   }
   perf__console_setup(cli.color, cli.verbose);
+  if (note[0]) printf("perfgate: %s\n", note);
   announce(&cli, n);
   int code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
                          : perf__supervisor_run(&cli, order, runs, argc, argv);

@@ -361,6 +361,47 @@ ST_TEST(files_devices_are_checked_against_the_machine)
   st_run_free(&r);
 }
 
+/* --devices=all where no GPU is usable (none here, or CUDA_VISIBLE_DEVICES=-1
+ * hides them): the tests run once, as without --devices, after a line that
+ * says why none was found (the driver's state and CUDA's error); reports at
+ * the names given; a skip for want of a GPU fails only with --require-gpu.
+ * It was exit 2, "no CUDA device found", nothing run. */
+ST_TEST(files_devices_all_without_a_gpu_runs_and_skips)
+{
+  char dir[64], args[1600], p[600];
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  for (int require = 0; require < 2; require++) {
+    snprintf(args, sizeof args, "--filter='host.truth:cuda.no_driver_skips_the_test' "
+             "--devices=all --json=%s/dv.json --junit=%s/dv.xml%s", dir, dir,
+             require ? " --require-gpu" : "");
+    st_run r;
+    st_exec(&r, "CUDA_VISIBLE_DEVICES=-1 ", args);
+    const char *note = strstr(r.out, "perfgate: --devices=all: no usable CUDA device (");
+    const char *banner = strstr(r.out, "perfgate: 2 tests");
+    ST_CHECKF(r.status == (require ? 2 : 0) && note && banner && note < banner &&
+                  strstr(note, "cudaGetDeviceCount: ") &&
+                  strstr(note, "(CUDA_VISIBLE_DEVICES=-1)") && strstr(r.out, "PASS  host.truth") &&
+                  strstr(r.out, "SKIP  cuda.no_driver_skips_the_test") &&
+                  !strstr(r.out, "[gpu "),
+              "--require-gpu %d: %d: %s", require, r.status, r.out);
+    /* no driver at all: the note says so, as a skipped test does */
+    if (access("/proc/driver/nvidia/version", F_OK))
+      ST_CHECKF(note && strstr(note, "no NVIDIA driver found: "), "%s", r.out);
+    snprintf(p, sizeof p, "%s/dv.json", dir);
+    char *json = st_slurp(p);
+    snprintf(p, sizeof p, "%s/dv.xml", dir);
+    char *xml = st_slurp(p);
+    snprintf(p, sizeof p, "%s/dv.gpu0.json", dir);
+    ST_CHECKF(json && strstr(json, "\"name\": \"host.truth\"") && xml &&
+                  strstr(xml, "name=\"truth\"") && access(p, F_OK) != 0,
+              "reports: %s", r.out);
+    free(json);
+    free(xml);
+    st_run_free(&r);
+  }
+  st_rmtree(dir);
+}
+
 /* The paths a reviewer tried: a link chain to our stdout and an oddly
  * spelled /proc path are written through the descriptor (stdout's file is
  * not renamed over); a link loop and a socket are refused with the reason;

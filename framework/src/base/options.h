@@ -142,7 +142,8 @@ typedef struct perf__cli {
   X("--devices", "", gpus, devices, NULL, "all|0,1",                                            \
     "run the tests on each listed GPU in parallel, one\n"                                       \
     "supervisor per GPU: lines prefixed [gpu K], report\n"                                      \
-    "files per GPU (r.gpu0.xml), --json also merged")                                           \
+    "files per GPU (r.gpu0.xml), --json also merged; all\n"                                    \
+    "where no GPU works: one run, as without --devices")                                        \
   X("--merge", "", merge, merge, NULL, "OUT A.json B.json ...",                                 \
     "merge the --json reports of all shards into one --json\n"                                  \
     "report OUT and exit with the run's code (2 if a shard\n"                                   \

@@ -22,10 +22,14 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
 {
   int n = 0;
   if (!strcmp(spec, "all")) {
-    n = perf__probe_device_count();
+    char why[800];
+    n = perf__probe_device_count(why, sizeof why);
     for (int k = 0; k < n && k < PERF__DEVICES_MAX; k++) ids[k] = k;
-    if (!n) snprintf(err, len, "--devices=all: no CUDA device found");
-    return n ? (n < PERF__DEVICES_MAX ? n : PERF__DEVICES_MAX) : -1;
+    if (!n) /* as with no --devices: the tests that need a GPU skip, saying why */
+      snprintf(err, len, "--devices=all: no usable CUDA device (%s): the tests run once, "
+               "without --devices; those that need a GPU skip (--require-gpu makes that exit 2)",
+               why);
+    return n < PERF__DEVICES_MAX ? n : PERF__DEVICES_MAX;
   }
   for (const char *p = spec; *p;) {
     char *end;
@@ -46,7 +50,7 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
    * CUDA_VISIBLE_DEVICES the ids may be ones the count does not see: not
    * checked then. */
   const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-  int have = visible ? 0 : perf__probe_device_count();
+  int have = visible ? 0 : perf__probe_device_count(NULL, 0);
   for (int k = 0; have > 0 && k < n; k++)
     if (ids[k] >= have)
       return snprintf(err, len, "--devices: device %d does not exist: this machine has %d "
