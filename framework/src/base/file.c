@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/status.h"
+#include "base/progname.h"
 
 /* See file.h. */
 char *perf__file_tmp_name(const char *path, char *buf, size_t len)
@@ -34,8 +35,8 @@ static int failed(const perf__file_why *why, perf__file_step s, int e)
 static void remove_tmp(const perf__file *w)
 {
   if (unlink(w->tmp) && errno != ENOENT)
-    fprintf(stderr, "perftest: warning: cannot remove the temporary file %s: %s\n", w->tmp,
-            strerror(errno));
+    fprintf(stderr, "%s: warning: cannot remove the temporary file %s: %s\n", perf__progname(),
+            w->tmp, strerror(errno));
 }
 
 /* Tells that opening failed for a reason errno does not name. Returns
@@ -212,8 +213,9 @@ static void sync_dir(const char *path)
   snprintf(dir, sizeof dir, "%s", dirname(copy));
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fsync(fd))
-    fprintf(stderr, "perftest: warning: %s was replaced, but fsync of %s failed (%s): "
-                    "a power loss now could undo the rename\n", path, dir, strerror(errno));
+    fprintf(stderr, "%s: warning: %s was replaced, but fsync of %s failed (%s): "
+                    "a power loss now could undo the rename\n",
+            perf__progname(), path, dir, strerror(errno));
   if (fd >= 0) close(fd);
 }
 

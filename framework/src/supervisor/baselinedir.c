@@ -12,6 +12,7 @@
 #include "base/baseline.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "base/progname.h"
 
 /* 1 for a name that ends in ".yaml" and is more than that (the loader's
  * files; temporaries "x.yaml.tmp.PID", README.md and the lock pass). */
@@ -32,9 +33,9 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
   int e = perf__baseline_load(path, &b, why, sizeof why);
   if (e) {
     if (e == PERF__EBADFILE)
-      fprintf(err, "perftest: --check-baselines: %s\n", why);
+      fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
     else
-      fprintf(err, "perftest: --check-baselines: %s: %s\n", path,
+      fprintf(err, "%s: --check-baselines: %s: %s\n", perf__progname(), path,
               e == PERF__EIO ? strerror(errno) : perf__status_strerror(e));
     perf__baseline_free(&b);
     return 2;
@@ -69,7 +70,7 @@ int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
   char why[4400];
   int missing;
   if (perf__baselinedir_usable(dir, given, &missing, why, sizeof why)) {
-    fprintf(err, "perftest: --check-baselines: %s\n", why);
+    fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
     return 2;
   }
   if (missing) {
@@ -80,8 +81,8 @@ int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
-    fprintf(err, "perftest: --check-baselines: cannot read the directory '%s': %s\n", dir,
-            strerror(errno));
+    fprintf(err, "%s: --check-baselines: cannot read the directory '%s': %s\n", perf__progname(),
+            dir, strerror(errno));
     return 2;
   }
   int code = 0, valid = 0;
