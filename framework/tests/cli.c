@@ -112,6 +112,34 @@ ST_TEST(cli_baseline_directory_of_a_new_project)
   st_rmtree(dir);
 }
 
+/* A baselines link to nothing exists, so it is no new project's missing
+ * directory: every command that reads or writes it is exit 2 before the
+ * banner, naming the link and its target. --check-baselines said "no
+ * baseline directory yet" (exit 0); --update-baselines printed the banner,
+ * then "cannot create the baseline directory" (exit 2). */
+ST_TEST(cli_baselines_link_to_nothing_is_refused_before_the_banner)
+{
+  char dir[64], path[600];
+  st_run r;
+  scratch(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/baselines", dir);
+  ST_EQ(symlink("nowhere", path), 0);
+  static const char *const cmds[] = {"--check-baselines", "--update-baselines --filter=host.truth",
+                                     "--filter=host.truth", "--print-baseline-file"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    run_in(&r, dir, cmds[k]);
+    ST_CHECKF(r.status == 2 && strstr(r.out, "the baseline directory 'baselines' is a symbolic "
+                                             "link to 'nowhere', which does not exist") &&
+                  nothing_ran(&r),
+              "%s: %d: %s", cmds[k], r.status, r.out);
+    st_run_free(&r);
+  }
+  char target[16] = "";
+  ST_CHECK(readlink(path, target, sizeof target - 1) == 7 && !strcmp(target, "nowhere"));
+  ST_EQ(entries(dir), 1); /* nothing made */
+  st_rmtree(dir);
+}
+
 /* ---- item 8: the help, the option table and the README ----------------- */
 
 /* The README's runner table: its rows' first cells, one string. */

@@ -47,6 +47,22 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
   return 0;
 }
 
+/* 1 when dir is a symbolic link to nothing, with "the baseline directory
+ * 'DIR' is a symbolic link to 'TARGET', which does not exist ..." in
+ * err[len]; 0 otherwise. Never fails. */
+static int dangling(const char *dir, char *err, size_t len)
+{
+  struct stat st;
+  char target[4096];
+  if (lstat(dir, &st) || !S_ISLNK(st.st_mode)) return 0;
+  ssize_t n = readlink(dir, target, sizeof target - 1);
+  target[n > 0 ? n : 0] = '\0';
+  snprintf(err, len, "the baseline directory '%s' is a symbolic link to '%s', which does not "
+           "exist: create the directory it names, or remove the link (--baseline-dir=DIR names "
+           "another)", dir, target);
+  return 1;
+}
+
 /* See baselinedir.h. */
 int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char *err,
                              size_t len)
@@ -54,6 +70,7 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
   struct stat st;
   int bad = stat(dir, &st) ? errno : 0;
   *missing = bad == ENOENT;
+  if (*missing && dangling(dir, err, len)) return *missing = 0, PERF__EUSAGE;
   if (*missing && !must_exist) return 0;
   if (!bad && !S_ISDIR(st.st_mode)) bad = ENOTDIR;
   if (!bad && access(dir, R_OK | X_OK)) bad = errno;
