@@ -11,6 +11,8 @@
 
 #include "base/options.h"
 #include "base/units.h"
+#include "report/result.h"
+#include "supervisor/console.h"
 #include "selftest.h"
 #include "worker/compare.h"
 
@@ -324,6 +326,65 @@ ST_TEST(cli_repeat_and_devices_are_refused_with_one_message_before_the_banner)
   }
 }
 
+/* ---- the summary after --repeat ------------------------------------------- */
+
+/* --repeat=2 of a test that crashes every time: the summary names it once,
+ * with how many of its runs did not pass; the last line counts runs. It
+ * said "2 tests did not pass" and named the test twice. */
+ST_TEST(cli_repeat_names_each_failing_test_once)
+{
+  st_run r;
+  char last[200];
+  st_exec(&r, "", "--filter=crash.segfault:host.truth --repeat=2");
+  ST_CHECKF(r.status == 1 && strstr(r.out, "\n1 test did not pass:\n") &&
+                st_count(r.out, "  FAIL  crash.segfault: ") == 1 &&
+                strstr(r.out, "  FAIL  crash.segfault: FAIL in 2 of 2 runs: crashed") &&
+                !strcmp(st_last_line(&r, last, sizeof last), "2 passed, 2 failed, 0 skipped"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+}
+
+/* The summary of runs with mixed outcomes: each test once, in the order of
+ * its first run that did not pass, its outcomes counted when they differ,
+ * the last one's reason; a test run once keeps its plain line. */
+ST_TEST(cli_summary_counts_each_tests_runs)
+{
+  static const struct {
+    const char *name;
+    perf__outcome o;
+    const char *reason;
+  } runs[] = {{"s.a", PERF__FAIL, "first"},         {"s.b", PERF__PASS, ""},
+              {"s.a", PERF__INCONCLUSIVE, "second"}, {"s.b", PERF__PASS, ""},
+              {"s.a", PERF__PASS, ""},               {"s.c", PERF__SKIP, "no GPU"},
+              {"s.d", PERF__ERROR, "crashed"}};
+  enum { N = sizeof runs / sizeof runs[0] };
+  perf__result r[N];
+  memset(r, 0, sizeof r);
+  for (size_t k = 0; k < N; k++) {
+    snprintf(r[k].name, sizeof r[k].name, "%s", runs[k].name);
+    snprintf(r[k].reason, sizeof r[k].reason, "%s", runs[k].reason);
+    r[k].outcome = runs[k].o;
+  }
+  char path[] = "/tmp/perfgate-summary-XXXXXX";
+  int fd = mkstemp(path), out = dup(STDOUT_FILENO);
+  ST_CHECK(fd >= 0 && out >= 0);
+  fflush(stdout);
+  dup2(fd, STDOUT_FILENO);
+  perf__console_setup(PERF__COLOR_NEVER, 0);
+  perf__console_summary(r, N);
+  fflush(stdout);
+  dup2(out, STDOUT_FILENO);
+  close(out);
+  close(fd);
+  char *got = st_slurp(path);
+  ST_STR(got, "\n2 tests did not pass:\n"
+              "  INCONCLUSIVE s.a: did not pass in 2 of 3 runs (1 INCONCLUSIVE, 1 FAIL): second\n"
+              "  ERROR s.d: crashed\n"
+              "\n3 passed, 3 failed, 1 skipped\n");
+  free(got);
+  unlink(path);
+}
+
 /* ---- the program's one name in its messages ------------------------------ */
 
 /* 1 when a line of out starts with prefix. */
@@ -477,7 +538,8 @@ static int plural_formats(const char *path, const regex_t *re)
                                      "%llu times", "least %zu commits", "%zu commits tested",
                                      "last %zu runs", "most %zu characters",
                                      "%zu bytes, more than" /* > 120 */,
-                                     "%ld rows%s (it holds one" /* > 1 */, " series", " is",
+                                     "%ld rows%s (it holds one" /* > 1 */,
+                                     "of %zu runs" /* a test run more than once */, " series", " is",
                                      " does", " has", " appears", " was"};
   FILE *f = fopen(path, "r");
   char line[1024];

@@ -169,8 +169,9 @@ typedef struct perf__cli {
   X("--baseline-dir", "Baselines", "")                                                          \
   X("--junit", "Reports",                                                                       \
     "The console report goes to stdout (stderr with --tap): a line per test\n"                  \
-    "with its verdict lines, the tests that did not pass again, and\n"                          \
-    "'N passed, N failed, N skipped' last; --repeat=N adds the headroom\n"                      \
+    "with its verdict lines, the tests that did not pass again (each once,\n"                   \
+    "with how many of its runs did not pass), and 'N passed, N failed,\n"                       \
+    "N skipped' last, counting runs; --repeat=N adds the headroom\n"                            \
     "table before that line. The options below write the other reports when\n"                 \
     "the run ends (a file is replaced whole, never left half-written); no\n"                    \
     "two of them, nor --history, may name one file.")                                           \
