@@ -181,6 +181,26 @@ ST_TEST(files_report_to_the_file_stdin_reads)
   st_rmtree(dir);
 }
 
+/* The check before the run opens a device as the writer does: /dev/tty in
+ * a session with no terminal (setsid) is exit 2 before any test runs
+ * ("No such device or address"), not after every test ran, as when the
+ * check asked only access(2). */
+ST_TEST(files_device_check_opens_it_as_the_writer_does)
+{
+  struct stat st;
+  if (stat("/dev/tty", &st) || !S_ISCHR(st.st_mode) ||
+      st_shell("command -v setsid > /dev/null") != 0) {
+    st_skip("no /dev/tty device or no setsid(1) here");
+    return;
+  }
+  st_run r;
+  st_exec(&r, "setsid -w ", "--filter=host.truth --json=/dev/tty");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "--json=/dev/tty: No such device or address") &&
+                !strstr(r.out, "host.truth") && !strstr(r.out, "passed,"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+}
+
 /* --update-baselines: a baseline file that is a symlink stays one (its
  * target is replaced); a baseline directory that does not exist yet is
  * created, with its parents; the first notice names the flag. */

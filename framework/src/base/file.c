@@ -95,12 +95,19 @@ static int open_own(perf__file *w, int fd, const perf__file_why *why)
   return 0;
 }
 
+/* The descriptor a device or FIFO is written through, as open(2) gives
+ * it: never waits (a FIFO no process reads is ENXIO). */
+static int open_node(const char *path)
+{
+  return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
 /* Opens path itself for writing: a device or FIFO. A FIFO no process
  * reads is refused at once (O_NONBLOCK), not waited for; the descriptor
  * then blocks as usual. Returns 0 or PERF__EIO. */
 static int open_in_place(perf__file *w, int fifo, const perf__file_why *why)
 {
-  int fd = open(w->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  int fd = open_node(w->path);
   if (fd < 0 && errno == ENXIO && fifo)
     return refused(why, "it is a FIFO that no process is reading");
   if (fd < 0) return failed(why, PERF__FILE_CREATE, errno);
@@ -174,8 +181,12 @@ int perf__file_check(const char *path, int *in_place, char *err, size_t errlen)
   if (in_place) *in_place = how == WRITE_OWN || how == WRITE_FIFO || how == WRITE_DEVICE;
   if (how < 0) return PERF__EIO;
   if (how == WRITE_OWN || how == WRITE_FIFO) return 0; /* a FIFO's reader is checked at write */
-  if (how == WRITE_DEVICE && access(path, W_OK) == 0) return 0;
-  if (how == WRITE_DEVICE) return failed(&why, PERF__FILE_CREATE, errno);
+  if (how == WRITE_DEVICE) { /* opened as the writer opens it, and closed */
+    int dev = open_node(path);
+    if (dev < 0) return failed(&why, PERF__FILE_CREATE, errno);
+    (void)close(dev);
+    return 0;
+  }
   snprintf(dir, sizeof dir, "%s", target);
   const char *d = dirname(dir);
   if (access(d, W_OK) == 0) return 0;
