@@ -28,6 +28,7 @@
 #include "base/units.h"
 #include "supervisor/supervisor.h"
 #include "worker/worker.h"
+#include "base/progname.h"
 
 /* Reads one sharding variable; -1 when unset, -2 when malformed. */
 static long shard_env(const char *name)
@@ -52,8 +53,8 @@ static int sharding(long *total, long *index)
     return 0;
   }
   if (*total < 1 || *index < 0 || *index >= *total) {
-    fprintf(stderr, "perftest: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must "
-                    "both be set, with 0 <= index < total\n");
+    fprintf(stderr, "%s: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must "
+                    "both be set, with 0 <= index < total\n", perf__progname());
     return PERF__EUSAGE;
   }
   return 0;
@@ -86,7 +87,7 @@ static int duplicate_names(void)
 {
   const perf__registry_test *first, *second = perf__registry_duplicate(&first);
   if (!second) return 0;
-  fprintf(stderr, "perftest: two tests are named %s.%s (%s:%d and %s:%d)\n",
+  fprintf(stderr, "%s: two tests are named %s.%s (%s:%d and %s:%d)\n", perf__progname(),
           first->suite, first->name, first->file, first->line, second->file,
           second->line);
   return 1;
@@ -122,7 +123,7 @@ static int print_baseline_file(const perf__cli *cli, const char *prog)
   char path[4300];
   if (baseline_dir_ok(cli, prog)) return 2;
   if (perf__probe_baseline_file(cli->baseline_dir, path, sizeof path)) {
-    perror("perftest: --print-baseline-file");
+    fprintf(stderr, "%s: --print-baseline-file: %s\n", prog, strerror(errno));
     return 2;
   }
   fputs(path, stdout);
@@ -223,17 +224,22 @@ static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__r
 }
 
 /* Everything a run checks before it prints or runs anything: the --devices
- * list (into ids, *nd), that no two outputs are one file, the baseline
- * directory, each report file (--plots' directory is made), the history.
- * Returns 0, or 2 after the problem on stderr. */
-static int preflight(const perf__cli *cli, const char *prog, int *ids, int *nd)
+ * list (into ids, *nd; --devices=all where no GPU is usable clears
+ * cli->devices, with why in note[len], to run as without it), that no two
+ * outputs are one file, the baseline directory, each report file (--plots'
+ * directory is made), the history. Returns 0, or 2 after the problem on
+ * stderr. */
+static int preflight(perf__cli *cli, const char *prog, int *ids, int *nd, char *note, size_t len)
 {
   char err[4400];
   *nd = 0;
-  if (cli->devices && (*nd = perf__devices_parse(cli->devices, ids, err, sizeof err)) < 0) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  note[0] = '\0';
+  if (cli->devices && (*nd = perf__devices_parse(cli->devices, ids, note, len)) < 0) {
+    fprintf(stderr, "%s: %s\n", prog, note);
     return 2;
   }
+  if (cli->devices && *nd == 0) cli->devices = NULL;
+  else note[0] = '\0';
   if (outputs_ok(cli, prog, ids, *nd) || baseline_dir_ok(cli, prog))
     return 2;
   if (perf__report_check(cli, err, sizeof err) || perf__recorder_check(cli, err, sizeof err)) {
@@ -258,7 +264,8 @@ int perf_main(int argc, char **argv)
 {
   perf__cli cli;
   char err[400];
-  const char *prog = argc > 0 ? argv[0] : "perftest";
+  perf__progname_set(argc > 0 ? argv[0] : NULL);
+  const char *prog = perf__progname();
   if (perf__options_parse(argc, argv, &cli, err, sizeof err)) {
     fprintf(stderr, "%s: %s\n", prog, err);
     return 2;
@@ -306,7 +313,8 @@ int perf_main(int argc, char **argv)
     return code;
   }
   int ids[PERF__DEVICES_MAX], nd;
-  if (preflight(&cli, prog, ids, &nd)) {
+  char note[1200];
+  if (preflight(&cli, prog, ids, &nd, note, sizeof note)) {
     free(sel);
     return 2;
   }
@@ -322,6 +330,7 @@ int perf_main(int argc, char **argv)
     return 2;
   }
   perf__console_setup(cli.color, cli.verbose);
+  if (note[0]) printf("perfgate: %s\n", note);
   announce(&cli, n);
   int code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
                          : perf__supervisor_run(&cli, order, runs, argc, argv);

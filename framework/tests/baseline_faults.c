@@ -351,8 +351,8 @@ ST_TEST(baseline_file_size_limit_is_a_clear_error)
   ST_CHECKF(code == 2 && strstr(out, "baselines not written") && strstr(out, "File too large"),
             "exit %d: %s", code, out);
   printf("    RLIMIT_FSIZE %zu bytes: exit %d: %.*s\n", strlen(old) / 2, code,
-         (int)strcspn(strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out, "\n"),
-         strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out);
+         (int)strcspn(strstr(out, "baselines not written") ? strstr(out, "baselines not written") : out, "\n"),
+         strstr(out, "baselines not written") ? strstr(out, "baselines not written") : out);
   ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
   ST_EQ(st_temp_files(dir), 0);
   free(out);
@@ -397,7 +397,7 @@ ST_TEST(baseline_full_disk_is_a_clear_error)
   ST_CHECKF(code == 2 && strstr(out, "baselines not written") &&
                 strstr(out, "No space left on device"),
             "exit %d: %s", code, out);
-  const char *msg = strstr(out, "perftest: baselines") ? strstr(out, "perftest: baselines") : out;
+  const char *msg = strstr(out, "baselines not written") ? strstr(out, "baselines not written") : out;
   printf("    full tmpfs: exit %d: %.*s\n", code, (int)strcspn(msg, "\n"), msg);
   ST_EQ(classify(path, old, 3, 1), 0); /* untouched */
   ST_EQ(st_temp_files(dir), 0);

@@ -154,6 +154,53 @@ ST_TEST(files_report_to_own_stdout_is_written_in_place)
   st_rmtree(dir);
 }
 
+/* stdin is open only for reading: a report to the file it reads (/dev/null
+ * under cron, nohup or a CI runner; a file fed to stdin) is written as any
+ * other, never through descriptor 0 (that failed after the whole run with
+ * "Invalid argument", exit 2). */
+ST_TEST(files_report_to_the_file_stdin_reads)
+{
+  char dir[64], args[1600], p[600];
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  st_run r;
+  st_exec(&r, "", "--filter=host.truth --json=/dev/null --junit=/dev/stdout < /dev/null");
+  ST_CHECKF(r.status == 0 && !strstr(r.out, "cannot write") && strstr(r.out, "<testsuites"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(p, sizeof p, "%s/o.txt", dir);
+  FILE *f = fopen(p, "w");
+  ST_CHECK(f && fputs("old\n", f) >= 0 && fclose(f) == 0);
+  snprintf(args, sizeof args, "--filter=host.truth --json=%s < %s", p, p);
+  st_exec(&r, "", args);
+  char *got = st_slurp(p);
+  ST_CHECKF(r.status == 0 && got && strstr(got, "\"schema\": \"perfgate-report/1\"") &&
+                strncmp(got, "old\n", 4) != 0 && st_temp_files(dir) == 0,
+            "%d: %s / %s", r.status, r.out, got ? got : "(none)");
+  free(got);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* The check before the run opens a device as the writer does: /dev/tty in
+ * a session with no terminal (setsid) is exit 2 before any test runs
+ * ("No such device or address"), not after every test ran, as when the
+ * check asked only access(2). */
+ST_TEST(files_device_check_opens_it_as_the_writer_does)
+{
+  struct stat st;
+  if (stat("/dev/tty", &st) || !S_ISCHR(st.st_mode) ||
+      st_shell("command -v setsid > /dev/null") != 0) {
+    st_skip("no /dev/tty device or no setsid(1) here");
+    return;
+  }
+  st_run r;
+  st_exec(&r, "setsid -w ", "--filter=host.truth --json=/dev/tty");
+  ST_CHECKF(r.status == 2 && strstr(r.out, "--json=/dev/tty: No such device or address") &&
+                !strstr(r.out, "host.truth") && !strstr(r.out, "passed,"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+}
+
 /* --update-baselines: a baseline file that is a symlink stays one (its
  * target is replaced); a baseline directory that does not exist yet is
  * created, with its parents; the first notice names the flag. */
@@ -332,6 +379,47 @@ ST_TEST(files_devices_are_checked_against_the_machine)
   else
     ST_CHECKF(r.status == 0 && strstr(r.out, "host.truth"), "%d: %s", r.status, r.out);
   st_run_free(&r);
+}
+
+/* --devices=all where no GPU is usable (none here, or CUDA_VISIBLE_DEVICES=-1
+ * hides them): the tests run once, as without --devices, after a line that
+ * says why none was found (the driver's state and CUDA's error); reports at
+ * the names given; a skip for want of a GPU fails only with --require-gpu.
+ * It was exit 2, "no CUDA device found", nothing run. */
+ST_TEST(files_devices_all_without_a_gpu_runs_and_skips)
+{
+  char dir[64], args[1600], p[600];
+  ST_EQ(tmpdir(dir, sizeof dir), 0);
+  for (int require = 0; require < 2; require++) {
+    snprintf(args, sizeof args, "--filter='host.truth:cuda.no_driver_skips_the_test' "
+             "--devices=all --json=%s/dv.json --junit=%s/dv.xml%s", dir, dir,
+             require ? " --require-gpu" : "");
+    st_run r;
+    st_exec(&r, "CUDA_VISIBLE_DEVICES=-1 ", args);
+    const char *note = strstr(r.out, "perfgate: --devices=all: no usable CUDA device (");
+    const char *banner = strstr(r.out, "perfgate: 2 tests");
+    ST_CHECKF(r.status == (require ? 2 : 0) && note && banner && note < banner &&
+                  strstr(note, "cudaGetDeviceCount: ") &&
+                  strstr(note, "(CUDA_VISIBLE_DEVICES=-1)") && strstr(r.out, "PASS  host.truth") &&
+                  strstr(r.out, "SKIP  cuda.no_driver_skips_the_test") &&
+                  !strstr(r.out, "[gpu "),
+              "--require-gpu %d: %d: %s", require, r.status, r.out);
+    /* no driver at all: the note says so, as a skipped test does */
+    if (access("/proc/driver/nvidia/version", F_OK))
+      ST_CHECKF(note && strstr(note, "no NVIDIA driver found: "), "%s", r.out);
+    snprintf(p, sizeof p, "%s/dv.json", dir);
+    char *json = st_slurp(p);
+    snprintf(p, sizeof p, "%s/dv.xml", dir);
+    char *xml = st_slurp(p);
+    snprintf(p, sizeof p, "%s/dv.gpu0.json", dir);
+    ST_CHECKF(json && strstr(json, "\"name\": \"host.truth\"") && xml &&
+                  strstr(xml, "name=\"truth\"") && access(p, F_OK) != 0,
+              "reports: %s", r.out);
+    free(json);
+    free(xml);
+    st_run_free(&r);
+  }
+  st_rmtree(dir);
 }
 
 /* The paths a reviewer tried: a link chain to our stdout and an oddly

@@ -1,5 +1,6 @@
 /* reports.c — the CI reports read back: JUnit against a schema (xmllint), TAP (version 13), Markdown. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "perfgate.h"
+#include "report/tally.h"
 #include "selftest.h"
 
 /* The fixture tests the reports are made of: passes, a decided failure, a
@@ -138,7 +140,7 @@ ST_TEST(report_markdown_lists_failures_first)
     const char *fail = strstr(m, "| FAIL | `host.aa_not_faster`"),
                *pass = strstr(m, "| PASS | `host.four_x_work_is_2x_faster`");
     ST_CHECKF(fail && pass && fail < pass, "%s", m);
-    ST_CHECK(strstr(m, "needs >= 1.100x") != NULL); /* the failing numbers */
+    ST_CHECK(strstr(m, "needs &gt;= 1.100x") != NULL); /* the failing numbers */
     struct stat st;
     ST_CHECK(stat(path, &st) == 0 && st.st_size < 1000 * 1000);
   }
@@ -147,6 +149,160 @@ ST_TEST(report_markdown_lists_failures_first)
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ST_EQ(st_shell(cmd), 0);
+}
+
+/* ---- Markdown that renders as written ------------------------------------ */
+
+/* The HTML cmark-gfm (GitHub's own CommonMark, with its table extension,
+ * raw HTML let through as GitHub lets most of it) makes of the Markdown
+ * file md, malloc'd; NULL after a skip when cmark-gfm is not installed. */
+static char *render_gfm(const char *md)
+{
+  if (st_shell("command -v cmark-gfm > /dev/null") != 0) {
+    st_skip("cmark-gfm not found: the rendering is not checked (apt-get install cmark-gfm; "
+            ".ci/run installs it); the escaped text is checked without it");
+    return NULL;
+  }
+  char cmd[1200], out[600];
+  snprintf(out, sizeof out, "%s.html", md);
+  snprintf(cmd, sizeof cmd, "cmark-gfm -e table -e strikethrough -e autolink --unsafe '%s' > '%s'",
+           md, out);
+  ST_EQ(st_shell(cmd), 0);
+  return st_slurp(out);
+}
+
+/* The text of the cell that starts at the "<td" at p, as a reader sees it
+ * (tags dropped, entities decoded), into out[len]; *code says whether all
+ * of it was in one <code>. Returns the end of the cell, or NULL. */
+static const char *cell_text(const char *p, char *out, size_t len, int *code)
+{
+  static const char *const ent[][2] = {{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"},
+                                       {"&quot;", "\""}, {"&#39;", "'"}};
+  const char *end = strstr(p, "</td>");
+  p = strchr(p, '>');
+  if (!end || !p || p > end) return NULL;
+  p++;
+  *code = !strncmp(p, "<code>", 6) && !strncmp(end - 7, "</code>", 7);
+  size_t n = 0;
+  while (p < end && n + 1 < len) {
+    if (*p == '<') {
+      p = strchr(p, '>') + 1;
+      continue;
+    }
+    size_t k = 0, m = sizeof ent / sizeof ent[0];
+    while (k < m && strncmp(p, ent[k][0], strlen(ent[k][0]))) k++;
+    out[n++] = k < m ? ent[k][1][0] : *p;
+    p += k < m ? strlen(ent[k][0]) : 1;
+  }
+  out[n] = '\0';
+  return end + 5;
+}
+
+/* What a Markdown or HTML reader would interpret, in names: each renders
+ * as written in a table, as a code span (its newlines as spaces, as
+ * CommonMark's own) and as text (trimmed, as a cell is). */
+static const char *const hostile[] = {
+    "b</details><h1>X</h1>", "a|b",        "a\\|b|",          "`tick",
+    "x``y`",                 " sp ",       "*e* _u_ ~~s~~",   "&amp; &lt; &#60;",
+    "$m$ [l](u) ![i](u)",    "l1\nl2\r",   "back\\slash\\",   "<script>alert(1)</script>",
+    "http://x.y <http://z>", "\xc3\xbcn|\xc3\xaf`\\", "\\`\\*", "<!-- c -->"};
+
+/* The one cell writer of every Markdown table (the summary, the headroom,
+ * the history's comparison): a name renders as written, rendered by
+ * cmark-gfm where it is installed; the escaped text is checked in any case.
+ * It wrote names raw: "b</details><h1>X</h1>" closed the page's details and
+ * made a heading, a backtick ended the code span. */
+ST_TEST(report_markdown_cells_render_as_written)
+{
+  char dir[] = "/tmp/perfgate-mdcell-XXXXXX", path[600], text[400];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  char *buf;
+  size_t size;
+  FILE *m = open_memstream(&buf, &size);
+  perf__tally_md_cell(m, "b</details><h1>X</h1>|`*_[x]~$\\", SIZE_MAX);
+  fputc('\n', m);
+  perf__tally_md_code(m, "x``y`", SIZE_MAX);
+  fputc('\n', m);
+  perf__tally_md_cell(m, "\xc3\xbc\xc3\xbc", 3); /* never half a character */
+  ST_EQ(fclose(m), 0);
+  ST_STR(buf, "b&lt;/details&gt;&lt;h1&gt;X&lt;/h1&gt;\\|\\`\\*\\_\\[x\\]\\~\\$\\\\\n"
+              "``` x``y` ```\n\xc3\xbc");
+  free(buf);
+
+  snprintf(path, sizeof path, "%s/t.md", dir);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f != NULL);
+  if (!f) return;
+  fputs("| code | text |\n|---|---|\n", f);
+  size_t n = sizeof hostile / sizeof hostile[0];
+  for (size_t k = 0; k < n; k++) {
+    fputs("| ", f);
+    perf__tally_md_code(f, hostile[k], SIZE_MAX);
+    fputs(" | ", f);
+    perf__tally_md_cell(f, hostile[k], SIZE_MAX);
+    fputs(" |\n", f);
+  }
+  ST_EQ(fclose(f), 0);
+  char *html = render_gfm(path);
+  const char *p = html ? strstr(html, "<tbody>") : NULL;
+  for (size_t k = 0; html && k < n; k++) {
+    char want[200], got[400];
+    snprintf(want, sizeof want, "%s", hostile[k]);
+    for (char *c = want; *c; c++) *c = *c == '\n' || *c == '\r' ? ' ' : *c;
+    int code = 0;
+    p = p ? strstr(p, "<tr>") : NULL;
+    p = p ? cell_text(strstr(p, "<td"), got, sizeof got, &code) : NULL;
+    ST_CHECKF(p && code && !strcmp(got, want), "code span of '%s': '%s' in\n%s", hostile[k],
+              p ? got : "(no cell)", html);
+    p = p ? cell_text(strstr(p, "<td"), got, sizeof got, &code) : NULL;
+    size_t lo = strspn(want, " "), hi = strlen(want);
+    while (hi > lo && want[hi - 1] == ' ') hi--;
+    snprintf(text, sizeof text, "%.*s", (int)(hi - lo), want + lo);
+    ST_CHECKF(p && !code && !strcmp(got, text), "text of '%s': '%s' in\n%s", hostile[k],
+              p ? got : "(no cell)", html);
+    ST_CHECKF(p && strncmp(p, "\n<td", 4), "row %zu has more than two cells:\n%s", k, html);
+  }
+  free(html);
+  st_rmtree(dir);
+}
+
+/* A failing claim whose workloads' names hold HTML, a pipe, backticks and
+ * emphasis: the --markdown summary (its FAIL details), the headroom table
+ * and the history's comparison show them as written; nothing in the file
+ * is HTML but perfgate's own <details> and <br>. */
+ST_TEST(report_markdown_shows_hostile_workload_names_as_written)
+{
+  char dir[] = "/tmp/perfgate-mdname-XXXXXX", args[1600], path[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/s.md", dir);
+  for (int run = 0; run < 2; run++) {
+    snprintf(args, sizeof args, "--filter='markdown.*' --budget=0.3 --markdown=%s "
+             "--history=%s/h.db --commit=c%d", path, dir, run);
+    st_run r;
+    st_exec(&r, "", args);
+    ST_CHECKF(r.status == 1, "%d: %s", r.status, r.out);
+    st_run_free(&r);
+  }
+  char *md = st_slurp(path);
+  static const char *const raw[] = {"<h1>", "</details><", "|*e*", "``b"};
+  for (size_t k = 0; md && k < sizeof raw / sizeof raw[0]; k++)
+    ST_CHECKF(!strstr(md, raw[k]), "'%s' raw in\n%s", raw[k], md);
+  ST_CHECKF(md && st_count(md, "<details>") == 1 && st_count(md, "</details>") == 1, "%s",
+            md ? md : "(none)");
+  char *html = render_gfm(path);
+  const char *name = "a</details><h1>X</h1>|*e*_u_&amp;$m$";
+  char got[2000];
+  int code = 0, seen = 0;
+  for (const char *p = html; p && (p = strstr(p, "<td")) != NULL;) {
+    p = cell_text(p, got, sizeof got, &code);
+    seen += p && strstr(got, name) && strstr(got, "``b\\`");
+  }
+  /* the FAIL details, and the claim's row in the history's comparison */
+  ST_CHECKF(!html || (seen >= 2 && !strstr(html, "<h1>")), "%d cells show the names:\n%s", seen,
+            html);
+  free(html);
+  free(md);
+  st_rmtree(dir);
 }
 
 ST_TEST(report_unwritable_file_is_a_usage_error_before_running)

@@ -19,6 +19,7 @@
 
 #include "base/file.h"
 #include "base/status.h"
+#include "base/progname.h"
 
 /* ---- model -------------------------------------------------------------- */
 
@@ -769,7 +770,8 @@ int perf__baseline_lock(const char *path, char *err, size_t errlen)
   }
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
   if (errno == EWOULDBLOCK) {
-    fprintf(stderr, "perftest: baselines: another update holds %s; waiting for it\n", lock);
+    fprintf(stderr, "%s: baselines: another update holds %s; waiting for it\n", perf__progname(),
+            lock);
     int r;
     while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
     }

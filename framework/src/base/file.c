@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/status.h"
+#include "base/progname.h"
 
 /* See file.h. */
 char *perf__file_tmp_name(const char *path, char *buf, size_t len)
@@ -34,8 +35,8 @@ static int failed(const perf__file_why *why, perf__file_step s, int e)
 static void remove_tmp(const perf__file *w)
 {
   if (unlink(w->tmp) && errno != ENOENT)
-    fprintf(stderr, "perftest: warning: cannot remove the temporary file %s: %s\n", w->tmp,
-            strerror(errno));
+    fprintf(stderr, "%s: warning: cannot remove the temporary file %s: %s\n", perf__progname(),
+            w->tmp, strerror(errno));
 }
 
 /* Tells that opening failed for a reason errno does not name. Returns
@@ -47,15 +48,22 @@ static int refused(const perf__file_why *why, const char *what)
   return PERF__EIO;
 }
 
-/* The descriptor 0, 1 or 2 of this process that st is the file of, or
- * -1: a report to /dev/stdout, /proc/self/fd/1, a link to either, or the
- * very file stdout is redirected to, is written through that descriptor,
- * so that it shares its offset and comes after what the stream holds. */
+/* The descriptor 1, 2 or 0 of this process, open for writing, that st is
+ * the file of, or -1: a report to /dev/stdout, /proc/self/fd/1, a link to
+ * either, or the very file stdout is redirected to, is written through
+ * that descriptor, so that it shares its offset and comes after what the
+ * stream holds. A descriptor open only for reading (stdin from /dev/null
+ * or from the report's own file) is not one to write through: the path is
+ * then written as any other. */
 static int own_fd(const struct stat *st)
 {
+  static const int fds[] = {1, 2, 0};
   struct stat fs;
-  for (int fd = 0; fd <= 2; fd++)
+  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+    int fd = fds[i], fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) continue;
     if (fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino) return fd;
+  }
   return -1;
 }
 
@@ -87,12 +95,19 @@ static int open_own(perf__file *w, int fd, const perf__file_why *why)
   return 0;
 }
 
+/* The descriptor a device or FIFO is written through, as open(2) gives
+ * it: never waits (a FIFO no process reads is ENXIO). */
+static int open_node(const char *path)
+{
+  return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
 /* Opens path itself for writing: a device or FIFO. A FIFO no process
  * reads is refused at once (O_NONBLOCK), not waited for; the descriptor
  * then blocks as usual. Returns 0 or PERF__EIO. */
 static int open_in_place(perf__file *w, int fifo, const perf__file_why *why)
 {
-  int fd = open(w->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  int fd = open_node(w->path);
   if (fd < 0 && errno == ENXIO && fifo)
     return refused(why, "it is a FIFO that no process is reading");
   if (fd < 0) return failed(why, PERF__FILE_CREATE, errno);
@@ -166,8 +181,12 @@ int perf__file_check(const char *path, int *in_place, char *err, size_t errlen)
   if (in_place) *in_place = how == WRITE_OWN || how == WRITE_FIFO || how == WRITE_DEVICE;
   if (how < 0) return PERF__EIO;
   if (how == WRITE_OWN || how == WRITE_FIFO) return 0; /* a FIFO's reader is checked at write */
-  if (how == WRITE_DEVICE && access(path, W_OK) == 0) return 0;
-  if (how == WRITE_DEVICE) return failed(&why, PERF__FILE_CREATE, errno);
+  if (how == WRITE_DEVICE) { /* opened as the writer opens it, and closed */
+    int dev = open_node(path);
+    if (dev < 0) return failed(&why, PERF__FILE_CREATE, errno);
+    (void)close(dev);
+    return 0;
+  }
   snprintf(dir, sizeof dir, "%s", target);
   const char *d = dirname(dir);
   if (access(d, W_OK) == 0) return 0;
@@ -205,8 +224,9 @@ static void sync_dir(const char *path)
   snprintf(dir, sizeof dir, "%s", dirname(copy));
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fsync(fd))
-    fprintf(stderr, "perftest: warning: %s was replaced, but fsync of %s failed (%s): "
-                    "a power loss now could undo the rename\n", path, dir, strerror(errno));
+    fprintf(stderr, "%s: warning: %s was replaced, but fsync of %s failed (%s): "
+                    "a power loss now could undo the rename\n",
+            perf__progname(), path, dir, strerror(errno));
   if (fd >= 0) close(fd);
 }
 

@@ -32,9 +32,11 @@ char *perf__file_tmp_name(const char *path, char *buf, size_t len);
  *   one);
  * - a symbolic link to a regular file: the same, for the file the link
  *   resolves to; the link stays;
- * - the file one of our descriptors 0-2 is open on (/dev/stdout,
- *   /proc/self/fd/1, a link to one, or the file stdout is redirected to):
- *   written through that descriptor, after what its stream holds;
+ * - the file one of our descriptors 0-2 open for writing is open on
+ *   (/dev/stdout, /proc/self/fd/1, a link to one, or the file stdout is
+ *   redirected to): written through that descriptor, after what its
+ *   stream holds (a descriptor open only for reading, as stdin mostly
+ *   is, is never written through: its file is written as any other);
  * - a device, a FIFO, or anything else under /proc: written in place,
  *   never replaced (a FIFO must have a reader: opening it does not wait);
  * - a directory, a socket, a link to nothing or a link loop: refused. */
@@ -57,11 +59,14 @@ typedef struct perf__file_why {
 
 /* Whether path can be written, before anything is (the checks a run
  * makes up front): for a new or regular file, that the directory of the
- * file it resolves to is writable; for a device, the device itself; a
- * directory, socket, link to nothing or link loop is refused. *in_place
- * (may be NULL) says whether the path would be written in place (a device,
- * FIFO or one of our descriptors 0-2). Returns 0, or PERF__EIO with the
- * reason in err. A FIFO's reader is only checked when it is written. */
+ * file it resolves to is writable; a device is opened for writing as the
+ * writer opens it (and closed, nothing written); a directory, socket,
+ * link to nothing or link loop is refused. The path is classified exactly
+ * as perf__file_open does, so that what passes here is written the same
+ * way after the run. *in_place (may be NULL) says whether the path would
+ * be written in place (a device, FIFO or one of our descriptors 0-2 open
+ * for writing). Returns 0, or PERF__EIO with the reason in err. A FIFO's
+ * reader is only checked when it is written. */
 int perf__file_check(const char *path, int *in_place, char *err, size_t errlen);
 
 /* Starts writing path (see perf__file for how): creates the temporary

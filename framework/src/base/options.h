@@ -142,7 +142,8 @@ typedef struct perf__cli {
   X("--devices", "", gpus, devices, NULL, "all|0,1",                                            \
     "run the tests on each listed GPU in parallel, one\n"                                       \
     "supervisor per GPU: lines prefixed [gpu K], report\n"                                      \
-    "files per GPU (r.gpu0.xml), --json also merged")                                           \
+    "files per GPU (r.gpu0.xml), --json also merged; all\n"                                    \
+    "where no GPU works: one run, as without --devices")                                        \
   X("--merge", "", merge, merge, NULL, "OUT A.json B.json ...",                                 \
     "merge the --json reports of all shards into one --json\n"                                  \
     "report OUT and exit with the run's code (2 if a shard\n"                                   \
@@ -168,8 +169,9 @@ typedef struct perf__cli {
   X("--baseline-dir", "Baselines", "")                                                          \
   X("--junit", "Reports",                                                                       \
     "The console report goes to stdout (stderr with --tap): a line per test\n"                  \
-    "with its verdict lines, the tests that did not pass again, and\n"                          \
-    "'N passed, N failed, N skipped' last; --repeat=N adds the headroom\n"                      \
+    "with its verdict lines, the tests that did not pass again (each once,\n"                   \
+    "with how many of its runs did not pass), and 'N passed, N failed,\n"                       \
+    "N skipped' last, counting runs; --repeat=N adds the headroom\n"                            \
     "table before that line. The options below write the other reports when\n"                 \
     "the run ends (a file is replaced whole, never left half-written); no\n"                    \
     "two of them, nor --history, may name one file.")                                           \

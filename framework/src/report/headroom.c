@@ -2,6 +2,8 @@
 #include "report/headroom.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "report/svg.h"
+#include "report/tally.h"
 
 /* A row while it is being built: its ratios, for the median. */
 typedef struct building {
@@ -232,10 +235,13 @@ void perf__headroom_markdown(FILE *f, const perf__headroom_row *rows, size_t n)
           100 * PERF__HEADROOM_MARGIN);
   for (size_t i = 0; i < n; i++) {
     const perf__headroom_row *r = &rows[i];
-    char o[80], h[32];
-    fprintf(f, "| %.3f%s | %s | %.3f / %.3f / %.3f | %s | `%s: %s` |\n", r->headroom,
+    char o[80], h[32], claim[sizeof r->test + sizeof r->claim + 2];
+    fprintf(f, "| %.3f%s | %s | %.3f / %.3f / %.3f | %s | ", r->headroom,
             r->flips ? " (flips)" : "", outcomes(r, o, sizeof o), r->ratio_min,
-            r->ratio_median, r->ratio_max, held(r, h, sizeof h), r->test, r->claim);
+            r->ratio_median, r->ratio_max, held(r, h, sizeof h));
+    snprintf(claim, sizeof claim, "%s: %s", r->test, r->claim);
+    perf__tally_md_code(f, claim, SIZE_MAX);
+    fputs(" |\n", f);
   }
 }
 

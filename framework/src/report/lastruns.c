@@ -76,9 +76,9 @@ static void md_row(FILE *f, const row *r)
 {
   char now[32], med[32], lo[32], hi[32];
   const perf__series *s = r->s;
-  fputs("| `", f);
-  perf__tally_md_cell(f, s->test, SIZE_MAX);
-  fputs("` | ", f);
+  fputs("| ", f);
+  perf__tally_md_code(f, s->test, SIZE_MAX);
+  fputs(" | ", f);
   perf__tally_md_cell(f, s->name, SIZE_MAX);
   fputs(s->sweep ? " " : "", f);
   perf__tally_md_cell(f, s->sweep ? s->sweep : "", SIZE_MAX);
@@ -124,11 +124,14 @@ static void section(FILE *f, const perf__series_set *set, long long run, long en
     if (row_of(&set->s[i], at, &rows[n], tmp)) outside += rows[n++].outside != 0;
   if (rows && tmp) {
     qsort(rows, n, sizeof *rows, by_interest);
-    fprintf(f, "%zu earlier run%s (from %.10s, commit `%s`); %zu series measured now and then; "
+    fprintf(f, "%zu earlier run%s (from %.10s, commit ", a->n - 1, a->n == 2 ? "" : "s",
+            a->started[0]);
+    perf__tally_md_code(f, a->commit[0], SIZE_MAX);
+    fprintf(f, "); %zu series measured now and then; "
                "%zu flagged: at least %.0f robust standard deviations (z: 1.4826 MAD of the earlier "
                "runs, at least %.1f %% of their median) from the earlier median.%s\n",
-            a->n - 1, a->n == 2 ? "" : "s", a->started[0], a->commit[0], n, outside, FLAG_Z,
-            100 * MAD_FLOOR, a->n < 4 ? " With so few earlier runs, z says little." : "");
+            n, outside, FLAG_Z, 100 * MAD_FLOOR,
+            a->n < 4 ? " With so few earlier runs, z says little." : "");
     if (outside) table(f, rows, n, 0, outside < 50 ? outside : 50, end);
     fprintf(f, "\n<details><summary>All %zu series</summary>\n", n);
     table(f, rows, n, 0, n, end);

@@ -1,6 +1,7 @@
 /* markdown.c — --markdown: a summary table for a CI step summary, failures first, under 1 MB. */
 #include "report/markdown.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "base/registry.h"
@@ -15,8 +16,9 @@ enum { MARKDOWN_CAP = 1000 * 1000 }; /* GitHub's step summary takes 1 MiB */
 static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r, int bad)
 {
   char name[512];
-  fprintf(f, "| %s | `%s` | %.2f s | ", perf__status_word(r->outcome),
-          perf__registry_fullname(t, name, sizeof name), r->seconds);
+  fprintf(f, "| %s | ", perf__status_word(r->outcome));
+  perf__tally_md_code(f, perf__registry_fullname(t, name, sizeof name), SIZE_MAX);
+  fprintf(f, " | %.2f s | ", r->seconds);
   int shown_lines = 0;
   for (size_t k = 0; bad && k < r->nlines && shown_lines < 8; k++)
     if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k])) {

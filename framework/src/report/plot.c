@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "report/svg.h"
+#include "base/progname.h"
 
 enum { MAX_LINES = 8, MAX_PARAMS = 4, MAX_SITES = 16, MAX_ROWS = 64 };
 
@@ -372,7 +373,7 @@ static int save(const char *dir, const char *name, const char *svg)
   int e = j.oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), ENOMEM)
                 : perf__file_replace(path, j.s, j.len, 0, NULL, why, sizeof why) ? EIO : 0;
   perf__json_free(&j);
-  if (e) fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, why);
+  if (e) fprintf(stderr, "%s: cannot write --plots=%s: %s: %s\n", perf__progname(), dir, path, why);
   return e;
 }
 
@@ -395,7 +396,7 @@ int perf__plot_dir(const char *dir, const perf__result *r, size_t n)
 {
   char why[4400];
   if (perf__plot_mkdir(dir, why, sizeof why)) {
-    fprintf(stderr, "perftest: %s\n", why);
+    fprintf(stderr, "%s: %s\n", perf__progname(), why);
     return PERF__EIO;
   }
   char (*names)[200] = NULL;
@@ -418,6 +419,7 @@ int perf__plot_dir(const char *dir, const perf__result *r, size_t n)
     perf__plot_free(c, m);
   }
   free(names);
-  if (err == ENOMEM) fprintf(stderr, "perftest: cannot write --plots=%s: out of memory\n", dir);
+  if (err == ENOMEM)
+    fprintf(stderr, "%s: cannot write --plots=%s: out of memory\n", perf__progname(), dir);
   return err ? PERF__EIO : 0;
 }

@@ -19,6 +19,7 @@
 #include "report/plot.h"
 #include "report/recorder.h"
 #include "report/tap.h"
+#include "base/progname.h"
 
 /* What a report is written from. */
 typedef struct run {
@@ -67,7 +68,7 @@ int perf__report_save(const char *opt, const char *path, const perf__json *text)
   char why[200];
   int e = text->oom ? (snprintf(why, sizeof why, "%s", strerror(ENOMEM)), PERF__ENOMEM)
                     : perf__file_replace(path, text->s, text->len, 0, NULL, why, sizeof why);
-  if (e) fprintf(stderr, "perftest: cannot write %s=%s: %s\n", opt, path, why);
+  if (e) fprintf(stderr, "%s: cannot write %s=%s: %s\n", perf__progname(), opt, path, why);
   return e ? PERF__EIO : 0;
 }
 
@@ -127,7 +128,8 @@ static int record(run *x)
   perf__jsontree_node *doc = oom ? NULL : perf__jsontree_parse(j.s, "the run's report", err, sizeof err);
   perf__json_free(&j);
   if (!doc) {
-    fprintf(stderr, "perftest: --history: %s: the run was not recorded\n", oom ? "out of memory" : err);
+    fprintf(stderr, "%s: --history: %s: the run was not recorded\n", perf__progname(),
+            oom ? "out of memory" : err);
     return PERF__EIO;
   }
   int e = perf__recorder_record(x->cli, doc, "run", &x->recorded);
@@ -140,7 +142,7 @@ static int write_tap(FILE *out, const run *x)
 {
   perf__tap_write(out, x->tests, x->ntests, x->r, x->n);
   if (!fflush(out)) return 0;
-  fprintf(stderr, "perftest: cannot write the TAP stream: %s\n", strerror(errno));
+  fprintf(stderr, "%s: cannot write the TAP stream: %s\n", perf__progname(), strerror(errno));
   return PERF__EIO;
 }
 

@@ -43,7 +43,7 @@ int perf__report_pages(const char *plots, const char *html, const perf__result *
 
 /* Replaces path with text atomically (perf__file_replace); text that ran
  * out of memory is not written. Returns 0, or PERF__EIO after printing
- * "perftest: cannot write OPT=PATH: why" on stderr. */
+ * "NAME: cannot write OPT=PATH: why" on stderr (NAME: perf__progname). */
 int perf__report_save(const char *opt, const char *path, const perf__json *text);
 
 #endif

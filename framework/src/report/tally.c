@@ -1,4 +1,5 @@
 /* tally.c — what the CI reports share: a run's outcome counts, which detail lines are failing verdicts, and a Markdown table's cell. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "report/tally.h"
 
 #include <string.h>
@@ -26,12 +27,47 @@ int perf__tally_verdict_line(const char *l)
   return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
 }
 
+/* How much of s a cell shows: at most max bytes, never ending inside a
+ * UTF-8 character. Never fails. */
+static size_t cell_length(const char *s, size_t max)
+{
+  size_t n = strnlen(s, max);
+  while (n == max && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+  return n;
+}
+
 /* See tally.h. */
 void perf__tally_md_cell(FILE *f, const char *s, size_t max)
 {
-  for (size_t k = 0; *s && k < max; s++, k++) {
-    if (*s == '|') fputs("\\|", f);
-    else if (*s == '\n' || *s == '\r') fputc(' ', f);
-    else fputc(*s, f);
+  static const char *const entity[] = {['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;"};
+  size_t n = cell_length(s, max);
+  for (size_t k = 0; k < n; k++) {
+    unsigned char c = (unsigned char)s[k];
+    if (c == '\n' || c == '\r') fputc(' ', f);
+    else if (c < sizeof entity / sizeof entity[0] && entity[c]) fputs(entity[c], f);
+    else if (strchr("\\`*_[]~$|", c)) fprintf(f, "\\%c", c); /* CommonMark: as written */
+    else fputc(c, f);
   }
+}
+
+/* See tally.h. */
+void perf__tally_md_code(FILE *f, const char *s, size_t max)
+{
+  size_t n = cell_length(s, max), run = 0, fence = 1;
+  if (!n) return;
+  for (size_t k = 0; k < n; k++) {
+    run = s[k] == '`' ? run + 1 : 0;
+    if (run >= fence) fence = run + 1;
+  }
+  /* CommonMark takes one space off each end when both have one */
+  int pad = strchr("` \n\r", s[0]) || strchr("` \n\r", s[n - 1]);
+  for (size_t k = 0; k < fence; k++) fputc('`', f);
+  if (pad) fputc(' ', f);
+  for (size_t k = 0; k < n; k++) {
+    if (s[k] == '\n' || s[k] == '\r') fputc(' ', f);
+    else if (s[k] == '|') fputs("\\|", f); /* GFM's table escape, which holds in a code span */
+    else fputc(s[k], f);
+  }
+  if (pad) fputc(' ', f);
+  for (size_t k = 0; k < fence; k++) fputc('`', f);
 }

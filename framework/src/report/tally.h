@@ -24,10 +24,20 @@ perf__tally perf__tally_count(const perf__result *r, size_t n);
  * Never fails. */
 int perf__tally_verdict_line(const char *line);
 
-/* s as one Markdown table cell, for every table perfgate writes (the
- * summary and the history's comparison): at most max bytes of it, each
- * newline or carriage return a space, each '|' written "\\|", so that the
- * row stays one row. Never fails (stream errors show in ferror(f)). */
+/* s as Markdown text in a table cell, for every table perfgate writes (the
+ * summary and the history's comparison): at most max bytes of it (never
+ * part of a UTF-8 character), rendered as written: each newline or
+ * carriage return a space, '<', '>' and '&' as entities (GitHub renders
+ * HTML), '\\', '`', '*', '_', '[', ']', '~', '$' (GitHub's math) and '|'
+ * (the cell's end) escaped with a backslash. Never fails (stream errors
+ * show in ferror(f)). */
 void perf__tally_md_cell(FILE *f, const char *s, size_t max);
+
+/* s as a Markdown code span in a table cell (a test's name): at most max
+ * bytes, in a fence of one backtick more than its longest run of them,
+ * padded with a space where it starts or ends with a backtick or space;
+ * each newline or carriage return a space and each '|' "\\|" (GFM's table
+ * escape, which holds in a code span). Nothing for "". Never fails. */
+void perf__tally_md_code(FILE *f, const char *s, size_t max);
 
 #endif

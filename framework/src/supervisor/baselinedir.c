@@ -12,6 +12,7 @@
 #include "base/baseline.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "base/progname.h"
 
 /* 1 for a name that ends in ".yaml" and is more than that (the loader's
  * files; temporaries "x.yaml.tmp.PID", README.md and the lock pass). */
@@ -32,9 +33,9 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
   int e = perf__baseline_load(path, &b, why, sizeof why);
   if (e) {
     if (e == PERF__EBADFILE)
-      fprintf(err, "perftest: --check-baselines: %s\n", why);
+      fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
     else
-      fprintf(err, "perftest: --check-baselines: %s: %s\n", path,
+      fprintf(err, "%s: --check-baselines: %s: %s\n", perf__progname(), path,
               e == PERF__EIO ? strerror(errno) : perf__status_strerror(e));
     perf__baseline_free(&b);
     return 2;
@@ -46,6 +47,22 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
   return 0;
 }
 
+/* 1 when dir is a symbolic link to nothing, with "the baseline directory
+ * 'DIR' is a symbolic link to 'TARGET', which does not exist ..." in
+ * err[len]; 0 otherwise. Never fails. */
+static int dangling(const char *dir, char *err, size_t len)
+{
+  struct stat st;
+  char target[4096];
+  if (lstat(dir, &st) || !S_ISLNK(st.st_mode)) return 0;
+  ssize_t n = readlink(dir, target, sizeof target - 1);
+  target[n > 0 ? n : 0] = '\0';
+  snprintf(err, len, "the baseline directory '%s' is a symbolic link to '%s', which does not "
+           "exist: create the directory it names, or remove the link (--baseline-dir=DIR names "
+           "another)", dir, target);
+  return 1;
+}
+
 /* See baselinedir.h. */
 int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char *err,
                              size_t len)
@@ -53,6 +70,7 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
   struct stat st;
   int bad = stat(dir, &st) ? errno : 0;
   *missing = bad == ENOENT;
+  if (*missing && dangling(dir, err, len)) return *missing = 0, PERF__EUSAGE;
   if (*missing && !must_exist) return 0;
   if (!bad && !S_ISDIR(st.st_mode)) bad = ENOTDIR;
   if (!bad && access(dir, R_OK | X_OK)) bad = errno;
@@ -69,7 +87,7 @@ int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
   char why[4400];
   int missing;
   if (perf__baselinedir_usable(dir, given, &missing, why, sizeof why)) {
-    fprintf(err, "perftest: --check-baselines: %s\n", why);
+    fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
     return 2;
   }
   if (missing) {
@@ -80,8 +98,8 @@ int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
-    fprintf(err, "perftest: --check-baselines: cannot read the directory '%s': %s\n", dir,
-            strerror(errno));
+    fprintf(err, "%s: --check-baselines: cannot read the directory '%s': %s\n", perf__progname(),
+            dir, strerror(errno));
     return 2;
   }
   int code = 0, valid = 0;

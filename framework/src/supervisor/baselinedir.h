@@ -13,7 +13,9 @@
  * (--check-baselines of a directory named with --baseline-dir: a typo).
  * Returns 0, or PERF__EUSAGE with "cannot read the directory 'DIR': why"
  * in err[len] for a path that exists and is not a directory this process
- * can read and search, or a missing one that must exist. */
+ * can read and search, or a missing one that must exist; a symbolic link
+ * to nothing exists (it is no project without baselines): PERF__EUSAGE
+ * naming the link and its target. */
 int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char *err,
                              size_t len);
 

@@ -96,7 +96,85 @@ void perf__console_result(const perf__result *r)
   fflush(stdout);
 }
 
-/* Never fails. */
+/* 1 for a result that did not pass (FAIL, INCONCLUSIVE, ERROR). */
+static int bad(const perf__result *r)
+{
+  return r->outcome != PERF__PASS && r->outcome != PERF__SKIP;
+}
+
+/* qsort's order of result pointers: by test name, then run order. */
+static int by_name(const void *x, const void *y)
+{
+  const perf__result *a = *(const perf__result *const *)x, *b = *(const perf__result *const *)y;
+  int c = strcmp(a->name, b->name);
+  return c ? c : (a > b) - (a < b);
+}
+
+/* One test's runs, in run order, and the first that did not pass. */
+typedef struct failing {
+  const perf__result **run, *first;
+  size_t runs;
+} failing;
+
+/* qsort's order of failing tests: by their first run that did not pass. */
+static int by_first(const void *x, const void *y)
+{
+  const failing *a = x, *b = y;
+  return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The summary's line for test t: the outcome of its last run that did not
+ * pass and that run's reason, after "WORD in K of N runs" when it ran more
+ * than once (each outcome counted when they differ). Never fails. */
+static void summary_line(const failing *t)
+{
+  size_t count[PERF__OUTCOME_COUNT] = {0}, kinds = 0, worse = 0;
+  const perf__result *last = t->first;
+  for (size_t k = 0; k < t->runs; k++)
+    if (bad(t->run[k])) {
+      kinds += !count[t->run[k]->outcome]++;
+      worse++;
+      last = t->run[k];
+    }
+  printf("  %s%-5s%s %s: ", paint(last->outcome), perf__status_word(last->outcome), plain(),
+         last->name);
+  if (t->runs > 1 && kinds == 1)
+    printf("%s in %zu of %zu runs: ", perf__status_word(last->outcome), worse, t->runs);
+  else if (t->runs > 1) {
+    printf("did not pass in %zu of %zu runs (", worse, t->runs);
+    for (int o = 0, sep = 0; o < PERF__OUTCOME_COUNT; o++)
+      if (count[o]) printf("%s%zu %s", sep++ ? ", " : "", count[o], perf__status_word(o));
+    printf("): ");
+  }
+  printf("%s\n", last->reason);
+}
+
+/* The tests of r[0..n) that did not pass in some run, each once, in the
+ * order of their first such run, into *out (malloc'd, as is its run
+ * array *runs). Returns their count, or -1 when out of memory. */
+static long failing_tests(const perf__result *r, size_t n, failing **out,
+                          const perf__result ***runs)
+{
+  const perf__result **p = malloc((n ? n : 1) * sizeof *p);
+  failing *t = malloc((n ? n : 1) * sizeof *t);
+  if (!p || !t) return free(p), free(t), -1;
+  for (size_t i = 0; i < n; i++) p[i] = &r[i];
+  qsort(p, n, sizeof *p, by_name);
+  size_t m = 0;
+  for (size_t g = 0, h; g < n; g = h) {
+    t[m] = (failing){p + g, NULL, 0};
+    for (h = g; h < n && !strcmp(p[h]->name, p[g]->name); h++)
+      if (!t[m].first && bad(p[h])) t[m].first = p[h];
+    t[m].runs = h - g;
+    m += t[m].first != NULL;
+  }
+  qsort(t, m, sizeof *t, by_first);
+  *out = t;
+  *runs = p;
+  return (long)m;
+}
+
+/* Never fails (out of memory, the failing tests are not listed again). */
 void perf__console_summary(const perf__result *r, size_t n)
 {
   size_t passed = 0, failed = 0, skipped = 0;
@@ -105,15 +183,15 @@ void perf__console_summary(const perf__result *r, size_t n)
     else if (r[i].outcome == PERF__SKIP) skipped++;
     else failed++;
   }
-  if (failed) {
-    printf("\n%zu %s not pass:\n", failed,
-           perf__units_noun((long long)failed, "test did", "tests did"));
-    for (size_t i = 0; i < n; i++)
-      if (r[i].outcome != PERF__PASS && r[i].outcome != PERF__SKIP)
-        printf("  %s%-5s%s %s: %s\n", paint(r[i].outcome),
-               perf__status_word(r[i].outcome), plain(), r[i].name,
-               r[i].reason);
-  }
+  failing *t = NULL;
+  const perf__result **runs = NULL;
+  long m = failed ? failing_tests(r, n, &t, &runs) : 0;
+  if (m < 0) printf("\nout of memory: the tests that did not pass are not listed again\n");
+  if (m > 0)
+    printf("\n%ld %s not pass:\n", m, perf__units_noun(m, "test did", "tests did"));
+  for (long k = 0; k < m; k++) summary_line(&t[k]);
+  free(t);
+  free(runs);
   printf("\n%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
   fflush(stdout);
 }

@@ -16,16 +16,21 @@
 #include "report/merge.h"
 #include "report/outputs.h"
 #include "supervisor/supervisor.h"
+#include "base/progname.h"
 
 /* See devices.h. */
 int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
 {
   int n = 0;
   if (!strcmp(spec, "all")) {
-    n = perf__probe_device_count();
+    char why[800];
+    n = perf__probe_device_count(why, sizeof why);
     for (int k = 0; k < n && k < PERF__DEVICES_MAX; k++) ids[k] = k;
-    if (!n) snprintf(err, len, "--devices=all: no CUDA device found");
-    return n ? (n < PERF__DEVICES_MAX ? n : PERF__DEVICES_MAX) : -1;
+    if (!n) /* as with no --devices: the tests that need a GPU skip, saying why */
+      snprintf(err, len, "--devices=all: no usable CUDA device (%s): the tests run once, "
+               "without --devices; those that need a GPU skip (--require-gpu makes that exit 2)",
+               why);
+    return n < PERF__DEVICES_MAX ? n : PERF__DEVICES_MAX;
   }
   for (const char *p = spec; *p;) {
     char *end;
@@ -46,7 +51,7 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
    * CUDA_VISIBLE_DEVICES the ids may be ones the count does not see: not
    * checked then. */
   const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-  int have = visible ? 0 : perf__probe_device_count();
+  int have = visible ? 0 : perf__probe_device_count(NULL, 0);
   for (int k = 0; have > 0 && k < n; k++)
     if (ids[k] >= have)
       return snprintf(err, len, "--devices: device %d does not exist: this machine has %d "
@@ -171,7 +176,7 @@ int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
 {
   int code = 0;
   child *c = calloc((size_t)nd, sizeof *c);
-  if (!c) return fprintf(stderr, "perftest: out of memory\n"), 2;
+  if (!c) return fprintf(stderr, "%s: out of memory\n", perf__progname()), 2;
   printf("perfgate: %zu %s on %d %s in parallel\n", n,
          perf__units_noun((long long)n, "test", "tests"), nd,
          perf__units_noun(nd, "device", "devices"));
@@ -184,7 +189,7 @@ int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
       perf__outputs_device_path(cli->json, ids[started], c[started].json, sizeof c[started].json);
     fflush(NULL);
     if (pipe(fd) || (c[started].pid = fork()) < 0) {
-      fprintf(stderr, "perftest: --devices: cannot start the run on device %d: %s\n",
+      fprintf(stderr, "%s: --devices: cannot start the run on device %d: %s\n", perf__progname(),
               ids[started], strerror(errno));
       code = 2;
       break;
@@ -218,8 +223,8 @@ int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
   long sum[3] = {0};
   for (int k = 0; k < started; k++) {
     if (c[k].passed < 0) { /* it never got to its summary */
-      fprintf(stderr, "perftest: --devices: the run on GPU %d ended without its summary line "
-                      "(see its [gpu %d] lines above)\n", c[k].id, c[k].id);
+      fprintf(stderr, "%s: --devices: the run on GPU %d ended without its summary line "
+                      "(see its [gpu %d] lines above)\n", perf__progname(), c[k].id, c[k].id);
       code = 2;
     }
     sum[0] += c[k].passed > 0 ? c[k].passed : 0;

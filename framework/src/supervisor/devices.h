@@ -13,7 +13,10 @@ enum { PERF__DEVICES_MAX = 64 };
  * before anything is printed or run. Returns the count, or -1 with the
  * problem in err[len]: a malformed list, a device listed twice, none, or
  * one this machine does not have (not checked under CUDA_VISIBLE_DEVICES,
- * nor where no GPU is usable at all: the tests skip then, saying why). */
+ * nor where no GPU is usable at all: the tests skip then, saying why).
+ * Returns 0 for "all" where no GPU is usable, with a notice in err saying
+ * why (the driver's state and CUDA's error): the caller runs the tests as
+ * without --devices, and those that need a GPU skip. */
 int perf__devices_parse(const char *spec, int *ids, char *err, size_t len);
 
 /* Runs tests[0..n) on every device of ids[0..nd): one forked supervisor per

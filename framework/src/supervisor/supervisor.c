@@ -24,6 +24,7 @@
 #include "report/report.h"
 #include "report/headroom.h"
 #include "supervisor/console.h"
+#include "base/progname.h"
 
 typedef struct worker {
   pid_t pid;
@@ -72,7 +73,7 @@ static void exec_worker(pid_t parent, int cmd_r, int res_w, int out_w,
   args[1] = fds;
   for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
   execv(self_path(argv[0]), args);
-  fprintf(stderr, "perftest: cannot exec worker: %s\n", strerror(errno));
+  fprintf(stderr, "%s: cannot exec worker: %s\n", perf__progname(), strerror(errno));
   _exit(127);
 }
 
@@ -127,8 +128,8 @@ static int reap(worker *w, int ms)
     kill(-w->pid, SIGKILL);
     kill(w->pid, SIGKILL);
     if (!wait_exit(w->pid, 10000, &status))
-      fprintf(stderr, "perftest: worker %ld did not die after SIGKILL; "
-                      "going on without it\n", (long)w->pid);
+      fprintf(stderr, "%s: worker %ld did not die after SIGKILL; "
+                      "going on without it\n", perf__progname(), (long)w->pid);
   }
   kill(-w->pid, SIGKILL); /* children the test may have left behind */
   return status;
@@ -213,7 +214,7 @@ static int take_claim(char *data, perf__result *r)
     char line[500], *copy;
     snprintf(line, sizeof line, "malformed claim record from the worker: %.400s", err);
     if (!(copy = strdup(line)) || perf__result_add_line(r, 0, copy))
-      fprintf(stderr, "perftest: %s\n", line);
+      fprintf(stderr, "%s: %s\n", perf__progname(), line);
     return PERF__EPROTO;
   }
   perf__result_add_claim(r, &c);
@@ -414,9 +415,9 @@ static int code_after(int code, const perf__result *r, const perf__cli *cli)
 static void tell_exit_2(void)
 {
   if (strict_missing)
-    fprintf(stderr, "perftest: exit 2: --strict-baselines: %zu %s measured workloads with "
+    fprintf(stderr, "%s: exit 2: --strict-baselines: %zu %s measured workloads with "
             "no entry in this machine's baseline file (%s%s); --verbose names each, "
-            "--update-baselines records them\n", strict_missing,
+            "--update-baselines records them\n", perf__progname(), strict_missing,
             perf__units_noun((long long)strict_missing, "test", "tests"), strict_names,
             strict_missing > 3 ? ", ..." : "");
 }
@@ -434,7 +435,8 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   int r = perf__rebaseline_write(collect, err, sizeof err);
   fflush(stdout);
   if (r) {
-    fprintf(stderr, "perftest: baselines not written: %s; that file is unchanged\n", err);
+    fprintf(stderr, "%s: baselines not written: %s; that file is unchanged\n", perf__progname(),
+            err);
     return 2;
   }
   return code;
@@ -448,13 +450,13 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
   time_t started = time(NULL);
   char err[700];
   if (cli->update_baselines && perf__baseline_probe_dir(cli->baseline_dir, err, sizeof err)) {
-    fprintf(stderr, "perftest: --update-baselines: %s (nothing was run)\n", err);
+    fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
     return 2;
   }
   perf__result *results = calloc(n * (size_t)runs, sizeof *results);
   if (cli->update_baselines) collect = perf__rebaseline_new();
   if (!results || (cli->update_baselines && !collect)) {
-    fprintf(stderr, "perftest: out of memory\n");
+    fprintf(stderr, "%s: out of memory\n", perf__progname());
     free(results);
     return 2;
   }
@@ -477,7 +479,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
                             n * (size_t)runs);
       int s = run_one(&w, tests[i], cli, argc, argv, r);
       if (s == PERF__EIO) {
-        fprintf(stderr, "perftest: cannot start a worker process: %s\n",
+        fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
                 r->reason[0] ? r->reason : strerror(errno));
         code = 2;
         broken = 1;
@@ -504,7 +506,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
   /* why the run exits 2, before the summary: that stays the last line */
   if (code == 2) tell_exit_2();
   if (no_gpu_required)
-    fprintf(stderr, "perftest: --require-gpu: a test found no usable CUDA device\n");
+    fprintf(stderr, "%s: --require-gpu: a test found no usable CUDA device\n", perf__progname());
   fflush(stderr);
   perf__console_summary(results, done);
   for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);

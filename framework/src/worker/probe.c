@@ -12,6 +12,7 @@
 
 #include "base/machine.h"
 #include "worker/fingerprint.h"
+#include "worker/gpu.h"
 
 /* Runs fn(out, arg) in a forked child, which writes its answer to out and
  * exits; reads the answer into buf[len] (NUL-terminated, truncated to fit)
@@ -50,20 +51,40 @@ static long ask_child(void (*fn)(FILE *out, void *arg), void *arg, char *buf, si
   return got;
 }
 
-/* In the child: the device count (0 without a device or a driver). */
+/* In the child: the device count, a tab, and why there is none (the
+ * driver's state and CUDA's error, as a test's skip says it). */
 static void count_devices(FILE *out, void *arg)
 {
+  char why[600] = "";
   int c = 0;
   (void)arg;
-  if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
-  fprintf(out, "%d", c);
+  cudaError_t e = cudaGetDeviceCount(&c);
+  if (e != cudaSuccess) {
+    c = 0;
+    perf__gpu_explain(e, "cudaGetDeviceCount", why, sizeof why);
+  } else if (!c) {
+    snprintf(why, sizeof why, "cudaGetDeviceCount found no device");
+  }
+  fprintf(out, "%d\t%s", c, why);
 }
 
 /* See probe.h. */
-int perf__probe_device_count(void)
+int perf__probe_device_count(char *why, size_t len)
 {
-  char text[32];
-  return ask_child(count_devices, NULL, text, sizeof text) > 0 ? atoi(text) : 0;
+  char text[700];
+  long got = ask_child(count_devices, NULL, text, sizeof text);
+  int e = errno;
+  char *tab = got > 0 ? strchr(text, '\t') : NULL;
+  int n = tab ? atoi(text) : 0;
+  const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+  if (why && n <= 0 && got < 0)
+    snprintf(why, len, "no process could be started to ask CUDA: %s", strerror(e));
+  else if (why && n <= 0)
+    snprintf(why, len, "%s%s%s%s", tab && tab[1] ? tab + 1 : "the CUDA probe gave no answer",
+             visible ? " (CUDA_VISIBLE_DEVICES=" : "", visible ? visible : "", visible ? ")" : "");
+  else if (why && len)
+    why[0] = '\0';
+  return n > 0 ? n : 0;
 }
 
 /* In the child: device 0's fingerprint as "key\tvalue" lines (none

@@ -15,8 +15,11 @@
 #include "base/baseline.h"
 
 /* The number of usable CUDA devices; 0 without a device or a driver, or
- * when no child could be started. */
-int perf__probe_device_count(void);
+ * when no child could be started, with why into why[len] (why may be
+ * NULL): the driver's state and CUDA's error, as a skipped test words it
+ * ("no NVIDIA driver found: ...; cudaGetDeviceCount: ..."), and
+ * CUDA_VISIBLE_DEVICES when it is set. Never fails otherwise. */
+int perf__probe_device_count(char *why, size_t len);
 
 /* Device 0's fingerprint into b (b->nfp == 0 without a GPU or a child).
  * Never fails otherwise. */
