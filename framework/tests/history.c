@@ -862,10 +862,25 @@ ST_TEST(history_masks_passwords)
       {"postgresql://h/db?sslpassword=k3yk3y", "postgresql://h/db?sslpassword=***", {"k3yk3y", NULL}},
       {"postgresql://u:p@ss/w@host/db", "postgresql://u:***@host/db", {"p@ss/w", "ss/w"}},
       {"--history=postgresql://u:a@b", "--history=postgresql://u:***@b", {":a@", NULL}},
-      {"postgresql://host:5432/db?application_name=a@b", "postgresql://host:5432/db?application_name=a@b",
+      {"postgresql://host:5432/db?application_name=a%40b", "postgresql://host:5432/db?application_name=a%40b",
        {NULL, NULL}},
+      {"postgresql://host/db?application_name=a@b", "postgresql://host/db?application_name=a@b", {NULL, NULL}},
       {"host=db user=u password=hunter2 dbname=x", "host=db user=u password=*** dbname=x", {"hunter2", NULL}},
       {"host=db password = 'a b\\'cd' port=5", "host=db password = *** port=5", {"b\\'cd", NULL}},
+      /* What libpq would misread (refused before it sees them): the whole
+       * span from the user name's ':' to the last '@', and every
+       * password= whose '=' is %-encoded or that runs on past a raw '&'. */
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1", "postgresql://u:***@127.0.0.1:55432/h1",
+       {"Top", "Secret99"}},
+      {"postgresql://u:Top?Sec@ret99@h/db", "postgresql://u:***@h/db", {"Top", "ret99"}},
+      {"postgresql://u:Top/Sec?x=ret99@h/db", "postgresql://u:***@h/db", {"Top", "ret99"}},
+      {"postgresql://u@h/db?password%3DTopSecret99", "postgresql://u@h/db?password%3D***",
+       {"TopSecret99", NULL}},
+      {"postgresql://u@h/db?x=1&PASS%57ORD%3dTop=Secret99&y=2", "postgresql://u@h/db?x=1&PASS%57ORD%3d***&y=2",
+       {"Top", "Secret99"}},
+      {"postgresql://u@h/db?password=Top&Secret99&port=5", "postgresql://u@h/db?password=***&port=5",
+       {"Top", "Secret99"}},
+      {"postgresql://h?password=Secret99@x", "postgresql://h?password=***", {"Secret99", NULL}},
   };
   for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
     char m[200];
@@ -882,6 +897,26 @@ ST_TEST(history_masks_passwords)
   perf__secret_scrub(loc, msg, sizeof msg);
   ST_CHECKF(!strstr(msg, "ecret") && !strstr(msg, "Oth") && strstr(msg, "u:***@[bad/db?password=***&x=1"),
             "%s", msg);
+  /* libpq's messages for what it misreads hold a fragment of the
+   * password: each fragment is scrubbed too. */
+  static const struct {
+    const char *loc, *msg, *secret[2];
+  } misread[] = {
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1",
+       "could not translate host name \"Secret99@127.0.0.1\" to address", {"Secret99", NULL}},
+      {"postgresql://u:Top/Secret99@127.0.0.1:1/db", "invalid integer value \"Top\" for connection option "
+       "\"port\"", {"Top", NULL}},
+      {"postgresql://u:Pa@ss@127.0.0.1:1/db", "could not translate host name \"ss@127.0.0.1\"", {"ss@", NULL}},
+      {"postgresql://u@127.0.0.1:1/db?password%3DTopSecret99", "missing key/value separator \"=\" in URI "
+       "query parameter: \"password%3DTopSecret99\"", {"TopSecret99", NULL}},
+      {"postgresql://u@h/db?password%3DTop=Secret99", "invalid URI query parameter: \"password=Top\"",
+       {"Top", NULL}},
+  };
+  for (size_t k = 0; k < sizeof misread / sizeof misread[0]; k++) {
+    snprintf(msg, sizeof msg, "%s", misread[k].msg);
+    perf__secret_scrub(misread[k].loc, msg, sizeof msg);
+    ST_CHECKF(!strstr(msg, misread[k].secret[0]) && strstr(msg, "***"), "%s: %s", misread[k].loc, msg);
+  }
   char cut[] = "h: URI: \"u:TopSecre";
   perf__secret_scrub("postgresql://u:TopSecret99@h", cut, sizeof cut);
   ST_CHECKF(!strstr(cut, "TopS") && strstr(cut, "u:***"), "%s", cut);
@@ -960,6 +995,58 @@ ST_TEST(history_passwords_never_leave_perfgate)
     perf__store_close(s);
   }
   st_rmtree(dir);
+}
+
+/* A location whose user name or password libpq would read other than as
+ * written (a raw '@', '/', '?' or '#' in the password; a password= whose
+ * '=' is %-encoded or that runs on past a raw '&') is refused before libpq
+ * sees it: exit 2, the location masked, the remedy; no fragment of the
+ * password in any output, and no host looked up. */
+ST_TEST(history_a_password_libpq_would_misread_is_refused_before_it_sees_it)
+{
+  static const struct {
+    const char *loc, *want, *frag[2];
+  } bad[] = {
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1", "%-encode", {"Top", "Secret99"}},
+      {"postgresql://u:Top/Secret99@127.0.0.1:1/db", "%-encode", {"Top", "Secret99"}},
+      {"postgresql://u:Pa@ss@127.0.0.1:1/db", "'@' as %40", {":Pa", "ss@"}},
+      {"postgresql://u:Top?Secret99@127.0.0.1:1/db", "'?' as %3F", {"Top", "Secret99"}},
+      {"postgresql://u:Top#Secret99@127.0.0.1:1/db", "'#' as %23", {"Top", "Secret99"}},
+      {"postgresql://u:Top/Sec?x=ret99@127.0.0.1:1/db", "%-encode", {"Top", "ret99"}},
+      {"postgresql://u@127.0.0.1:1/db?password%3DTopSecret99", "key=value", {"TopSecret99", NULL}},
+      {"postgresql://u@127.0.0.1:1/db?Pass%57ord%3dTop=Secret99", "key=value", {"Top", "Secret99"}},
+      {"postgresql://u@127.0.0.1:1/db?password=Top&Secret99", "key=value", {"Secret99", NULL}},
+      {"postgresql://u@127.0.0.1?password=Secret99@x", "'?' as %3F", {"Secret99", NULL}},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char args[600];
+    st_run run;
+    snprintf(args, sizeof args, "--filter=host.truth --history='%s'", bad[k].loc);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "--history: postgresql://u") && strstr(run.out, "***") &&
+                  strstr(run.out, bad[k].want) && strstr(run.out, "(nothing was run)") &&
+                  !strstr(run.out, "cannot connect") && !strstr(run.out, "passed,"),
+              "%s: exit %d: %s", bad[k].loc, run.status, run.out);
+    for (int i = 0; i < 2; i++)
+      ST_CHECKF(!bad[k].frag[i] || !strstr(run.out, bad[k].frag[i]), "%s: '%s' shows: %s", bad[k].loc,
+                bad[k].frag[i], run.out);
+    st_run_free(&run);
+    snprintf(args, sizeof args, "--history='%s' --trend", bad[k].loc);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, bad[k].want) && !strstr(run.out, "cannot connect") &&
+                  (!bad[k].frag[0] || !strstr(run.out, bad[k].frag[0])) &&
+                  (!bad[k].frag[1] || !strstr(run.out, bad[k].frag[1])),
+              "--trend %s: exit %d: %s", bad[k].loc, run.status, run.out);
+    st_run_free(&run);
+  }
+  /* %-encoded, the same passwords are taken (and libpq says it cannot
+   * connect, the password scrubbed). */
+  st_run run;
+  st_exec(&run, "", "--filter=host.truth --history='postgresql://u:Top%40Sec%2F%3F%23ret99@127.0.0.1:1/db"
+                    "?connect_timeout=2'");
+  ST_CHECKF(run.status == 2 && strstr(run.out, "cannot connect") && strstr(run.out, "u:***@127.0.0.1:1/db") &&
+                !strstr(run.out, "Top") && !strstr(run.out, "ret99"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
 }
 
 /* A history this user may not write stops the run before it measures
@@ -1125,6 +1212,20 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=%D/notes.txt --trend", "not a database"},
       {"--history=postgresql://perfgate:secret@127.0.0.1:1/none?connect_timeout=2 --filter=host.truth",
        "perfgate:***@127.0.0.1:1/none"},
+      /* SQLite's files beside the history are the history's */
+      {"--history=%D/w.db --json=%D/w.db-wal --filter=host.truth", "--history=%D/w.db (SQLite's %D/w.db-wal "
+       "beside it) and --json=%D/w.db-wal are one file"},
+      {"--history=%D/w.db --junit=%D/w.db-journal --filter=host.truth", "--junit=%D/w.db-journal are one file"},
+      {"--history=%D/w.db --markdown=%D/./w.db-shm --filter=host.truth", "are one file"},
+      {"--history=%D/w.db --trend --html=%D/w.db-shm", "are one file"},
+      /* a file where a directory should be; a SQLite URI */
+      {"--history=%D/notes.txt/h.db --filter=host.truth",
+       "%D/notes.txt/h.db: cannot create it: %D/notes.txt is a file, not a directory"},
+      {"--history=%D/notes.txt/sub/h.db --trend", "%D/notes.txt/sub/h.db: no history there: %D/notes.txt is a "
+       "file, not a directory"},
+      {"--history='file:%D/x.db?mode=ro' --filter=host.truth", "a SQLite URI (file:...) is not a location "
+       "perfgate takes: give the history's path (%D/x.db)"},
+      {"--history='file:%D/x.db?mode=ro' --trend", "a SQLite URI"},
   };
   snprintf(args, sizeof args, "%s/notes.txt", dir);
   FILE *f = fopen(args, "w");
@@ -1149,10 +1250,24 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
     st_run run;
     st_exec(&run, "", a);
     ST_CHECKF(run.status == 2 && strstr(run.out, want) && !strstr(run.out, "passed,") &&
-                  !strstr(run.out, "secret") && !strstr(run.out, "unable to open"),
+                  !strstr(run.out, "secret") && !strstr(run.out, "unable to open") &&
+                  !strstr(run.out, ": Not a directory"),
               "%s: exit %d: %s", a, run.status, run.out);
     st_run_free(&run);
   }
+  /* nothing was created for a refused run; ./file:x.db is a plain path */
+  snprintf(args, sizeof args, "cd '%s' && ls -A | tr '\\n' ' '", dir);
+  FILE *ls = popen(args, "r");
+  char names[400] = "";
+  if (ls && !fgets(names, sizeof names, ls)) names[0] = '\0';
+  if (ls) pclose(ls);
+  ST_CHECKF(!strcmp(names, "notes.txt "), "left behind: %s", names);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/file:x.db' --filter=host.truth --commit=c1", dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "recorded run 1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "%s/notes.txt", dir);
   char *notes = st_slurp(args);
   ST_CHECK(notes && !strncmp(notes, "these are notes", 15));
   free(notes);
