@@ -284,7 +284,7 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "newer perfgate") && strstr(err, "99"), "%s", err);
-  ST_EQ(perf__schema_readable(s, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), PERF__EINVAL);
   ST_EQ(number(s, "SELECT version FROM perfgate_schema"), 99);
   perf__store_close(s);
 
@@ -369,6 +369,10 @@ static void broken_schemas(const char *where, const char *dir)
       {"DROP TABLE perfgate_claims", NULL, "without its table perfgate_claims"},
       {"ALTER TABLE perfgate_workloads DROP COLUMN median_s", NULL, "its table perfgate_workloads lacks a column"},
       {"DROP TABLE perfgate_schema", NULL, "it has perfgate's table perfgate_runs and no perfgate_schema"},
+      {"UPDATE perfgate_schema SET version = 1", NULL,
+       "perfgate_schema's version is 1, but the index perfgate_runs_gpu of version 2 exists"},
+      {"UPDATE perfgate_schema SET version = 2", NULL,
+       "perfgate_schema's version is 2, but the column perfgate_runs.perfgate of version 3 exists"},
       {"DROP INDEX perfgate_claims_test", NULL, NULL},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -678,10 +682,11 @@ ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
   st_rmtree(dir);
 }
 
-/* --trend --branch=NAME with no runs on NAME is a filter that matched
- * nothing: exit 2 (as --list and --trend=FILTER), naming the branches that
- * have runs; a history with no runs at all is not an error without a
- * filter (exit 0), nor is one whose runs have nothing to chart. */
+/* --trend --branch=NAME with no runs on NAME, in a history that has runs,
+ * is a filter that matched nothing: exit 2 (as --list and --trend=FILTER),
+ * naming the branches that have runs; a history with no runs at all is not
+ * an error whatever the filter (exit 0), nor is one whose runs have
+ * nothing to chart. */
 /* --trend on path with extra: checks its exit code and that its output
  * holds want (and not unwanted, unless NULL). */
 static void trend_says(const char *path, const char *extra, int status, const char *want,
@@ -704,7 +709,7 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
   perf__store *s = open_at(path);
   if (!s) return;
   perf__store_close(s);
-  trend_says(path, " --branch=nosuch", 2, "no runs recorded on branch 'nosuch'; no runs recorded yet", NULL);
+  trend_says(path, " --branch=nosuch", 0, "no runs recorded yet", "nosuch");
   trend_says(path, "", 0, "no runs recorded yet", NULL);
   if (!(s = open_at(path))) return;
   static const char *const on[] = {"main", "main", "dev", NULL};
@@ -723,6 +728,58 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
   trend_says(path, "='nothing.*' --branch=dev", 2, "no series matches the filter nothing.* in the 1 run of branch dev",
              NULL);
   st_rmtree(dir);
+}
+
+/* An existing store with nothing in it yet (an empty SQLite file, a
+ * PostgreSQL database without perfgate's tables, other applications'
+ * tables there included) and a perfgate history with no runs both say "no
+ * runs recorded yet", exit 0, whatever --branch and a test filter say, and
+ * --trend changes nothing in them; a --branch that matches nothing in a
+ * history that has runs stays exit 2; a SQLite file that does not exist
+ * stays an error (--trend never creates one). */
+static void trend_empty(const char *where, const char *dir)
+{
+  int pg = perf__connect_is_postgres(where);
+  char cmd[600], err[600];
+  perf__store *s = NULL;
+  if (!pg) {
+    trend_says(where, "", 2, "no history there (no such file)", NULL);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s'", where);
+    ST_CHECKF(st_shell(cmd) == 0, "--trend created %s", where);
+    snprintf(cmd, sizeof cmd, ": > '%s'", where);
+    ST_EQ(st_shell(cmd), 0);
+  } else if ((s = open_at_unchecked(where))) {
+    ST_EQ(perf__store_exec(s, "CREATE TABLE other_app (x INTEGER)", NULL, 0, NULL, NULL, err, sizeof err), 0);
+    perf__store_close(s);
+  }
+  static const char *const filters[] = {"", " --branch=x", "=nothing --branch=x"};
+  for (int k = 0; k < 3; k++) trend_says(where, filters[k], 0, "no runs recorded yet", "perftest:");
+  if (!pg) {
+    snprintf(cmd, sizeof cmd, "test -f '%s' && test ! -s '%s' && test ! -e '%s-wal'", where, where, where);
+    ST_CHECKF(st_shell(cmd) == 0, "--trend changed the empty file %s", where);
+  } else if ((s = open_at_unchecked(where))) {
+    ST_EQ(number(s, "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'perfgate%'"), 0);
+    perf__store_close(s);
+  }
+  if (!(s = open_at(where))) return;
+  perf__store_close(s);
+  for (int k = 0; k < 3; k++) trend_says(where, filters[k], 0, "no runs recorded yet", "perftest:");
+  if (!(s = open_at(where))) return;
+  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 2e-3) > 0);
+  perf__store_close(s);
+  trend_says(where, " --branch=x", 2, "no runs recorded on branch 'x'; the branches with runs: 'main' (1 run)",
+             NULL);
+  (void)dir;
+}
+
+ST_TEST(history_sqlite_trend_on_an_empty_history_says_no_runs_yet)
+{
+  on_sqlite(trend_empty);
+}
+
+ST_TEST(history_postgres_trend_on_an_empty_history_says_no_runs_yet)
+{
+  on_postgres(trend_empty);
 }
 
 /* ---- the Markdown comparison and --merge ------------------------------ */
