@@ -28,6 +28,12 @@
 
 /* ---- helpers --------------------------------------------------------- */
 
+/* Unsets every CI variable perfgate reads, so that the runner's own do
+ * not count. */
+#define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
+              " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
+              " -u CIRCLE_BRANCH -u GIT_BRANCH "
+
 /* A temporary directory (mkdtemp) into dir[len]. */
 static int temp_dir(char *dir, size_t len)
 {
@@ -896,6 +902,62 @@ ST_TEST(history_merge_records_the_merged_run)
   st_rmtree(dir);
 }
 
+/* --merge with --history checks all the run will be recorded with before
+ * it writes anything: the commit and branch (from --commit, the shards'
+ * --commit, the CI's variables), then the store (as a run's check before
+ * its first test); a refusal is exit 2 with no merged report and no
+ * history file created. */
+ST_TEST(history_merge_checks_the_commit_and_the_store_before_writing)
+{
+  char dir[64], args[1200], cmd[800];
+  if (!temp_dir(dir, sizeof dir)) return;
+  for (int i = 0; i < 2; i++) {
+    st_run run;
+    char env[80];
+    snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", i);
+    snprintf(args, sizeof args, "--filter='host.truth:host.falsehood' --json='%s/s%d.json'", dir, i);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 0 || run.status == 1, "shard %d: %s", i, run.out);
+    st_run_free(&run);
+  }
+  /* s0 as if it had been run with a commit that breaks the rule */
+  snprintf(cmd, sizeof cmd, "sed 's/\"argv\": \\[/&\"--commit=bad\\\\u0001sha\", /' '%s/s0.json' > '%s/b0.json'"
+                            " && grep -q 'commit=bad' '%s/b0.json'", dir, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(cmd, sizeof cmd, ": > '%s/notes.txt' && printf 'notes, not a database, and long enough to be a "
+                            "header..........................................' > '%s/notes.txt'", dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  static const struct {
+    const char *env, *history, *first, *want;
+  } bad[] = {
+      {"GITHUB_SHA=\"$(printf 'bad\\nsha')\" ", "h.db", "s0", "GITHUB_SHA: a control character"},
+      {"", "h.db", "b0", "b0.json was run with --commit: a control character"},
+      {"GITHUB_SHA=c1 ", "notes.txt", "s0", "not a database"},
+      {"GITHUB_SHA=c1 ", "nodir/h.db", "s0", "does not exist"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    st_run run;
+    char env[300];
+    snprintf(env, sizeof env, NO_CI "%s", bad[k].env);
+    snprintf(args, sizeof args, "--history='%s/%s' --merge='%s/out.json' '%s/%s.json' '%s/s1.json'", dir,
+             bad[k].history, dir, dir, bad[k].first, dir);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, bad[k].want) && !strstr(run.out, "perfgate: merged"),
+              "%s%s: exit %d: %s", env, args, run.status, run.out);
+    st_run_free(&run);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s/out.json' && test ! -e '%s/h.db'", dir, dir);
+    ST_CHECKF(st_shell(cmd) == 0, "%s%s: a file was written", env, args);
+  }
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/h.db' --merge='%s/out.json' '%s/s0.json' '%s/s1.json'", dir, dir,
+           dir, dir);
+  st_exec(&run, NO_CI "GITHUB_SHA=c1 ", args);
+  ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "perfgate: merged") &&
+                strstr(run.out, "recorded run 1 (commit c1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* The password of a PostgreSQL location is hidden wherever perfgate puts
  * it: messages (above) and the command line it records. */
 ST_TEST(history_masks_passwords)
@@ -1162,12 +1224,6 @@ ST_TEST(history_read_only_store_is_refused_before_the_run_and_still_read)
 }
 
 /* ---- commits and branches ----------------------------------------------- */
-
-/* Unsets every CI variable perfgate reads, so that the runner's own do
- * not count. */
-#define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
-              " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
-              " -u CIRCLE_BRANCH -u GIT_BRANCH "
 
 /* One rule for every commit and branch: --commit, --branch and each CI
  * variable are refused before any test runs (exit 2, naming the option or
