@@ -28,6 +28,12 @@
 
 /* ---- helpers --------------------------------------------------------- */
 
+/* Unsets every CI variable perfgate reads, so that the runner's own do
+ * not count. */
+#define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
+              " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
+              " -u CIRCLE_BRANCH -u GIT_BRANCH "
+
 /* A temporary directory (mkdtemp) into dir[len]. */
 static int temp_dir(char *dir, size_t len)
 {
@@ -284,7 +290,7 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "newer perfgate") && strstr(err, "99"), "%s", err);
-  ST_EQ(perf__schema_readable(s, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), PERF__EINVAL);
   ST_EQ(number(s, "SELECT version FROM perfgate_schema"), 99);
   perf__store_close(s);
 
@@ -369,6 +375,10 @@ static void broken_schemas(const char *where, const char *dir)
       {"DROP TABLE perfgate_claims", NULL, "without its table perfgate_claims"},
       {"ALTER TABLE perfgate_workloads DROP COLUMN median_s", NULL, "its table perfgate_workloads lacks a column"},
       {"DROP TABLE perfgate_schema", NULL, "it has perfgate's table perfgate_runs and no perfgate_schema"},
+      {"UPDATE perfgate_schema SET version = 1", NULL,
+       "perfgate_schema's version is 1, but the index perfgate_runs_gpu of version 2 exists"},
+      {"UPDATE perfgate_schema SET version = 2", NULL,
+       "perfgate_schema's version is 2, but the column perfgate_runs.perfgate of version 3 exists"},
       {"DROP INDEX perfgate_claims_test", NULL, NULL},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -678,10 +688,11 @@ ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
   st_rmtree(dir);
 }
 
-/* --trend --branch=NAME with no runs on NAME is a filter that matched
- * nothing: exit 2 (as --list and --trend=FILTER), naming the branches that
- * have runs; a history with no runs at all is not an error without a
- * filter (exit 0), nor is one whose runs have nothing to chart. */
+/* --trend --branch=NAME with no runs on NAME, in a history that has runs,
+ * is a filter that matched nothing: exit 2 (as --list and --trend=FILTER),
+ * naming the branches that have runs; a history with no runs at all is not
+ * an error whatever the filter (exit 0), nor is one whose runs have
+ * nothing to chart. */
 /* --trend on path with extra: checks its exit code and that its output
  * holds want (and not unwanted, unless NULL). */
 static void trend_says(const char *path, const char *extra, int status, const char *want,
@@ -704,7 +715,7 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
   perf__store *s = open_at(path);
   if (!s) return;
   perf__store_close(s);
-  trend_says(path, " --branch=nosuch", 2, "no runs recorded on branch 'nosuch'; no runs recorded yet", NULL);
+  trend_says(path, " --branch=nosuch", 0, "no runs recorded yet", "nosuch");
   trend_says(path, "", 0, "no runs recorded yet", NULL);
   if (!(s = open_at(path))) return;
   static const char *const on[] = {"main", "main", "dev", NULL};
@@ -723,6 +734,58 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
   trend_says(path, "='nothing.*' --branch=dev", 2, "no series matches the filter nothing.* in the 1 run of branch dev",
              NULL);
   st_rmtree(dir);
+}
+
+/* An existing store with nothing in it yet (an empty SQLite file, a
+ * PostgreSQL database without perfgate's tables, other applications'
+ * tables there included) and a perfgate history with no runs both say "no
+ * runs recorded yet", exit 0, whatever --branch and a test filter say, and
+ * --trend changes nothing in them; a --branch that matches nothing in a
+ * history that has runs stays exit 2; a SQLite file that does not exist
+ * stays an error (--trend never creates one). */
+static void trend_empty(const char *where, const char *dir)
+{
+  int pg = perf__connect_is_postgres(where);
+  char cmd[600], err[600];
+  perf__store *s = NULL;
+  if (!pg) {
+    trend_says(where, "", 2, "no history there (no such file)", NULL);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s'", where);
+    ST_CHECKF(st_shell(cmd) == 0, "--trend created %s", where);
+    snprintf(cmd, sizeof cmd, ": > '%s'", where);
+    ST_EQ(st_shell(cmd), 0);
+  } else if ((s = open_at_unchecked(where))) {
+    ST_EQ(perf__store_exec(s, "CREATE TABLE other_app (x INTEGER)", NULL, 0, NULL, NULL, err, sizeof err), 0);
+    perf__store_close(s);
+  }
+  static const char *const filters[] = {"", " --branch=x", "=nothing --branch=x"};
+  for (int k = 0; k < 3; k++) trend_says(where, filters[k], 0, "no runs recorded yet", "perftest:");
+  if (!pg) {
+    snprintf(cmd, sizeof cmd, "test -f '%s' && test ! -s '%s' && test ! -e '%s-wal'", where, where, where);
+    ST_CHECKF(st_shell(cmd) == 0, "--trend changed the empty file %s", where);
+  } else if ((s = open_at_unchecked(where))) {
+    ST_EQ(number(s, "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'perfgate%'"), 0);
+    perf__store_close(s);
+  }
+  if (!(s = open_at(where))) return;
+  perf__store_close(s);
+  for (int k = 0; k < 3; k++) trend_says(where, filters[k], 0, "no runs recorded yet", "perftest:");
+  if (!(s = open_at(where))) return;
+  ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 2e-3) > 0);
+  perf__store_close(s);
+  trend_says(where, " --branch=x", 2, "no runs recorded on branch 'x'; the branches with runs: 'main' (1 run)",
+             NULL);
+  (void)dir;
+}
+
+ST_TEST(history_sqlite_trend_on_an_empty_history_says_no_runs_yet)
+{
+  on_sqlite(trend_empty);
+}
+
+ST_TEST(history_postgres_trend_on_an_empty_history_says_no_runs_yet)
+{
+  on_postgres(trend_empty);
 }
 
 /* ---- the Markdown comparison and --merge ------------------------------ */
@@ -839,6 +902,62 @@ ST_TEST(history_merge_records_the_merged_run)
   st_rmtree(dir);
 }
 
+/* --merge with --history checks all the run will be recorded with before
+ * it writes anything: the commit and branch (from --commit, the shards'
+ * --commit, the CI's variables), then the store (as a run's check before
+ * its first test); a refusal is exit 2 with no merged report and no
+ * history file created. */
+ST_TEST(history_merge_checks_the_commit_and_the_store_before_writing)
+{
+  char dir[64], args[1200], cmd[800];
+  if (!temp_dir(dir, sizeof dir)) return;
+  for (int i = 0; i < 2; i++) {
+    st_run run;
+    char env[80];
+    snprintf(env, sizeof env, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", i);
+    snprintf(args, sizeof args, "--filter='host.truth:host.falsehood' --json='%s/s%d.json'", dir, i);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 0 || run.status == 1, "shard %d: %s", i, run.out);
+    st_run_free(&run);
+  }
+  /* s0 as if it had been run with a commit that breaks the rule */
+  snprintf(cmd, sizeof cmd, "sed 's/\"argv\": \\[/&\"--commit=bad\\\\u0001sha\", /' '%s/s0.json' > '%s/b0.json'"
+                            " && grep -q 'commit=bad' '%s/b0.json'", dir, dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(cmd, sizeof cmd, ": > '%s/notes.txt' && printf 'notes, not a database, and long enough to be a "
+                            "header..........................................' > '%s/notes.txt'", dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  static const struct {
+    const char *env, *history, *first, *want;
+  } bad[] = {
+      {"GITHUB_SHA=\"$(printf 'bad\\nsha')\" ", "h.db", "s0", "GITHUB_SHA: a control character"},
+      {"", "h.db", "b0", "b0.json was run with --commit: a control character"},
+      {"GITHUB_SHA=c1 ", "notes.txt", "s0", "not a database"},
+      {"GITHUB_SHA=c1 ", "nodir/h.db", "s0", "does not exist"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    st_run run;
+    char env[300];
+    snprintf(env, sizeof env, NO_CI "%s", bad[k].env);
+    snprintf(args, sizeof args, "--history='%s/%s' --merge='%s/out.json' '%s/%s.json' '%s/s1.json'", dir,
+             bad[k].history, dir, dir, bad[k].first, dir);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, bad[k].want) && !strstr(run.out, "perfgate: merged"),
+              "%s%s: exit %d: %s", env, args, run.status, run.out);
+    st_run_free(&run);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s/out.json' && test ! -e '%s/h.db'", dir, dir);
+    ST_CHECKF(st_shell(cmd) == 0, "%s%s: a file was written", env, args);
+  }
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/h.db' --merge='%s/out.json' '%s/s0.json' '%s/s1.json'", dir, dir,
+           dir, dir);
+  st_exec(&run, NO_CI "GITHUB_SHA=c1 ", args);
+  ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "perfgate: merged") &&
+                strstr(run.out, "recorded run 1 (commit c1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* The password of a PostgreSQL location is hidden wherever perfgate puts
  * it: messages (above) and the command line it records. */
 ST_TEST(history_masks_passwords)
@@ -862,10 +981,25 @@ ST_TEST(history_masks_passwords)
       {"postgresql://h/db?sslpassword=k3yk3y", "postgresql://h/db?sslpassword=***", {"k3yk3y", NULL}},
       {"postgresql://u:p@ss/w@host/db", "postgresql://u:***@host/db", {"p@ss/w", "ss/w"}},
       {"--history=postgresql://u:a@b", "--history=postgresql://u:***@b", {":a@", NULL}},
-      {"postgresql://host:5432/db?application_name=a@b", "postgresql://host:5432/db?application_name=a@b",
+      {"postgresql://host:5432/db?application_name=a%40b", "postgresql://host:5432/db?application_name=a%40b",
        {NULL, NULL}},
+      {"postgresql://host/db?application_name=a@b", "postgresql://host/db?application_name=a@b", {NULL, NULL}},
       {"host=db user=u password=hunter2 dbname=x", "host=db user=u password=*** dbname=x", {"hunter2", NULL}},
       {"host=db password = 'a b\\'cd' port=5", "host=db password = *** port=5", {"b\\'cd", NULL}},
+      /* What libpq would misread (refused before it sees them): the whole
+       * span from the user name's ':' to the last '@', and every
+       * password= whose '=' is %-encoded or that runs on past a raw '&'. */
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1", "postgresql://u:***@127.0.0.1:55432/h1",
+       {"Top", "Secret99"}},
+      {"postgresql://u:Top?Sec@ret99@h/db", "postgresql://u:***@h/db", {"Top", "ret99"}},
+      {"postgresql://u:Top/Sec?x=ret99@h/db", "postgresql://u:***@h/db", {"Top", "ret99"}},
+      {"postgresql://u@h/db?password%3DTopSecret99", "postgresql://u@h/db?password%3D***",
+       {"TopSecret99", NULL}},
+      {"postgresql://u@h/db?x=1&PASS%57ORD%3dTop=Secret99&y=2", "postgresql://u@h/db?x=1&PASS%57ORD%3d***&y=2",
+       {"Top", "Secret99"}},
+      {"postgresql://u@h/db?password=Top&Secret99&port=5", "postgresql://u@h/db?password=***&port=5",
+       {"Top", "Secret99"}},
+      {"postgresql://h?password=Secret99@x", "postgresql://h?password=***", {"Secret99", NULL}},
   };
   for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
     char m[200];
@@ -882,6 +1016,26 @@ ST_TEST(history_masks_passwords)
   perf__secret_scrub(loc, msg, sizeof msg);
   ST_CHECKF(!strstr(msg, "ecret") && !strstr(msg, "Oth") && strstr(msg, "u:***@[bad/db?password=***&x=1"),
             "%s", msg);
+  /* libpq's messages for what it misreads hold a fragment of the
+   * password: each fragment is scrubbed too. */
+  static const struct {
+    const char *loc, *msg, *secret[2];
+  } misread[] = {
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1",
+       "could not translate host name \"Secret99@127.0.0.1\" to address", {"Secret99", NULL}},
+      {"postgresql://u:Top/Secret99@127.0.0.1:1/db", "invalid integer value \"Top\" for connection option "
+       "\"port\"", {"Top", NULL}},
+      {"postgresql://u:Pa@ss@127.0.0.1:1/db", "could not translate host name \"ss@127.0.0.1\"", {"ss@", NULL}},
+      {"postgresql://u@127.0.0.1:1/db?password%3DTopSecret99", "missing key/value separator \"=\" in URI "
+       "query parameter: \"password%3DTopSecret99\"", {"TopSecret99", NULL}},
+      {"postgresql://u@h/db?password%3DTop=Secret99", "invalid URI query parameter: \"password=Top\"",
+       {"Top", NULL}},
+  };
+  for (size_t k = 0; k < sizeof misread / sizeof misread[0]; k++) {
+    snprintf(msg, sizeof msg, "%s", misread[k].msg);
+    perf__secret_scrub(misread[k].loc, msg, sizeof msg);
+    ST_CHECKF(!strstr(msg, misread[k].secret[0]) && strstr(msg, "***"), "%s: %s", misread[k].loc, msg);
+  }
   char cut[] = "h: URI: \"u:TopSecre";
   perf__secret_scrub("postgresql://u:TopSecret99@h", cut, sizeof cut);
   ST_CHECKF(!strstr(cut, "TopS") && strstr(cut, "u:***"), "%s", cut);
@@ -962,6 +1116,58 @@ ST_TEST(history_passwords_never_leave_perfgate)
   st_rmtree(dir);
 }
 
+/* A location whose user name or password libpq would read other than as
+ * written (a raw '@', '/', '?' or '#' in the password; a password= whose
+ * '=' is %-encoded or that runs on past a raw '&') is refused before libpq
+ * sees it: exit 2, the location masked, the remedy; no fragment of the
+ * password in any output, and no host looked up. */
+ST_TEST(history_a_password_libpq_would_misread_is_refused_before_it_sees_it)
+{
+  static const struct {
+    const char *loc, *want, *frag[2];
+  } bad[] = {
+      {"postgresql://u:Top@Secret99@127.0.0.1:55432/h1", "%-encode", {"Top", "Secret99"}},
+      {"postgresql://u:Top/Secret99@127.0.0.1:1/db", "%-encode", {"Top", "Secret99"}},
+      {"postgresql://u:Pa@ss@127.0.0.1:1/db", "'@' as %40", {":Pa", "ss@"}},
+      {"postgresql://u:Top?Secret99@127.0.0.1:1/db", "'?' as %3F", {"Top", "Secret99"}},
+      {"postgresql://u:Top#Secret99@127.0.0.1:1/db", "'#' as %23", {"Top", "Secret99"}},
+      {"postgresql://u:Top/Sec?x=ret99@127.0.0.1:1/db", "%-encode", {"Top", "ret99"}},
+      {"postgresql://u@127.0.0.1:1/db?password%3DTopSecret99", "key=value", {"TopSecret99", NULL}},
+      {"postgresql://u@127.0.0.1:1/db?Pass%57ord%3dTop=Secret99", "key=value", {"Top", "Secret99"}},
+      {"postgresql://u@127.0.0.1:1/db?password=Top&Secret99", "key=value", {"Secret99", NULL}},
+      {"postgresql://u@127.0.0.1?password=Secret99@x", "'?' as %3F", {"Secret99", NULL}},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char args[600];
+    st_run run;
+    snprintf(args, sizeof args, "--filter=host.truth --history='%s'", bad[k].loc);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "--history: postgresql://u") && strstr(run.out, "***") &&
+                  strstr(run.out, bad[k].want) && strstr(run.out, "(nothing was run)") &&
+                  !strstr(run.out, "cannot connect") && !strstr(run.out, "passed,"),
+              "%s: exit %d: %s", bad[k].loc, run.status, run.out);
+    for (int i = 0; i < 2; i++)
+      ST_CHECKF(!bad[k].frag[i] || !strstr(run.out, bad[k].frag[i]), "%s: '%s' shows: %s", bad[k].loc,
+                bad[k].frag[i], run.out);
+    st_run_free(&run);
+    snprintf(args, sizeof args, "--history='%s' --trend", bad[k].loc);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, bad[k].want) && !strstr(run.out, "cannot connect") &&
+                  (!bad[k].frag[0] || !strstr(run.out, bad[k].frag[0])) &&
+                  (!bad[k].frag[1] || !strstr(run.out, bad[k].frag[1])),
+              "--trend %s: exit %d: %s", bad[k].loc, run.status, run.out);
+    st_run_free(&run);
+  }
+  /* %-encoded, the same passwords are taken (and libpq says it cannot
+   * connect, the password scrubbed). */
+  st_run run;
+  st_exec(&run, "", "--filter=host.truth --history='postgresql://u:Top%40Sec%2F%3F%23ret99@127.0.0.1:1/db"
+                    "?connect_timeout=2'");
+  ST_CHECKF(run.status == 2 && strstr(run.out, "cannot connect") && strstr(run.out, "u:***@127.0.0.1:1/db") &&
+                !strstr(run.out, "Top") && !strstr(run.out, "ret99"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+}
+
 /* A history this user may not write stops the run before it measures
  * (exit 2, the reason, no test run); --trend still reads it, also from a
  * directory it may not write (as an immutable file). Root writes
@@ -1018,12 +1224,6 @@ ST_TEST(history_read_only_store_is_refused_before_the_run_and_still_read)
 }
 
 /* ---- commits and branches ----------------------------------------------- */
-
-/* Unsets every CI variable perfgate reads, so that the runner's own do
- * not count. */
-#define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
-              " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
-              " -u CIRCLE_BRANCH -u GIT_BRANCH "
 
 /* One rule for every commit and branch: --commit, --branch and each CI
  * variable are refused before any test runs (exit 2, naming the option or
@@ -1125,6 +1325,20 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=%D/notes.txt --trend", "not a database"},
       {"--history=postgresql://perfgate:secret@127.0.0.1:1/none?connect_timeout=2 --filter=host.truth",
        "perfgate:***@127.0.0.1:1/none"},
+      /* SQLite's files beside the history are the history's */
+      {"--history=%D/w.db --json=%D/w.db-wal --filter=host.truth", "--history=%D/w.db (SQLite's %D/w.db-wal "
+       "beside it) and --json=%D/w.db-wal are one file"},
+      {"--history=%D/w.db --junit=%D/w.db-journal --filter=host.truth", "--junit=%D/w.db-journal are one file"},
+      {"--history=%D/w.db --markdown=%D/./w.db-shm --filter=host.truth", "are one file"},
+      {"--history=%D/w.db --trend --html=%D/w.db-shm", "are one file"},
+      /* a file where a directory should be; a SQLite URI */
+      {"--history=%D/notes.txt/h.db --filter=host.truth",
+       "%D/notes.txt/h.db: cannot create it: %D/notes.txt is a file, not a directory"},
+      {"--history=%D/notes.txt/sub/h.db --trend", "%D/notes.txt/sub/h.db: no history there: %D/notes.txt is a "
+       "file, not a directory"},
+      {"--history='file:%D/x.db?mode=ro' --filter=host.truth", "a SQLite URI (file:...) is not a location "
+       "perfgate takes: give the history's path (%D/x.db)"},
+      {"--history='file:%D/x.db?mode=ro' --trend", "a SQLite URI"},
   };
   snprintf(args, sizeof args, "%s/notes.txt", dir);
   FILE *f = fopen(args, "w");
@@ -1149,10 +1363,24 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
     st_run run;
     st_exec(&run, "", a);
     ST_CHECKF(run.status == 2 && strstr(run.out, want) && !strstr(run.out, "passed,") &&
-                  !strstr(run.out, "secret") && !strstr(run.out, "unable to open"),
+                  !strstr(run.out, "secret") && !strstr(run.out, "unable to open") &&
+                  !strstr(run.out, ": Not a directory"),
               "%s: exit %d: %s", a, run.status, run.out);
     st_run_free(&run);
   }
+  /* nothing was created for a refused run; ./file:x.db is a plain path */
+  snprintf(args, sizeof args, "cd '%s' && ls -A | tr '\\n' ' '", dir);
+  FILE *ls = popen(args, "r");
+  char names[400] = "";
+  if (ls && !fgets(names, sizeof names, ls)) names[0] = '\0';
+  if (ls) pclose(ls);
+  ST_CHECKF(!strcmp(names, "notes.txt "), "left behind: %s", names);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/file:x.db' --filter=host.truth --commit=c1", dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "recorded run 1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "%s/notes.txt", dir);
   char *notes = st_slurp(args);
   ST_CHECK(notes && !strncmp(notes, "these are notes", 15));
   free(notes);

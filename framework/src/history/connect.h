@@ -9,8 +9,10 @@
 /* Opens location; create = 0 refuses a SQLite file that does not exist
  * (reading needs a history). Returns 0 with *out set, or PERF__EIO (cannot
  * open or connect: why), PERF__EINVAL (not a database), PERF__EUSAGE (a
- * libpq keyword/value string: only a URI names PostgreSQL), PERF__ENOMEM;
- * err never holds a password of location (history/secret.h). */
+ * libpq keyword/value string: only a URI names PostgreSQL; a URI libpq
+ * would misread, perf__secret_check; a SQLite URI, file:..., or another
+ * scheme's: a SQLite history is a plain path), PERF__ENOMEM; err never
+ * holds a password of location (history/secret.h). */
 int perf__connect_open(const char *location, int create, perf__store **out, char *err, size_t len);
 
 /* 1 when location names PostgreSQL (postgresql:// or postgres://). */

@@ -67,6 +67,24 @@ static int tables(perf__store *s, const char *name, long *count, char *err, size
                           count, err, len);
 }
 
+/* Whether the store has the index name, or the column name of table
+ * (table NULL: an index), into *count (0 or 1), from the catalog: a query
+ * that cannot fail, as a failed one would end a PostgreSQL transaction. */
+static int has_object(perf__store *s, const char *table, const char *name, long *count, char *err,
+                      size_t len)
+{
+  static const char *const sql[2][2] = {
+      {"SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = $1",
+       "SELECT count(*) FROM pragma_table_info($2) WHERE name = $1"},
+      {"SELECT count(*) FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()",
+       "SELECT count(*) FROM information_schema.columns WHERE column_name = $1 AND table_name = $2"
+       " AND table_schema = current_schema()"}};
+  perf__store_value p[] = {perf__store_text(name), perf__store_text(table)};
+  *count = 0;
+  return perf__store_exec(s, sql[s->kind == PERF__STORE_POSTGRES][table != NULL], p, table ? 2 : 1,
+                          count_row, count, err, len);
+}
+
 /* What perfgate_schema holds: its rows, and the first one's version. */
 typedef struct versions {
   long rows;
@@ -150,21 +168,47 @@ static void columns_of(const char *q, char *out, size_t len)
   }
 }
 
-/* Calls fn(ctx, table, columns) for each CREATE TABLE and ALTER TABLE ...
- * ADD COLUMN of steps[0..v): what a store at version v has. Returns 0 or
- * fn's first non-zero value. */
-static int each_table(int v, int (*fn)(void *ctx, const char *table, const char *columns), void *ctx)
+/* One object a step creates: a table (with its columns, "a, b"), a
+ * column added to a table, or an index. */
+typedef struct object {
+  enum { TABLE, COLUMN, INDEX } kind;
+  int version; /* the step that creates it */
+  char table[64], name[64], columns[1200];
+} object;
+
+/* The object the statement st of step k creates into *o. Returns 1, or 0
+ * for a statement that creates none. Never fails. */
+static int object_of(const char *st, int k, object *o)
 {
-  for (int k = 0; k < v; k++)
+  static const struct {
+    const char *head;
+    int kind;
+  } forms[] = {{"CREATE TABLE ", TABLE}, {"ALTER TABLE ", COLUMN}, {"CREATE INDEX ", INDEX}};
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+    size_t h = strlen(forms[f].head);
+    if (strncmp(st, forms[f].head, h)) continue;
+    const char *name = st + h, *add = strstr(st, " ADD COLUMN ");
+    o->kind = forms[f].kind;
+    o->version = k + 1;
+    o->columns[0] = '\0';
+    snprintf(o->table, sizeof o->table, "%.*s", (int)strcspn(name, " ("), name);
+    snprintf(o->name, sizeof o->name, "%s", o->table);
+    if (o->kind == TABLE) columns_of(name + strcspn(name, "("), o->columns, sizeof o->columns);
+    if (o->kind == COLUMN && add) snprintf(o->name, sizeof o->name, "%.*s", (int)strcspn(add + 12, " ;"), add + 12);
+    if (o->kind == INDEX) o->table[0] = '\0';
+    return o->kind != COLUMN || add;
+  }
+  return 0;
+}
+
+/* Calls fn(ctx, object) for each table, column and index that steps[from
+ * .. to) create, in order. Returns 0 or fn's first non-zero value. */
+static int each_object(int from, int to, int (*fn)(void *ctx, const object *o), void *ctx)
+{
+  for (int k = from; k < to; k++)
     for (const char *st = steps[k]; *st; st += strcspn(st, ";"), st += *st == ';') {
-      int create = !strncmp(st, "CREATE TABLE ", 13), alter = !strncmp(st, "ALTER TABLE ", 12);
-      const char *name = st + (create ? 13 : 12), *add = strstr(st, " ADD COLUMN ");
-      char table[64], cols[1200];
-      if (!create && !alter) continue;
-      snprintf(table, sizeof table, "%.*s", (int)strcspn(name, " ("), name);
-      if (create) columns_of(name + strcspn(name, "("), cols, sizeof cols);
-      else snprintf(cols, sizeof cols, "%.*s", add ? (int)strcspn(add + 12, " ;") : 0, add ? add + 12 : "");
-      int rc = cols[0] ? fn(ctx, table, cols) : 0;
+      object o;
+      int rc = object_of(st, k, &o) ? fn(ctx, &o) : 0;
       if (rc) return rc;
     }
   return 0;
@@ -173,52 +217,96 @@ static int each_table(int v, int (*fn)(void *ctx, const char *table, const char 
 /* A store being checked against the tables of its version. */
 typedef struct layout {
   perf__store *s;
-  int v;
+  int v, later; /* its version; the latest whose object it has */
   char *err;
   size_t len;
 } layout;
 
-/* Refuses a store at l's version without table or one of its columns.
+/* Refuses a store at l's version without a table of it or one of its
+ * columns (indexes are not checked: without one, --trend is slower).
  * Returns 0, PERF__EINVAL naming what is missing, or the store's error. */
-static int has_table(void *ctx, const char *table, const char *columns)
+static int has_table(void *ctx, const object *o)
 {
   layout *l = ctx;
   long n = 0;
   char sql[1400];
-  int rc = tables(l->s, table, &n, l->err, l->len);
+  if (o->kind == INDEX) return 0;
+  int rc = tables(l->s, o->table, &n, l->err, l->len);
   if (rc) return rc;
-  if (!n) return refuse(l->s, l->err, l->len, "schema version %d without its table %s", l->v, table);
-  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE 1 = 0", columns, table);
+  if (!n) return refuse(l->s, l->err, l->len, "schema version %d without its table %s", l->v, o->table);
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE 1 = 0", o->kind == TABLE ? o->columns : o->name, o->table);
   if (!perf__store_exec(l->s, sql, NULL, 0, NULL, NULL, l->err, l->len)) return 0;
   char why[400];
   size_t at = strlen(l->s->where) + 2;
   snprintf(why, sizeof why, "%s", strlen(l->err) > at ? l->err + at : l->err);
   return refuse(l->s, l->err, l->len, "schema version %d, and its table %s lacks a column (%s)", l->v,
-                table, why);
+                o->table, why);
 }
 
-/* Refuses a store with one of perfgate's tables and no perfgate_schema. */
-static int stray_table(void *ctx, const char *table, const char *columns)
+/* Whether the store has o, into *n (0 or 1). Returns 0 or the store's
+ * error. */
+static int present(layout *l, const object *o, long *n)
+{
+  return o->kind == TABLE ? tables(l->s, o->table, n, l->err, l->len)
+                          : has_object(l->s, o->kind == COLUMN ? o->table : NULL, o->name, n, l->err, l->len);
+}
+
+/* Raises l->later to o's version when the store has o. */
+static int latest(void *ctx, const object *o)
 {
   layout *l = ctx;
   long n = 0;
-  (void)columns;
-  int rc = tables(l->s, table, &n, l->err, l->len);
+  int rc = present(l, o, &n);
+  if (!rc && n && o->version > l->later) l->later = o->version;
+  return rc;
+}
+
+/* Refuses a store at l's version that has an object a later step creates:
+ * its version was set back by hand, or left behind by an interrupted
+ * migration, and migrating would fail on what exists. Returns 0,
+ * PERF__EINVAL naming the object and the latest version the store has an
+ * object of, or the store's error. */
+static int no_later(void *ctx, const object *o)
+{
+  layout *l = ctx;
+  long n = 0;
+  int rc = present(l, o, &n);
+  if (rc || !n) return rc;
+  l->later = o->version;
+  if ((rc = each_object(o->version, PERF__SCHEMA_VERSION, latest, l))) return rc;
+  char what[200];
+  snprintf(what, sizeof what, "the %s %s%s%s", o->kind == TABLE ? "table" : o->kind == COLUMN ? "column" : "index",
+           o->kind == COLUMN ? o->table : "", o->kind == COLUMN ? "." : "", o->name);
+  return refuse(l->s, l->err, l->len, "perfgate_schema's version is %d, but %s of version %d exists: the "
+                                      "version was set back by hand or a migration was interrupted; if "
+                                      "the history holds all of version %d, UPDATE perfgate_schema SET "
+                                      "version = %d puts it right",
+                l->v, what, o->version, l->later, l->later);
+}
+
+/* Refuses a store with one of perfgate's tables and no perfgate_schema. */
+static int stray_table(void *ctx, const object *o)
+{
+  layout *l = ctx;
+  long n = 0;
+  if (o->kind != TABLE) return 0;
+  int rc = tables(l->s, o->table, &n, l->err, l->len);
   if (rc || !n) return rc;
   return refuse(l->s, l->err, l->len, "it has perfgate's table %s and no perfgate_schema (the "
-                                      "schema version)", table);
+                                      "schema version)", o->table);
 }
 
 /* See schema.h. */
 int perf__schema_version(perf__store *s, int *v, char *err, size_t len)
 {
   long n = 0, other = 0;
-  layout l = {s, 0, err, len};
+  layout l = {s, 0, 0, err, len};
   *v = 0;
   int rc = tables(s, "perfgate_schema", &n, err, len);
-  if (!rc && n && !(rc = read_version(s, &l.v, err, len))) rc = each_table(l.v, has_table, &l);
+  if (!rc && n && !(rc = read_version(s, &l.v, err, len)) && !(rc = each_object(0, l.v, has_table, &l)))
+    rc = each_object(l.v, PERF__SCHEMA_VERSION, no_later, &l);
   if (rc || n) return rc ? rc : (*v = l.v, 0);
-  if ((rc = each_table(PERF__SCHEMA_VERSION, stray_table, &l))) return rc;
+  if ((rc = each_object(0, PERF__SCHEMA_VERSION, stray_table, &l))) return rc;
   if (s->kind == PERF__STORE_SQLITE && (rc = tables(s, NULL, &other, err, len))) return rc;
   if (other)
     return snprintf(err, len, "%s: not a perfgate history (it has tables, and no perfgate_schema)",
@@ -255,15 +343,6 @@ static int apply(perf__store *s, int from, int to, char *err, size_t len)
     if (!rc) rc = perf__store_exec(s, "UPDATE perfgate_schema SET version = $1", &v, 1, NULL, NULL, err, len);
     if (rc) return rc;
   }
-  return 0;
-}
-
-/* See schema.h. */
-int perf__schema_readable(perf__store *s, char *err, size_t len)
-{
-  int v = 0, rc = perf__schema_version(s, &v, err, len);
-  if (rc) return rc;
-  if (v < 1) return snprintf(err, len, "%s: no run recorded there (no perfgate tables)", s->where), PERF__EINVAL;
   return 0;
 }
 

@@ -10,22 +10,19 @@
 enum { PERF__SCHEMA_VERSION = 3 };
 
 /* The store's schema version into *v: 0 for a store with none of
- * perfgate's tables. Returns 0, or PERF__EINVAL naming what is wrong and
- * where when this perfgate cannot use it: not a perfgate history (a SQLite
- * file with other tables and no perfgate_schema, or one of perfgate's
- * tables without it); a perfgate_schema that is empty, has several rows,
- * or a version that is not a whole number from 1 to PERF__SCHEMA_VERSION
- * (a later one: "written by a newer perfgate"); a table or a column that
- * version has missing (indexes are not checked: without one, --trend is
- * slower, nothing else). Reads only. Or the store's error. */
+ * perfgate's tables (an empty history: a run would create them; a reader
+ * finds no runs). Returns 0, or PERF__EINVAL naming what is wrong and
+ * where when this perfgate cannot use it, to read or to write: not a
+ * perfgate history (a SQLite file with other tables and no
+ * perfgate_schema, or one of perfgate's tables without it); a
+ * perfgate_schema that is empty, has several rows, or a version that is
+ * not a whole number from 1 to PERF__SCHEMA_VERSION (a later one:
+ * "written by a newer perfgate"); a table or a column that version has
+ * missing (indexes are not checked: without one, --trend is slower,
+ * nothing else); a table, column or index of a later version present (the
+ * version set back: migrating would fail on it). Reads only. Or the
+ * store's error. */
 int perf__schema_version(perf__store *s, int *v, char *err, size_t len);
-
-/* Whether this perfgate can read the store: it holds a perfgate history
- * (any version up to PERF__SCHEMA_VERSION; reading needs no migration).
- * Returns 0, or PERF__EINVAL (no perfgate tables, or what
- * perf__schema_version refuses) or the store's error, with the reason in
- * err[len]. */
-int perf__schema_readable(perf__store *s, char *err, size_t len);
 
 /* Brings the store up to version target (0: PERF__SCHEMA_VERSION), one
  * step at a time in one transaction, while holding the store's write lock

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
+
 /* One password in a text: text[at, at + n) as written; uri: %-encoded;
  * quoted: a '...' value, its quotes in the span. */
 typedef struct span {
@@ -16,26 +18,99 @@ typedef struct span {
 
 typedef void (*found_fn)(void *ctx, const char *text, span s);
 
-/* The userinfo password of the URI whose "://" is at p: libpq's reading
- * and, where it differs, the widest. Never fails. */
-static void userinfo(const char *text, const char *p, found_fn fn, void *ctx)
-{
-  const char *start = p + 3, *q = start, *wide = NULL;
-  while (*q && *q != '@' && *q != '/') q++;
-  for (const char *r = start; *r && *r != '?'; r++)
-    if (*r == '@') wide = r;
-  const char *ends[2] = {*q == '@' ? q : NULL, wide != q ? wide : NULL};
-  for (int k = 0; k < 2; k++) {
-    const char *colon = ends[k] ? memchr(start, ':', (size_t)(ends[k] - start)) : NULL;
-    if (colon && colon + 1 < ends[k])
-      fn(ctx, text, (span){(size_t)(colon + 1 - text), (size_t)(ends[k] - colon - 1), 1, 0});
-  }
-}
-
 static int hex(int c)
 {
   return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The end of the URI that starts at start: white space or the text's end.
+ * Never fails. */
+static const char *uri_end(const char *start)
+{
+  return start + strcspn(start, " \t\r\n");
+}
+
+/* The '@' that ends the user name and password as libpq reads the URI
+ * whose authority starts at start: the first '@' before any '/'; NULL
+ * when libpq reads none. Never fails. */
+static const char *libpq_at(const char *start, const char *end)
+{
+  const char *q = start;
+  while (q < end && *q != '@' && *q != '/') q++;
+  return q < end && *q == '@' ? q : NULL;
+}
+
+/* The end of the query parameter that starts at k: its '&' or end. */
+static const char *param_end(const char *k, const char *end)
+{
+  const char *e = k + strcspn(k, "&");
+  return e > end ? end : e;
+}
+
+/* Where the query of the URI whose authority starts at start begins (its
+ * first parameter), as libpq reads it: after the first '?' that follows
+ * the user name and password; end when it has none. Never fails. */
+static const char *query_start(const char *start, const char *end)
+{
+  const char *at = libpq_at(start, end), *rest = at ? at + 1 : start;
+  const char *q = rest < end ? memchr(rest, '?', (size_t)(end - rest)) : NULL;
+  return q ? q + 1 : end;
+}
+
+/* Where the key of the query parameter [k, e) ends: at its first '=' or
+ * %-encoded '=' (*sep: 1 or 3 bytes), or NULL without either. Never fails. */
+static const char *key_end(const char *k, const char *e, int *sep)
+{
+  for (const char *c = k; c < e; c++) {
+    if (*c == '=') return *sep = 1, c;
+    if (*c == '%' && c + 2 < e && c[1] == '3' && (c[2] == 'D' || c[2] == 'd')) return *sep = 3, c;
+  }
+  return NULL;
+}
+
+/* Why libpq would read the URI whose authority starts at start (up to end)
+ * other than as written, so that a fragment of a password could reach its
+ * messages as a host, port, database or parameter: NULL when it reads it
+ * as written. Never fails. */
+static const char *misread(const char *start, const char *end)
+{
+  const char *at = libpq_at(start, end), *rest = at ? at + 1 : start;
+  if (at && (memchr(start, '?', (size_t)(at - start)) || memchr(start, '#', (size_t)(at - start))))
+    return "a raw '?' or '#' in its user name or password";
+  if (rest < end && memchr(rest, '@', (size_t)(end - rest)))
+    return at ? "a raw '@' after the one that ends its user name and password (libpq reads them up "
+                "to the first '@' or '/', and the rest as the host)"
+              : "a raw '@' where libpq reads no user name and password (a '/' comes before it: "
+                "libpq would read them as a host, port or database)";
+  for (const char *k = query_start(start, end), *e; k < end; k = e + 1) {
+    int sep = 0;
+    const char *ke = key_end(k, (e = param_end(k, end)), &sep);
+    if (e > k && (!ke || sep == 3))
+      return ke ? "a query parameter whose name holds a %-encoded '=' (%3D)"
+                : "a query parameter without '=' (libpq would show it whole)";
+  }
+  return NULL;
+}
+
+/* The userinfo password of the URI whose "://" is at p: from the first
+ * ':' to the '@' libpq ends it at; where libpq would misread the URI,
+ * from the first ':' to the last '@' (the widest it can be), and each
+ * fragment of it libpq could take for something else. Never fails. */
+static void userinfo(const char *text, const char *p, found_fn fn, void *ctx)
+{
+  const char *start = p + 3, *end = uri_end(start), *last = libpq_at(start, end);
+  int wide = misread(start, end) != NULL;
+  for (const char *r = start; wide && r < end; r++)
+    if (*r == '@') last = r;
+  const char *colon = last ? memchr(start, ':', (size_t)(last - start)) : NULL;
+  if (!colon || colon + 1 >= last) return;
+  fn(ctx, text, (span){(size_t)(colon + 1 - text), (size_t)(last - colon - 1), 1, 0});
+  for (const char *f = colon + 1, *e; wide && f < last; f = e + 1) {
+    e = f + strcspn(f, "@/?#:&=");
+    e = e > last ? last : e;
+    if (e > f && e - f < last - colon - 1) fn(ctx, text, (span){(size_t)(f - text), (size_t)(e - f), 1, 0});
+  }
 }
 
 /* 1 when [from, to) names a password: password or sslpassword in any case,
@@ -56,6 +131,41 @@ static int secret_key(const char *from, const char *to)
   return !strcmp(key, "password") || !strcmp(key, "sslpassword");
 }
 
+/* The password= and sslpassword= values of the query parameters from k
+ * to end: each parameter whose key, up to its first '=' raw or %-encoded,
+ * names a password; its value runs on over the parameters without '='
+ * after it (a password with a raw '&'). Where libpq would split the value
+ * (at those '&', or at its first raw '=' after a %-encoded one:
+ * "password=X" would be its key), each piece is one too. Never fails. */
+static void query_from(const char *text, const char *k, const char *end, found_fn fn, void *ctx)
+{
+  for (const char *e; k < end; k = e + 1) {
+    int sep = 0, next = 0;
+    const char *ke = key_end(k, (e = param_end(k, end)), &sep), *v = ke ? ke + sep : NULL;
+    if (!ke || !secret_key(k, ke)) continue;
+    int pieces = sep == 3 && memchr(v, '=', (size_t)(e - v));
+    while (e < end && !key_end(e + 1, param_end(e + 1, end), &next)) e = param_end(e + 1, end), pieces = 1;
+    if (e > v) fn(ctx, text, (span){(size_t)(v - text), (size_t)(e - v), 1, 0});
+    for (const char *f = v, *fe; pieces && f < e; f = fe + 1) {
+      fe = f + strcspn(f, "&=");
+      fe = fe > e ? e : fe;
+      if (fe > f) fn(ctx, text, (span){(size_t)(f - text), (size_t)(fe - f), 1, 0});
+    }
+  }
+}
+
+/* The password= and sslpassword= values of the query of the URI whose
+ * "://" is at p: as libpq reads it and, where that differs (a raw '?'
+ * before the '@' libpq ends the user name at), from the first '?'. Never
+ * fails. */
+static void query(const char *text, const char *p, found_fn fn, void *ctx)
+{
+  const char *end = uri_end(p + 3), *libpq = query_start(p + 3, end);
+  const char *first = memchr(p + 3, '?', (size_t)(end - p - 3));
+  query_from(text, libpq, end, fn, ctx);
+  if (first && first + 1 != libpq) query_from(text, first + 1, end, fn, ctx);
+}
+
 /* 1 when k (a key's start) is in the query of a URI: a '?' between it and
  * the URI's "://", with no white space in between. Never fails. */
 static int in_query(const char *text, const char *k)
@@ -68,12 +178,11 @@ static int in_query(const char *text, const char *k)
   return 0;
 }
 
-/* Where the value that starts at v ends: at '&' in a URI's query, else at
- * white space or after a '...' quoted value (*quoted set). Never fails. */
-static const char *value_end(const char *v, int uri, int *quoted)
+/* Where the keyword/value value that starts at v ends: at white space or
+ * after a '...' quoted value (*quoted set). Never fails. */
+static const char *value_end(const char *v, int *quoted)
 {
-  *quoted = !uri && *v == '\'';
-  if (uri) return v + strcspn(v, "&");
+  *quoted = *v == '\'';
   if (!*quoted) return v + strcspn(v, " \t\r\n");
   const char *e = v + 1;
   for (; *e && *e != '\''; e++)
@@ -81,19 +190,20 @@ static const char *value_end(const char *v, int uri, int *quoted)
   return *e ? e + 1 : e;
 }
 
-/* Every password= and sslpassword= value of text. Never fails. */
+/* Every password= and sslpassword= value of text outside a URI's query
+ * (a keyword/value string). Never fails. */
 static void params(const char *text, found_fn fn, void *ctx)
 {
   for (const char *p = strchr(text, '='); p; p = strchr(p, '=')) {
     const char *ke = p, *k;
     while (ke > text && (ke[-1] == ' ' || ke[-1] == '\t')) ke--;
     for (k = ke; k > text && !strchr("?&= \t\r\n", k[-1]); k--) {}
-    int uri = in_query(text, k), quoted = 0;
+    int quoted = 0;
     const char *v = p + 1;
-    while (!uri && (*v == ' ' || *v == '\t')) v++;
-    const char *e = value_end(v, uri, &quoted);
-    if (e > v && secret_key(k, ke)) {
-      fn(ctx, text, (span){(size_t)(v - text), (size_t)(e - v), uri, quoted});
+    while (*v == ' ' || *v == '\t') v++;
+    const char *e = value_end(v, &quoted);
+    if (e > v && !in_query(text, k) && secret_key(k, ke)) {
+      fn(ctx, text, (span){(size_t)(v - text), (size_t)(e - v), 0, quoted});
       p = e;
     } else p++;
   }
@@ -102,7 +212,10 @@ static void params(const char *text, found_fn fn, void *ctx)
 /* Calls fn for each password of text (see secret.h). Never fails. */
 static void each_secret(const char *text, found_fn fn, void *ctx)
 {
-  for (const char *p = strstr(text, "://"); p; p = strstr(p + 3, "://")) userinfo(text, p, fn, ctx);
+  for (const char *p = strstr(text, "://"); p; p = strstr(p + 3, "://")) {
+    userinfo(text, p, fn, ctx);
+    query(text, p, fn, ctx);
+  }
   params(text, fn, ctx);
 }
 
@@ -147,6 +260,21 @@ char *perf__secret_masked(const char *text)
   if (out) out[u] = '\0';
   free(marks);
   return out;
+}
+
+/* See secret.h. */
+int perf__secret_check(const char *location, char *err, size_t len)
+{
+  const char *p = strstr(location, "://"), *why = p ? misread(p + 3, uri_end(p + 3)) : NULL;
+  if (!why) return 0;
+  char *shown = perf__secret_masked(location);
+  snprintf(err, len, "%s: libpq would read this URI other than as written, and could show part of "
+                     "its password in a message: %s. %%-encode such characters in a user name, "
+                     "password or value ('@' as %%40, '/' as %%2F, '?' as %%3F, '#' as %%23, '&' as "
+                     "%%26, '=' as %%3D), and write each query parameter as key=value",
+           shown ? shown : "(the location)", why);
+  free(shown);
+  return PERF__EUSAGE;
 }
 
 /* See secret.h. */

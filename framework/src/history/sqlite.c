@@ -16,6 +16,8 @@
 
 enum { MAX_COLS = 64 };
 
+const char *const perf__sqlite_sidecars[] = {"-wal", "-shm", "-journal", NULL};
+
 /* err[len] = "where: what: SQLite's message"; returns the PERF__ code for
  * rc (EINVAL for a file that is not a database, else EIO). */
 static int fail(const perf__store *s, sqlite3 *db, int rc, const char *what, char *err,
@@ -173,6 +175,30 @@ static int reader_probe(perf__store *s, char *err, size_t len)
   return sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
 }
 
+/* Refuses path that stat() cannot reach for a reason other than a missing
+ * file (e, its errno), naming the cause: the part of the path that is a
+ * file where a directory should be (ENOTDIR), else the system's words,
+ * with the remedy. Always returns PERF__EIO. */
+static int unreachable(const char *path, int create, int e, char *err, size_t len)
+{
+  char up[4096];
+  struct stat st;
+  const char *doing = create ? "cannot create it" : "no history there";
+  snprintf(up, sizeof up, "%s", path);
+  for (size_t n = strlen(up); n > 1 && up[n - 1] == '/';) up[--n] = '\0';
+  while (e == ENOTDIR && stat(up, &st) && strcmp(up, ".") && strcmp(up, "/")) {
+    const char *parent = dirname(up); /* up itself cut, or a static "." or "/" */
+    memmove(up, parent, strlen(parent) + 1);
+  }
+  if (e == ENOTDIR && !stat(up, &st) && !S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s: %s: %s is a file, not a directory (name the history's file in a "
+                              "directory)", path, doing, up), PERF__EIO;
+  return snprintf(err, len, "%s: %s: %s (%s)", path, doing, strerror(e),
+                  e == EACCES ? "a directory on its path cannot be searched: allow it, or keep the "
+                                "history elsewhere"
+                              : "name a file this user can reach"), PERF__EIO;
+}
+
 /* Refuses path when the file system says it cannot be a history this
  * process reads (create = 0) or writes (create = 1), with the cause and
  * the remedy in err. Returns 0 or PERF__EIO. */
@@ -183,7 +209,7 @@ static int path_check(const char *path, int create, char *err, size_t len)
   snprintf(dir, sizeof dir, "%s", path);
   const char *d = dirname(dir);
   if (stat(path, &st)) {
-    if (errno != ENOENT) return snprintf(err, len, "%s: %s", path, strerror(errno)), PERF__EIO;
+    if (errno != ENOENT) return unreachable(path, create, errno, err, len);
     if ((stat(d, &ds) || !S_ISDIR(ds.st_mode)) && create)
       return snprintf(err, len, "%s: cannot create it: the directory %s does not exist (create it "
                                 "first)", path, d), PERF__EIO;

@@ -9,6 +9,12 @@
 /* How long a writer waits for another's lock before giving up. */
 enum { PERF__SQLITE_BUSY_MS = 120000 };
 
+/* The files SQLite keeps beside a history PATH, as PATH followed by each
+ * suffix (NULL-terminated): its write-ahead log, its shared memory and
+ * its rollback journal. SQLite deletes or overwrites them: they are the
+ * history's as much as PATH is. */
+extern const char *const perf__sqlite_sidecars[];
+
 /* Opens path into s (its exec, close and for_writers: the WAL journal).
  * create = 0: for reading, a missing file is an error; create = 1: for
  * writing, a file that cannot be created, or that this process cannot

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
 #include "base/units.h"
 #include "history/schema.h"
 #include "history/series.h"
@@ -153,8 +154,12 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
   perf__tally_md_cell(f, h->gpu, SIZE_MAX);
   fputs(")\n\n", f);
   perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1};
-  int rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
-  if (!rc) rc = perf__schema_readable(s, err, sizeof err);
+  int v = 0, rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
+  if (!rc) rc = perf__schema_version(s, &v, err, sizeof err);
+  if (!rc && !v) {
+    snprintf(err, sizeof err, "%s: no perfgate tables", s->where);
+    rc = PERF__EINVAL;
+  }
   if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
   perf__store_close(s);
   if (rc) {

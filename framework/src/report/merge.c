@@ -246,6 +246,9 @@ static int merge(const char *out, char **in, int n, int shards, const perf__cli 
   perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
   int code = !r ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2)
                 : read_all(in, n, shards, r);
+  char err[1400];
+  if (!code && cli && perf__recorder_check_merge(cli, r[0], in[0], err, sizeof err))
+    code = (fprintf(stderr, "perftest: %s\n", err), 2);
   if (!code) code = write_merged(out, r, n, shards);
   if (code != 2 && cli && cli->history && record(out, cli)) code = 2;
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;

@@ -1,4 +1,4 @@
-/* outputs.c — the files one command writes (its reports, each GPU's with --devices, the --history file), checked before anything runs: no two may be one file. */
+/* outputs.c — the files one command writes (its reports, each GPU's with --devices, the --history file and SQLite's files beside it), checked before anything runs: no two may be one file. */
 #define _GNU_SOURCE
 #include "report/outputs.h"
 
@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "base/status.h"
 #include "history/connect.h"
+#include "history/sqlite.h"
 #include "report/report.h"
 
 /* One file a command writes (or, for --merge's inputs, reads), and what it
@@ -22,6 +23,7 @@ typedef struct output {
   const char *given;     /* its value as given */
   char path[4200];       /* the file itself (with --devices, a GPU's name) */
   int gpu;               /* the GPU it is for, or -1 */
+  int sidecar;           /* a file SQLite keeps beside the --history file */
   int input;             /* a --merge input: read, never written */
   int in_place;          /* written in place (a device, a FIFO, our stdout) */
   int exists;            /* then dev and ino say which file it is */
@@ -36,10 +38,11 @@ typedef struct outputs {
   size_t n, cap;
 } outputs;
 
-/* How many outputs cli can name with nd devices: the history, --merge's
- * OUT and inputs, and each report file and --plots, once and per GPU. */
+/* How many outputs cli can name with nd devices: the history and the
+ * files beside it (at most 4), --merge's OUT and inputs, and each report
+ * file and --plots, once and per GPU. */
 #define PERF__OUTPUTS_MAX(cli, nd) \
-  (2 + (size_t)((cli)->merge ? (cli)->merge_n : 0) + 5 * (size_t)((nd) + 1))
+  (5 + (size_t)((cli)->merge ? (cli)->merge_n : 0) + 5 * (size_t)((nd) + 1))
 
 /* See outputs.h. */
 char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
@@ -156,6 +159,8 @@ static const char *name(const output *o, char *buf, size_t len)
 {
   if (o->input)
     snprintf(buf, len, "--merge's input %s", o->path);
+  else if (o->sidecar)
+    snprintf(buf, len, "%s=%s (SQLite's %s beside it)", o->opt, o->given, o->path);
   else if (o->gpu >= 0)
     snprintf(buf, len, "%s=%s (GPU %d's file %s)", o->opt, o->given, o->gpu, o->path);
   else
@@ -163,12 +168,25 @@ static const char *name(const output *o, char *buf, size_t len)
   return buf;
 }
 
+/* The SQLite history file and the files SQLite keeps beside it. Returns 0
+ * or PERF__ENOMEM. */
+static int add_history(outputs *s, const char *path)
+{
+  int e = add(s, "--history", path, path, -1, 0, 0);
+  for (size_t k = 0; !e && perf__sqlite_sidecars[k]; k++) {
+    char side[4200];
+    snprintf(side, sizeof side, "%s%s", path, perf__sqlite_sidecars[k]);
+    if (!(e = add(s, "--history", path, side, -1, 0, 0))) s->o[s->n - 1].sidecar = 1;
+  }
+  return e;
+}
+
 /* Every output of cli into s. Returns 0 or PERF__ENOMEM. */
 static int collect(outputs *s, const perf__cli *cli, const int *devices, int nd)
 {
   int e = 0;
   if (cli->history && *cli->history && !perf__connect_is_postgres(cli->history))
-    e = add(s, "--history", cli->history, cli->history, -1, 0, 0);
+    e = add_history(s, cli->history);
 #define PERF__X(opt, field, merged) \
   if (!e) e = add_report(s, opt, cli->field, 0, merged, devices, nd);
   PERF__REPORT_FILES(PERF__X)

@@ -1,4 +1,4 @@
-/* outputs.h — the files one command writes (its reports, each GPU's with --devices, the --history file), checked before anything runs: no two may be one file. */
+/* outputs.h — the files one command writes (its reports, each GPU's with --devices, the --history file and SQLite's files beside it), checked before anything runs: no two may be one file. */
 #ifndef PERF_OUTPUTS_H
 #define PERF_OUTPUTS_H
 
@@ -15,7 +15,9 @@ char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
  * run or written: the reports (--json, --junit, --markdown, --html,
  * --plots' directory, --merge's OUT; with devices[0..ndevices), each GPU's
  * name.gpuK files and --plots' DIR/gpuK too), the --history file (a SQLite
- * path), and --merge's inputs, which no report may replace. Two paths are
+ * path) and the files SQLite keeps beside it (its -wal, -shm and -journal:
+ * SQLite deletes or overwrites them), and --merge's inputs, which no
+ * report may replace. Two paths are
  * one file when they resolve to one (same device and inode where it
  * exists, else the same real directory and name: ./x and x, a symlink and
  * its target). Outputs written in place (a character device, a FIFO, our

@@ -24,22 +24,16 @@ static perf__store *open_store(const char *location, char *err, size_t len)
   return NULL;
 }
 
-/* See recorder.h. */
-int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
+/* The --commit= a report's run (or a merged report's first shard or
+ * device) was run with, or NULL. */
+static const char *commit_of_run(const perf__jsontree_node *run)
 {
-  if (!cli->history) return 0;
-  if (!*cli->history) return snprintf(err, len, "--history needs a file or a postgresql:// URI"), PERF__EUSAGE;
-  char why[700];
-  perf__provenance p;
-  if (perf__provenance_detect(cli->commit, cli->branch, &p, why, sizeof why))
-    return snprintf(err, len, "--history: %s (nothing was run)", why), PERF__EUSAGE;
-  perf__store *s = open_store(cli->history, why, sizeof why);
-  char probe[600];
-  int rc = s ? perf__schema_writable(s, probe, sizeof probe) : PERF__EIO;
-  if (s && rc) snprintf(why, sizeof why, "--history: %s", probe);
-  if (rc) snprintf(err, len, "%s (nothing was run)", why);
-  perf__store_close(s);
-  return rc ? PERF__EIO : 0;
+  const perf__jsontree_node *argv = perf__jsontree_get(run, "argv");
+  for (size_t k = 0; argv && argv->type == PERF__J_ARRAY && k < argv->n; k++) {
+    const char *a = argv->kids[k]->text;
+    if (a && !strncmp(a, "--commit=", 9) && a[9]) return a + 9;
+  }
+  return NULL;
 }
 
 /* A merged report's commit: the --commit= its first shard (or device)
@@ -50,12 +44,43 @@ static const char *commit_of_parts(const perf__jsontree_node *doc)
   const perf__jsontree_node *parts = perf__jsontree_get(run, "shards");
   if (!parts) parts = perf__jsontree_get(run, "devices");
   if (!parts || parts->type != PERF__J_ARRAY || !parts->n) return NULL;
-  const perf__jsontree_node *argv = perf__jsontree_get(parts->kids[0], "argv");
-  for (size_t k = 0; argv && argv->type == PERF__J_ARRAY && k < argv->n; k++) {
-    const char *a = argv->kids[k]->text;
-    if (a && !strncmp(a, "--commit=", 9) && a[9]) return a + 9;
-  }
-  return NULL;
+  return commit_of_run(parts->kids[0]);
+}
+
+/* The check of perf__recorder_check with commit (NULL: the CI's or git's;
+ * from the report file from, or NULL for the command line) and "(nothing
+ * was <done>)" after the reason. */
+static int check(const perf__cli *cli, const char *commit, const char *from, const char *done,
+                 char *err, size_t len)
+{
+  if (!cli->history) return 0;
+  if (!*cli->history) return snprintf(err, len, "--history needs a file or a postgresql:// URI"), PERF__EUSAGE;
+  char why[700];
+  perf__provenance p;
+  if (perf__provenance_detect(commit, cli->branch, &p, why, sizeof why))
+    return snprintf(err, len, "--history: %s%s%s (nothing was %s)", from && commit ? from : "",
+                    from && commit ? " was run with " : "", why, done), PERF__EUSAGE;
+  perf__store *s = open_store(cli->history, why, sizeof why);
+  char probe[600];
+  int rc = s ? perf__schema_writable(s, probe, sizeof probe) : PERF__EIO;
+  if (s && rc) snprintf(why, sizeof why, "--history: %s", probe);
+  if (rc) snprintf(err, len, "%s (nothing was %s)", why, done);
+  perf__store_close(s);
+  return rc ? PERF__EIO : 0;
+}
+
+/* See recorder.h. */
+int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
+{
+  return check(cli, cli->commit, NULL, "run", err, len);
+}
+
+/* See recorder.h. */
+int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *first,
+                               const char *path, char *err, size_t len)
+{
+  if (cli->commit) return check(cli, cli->commit, NULL, "written", err, len);
+  return check(cli, commit_of_run(perf__jsontree_get(first, "run")), path, "written", err, len);
 }
 
 /* See recorder.h. */

@@ -21,6 +21,15 @@ typedef struct perf__recorded {
  * PERF__EIO with "--history: why (nothing was run)" in err[len]. */
 int perf__recorder_check(const perf__cli *cli, char *err, size_t len);
 
+/* The same for --merge with --history, once the shards' reports are read
+ * and before anything is written: the commit is --commit, else the one
+ * the first report (first, read from path) was run with, as the merged
+ * run will be recorded. Returns 0 (also without --history), or
+ * PERF__EUSAGE / PERF__EIO with "--history: why (nothing was written)" in
+ * err[len] (why names path for a commit that came from it). */
+int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *first,
+                               const char *path, char *err, size_t len);
+
 /* Records doc (a perfgate-report/1 document) in cli->history as one run
  * from origin ("run", "merge"), with the commit and branch of
  * --commit/--branch, the CI's variables or git; fills *out (may be NULL).

@@ -288,19 +288,21 @@ static int by_axis(const void *x, const void *y)
 }
 
 /* Says why the set has no series, with the branches that have runs
- * when --branch matched none (listed in branches). Returns the exit code:
- * 0 for a history with nothing recorded yet (or nothing to chart), 2 when
- * a filter (tests, or --branch) matched nothing, as --list does. */
+ * when --branch matched none (listed in branches: "" when the history has
+ * no runs). Returns the exit code: 0 for a history with no runs yet
+ * whatever the filters (or with nothing to chart), 2 when a filter
+ * (tests, or --branch) matched nothing in the runs it has, as --list
+ * does. */
 static int nothing(const perf__cli *cli, const perf__series_set *set, const char *filter,
                    const char *where, const char *branches)
 {
-  if (cli->branch && !set->runs) {
-    fprintf(stderr, "perftest: --trend: %s: no runs recorded on branch '%s'; %s%s\n", where,
-            cli->branch, branches[0] ? "the branches with runs: " : "no runs recorded yet on any",
-            branches);
+  if (!set->runs && (!cli->branch || !branches[0]))
+    return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
+  if (!set->runs) {
+    fprintf(stderr, "perftest: --trend: %s: no runs recorded on branch '%s'; the branches with runs: "
+                    "%s\n", where, cli->branch, branches);
     return 2;
   }
-  if (!set->runs) return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
   if (filter && *filter) {
     fprintf(stderr, "perftest: --trend: no series matches the filter %s in the %zu run%s%s%s\n", filter,
             set->runs, set->runs == 1 ? "" : "s", cli->branch ? " of branch " : "",
@@ -320,9 +322,13 @@ int perf__trendreport_run(const perf__cli *cli)
   char err[600], where[512], branches[600] = "";
   const char *filter = *cli->trend ? cli->trend : cli->filter;
   perf__series_query q = {filter, NULL, cli->branch, 0, 0, 0};
-  int rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
+  int v = 0, rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
-  if (!rc) rc = perf__schema_readable(s, err, sizeof err);
+  if (!rc) rc = perf__schema_version(s, &v, err, sizeof err);
+  if (!rc && !v) { /* an empty store: no runs, and nothing to read them from */
+    perf__store_close(s);
+    return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
+  }
   if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
   if (!rc && !set.n && cli->branch && !set.runs &&
       (rc = perf__series_branches(s, branches, sizeof branches, err, sizeof err)))
