@@ -460,17 +460,10 @@ static int each_source(void (*fn)(const char *path, void *arg), void *arg)
   return files;
 }
 
-/* Checks that path does not print "perftest:" for the program's name,
- * unless it is one of the files still pending (history's and the
- * recorder's, switched to perf__progname when that work is merged). */
+/* Checks that path does not print "perftest:" for the program's name. */
 static void spells_no_name(const char *path, void *arg)
 {
-  static const char *const pending[] = {"framework/src/report/recorder.c",
-                                        "framework/src/report/merge.c",
-                                        "framework/src/report/trendreport.c"};
   (void)arg;
-  for (size_t j = 0; j < sizeof pending / sizeof pending[0]; j++)
-    if (!strcmp(path, pending[j])) return;
   char *text = st_slurp(path);
   ST_CHECKF(text && !strstr(text, "\"perftest:"), "%s prints \"perftest:\": use perf__progname()",
             path);
@@ -539,7 +532,7 @@ static int plural_formats(const char *path, const regex_t *re)
                                      "last %zu runs", "most %zu characters",
                                      "%zu bytes, more than" /* > 120 */,
                                      "%ld rows%s (it holds one" /* > 1 */,
-                                     "of %zu runs" /* a test run more than once */, " series", " is",
+                                     "of %zu runs" /* a test run more than once */, " series", " is", " exists", " puts",
                                      " does", " has", " appears", " was"};
   FILE *f = fopen(path, "r");
   char line[1024];

@@ -15,6 +15,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
+#include "base/progname.h"
 #include "base/units.h"
 #include "report/result.h"
 
@@ -41,7 +42,7 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
                     *shard = perf__jsontree_get(run, "shard"), *tests = perf__jsontree_get(r, "tests");
   if (!schema || schema->type != PERF__J_STRING || strcmp(schema->text, "perfgate-report/1") ||
       !tests || tests->type != PERF__J_ARRAY || !shard) {
-    fprintf(stderr, "perftest: --merge: %s is not a perfgate --json report\n", path);
+    fprintf(stderr, "%s: --merge: %s is not a perfgate --json report\n", perf__progname(), path);
     return 2;
   }
   static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
@@ -51,8 +52,8 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
     int known = 0;
     for (size_t w = 0; o && o->type == PERF__J_STRING && w < 5; w++) known |= !strcmp(o->text, words[w]);
     if (!known) {
-      fprintf(stderr, "perftest: --merge: %s: test %s has %s outcome%s%s%s (PASS, FAIL, SKIP, "
-                      "ERROR or INCONCLUSIVE): not a report this perfgate wrote\n", path,
+      fprintf(stderr, "%s: --merge: %s: test %s has %s outcome%s%s%s (PASS, FAIL, SKIP, "
+                      "ERROR or INCONCLUSIVE): not a report this perfgate wrote\n", perf__progname(), path,
               name && name->type == PERF__J_STRING ? name->text : "(unnamed)",
               o && o->type == PERF__J_STRING ? "the unknown" : "no",
               o && o->type == PERF__J_STRING ? " '" : "", o && o->type == PERF__J_STRING ? o->text : "",
@@ -64,14 +65,14 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
   long idx = (long)perf__jsontree_num(perf__jsontree_get(shard, "index"), -1),
        tot = (long)perf__jsontree_num(perf__jsontree_get(shard, "total"), -1);
   if (tot < 1 || tot > MAX_SHARDS || idx < 0 || idx >= tot || (*total && tot != *total)) {
-    fprintf(stderr, "perftest: --merge: %s: shard %ld of %ld does not belong with the others "
-                    "(%ld %s)\n", path, idx, tot, *total,
+    fprintf(stderr, "%s: --merge: %s: shard %ld of %ld does not belong with the others "
+                    "(%ld %s)\n", perf__progname(), path, idx, tot, *total,
             perf__units_noun(*total, "shard", "shards"));
     return 2;
   }
   *total = tot;
   if (seen[idx]++) {
-    fprintf(stderr, "perftest: --merge: %s: shard %ld appears twice\n", path, idx);
+    fprintf(stderr, "%s: --merge: %s: shard %ld appears twice\n", perf__progname(), path, idx);
     return 2;
   }
   return 0;
@@ -171,7 +172,7 @@ static int pages(const perf__cli *cli, perf__jsontree_node **r, int n, int code)
   size_t total = 0, k = 0;
   for (int i = 0; i < n; i++) total += perf__jsontree_get(r[i], "tests")->n;
   perf__result *res = calloc(total ? total : 1, sizeof *res);
-  if (!res) return fprintf(stderr, "perftest: --merge: out of memory\n"), 2;
+  if (!res) return fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2;
   for (int i = 0; i < n; i++) {
     const perf__jsontree_node *t = perf__jsontree_get(r[i], "tests");
     for (size_t j = 0; j < t->n; j++) result_of(t->kids[j], &res[k++]);
@@ -190,7 +191,7 @@ static int record(const char *out, const perf__cli *cli)
   char err[600];
   perf__jsontree_node *doc = perf__jsontree_read(out, err, sizeof err);
   if (!doc) {
-    fprintf(stderr, "perftest: --history: %s: the merged run was not recorded\n", err);
+    fprintf(stderr, "%s: --history: %s: the merged run was not recorded\n", perf__progname(), err);
     return PERF__EIO;
   }
   int e = perf__recorder_record(cli, doc, "merge", NULL);
@@ -204,8 +205,8 @@ static int one_version(char **in, int n, perf__jsontree_node **r)
 {
   for (int i = 1; i < n; i++)
     if (strcmp(version_of(r[i]), version_of(r[0]))) {
-      fprintf(stderr, "perftest: --merge: %s was written by perfgate %s and %s by perfgate %s: "
-                      "merge the reports of one perfgate's run\n", in[0],
+      fprintf(stderr, "%s: --merge: %s was written by perfgate %s and %s by perfgate %s: "
+                      "merge the reports of one perfgate's run\n", perf__progname(), in[0],
               *version_of(r[0]) ? version_of(r[0]) : "(unknown: no version in it)", in[i],
               *version_of(r[i]) ? version_of(r[i]) : "(unknown: no version in it)");
       return 2;
@@ -218,18 +219,18 @@ static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 {
   char *seen = calloc(MAX_SHARDS, 1);
   long total = 0;
-  int code = !seen ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2) : 0;
+  int code = !seen ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2) : 0;
   for (int i = 0; !code && i < n; i++) {
     char err[600];
     if (!(r[i] = perf__jsontree_read(in[i], err, sizeof err))) {
-      fprintf(stderr, "perftest: --merge: %s\n", err);
+      fprintf(stderr, "%s: --merge: %s\n", perf__progname(), err);
       code = 2;
     } else code = check(in[i], r[i], &total, seen, shards);
   }
   if (!code) code = one_version(in, n, r);
   for (long k = 0; !code && k < total; k++)
     if (!seen[k]) {
-      fprintf(stderr, "perftest: --merge: shard %ld of %ld is missing\n", k, total);
+      fprintf(stderr, "%s: --merge: shard %ld of %ld is missing\n", perf__progname(), k, total);
       code = 2;
     }
   free(seen);
@@ -240,15 +241,15 @@ static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 static int merge(const char *out, char **in, int n, int shards, const perf__cli *cli)
 {
   if (n < 1) {
-    fprintf(stderr, "perftest: --merge=OUT needs the shards' --json reports after it\n");
+    fprintf(stderr, "%s: --merge=OUT needs the shards' --json reports after it\n", perf__progname());
     return 2;
   }
   perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
-  int code = !r ? (fprintf(stderr, "perftest: --merge: out of memory\n"), 2)
+  int code = !r ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2)
                 : read_all(in, n, shards, r);
   char err[1400];
   if (!code && cli && perf__recorder_check_merge(cli, r[0], in[0], err, sizeof err))
-    code = (fprintf(stderr, "perftest: %s\n", err), 2);
+    code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
   if (!code) code = write_merged(out, r, n, shards);
   if (code != 2 && cli && cli->history && record(out, cli)) code = 2;
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;

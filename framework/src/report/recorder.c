@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/progname.h"
 #include "base/status.h"
 #include "history/provenance.h"
 #include "history/record.h"
@@ -93,7 +94,7 @@ int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, 
   if (out) memset(out, 0, sizeof *out);
   if (perf__provenance_detect(cli->commit ? cli->commit : commit_of_parts(doc), cli->branch, &p, why,
                               sizeof why)) {
-    fprintf(stderr, "perftest: --history: %s: the run was not recorded\n", why);
+    fprintf(stderr, "%s: --history: %s: the run was not recorded\n", perf__progname(), why);
     return PERF__EIO;
   }
   if (!strcmp(p.from, "none"))
@@ -106,7 +107,7 @@ int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, 
   perf__store_close(s);
   if (rc) {
     if (where[0]) snprintf(err, sizeof err, "--history: %s", why);
-    fprintf(stderr, "perftest: %s: the run was not recorded\n", err);
+    fprintf(stderr, "%s: %s: the run was not recorded\n", perf__progname(), err);
     return PERF__EIO;
   }
   const perf__jsontree_node *gpu = perf__jsontree_get(perf__jsontree_get(doc, "fingerprint"), "gpu");

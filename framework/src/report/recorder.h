@@ -34,7 +34,7 @@ int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *
  * from origin ("run", "merge"), with the commit and branch of
  * --commit/--branch, the CI's variables or git; fills *out (may be NULL).
  * Prints "perfgate: recorded run N (commit C, GPU G) in LOC" on stdout.
- * Returns 0, or PERF__EIO after printing "perftest: --history=LOC: cannot
+ * Returns 0, or PERF__EIO after printing "PROG: --history=LOC: cannot
  * record the run: why" on stderr (nothing of the run is then in the
  * store). */
 int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, const char *origin,

@@ -9,6 +9,7 @@
 
 #include "base/baseline.h"
 #include "base/file.h"
+#include "base/progname.h"
 #include "base/units.h"
 #include "history/schema.h"
 #include "history/series.h"
@@ -183,7 +184,7 @@ static int plots(const char *dir, const perf__series_set *set, const found *f, s
 {
   char err[600];
   size_t written = 0;
-  if (perf__plot_mkdir(dir, err, sizeof err)) return fprintf(stderr, "perftest: %s\n", err), 2;
+  if (perf__plot_mkdir(dir, err, sizeof err)) return fprintf(stderr, "%s: %s\n", perf__progname(), err), 2;
   for (size_t i = 0; i < n; i++) {
     if (f[i].s->n < 2) continue;
     char name[300], path[4400], why[300];
@@ -193,7 +194,7 @@ static int plots(const char *dir, const perf__series_set *set, const found *f, s
     int e = !svg ? (snprintf(why, sizeof why, "out of memory"), -1)
                  : perf__file_replace(path, svg, strlen(svg), 0, NULL, why, sizeof why);
     free(svg);
-    if (e) return fprintf(stderr, "perftest: cannot write --plots=%s: %s: %s\n", dir, path, why), 2;
+    if (e) return fprintf(stderr, "%s: cannot write --plots=%s: %s: %s\n", perf__progname(), dir, path, why), 2;
     written++;
   }
   printf("perfgate trend: %zu chart%s in %s\n", written, written == 1 ? "" : "s", dir);
@@ -236,7 +237,7 @@ static int page(const char *path, const perf__series_set *set, const found *f, s
   int e = bad ? (snprintf(why, sizeof why, "out of memory"), -1)
               : perf__file_replace(path, text, len, 0, NULL, why, sizeof why);
   free(text);
-  if (e) return fprintf(stderr, "perftest: cannot write --html=%s: %s\n", path, why), 2;
+  if (e) return fprintf(stderr, "%s: cannot write --html=%s: %s\n", perf__progname(), path, why), 2;
   printf("perfgate trend: the page is %s\n", path);
   return 0;
 }
@@ -299,12 +300,12 @@ static int nothing(const perf__cli *cli, const perf__series_set *set, const char
   if (!set->runs && (!cli->branch || !branches[0]))
     return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
   if (!set->runs) {
-    fprintf(stderr, "perftest: --trend: %s: no runs recorded on branch '%s'; the branches with runs: "
-                    "%s\n", where, cli->branch, branches);
+    fprintf(stderr, "%s: --trend: %s: no runs recorded on branch '%s'; the branches with runs: "
+                    "%s\n", perf__progname(), where, cli->branch, branches);
     return 2;
   }
   if (filter && *filter) {
-    fprintf(stderr, "perftest: --trend: no series matches the filter %s in the %zu run%s%s%s\n", filter,
+    fprintf(stderr, "%s: --trend: no series matches the filter %s in the %zu run%s%s%s\n", perf__progname(), filter,
             set->runs, set->runs == 1 ? "" : "s", cli->branch ? " of branch " : "",
             cli->branch ? cli->branch : "");
     return 2;
@@ -334,7 +335,7 @@ int perf__trendreport_run(const perf__cli *cli)
       (rc = perf__series_branches(s, branches, sizeof branches, err, sizeof err)))
     perf__series_free(&set);
   perf__store_close(s);
-  if (rc) return fprintf(stderr, "perftest: --history: %s\n", err), 2;
+  if (rc) return fprintf(stderr, "%s: --history: %s\n", perf__progname(), err), 2;
   if (!set.n) {
     int code = nothing(cli, &set, filter, where, branches);
     perf__series_free(&set);
@@ -343,7 +344,7 @@ int perf__trendreport_run(const perf__cli *cli)
   /* Sorting moves the series: the hash table no longer applies to them. */
   qsort(set.s, set.n, sizeof *set.s, by_axis);
   found *f = calloc(set.n, sizeof *f);
-  int code = !f || analyse(cli, &set, f) ? (fprintf(stderr, "perftest: --trend: out of memory\n"), 2)
+  int code = !f || analyse(cli, &set, f) ? (fprintf(stderr, "%s: --trend: out of memory\n", perf__progname()), 2)
                                          : report(cli, &set, f, where);
   free(f);
   perf__series_free(&set);
