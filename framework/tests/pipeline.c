@@ -161,6 +161,24 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
   st_run_free(&r);
 }
 
+/* A test that needs more GPUs than the machine has is skipped saying how
+ * many it found; --require-gpu fails the run only where none works (a
+ * one-GPU runner has not lost its GPU because a test wants two). */
+ST_TEST(pipeline_too_few_gpus_is_no_missing_gpu)
+{
+  st_run r;
+  st_exec(&r, "", "--color=never --filter=gpus.more_than_the_machine_has --require-gpu");
+  if (st_have_gpu()) {
+    st_expect(&r, "gpus.more_than_the_machine_has", "SKIP", "skipped: needs 4096 CUDA devices, found ");
+    ST_CHECKF(r.status == 0 && !strstr(r.out, "--require-gpu:"), "exit %d: %s", r.status, r.out);
+  } else {
+    st_expect(&r, "gpus.more_than_the_machine_has", "SKIP", "skipped: no CUDA device (");
+    ST_CHECKF(r.status == 2 && strstr(r.out, "--require-gpu: a test found no usable CUDA device"),
+              "exit %d: %s", r.status, r.out);
+  }
+  st_run_free(&r);
+}
+
 /* The device and cold clocks (blocking kernel, L2 flush): right on a GPU,
  * skipped without one. */
 ST_TEST(pipeline_device_and_cold_clocks)

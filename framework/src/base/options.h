@@ -75,7 +75,7 @@ typedef struct perf__cli {
   X("--shuffle", "", flag, shuffle, 0, "",                                                      \
     "run them in a random order (a new one each repeat)")                                       \
   X("--require-gpu", "", flag, require_gpu, 0, "",                                              \
-    "exit 2 when a test is skipped for want of a GPU")                                          \
+    "exit 2 when a test is skipped because no CUDA device works")                                          \
   X("--isolate", "", flag, isolate, 0, "", "a fresh worker for every test")                     \
   X("--allow-no-sync-check", "", flag, allow_no_sync_check, 0, "",                              \
     "skip host-sync checks when CUPTI cannot attach\n"                                          \

@@ -343,13 +343,16 @@ int perf__gpu_wait_devices(const int *devs, int n, char *why, size_t len)
   return perf__gpu_explain(e, api, why, len);
 }
 
-/* Public: PERF_REQUIRE_GPUS. Skips the test when fewer than n devices work. */
+/* Public: PERF_REQUIRE_GPUS. Skips the test when fewer than n devices work:
+ * as "no CUDA device" (which --require-gpu fails) when none does, and as a
+ * machine too small for the test (which it does not: a one-GPU runner
+ * has its GPU) when some do. */
 void perf__require_gpus(int n, const char *file, int line)
 {
   const perf__gpu_info *g = perf__gpu();
   if (g->err) perf__gpu_end(g->err, g->reason);
   if (g->count < n)
-    perf__context_end(PERF__SKIP, 1, "needs %d CUDA devices, found %d (at %s:%d)",
+    perf__context_end(PERF__SKIP, g->count == 0, "needs %d CUDA devices, found %d (at %s:%d)",
                    n, g->count, file, line);
 }
 
