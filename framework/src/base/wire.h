@@ -7,7 +7,8 @@
 /* Frame: uint32 type, uint32 length (host order: both ends are one binary on
  * one machine), then length bytes. */
 enum perf__wire_type {
-  PERF__MSG_RUN = 1, /* supervisor -> worker: "suite.name" */
+  PERF__MSG_RUN = 1, /* supervisor -> worker: "suite.name", and for a second attempt
+                        the claims to take from the first (base/confirm.h) */
   PERF__MSG_INFO,    /* worker: a start-up line (timer floors, device) */
   PERF__MSG_LINE,    /* worker: a detail line of the running test */
   PERF__MSG_VLINE,   /* worker: a detail line shown only with --verbose */

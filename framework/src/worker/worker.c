@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/confirm.h"
 #include "base/units.h"
 #include "base/wire.h"
 #include "base/registry.h"
@@ -83,7 +84,9 @@ int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
       free(data);
       return 2;
     }
+    perf__context_keep(perf__confirm_run_parse(data)); /* a second attempt's list */
     r = serve(data);
+    perf__context_keep(NULL);
     free(data);
     if (r) return 2;
   }
