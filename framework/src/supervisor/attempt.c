@@ -141,7 +141,7 @@ static void both_lines(perf__result *second, const perf__result *first,
       add_line(&lines, &verbose, &n, PERF__RESULT_FIRST, verdict_line(first, &a->claims[k]));
   for (size_t i = 0; i < second->nclaims; i++) again += second->claims[i].attempt == 2;
   snprintf(said, sizeof said, "%s in a fresh worker (second attempt, final): %zu %s judged "
-           "again or for the first time, %zu taken from the first attempt",
+           "in it, %zu taken from the first attempt",
            perf__status_word(second->outcome), again,
            perf__units_noun((long long)again, "claim", "claims"), kept);
   add_line(&lines, &verbose, &n, PERF__RESULT_CONFIRMED, said);
