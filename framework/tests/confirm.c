@@ -23,6 +23,20 @@ static void scratch_new(scratch *s)
   snprintf(s->env, sizeof s->env, "PERF_FIXTURE_ATTEMPTS=%s/n ", s->dir);
 }
 
+/* A fresh scratch s, then the fixture with args and s's counter, into r. */
+static void run_counted(scratch *s, st_run *r, const char *args)
+{
+  scratch_new(s);
+  st_exec(r, s->env, args);
+}
+
+/* Frees r and removes s. */
+static void done(scratch *s, st_run *r)
+{
+  st_run_free(r);
+  st_rmtree(s->dir);
+}
+
 /* How many times the fixture's test body ran (the counter file), 0 when
  * it never did. */
 static int bodies_run(const scratch *s)
@@ -145,8 +159,7 @@ ST_TEST(confirm_fail_then_pass_is_a_pass_with_both_attempts_shown)
               "%s: %s", path, t ? t : "(none)");
     free(t);
   }
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* A claim that fails twice: FAIL (exit 1), both attempts shown; JUnit's
@@ -170,25 +183,23 @@ ST_TEST(confirm_fail_twice_is_a_fail)
   ST_CHECKF(x && strstr(x, "<failure message=\"FASTER(a, b, 8) at ") &&
                 strstr(x, "first attempt: FASTER(a, b, 8)"), "%s", x ? x : "(none)");
   free(x);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* INCONCLUSIVE in the first attempt, PASS in the second: a PASS. */
 ST_TEST(confirm_inconclusive_then_pass_is_a_pass)
 {
   scratch s;
-  scratch_new(&s);
   char line[LINE];
   st_run r;
-  st_exec(&r, s.env, "--color=never --budget=0.05 --filter=confirm.inconclusive_then_passes");
+  run_counted(&s, &r, "--color=never --budget=0.05 --filter=confirm.inconclusive_then_passes");
   st_expect(&r, "confirm.inconclusive_then_passes", "PASS", NULL);
   ST_EQ(r.status, 0);
-  ST_CHECK(st_line_with(&r, "first attempt: FASTER(a, b, 2)", ": INCONCLUSIVE (time budget spent before two rounds)", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "first attempt: FASTER(a, b, 2)",
+                        ": INCONCLUSIVE (time budget spent before two rounds)", line, sizeof line));
   ST_CHECK(st_line_with(&r, "confirmed: PASS", NULL, line, sizeof line));
   ST_EQ(bodies_run(&s), 2);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* An ASSERT that failed ended the first attempt; the second runs past it
@@ -196,16 +207,14 @@ ST_TEST(confirm_inconclusive_then_pass_is_a_pass)
 ST_TEST(confirm_assert_then_pass_judges_what_the_first_never_reached)
 {
   scratch s;
-  scratch_new(&s);
   char line[LINE];
   st_run r;
-  st_exec(&r, s.env, "--color=never --verbose --filter=confirm.assert_then_passes");
+  run_counted(&s, &r, "--color=never --verbose --filter=confirm.assert_then_passes");
   st_expect(&r, "confirm.assert_then_passes", "PASS", NULL);
   ST_CHECK(st_line_with(&r, "confirmed: PASS", "2 claims judged in it, 0 taken", line, sizeof line));
   ST_CHECK(strstr(r.out, "| attempt 2 reached the claim after the ASSERT") != NULL);
   ST_CHECK(strstr(r.out, "attempt 1 reached") == NULL);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* Each sweep point is a claim: only the point that failed is judged again. */
@@ -227,8 +236,7 @@ ST_TEST(confirm_sweep_judges_again_only_the_point_that_failed)
   ST_STR(got, "FAIL");
   ST_CHECKF(strstr(claims, "[k=1]@1;") && strstr(claims, "[k=2]@2;") && strstr(claims, "[k=4]@1;"),
             "%s", claims);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* Deterministic checks are not confirmed: a test failed only by a TRUE
@@ -237,10 +245,9 @@ ST_TEST(confirm_sweep_judges_again_only_the_point_that_failed)
 ST_TEST(confirm_deterministic_checks_run_once_or_again)
 {
   scratch s;
-  scratch_new(&s);
   char line[LINE];
   st_run r;
-  st_exec(&r, s.env, "--color=never --filter=host.falsehood:confirm.truth_fails_twice");
+  run_counted(&s, &r, "--color=never --filter=host.falsehood:confirm.truth_fails_twice");
   st_expect(&r, "host.falsehood", "FAIL", "TRUE(1 + 1 == 3)");
   ST_CHECK(!st_line_with(&r, "first attempt: TRUE(1 + 1 == 3)", NULL, line, sizeof line));
   st_expect(&r, "confirm.truth_fails_twice", "FAIL", "TRUE(n == 0)");
@@ -248,25 +255,22 @@ ST_TEST(confirm_deterministic_checks_run_once_or_again)
   ST_CHECK(st_line_with(&r, "confirmed: FAIL", "2 claims judged in it", line, sizeof line));
   ST_EQ(r.status, 1);
   ST_EQ(bodies_run(&s), 2);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* --no-confirm: one attempt, judged at the whole alpha (1 - 0.05/12). */
 ST_TEST(confirm_off_reports_the_first_attempt)
 {
   scratch s;
-  scratch_new(&s);
   char line[LINE];
   st_run r;
-  st_exec(&r, s.env, "--color=never --no-confirm --filter=confirm.fails_then_passes");
+  run_counted(&s, &r, "--color=never --no-confirm --filter=confirm.fails_then_passes");
   st_expect(&r, "confirm.fails_then_passes", "FAIL", "FASTER(a, b, 2)");
   ST_EQ(r.status, 1);
   ST_EQ(bodies_run(&s), 1);
   ST_CHECK(!strstr(r.out, "first attempt: ") && !strstr(r.out, "confirmed: "));
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2) at", "99.58% CI [", line, sizeof line));
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
 
 /* --repeat: each run confirms on its own; the headroom table counts the
@@ -300,6 +304,5 @@ ST_TEST(confirm_with_repeat_and_merge)
   char *h = st_slurp(path);
   ST_CHECKF(h && strstr(h, "first attempt: FASTER(a, b, 2)"), "%s", h ? "no line" : "no page");
   free(h);
-  st_run_free(&r);
-  st_rmtree(s.dir);
+  done(&s, &r);
 }
