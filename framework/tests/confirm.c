@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/claimrec.h"
 #include "base/confirm.h"
 #include "base/jsontree.h"
 #include "selftest.h"
@@ -111,6 +112,32 @@ ST_TEST(confirm_run_message_lists_the_kept_claims)
   ST_EQ(perf__confirm_final(PERF__PASS, PERF__FAIL), PERF__PASS);
   ST_EQ(perf__confirm_final(PERF__FAIL, PERF__PASS), PERF__PASS);
   ST_EQ(perf__confirm_final(PERF__INCONCLUSIVE, PERF__FAIL), PERF__FAIL);
+}
+
+/* A claim record carries its id, the attempt that judged it and whether a
+ * second attempt kept it, and reads back the same; without them it has
+ * none; an attempt other than 1 or 2 is refused. */
+ST_TEST(confirm_claim_record_carries_id_attempt_and_kept)
+{
+  perf__claimrec c = {.message = "FASTER(a, b, 2) at t.c:9: PASS", .outcome = PERF__PASS,
+                      .id = "t.c:9 [n=4]#2", .attempt = 2, .kept = 1}, back;
+  char err[400], *text = perf__claimrec_text(&c);
+  ST_CHECKF(text && strstr(text, "\"id\": \"t.c:9 [n=4]#2\", \"attempt\": 2, \"kept\": true"),
+            "%s", text ? text : "(none)");
+  ST_EQ(text ? perf__claimrec_parse(text, &back, err, sizeof err) : -1, 0);
+  ST_CHECK(back.id && !strcmp(back.id, c.id) && back.attempt == 2 && back.kept == 1);
+  char *again = perf__claimrec_text(&back);
+  ST_CHECK(again && text && !strcmp(again, text));
+  free(again);
+  free(text);
+  perf__claimrec_free(&back);
+  ST_EQ(perf__claimrec_parse("{\"message\": \"m\", \"outcome\": \"PASS\"}", &back, err,
+                             sizeof err), 0);
+  ST_CHECK(!back.id && !back.attempt && !back.kept);
+  perf__claimrec_free(&back);
+  ST_EQ(perf__claimrec_parse("{\"message\": \"m\", \"outcome\": \"PASS\", \"attempt\": 3}",
+                             &back, err, sizeof err), PERF__EPROTO);
+  ST_CHECKF(strstr(err, "'attempt'") != NULL, "%s", err);
 }
 
 /* A claim that fails in the first attempt and passes in the second: the
@@ -304,5 +331,30 @@ ST_TEST(confirm_with_repeat_and_merge)
   char *h = st_slurp(path);
   ST_CHECKF(h && strstr(h, "first attempt: FASTER(a, b, 2)"), "%s", h ? "no line" : "no page");
   free(h);
+  done(&s, &r);
+}
+
+/* A CROSSOVER is one claim over its sweep's points: kept whole, none of
+ * its points measured again, while a FASTER at its last point is judged
+ * again. */
+ST_TEST(confirm_keeps_a_crossover_whole)
+{
+  scratch s;
+  char args[512], line[LINE], path[256], got[64], claims[1024];
+  scratch_new(&s);
+  snprintf(args, sizeof args, "--color=never --verbose --filter=confirm.crossover_kept "
+           "--json=%s/r.json", s.dir);
+  st_run r;
+  st_exec(&r, s.env, args);
+  st_expect(&r, "confirm.crossover_kept", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "confirmed: PASS", "1 claim judged in it, 1 taken", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ",
+                        ": PASS (in the first attempt; not judged again)", line, sizeof line));
+  ST_CHECK(!st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ", "[k=16]", line, sizeof line));
+  snprintf(path, sizeof path, "%s/r.json", s.dir);
+  json_test(path, "confirm.crossover_kept", "attempts", got, sizeof got, claims, sizeof claims);
+  ST_STR(got, "2");
+  const char *cross = strstr(claims, "fixtures/confirm.c:"), *point = strstr(claims, " [k=256]@2;");
+  ST_CHECKF(cross && point && strstr(cross, "@1;") < point, "%s", claims);
   done(&s, &r);
 }
