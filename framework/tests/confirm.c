@@ -86,28 +86,21 @@ static void json_test(const char *path, const char *name, const char *member, ch
   perf__jsontree_free(doc);
 }
 
-/* The RUN message names a second attempt's kept claims; an id holding a
- * newline is never kept (it is judged again). */
-ST_TEST(confirm_run_message_lists_the_kept_claims)
+/* The KEEP message names a second attempt's kept claims; an id holding a
+ * newline is never kept (it is judged again); the final outcome is the
+ * second attempt's unless the first passed. */
+ST_TEST(confirm_keep_message_lists_the_kept_claims)
 {
   const char *ids[] = {"a.c:9", "a.c:12 [n=4]#2", "bad\nid"};
   size_t len;
-  char *text = perf__confirm_run_text("s.t", ids, 3, &len);
-  ST_CHECK(text && len == strlen(text) && !strcmp(text, "s.t\na.c:9\na.c:12 [n=4]#2\n"));
-  const char *list = text ? perf__confirm_run_parse(text) : NULL;
-  ST_CHECK(text && !strcmp(text, "s.t"));
+  char *list = perf__confirm_keep_text(ids, 3, &len);
+  ST_CHECK(list && len == strlen(list) && !strcmp(list, "a.c:9\na.c:12 [n=4]#2\n"));
   ST_CHECK(perf__confirm_listed(list, "a.c:9") && perf__confirm_listed(list, "a.c:12 [n=4]#2"));
   ST_CHECK(!perf__confirm_listed(list, "a.c:1") && !perf__confirm_listed(list, "a.c:12 [n=4]"));
   ST_CHECK(!perf__confirm_listed(list, "bad") && !perf__confirm_listed(NULL, "a.c:9"));
-  free(text);
-  /* a first attempt: the name alone, no list */
-  char *first = perf__confirm_run_text("s.t", NULL, 0, &len);
-  ST_CHECK(first && !strcmp(first, "s.t") && perf__confirm_run_parse(first) == NULL);
-  free(first);
-  /* a second attempt that keeps nothing still says it is one */
-  char *none = perf__confirm_run_text("s.t", ids, 0, &len);
-  const char *empty = none ? perf__confirm_run_parse(none) : NULL;
-  ST_CHECK(none && empty && !*empty);
+  free(list);
+  char *none = perf__confirm_keep_text(ids, 0, &len);
+  ST_CHECK(none && len == 0 && !*none && !perf__confirm_listed(none, "a.c:9"));
   free(none);
   ST_EQ(perf__confirm_final(PERF__PASS, PERF__FAIL), PERF__PASS);
   ST_EQ(perf__confirm_final(PERF__FAIL, PERF__PASS), PERF__PASS);

@@ -1,4 +1,4 @@
-/* confirm.c — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the RUN message that names the claims a second attempt takes from the first. */
+/* confirm.c — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the KEEP message that names the claims a second attempt takes from the first. */
 #define _POSIX_C_SOURCE 200809L /* stpcpy */
 #include "base/confirm.h"
 
@@ -12,27 +12,17 @@ perf__outcome perf__confirm_final(perf__outcome first, perf__outcome second)
 }
 
 /* See confirm.h. NULL without memory. */
-char *perf__confirm_run_text(const char *name, const char *const *ids, size_t n, size_t *len)
+char *perf__confirm_keep_text(const char *const *ids, size_t n, size_t *len)
 {
-  size_t total = strlen(name) + 2;
+  size_t total = 1;
   for (size_t k = 0; k < n; k++) total += strlen(ids[k]) + 1;
   char *s = malloc(total), *p = s;
   if (!s) return NULL;
-  p = stpcpy(p, name);
-  if (ids) p = stpcpy(p, "\n");
+  *p = '\0';
   for (size_t k = 0; k < n; k++)
     if (!strchr(ids[k], '\n')) p = stpcpy(stpcpy(p, ids[k]), "\n");
   *len = (size_t)(p - s);
   return s;
-}
-
-/* See confirm.h. */
-const char *perf__confirm_run_parse(char *text)
-{
-  char *nl = strchr(text, '\n');
-  if (!nl) return NULL;
-  *nl = '\0';
-  return nl + 1;
 }
 
 /* See confirm.h. */

@@ -1,4 +1,4 @@
-/* confirm.h — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the RUN message that names the claims a second attempt takes from the first. */
+/* confirm.h — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the KEEP message that names the claims a second attempt takes from the first. */
 #ifndef PERF_CONFIRM_H
 #define PERF_CONFIRM_H
 
@@ -30,20 +30,14 @@
  * it passed, a second time (second). Never fails. */
 perf__outcome perf__confirm_final(perf__outcome first, perf__outcome second);
 
-/* The RUN message's text: "suite.name" alone, or for a second attempt
- * "suite.name\n" and then each id of a claim to take from the first
- * attempt followed by '\n' (an id holding '\n' is left out: that claim is
- * judged again). Returns it malloc'd (*len its length), or NULL without
- * memory. */
-char *perf__confirm_run_text(const char *name, const char *const *ids, size_t n, size_t *len);
+/* The KEEP message's text, sent before a second attempt's RUN: each id of
+ * a claim to take from the first attempt followed by '\n' ("" when none;
+ * an id holding '\n' is left out: that claim is judged again). Returns it
+ * malloc'd (*len its length), or NULL without memory. */
+char *perf__confirm_keep_text(const char *const *ids, size_t n, size_t *len);
 
-/* Splits a RUN message's text in place: it then holds the test's name;
- * returns the list of ids to take from the first attempt, or NULL when
- * the message names none (a first attempt). Never fails. */
-const char *perf__confirm_run_parse(char *text);
-
-/* 1 when list (as perf__confirm_run_parse returns it; NULL: empty) holds
- * id. Never fails. */
+/* 1 when list (a KEEP message's text; NULL: empty) holds id. Never
+ * fails. */
 int perf__confirm_listed(const char *list, const char *id);
 
 #endif

@@ -7,15 +7,16 @@
 /* Frame: uint32 type, uint32 length (host order: both ends are one binary on
  * one machine), then length bytes. */
 enum perf__wire_type {
-  PERF__MSG_RUN = 1, /* supervisor -> worker: "suite.name", and for a second attempt
-                        the claims to take from the first (base/confirm.h) */
+  PERF__MSG_RUN = 1, /* supervisor -> worker: "suite.name" */
   PERF__MSG_INFO,    /* worker: a start-up line (timer floors, device) */
   PERF__MSG_LINE,    /* worker: a detail line of the running test */
   PERF__MSG_VLINE,   /* worker: a detail line shown only with --verbose */
   PERF__MSG_END,     /* worker: "outcome nodevice checks failures cupti baseline\nreason" */
   PERF__MSG_NOTICE,  /* worker: a line shown once per run */
   PERF__MSG_RECORD,  /* worker: a measurement for --update-baselines (rebaseline.h) */
-  PERF__MSG_CLAIM    /* worker: one claim's record, a JSON object (for --json) */
+  PERF__MSG_CLAIM,   /* worker: one claim's record, a JSON object (for --json) */
+  PERF__MSG_KEEP     /* supervisor -> worker, before a second attempt's RUN: the ids
+                        of the claims it takes from the first (base/confirm.h) */
 };
 enum { PERF__MSG_MAX = 1 << 20 };
 

@@ -28,7 +28,7 @@ static int all_passed(const perf__result *r, const char *id)
 }
 
 /* See attempt.h. NULL without memory. */
-char *perf__attempt_run_text(const perf__result *first, size_t *len)
+char *perf__attempt_keep_text(const perf__result *first, size_t *len)
 {
   const char **ids = malloc((first->nclaims + 1) * sizeof *ids);
   size_t n = 0;
@@ -39,7 +39,7 @@ char *perf__attempt_run_text(const perf__result *first, size_t *len)
     for (size_t k = 0; id && k < n; k++) seen |= !strcmp(ids[k], id);
     if (id && !seen && all_passed(first, id)) ids[n++] = id;
   }
-  char *text = perf__confirm_run_text(first->name, ids, n, len);
+  char *text = perf__confirm_keep_text(ids, n, len);
   free(ids);
   return text;
 }

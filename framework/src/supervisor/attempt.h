@@ -10,10 +10,10 @@
  * ended FAIL and one of its claims with an id did not pass. Never fails. */
 int perf__attempt_needed(const perf__result *r);
 
-/* The second attempt's RUN message (base/confirm.h): the test's name and
- * the id of each claim of first whose every record passed. Returns it
- * malloc'd (*len its length), or NULL without memory. */
-char *perf__attempt_run_text(const perf__result *first, size_t *len);
+/* The KEEP message before the second attempt's RUN (base/confirm.h): the
+ * id of each claim of first whose every record passed. Returns it malloc'd
+ * (*len its length), or NULL without memory. */
+char *perf__attempt_keep_text(const perf__result *first, size_t *len);
 
 /* Makes second, the result of the second attempt, the test's result over
  * both: its claims the final ones (a kept claim's place-holder replaced by

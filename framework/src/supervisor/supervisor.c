@@ -364,11 +364,10 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
   return 0;
 }
 
-/* Runs one test in w (starting w if needed); run is the RUN message's
- * text (NULL: the test's name alone). Returns 1 when w may serve the
+/* Runs one test in w (starting w if needed). Returns 1 when w may serve the
  * next test, 0 when it is gone, PERF__EIO when no worker could start. */
 static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli,
-                   int argc, char **argv, perf__result *r, const char *run, size_t len)
+                   int argc, char **argv, perf__result *r)
 {
   perf__registry_fullname(t, r->name, sizeof r->name);
   double t0 = perf__clock_now();
@@ -376,29 +375,37 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli
     if (worker_start(w, argc, argv)) return PERF__EIO;
   }
   r->worker_pid = (long)w->pid;
-  if (!run) run = r->name, len = strlen(r->name);
-  int sent = perf__wire_send(w->cmd, PERF__MSG_RUN, run, len) == 0;
+  int sent = perf__wire_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
   int s = await_end(w, sent ? cli->timeout_s : 1, r);
   r->seconds = perf__clock_now() - t0;
   return s;
 }
 
-/* Confirm before failing (base/confirm.h): runs the test of first again in
- * a fresh worker w, taking the claims that passed from first; r then holds
- * both attempts. Returns as run_one (PERF__EIO: r is the first attempt's,
- * unchanged). */
+/* Confirm before failing (base/confirm.h): runs the test of r again in a
+ * fresh worker w, told first (KEEP) which claims to take from r, the first
+ * attempt; r then holds both attempts. Returns as run_one. When no worker
+ * can start (said on stderr) or memory runs out, r stays the first
+ * attempt's. */
 static int confirm(worker *w, const perf__registry_test *t, const perf__cli *cli, int argc,
                    char **argv, perf__result *r)
 {
   size_t len;
-  char *run = perf__attempt_run_text(r, &len);
+  char *keep = perf__attempt_keep_text(r, &len);
   perf__result second = {0};
   worker_stop(w, 0); /* a fresh worker: nothing of the first attempt's process stays */
-  int s = run ? run_one(w, t, cli, argc, argv, &second, run, len) : 1;
-  free(run);
-  if (!run || s == PERF__EIO) {
+  if (!keep) return 1; /* without memory the first attempt stands */
+  if (worker_start(w, argc, argv)) {
+    fprintf(stderr, "%s: cannot start a worker for the second attempt of %s: %s\n",
+            perf__progname(), r->name, strerror(errno));
+    free(keep);
+    return 1;
+  }
+  perf__wire_send(w->cmd, PERF__MSG_KEEP, keep, len); /* a worker gone: RUN finds it */
+  free(keep);
+  int s = run_one(w, t, cli, argc, argv, &second);
+  if (s == PERF__EIO) { /* it could not exec: no later test can run either */
     perf__result_free(&second);
-    return run ? s : 1;
+    return s;
   }
   perf__attempt_combine(&second, r);
   *r = second;
@@ -502,7 +509,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       char name[sizeof r->name];
       perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
                             n * (size_t)runs);
-      int s = run_one(&w, tests[i], cli, argc, argv, r, NULL, 0);
+      int s = run_one(&w, tests[i], cli, argc, argv, r);
       if (s != PERF__EIO && !cli->no_confirm && !cli->update_baselines &&
           perf__attempt_needed(r))
         s = confirm(&w, tests[i], cli, argc, argv, r);

@@ -115,8 +115,8 @@ void perf__context_claimf(perf__outcome o, const char *fmt, ...)
  * is closed carries that id (a ratio claim's --baseline-check=all records
  * too). */
 
-/* The ids of the claims the running attempt takes from the first, as the
- * RUN message listed them (copied; NULL: none, a first attempt). Never
+/* The ids of the claims the next test's attempt takes from the first, as
+ * a KEEP message listed them (copied; NULL: none, a first attempt). Never
  * fails (without memory every claim is judged). */
 void perf__context_keep(const char *list);
 /* The share of alpha each attempt spends: PERF__CONFIRM_ALPHA_SHARE when

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/confirm.h"
 #include "base/units.h"
 #include "base/wire.h"
 #include "base/registry.h"
@@ -80,11 +79,15 @@ int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
     int r = perf__wire_recv(in_fd, &type, &data, &len);
     if (r == 1) return 0;
     if (r) return 2;
+    if (type == PERF__MSG_KEEP) { /* the next RUN is a second attempt */
+      perf__context_keep(data);
+      free(data);
+      continue;
+    }
     if (type != PERF__MSG_RUN) {
       free(data);
       return 2;
     }
-    perf__context_keep(perf__confirm_run_parse(data)); /* a second attempt's list */
     r = serve(data);
     perf__context_keep(NULL);
     free(data);
