@@ -264,7 +264,8 @@ ST_TEST(confirm_sweep_judges_again_only_the_point_that_failed)
 
 /* Deterministic checks are not confirmed: a test failed only by a TRUE
  * runs once; beside a ratio claim that fails, a TRUE is evaluated again
- * and its second result is final. */
+ * and its second result is final. A test that crashed (here: exited) after
+ * a claim failed runs once. */
 ST_TEST(confirm_deterministic_checks_run_once_or_again)
 {
   scratch s;
@@ -278,6 +279,12 @@ ST_TEST(confirm_deterministic_checks_run_once_or_again)
   ST_CHECK(st_line_with(&r, "confirmed: FAIL", "2 claims judged in it", line, sizeof line));
   ST_EQ(r.status, 1);
   ST_EQ(bodies_run(&s), 2);
+  done(&s, &r);
+  /* nor a test that ends its process after a claim failed */
+  run_counted(&s, &r, "--color=never --filter=confirm.fails_then_exits");
+  st_expect(&r, "confirm.fails_then_exits", "FAIL", "exit status 3");
+  ST_CHECK(!strstr(r.out, "first attempt: ") && !strstr(r.out, "confirmed: "));
+  ST_EQ(bodies_run(&s), 1);
   done(&s, &r);
 }
 

@@ -10,8 +10,10 @@
  *  - A test that ends FAIL with a measured claim (FASTER, SIMILAR, a
  *    CROSSOVER, BASELINE: a claim with an id) that ended FAIL or
  *    INCONCLUSIVE is run once more, in a fresh worker. A test failed only
- *    by deterministic checks (TRUE, NEAR, the sync checks), a crash, a
- *    timeout or an ERROR is not: its second attempt would say the same.
+ *    by deterministic checks (TRUE, NEAR, the sync checks) or an ERROR is
+ *    not: its second attempt would say the same; nor is one that crashed
+ *    or timed out (after a failed claim too): a second hang costs another
+ *    timeout.
  *  - In the second attempt a measured claim that passed in the first is
  *    taken from it: not measured (its workloads do not run), not judged.
  *    Every other claim is judged (again, or for the first time when the

@@ -6,8 +6,9 @@
 
 #include "report/result.h"
 
-/* 1 when the first attempt r is to be confirmed (base/confirm.h): it
- * ended FAIL and one of its claims with an id did not pass. Never fails. */
+/* 1 when the first attempt r, a test that ended (its worker sent END: no
+ * crash, no timeout), is to be confirmed (base/confirm.h): it ended FAIL
+ * and one of its claims with an id did not pass. Never fails. */
 int perf__attempt_needed(const perf__result *r);
 
 /* The KEEP message before the second attempt's RUN (base/confirm.h): the

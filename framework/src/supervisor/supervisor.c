@@ -510,8 +510,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
                             n * (size_t)runs);
       int s = run_one(&w, tests[i], cli, argc, argv, r);
-      if (s != PERF__EIO && !cli->no_confirm && !cli->update_baselines &&
-          perf__attempt_needed(r))
+      if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r))
         s = confirm(&w, tests[i], cli, argc, argv, r);
       if (s == PERF__EIO) {
         fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
