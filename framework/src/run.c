@@ -201,6 +201,7 @@ static int serve_as_worker(const perf__cli *cli)
       .update_baselines = cli->update_baselines,
       .baseline_check_all = cli->baseline_check_all,
       .strict_improvements = cli->strict_improvements,
+      .confirm = !cli->no_confirm && !cli->update_baselines,
   };
   return perf__worker_main(&o, cli->worker_in, cli->worker_out);
 }

@@ -190,6 +190,9 @@ void perf__claimrec_write(perf__json *j, const perf__claimrec *r)
   perf__json_raw(j, "{\"message\": ");
   put_text(j, r->message);
   perf__json_raw(j, ", \"outcome\": \"%s\"", perf__status_word(r->outcome));
+  if (r->id) put_str(j, "id", r->id);
+  if (r->attempt > 0) perf__json_raw(j, ", \"attempt\": %d", r->attempt);
+  if (r->kept) perf__json_raw(j, ", \"kept\": true");
   if (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR)
     put_ratio(j, &r->ratio, perf__claimrec_kind_word(r->kind));
   else if (r->kind == PERF__CLAIMREC_CROSSOVER)
@@ -545,6 +548,18 @@ static int read_kind(reader *rd, const perf__jsontree_node *o, perf__claimrec_ki
   return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR or CROSSOVER)");
 }
 
+/* The optional members of confirm before failing: id, attempt (1 or 2),
+ * kept. Returns 0, PERF__EPROTO or PERF__ENOMEM. */
+static int read_attempt(reader *rd, const perf__jsontree_node *n, perf__claimrec *r)
+{
+  long attempt = 0;
+  int e = perf__jsontree_get(n, "id") ? get_str(rd, n, "id", &r->id) : 0;
+  if (!e && perf__jsontree_get(n, "attempt")) e = get_long(rd, n, "attempt", 1, 2, &attempt);
+  if (!e && perf__jsontree_get(n, "kept")) e = get_bool(rd, n, "kept", &r->kept);
+  r->attempt = (int)attempt;
+  return e;
+}
+
 /* The whole record into r (left partly filled on failure). Returns 0,
  * PERF__EPROTO or PERF__ENOMEM. */
 static int read_record(reader *rd, const perf__jsontree_node *n, perf__claimrec *r)
@@ -552,6 +567,7 @@ static int read_record(reader *rd, const perf__jsontree_node *n, perf__claimrec 
   if (!n || n->type != PERF__J_OBJECT) return bad(rd, "", "is not an object");
   int e = get_str(rd, n, "message", &r->message);
   if (!e) e = read_outcome(rd, n, &r->outcome);
+  if (!e) e = read_attempt(rd, n, r);
   if (!e) e = read_kind(rd, n, &r->kind);
   if (!e && (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR))
     e = read_ratio(rd, n, &r->ratio);
@@ -646,6 +662,7 @@ int perf__claimrec_copy(perf__claimrec *dst, const perf__claimrec *src)
 {
   *dst = *src;
   int e = dup_str(&dst->message, src->message);
+  e |= dup_str(&dst->id, src->id);
   e |= copy_ratio(&dst->ratio, &src->ratio);
   e |= dup_str(&dst->clock, src->clock);
   e |= dup_str(&dst->param, src->param);
@@ -681,6 +698,7 @@ static void free_ratio(perf__claimrec_ratio *m)
 void perf__claimrec_free(perf__claimrec *r)
 {
   free(r->message);
+  free(r->id);
   free_ratio(&r->ratio);
   free(r->clock);
   free(r->param);

@@ -89,6 +89,14 @@ typedef struct perf__claimrec_point {
 typedef struct perf__claimrec {
   char *message;                /* the verdict line */
   perf__outcome outcome;
+  /* Confirm before failing (base/confirm.h): the claim's id (FASTER,
+   * SIMILAR, CROSSOVER, BASELINE: "file:line", the sweep point, "#k";
+   * NULL for the others), the attempt that judged it (1 or 2; 0: the test
+   * ran once) and, from a second attempt's worker only, kept: the claim
+   * passed in the first attempt and was taken from it, not judged again
+   * (the supervisor puts the first attempt's record in its place). */
+  char *id;
+  int attempt, kept;
   perf__claimrec_kind kind;
   perf__claimrec_ratio ratio;   /* FASTER and SIMILAR */
   /* CROSSOVER */

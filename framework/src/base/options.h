@@ -10,6 +10,7 @@ typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEV
 
 typedef struct perf__cli {
   int help, version, list, verbose, require_gpu, isolate, allow_no_sync_check;
+  int no_confirm; /* --no-confirm: no second attempt for a failed claim */
   int print_baseline_file;
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
@@ -77,6 +78,10 @@ typedef struct perf__cli {
   X("--require-gpu", "", flag, require_gpu, 0, "",                                              \
     "exit 2 when a test is skipped because no CUDA device works")                                          \
   X("--isolate", "", flag, isolate, 0, "", "a fresh worker for every test")                     \
+  X("--no-confirm", "", flag, no_confirm, 0, "",                                                \
+    "report a measured claim's FAIL or INCONCLUSIVE at once,\n"                                \
+    "without confirming it in a second attempt (each\n"                                       \
+    "attempt then judges at the whole alpha)")                                                  \
   X("--allow-no-sync-check", "", flag, allow_no_sync_check, 0, "",                              \
     "skip host-sync checks when CUPTI cannot attach\n"                                          \
     "(a profiler holds it) instead of failing them")                                            \

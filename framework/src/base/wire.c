@@ -39,7 +39,7 @@ static int read_all(int fd, void *p, size_t n)
 
 static int valid(uint32_t type, uint32_t len)
 {
-  return type >= PERF__MSG_RUN && type <= PERF__MSG_CLAIM && len <= PERF__MSG_MAX;
+  return type >= PERF__MSG_RUN && type <= PERF__MSG_KEEP && len <= PERF__MSG_MAX;
 }
 
 /* See wire.h. */

@@ -14,7 +14,9 @@ enum perf__wire_type {
   PERF__MSG_END,     /* worker: "outcome nodevice checks failures cupti baseline\nreason" */
   PERF__MSG_NOTICE,  /* worker: a line shown once per run */
   PERF__MSG_RECORD,  /* worker: a measurement for --update-baselines (rebaseline.h) */
-  PERF__MSG_CLAIM    /* worker: one claim's record, a JSON object (for --json) */
+  PERF__MSG_CLAIM,   /* worker: one claim's record, a JSON object (for --json) */
+  PERF__MSG_KEEP     /* supervisor -> worker, before a second attempt's RUN: the ids
+                        of the claims it takes from the first (base/confirm.h) */
 };
 enum { PERF__MSG_MAX = 1 << 20 };
 

@@ -137,13 +137,18 @@ size_t perf__headroom_build(const perf__result *r, size_t n, perf__headroom_row 
   size_t nb = 0, cap = 0;
   int oom = 0;
   *rows = NULL;
-  for (size_t i = 0; i < n && !oom; i++)
-    for (size_t k = 0; k < r[i].nclaims && !oom; k++) {
+  for (size_t i = 0; i < n && !oom; i++) {
+    /* a first attempt judged again counts as a run too: its FAIL shows */
+    size_t first = r[i].first ? r[i].first->nclaims : 0;
+    for (size_t k = 0; k < r[i].nclaims + first && !oom; k++) {
+      const perf__claimrec *claim = k < r[i].nclaims ? &r[i].claims[k]
+                                                     : &r[i].first->claims[k - r[i].nclaims];
       record c;
-      if (read_record(&r[i].claims[k], &c)) continue;
+      if (read_record(claim, &c)) continue;
       building *row = row_for(&b, &nb, &cap, r[i].name, &c);
       oom = !row || add(row, &c);
     }
+  }
   perf__headroom_row *out = oom || !nb ? NULL : malloc(nb * sizeof *out);
   for (size_t i = 0; i < nb; i++) {
     finish(&b[i]);

@@ -31,7 +31,8 @@ typedef struct perf__headroom_row {
                           SIMILAR: such a tolerance */
 } perf__headroom_row;
 
-/* The rows for results r[0..n), least headroom first. Claim records that
+/* The rows for results r[0..n), least headroom first: each judgement of a
+ * claim is a run, a first attempt's that a second one judged again too. Claim records that
  * are not FASTER or SIMILAR, or cannot be read, are passed over. Returns
  * the number of rows (*rows malloc'd; free it), 0 with *rows NULL when
  * there are none or memory ran out. */

@@ -96,6 +96,25 @@ static void json_details(perf__json *j, const perf__result *r)
   perf__json_raw(j, ", \"output_truncated\": %s}", r->output_truncated ? "true" : "false");
 }
 
+/* The first attempt of a test that ran twice (confirm before failing):
+ * ", \"attempts\": 2, \"first_attempt\": {...}" with its outcome, reason,
+ * time, worker and the claim records that are not among the final ones.
+ * Never fails (j->oom). */
+static void json_first(perf__json *j, const perf__result_attempt *a)
+{
+  perf__json_raw(j, ", \"attempts\": 2, \"first_attempt\": {\"outcome\": \"%s\", \"reason\": ",
+                 perf__status_word(a->outcome));
+  perf__json_str(j, a->reason);
+  perf__json_raw(j, ", \"seconds\": ");
+  perf__json_num(j, a->seconds);
+  perf__json_raw(j, ", \"worker_pid\": %ld, \"claims\": [", a->worker_pid);
+  for (size_t k = 0; k < a->nclaims; k++) {
+    perf__json_raw(j, "%s\n    ", k ? "," : "");
+    perf__claimrec_write(j, &a->claims[k]);
+  }
+  perf__json_raw(j, "]}");
+}
+
 /* One test. Never fails (j->oom). */
 static void json_test(perf__json *j, const perf__registry_test *t, const perf__result *r, int device)
 {
@@ -112,6 +131,7 @@ static void json_test(perf__json *j, const perf__registry_test *t, const perf__r
   perf__json_raw(j, ", \"seconds\": ");
   perf__json_num(j, r->seconds);
   perf__json_raw(j, ", \"worker_pid\": %ld", r->worker_pid);
+  if (r->first) json_first(j, r->first);
   json_details(j, r);
 }
 

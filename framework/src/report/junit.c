@@ -42,7 +42,8 @@ static void junit_case(FILE *f, const perf__registry_test *t, const perf__result
   if (tag) { /* the message: the first failing verdict, numbers and all */
     const char *msg = r->reason;
     for (size_t k = 0; r->outcome != PERF__SKIP && k < r->nlines; k++)
-      if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k])) {
+      if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k]) &&
+          !perf__tally_first_attempt_line(r->lines[k])) { /* the final attempt's */
         msg = r->lines[k];
         break;
       }

@@ -12,7 +12,8 @@
 enum { MARKDOWN_CAP = 1000 * 1000 }; /* GitHub's step summary takes 1 MiB */
 
 /* One row: outcome, test, wall time and, for a failure, its verdict lines
- * (else the reason). */
+ * (else the reason); for a test that ran twice, the lines that show both
+ * attempts. */
 static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r, int bad)
 {
   char name[512];
@@ -20,8 +21,9 @@ static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r,
   perf__tally_md_code(f, perf__registry_fullname(t, name, sizeof name), SIZE_MAX);
   fprintf(f, " | %.2f s | ", r->seconds);
   int shown_lines = 0;
-  for (size_t k = 0; bad && k < r->nlines && shown_lines < 8; k++)
-    if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k])) {
+  for (size_t k = 0; (bad || r->first) && k < r->nlines && shown_lines < 8; k++)
+    if (!r->verbose_only[k] && ((bad && perf__tally_verdict_line(r->lines[k])) ||
+                                perf__tally_first_attempt_line(r->lines[k]))) {
       fputs(shown_lines++ ? "<br>" : "", f);
       perf__tally_md_cell(f, r->lines[k], 600);
     }

@@ -125,19 +125,48 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
   return code;
 }
 
-/* One test of a report as the supervisor knew it: name, outcome, reason,
- * time, claim records and lines. Never fails (without memory, or with a
- * claim record that cannot be read, less). */
-static void result_of(const perf__jsontree_node *t, perf__result *r)
+/* The outcome member "outcome" of o names; ERROR when none. Never fails. */
+static perf__outcome outcome_of(const perf__jsontree_node *o)
 {
   static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
   static const perf__outcome outcomes[] = {PERF__PASS, PERF__FAIL, PERF__SKIP, PERF__ERROR,
                                            PERF__INCONCLUSIVE};
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(text_of(o, "outcome"), words[k])) return outcomes[k];
+  return PERF__ERROR;
+}
+
+/* The "first_attempt" of a test that ran twice (confirm before failing)
+ * into r->first: its outcome, reason, time, worker and claim records (for
+ * the headroom). Never fails (without it, or without memory, none). */
+static void first_of(const perf__jsontree_node *t, perf__result *r)
+{
+  const perf__jsontree_node *f = perf__jsontree_get(t, "first_attempt"),
+                            *c = perf__jsontree_get(f, "claims");
+  if (!f || f->type != PERF__J_OBJECT || !(r->first = calloc(1, sizeof *r->first))) return;
+  perf__result_attempt *a = r->first;
+  a->outcome = outcome_of(f);
+  snprintf(a->reason, sizeof a->reason, "%s", text_of(f, "reason"));
+  a->seconds = perf__jsontree_num(perf__jsontree_get(f, "seconds"), 0);
+  a->worker_pid = (long)perf__jsontree_num(perf__jsontree_get(f, "worker_pid"), 0);
+  size_t n = c && c->type == PERF__J_ARRAY ? c->n : 0;
+  a->claims = n ? calloc(n, sizeof *a->claims) : NULL;
+  for (size_t k = 0; a->claims && k < n; k++) {
+    char err[400];
+    if (perf__claimrec_read(c->kids[k], &a->claims[a->nclaims], err, sizeof err) == 0)
+      a->nclaims++;
+  }
+}
+
+/* One test of a report as the supervisor knew it: name, outcome, reason,
+ * time, claim records, its first attempt and lines. Never fails (without
+ * memory, or with a claim record that cannot be read, less). */
+static void result_of(const perf__jsontree_node *t, perf__result *r)
+{
   snprintf(r->name, sizeof r->name, "%s", text_of(t, "name"));
   snprintf(r->reason, sizeof r->reason, "%s", text_of(t, "reason"));
-  r->outcome = PERF__ERROR;
-  for (int k = 0; k < 5; k++)
-    if (!strcmp(text_of(t, "outcome"), words[k])) r->outcome = outcomes[k];
+  r->outcome = outcome_of(t);
+  first_of(t, r);
   r->seconds = perf__jsontree_num(perf__jsontree_get(t, "seconds"), 0);
   r->worker_pid = (long)perf__jsontree_num(perf__jsontree_get(t, "worker_pid"), 0);
   const perf__jsontree_node *c = perf__jsontree_get(t, "claims"), *l = perf__jsontree_get(t, "lines"),

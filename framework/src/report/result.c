@@ -64,6 +64,12 @@ void perf__result_free(perf__result *r)
   free(r->claims);
   r->claims = NULL;
   r->nclaims = 0;
+  if (r->first) {
+    for (size_t i = 0; i < r->first->nclaims; i++) perf__claimrec_free(&r->first->claims[i]);
+    free(r->first->claims);
+    free(r->first);
+    r->first = NULL;
+  }
   for (size_t i = 0; i < r->nlines; i++) free(r->lines[i]);
   free(r->lines);
   free(r->verbose_only);

@@ -7,6 +7,22 @@
 #include "base/claimrec.h"
 #include "base/status.h"
 
+/* A first attempt that a second one confirmed (base/confirm.h). */
+typedef struct perf__result_attempt {
+  perf__outcome outcome;
+  char reason[700];
+  double seconds;
+  long worker_pid;
+  perf__claimrec *claims;  /* its records that are not the test's final ones:
+                              those judged again, and any the second attempt
+                              did not reach */
+  size_t nclaims;
+} perf__result_attempt;
+
+/* The line prefixes that show the two attempts of a test in its lines. */
+#define PERF__RESULT_FIRST "first attempt: "
+#define PERF__RESULT_CONFIRMED "confirmed: "
+
 /* What the supervisor learned about one test. */
 typedef struct perf__result {
   char name[256];
@@ -22,6 +38,9 @@ typedef struct perf__result {
   char **lines;            /* detail lines from the worker */
   int *verbose_only;
   size_t nlines;
+  perf__result_attempt *first; /* the first attempt when the test ran twice
+                                  (outcome, reason, seconds and claims are
+                                  then the final ones), else NULL */
   char *output;            /* what the test wrote to stdout/stderr */
   size_t output_len;
   int output_truncated;

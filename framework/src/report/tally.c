@@ -27,6 +27,13 @@ int perf__tally_verdict_line(const char *l)
   return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
 }
 
+/* See tally.h. */
+int perf__tally_first_attempt_line(const char *l)
+{
+  if (!strncmp(l, PERF__RESULT_FIRST, strlen(PERF__RESULT_FIRST))) return 1;
+  return strncmp(l, PERF__RESULT_CONFIRMED, strlen(PERF__RESULT_CONFIRMED)) ? 0 : 2;
+}
+
 /* How much of s a cell shows: at most max bytes, never ending inside a
  * UTF-8 character. Never fails. */
 static size_t cell_length(const char *s, size_t max)

@@ -24,6 +24,12 @@ perf__tally perf__tally_count(const perf__result *r, size_t n);
  * Never fails. */
 int perf__tally_verdict_line(const char *line);
 
+/* 1 when a detail line is a first attempt's (PERF__RESULT_FIRST), 2 when
+ * it says what the second attempt did (PERF__RESULT_CONFIRMED), else 0:
+ * the lines of a test that ran twice (confirm before failing). Never
+ * fails. */
+int perf__tally_first_attempt_line(const char *line);
+
 /* s as Markdown text in a table cell, for every table perfgate writes (the
  * summary and the history's comparison): at most max bytes of it (never
  * part of a UTF-8 character), rendered as written: each newline or

@@ -23,6 +23,7 @@
 #include "base/units.h"
 #include "report/report.h"
 #include "report/headroom.h"
+#include "supervisor/attempt.h"
 #include "supervisor/console.h"
 #include "base/progname.h"
 
@@ -380,6 +381,37 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli
   return s;
 }
 
+/* Confirm before failing (base/confirm.h): runs the test of r again in a
+ * fresh worker w, told first (KEEP) which claims to take from r, the first
+ * attempt; r then holds both attempts. Returns as run_one. When no worker
+ * can start (said on stderr) or memory runs out, r stays the first
+ * attempt's. */
+static int confirm(worker *w, const perf__registry_test *t, const perf__cli *cli, int argc,
+                   char **argv, perf__result *r)
+{
+  size_t len;
+  char *keep = perf__attempt_keep_text(r, &len);
+  perf__result second = {0};
+  worker_stop(w, 0); /* a fresh worker: nothing of the first attempt's process stays */
+  if (!keep) return 1; /* without memory the first attempt stands */
+  if (worker_start(w, argc, argv)) {
+    fprintf(stderr, "%s: cannot start a worker for the second attempt of %s: %s\n",
+            perf__progname(), r->name, strerror(errno));
+    free(keep);
+    return 1;
+  }
+  perf__wire_send(w->cmd, PERF__MSG_KEEP, keep, len); /* a worker gone: RUN finds it */
+  free(keep);
+  int s = run_one(w, t, cli, argc, argv, &second);
+  if (s == PERF__EIO) { /* it could not exec: no later test can run either */
+    perf__result_free(&second);
+    return s;
+  }
+  perf__attempt_combine(&second, r);
+  *r = second;
+  return s;
+}
+
 /* Descriptors 0-2 must be taken before pipes are made, or a pipe end could
  * land on one and be overwritten in the worker. Never fails visibly. */
 static void hold_std_fds(void)
@@ -478,6 +510,8 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
                             n * (size_t)runs);
       int s = run_one(&w, tests[i], cli, argc, argv, r);
+      if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r))
+        s = confirm(&w, tests[i], cli, argc, argv, r);
       if (s == PERF__EIO) {
         fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
                 r->reason[0] ? r->reason : strerror(errno));

@@ -218,6 +218,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   char tag[96];
   snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
            perf__sweep_tag(tag, sizeof tag));
+  if (!perf__context_opt.update_baselines && perf__context_claim_open(file, line, tag, 0))
+    return perf__context_claim_kept(head);
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
@@ -239,10 +241,12 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   }
   perf__outcome o = compare(m, w, head, median, mad, n, 0);
   if (o == PERF__SKIP) {
+    perf__context_claim_close();
     perf__context_skipped_check("%s: no baseline entry", head);
     return 0;
   }
   perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+  perf__context_claim_close();
   if (o != PERF__PASS && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
   return o == PERF__PASS;
 }

@@ -1,10 +1,13 @@
 /* context.c — the worker's running test: options, output lines, the claim tally, the end-of-test jump and hooks. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "worker/context.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/confirm.h"
 
 perf__context_opts perf__context_opt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 
@@ -26,6 +29,11 @@ static struct {
   perf__context_result *res;
   deferred *cleanups; /* last registered first */
   size_t ncleanups;
+  char site[600];     /* the open claim's id, "" when none */
+  char **sites;       /* each site and point opened in this test, once */
+  int *opened;        /* how often each was */
+  size_t nsites;
+  char *keep;         /* ids taken from the first attempt, '\n' after each */
 } cur;
 
 static perf__context_check_hook *checks[MAX_HOOKS];
@@ -60,6 +68,18 @@ void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
 /* Never fails. */
 void perf__context_line_raw(enum perf__line_kind kind, const char *text) { sink(kind, text); }
 
+/* Forgets the claims a test opened. Never fails. */
+static void forget_sites(void)
+{
+  for (size_t i = 0; i < cur.nsites; i++) free(cur.sites[i]);
+  free(cur.sites);
+  free(cur.opened);
+  cur.sites = NULL;
+  cur.opened = NULL;
+  cur.nsites = 0;
+  cur.site[0] = '\0';
+}
+
 /* Never fails. */
 jmp_buf *perf__context_begin(const char *name, perf__context_result *res)
 {
@@ -69,6 +89,7 @@ jmp_buf *perf__context_begin(const char *name, perf__context_result *res)
   cur.generation++;
   cur.cleanups = NULL;
   cur.ncleanups = 0;
+  forget_sites();
   snprintf(cur.name, sizeof cur.name, "%s", name);
   return &cur.exit;
 }
@@ -151,7 +172,9 @@ void perf__context_baseline_state(int state)
 void perf__context_claim(const perf__claimrec *r)
 {
   if (!cur.running) return;
-  char *text = perf__claimrec_text(r);
+  perf__claimrec stamped = *r; /* the open claim's id, unless it has one */
+  if (!stamped.id && cur.site[0]) stamped.id = cur.site;
+  char *text = perf__claimrec_text(&stamped);
   if (text) perf__context_line_raw(PERF__CLAIM, text);
   free(text);
   cur.res->checks++;
@@ -188,6 +211,61 @@ void perf__context_claimf(perf__outcome o, const char *fmt, ...)
   va_end(ap);
   perf__context_claim(&(perf__claimrec){.message = msg, .outcome = o});
 }
+
+/* Never fails (without memory: no list, every claim judged). */
+void perf__context_keep(const char *list)
+{
+  free(cur.keep);
+  cur.keep = list ? strdup(list) : NULL;
+}
+
+/* Never fails. */
+double perf__context_alpha_share(void)
+{
+  return perf__context_opt.confirm ? PERF__CONFIRM_ALPHA_SHARE : 1.0;
+}
+
+/* How often site was opened before in this test (counted now). Never
+ * fails: without memory it counts as the first time. */
+static int opened_before(const char *site)
+{
+  for (size_t i = 0; i < cur.nsites; i++)
+    if (!strcmp(cur.sites[i], site)) return cur.opened[i]++;
+  char **s = realloc(cur.sites, (cur.nsites + 1) * sizeof *s);
+  if (s) cur.sites = s;
+  int *o = realloc(cur.opened, (cur.nsites + 1) * sizeof *o);
+  if (o) cur.opened = o;
+  char *copy = s && o ? strdup(site) : NULL;
+  if (copy) {
+    cur.sites[cur.nsites] = copy;
+    cur.opened[cur.nsites++] = 1;
+  }
+  return 0;
+}
+
+/* Never fails. */
+int perf__context_claim_open(const char *file, int line, const char *point, int once)
+{
+  int n = snprintf(cur.site, sizeof cur.site, "%s:%d%s", file, line, point);
+  int before = once ? 0 : opened_before(cur.site);
+  if (before && n > 0 && (size_t)n < sizeof cur.site)
+    snprintf(cur.site + n, sizeof cur.site - (size_t)n, "#%d", before + 1);
+  return cur.keep && perf__confirm_listed(cur.keep, cur.site);
+}
+
+/* Never fails. */
+int perf__context_claim_kept(const char *head)
+{
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s: PASS (in the first attempt; not judged again)", head);
+  perf__context_line(PERF__VERBOSE, "%s", msg);
+  perf__context_claim(&(perf__claimrec){.message = msg, .outcome = PERF__PASS, .kept = 1});
+  perf__context_claim_close();
+  return 1;
+}
+
+/* Never fails. */
+void perf__context_claim_close(void) { cur.site[0] = '\0'; }
 
 /* Never fails; outside a test it does nothing. */
 void perf__context_skipped_check(const char *fmt, ...)

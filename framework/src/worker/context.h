@@ -31,6 +31,9 @@ typedef struct perf__context_opts {
   int update_baselines;    /* record measurements instead of comparing */
   int baseline_check_all;  /* compare every measured workload */
   int strict_improvements;
+  int confirm;             /* a claim that fails is confirmed in a second
+                              attempt (base/confirm.h): each judges at a
+                              share of alpha */
 } perf__context_opts;
 extern perf__context_opts perf__context_opt;
 
@@ -105,6 +108,34 @@ void perf__context_claim(const perf__claimrec *r);
  * its verdict line from fmt. Never fails. */
 void perf__context_claimf(perf__outcome o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- Confirm before failing (base/confirm.h) ----
+ * The claims a second attempt may take from the first (FASTER, SIMILAR,
+ * CROSSOVER, BASELINE) open a claim with an id; every record sent until it
+ * is closed carries that id (a ratio claim's --baseline-check=all records
+ * too). */
+
+/* The ids of the claims the next test's attempt takes from the first, as
+ * a KEEP message listed them (copied; NULL: none, a first attempt). Never
+ * fails (without memory every claim is judged). */
+void perf__context_keep(const char *list);
+/* The share of alpha each attempt spends: PERF__CONFIRM_ALPHA_SHARE when
+ * claims are confirmed, else 1. Never fails. */
+double perf__context_alpha_share(void);
+/* Opens the claim made at file:line and sweep point point (its tag, e.g.
+ * " [n=64]", or ""): its id is "file:line" and point, then "#k" for the
+ * k-th claim with that site and point in the test (k > 1), unless once (a
+ * CROSSOVER, one claim over a sweep's points, keeps one id). Returns 1
+ * when this attempt takes the claim from the first: the caller measures
+ * nothing and returns perf__context_claim_kept(head). Never fails (without
+ * memory the id is cut short). */
+int perf__context_claim_open(const char *file, int line, const char *point, int once);
+/* Sends the open claim's place-holder record (PASS, kept: the supervisor
+ * puts the first attempt's records there), counts it, closes the claim
+ * and returns 1. Never fails. */
+int perf__context_claim_kept(const char *head);
+/* Closes the open claim: later records carry no id. Never fails. */
+void perf__context_claim_close(void);
 
 /* Counts a check that could not be made and is allowed not to be; a test
  * whose every check was skipped is SKIPPED with the first reason. Never

@@ -150,8 +150,11 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
  * Never fails (without memory the record is short of strings). */
 static void record(site *s, const perf__xdecision *d, const char *msg)
 {
+  char id[400]; /* as perf__context_claim_open names it: one id for every point */
+  snprintf(id, sizeof id, "%s:%d", s->file, s->line);
   perf__claimrec r = {
       .message = strdup(msg),
+      .id = strdup(id),
       .outcome = d->verdict,
       .kind = PERF__CLAIMREC_CROSSOVER,
       .clock = strdup(s->clock),
@@ -258,11 +261,14 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
            file, line);
   check_use(head, value, lo, hi, tie, var);
   if (a == b) perf__context_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
+  int last = perf__sweep_index() + 1 >= perf__sweep_points();
+  if (perf__context_claim_open(file, line, "", 1)) /* passed in a first attempt */
+    return last ? perf__context_claim_kept(head) : (perf__context_claim_close(), 1);
   site *s = site_of(file, line, head);
   snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
   perf__compared m;
   perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
-                    1.0 / (double)perf__sweep_points(), at, an, bn, &m);
+                    perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
   perf__baselinecheck_pair(a, b, &m.r);
   perf__side side = perf__verdict_side(tie, m.r.lo, m.r.hi);
   static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
@@ -285,6 +291,8 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(side_word[side + 1]), 1, m.rec};
   s->last = perf__sweep_index();
   s->seconds += m.r.seconds;
-  if (perf__sweep_index() + 1 < perf__sweep_points()) return 1;
-  return decide(s);
+  if (!last) return perf__context_claim_close(), 1;
+  int held = decide(s);
+  perf__context_claim_close();
+  return held;
 }

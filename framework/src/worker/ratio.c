@@ -33,14 +33,19 @@ static void record(perf__claimrec_kind kind, perf__outcome v, const char *msg,
   perf__claimrec_free(&r);
 }
 
-/* Runs one ratio claim; returns 1 when it held. Ends the test on a fatal
+/* Runs one ratio claim made at file:line; returns 1 when it held (or was
+ * taken from a first attempt where it did). Ends the test on a fatal
  * failure, a CUDA error, a missing device or misuse. */
 static int run_claim(perf_workload *a, perf_workload *b, perf__claim c, const char *head,
-                     const char *an, const char *bn, int fatal)
+                     const char *an, const char *bn, const char *file, int line, int fatal)
 {
   perf__compared m;
   int faster = c.kind == PERF__CLAIM_FASTER;
-  perf__compare_run(a, b, c, faster ? "FASTER" : "SIMILAR", 1.0, head, an, bn, &m);
+  char point[96];
+  if (perf__context_claim_open(file, line, perf__sweep_tag(point, sizeof point), 0))
+    return perf__context_claim_kept(head);
+  perf__compare_run(a, b, c, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(), head,
+                    an, bn, &m);
   perf__baselinecheck_pair(a, b, &m.r);
   char word[96], need[64];
   if (m.r.verdict == PERF__INCONCLUSIVE && m.r.why)
@@ -56,6 +61,7 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c, const ch
   perf__outcome v = m.r.verdict;
   snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
   record(faster ? PERF__CLAIMREC_FASTER : PERF__CLAIMREC_SIMILAR, v, msg, &m.rec);
+  perf__context_claim_close();
   if (v != PERF__PASS && fatal) perf__context_end(PERF__FAIL, 0, "%s: %s", head, perf__status_word(v));
   return v == PERF__PASS;
 }
@@ -70,7 +76,7 @@ int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *
            perf__sweep_tag(tag, sizeof tag));
   if (!(factor > 0 && isfinite(factor)))
     perf__context_end(PERF__ERROR, 0, "%s: the factor must be a positive number", head);
-  return run_claim(a, b, (perf__claim){PERF__CLAIM_FASTER, factor}, head, an, bn, fatal);
+  return run_claim(a, b, (perf__claim){PERF__CLAIM_FASTER, factor}, head, an, bn, file, line, fatal);
 }
 
 /* Public: PERF_EXPECT_SIMILAR / PERF_ASSERT_SIMILAR. A tolerance that is
@@ -84,5 +90,5 @@ int perf__similar(perf_workload *a, perf_workload *b, double tolerance, const ch
   if (!(tolerance > 0 && isfinite(tolerance)))
     perf__context_end(PERF__ERROR, 0,
                       "%s: the tolerance must be a positive number (0.05 = 5 %%)", head);
-  return run_claim(a, b, (perf__claim){PERF__CLAIM_SIMILAR, tolerance}, head, an, bn, fatal);
+  return run_claim(a, b, (perf__claim){PERF__CLAIM_SIMILAR, tolerance}, head, an, bn, file, line, fatal);
 }

@@ -79,11 +79,17 @@ int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
     int r = perf__wire_recv(in_fd, &type, &data, &len);
     if (r == 1) return 0;
     if (r) return 2;
+    if (type == PERF__MSG_KEEP) { /* the next RUN is a second attempt */
+      perf__context_keep(data);
+      free(data);
+      continue;
+    }
     if (type != PERF__MSG_RUN) {
       free(data);
       return 2;
     }
     r = serve(data);
+    perf__context_keep(NULL);
     free(data);
     if (r) return 2;
   }

@@ -1,0 +1,29 @@
+/* attempt.h — confirm before failing, the supervisor's side: which tests get a second attempt, what it takes from the first, and both attempts as one result. */
+#ifndef PERF_ATTEMPT_H
+#define PERF_ATTEMPT_H
+
+#include <stddef.h>
+
+#include "report/result.h"
+
+/* 1 when the first attempt r, a test that ended (its worker sent END: no
+ * crash, no timeout), is to be confirmed (base/confirm.h): it ended FAIL
+ * and one of its claims with an id did not pass. Never fails. */
+int perf__attempt_needed(const perf__result *r);
+
+/* The KEEP message before the second attempt's RUN (base/confirm.h): the
+ * id of each claim of first whose every record passed. Returns it malloc'd
+ * (*len its length), or NULL without memory. */
+char *perf__attempt_keep_text(const perf__result *first, size_t *len);
+
+/* Makes second, the result of the second attempt, the test's result over
+ * both: its claims the final ones (a kept claim's place-holder replaced by
+ * the first attempt's records, each record marked with the attempt that
+ * judged it), its lines the first attempt's verdict lines of the claims
+ * that did not pass, marked PERF__RESULT_FIRST, a PERF__RESULT_CONFIRMED
+ * line, then its own; its seconds both attempts'. first is emptied into
+ * second->first. Never fails (without memory, lines or records are lost,
+ * never the outcome). */
+void perf__attempt_combine(perf__result *second, perf__result *first);
+
+#endif
