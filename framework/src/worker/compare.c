@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "worker/context.h"
+#include "worker/cotenant.h"
 #include "worker/gpu.h"
 #include "worker/gpuwatch.h"
 #include "worker/nvtx.h"
@@ -30,6 +31,8 @@ typedef struct pair {
   perf__rng order; /* picks ABBA or BAAB for each round */
   samples sa, sb;  /* for the claim's record (--json) */
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
+  samples round_from, round_to; /* each round's start and end (perf__clock_now) */
+  double from;                  /* when sampling began */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
   char why[600];
@@ -59,8 +62,8 @@ static pair live;
 
 static void free_samples(pair *p)
 {
-  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b};
-  for (int i = 0; i < 4; i++) {
+  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b, &p->round_from, &p->round_to};
+  for (int i = 0; i < 6; i++) {
     free(all[i]->t);
     free(all[i]->mhz);
     *all[i] = (samples){0};
@@ -86,7 +89,7 @@ static int abba(void *ctx, double *a, double *b)
   int flip = perf__rng_below(&p->order, 2);
   perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
   perf_workload *seq[4] = {outer, inner, inner, outer};
-  double t[4];
+  double t[4], begin = perf__clock_now();
   unsigned mhz[4];
   for (int i = 0; i < 4; i++) {
     p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
@@ -101,6 +104,8 @@ static int abba(void *ctx, double *a, double *b)
   *b = flip ? o : in;
   keep(&p->rounds_a, *a, 0);
   keep(&p->rounds_b, *b, 0);
+  keep(&p->round_from, begin, 0);
+  keep(&p->round_to, perf__clock_now(), 0);
   return 0;
 }
 
@@ -115,6 +120,9 @@ static perf__retake retakes(const perf_workload *a, const perf_workload *b)
     r.throttled_discarded += o->throttled_discarded;
     r.throttled_kept += o->throttled_kept;
     r.rested_ms += o->rested_ms;
+    r.shared_retaken += o->shared_retaken;
+    r.shared_kept += o->shared_kept;
+    r.shared_waited_ms += o->shared_waited_ms;
   }
   return r;
 }
@@ -131,10 +139,16 @@ void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, c
                              perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
                              perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
   if ((d->throttled_discarded || d->throttled_kept) && used < len)
-    snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while the GPU was "
-             "throttled (%s)%s", d->throttled_discarded,
-             perf__units_noun(d->throttled_discarded, "sample", "samples"), d->throttled_kept,
-             throttle, d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+    used += (size_t)snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while "
+                             "the GPU was throttled (%s)%s", d->throttled_discarded,
+                             perf__units_noun(d->throttled_discarded, "sample", "samples"),
+                             d->throttled_kept, throttle,
+                             d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+  if ((d->shared_retaken || d->shared_kept) && used < len)
+    snprintf(buf + used, len - used, "; %ld %s retaken and %ld kept while another process "
+             "used the GPU (waited %.1f s for it to leave)", d->shared_retaken,
+             perf__units_noun(d->shared_retaken, "sample", "samples"), d->shared_kept,
+             (double)d->shared_waited_ms * 1e-3);
 }
 
 /* What this claim's sampling discarded or kept despite a disturbance
@@ -149,6 +163,9 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
       .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
       .throttled_kept = now.throttled_kept - before->throttled_kept,
       .rested_ms = now.rested_ms - before->rested_ms,
+      .shared_retaken = now.shared_retaken - before->shared_retaken,
+      .shared_kept = now.shared_kept - before->shared_kept,
+      .shared_waited_ms = now.shared_waited_ms - before->shared_waited_ms,
   };
   char names[120] = "";
   if (d.throttled_discarded || d.throttled_kept)
@@ -300,6 +317,102 @@ static void median_interval(const samples *s, double *ci)
   if (s->n && perf__stats_median_ci(s->t, s->n, PERF__MEDIAN_LEVEL, &ci[0], &ci[1])) ci[0] = ci[1] = NAN;
 }
 
+/* Keeps the rounds of p that NVML (read now) shows no other process
+ * used the GPU during, in order, in rounds_a/rounds_b; without their
+ * times (no memory) every round counts as shared when any use overlapped
+ * sampling. Returns the rounds dropped. */
+static size_t keep_unshared(pair *p, const perf__cotenant *ct)
+{
+  size_t n = p->rounds_a.n, clean = 0;
+  int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
+  int any = perf__cotenant_overlaps(ct, p->from, perf__clock_now());
+  for (size_t i = 0; i < n && any; i++) {
+    if (!timed || perf__cotenant_overlaps(ct, p->round_from.t[i], p->round_to.t[i])) continue;
+    p->rounds_a.t[clean] = p->rounds_a.t[i];
+    p->rounds_b.t[clean++] = p->rounds_b.t[i];
+  }
+  if (!any) return 0;
+  p->rounds_a.n = p->rounds_b.n = clean;
+  return n - clean;
+}
+
+/* The claim decided on the m rounds in p->rounds_a/b alone, at the level of
+ * the last look: PASS or FAIL as the interval says, INCONCLUSIVE with
+ * fewer than first_look rounds. Returns 0 or PERF__ENOMEM / the bootstrap's
+ * error. */
+static int decide_again(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
+                        perf__rng *rng, perf__verdict_result *r)
+{
+  size_t m = p->rounds_a.n;
+  const double *a = p->rounds_a.t, *b = p->rounds_b.t;
+  r->verdict = PERF__INCONCLUSIVE;
+  r->rounds = (int)m;
+  r->lo = r->hi = NAN;
+  if ((int)m < cfg->first_look) return 0;
+  double *scratch = malloc(m * sizeof *scratch);
+  if (!scratch) return PERF__ENOMEM;
+  r->med_a = perf__stats_median_of(a, m, scratch), r->mad_a = perf__stats_mad_of(a, m, scratch);
+  r->med_b = perf__stats_median_of(b, m, scratch), r->mad_b = perf__stats_mad_of(b, m, scratch);
+  free(scratch);
+  int similar = c->kind == PERF__CLAIM_SIMILAR;
+  r->ratio = similar ? r->med_a / r->med_b : r->med_b / r->med_a;
+  int err = perf__stats_boot_ratio_ci(similar ? a : b, similar ? b : a, m, r->level, cfg->reps,
+                                      rng, &r->lo, &r->hi);
+  if (!err) r->verdict = perf__verdict_decide(c, r->lo, r->hi);
+  return err;
+}
+
+/* Rounds during which another process used the GPU, as NVML tells after
+ * the last of them (a window is reported once it closed), are no evidence:
+ * with any, the claim is decided again on the others alone (decide_again),
+ * so that no PASS or FAIL comes from a shared GPU; an INCONCLUSIVE one
+ * names the process. Each workload's shared_n gets the count. Returns 0 or
+ * decide_again's error. */
+static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
+                          perf__rng *rng, perf__compared *out)
+{
+  perf__wstate *sa = p->a->perf__state, *sb = p->b->perf__state;
+  sa->shared_n = sb->shared_n = 0;
+  sa->shared_from = sb->shared_from = p->from;
+  if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
+  const perf__cotenant *ct = perf__cotenant_state();
+  size_t n = p->rounds_a.n, k = keep_unshared(p, ct);
+  if (!k) return 0;
+  sa->shared_n = sb->shared_n = (long)k;
+  perf__verdict_result *r = &out->r;
+  perf__outcome first = r->verdict;
+  int err = decide_again(p, c, cfg, rng, r);
+  if (err) return err;
+  char who[240];
+  perf__cotenant_describe(ct, p->from, who, sizeof who);
+  size_t used = strlen(out->disturbed);
+  if (r->verdict != PERF__INCONCLUSIVE) {
+    snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the %zu of "
+             "%zu rounds during which no other process used the GPU (%s)", n - k, n, who);
+    return 0;
+  }
+  if (first != PERF__INCONCLUSIVE || r->rounds < cfg->first_look)
+    r->why = "another process used the GPU";
+  snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
+           "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
+           "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3);
+  return 0;
+}
+
+/* The co-tenant check's cost in this claim, for --verbose: NVML reads
+ * since reads0/s0. Never fails. */
+static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0)
+{
+  long reads;
+  double s;
+  if (!a->perf__state->watched && !b->perf__state->watched) return;
+  perf__cotenant_cost(&reads, &s);
+  perf__context_line(PERF__VERBOSE, "co-tenant check: %ld NVML %s, %.3f ms (host clock)",
+                     reads - reads0, perf__units_noun(reads - reads0, "read", "reads"),
+                     (s - s0) * 1e3);
+}
+
 /* Ends the test as ERROR when the two workloads cannot be compared. */
 static void check_comparable(const char *head, const perf_workload *a,
                              const perf_workload *b)
@@ -353,16 +466,22 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__verdict_result *r = &out->r;
+  long reads0;
+  double cost0;
+  perf__cotenant_cost(&reads0, &cost0);
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
+  p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
   perf__nvtx_pop();
+  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
+  report_cost(a, b, reads0, cost0);
   if (err) {
     free_samples(p);
     if (p->err) perf__gpu_end(p->err, p->why);
     perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
-  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
   measurement_record(&out->rec, kind, &c, p, out);

@@ -14,14 +14,17 @@ typedef struct perf__compared {
   perf__verdict_result r;
   double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
                               over its samples); NaN when unknown */
-  char disturbed[400];     /* "; ..." for the verdict line, or "" */
+  char disturbed[640];     /* "; ..." for the verdict line, or "" */
   perf__claimrec_ratio rec; /* the measurement for the claim's record
                                (owned: the caller hands it to a record) */
 } perf__compared;
 
 /* Measures a against b for claim c: prepares both (naming them an and bn
  * when unnamed), samples ABBA rounds until a look decides c or the budget
- * runs out, at alpha_scale times the default error rate. kind names the
+ * runs out, at alpha_scale times the default error rate. Rounds that
+ * another process shared the GPU with (cotenant.h) do not decide: the
+ * claim is decided again on the other rounds, or is INCONCLUSIVE naming
+ * the process; each workload's shared_n gets their count. kind names the
  * claim in the record. Ends the test on a CUDA error (FAIL), a missing
  * device (SKIP), misuse (ERROR: different clocks, inside a sync check) or a
  * failed bootstrap (FAIL). The caller owns out->rec. */
@@ -38,9 +41,10 @@ void perf__compare_print(const char *head, const char *word, const char *need,
 /* What a claim's sampling retook, discarded or kept despite a disturbance
  * (d: the counts of this claim alone; throttle: the throttle reasons seen),
  * as "; N samples retaken and N kept although the host preempted them" and
- * "; N samples discarded and N kept while the GPU was throttled (...)", each
- * noun agreeing with its count; "" when nothing was disturbed. Never fails
- * (truncates to len). */
+ * "; N samples discarded and N kept while the GPU was throttled (...)" and
+ * "; N samples retaken and N kept while another process used the GPU
+ * (waited N s for it to leave)", each noun agreeing with its count; ""
+ * when nothing was disturbed. Never fails (truncates to len). */
 void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
                                   size_t len);
 
