@@ -317,40 +317,18 @@ static void median_interval(const samples *s, double *ci)
   if (s->n && perf__stats_median_ci(s->t, s->n, PERF__MEDIAN_LEVEL, &ci[0], &ci[1])) ci[0] = ci[1] = NAN;
 }
 
-/* Keeps the rounds of p that NVML (read now) shows no other process
- * used the GPU during, in order, in rounds_a/rounds_b; without their
- * times (no memory) every round counts as shared when any use overlapped
- * sampling. Returns the rounds dropped. */
-static size_t keep_unshared(pair *p, const perf__cotenant *ct)
+/* Decides claim c on a[m], b[m] alone at r's level into r: PASS or FAIL
+ * as the interval says; INCONCLUSIVE with fewer than first_look rounds
+ * (r's numbers then stay those of all rounds, for the verdict line).
+ * Returns 0, PERF__ENOMEM or the bootstrap's error. */
+static int decide_again(const perf__claim *c, const perf__verdict_cfg *cfg, perf__rng *rng,
+                        const double *a, const double *b, size_t m, perf__verdict_result *r)
 {
-  size_t n = p->rounds_a.n, clean = 0;
-  int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
-  int any = perf__cotenant_overlaps(ct, p->from, perf__clock_now());
-  for (size_t i = 0; i < n && any; i++) {
-    if (!timed || perf__cotenant_overlaps(ct, p->round_from.t[i], p->round_to.t[i])) continue;
-    p->rounds_a.t[clean] = p->rounds_a.t[i];
-    p->rounds_b.t[clean++] = p->rounds_b.t[i];
-  }
-  if (!any) return 0;
-  p->rounds_a.n = p->rounds_b.n = clean;
-  return n - clean;
-}
-
-/* The claim decided on the m rounds in p->rounds_a/b alone, at the level of
- * the last look: PASS or FAIL as the interval says, INCONCLUSIVE with
- * fewer than first_look rounds. Returns 0 or PERF__ENOMEM / the bootstrap's
- * error. */
-static int decide_again(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
-                        perf__rng *rng, perf__verdict_result *r)
-{
-  size_t m = p->rounds_a.n;
-  const double *a = p->rounds_a.t, *b = p->rounds_b.t;
   r->verdict = PERF__INCONCLUSIVE;
-  r->rounds = (int)m;
-  r->lo = r->hi = NAN;
   if ((int)m < cfg->first_look) return 0;
   double *scratch = malloc(m * sizeof *scratch);
   if (!scratch) return PERF__ENOMEM;
+  r->rounds = (int)m;
   r->med_a = perf__stats_median_of(a, m, scratch), r->mad_a = perf__stats_mad_of(a, m, scratch);
   r->med_b = perf__stats_median_of(b, m, scratch), r->mad_b = perf__stats_mad_of(b, m, scratch);
   free(scratch);
@@ -362,12 +340,31 @@ static int decide_again(pair *p, const perf__claim *c, const perf__verdict_cfg *
   return err;
 }
 
+/* See compare.h. */
+long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
+                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
+                            const double *t0, const double *t1, size_t *n, double from,
+                            double now, perf__verdict_result *r)
+{
+  size_t clean = 0;
+  if (!perf__cotenant_overlaps(ct, from, now)) return 0;
+  for (size_t i = 0; i < *n && t0; i++) {
+    if (perf__cotenant_overlaps(ct, t0[i], t1[i])) continue;
+    a[clean] = a[i];
+    b[clean++] = b[i];
+  }
+  long dropped = (long)(*n - clean);
+  *n = clean;
+  int err = dropped ? decide_again(c, cfg, rng, a, b, clean, r) : 0;
+  return err ? err : dropped;
+}
+
 /* Rounds during which another process used the GPU, as NVML tells after
  * the last of them (a window is reported once it closed), are no evidence:
- * with any, the claim is decided again on the others alone (decide_again),
- * so that no PASS or FAIL comes from a shared GPU; an INCONCLUSIVE one
- * names the process. Each workload's shared_n gets the count. Returns 0 or
- * decide_again's error. */
+ * with any, the claim is decided again on the others alone
+ * (perf__compare_unshared), so that no PASS or FAIL comes from a shared
+ * GPU; an INCONCLUSIVE one names the process. Each workload's shared_n
+ * gets the count. Returns 0 or perf__compare_unshared's error. */
 static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
                           perf__rng *rng, perf__compared *out)
 {
@@ -376,13 +373,17 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   sa->shared_from = sb->shared_from = p->from;
   if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
   const perf__cotenant *ct = perf__cotenant_state();
-  size_t n = p->rounds_a.n, k = keep_unshared(p, ct);
-  if (!k) return 0;
-  sa->shared_n = sb->shared_n = (long)k;
   perf__verdict_result *r = &out->r;
   perf__outcome first = r->verdict;
-  int err = decide_again(p, c, cfg, rng, r);
-  if (err) return err;
+  size_t n = p->rounds_a.n, m = n;
+  int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
+  long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
+                                        timed ? p->round_from.t : NULL, p->round_to.t, &m,
+                                        p->from, perf__clock_now(), r);
+  if (dropped <= 0) return (int)dropped;
+  p->rounds_a.n = p->rounds_b.n = m;
+  size_t k = (size_t)dropped;
+  sa->shared_n = sb->shared_n = dropped;
   char who[240];
   perf__cotenant_describe(ct, p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
@@ -391,7 +392,7 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
              "%zu rounds during which no other process used the GPU (%s)", n - k, n, who);
     return 0;
   }
-  if (first != PERF__INCONCLUSIVE || r->rounds < cfg->first_look)
+  if (first != PERF__INCONCLUSIVE || (int)(n - k) < cfg->first_look)
     r->why = "another process used the GPU";
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "

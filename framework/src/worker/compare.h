@@ -4,6 +4,7 @@
 
 #include "base/claimrec.h"
 #include "perfgate.h"
+#include "worker/cotenant.h"
 #include "worker/retake.h"
 #include "worker/verdict.h"
 
@@ -31,6 +32,20 @@ typedef struct perf__compared {
 void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
                    double alpha_scale, const char *head, const char *an, const char *bn,
                    perf__compared *out);
+
+/* The rule for rounds another process shared the GPU with (pure: ct is
+ * what NVML told): when foreign use known to ct overlapped [from, now],
+ * drops each round i < *n that it overlapped (t0[i]..t1[i]: when the round
+ * ran; t0 NULL: not known, then every round), keeping the others' a[i],
+ * b[i] in order and their count in *n, and decides claim c again on them
+ * alone at r->level into r (medians, ratio, interval, verdict; fewer than
+ * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).
+ * Returns the rounds dropped (0: r
+ * and a, b untouched), or PERF__ENOMEM / the bootstrap's error. */
+long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
+                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
+                            const double *t0, const double *t1, size_t *n, double from,
+                            double now, perf__verdict_result *r);
 
 /* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
  * R, CI [..], need; rounds, looks, seconds". Never fails. */

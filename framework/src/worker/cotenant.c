@@ -79,16 +79,24 @@ static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, 
 }
 
 /* The busy pids among util[nutil] other than ours, each once with its
- * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS).
+ * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS). On the
+ * first read (nothing seen yet) NVML returns the driver's whole buffer:
+ * samples more than HISTORY_US older than its newest are history, not now.
  * Returns their count. */
 static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
                      unsigned *pid, unsigned *sm)
 {
+  const unsigned long long HISTORY_US = 1000000;
+  unsigned long long newest = 0;
+  int first = s->last_seen == 0;
   int k = 0;
+  for (int i = 0; i < nutil; i++)
+    if (util[i].ts > newest) newest = util[i].ts;
+  if (newest > s->last_seen) s->last_seen = newest;
   for (int i = 0; i < nutil; i++) {
-    if (util[i].ts > s->last_seen) s->last_seen = util[i].ts;
     if (util[i].pid == s->self) s->self_listed = 1; /* NVML sees our pid */
     if (!util[i].sm || util[i].pid == s->self) continue;
+    if (first && util[i].ts + HISTORY_US < newest) continue;
     int j = 0;
     while (j < k && pid[j] != util[i].pid) j++;
     if (j == k) {

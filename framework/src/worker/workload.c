@@ -36,6 +36,7 @@ static perf__wstate *live; /* states of the running test */
 static perf__floor host_floor;
 static long rest_left_ms = PERF__MAX_REST_MS; /* idle time left to this test */
 static long alone_left_ms = PERF__COTENANT_MAX_WAIT_MS; /* waiting for co-tenants */
+static int told_shared;                                  /* this test said so */
 static double idled_s;                         /* idled in this process, all tests */
 
 /* The release hook: frees every workload state of the test that ended
@@ -44,6 +45,7 @@ static void release_all(void)
 {
   rest_left_ms = PERF__MAX_REST_MS;
   alone_left_ms = PERF__COTENANT_MAX_WAIT_MS;
+  told_shared = 0;
   perf__streamcheck_release();
   while (live) {
     perf__wstate *st = live;
@@ -235,6 +237,13 @@ static int shared_during(const perf__wstate *st, double t0, double t1)
 static void wait_alone(perf__wstate *st)
 {
   const long step = (long)(PERF__COTENANT_POLL_S * 1000);
+  if (!told_shared++) {
+    char who[240];
+    perf__cotenant_describe(perf__cotenant_state(), perf__clock_now() - 1.0, who, sizeof who);
+    perf__context_line(PERF__DETAIL, "another process is using the GPU (%s): the samples it "
+                       "shares are retaken after it leaves, waiting up to %.1f s in this test",
+                       who, alone_left_ms * 1e-3);
+  }
   while (alone_left_ms > 0) {
     long ms = step < alone_left_ms ? step : alone_left_ms;
     rest(ms);
