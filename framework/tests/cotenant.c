@@ -160,6 +160,10 @@ ST_TEST(cotenant_shared_sample_is_retaken_while_the_wait_lasts_then_kept_and_cou
   perf__compare_disturbed_text(&r, "", buf, sizeof buf);
   ST_STR(buf, "; 2 samples retaken and 1 kept while another process used the GPU (waited "
               "2.0 s for it to leave)");
+  perf__compare_disturbed_text(&(perf__retake){.shared_retaken = 1, .shared_waited_ms = 100},
+                               "", buf, sizeof buf);
+  ST_STR(buf, "; 1 sample retaken and 0 kept while another process used the GPU (waited 0.1 s "
+              "for it to leave)");
 }
 
 /* 40 rounds, a 2x speedup of A over B; in rounds [from, to) a co-tenant's
@@ -311,24 +315,33 @@ ST_TEST(cotenant_an_older_nvml_keeps_the_rest_of_the_watch)
   perf__gpuwatch_close();
 }
 
+/* Runs the fixture's gpu.events_clock_sees_4x_bytes (args before the
+ * filter) under the stand-in NVML with these FAKE_NVML_ settings. Returns
+ * 1 on a machine with a GPU; 0 without one, after checking that it was
+ * skipped (the watch opens by the CUDA device's bus id) and freeing r. */
+static int run_shared(st_run *r, const char *fake, const char *args)
+{
+  char env[800], all[600];
+  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so %s ", st_build_dir(), fake);
+  snprintf(all, sizeof all, "--verbose %s --filter='gpu.events_clock_sees_4x_bytes'", args);
+  st_exec(r, env, all);
+  if (st_have_gpu()) return 1;
+  st_expect(r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+  st_run_free(r);
+  return 0;
+}
+
 /* The fixture under a stand-in NVML that shows another process at 97 % SM
  * for the whole run: the claim's rounds are all shared, so it is
  * INCONCLUSIVE naming the process, never a PASS or FAIL; the same process
- * makes --update-baselines refuse to record. Without a GPU the test skips
- * (the watch opens by the CUDA device's bus id). */
+ * makes --update-baselines refuse to record. */
 ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
 {
   st_run r;
-  char env[800], line[1200];
-  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so FAKE_NVML_PROCS=self:30,"
-           "4000003:97 ", st_build_dir());
-  st_exec(&r, env, "--filter='gpu.events_clock_sees_4x_bytes'");
-  if (!st_have_gpu()) {
-    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
-    st_run_free(&r);
-    return;
-  }
-  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "INCONCLUSIVE", NULL);
+  char line[1200], dir[] = "/tmp/perfgate-cotenant-XXXXXX", args[400];
+  const char *fake = "FAKE_NVML_PROCS=self:30,4000003:97";
+  if (!run_shared(&r, fake, "")) return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "FAIL", ": INCONCLUSIVE"); /* never PASS */
   ST_CHECK(st_line_with(&r, "another process is using the GPU (pid 4000003, 97 % SM)",
                         "waiting up to 2.0 s in this test", line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
@@ -336,11 +349,9 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "rounds: pid 4000003, 97 % SM; retaken for up "
                         "to 2.0 s: run on a GPU no other job shares", line, sizeof line));
   st_run_free(&r);
-  char dir[] = "/tmp/perfgate-cotenant-XXXXXX", args[400];
   ST_CHECK(mkdtemp(dir) != NULL);
-  snprintf(args, sizeof args, "--update-baselines --baseline-dir=%s "
-           "--filter='gpu.events_clock_sees_4x_bytes'", dir);
-  st_exec(&r, env, args);
+  snprintf(args, sizeof args, "--update-baselines --baseline-dir=%s", dir);
+  if (!run_shared(&r, fake, args)) return;
   ST_CHECK(r.status != 0);
   ST_CHECK(st_line_with(&r, "--update-baselines records nothing from a shared GPU",
                         "pid 4000003, 97 % SM", line, sizeof line));
@@ -353,15 +364,8 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
 ST_TEST(cotenant_fixture_claim_decided_after_the_co_tenant_leaves)
 {
   st_run r;
-  char env[800], line[1200];
-  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so FAKE_NVML_PROCS=self:30,"
-           "4000004:60 FAKE_NVML_LEAVE_AFTER=2 ", st_build_dir());
-  st_exec(&r, env, "--filter='gpu.events_clock_sees_4x_bytes'");
-  if (!st_have_gpu()) {
-    st_expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
-    st_run_free(&r);
-    return;
-  }
+  char line[1200];
+  if (!run_shared(&r, "FAKE_NVML_PROCS=self:30,4000004:60 FAKE_NVML_LEAVE_AFTER=2", "")) return;
   st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
   ST_CHECK(st_line_with(&r, "another process is using the GPU (pid 4000004, 60 % SM)", NULL,
                         line, sizeof line));
