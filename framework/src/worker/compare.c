@@ -78,24 +78,53 @@ static void release(void)
   perf__verdict_release();
 }
 
+/* Shared samples kept by a and b so far (once when a == b). */
+static long kept_shared(const pair *p)
+{
+  long k = p->a->perf__state->rt.shared_kept;
+  return p->b != p->a ? k + p->b->perf__state->rt.shared_kept : k;
+}
+
+/* 1 when the round that began at begin must be taken again: NVML, read
+ * since, shows another process used the GPU during it (its first window
+ * reported only after the round's first samples were kept), while none of
+ * its samples was kept shared (then the wait for the co-tenant is spent,
+ * and the round stands, to be dropped from the decision: exclude_shared).
+ * The discarded samples count as retaken. */
+static int take_again(pair *p, double begin, long kept0)
+{
+  if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
+  if (kept_shared(p) != kept0 ||
+      !perf__cotenant_overlaps(perf__cotenant_state(), begin, perf__clock_now()))
+    return 0;
+  p->a->perf__state->rt.shared_retaken += 2;
+  p->b->perf__state->rt.shared_retaken += 2;
+  return 1;
+}
+
 /* One round: ABBA or BAAB at random, so that interference with a period
  * cannot line up with one workload's positions; the outer two samples
  * belong to one workload, the inner two to the other, and each workload's
- * value is the mean of its two (linear drift cancels). Returns 0 or the
- * first sampling error (kept in p). */
+ * value is the mean of its two (linear drift cancels). A round another
+ * process shared is taken again (take_again). Returns 0 or the first
+ * sampling error (kept in p). */
 static int abba(void *ctx, double *a, double *b)
 {
   pair *p = ctx;
   int flip = perf__rng_below(&p->order, 2);
   perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
   perf_workload *seq[4] = {outer, inner, inner, outer};
-  double t[4], begin = perf__clock_now();
+  double t[4], begin;
   unsigned mhz[4];
-  for (int i = 0; i < 4; i++) {
-    p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
-    if (p->err) return p->err;
-    mhz[i] = seq[i]->perf__state->last_mhz;
-  }
+  long kept0;
+  do {
+    begin = perf__clock_now(), kept0 = kept_shared(p);
+    for (int i = 0; i < 4; i++) {
+      p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
+      if (p->err) return p->err;
+      mhz[i] = seq[i]->perf__state->last_mhz;
+    }
+  } while (take_again(p, begin, kept0));
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
   keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
       keep(so, t[3], mhz[3]);
