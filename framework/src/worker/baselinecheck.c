@@ -117,19 +117,17 @@ static const char *key(const perf_workload *w, char *buf, size_t len)
 static int shared_gpu(const perf_workload *w, const char *head)
 {
   const perf__wstate *st = w->perf__state;
-  char who[240];
+  char who[240], what[16];
   if (st->shared_n <= 0) return 0;
   perf__cotenant_describe(perf__cotenant_state(), st->shared_from, who, sizeof who);
+  snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
   if (perf__context_opt.update_baselines)
     perf__context_end(PERF__ERROR, 0, "%s: --update-baselines records nothing from a shared "
                       "GPU: another process used it during %ld %s of the measurement: %s; "
-                      "record on a GPU no other job shares", head, st->shared_n,
-                      perf__units_noun(st->shared_n, "sample or round", "samples or rounds"),
-                      who);
+                      "record on a GPU no other job shares", head, st->shared_n, what, who);
   perf__context_line(PERF__DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
                      "%ld %s of the measurement: %s; run on a GPU no other job shares", head,
-                     st->shared_n,
-                     perf__units_noun(st->shared_n, "sample or round", "samples or rounds"), who);
+                     st->shared_n, what, who);
   perf__context_claimf(PERF__INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF__INCONCLUSIVE));
   return 1;
 }

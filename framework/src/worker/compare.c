@@ -400,6 +400,7 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   perf__wstate *sa = p->a->perf__state, *sb = p->b->perf__state;
   sa->shared_n = sb->shared_n = 0;
   sa->shared_from = sb->shared_from = p->from;
+  sa->shared_of = sb->shared_of = "round";
   if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
   const perf__cotenant *ct = perf__cotenant_state();
   perf__verdict_result *r = &out->r;
@@ -417,8 +418,8 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   perf__cotenant_describe(ct, p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
   if (r->verdict != PERF__INCONCLUSIVE) {
-    snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the %zu of "
-             "%zu rounds during which no other process used the GPU (%s)", n - k, n, who);
+    snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "
+             "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
     return 0;
   }
   if (first != PERF__INCONCLUSIVE || (int)(n - k) < cfg->first_look)

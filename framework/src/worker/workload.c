@@ -348,6 +348,7 @@ int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min
   int spans = max_n <= SPANS;
   int err = 0;
   st->shared_from = t0;
+  st->shared_of = "sample";
   for (int k = 0; k < max_n; k++, *n = k) {
     if (k >= min_n && perf__clock_now() - t0 - (idled_s - idle0) >= budget_s) break;
     if (k >= min_n && rel > 0) {

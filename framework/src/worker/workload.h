@@ -32,6 +32,7 @@ struct perf__wstate {
                              claim) of its last measurement that another
                              process shared the GPU with (cotenant.h) */
   double shared_from;     /* when that measurement began (perf__clock_now) */
+  const char *shared_of;  /* what shared_n counts: "sample" or "round" */
   long blocked;           /* device clock: batches that could not be queued */
   size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
   struct perf__wstate *next;
