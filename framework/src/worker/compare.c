@@ -431,8 +431,8 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   return 0;
 }
 
-/* The co-tenant check's cost in this claim, for --verbose: NVML reads
- * since reads0/s0. Never fails. */
+/* The co-tenant check's cost in this claim (warm-ups, rounds, the last
+ * read), for --verbose: NVML reads since reads0/s0. Never fails. */
 static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0)
 {
   long reads;
@@ -465,6 +465,9 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__verdict_cfg cfg;
   perf__verdict_defaults(&cfg);
   memset(out, 0, sizeof *out);
+  long reads0;
+  double cost0;
+  perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
   if (perf__syncdetect_in_check())
     perf__context_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
@@ -497,9 +500,6 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__verdict_result *r = &out->r;
-  long reads0;
-  double cost0;
-  perf__cotenant_cost(&reads0, &cost0);
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
