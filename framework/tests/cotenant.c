@@ -78,17 +78,21 @@ ST_TEST(cotenant_first_read_ignores_the_drivers_history)
 {
   perf__cotenant s = fresh(100);
   perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = 200}};
-  /* pid 200 was busy 3 s before the newest sample: long gone */
+  /* pid 200 was busy 3 s before the newest sample: long gone; pid 300,
+   * just now, but it has ended (no longer listed: an earlier worker) */
   perf__gpuwatch_util util[] = {{.pid = 200, .ts = 1000000, .sm = 90},
+                                {.pid = 300, .ts = 3900000, .sm = 80},
                                 {.pid = 100, .ts = 4000000, .sm = 50}};
-  perf__cotenant_fold(&s, procs, 2, util, 2, 10.0);
+  perf__cotenant_fold(&s, procs, 2, util, 3, 10.0);
   ST_EQ(s.nspans, 0);
   ST_EQ(s.last_seen, 4000000);
-  /* later reads count every sample they get (all newer than the last) */
-  perf__gpuwatch_util later[] = {{.pid = 200, .ts = 4100000, .sm = 90},
+  /* later reads count every sample they get (all newer than the last),
+   * of a process that ended since too: it shared the GPU with us */
+  perf__gpuwatch_util later[] = {{.pid = 300, .ts = 4100000, .sm = 90},
                                  {.pid = 100, .ts = 5200000, .sm = 50}};
   perf__cotenant_fold(&s, procs, 2, later, 2, 11.0);
   ST_EQ(s.nspans, 1);
+  ST_EQ(s.procs[0].pid, 300);
 }
 
 /* Inside a container NVML lists host PIDs: ours is not among them. */

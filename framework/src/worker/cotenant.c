@@ -78,13 +78,22 @@ static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, 
   return any;
 }
 
+/* 1 when pid is among procs[nprocs], or there is no list (nprocs < 0). */
+static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  for (int i = 0; i < nprocs; i++)
+    if (procs[i].pid == pid) return 1;
+  return nprocs < 0;
+}
+
 /* The busy pids among util[nutil] other than ours, each once with its
  * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS). On the
  * first read (nothing seen yet) NVML returns the driver's whole buffer:
- * samples more than HISTORY_US older than its newest are history, not now.
- * Returns their count. */
+ * samples more than HISTORY_US older than its newest are history, and so
+ * are those of a process no longer in procs (one that ended before we
+ * looked: an earlier worker of this run, say). Returns their count. */
 static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
-                     unsigned *pid, unsigned *sm)
+                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm)
 {
   const unsigned long long HISTORY_US = 1000000;
   unsigned long long newest = 0;
@@ -96,7 +105,8 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
   for (int i = 0; i < nutil; i++) {
     if (util[i].pid == s->self) s->self_listed = 1; /* NVML sees our pid */
     if (!util[i].sm || util[i].pid == s->self) continue;
-    if (first && util[i].ts + HISTORY_US < newest) continue;
+    if (first && (util[i].ts + HISTORY_US < newest || !listed(util[i].pid, procs, nprocs)))
+      continue;
     int j = 0;
     while (j < k && pid[j] != util[i].pid) j++;
     if (j == k) {
@@ -108,12 +118,13 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
   return k;
 }
 
-/* Foreign use in per-process utilisation samples; returns 1 when any. */
+/* Foreign use in per-process utilisation samples (procs: the list, for
+ * busy_pids); returns 1 when any. */
 static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
-                        double now)
+                        const perf__gpuwatch_proc *procs, int nprocs, double now)
 {
   unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
-  int k = busy_pids(s, util, nutil, pid, sm);
+  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm);
   if (!s->self_listed && s->self_context) {
     /* NVML's pids are not ours to match: one busy process may be us. */
     int others = k - 1;
@@ -137,7 +148,7 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
     for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
   }
   s->per_process = nutil >= 0;
-  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, now)
+  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now)
                         : context_holders(s, procs, nprocs, now);
   if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
   s->last_read = now;

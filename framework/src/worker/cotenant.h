@@ -63,7 +63,9 @@ typedef struct perf__cotenant {
  * ours; where NVML does not list our pid while we hold a context (a
  * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
  * named; without per-process utilisation, every other process holding a
- * context counts as using the GPU (conservative). Never fails. */
+ * context counts as using the GPU (conservative). The first read with
+ * samples ignores the driver's history: samples over 1 s older than its
+ * newest, and those of processes no longer listed. Never fails. */
 void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
                          const perf__gpuwatch_util *util, int nutil, double now);
 
