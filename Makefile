@@ -234,6 +234,11 @@ $(BUILD)/libfakenvml.so: framework/tests/shim/fakenvml.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
+# The same as an older driver's NVML: no process list, no per-process utilisation.
+$(BUILD)/libfakenvml-old.so: framework/tests/shim/fakenvml.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(SHIM_CFLAGS) -DFAKE_NVML_OLD -fPIC -shared -o $@ $<
+
 # A driver library older than the runtime, for LD_LIBRARY_PATH=$(BUILD)/oldcuda.
 $(BUILD)/oldcuda/libcuda.so.1: framework/tests/shim/oldcuda.c
 	$(call say,CC,$<)
@@ -249,6 +254,7 @@ $(BUILD)/libstoprename.so: framework/tests/shim/stoprename.c
 
 TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
 TEST_BINS += $(BUILD)/oldcuda/libcuda.so.1 $(BUILD)/libpreempt.so $(BUILD)/libstoprename.so
+TEST_BINS += $(BUILD)/libfakenvml-old.so
 # The Python package's tests load libperfgate.so into python3: not under the
 # sanitizers (the interpreter would need their runtime preloaded).
 ifeq ($(findstring sanitize,$(CFLAGS)),)

@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "worker/sweep.h"
 #include "worker/context.h"
+#include "worker/cotenant.h"
 #include "worker/workload.h"
 
 /* This machine as host-only work sees it (0) and as GPU work sees it (1). */
@@ -108,6 +109,29 @@ static const char *key(const perf_workload *w, char *buf, size_t len)
   return buf;
 }
 
+/* Another process used the GPU during w's last measurement (its shared_n
+ * samples or rounds, cotenant.h): with --update-baselines the test ends as
+ * ERROR, nothing recorded from a shared GPU; otherwise returns 1, and the
+ * comparison is INCONCLUSIVE (counted, with head's verdict line). Returns
+ * 0 when it was not shared. */
+static int shared_gpu(const perf_workload *w, const char *head)
+{
+  const perf__wstate *st = w->perf__state;
+  char who[240], what[16];
+  if (st->shared_n <= 0) return 0;
+  perf__cotenant_describe(perf__cotenant_state(), st->shared_from, who, sizeof who);
+  snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
+  if (perf__context_opt.update_baselines)
+    perf__context_end(PERF__ERROR, 0, "%s: --update-baselines records nothing from a shared "
+                      "GPU: another process used it during %ld %s of the measurement: %s; "
+                      "record on a GPU no other job shares", head, st->shared_n, what, who);
+  perf__context_line(PERF__DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
+                     "%ld %s of the measurement: %s; run on a GPU no other job shares", head,
+                     st->shared_n, what, who);
+  perf__context_claimf(PERF__INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF__INCONCLUSIVE));
+  return 1;
+}
+
 static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples)
 {
@@ -171,14 +195,16 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
 {
   if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
   struct machine *m = machine_of(w);
+  char head[300];
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) (%s)%s", w->name,
+           perf__context_opt.update_baselines ? "--update-baselines" : "--baseline-check=all",
+           perf__sweep_tag(tag, sizeof tag));
+  if (shared_gpu(w, head)) return;
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, samples);
     return;
   }
-  char head[300];
-  char tag[96];
-  snprintf(head, sizeof head, "BASELINE(%s) (--baseline-check=all)%s", w->name,
-           perf__sweep_tag(tag, sizeof tag));
   perf__outcome o = compare(m, w, head, median, mad, samples, 1);
   if (o != PERF__SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
@@ -195,6 +221,7 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
 {
   if (!perf__context_opt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
   struct machine *m = machine_of(any);
+  if (shared_gpu(any, claim)) return; /* not reached: its workloads ended the test */
   char test[200], c[200];
   clean(test, sizeof test, perf__context_name());
   clean(c, sizeof c, claim);
@@ -230,6 +257,10 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   struct machine *m = machine_of(w);
+  if (shared_gpu(w, head)) {
+    if (fatal) perf__context_end(PERF__FAIL, 0, "%s: INCONCLUSIVE", head);
+    return 0;
+  }
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, n);
     char now[32];

@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "worker/context.h"
+#include "worker/cotenant.h"
 #include "worker/gpu.h"
 #include "worker/gpuwatch.h"
 #include "worker/nvtx.h"
@@ -30,6 +31,8 @@ typedef struct pair {
   perf__rng order; /* picks ABBA or BAAB for each round */
   samples sa, sb;  /* for the claim's record (--json) */
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
+  samples round_from, round_to; /* each round's start and end (perf__clock_now) */
+  double from;                  /* when sampling began */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
   char why[600];
@@ -59,8 +62,8 @@ static pair live;
 
 static void free_samples(pair *p)
 {
-  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b};
-  for (int i = 0; i < 4; i++) {
+  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b, &p->round_from, &p->round_to};
+  for (int i = 0; i < 6; i++) {
     free(all[i]->t);
     free(all[i]->mhz);
     *all[i] = (samples){0};
@@ -75,24 +78,53 @@ static void release(void)
   perf__verdict_release();
 }
 
+/* Shared samples kept by a and b so far (once when a == b). */
+static long kept_shared(const pair *p)
+{
+  long k = p->a->perf__state->rt.shared_kept;
+  return p->b != p->a ? k + p->b->perf__state->rt.shared_kept : k;
+}
+
+/* 1 when the round that began at begin must be taken again: NVML, read
+ * since, shows another process used the GPU during it (its first window
+ * reported only after the round's first samples were kept), while none of
+ * its samples was kept shared (then the wait for the co-tenant is spent,
+ * and the round stands, to be dropped from the decision: exclude_shared).
+ * The discarded samples count as retaken. */
+static int take_again(pair *p, double begin, long kept0)
+{
+  if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
+  if (kept_shared(p) != kept0 ||
+      !perf__cotenant_overlaps(perf__cotenant_state(), begin, perf__clock_now()))
+    return 0;
+  p->a->perf__state->rt.shared_retaken += 2;
+  p->b->perf__state->rt.shared_retaken += 2;
+  return 1;
+}
+
 /* One round: ABBA or BAAB at random, so that interference with a period
  * cannot line up with one workload's positions; the outer two samples
  * belong to one workload, the inner two to the other, and each workload's
- * value is the mean of its two (linear drift cancels). Returns 0 or the
- * first sampling error (kept in p). */
+ * value is the mean of its two (linear drift cancels). A round another
+ * process shared is taken again (take_again). Returns 0 or the first
+ * sampling error (kept in p). */
 static int abba(void *ctx, double *a, double *b)
 {
   pair *p = ctx;
   int flip = perf__rng_below(&p->order, 2);
   perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
   perf_workload *seq[4] = {outer, inner, inner, outer};
-  double t[4];
+  double t[4], begin;
   unsigned mhz[4];
-  for (int i = 0; i < 4; i++) {
-    p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
-    if (p->err) return p->err;
-    mhz[i] = seq[i]->perf__state->last_mhz;
-  }
+  long kept0;
+  do {
+    begin = perf__clock_now(), kept0 = kept_shared(p);
+    for (int i = 0; i < 4; i++) {
+      p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
+      if (p->err) return p->err;
+      mhz[i] = seq[i]->perf__state->last_mhz;
+    }
+  } while (take_again(p, begin, kept0));
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
   keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
       keep(so, t[3], mhz[3]);
@@ -101,6 +133,8 @@ static int abba(void *ctx, double *a, double *b)
   *b = flip ? o : in;
   keep(&p->rounds_a, *a, 0);
   keep(&p->rounds_b, *b, 0);
+  keep(&p->round_from, begin, 0);
+  keep(&p->round_to, perf__clock_now(), 0);
   return 0;
 }
 
@@ -115,6 +149,9 @@ static perf__retake retakes(const perf_workload *a, const perf_workload *b)
     r.throttled_discarded += o->throttled_discarded;
     r.throttled_kept += o->throttled_kept;
     r.rested_ms += o->rested_ms;
+    r.shared_retaken += o->shared_retaken;
+    r.shared_kept += o->shared_kept;
+    r.shared_waited_ms += o->shared_waited_ms;
   }
   return r;
 }
@@ -131,10 +168,16 @@ void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, c
                              perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
                              perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
   if ((d->throttled_discarded || d->throttled_kept) && used < len)
-    snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while the GPU was "
-             "throttled (%s)%s", d->throttled_discarded,
-             perf__units_noun(d->throttled_discarded, "sample", "samples"), d->throttled_kept,
-             throttle, d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+    used += (size_t)snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while "
+                             "the GPU was throttled (%s)%s", d->throttled_discarded,
+                             perf__units_noun(d->throttled_discarded, "sample", "samples"),
+                             d->throttled_kept, throttle,
+                             d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+  if ((d->shared_retaken || d->shared_kept) && used < len)
+    snprintf(buf + used, len - used, "; %ld %s retaken and %ld kept while another process "
+             "used the GPU (waited %.1f s for it to leave)", d->shared_retaken,
+             perf__units_noun(d->shared_retaken, "sample", "samples"), d->shared_kept,
+             (double)d->shared_waited_ms * 1e-3);
 }
 
 /* What this claim's sampling discarded or kept despite a disturbance
@@ -149,6 +192,9 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
       .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
       .throttled_kept = now.throttled_kept - before->throttled_kept,
       .rested_ms = now.rested_ms - before->rested_ms,
+      .shared_retaken = now.shared_retaken - before->shared_retaken,
+      .shared_kept = now.shared_kept - before->shared_kept,
+      .shared_waited_ms = now.shared_waited_ms - before->shared_waited_ms,
   };
   char names[120] = "";
   if (d.throttled_discarded || d.throttled_kept)
@@ -300,6 +346,104 @@ static void median_interval(const samples *s, double *ci)
   if (s->n && perf__stats_median_ci(s->t, s->n, PERF__MEDIAN_LEVEL, &ci[0], &ci[1])) ci[0] = ci[1] = NAN;
 }
 
+/* Decides claim c on a[m], b[m] alone at r's level into r: PASS or FAIL
+ * as the interval says; INCONCLUSIVE with fewer than first_look rounds
+ * (r's numbers then stay those of all rounds, for the verdict line).
+ * Returns 0, PERF__ENOMEM or the bootstrap's error. */
+static int decide_again(const perf__claim *c, const perf__verdict_cfg *cfg, perf__rng *rng,
+                        const double *a, const double *b, size_t m, perf__verdict_result *r)
+{
+  r->verdict = PERF__INCONCLUSIVE;
+  if ((int)m < cfg->first_look) return 0;
+  double *scratch = malloc(m * sizeof *scratch);
+  if (!scratch) return PERF__ENOMEM;
+  r->rounds = (int)m;
+  r->med_a = perf__stats_median_of(a, m, scratch), r->mad_a = perf__stats_mad_of(a, m, scratch);
+  r->med_b = perf__stats_median_of(b, m, scratch), r->mad_b = perf__stats_mad_of(b, m, scratch);
+  free(scratch);
+  int similar = c->kind == PERF__CLAIM_SIMILAR;
+  r->ratio = similar ? r->med_a / r->med_b : r->med_b / r->med_a;
+  int err = perf__stats_boot_ratio_ci(similar ? a : b, similar ? b : a, m, r->level, cfg->reps,
+                                      rng, &r->lo, &r->hi);
+  if (!err) r->verdict = perf__verdict_decide(c, r->lo, r->hi);
+  return err;
+}
+
+/* See compare.h. */
+long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
+                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
+                            const double *t0, const double *t1, size_t *n, double from,
+                            double now, perf__verdict_result *r)
+{
+  size_t clean = 0;
+  if (!perf__cotenant_overlaps(ct, from, now)) return 0;
+  for (size_t i = 0; i < *n && t0; i++) {
+    if (perf__cotenant_overlaps(ct, t0[i], t1[i])) continue;
+    a[clean] = a[i];
+    b[clean++] = b[i];
+  }
+  long dropped = (long)(*n - clean);
+  *n = clean;
+  int err = dropped ? decide_again(c, cfg, rng, a, b, clean, r) : 0;
+  return err ? err : dropped;
+}
+
+/* Rounds during which another process used the GPU, as NVML tells after
+ * the last of them (a window is reported once it closed), are no evidence:
+ * with any, the claim is decided again on the others alone
+ * (perf__compare_unshared), so that no PASS or FAIL comes from a shared
+ * GPU; an INCONCLUSIVE one names the process. Each workload's shared_n
+ * gets the count. Returns 0 or perf__compare_unshared's error. */
+static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
+                          perf__rng *rng, perf__compared *out)
+{
+  perf__wstate *sa = p->a->perf__state, *sb = p->b->perf__state;
+  sa->shared_n = sb->shared_n = 0;
+  sa->shared_from = sb->shared_from = p->from;
+  sa->shared_of = sb->shared_of = "round";
+  if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
+  const perf__cotenant *ct = perf__cotenant_state();
+  perf__verdict_result *r = &out->r;
+  perf__outcome first = r->verdict;
+  size_t n = p->rounds_a.n, m = n;
+  int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
+  long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
+                                        timed ? p->round_from.t : NULL, p->round_to.t, &m,
+                                        p->from, perf__clock_now(), r);
+  if (dropped <= 0) return (int)dropped;
+  p->rounds_a.n = p->rounds_b.n = m;
+  size_t k = (size_t)dropped;
+  sa->shared_n = sb->shared_n = dropped;
+  char who[240];
+  perf__cotenant_describe(ct, p->from, who, sizeof who);
+  size_t used = strlen(out->disturbed);
+  if (r->verdict != PERF__INCONCLUSIVE) {
+    snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "
+             "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
+    return 0;
+  }
+  if (first != PERF__INCONCLUSIVE || (int)(n - k) < cfg->first_look)
+    r->why = "another process used the GPU";
+  snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
+           "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
+           "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3);
+  return 0;
+}
+
+/* The co-tenant check's cost in this claim (warm-ups, rounds, the last
+ * read), for --verbose: NVML reads since reads0/s0. Never fails. */
+static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0)
+{
+  long reads;
+  double s;
+  if (!a->perf__state->watched && !b->perf__state->watched) return;
+  perf__cotenant_cost(&reads, &s);
+  perf__context_line(PERF__VERBOSE, "co-tenant check: %ld NVML %s, %.3f ms (host clock)",
+                     reads - reads0, perf__units_noun(reads - reads0, "read", "reads"),
+                     (s - s0) * 1e3);
+}
+
 /* Ends the test as ERROR when the two workloads cannot be compared. */
 static void check_comparable(const char *head, const perf_workload *a,
                              const perf_workload *b)
@@ -321,6 +465,9 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__verdict_cfg cfg;
   perf__verdict_defaults(&cfg);
   memset(out, 0, sizeof *out);
+  long reads0;
+  double cost0;
+  perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
   if (perf__syncdetect_in_check())
     perf__context_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
@@ -354,15 +501,18 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__retake before = retakes(a, b);
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
+  p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
   perf__nvtx_pop();
+  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
+  report_cost(a, b, reads0, cost0);
   if (err) {
     free_samples(p);
     if (p->err) perf__gpu_end(p->err, p->why);
     perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
-  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
   measurement_record(&out->rec, kind, &c, p, out);

@@ -1,4 +1,4 @@
-/* gpuwatch.c — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
+/* gpuwatch.c — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons, the processes on the GPU. */
 #define _GNU_SOURCE
 #include "worker/gpuwatch.h"
 
@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NVML_CLOCK_SM = 1 };
+enum {
+  NVML_CLOCK_SM = 1,
+  NVML_ERROR_NOT_FOUND = 6, /* process utilisation: no samples since the timestamp */
+  NVML_ERROR_INSUFFICIENT_SIZE = 7 /* the count the buffer needs is set */
+};
+
+typedef int procs_fn(void *, unsigned *, perf__gpuwatch_proc *);
 
 static struct {
   int tried, ok;
@@ -17,6 +23,8 @@ static struct {
   int (*max_clock)(void *, int, unsigned *);
   int (*reasons)(void *, unsigned long long *);
   int (*driver)(char *, unsigned);
+  procs_fn *compute, *graphics; /* optional: NULL on older drivers */
+  int (*util)(void *, perf__gpuwatch_util *, unsigned *, unsigned long long); /* optional */
 } n;
 
 static void *sym(void *h, const char *name, const char **missing)
@@ -40,6 +48,13 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&n.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!n.reasons)
     *(void **)&n.reasons = sym(h, "nvmlDeviceGetCurrentClocksThrottleReasons", &missing);
+  /* Optional: the process view; the _v3 names first, _v2 has the same
+   * element layout. */
+  *(void **)&n.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (!n.compute) *(void **)&n.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
+  *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+  if (!n.graphics) *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
+  *(void **)&n.util = dlsym(h, "nvmlDeviceGetProcessUtilization");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -100,6 +115,62 @@ int perf__gpuwatch_reasons(unsigned long long *reasons)
 int perf__gpuwatch_driver(char *buf, size_t len)
 {
   return n.ok && n.driver(buf, (unsigned)len) == 0 ? 0 : -1;
+}
+
+/* Appends the processes one list function reports to buf[*n..cap), a pid
+ * already there once. Returns 0, or -1 (NVML said no, or more than cap). */
+static int add_procs(procs_fn *fn, perf__gpuwatch_proc *buf, unsigned cap, unsigned *have)
+{
+  perf__gpuwatch_proc got[64];
+  unsigned k = sizeof got / sizeof got[0];
+  if (fn(n.dev, &k, got)) return -1; /* NVML_ERROR_INSUFFICIENT_SIZE past 64 too */
+  for (unsigned i = 0; i < k; i++) {
+    unsigned j = 0;
+    while (j < *have && buf[j].pid != got[i].pid) j++;
+    if (j < *have) continue;
+    if (*have == cap) return -1;
+    buf[(*have)++] = got[i];
+  }
+  return 0;
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *count)
+{
+  *count = 0;
+  if (!n.ok || (!n.compute && !n.graphics)) return -1;
+  if (n.compute && add_procs(n.compute, buf, cap, count)) return -1;
+  if (n.graphics && add_procs(n.graphics, buf, cap, count)) return -1;
+  return 0;
+}
+
+/* See gpuwatch.h. More samples than cap (the driver's whole buffer, on
+ * the first read): read into a buffer of their size, the newest cap kept. */
+int perf__gpuwatch_process_util(perf__gpuwatch_util *buf, unsigned cap, unsigned *count,
+                                unsigned long long last_seen)
+{
+  unsigned k = cap;
+  *count = 0;
+  if (!n.ok || !n.util) return -1;
+  int rc = n.util(n.dev, buf, &k, last_seen);
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE && k > cap) {
+    unsigned want = k + 8; /* room for a window that closes meanwhile */
+    perf__gpuwatch_util *all = malloc(want * sizeof *all);
+    if (!all) return -1;
+    k = want;
+    rc = n.util(n.dev, all, &k, last_seen);
+    if (!rc) {
+      if (k > want) k = want;
+      unsigned from = k > cap ? k - cap : 0;
+      memcpy(buf, all + from, (k - from) * sizeof *all);
+      k -= from;
+    }
+    free(all);
+  }
+  if (rc == NVML_ERROR_NOT_FOUND) return 0;
+  if (rc) return -1;
+  *count = k < cap ? k : cap;
+  return 0;
 }
 
 /* See gpuwatch.h. */

@@ -1,4 +1,4 @@
-/* gpuwatch.h — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons. */
+/* gpuwatch.h — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons, the processes on the GPU. */
 #ifndef PERF_GPUWATCH_H
 #define PERF_GPUWATCH_H
 
@@ -34,5 +34,34 @@ int perf__gpuwatch_driver(char *buf, size_t len);
 /* Names the reasons in r, comma-separated ("sw_power_cap,hw_slowdown"), or
  * "none". Never fails (truncates). */
 const char *perf__gpuwatch_reason_names(unsigned long long r, char *buf, size_t len);
+
+/* A process with a context on the GPU: NVML's nvmlProcessInfo_v2_t. */
+typedef struct perf__gpuwatch_proc {
+  unsigned int pid;
+  unsigned long long used_mem;
+  unsigned int gpu_instance, compute_instance;
+} perf__gpuwatch_proc;
+
+/* One per-process utilisation sample: NVML's nvmlProcessUtilizationSample_t
+ * (ts: NVML's CPU timestamp in microseconds, the end of its window). */
+typedef struct perf__gpuwatch_util {
+  unsigned int pid;
+  unsigned long long ts;
+  unsigned int sm, mem, enc, dec; /* % of the window */
+} perf__gpuwatch_util;
+
+/* The processes with a compute or a graphics context on the GPU (a pid in
+ * both lists once) into buf[cap]; *n gets the count. Returns 0, or -1 when
+ * not open, the driver lacks both functions or NVML said no (more than cap
+ * processes included). The functions are optional: an older driver without
+ * them keeps the rest of the watch. */
+int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *n);
+
+/* Per-process utilisation samples newer than last_seen (NVML's timestamp;
+ * 0: all the driver keeps) into buf[cap]; *n gets the count (0 when there
+ * are none). Returns 0, or -1 when not open, unsupported (optional symbol,
+ * or NVML_ERROR_NOT_SUPPORTED) or NVML said no. */
+int perf__gpuwatch_process_util(perf__gpuwatch_util *buf, unsigned cap, unsigned *n,
+                                unsigned long long last_seen);
 
 #endif

@@ -1,4 +1,4 @@
-/* retake.c — which samples are kept: retaking those the host preempted or the GPU took while throttled. */
+/* retake.c — which samples are kept: retaking those the host preempted, the GPU took while throttled or another process shared the GPU. */
 #include "worker/retake.h"
 
 /* See retake.h. A throttled sample is judged first: it is never kept just
@@ -20,6 +20,18 @@ int perf__retake_decide(perf__retake *r, int preempted, int throttled)
   }
   if (preempted) r->kept_disturbed++;
   r->tries = 0;
+  return PERF__KEEP;
+}
+
+/* See retake.h. */
+int perf__retake_shared(perf__retake *r, int shared, int can_wait)
+{
+  if (!shared) return PERF__KEEP;
+  if (can_wait) {
+    r->shared_retaken++;
+    return PERF__RETAKE;
+  }
+  r->shared_kept++;
   return PERF__KEEP;
 }
 

@@ -1,4 +1,4 @@
-/* retake.h — which samples are kept: retaking those the host preempted or the GPU took while throttled. */
+/* retake.h — which samples are kept: retaking those the host preempted, the GPU took while throttled or another process shared the GPU. */
 #ifndef PERF_RETAKE_H
 #define PERF_RETAKE_H
 
@@ -24,6 +24,9 @@ typedef struct perf__retake {
   long throttled_discarded; /* discarded: the GPU was throttled */
   long throttled_kept;      /* kept although throttled (sustained) */
   long rested_ms;           /* idled before retakes of throttled samples */
+  long shared_retaken;      /* discarded: another process used the GPU */
+  long shared_kept;         /* kept although shared: the wait ran out */
+  long shared_waited_ms;    /* idled waiting for the other process to leave */
 } perf__retake;
 
 enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
@@ -33,6 +36,14 @@ enum { PERF__KEEP = 0, PERF__RETAKE = 1 };
  * reason after it. Returns PERF__RETAKE (sample discarded, counted) or
  * PERF__KEEP (counted when kept despite a disturbance). Never fails. */
 int perf__retake_decide(perf__retake *r, int preempted, int throttled);
+
+/* Decides about a sample another process may have used the GPU during
+ * (shared: the co-tenant check says so, cotenant.h; can_wait: the test's
+ * time to wait for it to leave is not spent). Returns PERF__RETAKE (the
+ * sample is discarded and counted: wait, then retake) or PERF__KEEP
+ * (counted when kept although shared; such a sample never decides a claim,
+ * compare.c). Judged before perf__retake_decide. Never fails. */
+int perf__retake_shared(perf__retake *r, int shared, int can_wait);
 
 /* After perf__retake_decide discarded a throttled sample: how long to idle
  * before the retake, in ms: 50, 150, then 450 for the first, second and

@@ -12,6 +12,7 @@
 
 #include "worker/blocker.h"
 #include "base/clock.h"
+#include "worker/cotenant.h"
 #include "worker/cupti.h"
 #include "base/units.h"
 #include "worker/gpu.h"
@@ -34,6 +35,8 @@ static const double FLOOR_FACTOR = 1000.0;
 static perf__wstate *live; /* states of the running test */
 static perf__floor host_floor;
 static long rest_left_ms = PERF__MAX_REST_MS; /* idle time left to this test */
+static long alone_left_ms = PERF__COTENANT_MAX_WAIT_MS; /* waiting for co-tenants */
+static int told_shared;                                  /* this test said so */
 static double idled_s;                         /* idled in this process, all tests */
 
 /* The release hook: frees every workload state of the test that ended
@@ -41,6 +44,8 @@ static double idled_s;                         /* idled in this process, all tes
 static void release_all(void)
 {
   rest_left_ms = PERF__MAX_REST_MS;
+  alone_left_ms = PERF__COTENANT_MAX_WAIT_MS;
+  told_shared = 0;
   perf__streamcheck_release();
   while (live) {
     perf__wstate *st = live;
@@ -210,7 +215,45 @@ static void rest(long ms)
 double perf__workload_idled_s(void) { return idled_s; }
 
 /* See workload.h. */
-void perf__workload_rest_reset(void) { rest_left_ms = PERF__MAX_REST_MS; }
+void perf__workload_rest_reset(void)
+{
+  rest_left_ms = PERF__MAX_REST_MS;
+  alone_left_ms = PERF__COTENANT_MAX_WAIT_MS;
+}
+
+/* 1 when another process used the GPU during [t0, t1] as far as NVML has
+ * told (read at most every PERF__COTENANT_POLL_S); 0 without the watch.
+ * Never fails. */
+static int shared_during(const perf__wstate *st, double t0, double t1)
+{
+  return st->watched && perf__cotenant_poll(0) &&
+         perf__cotenant_overlaps(perf__cotenant_state(), t0, t1);
+}
+
+/* Idles in steps of the co-tenant check's poll (counted in idled_s and in
+ * st->rt) until no other process has used the GPU for
+ * PERF__COTENANT_QUIET_S, or the test's waiting time is spent. Never
+ * fails. */
+static void wait_alone(perf__wstate *st)
+{
+  const long step = (long)(PERF__COTENANT_POLL_S * 1000);
+  if (!told_shared++) {
+    char who[240];
+    perf__cotenant_describe(perf__cotenant_state(), perf__clock_now() - 1.0, who, sizeof who);
+    perf__context_line(PERF__DETAIL, "another process is using the GPU (%s): the samples it "
+                       "shares are retaken after it leaves, waiting up to %.1f s in this test",
+                       who, alone_left_ms * 1e-3);
+  }
+  while (alone_left_ms > 0) {
+    long ms = step < alone_left_ms ? step : alone_left_ms;
+    rest(ms);
+    alone_left_ms -= ms;
+    st->rt.shared_waited_ms += ms;
+    perf__cotenant_poll(1);
+    double now = perf__clock_now();
+    if (!perf__cotenant_overlaps(perf__cotenant_state(), now, now)) return;
+  }
+}
 
 /* The blocking kernel gave up on a batch of *n: halves the batch for good.
  * Ends the test as ERROR when a single iteration could not be queued. */
@@ -230,17 +273,20 @@ static void shrink(perf_workload *w, long *n)
   if (st->batch > *n) st->batch = *n;
 }
 
-/* A batch neither the host's other load nor GPU throttling disturbed:
- * retaken while any thread of the worker was preempted during it
- * (voluntary waits, such as sleeping or a blocking sync, do not count) or the GPU watch saw a
- * throttle reason, as retake.h decides; before retaking a throttled one the
- * GPU idles a while, so that a power cap left by earlier load can lift.
+/* A batch neither the host's other load, GPU throttling nor another
+ * process on the GPU disturbed: retaken while any thread of the worker was
+ * preempted during it (voluntary waits, such as sleeping or a blocking
+ * sync, do not count), the GPU watch saw a throttle reason or NVML showed
+ * another process using the GPU, as retake.h decides; before retaking a
+ * throttled one the GPU idles a while, so that a power cap left by earlier
+ * load can lift, and a shared one waits for the other process to leave.
  * *n shrinks when a device-clock batch cannot be queued. */
 static int clean_batch(perf_workload *w, long *n, double *s, char *why,
                        size_t len)
 {
   perf__wstate *st = w->perf__state;
   for (;;) {
+    double t0 = perf__clock_now();
     long before = preemptions();
     int err = sample_batch(w, *n, s, why, len);
     if (err == BLOCKED) {
@@ -248,6 +294,11 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
       continue;
     }
     if (err) return err;
+    int shared = shared_during(st, t0, perf__clock_now());
+    if (perf__retake_shared(&st->rt, shared, alone_left_ms > 0) == PERF__RETAKE) {
+      wait_alone(st);
+      continue;
+    }
     int preempted = before >= 0 && preemptions() != before;
     int throttled = throttled_now(st);
     if (perf__retake_decide(&st->rt, preempted, throttled) == PERF__KEEP) return 0;
@@ -266,6 +317,21 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
   return err;
 }
 
+/* The samples of t0[k], t1[k] (k < n) that another process shared the GPU
+ * with, as NVML tells now (read now); without the spans (t0 NULL: more
+ * samples than SPANS) the whole [from, now] counts. 0 without the watch.
+ * Never fails. */
+static long shared_samples(const perf__wstate *st, const double *t0, const double *t1, int n,
+                           double from)
+{
+  if (!st->watched || !perf__cotenant_poll(1)) return 0;
+  const perf__cotenant *c = perf__cotenant_state();
+  if (!t0) return n > 0 && perf__cotenant_overlaps(c, from, perf__clock_now()) ? n : 0;
+  long k = 0;
+  for (int i = 0; i < n; i++) k += perf__cotenant_overlaps(c, t0[i], t1[i]);
+  return k;
+}
+
 /* See workload.h. */
 int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
                            double budget_s, double rel, int *n, char *why, size_t len)
@@ -275,21 +341,31 @@ int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min
     snprintf(why, len, "samples: need 1 <= min_n <= max_n (got %d, %d)", min_n, max_n);
     return PERF__EINVAL;
   }
+  enum { SPANS = 128 };
+  static double span[2 * SPANS]; /* each sample's start, then its end */
+  perf__wstate *st = w->perf__state;
   double t0 = perf__clock_now(), idle0 = idled_s;
+  int spans = max_n <= SPANS;
+  int err = 0;
+  st->shared_from = t0;
+  st->shared_of = "sample";
   for (int k = 0; k < max_n; k++, *n = k) {
-    if (k >= min_n && perf__clock_now() - t0 - (idled_s - idle0) >= budget_s) return 0;
+    if (k >= min_n && perf__clock_now() - t0 - (idled_s - idle0) >= budget_s) break;
     if (k >= min_n && rel > 0) {
       int within = perf__stats_median_within(t, (size_t)k, rel, scratch);
       if (within < 0) {
         snprintf(why, len, "samples: %s", perf__status_strerror(within));
-        return within;
+        err = within;
       }
-      if (within) return 0;
+      if (within) break;
     }
-    int err = perf__workload_sample(w, &t[k], why, len);
-    if (err) return err;
+    if (spans) span[k] = perf__clock_now();
+    err = perf__workload_sample(w, &t[k], why, len);
+    if (err) break;
+    if (spans) span[SPANS + k] = perf__clock_now();
   }
-  return 0;
+  st->shared_n = err ? 0 : shared_samples(st, spans ? span : NULL, span + SPANS, *n, t0);
+  return err;
 }
 
 /* One clean batch of *n (which may shrink); ends the test on an error. */

@@ -28,6 +28,11 @@ struct perf__wstate {
   int watched;            /* the GPU watch (NVML) reads each sample */
   unsigned last_mhz;      /* SM clock after the last kept sample; 0 unknown */
   unsigned long long throttle_seen; /* throttle reasons seen, all samples */
+  long shared_n;          /* samples (perf__workload_samples) or rounds (a
+                             claim) of its last measurement that another
+                             process shared the GPU with (cotenant.h) */
+  double shared_from;     /* when that measurement began (perf__clock_now) */
+  const char *shared_of;  /* what shared_n counts: "sample" or "round" */
   long blocked;           /* device clock: batches that could not be queued */
   size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
   struct perf__wstate *next;
@@ -46,7 +51,10 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
  * during which any of the worker's threads was preempted (an involuntary
  * context switch: other load on the host) is retaken, up to 20 times; a GPU workload's
  * sample after which NVML reports a throttle reason is retaken too (see
- * retake.h); st->rt counts both, st->last_mhz is the sample's SM clock. */
+ * retake.h), and one that another process shared the GPU with after
+ * waiting for it to leave (cotenant.h; at most PERF__COTENANT_MAX_WAIT_MS
+ * per test, then kept and counted); st->rt counts all, st->last_mhz is the
+ * sample's SM clock. */
 int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 
@@ -54,7 +62,9 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
  * min_n are taken and either the median's 95 % interval lies within +-rel
  * of it (rel > 0; perf__stats_median_within, with scratch of max_n) or
  * budget_s seconds of sampling have passed (time spent idling for a
- * throttled GPU not counted); never more than max_n. *n gets the count.
+ * throttled GPU or a co-tenant not counted); never more than max_n. *n
+ * gets the count, and w's state shared_n the samples another process used
+ * the GPU during (as NVML told after the last one).
  * The precision stop ends a long kernel's measurement after a few samples
  * that agree, while a noisy one keeps sampling to the budget. Returns 0;
  * PERF__EINVAL unless 1 <= min_n <= max_n; a sample's error (as

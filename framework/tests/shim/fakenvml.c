@@ -1,7 +1,9 @@
-/* fakenvml.c — a stand-in for libnvidia-ml.so.1 (via PERF_NVML_LIB) whose throttle reasons the test chooses. */
+/* fakenvml.c — a stand-in for libnvidia-ml.so.1 (via PERF_NVML_LIB) whose throttle reasons and processes on the GPU the test chooses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 /* $FAKE_NVML_REASONS: comma-separated reason masks, returned one per call
  * and cycled ("0,0,4": every third read reports the software power cap).
@@ -62,3 +64,93 @@ int nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *r)
   *r = next_reasons();
   return 0;
 }
+
+#ifndef FAKE_NVML_OLD /* an older driver: no process view at all */
+
+/* $FAKE_NVML_PROCS: the processes with a compute context and the SM share
+ * each uses, "pid:sm,..."; "self" is the calling process (its pid, or with
+ * $FAKE_NVML_HIDE_SELF=1 a pid it cannot see, as NVML lists host PIDs to a
+ * container). $FAKE_NVML_LEAVE_AFTER=N: the other processes leave after N
+ * utilisation reads. $FAKE_NVML_PROC_UTIL=unsupported: no per-process
+ * utilisation (NVML_ERROR_NOT_SUPPORTED). */
+typedef struct {
+  unsigned int pid;
+  unsigned long long mem;
+  unsigned int gi, ci;
+} proc_info;
+
+typedef struct {
+  unsigned int pid;
+  unsigned long long ts;
+  unsigned int sm, mem, enc, dec;
+} util_sample;
+
+enum { MAXP = 32, NOT_SUPPORTED = 3, NOT_FOUND = 6, INSUFFICIENT_SIZE = 7 };
+
+static unsigned long util_reads;
+
+/* The processes now into pid[]/sm[]; returns their count. */
+static unsigned procs(unsigned *pid, unsigned *sm)
+{
+  const char *spec = getenv("FAKE_NVML_PROCS"), *leave = getenv("FAKE_NVML_LEAVE_AFTER");
+  const char *hide = getenv("FAKE_NVML_HIDE_SELF");
+  int gone = leave && util_reads >= strtoul(leave, NULL, 10);
+  unsigned n = 0;
+  while (spec && *spec && n < MAXP) {
+    char *end = (char *)spec + 4;
+    int self = !strncmp(spec, "self", 4);
+    unsigned p = self ? (unsigned)getpid() + (hide && *hide == '1' ? 1000000u : 0u)
+                      : (unsigned)strtoul(spec, &end, 10);
+    unsigned u = *end == ':' ? (unsigned)strtoul(end + 1, &end, 10) : 0;
+    if (self || !gone) pid[n] = p, sm[n++] = u;
+    spec = strchr(end, ',') ? strchr(end, ',') + 1 : "";
+  }
+  return n;
+}
+
+int nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned *count, proc_info *buf)
+{
+  unsigned pid[MAXP], sm[MAXP], n = procs(pid, sm);
+  (void)dev;
+  if (!buf || *count < n) {
+    *count = n;
+    return n ? INSUFFICIENT_SIZE : 0;
+  }
+  for (unsigned i = 0; i < n; i++) buf[i] = (proc_info){pid[i], 1u << 20, 0, 0};
+  *count = n;
+  return 0;
+}
+
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void *dev, unsigned *count, proc_info *buf)
+{
+  (void)dev, (void)buf;
+  *count = 0;
+  return 0;
+}
+
+/* One sample per busy process, stamped now (microseconds, CPU clock). */
+int nvmlDeviceGetProcessUtilization(void *dev, util_sample *buf, unsigned *count,
+                                    unsigned long long last_seen)
+{
+  const char *mode = getenv("FAKE_NVML_PROC_UTIL");
+  unsigned pid[MAXP], sm[MAXP], n = procs(pid, sm), busy = 0;
+  struct timeval tv;
+  (void)dev;
+  if (mode && !strcmp(mode, "unsupported")) return NOT_SUPPORTED;
+  gettimeofday(&tv, NULL);
+  unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+  for (unsigned i = 0; i < n; i++) busy += sm[i] > 0;
+  if (!buf || *count < busy) {
+    *count = busy;
+    return INSUFFICIENT_SIZE;
+  }
+  util_reads++;
+  if (!busy || now <= last_seen) return NOT_FOUND;
+  unsigned k = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (sm[i]) buf[k++] = (util_sample){pid[i], now, sm[i], 0, 0, 0};
+  *count = k;
+  return 0;
+}
+
+#endif

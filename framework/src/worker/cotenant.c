@@ -1,0 +1,249 @@
+/* cotenant.c — other processes on the timed GPU: NVML's process list and per-process utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+#define _POSIX_C_SOURCE 200809L
+#include "worker/cotenant.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+
+/* The process's name from /proc/PID/comm into name[len]; "" when it cannot
+ * be read (another PID namespace, gone, hidden by hidepid). */
+static void comm_of(unsigned pid, char *name, size_t len)
+{
+  char path[64];
+  name[0] = '\0';
+  snprintf(path, sizeof path, "/proc/%u/comm", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  if (fgets(name, (int)len, f)) name[strcspn(name, "\n")] = '\0';
+  fclose(f);
+}
+
+/* Notes that pid used the GPU (sm %: 0 unknown) at now; a new pid takes
+ * the slot of the one seen longest ago when all are taken. */
+static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, double now)
+{
+  int i = 0, oldest = 0;
+  while (i < s->nprocs && s->procs[i].pid != pid) {
+    if (s->procs[i].last_busy < s->procs[oldest].last_busy) oldest = i;
+    i++;
+  }
+  if (i == s->nprocs) {
+    if (s->nprocs < PERF__COTENANT_PROCS)
+      s->nprocs++;
+    else
+      i = oldest;
+    s->procs[i] = (perf__cotenant_proc){.pid = pid};
+    comm_of(pid, s->procs[i].name, sizeof s->procs[i].name);
+  }
+  if (sm > s->procs[i].sm) s->procs[i].sm = sm;
+  s->procs[i].last_busy = now;
+}
+
+/* Marks [from, to] as used by another process: joins the last span when
+ * they touch, else a new one (the oldest dropped when all are taken). */
+static void add_span(perf__cotenant *s, double from, double to)
+{
+  int n = s->nspans;
+  if (n && from <= s->spans[n - 1].to) {
+    if (to > s->spans[n - 1].to) s->spans[n - 1].to = to;
+    return;
+  }
+  if (n == PERF__COTENANT_SPANS) {
+    memmove(s->spans, s->spans + 1, (size_t)(n - 1) * sizeof s->spans[0]);
+    n--;
+  }
+  s->spans[n].from = from;
+  s->spans[n].to = to;
+  s->nspans = n + 1;
+}
+
+/* Processes the list shows besides ours, where they can be told apart;
+ * marks them busy (SM share unknown). Returns 1 when any. */
+static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                           double now)
+{
+  if (!s->self_listed && s->self_context) {
+    int others = nprocs - 1; /* one unmatched entry is ours */
+    if (others > s->hidden) s->hidden = others;
+    if (others > 0) s->hidden_last = now;
+    return others > 0;
+  }
+  int any = 0;
+  for (int i = 0; i < nprocs; i++)
+    if (procs[i].pid != s->self) note_proc(s, procs[i].pid, 0, now), any = 1;
+  return any;
+}
+
+/* 1 when pid is among procs[nprocs], or there is no list (nprocs < 0). */
+static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  for (int i = 0; i < nprocs; i++)
+    if (procs[i].pid == pid) return 1;
+  return nprocs < 0;
+}
+
+/* The busy pids among util[nutil] other than ours, each once with its
+ * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS). On the
+ * first read (nothing seen yet) NVML returns the driver's whole buffer:
+ * samples more than HISTORY_US older than its newest are history, and so
+ * are those of a process no longer in procs (one that ended before we
+ * looked: an earlier worker of this run, say). Returns their count. */
+static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
+                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm)
+{
+  const unsigned long long HISTORY_US = 1000000;
+  unsigned long long newest = 0;
+  int first = s->last_seen == 0;
+  int k = 0;
+  for (int i = 0; i < nutil; i++)
+    if (util[i].ts > newest) newest = util[i].ts;
+  if (newest > s->last_seen) s->last_seen = newest;
+  for (int i = 0; i < nutil; i++) {
+    if (util[i].pid == s->self) s->self_listed = 1; /* NVML sees our pid */
+    if (!util[i].sm || util[i].pid == s->self) continue;
+    if (first && (util[i].ts + HISTORY_US < newest || !listed(util[i].pid, procs, nprocs)))
+      continue;
+    int j = 0;
+    while (j < k && pid[j] != util[i].pid) j++;
+    if (j == k) {
+      if (k == PERF__COTENANT_PROCS) continue;
+      pid[k] = util[i].pid, sm[k++] = 0;
+    }
+    if (util[i].sm > sm[j]) sm[j] = util[i].sm;
+  }
+  return k;
+}
+
+/* Foreign use in per-process utilisation samples (procs: the list, for
+ * busy_pids); returns 1 when any. */
+static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
+                        const perf__gpuwatch_proc *procs, int nprocs, double now)
+{
+  unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
+  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm);
+  if (!s->self_listed && s->self_context) {
+    /* NVML's pids are not ours to match: one busy process may be us. */
+    int others = k - 1;
+    if (others > s->hidden) s->hidden = others;
+    if (others > 0) s->hidden_last = now;
+    return others > 0;
+  }
+  for (int j = 0; j < k; j++) note_proc(s, pid[j], sm[j], now);
+  return k > 0;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                         const perf__gpuwatch_util *util, int nutil, double now)
+{
+  if (nprocs < 0 && nutil < 0) return;
+  s->reads++;
+  if (nprocs >= 0) {
+    s->listed = nprocs;
+    s->self_listed = 0;
+    for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
+  }
+  s->per_process = nutil >= 0;
+  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now)
+                        : context_holders(s, procs, nprocs, now);
+  if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
+  s->last_read = now;
+}
+
+/* See cotenant.h. */
+int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
+{
+  for (int i = s->nspans - 1; i >= 0; i--)
+    if (s->spans[i].from < t1 && s->spans[i].to + PERF__COTENANT_QUIET_S > t0) return 1;
+  return 0;
+}
+
+/* Appends printf-style text to buf[len] at *used; stops at the end. */
+static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+  if (*used >= len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(buf + *used, len - *used, fmt, ap);
+  va_end(ap);
+  *used = k < 0 ? len : *used + (size_t)k;
+}
+
+/* See cotenant.h. */
+const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
+                                    size_t len)
+{
+  int order[PERF__COTENANT_PROCS], k = 0;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < s->nprocs; i++) {
+    if (s->procs[i].last_busy < since) continue;
+    int j = k++;
+    while (j > 0 && s->procs[order[j - 1]].sm < s->procs[i].sm) order[j] = order[j - 1], j--;
+    order[j] = i;
+  }
+  for (int j = 0; j < k; j++) {
+    const perf__cotenant_proc *p = &s->procs[order[j]];
+    add(buf, len, &used, "%spid %u%s%s%s, ", j ? "; " : "", p->pid, p->name[0] ? " (" : "",
+        p->name, p->name[0] ? ")" : "");
+    if (p->sm)
+      add(buf, len, &used, "%u %% SM", p->sm);
+    else
+      add(buf, len, &used, "SM share unknown (it holds a context; NVML gives no "
+          "per-process utilisation)");
+  }
+  if (s->hidden && s->hidden_last >= since)
+    add(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
+        "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
+  return buf;
+}
+
+static perf__cotenant state;
+static long nreads;
+static double read_s;
+
+/* See cotenant.h. */
+int perf__cotenant_poll(int force)
+{
+  double now = perf__clock_now();
+  if (!force && state.last_read > 0 && now - state.last_read < PERF__COTENANT_POLL_S)
+    return state.reads > 0;
+  perf__gpuwatch_proc procs[64];
+  perf__gpuwatch_util util[256];
+  unsigned np = 0, nu = 0;
+  if (!state.self) state.self = (unsigned)getpid();
+  state.self_context = 1; /* only GPU workloads poll: they hold a context */
+  int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
+  int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
+  double end = perf__clock_now();
+  nreads++;
+  read_s += end - now;
+  perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
+                      end);
+  if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */
+  return state.reads > 0;
+}
+
+/* See cotenant.h. */
+const perf__cotenant *perf__cotenant_state(void) { return &state; }
+
+/* See cotenant.h. */
+void perf__cotenant_cost(long *reads, double *seconds)
+{
+  *reads = nreads;
+  *seconds = read_s;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_reset(void)
+{
+  state = (perf__cotenant){0};
+  nreads = 0;
+  read_s = 0;
+}

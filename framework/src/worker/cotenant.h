@@ -1,0 +1,100 @@
+/* cotenant.h — other processes on the timed GPU: NVML's process list and per-process utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+#ifndef PERF_COTENANT_H
+#define PERF_COTENANT_H
+
+#include <stddef.h>
+
+#include "worker/gpuwatch.h"
+
+/* NVML reports per-process utilisation per sampling window of 1/6 s or
+ * more, and a window only after it closed: contamination is known per
+ * window, late. So:
+ *  - a read that shows foreign use marks the span from one window before
+ *    the previous read to this read as used by another process;
+ *  - a sample is shared when it overlaps such a span or starts less than
+ *    PERF__COTENANT_QUIET_S after one ended (the windows covering it may
+ *    not be reported yet);
+ *  - NVML is read at most once per PERF__COTENANT_POLL_S, and only while
+ *    a GPU workload is sampled. */
+#define PERF__COTENANT_WINDOW_S (1.0 / 6)
+#define PERF__COTENANT_POLL_S 0.1
+#define PERF__COTENANT_QUIET_S 0.5
+/* Idle time per test waiting for a co-tenant to leave before retaking
+ * shared samples; after it, shared samples are kept and marked. */
+#define PERF__COTENANT_MAX_WAIT_MS 2000L
+
+enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64 };
+
+/* A foreign process NVML showed using the GPU. */
+typedef struct perf__cotenant_proc {
+  unsigned pid;
+  unsigned sm;      /* highest SM share seen, %; 0: unknown (no per-process
+                       utilisation: the process merely holds a context) */
+  double last_busy; /* our clock at the last read that showed it */
+  char name[32];    /* /proc/PID/comm; "" when not visible */
+} perf__cotenant_proc;
+
+/* What the reads so far say (zero-initialise, then set self). */
+typedef struct perf__cotenant {
+  unsigned self;          /* our pid, as this process sees it */
+  int self_context;       /* our process holds a context on the GPU */
+  int self_listed;        /* NVML lists our pid: no PID namespace between */
+  int listed;             /* processes NVML lists with a context, ours too */
+  int per_process;        /* the last read had per-process utilisation */
+  int reads;              /* reads that told something */
+  perf__cotenant_proc procs[PERF__COTENANT_PROCS];
+  int nprocs;
+  int hidden;             /* most processes at once that used the GPU but
+                             cannot be told from ours (NVML lists host PIDs
+                             to a container); 0 none */
+  double hidden_last;     /* our clock when last seen */
+  struct {
+    double from, to;
+  } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
+  int nspans;
+  double last_read;              /* our clock at the last read; 0: none */
+  unsigned long long last_seen;  /* NVML's newest sample timestamp */
+} perf__cotenant;
+
+/* Folds one read made at now (our clock, seconds) into s: procs[nprocs]
+ * the processes with a context (nprocs < 0: no list), util[nutil] the
+ * utilisation samples since s->last_seen (nutil < 0: no per-process
+ * utilisation). Foreign use: a sample with smUtil > 0 of a pid that is not
+ * ours; where NVML does not list our pid while we hold a context (a
+ * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
+ * named; without per-process utilisation, every other process holding a
+ * context counts as using the GPU (conservative). The first read with
+ * samples ignores the driver's history: samples over 1 s older than its
+ * newest, and those of processes no longer listed. Never fails. */
+void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                         const perf__gpuwatch_util *util, int nutil, double now);
+
+/* 1 when foreign use known to s overlapped [t0, t1] (our clock) or ended
+ * less than PERF__COTENANT_QUIET_S before t0. Never fails. */
+int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
+
+/* The foreign processes seen using the GPU since `since` (our clock),
+ * busiest first: "pid 4145 (python3), 97 % SM; pid 77, 12 % SM" (no name
+ * where /proc does not show it), "2 processes NVML lists by host PID (not
+ * nameable from this PID namespace)", "pid 9 (x), SM share unknown"; ""
+ * when none. Never fails (truncates). */
+const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
+                                    size_t len);
+
+/* This process's state, read from the GPU watch: reads NVML when
+ * PERF__COTENANT_POLL_S has passed since the last read (force: now).
+ * Returns 1 when the watch gives a process view, 0 when it does not
+ * (nothing is known then: no watch, or a driver without the functions). */
+int perf__cotenant_poll(int force);
+
+/* The process's state (for the verdict text). Never fails. */
+const perf__cotenant *perf__cotenant_state(void);
+
+/* NVML reads made and seconds spent in them by perf__cotenant_poll in this
+ * process (the check's cost). Never fails. */
+void perf__cotenant_cost(long *reads, double *seconds);
+
+/* Forgets everything (self-tests). Never fails. */
+void perf__cotenant_reset(void);
+
+#endif

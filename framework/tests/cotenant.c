@@ -1,0 +1,379 @@
+/* cotenant.c — other processes on the GPU: NVML's view folded into foreign use, the claim rule for shared rounds, the stand-in NVML, and the fixture under a co-tenant. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "selftest.h"
+#include "worker/compare.h"
+#include "worker/cotenant.h"
+#include "worker/gpuwatch.h"
+#include "worker/retake.h"
+
+/* A state for pid self that holds a context, with one read made at 9.9 s. */
+static perf__cotenant fresh(unsigned self)
+{
+  perf__cotenant s = {.self = self, .self_context = 1};
+  perf__cotenant_fold(&s, NULL, 0, NULL, 0, 9.9); /* a quiet first read */
+  return s;
+}
+
+ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
+{
+  unsigned other = (unsigned)getpid(); /* a pid /proc names: this test's */
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = other}};
+  perf__gpuwatch_util util[] = {{.pid = 100, .ts = 5, .sm = 40}, {.pid = other, .ts = 7, .sm = 97}};
+  perf__cotenant_fold(&s, procs, 2, util, 2, 10.0);
+  ST_EQ(s.self_listed, 1);
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.last_seen, 7); /* the next read asks for newer samples only */
+  /* The window before the previous read up to this read is foreign use... */
+  ST_NEAR(s.spans[0].from, 9.9 - PERF__COTENANT_WINDOW_S, 1e-12);
+  ST_NEAR(s.spans[0].to, 10.0, 1e-12);
+  ST_EQ(perf__cotenant_overlaps(&s, 9.80, 9.85), 1);
+  ST_EQ(perf__cotenant_overlaps(&s, 9.50, 9.60), 0); /* before it */
+  /* ...and so is what follows it until NVML has had time to say it ended. */
+  ST_EQ(perf__cotenant_overlaps(&s, 10.0 + PERF__COTENANT_QUIET_S - 0.01, 10.6), 1);
+  ST_EQ(perf__cotenant_overlaps(&s, 10.0 + PERF__COTENANT_QUIET_S + 0.01, 10.6), 0);
+  char who[240], want[240], comm[64] = "";
+  FILE *f = fopen("/proc/self/comm", "r");
+  ST_CHECK(f && fgets(comm, sizeof comm, f));
+  if (f) fclose(f);
+  comm[strcspn(comm, "\n")] = '\0';
+  snprintf(want, sizeof want, "pid %u (%s), 97 %% SM", other, comm);
+  ST_STR(perf__cotenant_describe(&s, 9.0, who, sizeof who), want);
+  ST_STR(perf__cotenant_describe(&s, 10.5, who, sizeof who), ""); /* not since then */
+  /* A quiet read later opens no span; a busy one after it a new one, from
+   * one window before the quiet read. */
+  perf__cotenant_fold(&s, procs, 2, util, 1, 11.0);
+  ST_EQ(s.nspans, 1);
+  perf__gpuwatch_util again[] = {{.pid = 4000000, .ts = 9, .sm = 12}};
+  perf__cotenant_fold(&s, procs, 2, again, 1, 12.0);
+  ST_EQ(s.nspans, 2);
+  ST_NEAR(s.spans[1].from, 11.0 - PERF__COTENANT_WINDOW_S, 1e-12);
+  ST_EQ(perf__cotenant_overlaps(&s, 10.55, 10.8), 0); /* between the two */
+  ST_EQ(perf__cotenant_overlaps(&s, 10.55, 10.9), 1);
+  /* busiest first; a pid /proc does not show is not named */
+  snprintf(want, sizeof want, "pid %u (%s), 97 %% SM; pid 4000000, 12 %% SM", other, comm);
+  ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who), want);
+}
+
+ST_TEST(cotenant_our_own_use_is_not_foreign)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = 200}};
+  /* ours busy; another process holds a context but used no SM */
+  perf__gpuwatch_util util[] = {{.pid = 100, .ts = 5, .sm = 99}, {.pid = 200, .ts = 5, .sm = 0}};
+  perf__cotenant_fold(&s, procs, 2, util, 2, 10.0);
+  ST_EQ(s.nspans, 0);
+  ST_EQ(s.nprocs, 0);
+  ST_EQ(perf__cotenant_overlaps(&s, 0, 100), 0);
+}
+
+ST_TEST(cotenant_first_read_ignores_the_drivers_history)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = 200}};
+  /* pid 200 was busy 3 s before the newest sample: long gone; pid 300,
+   * just now, but it has ended (no longer listed: an earlier worker) */
+  perf__gpuwatch_util util[] = {{.pid = 200, .ts = 1000000, .sm = 90},
+                                {.pid = 300, .ts = 3900000, .sm = 80},
+                                {.pid = 100, .ts = 4000000, .sm = 50}};
+  perf__cotenant_fold(&s, procs, 2, util, 3, 10.0);
+  ST_EQ(s.nspans, 0);
+  ST_EQ(s.last_seen, 4000000);
+  /* later reads count every sample they get (all newer than the last),
+   * of a process that ended since too: it shared the GPU with us */
+  perf__gpuwatch_util later[] = {{.pid = 300, .ts = 4100000, .sm = 90},
+                                 {.pid = 100, .ts = 5200000, .sm = 50}};
+  perf__cotenant_fold(&s, procs, 2, later, 2, 11.0);
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.procs[0].pid, 300);
+}
+
+/* Inside a container NVML lists host PIDs: ours is not among them. */
+ST_TEST(cotenant_in_a_container_counts_busy_processes_beyond_ours)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc procs[] = {{.pid = 7001}, {.pid = 7002}};
+  /* one busy process: it may be us, so nothing is known to be foreign */
+  perf__gpuwatch_util one[] = {{.pid = 7001, .ts = 5, .sm = 50}};
+  perf__cotenant_fold(&s, procs, 2, one, 1, 10.0);
+  ST_EQ(s.self_listed, 0);
+  ST_EQ(s.nspans, 0);
+  /* two busy: at least one is not us; neither can be named */
+  perf__gpuwatch_util two[] = {{.pid = 7001, .ts = 6, .sm = 50}, {.pid = 7002, .ts = 6, .sm = 90}};
+  perf__cotenant_fold(&s, procs, 2, two, 2, 10.2);
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.hidden, 1);
+  ST_EQ(s.nprocs, 0);
+  char who[240];
+  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+         "1 process NVML lists by host PID (not nameable from this PID namespace)");
+  /* A workload without a context of its own: every busy process is another. */
+  perf__cotenant h = {.self = 100};
+  perf__cotenant_fold(&h, procs, 2, one, 1, 10.0);
+  ST_EQ(h.nspans, 1);
+  ST_EQ(h.nprocs, 1);
+}
+
+ST_TEST(cotenant_without_per_process_utilisation_counts_context_holders)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc alone[] = {{.pid = 100}};
+  perf__cotenant_fold(&s, alone, 1, NULL, -1, 10.0);
+  ST_EQ(s.per_process, 0);
+  ST_EQ(s.nspans, 0);
+  perf__gpuwatch_proc two[] = {{.pid = 100}, {.pid = 4000001}};
+  perf__cotenant_fold(&s, two, 2, NULL, -1, 10.1);
+  ST_EQ(s.nspans, 1); /* conservative: a context may be running kernels */
+  char who[240];
+  ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who),
+         "pid 4000001, SM share unknown (it holds a context; NVML gives no per-process "
+         "utilisation)");
+  /* in a container: listed - 1 others, not named */
+  perf__cotenant c = fresh(100);
+  perf__gpuwatch_proc hosts[] = {{.pid = 7001}, {.pid = 7002}, {.pid = 7003}};
+  perf__cotenant_fold(&c, hosts, 3, NULL, -1, 10.0);
+  ST_EQ(c.hidden, 2);
+  ST_EQ(c.nspans, 1);
+  /* no view at all: nothing is known, nothing counted */
+  perf__cotenant n = fresh(100);
+  int reads = n.reads;
+  perf__cotenant_fold(&n, NULL, -1, NULL, -1, 10.0);
+  ST_EQ(n.reads, reads);
+  ST_EQ(n.nspans, 0);
+}
+
+ST_TEST(cotenant_shared_sample_is_retaken_while_the_wait_lasts_then_kept_and_counted)
+{
+  perf__retake r = {0};
+  ST_EQ(perf__retake_shared(&r, 0, 1), PERF__KEEP);
+  ST_EQ(perf__retake_shared(&r, 1, 1), PERF__RETAKE);
+  ST_EQ(perf__retake_shared(&r, 1, 1), PERF__RETAKE);
+  ST_EQ(perf__retake_shared(&r, 1, 0), PERF__KEEP); /* the wait is spent */
+  ST_EQ(r.shared_retaken, 2);
+  ST_EQ(r.shared_kept, 1);
+  ST_EQ(r.retaken + r.throttled_discarded, 0);
+  char buf[400];
+  r.shared_waited_ms = 2000;
+  perf__compare_disturbed_text(&r, "", buf, sizeof buf);
+  ST_STR(buf, "; 2 samples retaken and 1 kept while another process used the GPU (waited "
+              "2.0 s for it to leave)");
+  perf__compare_disturbed_text(&(perf__retake){.shared_retaken = 1, .shared_waited_ms = 100},
+                               "", buf, sizeof buf);
+  ST_STR(buf, "; 1 sample retaken and 0 kept while another process used the GPU (waited 0.1 s "
+              "for it to leave)");
+}
+
+/* 40 rounds, a 2x speedup of A over B; in rounds [from, to) a co-tenant's
+ * kernels counted into A's samples: 4x as long. */
+static void rounds(double *a, double *b, double *t0, double *t1, int from, int to)
+{
+  for (int i = 0; i < 40; i++) {
+    a[i] = (i >= from && i < to ? 2.0 : 0.5) * (1.0 + 0.01 * (i % 7));
+    b[i] = 1.0 + 0.01 * (i % 5);
+    t0[i] = 100.0 + i;
+    t1[i] = 100.5 + i;
+  }
+}
+
+/* A co-tenant's span over [from, to] seconds. */
+static perf__cotenant busy_between(double from, double to)
+{
+  perf__cotenant s = {.self = 1, .self_context = 1};
+  s.spans[0].from = from;
+  s.spans[0].to = to;
+  s.nspans = 1;
+  return s;
+}
+
+ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
+{
+  perf__verdict_cfg cfg;
+  perf__verdict_defaults(&cfg);
+  cfg.reps = 2000;
+  perf__claim c = {PERF__CLAIM_FASTER, 1.5};
+  perf__rng rng;
+  perf__rng_seed(&rng, 7);
+  double a[40], b[40], t0[40], t1[40];
+  perf__verdict_result r = {.verdict = PERF__FAIL, .level = 0.01};
+  size_t n = 40;
+  /* Rounds 0..9 shared (the span ends at 109.6: with the quiet margin up
+   * to 110.1, round 10 starting at 110 is shared too): the other 29 decide. */
+  rounds(a, b, t0, t1, 0, 10);
+  perf__cotenant s = busy_between(90, 109.6);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 11);
+  ST_EQ(n, 29);
+  ST_EQ(r.rounds, 29);
+  ST_EQ(r.verdict, PERF__PASS);
+  ST_CHECK(r.ratio > 1.9 && r.ratio < 2.1);
+  ST_CHECK(r.lo >= 1.5);
+  /* 38 of 40 shared: too few clean rounds to look at: INCONCLUSIVE, never
+   * the FAIL the shared rounds showed. */
+  rounds(a, b, t0, t1, 0, 40);
+  n = 40;
+  r = (perf__verdict_result){.verdict = PERF__FAIL, .level = 0.01, .lo = 0.4, .hi = 0.6};
+  perf__cotenant most = busy_between(90, 137.2);
+  ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 38);
+  ST_EQ(n, 2);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_NEAR(r.lo, 0.4, 0); /* the line still shows what all rounds measured */
+  /* Round times unknown (no memory): every round counts as shared. */
+  n = 40;
+  r = (perf__verdict_result){.verdict = PERF__PASS, .level = 0.01};
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, NULL, NULL, &n, 100, 140, &r), 40);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  /* No foreign use during sampling: nothing dropped, the verdict stands. */
+  n = 40;
+  r = (perf__verdict_result){.verdict = PERF__FAIL, .level = 0.01};
+  perf__cotenant before = busy_between(10, 20);
+  ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 0);
+  ST_EQ(n, 40);
+  ST_EQ(r.verdict, PERF__FAIL);
+}
+
+/* Opens the stand-in NVML lib (under the build directory). */
+static int open_fake(const char *lib)
+{
+  char path[600], why[200];
+  snprintf(path, sizeof path, "%s/%s", st_build_dir(), lib);
+  setenv("PERF_NVML_LIB", path, 1);
+  perf__gpuwatch_close();
+  perf__cotenant_reset();
+  return perf__gpuwatch_open("0000:00:06.0", why, sizeof why);
+}
+
+ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
+{
+  setenv("FAKE_NVML_PROCS", "self:40,4000002:97", 1);
+  setenv("FAKE_NVML_LEAVE_AFTER", "2", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  perf__gpuwatch_proc p[8];
+  unsigned n = 0;
+  ST_EQ(perf__gpuwatch_processes(p, 8, &n), 0);
+  ST_EQ(n, 2);
+  ST_EQ(p[0].pid, (unsigned)getpid());
+  ST_EQ(p[1].pid, 4000002);
+  ST_EQ(perf__gpuwatch_processes(p, 1, &n), -1); /* more than fit */
+  /* Two reads see the other process, then it has left. */
+  ST_EQ(perf__cotenant_poll(1), 1);
+  const perf__cotenant *s = perf__cotenant_state();
+  ST_EQ(s->self_listed, 1);
+  ST_EQ(s->nprocs, 1);
+  ST_EQ(s->procs[0].pid, 4000002);
+  ST_EQ(s->procs[0].sm, 97);
+  ST_EQ(s->nspans, 1);
+  double now = perf__clock_now();
+  ST_EQ(perf__cotenant_overlaps(s, now - 0.01, now), 1);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  double end = s->spans[0].to;
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_NEAR(s->spans[0].to, end, 0); /* gone: the span ends where it was last seen */
+  ST_EQ(s->nspans, 1);
+  /* Rate limit: an unforced poll right after a read does not read again. */
+  long reads0, reads1;
+  double sec;
+  perf__cotenant_cost(&reads0, &sec);
+  perf__cotenant_poll(0);
+  perf__cotenant_cost(&reads1, &sec);
+  ST_EQ(reads1, reads0);
+  /* Our pid hidden (a container): two busy processes, one may be us. */
+  setenv("FAKE_NVML_HIDE_SELF", "1", 1);
+  unsetenv("FAKE_NVML_LEAVE_AFTER");
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(s->self_listed, 0);
+  ST_EQ(s->hidden, 1);
+  ST_EQ(s->nprocs, 0);
+  /* No per-process utilisation: the context holder counts. */
+  unsetenv("FAKE_NVML_HIDE_SELF");
+  setenv("FAKE_NVML_PROC_UTIL", "unsupported", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(s->per_process, 0);
+  ST_EQ(s->nprocs, 1);
+  ST_EQ(s->procs[0].sm, 0);
+  unsetenv("FAKE_NVML_PROC_UTIL");
+  unsetenv("FAKE_NVML_PROCS");
+  perf__gpuwatch_close();
+}
+
+ST_TEST(cotenant_an_older_nvml_keeps_the_rest_of_the_watch)
+{
+  ST_EQ(open_fake("libfakenvml-old.so"), 0);
+  unsigned cur = 0, n = 9;
+  ST_EQ(perf__gpuwatch_sm_clock(&cur, NULL), 0);
+  perf__gpuwatch_proc p[4];
+  perf__gpuwatch_util u[4];
+  ST_EQ(perf__gpuwatch_processes(p, 4, &n), -1);
+  ST_EQ(n, 0);
+  ST_EQ(perf__gpuwatch_process_util(u, 4, &n, 0), -1);
+  ST_EQ(perf__cotenant_poll(1), 0); /* nothing known */
+  ST_EQ(perf__cotenant_state()->nspans, 0);
+  perf__gpuwatch_close();
+}
+
+/* Runs the fixture's gpu.events_clock_sees_4x_bytes (args before the
+ * filter) under the stand-in NVML with these FAKE_NVML_ settings. Returns
+ * 1 on a machine with a GPU; 0 without one, after checking that it was
+ * skipped (the watch opens by the CUDA device's bus id) and freeing r. */
+static int run_shared(st_run *r, const char *fake, const char *args)
+{
+  char env[800], all[600];
+  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so %s ", st_build_dir(), fake);
+  snprintf(all, sizeof all, "--verbose %s --filter='gpu.events_clock_sees_4x_bytes'", args);
+  st_exec(r, env, all);
+  if (st_have_gpu()) return 1;
+  st_expect(r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+  st_run_free(r);
+  return 0;
+}
+
+/* The fixture under a stand-in NVML that shows another process at 97 % SM
+ * for the whole run: the claim's rounds are all shared, so it is
+ * INCONCLUSIVE naming the process, never a PASS or FAIL; the same process
+ * makes --update-baselines refuse to record. */
+ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
+{
+  st_run r;
+  char line[1200], dir[] = "/tmp/perfgate-cotenant-XXXXXX", args[400];
+  const char *fake = "FAKE_NVML_PROCS=self:30,4000003:97";
+  if (!run_shared(&r, fake, "")) return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "FAIL", ": INCONCLUSIVE"); /* never PASS */
+  ST_CHECK(st_line_with(&r, "another process is using the GPU (pid 4000003, 97 % SM)",
+                        "waiting up to 2.0 s in this test", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
+                        line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "rounds: pid 4000003, 97 % SM; retaken for up "
+                        "to 2.0 s: run on a GPU no other job shares", line, sizeof line));
+  st_run_free(&r);
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--update-baselines --baseline-dir=%s", dir);
+  if (!run_shared(&r, fake, args)) return;
+  ST_CHECK(r.status != 0);
+  ST_CHECK(st_line_with(&r, "--update-baselines records nothing from a shared GPU",
+                        "pid 4000003, 97 % SM", line, sizeof line));
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* A co-tenant that leaves after two NVML reads: its samples are retaken
+ * after it left, and the claim is decided on unshared rounds. */
+ST_TEST(cotenant_fixture_claim_decided_after_the_co_tenant_leaves)
+{
+  st_run r;
+  char line[1200];
+  if (!run_shared(&r, "FAKE_NVML_PROCS=self:30,4000004:60 FAKE_NVML_LEAVE_AFTER=2", "")) return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "another process is using the GPU (pid 4000004, 60 % SM)", NULL,
+                        line, sizeof line));
+  ST_CHECK(!st_line_with(&r, "FASTER(q, a, 2)", "another process used the GPU during", line,
+                         sizeof line));
+  st_run_free(&r);
+}
