@@ -446,6 +446,7 @@ static void simulate_slow(perf__claim claim, const synth *proto, double fit, int
   for (int i = 0; i < runs; i++) {
     synth s = *proto;
     perf__verdict_cfg c = slow_cfg(&s, fit > 0 ? fit : 8);
+    c.reps = 200; /* the bootstrap only has to agree: fewer resamples do */
     if (fit < 0) {
       c.stretch = 1;
       s.cost_s = c.budget_s / (-fit - 0.5); /* spent at round -fit */
