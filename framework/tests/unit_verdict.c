@@ -432,6 +432,22 @@ ST_TEST(wide_margin_decides_at_the_early_look_when_rounds_are_slow)
   ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
   ST_EQ(r.verdict, PERF__PASS);
   ST_EQ(r.early, 1);
+  /* On the threshold, rounds on both sides: undecided, and it says so. */
+  s.ratio = 3, s.noise = 0.3;
+  ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.rounds, 6);
+  ST_CHECKF(r.why && strstr(r.why, "early look did not decide"), "%s", r.why ? r.why : "");
+  /* Spent after 8 rounds without a stretch: the early look comes there. */
+  c.stretch = 1;
+  s.ratio = 14.1, s.noise = 0.15, s.cost_s = c.budget_s / 7.5;
+  ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.rounds, 8);
+  ST_EQ(r.stretched, 0);
+  ST_STR(perf__verdict_note(&r),
+         " (rounds too slow for the first look; early look: every round's ratio and the "
+         "bootstrap)");
 }
 
 /* Counts the verdicts of `runs` claims with rounds as in *proto, each its

@@ -156,9 +156,9 @@ static int early_look(const perf__verdict_cfg *cfg, const perf__claim *claim,
                                       &blo, &bhi);
   if (err) return err;
   ratio_range(num, den, n, &lo, &hi);
-  out->lo = lo < blo ? lo : blo; /* a NaN bound stays NaN: undecided */
+  out->lo = lo < blo ? lo : blo;
   out->hi = hi > bhi ? hi : bhi;
-  if (lo != lo || hi != hi) out->lo = out->hi = NAN;
+  if (lo != lo) out->lo = out->hi = NAN; /* a ratio not a number: undecided */
   out->looks++;
   out->early = 1;
   out->verdict = perf__verdict_decide(claim, out->lo, out->hi);
@@ -169,8 +169,10 @@ static int early_look(const perf__verdict_cfg *cfg, const perf__claim *claim,
 const char *perf__verdict_note(const perf__verdict_result *r)
 {
   if (r->early)
-    return " (budget stretched: rounds too slow for the first look; early look: every "
-           "round's ratio and the bootstrap on one side)";
+    return r->stretched ? " (budget stretched: rounds too slow for the first look; early "
+                          "look: every round's ratio and the bootstrap)"
+                        : " (rounds too slow for the first look; early look: every round's "
+                          "ratio and the bootstrap)";
   return r->stretched ? " (budget stretched: rounds too slow for the first look)" : "";
 }
 
@@ -231,7 +233,8 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
     if (out->verdict != PERF__INCONCLUSIVE) break;
     if (pace == PACE_EARLY) {
       out->why = "time budget spent before the first look, even stretched, and the early "
-                 "look's rounds were not all on one side: raise --budget";
+                 "look did not decide (the rounds' ratios or the bootstrap straddle): raise "
+                 "--budget";
       break;
     }
     if (n < cfg->first_look) {
