@@ -64,6 +64,23 @@ ST_TEST(pipeline_a_versus_a)
   st_run_free(&r);
 }
 
+/* Issue 31: rounds too slow for the first look (12 rounds) even in the
+ * stretched budget are decided at the early look when the margin is wide,
+ * not INCONCLUSIVE "before the first look". */
+ST_TEST(pipeline_slow_rounds_decide_at_the_early_look)
+{
+  st_run r;
+  char line[LINE];
+  st_exec(&r, "", "--budget=0.15 --filter=host.slow_rounds_wide_margin");
+  st_expect(&r, "host.slow_rounds_wide_margin", "PASS", NULL);
+  const char *v = st_line_with(&r, "FASTER(q, s, 3)", ": PASS:", line, sizeof line);
+  ST_CHECKF(v && strstr(v, "96.88% CI") && strstr(v, "6 ABBA rounds, 1 look") &&
+                strstr(v, "early look"), "%s",
+            v ? v : "no verdict line");
+  ST_EQ(r.status, 0);
+  st_run_free(&r);
+}
+
 ST_TEST(pipeline_similar_fails_for_4x_and_submit_clock_works)
 {
   st_run r;

@@ -230,7 +230,7 @@ void perf__compare_print(const char *head, const char *word, const char *need,
              ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
              perf__units_noun(r->rounds, "round", "rounds"), r->looks,
              perf__units_noun(r->looks, "look", "looks"), r->seconds,
-             r->stretched ? " (budget stretched: rounds too slow for the first look)" : "",
+             perf__verdict_note(r),
              m->disturbed);
 }
 

@@ -18,15 +18,32 @@ void perf__verdict_defaults(perf__verdict_cfg *cfg)
   cfg->budget_s = 2.0;
   cfg->stretch = 5.0;
   cfg->idled_s = NULL;
+  cfg->now_s = NULL;
+  cfg->early = 1;
 }
 
-/* At n rounds after elapsed seconds with the budget spent before the first
- * look: 1 when first_look rounds at this pace still fit in the stretched
- * budget (sampling goes on), 0 otherwise. */
-static int stretch_to_first_look(const perf__verdict_cfg *cfg, int n, double elapsed)
+/* Never fails; see verdict.h. */
+int perf__verdict_early_rounds(const perf__verdict_cfg *cfg)
 {
-  double need = elapsed / n * cfg->first_look;
-  return n < cfg->first_look && need <= cfg->stretch * cfg->budget_s;
+  int m = 2;
+  while (m < cfg->first_look && ldexp(1, 1 - m) > cfg->alpha) m++;
+  return cfg->early && m < cfg->first_look ? m : 0;
+}
+
+/* What to do at n rounds after elapsed seconds, the budget spent before
+ * the first look. */
+enum pace { PACE_STOP, PACE_STRETCH, PACE_EARLY };
+
+/* STRETCH when first_look rounds at this pace still fit in the stretched
+ * budget, or the early look's rounds do and are not all there yet; EARLY
+ * when they are there; STOP otherwise. Never fails. */
+static enum pace short_of_first_look(const perf__verdict_cfg *cfg, int n, double elapsed)
+{
+  double room = cfg->stretch * cfg->budget_s, per_round = elapsed / n;
+  int m = perf__verdict_early_rounds(cfg);
+  if (per_round * cfg->first_look <= room) return PACE_STRETCH;
+  if (m && n >= m) return PACE_EARLY;
+  return m && per_round * m <= room ? PACE_STRETCH : PACE_STOP;
 }
 
 /* The level of the last look after `made` looks at alpha/max_looks each:
@@ -108,6 +125,57 @@ static int look(const perf__verdict_cfg *cfg, const perf__claim *claim,
   return 0;
 }
 
+/* The range of the rounds' own ratios num[i]/den[i]; NaN bounds when one
+ * is not a number. */
+static void ratio_range(const double *num, const double *den, int n, double *lo, double *hi)
+{
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    double r = num[i] / den[i];
+    if (r != r) {
+      *lo = *hi = NAN;
+      return;
+    }
+    if (r < *lo) *lo = r;
+    if (r > *hi) *hi = r;
+  }
+}
+
+/* The early look (see verdict.h): the hull of the rounds' range and the
+ * bootstrap interval, both at level 2^(1-m). Returns 0 or a bootstrap
+ * error. */
+static int early_look(const perf__verdict_cfg *cfg, const perf__claim *claim,
+                      const double *a, const double *b, int n, perf__rng *rng,
+                      perf__verdict_result *out)
+{
+  const double *num = claim->kind != PERF__CLAIM_SIMILAR ? b : a;
+  const double *den = claim->kind != PERF__CLAIM_SIMILAR ? a : b;
+  double lo, hi, blo, bhi;
+  out->level = ldexp(1, 1 - perf__verdict_early_rounds(cfg));
+  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps, rng,
+                                      &blo, &bhi);
+  if (err) return err;
+  ratio_range(num, den, n, &lo, &hi);
+  out->lo = lo < blo ? lo : blo;
+  out->hi = hi > bhi ? hi : bhi;
+  if (lo != lo) out->lo = out->hi = NAN; /* a ratio not a number: undecided */
+  out->looks++;
+  out->early = 1;
+  out->verdict = perf__verdict_decide(claim, out->lo, out->hi);
+  return 0;
+}
+
+/* Never fails; see verdict.h. */
+const char *perf__verdict_note(const perf__verdict_result *r)
+{
+  if (r->early)
+    return r->stretched ? " (budget stretched: rounds too slow for the first look; early "
+                          "look: every round's ratio and the bootstrap)"
+                        : " (rounds too slow for the first look; early look: every round's "
+                          "ratio and the bootstrap)";
+  return r->stretched ? " (budget stretched: rounds too slow for the first look)" : "";
+}
+
 /* The buffers of the run in progress. A round function may leave the run
  * by longjmp (a CUDA error inside a workload ends the test): they stay
  * reachable here, and perf__verdict_release frees them. */
@@ -125,7 +193,8 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
                   perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
                   perf__rng *rng, perf__verdict_result *out)
 {
-  double t0 = perf__clock_now(), idle0 = cfg->idled_s ? cfg->idled_s() : 0;
+  double (*now)(void) = cfg->now_s ? cfg->now_s : perf__clock_now;
+  double t0 = now(), idle0 = cfg->idled_s ? cfg->idled_s() : 0;
   size_t cap = (size_t)cfg->max_rounds;
   perf__verdict_release();
   live_rounds = malloc(3 * cap * sizeof *live_rounds);
@@ -141,9 +210,11 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
     err = next(ctx, &a[n], &b[n]);
     if (err) break;
     n++;
-    double elapsed = perf__clock_now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);
+    double elapsed = now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);
     int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
-    if (spent && stretch_to_first_look(cfg, n, elapsed)) {
+    enum pace pace = spent && n < cfg->first_look ? short_of_first_look(cfg, n, elapsed)
+                                                  : PACE_STOP;
+    if (pace == PACE_STRETCH) {
       out->stretched = 1;
       spent = 0;
     }
@@ -155,10 +226,17 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
     int last = spent || n >= cfg->max_rounds || k >= cfg->max_looks;
     if (last) out->level = final_level(cfg, out->looks);
     summarise(claim, a, b, n, scratch, out);
-    err = look(cfg, claim, a, b, n, rng, out);
+    err = pace == PACE_EARLY ? early_look(cfg, claim, a, b, n, rng, out)
+                             : look(cfg, claim, a, b, n, rng, out);
     if (err) break;
     if (trace) trace(ctx, out);
     if (out->verdict != PERF__INCONCLUSIVE) break;
+    if (pace == PACE_EARLY) {
+      out->why = "time budget spent before the first look, even stretched, and the early "
+                 "look did not decide (the rounds' ratios or the bootstrap straddle): raise "
+                 "--budget";
+      break;
+    }
     if (n < cfg->first_look) {
       out->why = "time budget spent before the first look, even stretched: raise --budget";
       break;
@@ -170,7 +248,7 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
     due = perf__verdict_look_at(cfg, ++k);
   }
   if (n > 0 && out->rounds != n) summarise(claim, a, b, n, scratch, out);
-  out->seconds = perf__clock_now() - t0;
+  out->seconds = now() - t0;
   perf__verdict_release();
   return err;
 }

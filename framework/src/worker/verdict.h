@@ -25,7 +25,20 @@
  *    alpha of the looks it never reached, and decides where data allow.
  *  - Rounds too slow for first_look of them to fit in the budget stretch
  *    it, up to stretch times, so that the first look happens: the looks and
- *    their levels are the same, so the error rate is too; only time grows. */
+ *    their levels are the same, so the error rate is too; only time grows.
+ *  - Rounds too slow even for that get one early look instead (only then:
+ *    a claim that reaches first_look never has one). It needs
+ *    perf__verdict_early_rounds() rounds, m, the smallest with 2^(1-m) <=
+ *    alpha, and the budget stretches for them too. Its interval is the hull
+ *    of two: the range [min, max] of the rounds' own ratios (a sign test,
+ *    exact whatever the distribution) and the bootstrap interval, both at
+ *    level 2^(1-m). PASS needs every round's ratio to clear the threshold
+ *    and the ratio of medians' bootstrap to agree. The range only widens
+ *    as rounds come, so it is wrong at any look from m rounds on only if it
+ *    was wrong on the first m: at most 2^-m each way, when the median of
+ *    the rounds' ratios is at the threshold, however sampling stopped. The
+ *    look is the only one its claim gets, so it spends alpha as the
+ *    budget-ended look does (2^(1-m) <= alpha, nothing spent before). */
 typedef struct perf__verdict_cfg {
   double alpha;     /* total error rate over all looks */
   int max_looks;    /* looks at most (including the final one) */
@@ -42,6 +55,10 @@ typedef struct perf__verdict_cfg {
                        first look would not fit in it otherwise (1: never) */
   double (*idled_s)(void); /* seconds idled so far, not counted against the
                               budget (NULL: none) */
+  double (*now_s)(void);   /* the clock the budget is kept on (NULL:
+                              perf__clock_now; a test's fake clock) */
+  int early;               /* 1: the early look for rounds too slow for
+                              first_look (0: off, as before issue 31) */
 } perf__verdict_cfg;
 
 /* FASTER and SIMILAR are claims; SIDE is a crossover point's question:
@@ -77,6 +94,8 @@ typedef struct perf__verdict_result {
   double level;          /* two-sided error of the last look's [lo, hi] */
   double seconds;        /* wall time spent sampling and deciding */
   int stretched;         /* the budget was stretched to reach the first look */
+  int early;             /* the last look was the early look (range of the
+                            rounds' ratios with the bootstrap) */
   const char *why;       /* for INCONCLUSIVE: what stopped sampling */
 } perf__verdict_result;
 
@@ -89,6 +108,13 @@ typedef void perf__verdict_look_fn(void *ctx, const perf__verdict_result *now);
 void perf__verdict_defaults(perf__verdict_cfg *cfg);
 /* Rounds at which look k (1-based) happens under cfg. */
 int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k);
+/* Rounds the early look needs under cfg: the smallest m with 2^(1-m) <=
+ * alpha (6 at alpha 0.05); 0 when cfg->early is off or m would not come
+ * before first_look (no early look). Never fails. */
+int perf__verdict_early_rounds(const perf__verdict_cfg *cfg);
+/* The note a verdict line adds for how r's sampling ended ("" when
+ * nothing unusual); a static string. Never fails. */
+const char *perf__verdict_note(const perf__verdict_result *r);
 /* Decision for interval [lo, hi] of the claim's ratio: PASS, FAIL or
  * INCONCLUSIVE (keep sampling). A SIDE claim PASSes when its side is
  * decided (perf__verdict_side), whichever it is. */
