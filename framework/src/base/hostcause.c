@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "base/units.h"
+
 /* A candidate cause: its weight (the share of the time or CPUs it took;
  * 0 when under its threshold) and its phrase. */
 typedef struct cause {
@@ -39,10 +41,11 @@ static void throttled(const perf__hostload *a, const perf__hostload *b, cause *c
   if (share < 0.02) return;
   c->weight = share;
   snprintf(c->text, sizeof c->text,
-           "the cgroup's CPU quota (cpu.max: %.1f CPUs) throttled this run %lld times, "
+           "the cgroup's CPU quota (cpu.max: %.1f CPUs) throttled this run %lld %s, "
            "%.0f ms of %.1f s (cpu.stat): raise cpu.max, or size host threads with "
            "perf_host_threads(), which counts the quota",
-           b->quota_cpus, b->nr_throttled - a->nr_throttled, ms, span(a, b));
+           b->quota_cpus, b->nr_throttled - a->nr_throttled,
+           perf__units_noun(b->nr_throttled - a->nr_throttled, "time", "times"), ms, span(a, b));
 }
 
 /* The hypervisor took 5 % of the CPUs' time or more. */
@@ -66,9 +69,10 @@ static void own_threads(const perf__hostload *a, const perf__hostload *b, int cp
   if (host_threads >= cpus || own < host_threads + 0.5) return;
   c->weight = own / cpus;
   snprintf(c->text, sizeof c->text,
-           "the workload kept %.1f of the %d CPUs busy (%d threads in the worker) while "
+           "the workload kept %.1f of the %d %s busy (%d %s in the worker) while "
            "the runner needs one: use perf_host_threads() (%d here) for its threads",
-           own, cpus, b->threads, host_threads);
+           own, cpus, perf__units_noun(cpus, "CPU", "CPUs"), b->threads,
+           perf__units_noun(b->threads, "thread", "threads"), host_threads);
 }
 
 /* Other processes kept a quarter of the host's CPUs busy or more (and at
@@ -79,9 +83,10 @@ static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
   if (other < 1 || other / b->online < 0.25) return;
   c->weight = other / b->online;
   snprintf(c->text, sizeof c->text,
-           "other processes kept the CPUs %.0f %% busy (%.1f of %d CPUs besides this run; "
+           "other processes kept the CPUs %.0f %% busy (%.1f of %d %s besides this run; "
            "load %.1f, %d runnable): run on a quiet runner or fewer jobs per host",
-           100 * busy, other, b->online, b->load1, b->runnable);
+           100 * busy, other, b->online, perf__units_noun(b->online, "CPU", "CPUs"), b->load1,
+           b->runnable);
 }
 
 /* The CPUs ran under 70 % of their highest clock (weighted half: a clock
