@@ -388,7 +388,7 @@ ST_TEST(host_two_perftest_processes_see_each_other)
   char dir[64], cmd[4096];
   isolate(dir, sizeof dir);
   snprintf(cmd, sizeof cmd,
-           "d=%s; f=%s; export PERF_LOCK_DIR=$d/locks; "
+           "d=%s; f=%s; export PERF_LOCK_DIR=$d/locks; unset OMP_NUM_THREADS; "
            "PERFGATE_FIXTURE_HOLD=$d/release $f --filter=host.host_threads >$d/a.out 2>&1 & a=$!; "
            "for i in $(seq 300); do ls $d/locks 2>/dev/null | grep -q '^run-' && break; "
            "sleep 0.1; done; "
@@ -409,7 +409,7 @@ ST_TEST(host_two_perftest_processes_see_each_other)
   ST_CHECKF(b && strstr(b, "perfgate runs sharing them: 2 (2 in this cgroup"), "%s", b);
   ST_CHECKF(c && strstr(c, "CPUs: 1 (affinity 1") &&
                 strstr(c, "perfgate runs sharing them: 1 (1 in this cgroup") &&
-                strstr(c, "perf_host_threads(): 1") && strstr(c, "| host threads: 1"),
+                strstr(c, "perf_host_threads(): 1") && strstr(c, "| host threads: 1 ("),
             "%s", c);
   ST_CHECKF(left && atoi(left) == 0, "run files left: %s", left ? left : "(none)");
   free(b), free(c), free(left);
@@ -438,5 +438,44 @@ ST_TEST(host_timeout_names_the_hosts_load)
                                                "run; load 9.1, 12 runnable)"),
             "%s", r.out);
   st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* --devices=0,1 (without a GPU each device's run still runs): each child
+ * registers its own half of the CPUs (the parent does not: 2 files while
+ * they run), sees no other run on them, and its OpenMP threads agree with
+ * perf_host_threads(). */
+ST_TEST(host_devices_children_register_their_own_cpus)
+{
+  char dir[64], cmd[4096], path[128];
+  if (some_cpu(some_cpu(-1)) < 0) {
+    st_skip("needs 2 CPUs");
+    return;
+  }
+  isolate(dir, sizeof dir);
+  snprintf(cmd, sizeof cmd,
+           "d=%s; export PERF_LOCK_DIR=$d/locks PERFGATE_FIXTURE_HOLD=$d/release; "
+           "unset OMP_NUM_THREADS; "
+           "%s --verbose --devices=0,1 --filter=host.host_threads >$d/out 2>&1 & a=$!; "
+           "for i in $(seq 300); do [ \"$(ls $d/locks 2>/dev/null | grep -c '^run-')\" = 2 ] "
+           "&& break; sleep 0.1; done; ls $d/locks | grep -c '^run-' >$d/seen; "
+           "touch $d/release; wait $a",
+           dir, st_fixture);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *out = st_slurp(path);
+  snprintf(path, sizeof path, "%s/seen", dir);
+  char *seen = st_slurp(path);
+  ST_CHECKF(seen && atoi(seen) == 2, "run files while both ran: %s", seen ? seen : "?");
+  if (!out) out = strdup("(no output)");
+  for (int k = 0; k < 2; k++) {
+    char want[200];
+    snprintf(want, sizeof want, "[gpu %d] perfgate: CPUs: 1 (affinity 1, no cpu.max quota); "
+             "perfgate runs sharing them: 1 (", k);
+    ST_CHECKF(strstr(out, want) != NULL, "%s\n%s", want, out);
+    snprintf(want, sizeof want, "[gpu %d]       | host threads: 1 (OMP_NUM_THREADS=1)", k);
+    ST_CHECKF(strstr(out, want) != NULL, "%s\n%s", want, out);
+  }
+  free(out), free(seen);
   st_rmtree(dir);
 }
