@@ -1,6 +1,7 @@
 /* unit_host.c — the host's CPUs and noise: perf_host_threads under fake affinity and cgroups, runs sharing a lock directory, the cause phrases from fake /proc files. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/hostcause.h"
@@ -177,9 +179,18 @@ ST_TEST(host_runs_share_cpus_through_the_lock_directory)
   FILE *f = fopen(stale, "w");
   ST_CHECK(f != NULL);
   if (f) fputs("pid 999999\ncpus 0-1023\ncgroup /x\n", f), fclose(f);
+  /* and a file left by a run that died while registering, a minute old */
+  char unfinished[700];
+  snprintf(unfinished, sizeof unfinished, "%s/locks/.new-999999-1", dir);
+  f = fopen(unfinished, "w");
+  ST_CHECK(f != NULL);
+  if (f) fclose(f);
+  struct timespec old[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
+  ST_EQ(utimensat(AT_FDCWD, unfinished, old, 0), 0);
   ST_EQ(run_files(dir), 3);
   ST_EQ(perf__hostshare_runs(&kc), 2);
   ST_EQ(run_files(dir), 2);
+  ST_CHECK(access(unfinished, F_OK) != 0);
   /* the other run killed: its file is stale */
   kill(other, SIGKILL);
   waitpid(other, NULL, 0);

@@ -171,6 +171,18 @@ static void other_run(const char *path, const cpu_set_t *set, const char *cg, in
   }
 }
 
+/* A ".new-" file of a run that died while registering (unlocked, a minute
+ * old: a live one is locked microseconds after it is made) is removed. */
+static void sweep_unfinished(const char *path)
+{
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  if (!fstat(fd, &st) && st.st_mtime < time(NULL) - 60 && !flock(fd, LOCK_SH | LOCK_NB))
+    unlink(path);
+  close(fd);
+}
+
 /* See hostshare.h. */
 int perf__hostshare_runs(int *same_cgroup)
 {
@@ -185,8 +197,9 @@ int perf__hostshare_runs(int *same_cgroup)
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int cpus, cgroup;
-    if (strncmp(e->d_name, "run-", 4)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (!strncmp(e->d_name, ".new-", 5)) sweep_unfinished(path);
+    if (strncmp(e->d_name, "run-", 4)) continue;
     other_run(path, &set, cg, &cpus, &cgroup);
     k += cpus, kc += cgroup;
   }
