@@ -249,6 +249,7 @@ typedef struct fake {
   unsigned long long busy, idle, steal; /* /proc/stat cpu line */
   double own_s;                         /* the process's CPU seconds */
   int threads;
+  double busy_s[4];                     /* CPU seconds of threads 100..103 */
   long long throttled, throttled_usec;  /* cpu.stat */
   long mhz;                             /* cpufreq (0: none) */
 } fake;
@@ -264,6 +265,13 @@ static void write_fake(const char *dir, const fake *f)
   snprintf(text, sizeof text, "42 (a (b) c) R 1 1 1 0 -1 0 0 0 0 0 %lld 0 0 0 20 0 %d 0\n",
            (long long)(f->own_s * (double)hz), f->threads);
   put(dir, "proc/self/stat", text);
+  for (int t = 0; t < 4; t++) {
+    char rel[64];
+    snprintf(rel, sizeof rel, "proc/self/task/%d/stat", 100 + t);
+    snprintf(text, sizeof text, "%d (w) S 1 1 1 0 -1 0 0 0 0 0 %lld 0 0 0 20 0 1 0\n", 100 + t,
+             (long long)(f->busy_s[t] * (double)hz));
+    put(dir, rel, text);
+  }
   put(dir, "proc/self/cgroup", "0::/job\n");
   put(dir, "cgroup/job/cpu.max", "200000 100000\n");
   snprintf(text, sizeof text, "usage_usec 1\nnr_periods 9\nnr_throttled %lld\n"
@@ -321,14 +329,22 @@ ST_TEST(host_cause_names_the_workloads_own_threads)
 {
   char buf[600];
   long hz = sysconf(_SC_CLK_TCK);
-  fake a = {.busy = 1000, .idle = 9000, .own_s = 10, .threads = 21};
+  fake a = {.busy = 1000, .idle = 9000, .own_s = 10, .threads = 21, .busy_s = {5, 1, 1, 1}};
   fake b = a;
   b.busy += (unsigned long long)(4 * hz); /* both CPUs busy, all of it ours */
   b.own_s += 3.8;
+  /* over 2 s, three threads ran 1.2 s each, one 0.1 s (under a tenth) */
+  b.busy_s[0] += 1.2, b.busy_s[1] += 1.2, b.busy_s[2] += 1.2, b.busy_s[3] += 0.1;
   ST_EQ(cause_of(&a, &b, 2, 1, buf, sizeof buf), 1);
-  ST_CHECKF(strstr(buf, "the workload kept 1.9 of the 2 CPUs busy (21 threads in the worker) "
-                        "while the runner needs one: use perf_host_threads() (1 here)") != NULL,
+  ST_CHECKF(strstr(buf, "the workload ran 3 busy threads on 2 CPUs (the worker used 1.9 CPUs on "
+                        "average, 21 threads in all) while the runner needs one: use "
+                        "perf_host_threads() (1 here) for its threads") != NULL,
             "%s", buf);
+  /* one busy thread is what perf_host_threads() allows here: not a cause */
+  b.busy_s[1] = a.busy_s[1], b.busy_s[2] = a.busy_s[2];
+  b.busy = a.busy + (unsigned long long)(1.2 * hz), b.idle = a.idle + (unsigned long long)(2.8 * hz);
+  b.own_s = a.own_s + 1.2;
+  ST_EQ(cause_of(&a, &b, 2, 1, buf, sizeof buf), 0);
 }
 
 ST_TEST(host_cause_names_steal_throttling_and_the_clock)

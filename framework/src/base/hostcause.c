@@ -60,19 +60,37 @@ static void stolen(const perf__hostload *a, const perf__hostload *b, cause *c)
            "dedicated CPUs (a bare-metal or dedicated-vCPU runner)", 100 * share);
 }
 
-/* The run itself kept more CPUs busy than perf_host_threads() allows, half
- * a CPU over or more: the runner's own threads had none. */
+/* The process's threads that ran a tenth of the interval or more (and at
+ * least 2 clock ticks) between a and b: a workload's team. */
+static int busy_threads(const perf__hostload *a, const perf__hostload *b)
+{
+  double need = 0.1 * span(a, b) / b->tick_s;
+  int n = 0;
+  for (int i = 0; i < b->ntasks; i++) {
+    unsigned long long before = 0;
+    for (int j = 0; j < a->ntasks; j++)
+      if (a->task[j].tid == b->task[i].tid) before = a->task[j].ticks;
+    double ran = (double)(b->task[i].ticks - before);
+    n += ran >= need && ran >= 2;
+  }
+  return n;
+}
+
+/* The run itself kept more threads busy than perf_host_threads() allows:
+ * the runner's own threads had no CPU of their own. */
 static void own_threads(const perf__hostload *a, const perf__hostload *b, int cpus,
                         int host_threads, cause *c)
 {
+  int n = busy_threads(a, b);
   double own = own_cpus(a, b);
-  if (host_threads >= cpus || own < host_threads + 0.5) return;
+  if (n <= host_threads) return;
   c->weight = own / cpus;
   snprintf(c->text, sizeof c->text,
-           "the workload kept %.1f of the %d %s busy (%d %s in the worker) while "
-           "the runner needs one: use perf_host_threads() (%d here) for its threads",
-           own, cpus, perf__units_noun(cpus, "CPU", "CPUs"), b->threads,
-           perf__units_noun(b->threads, "thread", "threads"), host_threads);
+           "the workload ran %d busy %s on %d %s (the worker used %.1f CPUs on average, %d %s "
+           "in all) while the runner needs one: use perf_host_threads() (%d here) for its "
+           "threads",
+           n, perf__units_noun(n, "thread", "threads"), cpus, perf__units_noun(cpus, "CPU", "CPUs"),
+           own, b->threads, perf__units_noun(b->threads, "thread", "threads"), host_threads);
 }
 
 /* Other processes kept a quarter of the host's CPUs busy or more (and at

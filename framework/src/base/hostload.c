@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "base/hostload.h"
 
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,17 @@ static int read_loadavg(perf__hostload *h)
   return sscanf(text, "%lf %*f %*f %d/", &h->load1, &h->runnable) == 2 ? 0 : -1;
 }
 
+/* utime + stime of one /proc stat line, in clock ticks; -1 when it does
+ * not parse. */
+static long long stat_ticks(const char *text)
+{
+  const char *p = strrchr(text, ')');
+  unsigned long long ut, st;
+  if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+    return -1;
+  return (long long)(ut + st);
+}
+
 /* /proc/PID/stat: user and system time and the thread count, read after
  * the command's closing parenthesis (a command may hold spaces). */
 static int read_proc(perf__hostload *h, pid_t pid)
@@ -78,18 +90,36 @@ static int read_proc(perf__hostload *h, pid_t pid)
   if (pid) snprintf(rel, sizeof rel, "%ld/stat", (long)pid);
   else snprintf(rel, sizeof rel, "self/stat");
   if (slurp(perf__hostload_proc(rel, path, sizeof path), text, sizeof text)) return -1;
-  char *p = strrchr(text, ')');
-  unsigned long long ut, st;
+  long long ticks = stat_ticks(text);
   long threads;
   /* fields 3.. : state ppid pgrp session tty tpgid flags minflt cminflt
    * majflt cmajflt utime stime cutime cstime priority nice num_threads */
-  if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
-                   "%*d %*d %ld", &ut, &st, &threads) != 3)
+  if (ticks < 0 || sscanf(strrchr(text, ')') + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+                          "%*u %*u %*u %*d %*d %*d %*d %ld", &threads) != 1)
     return -1;
-  long hz = sysconf(_SC_CLK_TCK);
-  h->proc_cpu_s = (double)(ut + st) / (double)(hz > 0 ? hz : 100);
+  h->proc_cpu_s = (double)ticks * h->tick_s;
   h->threads = (int)threads;
   return 0;
+}
+
+/* Each thread's CPU time from /proc/PID/task/TID/stat. */
+static void read_tasks(perf__hostload *h, pid_t pid)
+{
+  char rel[64], dir[4200], path[4500], text[2048];
+  if (pid) snprintf(rel, sizeof rel, "%ld/task", (long)pid);
+  else snprintf(rel, sizeof rel, "self/task");
+  DIR *d = opendir(perf__hostload_proc(rel, dir, sizeof dir));
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && h->ntasks < PERF__HOSTLOAD_TASKS) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
+    long long t = slurp(path, text, sizeof text) ? -1 : stat_ticks(text);
+    if (t < 0) continue;
+    h->task[h->ntasks].tid = atol(e->d_name);
+    h->task[h->ntasks++].ticks = (unsigned long long)t;
+  }
+  closedir(d);
 }
 
 /* See hostload.h. */
@@ -180,10 +210,12 @@ static void read_freq(perf__hostload *h)
 /* See hostload.h. */
 void perf__hostload_read(perf__hostload *h, pid_t pid)
 {
-  *h = (perf__hostload){.t = perf__clock_now()};
+  long hz = sysconf(_SC_CLK_TCK);
+  *h = (perf__hostload){.t = perf__clock_now(), .tick_s = 1.0 / (double)(hz > 0 ? hz : 100)};
   h->stat_ok = read_stat(h) == 0;
   h->load_ok = read_loadavg(h) == 0;
   h->proc_ok = read_proc(h, pid) == 0;
+  read_tasks(h, pid);
   h->cg_ok = read_cgroup(h) == 0;
   h->quota_cpus = perf__hostload_quota();
   read_freq(h);

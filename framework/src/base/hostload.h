@@ -5,12 +5,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Threads of a process whose CPU time a snapshot keeps. */
+#define PERF__HOSTLOAD_TASKS 256
+
 /* Test hooks (documented in the README): PERF_PROC_ROOT replaces /proc,
  * PERF_CGROUP_ROOT the cgroup v2 mount (/sys/fs/cgroup), PERF_SYS_ROOT
  * /sys for cpufreq. Each part of a snapshot is 0 with its *_ok flag 0 when
  * its file cannot be read. */
 typedef struct perf__hostload {
   double t;                              /* host monotonic clock, seconds */
+  double tick_s;                         /* one clock tick of the times below */
   int stat_ok;                           /* /proc/stat read */
   unsigned long long busy, total, steal; /* all CPUs, clock ticks */
   int online;                            /* CPUs /proc/stat lists */
@@ -20,6 +24,11 @@ typedef struct perf__hostload {
   int proc_ok;                           /* the process's stat read */
   double proc_cpu_s;                     /* its user + system time, seconds */
   int threads;                           /* its threads */
+  int ntasks;                            /* threads read below (the first
+                                            PERF__HOSTLOAD_TASKS) */
+  struct { long tid; unsigned long long ticks; } task[PERF__HOSTLOAD_TASKS];
+                                         /* each one's user + system time,
+                                            clock ticks */
   int cg_ok;                             /* the cgroup's cpu.stat read */
   long long nr_throttled, throttled_usec;
   double quota_cpus;                     /* cpu.max quota / period; 0 none */
