@@ -458,7 +458,7 @@ ST_TEST(host_timeout_names_the_hosts_load)
            dir, dir);
   st_run r;
   st_exec(&r, env, st_slow() ? "--filter=host.hang_beside_busy_cpus --timeout=20"
-                             : "--filter=host.hang_beside_busy_cpus --timeout=3");
+                             : "--filter=host.hang_beside_busy_cpus --timeout=5");
   const char *o = st_outcome(&r, "host.hang_beside_busy_cpus", line, sizeof line);
   ST_CHECKF(!strcmp(o, "FAIL") && strstr(line, "(worker killed); the host: other processes kept "
                                                "the CPUs 95 % busy (1.9 of 2 CPUs besides this "
