@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -191,6 +192,17 @@ ST_TEST(host_runs_share_cpus_through_the_lock_directory)
   ST_EQ(perf__hostshare_runs(&kc), 2);
   ST_EQ(run_files(dir), 2);
   ST_CHECK(access(unfinished, F_OK) != 0);
+  /* a run in another container (pid namespace) whose pid is this one's is
+   * another run */
+  char twin[700];
+  snprintf(twin, sizeof twin, "%s/locks/run-twin", dir);
+  int held = open(twin, O_WRONLY | O_CREAT, 0600);
+  ST_CHECK(held >= 0 && flock(held, LOCK_EX) == 0);
+  dprintf(held, "pid %ld\ncpus 0-1023\ncgroup x /\npidns pid:[1]\n", (long)getpid());
+  ST_EQ(perf__hostshare_runs(&kc), 3);
+  ST_EQ(kc, 2); /* its cgroup is another's */
+  unlink(twin);
+  close(held);
   /* the other run killed: its file is stale */
   kill(other, SIGKILL);
   waitpid(other, NULL, 0);

@@ -87,11 +87,31 @@ static void cpu_list(char *buf, size_t len)
   }
 }
 
+/* This process's namespace of a kind ("pid:[4026531836]" for "pid"), so
+ * that runs in containers sharing a lock directory tell their pids and
+ * cgroups apart; "" unknown. */
+static void name_space(const char *kind, char *buf, size_t len)
+{
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/ns/%s", kind);
+  ssize_t n = readlink(link, buf, len - 1);
+  buf[n > 0 ? n : 0] = '\0';
+}
+
+/* This process's cgroup as "NAMESPACE PATH"; "" when it has none to read. */
+static void cgroup_key(char *buf, size_t len)
+{
+  char ns[128], dir[4096];
+  name_space("cgroup", ns, sizeof ns);
+  if (perf__hostload_cgroup_dir(dir, sizeof dir)) buf[0] = '\0';
+  else snprintf(buf, len, "%s %s", ns, dir);
+}
+
 /* See hostshare.h. The file is written under a dot name and renamed once
  * locked, so that no reader ever sees an unlocked live file. */
 int perf__hostshare_register(char *err, size_t len)
 {
-  char dir[4096], tmp[4200], path[4200], text[8500], cpus[4096], cg[4096] = "";
+  char dir[4096], tmp[4200], path[4200], text[8900], cpus[4096], cg[4300], ns[128];
   struct timespec now;
   perf__hostshare_dir(dir, sizeof dir);
   if (usable_dir(dir, err, len)) return -1;
@@ -101,8 +121,10 @@ int perf__hostshare_register(char *err, size_t len)
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return snprintf(err, len, "cannot write in %s: %s", dir, strerror(errno)), -1;
   cpu_list(cpus, sizeof cpus);
-  perf__hostload_cgroup_dir(cg, sizeof cg);
-  int n = snprintf(text, sizeof text, "pid %ld\ncpus %s\ncgroup %s\n", (long)getpid(), cpus, cg);
+  cgroup_key(cg, sizeof cg);
+  name_space("pid", ns, sizeof ns);
+  int n = snprintf(text, sizeof text, "pid %ld\ncpus %s\ncgroup %s\npidns %s\n", (long)getpid(),
+                   cpus, cg, ns);
   if (flock(fd, LOCK_EX | LOCK_NB) || write(fd, text, (size_t)n) != n || rename(tmp, path)) {
     snprintf(err, len, "cannot register in %s: %s", dir, strerror(errno));
     unlink(tmp);
@@ -140,6 +162,17 @@ static int overlaps(const char *text, const cpu_set_t *set)
   return 0;
 }
 
+/* Whether text's line starting with key (e.g. "\ncgroup ") holds exactly
+ * value; a missing line counts as value "". */
+static int same_line(const char *text, const char *key, const char *value)
+{
+  const char *at = strstr(text, key);
+  size_t n = strlen(value);
+  if (!at) return !n;
+  at += strlen(key);
+  return !strncmp(at, value, n) && (at[n] == '\n' || at[n] == '\0');
+}
+
 /* One entry of the lock directory, another live run: *cpus when its CPUs
  * overlap set, *cgroup when it runs in the cgroup cg (and so under its
  * quota). This process's own run (that of the supervisor of a worker) is
@@ -147,7 +180,7 @@ static int overlaps(const char *text, const cpu_set_t *set)
 static void other_run(const char *path, const cpu_set_t *set, const char *cg, int *cpus,
                       int *cgroup)
 {
-  char text[8500];
+  char text[9000];
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   *cpus = *cgroup = 0;
   if (fd < 0) return;
@@ -160,15 +193,12 @@ static void other_run(const char *path, const cpu_set_t *set, const char *cg, in
   close(fd);
   text[n > 0 ? n : 0] = '\0';
   long pid = 0;
-  char *list = strstr(text, "\ncpus "), *group = strstr(text, "\ncgroup ");
+  char *list = strstr(text, "\ncpus "), *group = strstr(text, "\ncgroup "), ns[128];
   if (sscanf(text, "pid %ld", &pid) != 1 || !list) return;
-  if (pid == (long)getpid() || pid == (long)getppid()) return;
+  name_space("pid", ns, sizeof ns);
+  if ((pid == (long)getpid() || pid == (long)getppid()) && same_line(text, "\npidns ", ns)) return;
   *cpus = overlaps(list + 6, set);
-  if (group) {
-    group += 8;
-    group[strcspn(group, "\n")] = '\0';
-    *cgroup = *cg && !strcmp(group, cg);
-  }
+  *cgroup = *cg && group && same_line(text, "\ncgroup ", cg);
 }
 
 /* A ".new-" file of a run that died while registering (unlocked, a minute
@@ -186,14 +216,14 @@ static void sweep_unfinished(const char *path)
 /* See hostshare.h. */
 int perf__hostshare_runs(int *same_cgroup)
 {
-  char dir[4096], path[4400], cg[4096] = "";
+  char dir[4096], path[4400], cg[4300];
   cpu_set_t set;
   int k = 1, kc = 1; /* this run, registered or not */
   *same_cgroup = 1;
   if (sched_getaffinity(0, sizeof set, &set)) return 1;
   DIR *d = opendir(perf__hostshare_dir(dir, sizeof dir));
   if (!d) return 1;
-  perf__hostload_cgroup_dir(cg, sizeof cg);
+  cgroup_key(cg, sizeof cg);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int cpus, cgroup;
