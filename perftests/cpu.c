@@ -2,6 +2,7 @@
 #include "cpu.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 /* glibc's libmvec has SIMD sinf (declared only under -ffast-math): say so,
@@ -10,6 +11,10 @@
 float sinf(float x);
 
 #include "ew_ops.h"
+#include "perfgate.h"
+
+/* Never fails. */
+void cpu_use_host_threads(void) { omp_set_num_threads(perf_host_threads()); }
 
 /* Never fails. */
 void cpu_ew_f32(float *x, size_t n, int op)

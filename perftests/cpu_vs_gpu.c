@@ -51,6 +51,7 @@ static void mm_init(mm *m, int n)
   PERF_ALLOC_HOST(m->ha, bytes);
   PERF_ALLOC_HOST(m->hb, bytes);
   PERF_ALLOC_HOST(m->hc, bytes);
+  cpu_use_host_threads();
   host_random(m->ha, (size_t)n * n, 1);
   host_random(m->hb, (size_t)n * n, 2);
   PERF_CUDA(cudaMemcpy(m->da, m->ha, bytes, cudaMemcpyHostToDevice));
@@ -199,6 +200,7 @@ static void sines_init(sines *s, size_t n, int pinned)
   PERF_ALLOC_DEVICE(s->d, bytes);
   PERF_ALLOC_HOST(s->h, bytes);
   PERF_ALLOC_HOST(s->hout, bytes);
+  cpu_use_host_threads();
   host_random(s->h, n, 3);
   memset(s->hout, 0, bytes); /* every page resident, as h's */
   if (!pinned) return;

@@ -130,6 +130,7 @@ PERF_TEST(pipeline, hybrid_cpu_gpu_is_slower_than_gpu_only)
 {
   pipe p;
   init(&p);
+  cpu_use_host_threads();
   perf_workload g = PERF_WORKLOAD(gpu_only, &p, .stream = p.s, .clock = PERF_CLOCK_WALL);
   perf_workload h = PERF_WORKLOAD(hybrid, &p, .stream = p.s, .clock = PERF_CLOCK_WALL);
   PERF_EXPECT_FASTER(g, h, 1.44);

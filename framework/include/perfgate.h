@@ -441,6 +441,15 @@ int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, c
  * when none runs. */
 int perf_embed_end(char *reason, size_t len);
 
+/* How many host threads a workload may use (OpenMP's num_threads, a thread
+ * pool's size): the CPUs this process may run on (its affinity mask,
+ * capped by the cgroup's cpu.max quota), shared with the other perfgate
+ * runs on this host (the lock directory; README, "Host threads"), less
+ * one CPU kept for the runner when that leaves one; at least 1; capped
+ * by OMP_NUM_THREADS when that is set. Reads a few files: call it once
+ * per test, not inside a timed workload. Never fails. */
+int perf_host_threads(void);
+
 /* The library's version, "MAJOR.MINOR.PATCH" (the one it was built from:
  * compare with the PERF_VERSION_* macros of the header a program was
  * compiled with). Never fails. */

@@ -19,6 +19,14 @@ def library_version():
     return _lib.load().perf_version().decode()
 
 
+def host_threads():
+    """perf_host_threads() of the C core: how many host threads a workload may
+    use (torch.set_num_threads, a pool's size): this process's CPUs (affinity,
+    cgroup cpu.max) shared with the perfgate runs on the host, less one kept
+    for the runner. Call it once per test, not inside a timed workload."""
+    return _lib.load().perf_host_threads()
+
+
 def libraries():
     """Where the C core and the libraries it needs were loaded from (loading
     them first): {"libperfgate.so": path, "libcudart.so.13": path, ...}."""
@@ -27,4 +35,4 @@ def libraries():
 
 
 __all__ = ["Perf", "PerfError", "Skipped", "Workload", "LibraryNotFound", "__version__",
-           "library_version", "libraries"]
+           "library_version", "libraries", "host_threads"]

@@ -122,3 +122,5 @@ def _declare(lib):
     lib.perf_embed_rebaseline.restype = ctypes.c_int
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int
+    lib.perf_host_threads.argtypes = []
+    lib.perf_host_threads.restype = ctypes.c_int

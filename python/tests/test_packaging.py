@@ -35,6 +35,15 @@ def test_the_version_is_the_headers_and_the_loaded_librarys():
     assert perfgate.library_version() == header_version()  # perf_version() through ctypes
 
 
+def test_host_threads_follow_the_affinity_mask(tmp_path):
+    # one CPU: one thread, whatever the machine; the lock directory private
+    r = python("import os, perfgate; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+               "print('threads', perfgate.host_threads())",
+               env={"PERF_LOCK_DIR": str(tmp_path), "OMP_NUM_THREADS": ""})
+    assert r.returncode == 0, r.stderr
+    assert "threads 1" in r.stdout
+
+
 def test_perf_json_names_the_perfgate_that_wrote_it(pytester, tmp_path):
     pytester.makepyfile(test_inner='''
 def test_it(perf):

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/hostshare.h"
 #include "base/units.h"
 #include "worker/probe.h"
 #include "report/merge.h"
@@ -71,9 +72,10 @@ typedef struct child {
 } child;
 
 /* The k-th of nd equal shares of this process's CPUs, so that the runs do
- * not time each other's host work; OpenMP gets as many threads (unless
- * OMP_NUM_THREADS is set). Never fails: without a share the CPUs stay
- * shared. */
+ * not time each other's host work; OpenMP gets what perf_host_threads()
+ * gives in that share (its CPUs less the runner's one; unless
+ * OMP_NUM_THREADS is set). Each child registers as a run of its own CPUs.
+ * Never fails: without a share the CPUs stay shared. */
 static void cpu_share(int k, int nd)
 {
   cpu_set_t all, mine;
@@ -85,7 +87,7 @@ static void cpu_share(int k, int nd)
     if (CPU_ISSET(cpu, &all) && seen++ >= k * per) CPU_SET(cpu, &mine);
   if (sched_setaffinity(0, sizeof mine, &mine)) return;
   char threads[16];
-  snprintf(threads, sizeof threads, "%d", per);
+  snprintf(threads, sizeof threads, "%d", perf__hostshare_share(per, 1));
   setenv("OMP_NUM_THREADS", threads, 0);
 }
 

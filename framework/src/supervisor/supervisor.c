@@ -18,6 +18,8 @@
 #include "base/claimrec.h"
 #include "supervisor/rebaseline.h"
 #include "base/clock.h"
+#include "base/hostcause.h"
+#include "base/hostshare.h"
 #include "base/wire.h"
 #include "base/registry.h"
 #include "base/units.h"
@@ -32,6 +34,7 @@ typedef struct worker {
   int cmd, res, out; /* write end of commands; read ends of results and output */
   int heard;         /* a frame arrived: the worker did start */
   perf__wire_buf rb;
+  perf__hostload at_start; /* the host's load when its test started */
 } worker;
 
 
@@ -325,10 +328,15 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
     double left = deadline - perf__clock_now();
     if (left <= 0) {
       drain_output(w, r);
+      perf__hostload now; /* read before the kill: the worker's CPU time */
+      char cause[500];
+      perf__hostload_read(&now, w->pid);
+      perf__hostcause_name(&w->at_start, &now, perf__hostshare_cpus(), perf__hostshare_threads(),
+                           cause, sizeof cause);
       worker_stop(w, 1);
       r->outcome = PERF__FAIL;
       snprintf(r->reason, sizeof r->reason,
-               "timed out after %g s (worker killed)", timeout_s);
+               "timed out after %g s (worker killed); the host: %s", timeout_s, cause);
       return 0;
     }
     struct pollfd p[2] = {{.fd = w->res, .events = POLLIN},
@@ -375,6 +383,7 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli
     if (worker_start(w, argc, argv)) return PERF__EIO;
   }
   r->worker_pid = (long)w->pid;
+  perf__hostload_read(&w->at_start, w->pid);
   int sent = perf__wire_send(w->cmd, PERF__MSG_RUN, r->name, strlen(r->name)) == 0;
   int s = await_end(w, sent ? cli->timeout_s : 1, r);
   r->seconds = perf__clock_now() - t0;
@@ -497,6 +506,15 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
    * instead of killing the process in the middle of a baseline update. */
   signal(SIGXFSZ, SIG_IGN);
   hold_std_fds();
+  int shared = perf__hostshare_register(err, sizeof err); /* other runs share the CPUs with it */
+  if (shared < 0)
+    fprintf(stderr, "%s: this run does not share the CPUs with other perfgate runs on the "
+                    "host: %s\n", perf__progname(), err);
+  if (cli->verbose) {
+    char cpus[5000];
+    perf__hostshare_describe(cpus, sizeof cpus);
+    printf("perfgate: %s\n", cpus);
+  }
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0, broken = 0;
   size_t done = 0, failed = 0;
@@ -528,6 +546,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
     }
   }
   worker_stop(&w, 0);
+  perf__hostshare_unregister(shared);
   if (collect && !broken) code = write_baselines(cli, code, failed);
   if (perf__report_write(cli, tests, n, results, done, started, cli->tap_out, code))
     code = 2;

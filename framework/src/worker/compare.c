@@ -14,6 +14,7 @@
 #include "worker/cotenant.h"
 #include "worker/gpu.h"
 #include "worker/gpuwatch.h"
+#include "worker/hostnoise.h"
 #include "worker/nvtx.h"
 #include "worker/sweep.h"
 #include "worker/syncdetect.h"
@@ -181,8 +182,9 @@ void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, c
 }
 
 /* What this claim's sampling discarded or kept despite a disturbance
- * (counts since `before`), as "; ..." text for the verdict line, or "". */
-static void disturbances(const perf_workload *a, const perf_workload *b,
+ * (counts since `before`, returned), as "; ..." text for the verdict line,
+ * or "". */
+static perf__retake disturbances(const perf_workload *a, const perf_workload *b,
                          const perf__retake *before, char *buf, size_t len)
 {
   perf__retake now = retakes(a, b);
@@ -201,6 +203,7 @@ static void disturbances(const perf_workload *a, const perf_workload *b,
     perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
                                 names, sizeof names);
   perf__compare_disturbed_text(&d, names, buf, len);
+  return d;
 }
 
 static void trace(void *ctx, const perf__verdict_result *r)
@@ -499,13 +502,15 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
+  perf__hostload host;
+  perf__hostnoise_begin(&host);
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
   perf__nvtx_pop();
-  disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  perf__retake d = disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
   report_cost(a, b, reads0, cost0);
   if (err) {
@@ -513,6 +518,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
     if (p->err) perf__gpu_end(p->err, p->why);
     perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
+  perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
   measurement_record(&out->rec, kind, &c, p, out);

@@ -15,7 +15,7 @@ typedef struct perf__compared {
   perf__verdict_result r;
   double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
                               over its samples); NaN when unknown */
-  char disturbed[640];     /* "; ..." for the verdict line, or "" */
+  char disturbed[1200];    /* "; ..." for the verdict line, or "" */
   perf__claimrec_ratio rec; /* the measurement for the claim's record
                                (owned: the caller hands it to a record) */
 } perf__compared;

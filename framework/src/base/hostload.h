@@ -1,0 +1,58 @@
+/* hostload.h — the host's load as /proc, the cgroup and cpufreq show it: one snapshot, cheap to take, in either process. */
+#ifndef PERF_HOSTLOAD_H
+#define PERF_HOSTLOAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Threads of a process whose CPU time a snapshot keeps. */
+#define PERF__HOSTLOAD_TASKS 256
+
+/* Test hooks (documented in the README): PERF_PROC_ROOT replaces /proc,
+ * PERF_CGROUP_ROOT the cgroup v2 mount (/sys/fs/cgroup), PERF_SYS_ROOT
+ * /sys for cpufreq. Each part of a snapshot is 0 with its *_ok flag 0 when
+ * its file cannot be read. */
+typedef struct perf__hostload {
+  double t;                              /* host monotonic clock, seconds */
+  double tick_s;                         /* one clock tick of the times below */
+  int stat_ok;                           /* /proc/stat read */
+  unsigned long long busy, total, steal; /* all CPUs, clock ticks */
+  int online;                            /* CPUs /proc/stat lists */
+  int load_ok;                           /* /proc/loadavg read */
+  double load1;                          /* 1-minute load average */
+  int runnable;                          /* runnable tasks now (field 4) */
+  int proc_ok;                           /* the process's stat read */
+  double proc_cpu_s;                     /* its user + system time, seconds */
+  int threads;                           /* its threads */
+  int ntasks;                            /* threads read below (the first
+                                            PERF__HOSTLOAD_TASKS) */
+  struct { long tid; unsigned long long ticks; } task[PERF__HOSTLOAD_TASKS];
+                                         /* each one's user + system time,
+                                            clock ticks */
+  int cg_ok;                             /* the cgroup's cpu.stat read */
+  long long nr_throttled, throttled_usec;
+  double quota_cpus;                     /* cpu.max quota / period; 0 none */
+  double mhz, max_mhz;                   /* mean current and highest max over
+                                            the CPUs this process may use;
+                                            0 unknown */
+} perf__hostload;
+
+/* A snapshot for process pid (0: this one). Never fails: what cannot be
+ * read is left 0 with its flag 0. */
+void perf__hostload_read(perf__hostload *h, pid_t pid);
+
+/* The path of a /proc file under PERF_PROC_ROOT ("/proc" by default):
+ * rel is "stat", "self/cgroup"... Never fails (truncates to len). */
+const char *perf__hostload_proc(const char *rel, char *buf, size_t len);
+
+/* This process's cgroup v2 directory (PERF_CGROUP_ROOT or /sys/fs/cgroup,
+ * then the path of /proc/self/cgroup's "0::" line); -1 when there is none
+ * to read. */
+int perf__hostload_cgroup_dir(char *buf, size_t len);
+
+/* The CPUs the cgroup's cpu.max allows (quota / period, the smallest over
+ * the cgroup and its parents up to the mount); 0 when none is set ("max")
+ * or none can be read. Never fails. */
+double perf__hostload_quota(void);
+
+#endif

@@ -1,0 +1,41 @@
+/* hostnoise.c — host noise in a claim: perf_host_threads(), the host's load before and after sampling, disturbed samples kept out of a decision, the cause on the verdict line. */
+#include "worker/hostnoise.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/hostcause.h"
+#include "base/hostshare.h"
+
+/* Public: see perfgate.h. */
+int perf_host_threads(void) { return perf__hostshare_threads(); }
+
+/* See hostnoise.h. */
+void perf__hostnoise_begin(perf__hostload *before) { perf__hostload_read(before, 0); }
+
+/* See hostnoise.h. */
+int perf__hostnoise_host_timed(perf_clock clock)
+{
+  return clock != PERF_CLOCK_DEVICE && clock != PERF_CLOCK_COLD;
+}
+
+/* See hostnoise.h. */
+void perf__hostnoise_judge(const perf__hostload *before, perf_clock clock,
+                           const perf__retake *d, perf__verdict_result *r, char *buf,
+                           size_t len)
+{
+  if (d->kept_disturbed && perf__hostnoise_host_timed(clock) &&
+      r->verdict != PERF__INCONCLUSIVE) {
+    r->verdict = PERF__INCONCLUSIVE;
+    r->why = "samples the host preempted on every retake would have decided it";
+  }
+  if (r->verdict != PERF__INCONCLUSIVE) return;
+  perf__hostload after;
+  char cause[500];
+  perf__hostload_read(&after, 0);
+  int named = perf__hostcause_name(before, &after, perf__hostshare_cpus(),
+                                   perf__hostshare_threads(), cause, sizeof cause);
+  size_t used = strlen(buf);
+  if ((named || d->retaken || d->kept_disturbed) && used < len)
+    snprintf(buf + used, len - used, "; the host: %s", cause);
+}
