@@ -489,6 +489,26 @@ ST_TEST(pipeline_injected_preemptions_are_retaken_up_to_20_times)
   }
 }
 
+/* A CROSSOVER point whose own verdict is INCONCLUSIVE (here: every sample
+ * kept although the injected preemptions hit every retake) is undecided,
+ * whatever side the interval of its rounds shows, and the CROSSOVER says
+ * why: it was decided from the points' intervals (a PASS or FAIL from
+ * samples no claim may use; on the H100 a FAIL under a GPU co-tenant). */
+ST_TEST(pipeline_crossover_points_that_were_disturbed_are_undecided)
+{
+  char env[600];
+  st_run r;
+  snprintf(env, sizeof env, "LD_PRELOAD=%.400s/libpreempt.so PERF_FAKE_PREEMPT=always ",
+           st_build_dir());
+  st_exec(&r, env, "--no-confirm --budget=0.2 --filter=sweep.flat_overtakes_growing_inside_range");
+  ST_CHECKF(strstr(r.out, "CROSSOVER(cheap, dear, n, 16, 256) at ") &&
+                strstr(r.out, ": INCONCLUSIVE: ") &&
+                strstr(r.out, "left undecided: samples the host preempted on every retake") &&
+                !strstr(r.out, "it turns inside [16, 256]"),
+            "%s", r.out);
+  st_run_free(&r);
+}
+
 /* Checks what holds for a claim's verdict line under any load: its claim
  * was decided or not (PASS or FAIL, never broken), and its counts keep the
  * retake rule: no more samples kept although preempted than samples (4 a

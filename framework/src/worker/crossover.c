@@ -27,6 +27,8 @@ typedef struct site {
   char an[96], bn[96], var[64];
   double lo, hi, tie;
   int fatal, decided;
+  size_t overruled;            /* points whose interval had a side that the */
+  const char *overruled_why;   /* claim's verdict did not take (a co-tenant, host) */
   double seconds;
   char clock[16];
   perf__xpoint pt[PERF__SWEEP_MAX];
@@ -181,6 +183,11 @@ static int decide(site *s)
   perf__xdecision d;
   s->decided = 1;
   perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
+  size_t used = strlen(d.why);
+  if (d.verdict == PERF__INCONCLUSIVE && s->overruled && used < sizeof d.why)
+    snprintf(d.why + used, sizeof d.why - used, "; %zu %s left undecided: %s", s->overruled,
+             perf__units_noun((long long)s->overruled, "point", "points"),
+             s->overruled_why ? s->overruled_why : "its measurement was disturbed");
   char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
@@ -270,7 +277,14 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
                     perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
   perf__baselinecheck_pair(a, b, &m.r);
+  /* A point is decided only when its own verdict is: a co-tenant's rounds
+   * or samples the host preempted on every retake leave it undecided,
+   * whatever side the interval of its rounds shows. */
   perf__side side = perf__verdict_side(tie, m.r.lo, m.r.hi);
+  if (m.r.verdict == PERF__INCONCLUSIVE && side != PERF__SIDE_UNDECIDED) {
+    side = PERF__SIDE_UNDECIDED;
+    if (!s->overruled++) s->overruled_why = m.r.why;
+  }
   static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
   char word[160], need[120];
   snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
