@@ -43,8 +43,7 @@ static double idled_s;                         /* idled in this process, all tes
  * (events, memory) and a routing pass it left open. Never fails. */
 static void release_all(void)
 {
-  rest_left_ms = PERF__MAX_REST_MS;
-  alone_left_ms = PERF__COTENANT_MAX_WAIT_MS;
+  perf__workload_rest_reset();
   told_shared = 0;
   perf__streamcheck_release();
   while (live) {
@@ -294,12 +293,13 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
       continue;
     }
     if (err) return err;
+    /* read before the NVML poll, whose own switches are not the sample's */
+    int preempted = before >= 0 && preemptions() != before;
     int shared = shared_during(st, t0, perf__clock_now());
     if (perf__retake_shared(&st->rt, shared, alone_left_ms > 0) == PERF__RETAKE) {
       wait_alone(st);
       continue;
     }
-    int preempted = before >= 0 && preemptions() != before;
     int throttled = throttled_now(st);
     if (perf__retake_decide(&st->rt, preempted, throttled) == PERF__KEEP) return 0;
     if (throttled) rest(perf__retake_rest_ms(&st->rt, &rest_left_ms));
