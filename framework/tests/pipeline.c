@@ -166,11 +166,18 @@ ST_TEST(pipeline_gpu_tests_skip_without_device_and_pass_with_one)
     st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
     st_expect(&r, "gpu.wall_clock_syncs_the_device", "PASS", NULL);
     ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(events clock", line, sizeof line));
+    /* the submit clock's batch: sized by what a sample costs with its drain */
+    st_expect(&r, "gpu.submit_clock_batch_stops_at_the_drain", "PASS", NULL);
+    ST_CHECK(st_line_with(&r, "queued: a sample costs", "the batch stops growing there", line, sizeof line));
+    const char *q = st_line_with(&r, "queued: cold start", "per sample", line, sizeof line);
+    long per = q && strstr(q, "); ") ? strtol(strstr(q, "); ") + 3, NULL, 10) : -1;
+    ST_CHECKF(per >= 1 && per <= 64, "%s", q ? q : "no line"); /* was 256, the cap */
     ST_EQ(r.status, 0);
   } else {
     st_expect(&r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
     st_expect(&r, "gpu.wall_clock_syncs_the_device", "SKIP", "skipped: no CUDA device (");
     st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "skipped: no CUDA device (");
+    st_expect(&r, "gpu.submit_clock_batch_stops_at_the_drain", "SKIP", "skipped: no CUDA device (");
     ST_EQ(r.status, 0);
     st_run_free(&r);
     st_exec(&r, "", "--filter='gpu.*' --require-gpu");
@@ -587,8 +594,9 @@ ST_TEST(pipeline_sync_check_never_passes_without_looking)
   st_run_free(&r);
 }
 
-/* A worker that attached CUPTI never times anything again. */
-ST_TEST(pipeline_worker_retired_after_cupti)
+/* A worker whose sync check attached CUPTI goes on to the next test: the
+ * pass detached and finalized CUPTI, as every routing pass does. */
+ST_TEST(pipeline_worker_kept_after_a_sync_check)
 {
   st_run r;
   long pid[2];
@@ -601,8 +609,8 @@ ST_TEST(pipeline_worker_retired_after_cupti)
   ST_EQ(two_pids(&r, pid), 2);
   if (st_have_gpu()) {
     st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "PASS", NULL);
-    ST_CHECK(pid[0] != pid[1]);
-  } else { /* no CUPTI without a device: a skip, which also retires it */
+    ST_CHECK(pid[0] == pid[1]);
+  } else { /* no CUPTI without a device: a skip, which retires it */
     st_expect(&r, "gpu.sync_check_finds_none_in_async_memset", "SKIP", "no CUDA device (");
   }
   st_run_free(&r);

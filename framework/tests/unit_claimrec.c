@@ -280,3 +280,32 @@ ST_TEST(claimrec_any_message_bytes_read_back)
   perf__claimrec_free(&back);
   free(text);
 }
+
+/* A measurement the noise disturbed carries a "noise" member, read back
+ * field by field; an undisturbed one has none. */
+ST_TEST(claimrec_noise_member_round_trips)
+{
+  perf__claimrec r = faster_record();
+  char err[300] = "", *plain = perf__claimrec_text(&r);
+  ST_CHECK(plain && !strstr(plain, "\"noise\""));
+  free(plain);
+  r.ratio.noise = (perf__claimrec_noise){.set = 1, .host_retaken = 7, .host_kept = 1,
+                                         .gpu_retaken = 4, .gpu_kept = 2, .shared_rounds = 3,
+                                         .early_look = 1,
+                                         .cause = dup("another process used the GPU: pid 4145")};
+  char *text = round_trip(&r);
+  ST_CHECK(text && strstr(text, "\"noise\": {\"host_retaken\": 7, \"host_kept\": 1, "
+                                "\"gpu_retaken\": 4, \"gpu_kept\": 2, \"shared_rounds\": 3, "
+                                "\"early_look\": true, \"cause\": \"another process used the GPU: pid 4145\"}"));
+  perf__claimrec back;
+  ST_EQ(text ? perf__claimrec_parse(text, &back, err, sizeof err) : -1, 0);
+  if (text) {
+    const perf__claimrec_noise *n = &back.ratio.noise;
+    ST_CHECK(n->set && n->host_retaken == 7 && n->host_kept == 1 && n->gpu_retaken == 4 &&
+             n->gpu_kept == 2 && n->shared_rounds == 3 && n->early_look == 1 &&
+             n->cause && strstr(n->cause, "pid 4145"));
+    perf__claimrec_free(&back);
+  }
+  free(text);
+  perf__claimrec_free(&r);
+}

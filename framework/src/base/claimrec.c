@@ -134,6 +134,18 @@ static void put_sweep(perf__json *j, const perf__claimrec_sweep *s)
                  s->points);
 }
 
+/* The disturbances, when there were any. Never fails (j->oom). */
+static void put_noise(perf__json *j, const perf__claimrec_noise *n)
+{
+  if (!n->set) return;
+  perf__json_raw(j, ", \"noise\": {\"host_retaken\": %ld, \"host_kept\": %ld, "
+                 "\"gpu_retaken\": %ld, \"gpu_kept\": %ld, \"shared_rounds\": %ld, "
+                 "\"early_look\": %s, \"cause\": ", n->host_retaken, n->host_kept,
+                 n->gpu_retaken, n->gpu_kept, n->shared_rounds, truth(n->early_look));
+  put_text(j, n->cause ? n->cause : "");
+  perf__json_raw(j, "}");
+}
+
 /* The measurement members (from ", \"kind\"" on); kind is m->kind, or word
  * when that is unset. Never fails (j->oom). */
 static void put_ratio(perf__json *j, const perf__claimrec_ratio *m, const char *word)
@@ -152,6 +164,7 @@ static void put_ratio(perf__json *j, const perf__claimrec_ratio *m, const char *
   perf__json_raw(j, ", \"b\": ");
   put_workload(j, &m->b);
   put_sweep(j, &m->sweep);
+  put_noise(j, &m->noise);
 }
 
 /* One crossover point; its measurement members when it was measured. */
@@ -442,6 +455,28 @@ static int read_sweep(reader *rd, const perf__jsontree_node *o, perf__claimrec_s
   return e;
 }
 
+/* The disturbances, when the record has them. Returns 0, PERF__EPROTO or
+ * PERF__ENOMEM. */
+static int read_noise(reader *rd, const perf__jsontree_node *o, perf__claimrec_noise *s)
+{
+  const perf__jsontree_node *n;
+  char old[64];
+  if (!perf__jsontree_get(o, "noise")) return 0;
+  int e = member(rd, o, "noise", PERF__J_OBJECT, &n);
+  if (e) return e;
+  s->set = 1;
+  enter(rd, "noise.", old);
+  e = get_long(rd, n, "host_retaken", 0, LONG_MAX, &s->host_retaken);
+  if (!e) e = get_long(rd, n, "host_kept", 0, LONG_MAX, &s->host_kept);
+  if (!e) e = get_long(rd, n, "gpu_retaken", 0, LONG_MAX, &s->gpu_retaken);
+  if (!e) e = get_long(rd, n, "gpu_kept", 0, LONG_MAX, &s->gpu_kept);
+  if (!e) e = get_long(rd, n, "shared_rounds", 0, LONG_MAX, &s->shared_rounds);
+  if (!e) e = get_bool(rd, n, "early_look", &s->early_look);
+  if (!e) e = get_str(rd, n, "cause", &s->cause);
+  memcpy(rd->at, old, sizeof rd->at);
+  return e;
+}
+
 /* The measurement members of o (its kind already checked). Returns 0,
  * PERF__EPROTO or PERF__ENOMEM. */
 static int read_ratio(reader *rd, const perf__jsontree_node *o, perf__claimrec_ratio *m)
@@ -459,6 +494,7 @@ static int read_ratio(reader *rd, const perf__jsontree_node *o, perf__claimrec_r
   if (!e) e = read_workload(rd, o, "a", &m->a);
   if (!e) e = read_workload(rd, o, "b", &m->b);
   if (!e) e = read_sweep(rd, o, &m->sweep);
+  if (!e) e = read_noise(rd, o, &m->noise);
   return e;
 }
 
@@ -635,6 +671,7 @@ static int copy_ratio(perf__claimrec_ratio *dst, const perf__claimrec_ratio *src
   int e = dup_str(&dst->kind, src->kind);
   e |= dup_str(&dst->clock, src->clock);
   e |= dup_str(&dst->sweep.param, src->sweep.param);
+  e |= dup_str(&dst->noise.cause, src->noise.cause);
   e |= copy_workload(&dst->a, &src->a);
   e |= copy_workload(&dst->b, &src->b);
   return e;
@@ -690,6 +727,7 @@ static void free_ratio(perf__claimrec_ratio *m)
   free(m->kind);
   free(m->clock);
   free(m->sweep.param);
+  free(m->noise.cause);
   free_workload(&m->a);
   free_workload(&m->b);
 }

@@ -61,6 +61,20 @@ typedef struct perf__claimrec_sweep {
   size_t point, points;
 } perf__claimrec_sweep;
 
+/* What disturbed a measurement and what was done about it: samples retaken
+ * or kept although the host preempted the worker or another process used
+ * the GPU, rounds a co-tenant shared (dropped from the decision), whether
+ * the early look decided it, and the named cause of an undecided verdict
+ * ("" when none). Written only when some member is set. */
+typedef struct perf__claimrec_noise {
+  int set;
+  long host_retaken, host_kept;    /* the host preempted the worker */
+  long gpu_retaken, gpu_kept;      /* another process used the GPU */
+  long shared_rounds;              /* rounds dropped: the GPU was shared */
+  int early_look;                  /* decided at the early look */
+  char *cause;                     /* the verdict line's "; ..." causes */
+} perf__claimrec_noise;
+
 /* A ratio measurement: the whole of a FASTER or SIMILAR claim, and each
  * measured point of a CROSSOVER claim. */
 typedef struct perf__claimrec_ratio {
@@ -76,6 +90,7 @@ typedef struct perf__claimrec_ratio {
   double seconds;      /* sampling time */
   perf__claimrec_workload a, b;
   perf__claimrec_sweep sweep;
+  perf__claimrec_noise noise;
 } perf__claimrec_ratio;
 
 /* One point of a CROSSOVER claim. */

@@ -28,7 +28,7 @@ typedef struct perf__result {
   char name[256];
   perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
   int nodevice;            /* skipped for want of a CUDA device */
-  int cupti_used;          /* the worker attached CUPTI: retire it */
+  int broken;              /* CUDA failed to start in the worker: retire it */
   int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */
   double seconds;          /* wall clock, supervisor side */
   long worker_pid;         /* the worker process that ran it */

@@ -187,9 +187,9 @@ static void death_cause(int status, perf__result *r)
 /* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
 static int take_end(const char *data, perf__result *r)
 {
-  int outcome, nodev, checks, failures, cupti, bl, used = 0;
+  int outcome, nodev, checks, failures, broken, bl, used = 0;
   if (sscanf(data, "%d %d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
-             &cupti, &bl, &used) != 6 ||
+             &broken, &bl, &used) != 6 ||
       outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
     return PERF__EPROTO;
   const char *reason = data + used;
@@ -197,7 +197,7 @@ static int take_end(const char *data, perf__result *r)
   r->outcome = (perf__outcome)outcome;
   if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
   r->nodevice = nodev;
-  r->cupti_used = cupti;
+  r->broken = broken;
   r->baseline_state = bl;
   snprintf(r->reason, sizeof r->reason, "%s", reason);
   return 0;
@@ -538,8 +538,9 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
         break;
       }
       perf__console_result(r);
-      /* Timing never runs in a worker that has had CUPTI attached. */
-      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->cupti_used))
+      /* A test that did not pass may have left state behind; a worker
+       * whose CUDA runtime failed to start cannot see a later test's. */
+      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->broken))
         worker_stop(&w, 0);
       code = code_after(code, r, cli);
       failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;

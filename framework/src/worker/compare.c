@@ -317,11 +317,29 @@ static void sweep_record(perf__claimrec_sweep *o)
                               perf__sweep_index(), perf__sweep_points()};
 }
 
+/* The disturbances of a claim's sampling d, the rounds dropped as shared,
+ * the early look, and the verdict line's causes (text: "; ..." or ""). */
+static void noise_record(perf__claimrec_noise *o, const perf__retake *d, long shared_rounds,
+                         int early, const char *text)
+{
+  *o = (perf__claimrec_noise){
+      .host_retaken = d->retaken,
+      .host_kept = d->kept_disturbed,
+      .gpu_retaken = d->shared_retaken,
+      .gpu_kept = d->shared_kept,
+      .shared_rounds = shared_rounds,
+      .early_look = early,
+  };
+  o->set = o->host_retaken || o->host_kept || o->gpu_retaken || o->gpu_kept ||
+           shared_rounds || early || text[0];
+  if (o->set) o->cause = dup(text[0] == ';' ? text + 2 : text);
+}
+
 /* The measurement part of a claim's record: clock, both workloads with
  * every sample (seconds per iteration), the ratio and its interval; the
- * sweep point inside a sweep. */
+ * sweep point inside a sweep; what disturbed it (d). */
 static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__claim *c,
-                               const pair *p, const perf__compared *m)
+                               const pair *p, const perf__compared *m, const perf__retake *d)
 {
   const perf__verdict_result *r = &m->r;
   *o = (perf__claimrec_ratio){
@@ -339,6 +357,7 @@ static void measurement_record(perf__claimrec_ratio *o, const char *kind, const 
   workload_record(&o->a, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
   workload_record(&o->b, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
   sweep_record(&o->sweep);
+  noise_record(&o->noise, d, p->a->perf__state->shared_n, r->early, m->disturbed);
 }
 
 /* A workload's median interval from its round values (whose median is the
@@ -521,7 +540,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
-  measurement_record(&out->rec, kind, &c, p, out);
+  measurement_record(&out->rec, kind, &c, p, out, &d);
   free_samples(p);
 }
 

@@ -6,9 +6,12 @@
  * timed then. */
 int perf__syncdetect_in_check(void);
 
-/* 1 once this process has attached CUPTI for a sync check: the supervisor
- * retires such a worker after the test, as a precaution (on an H100, kernel
- * launches cost the same after 61 attach/detach cycles as before any). */
+/* 1 once this process has attached CUPTI for a sync check. The C runner
+ * keeps such a worker: each pass detaches and finalizes CUPTI, as the
+ * routing pass before every timed claim does (on an H100 a launch cost
+ * 0.757 us before any attach and 0.778 us after attach, unsubscribe and
+ * cuptiFinalize; 1.003 us without the finalize, 2026-11-26). The embedding
+ * (embed.c) still refuses timing after one. */
 int perf__syncdetect_used(void);
 
 #endif

@@ -47,13 +47,14 @@ static int serve(const char *name)
     snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
   } else
     perf__test_exec(t, &res);
-  /* The fifth field retires this worker: CUPTI was attached, or the CUDA
-   * runtime failed to start here (what a later test calls could not be
-   * seen: gpu.h). */
+  /* The fifth field retires this worker: the CUDA runtime failed to start
+   * here (what a later test calls could not be seen: gpu.h). A sync check
+   * does not retire it: CUPTI is detached and finalized after each pass, as
+   * after the routing pass that precedes every timed claim anyway. */
   char end[700];
   int n = snprintf(end, sizeof end, "%d %d %d %d %d %d\n%s", (int)res.outcome,
                    res.nodevice, res.checks, res.failures,
-                   perf__syncdetect_used() || perf__gpu_broken(), res.baseline_missing,
+                   perf__gpu_broken(), res.baseline_missing,
                    res.reason);
   fflush(stdout);
   fflush(stderr);

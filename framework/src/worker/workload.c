@@ -139,7 +139,8 @@ static int sample_host(perf_workload *w, long n, double *s, char *why,
   for (long i = 0; i < n; i++) w->fn(w->arg);
   double t1 = perf__clock_now();
   int err = finish_gpu(w, why, len);
-  if (st->clock == PERF_CLOCK_WALL) t1 = perf__clock_now();
+  st->cost_s = perf__clock_now() - t0;
+  if (st->clock == PERF_CLOCK_WALL) t1 = t0 + st->cost_s;
   *s = t1 - t0;
   return err;
 }
@@ -421,15 +422,28 @@ static int past(double until, double idle0)
   return perf__clock_now() - (idled_s - idle0) > until;
 }
 
-/* Grows the batch until one sample lasts target_s (bounded by cap_s). */
+/* 1 when a submit-clock sample of s seconds already costs the target in
+ * wall time (its wait for the device), with s still far above the clock's
+ * floor: a larger batch would spend the budget on the queue draining. */
+static int submit_paid(const perf__wstate *st, double s)
+{
+  return st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s &&
+         s >= FLOOR_FACTOR * st->floor_s;
+}
+
+/* Grows the batch until one sample lasts target_s, or costs it on the
+ * submit clock (bounded by cap_s). */
 static void size_batch(perf_workload *w, double until, double idle0)
 {
   perf__wstate *st = w->perf__state;
   long n = 1;
   for (;;) {
     double s = sample_or_end(w, &n);
-    if (s >= st->target_s || n >= st->max_batch || past(until, idle0)) break;
+    if (s >= st->target_s || submit_paid(st, s) || n >= st->max_batch || past(until, idle0))
+      break;
     double grow = s > 0 ? 1.2 * st->target_s / s : 100;
+    if (st->clock == PERF_CLOCK_SUBMIT && s > 0 && st->cost_s > 0) /* toward submit_paid */
+      grow = fmin(grow, fmax(1.2 * st->target_s / st->cost_s, 1.2 * FLOOR_FACTOR * st->floor_s / s));
     grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
     n = (long)fmin(ceil((double)n * grow), (double)st->max_batch);
   }
@@ -462,7 +476,7 @@ static void warm_up(perf_workload *w, double until, double idle0)
   }
   st->warm_samples = k;
   if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
-  if (st->warm_s > 0) {
+  if (st->warm_s > 0 && !submit_paid(st, st->warm_s * (double)st->batch)) {
     double n = ceil(1.05 * st->target_s / st->warm_s);
     if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
   }
@@ -575,6 +589,12 @@ static void report(const perf_workload *w)
              perf__units_noun(st->warm_samples, "sample", "samples"), warm, target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
+  if (submit_paid(st, st->warm_s * (double)st->batch)) {
+    char cost[32];
+    perf__units_time(cost, sizeof cost, st->cost_s);
+    perf__context_line(PERF__VERBOSE, "%s: a sample costs %s of wall time with the wait for "
+               "the device: the batch stops growing there", w->name, cost);
+  }
   if (st->clock == PERF_CLOCK_COLD)
     perf__context_line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
                "an L2 flush (memset of %.1f MiB)", w->name,

@@ -24,6 +24,9 @@ struct perf__wstate {
   int warm_samples;       /* warm-up samples taken */
   int settled;            /* warm-up met the settling rule */
   double warm_s;          /* per-iteration time at the end of warm-up */
+  double cost_s;          /* host clock: the last sample's whole wall time,
+                             the wait for the device included (the submit
+                             clock measures less than the budget pays) */
   perf__retake rt;        /* samples discarded and kept despite disturbance */
   int watched;            /* the GPU watch (NVML) reads each sample */
   unsigned last_mhz;      /* SM clock after the last kept sample; 0 unknown */
