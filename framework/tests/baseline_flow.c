@@ -21,6 +21,17 @@ static void set_tolerance(const char *path, double tol)
   perf__baseline_free(&b);
 }
 
+/* A new directory in dir[] (a mkdtemp template) whose host baseline file,
+ * named into path, holds text. */
+static void host_file_with(char *dir, char *path, size_t len, const char *text)
+{
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, len);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f != NULL);
+  if (f) fputs(text, f), fclose(f);
+}
+
 static int run(st_run *r, const char *env, const char *dir, const char *more)
 {
   char args[600];
@@ -105,12 +116,8 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
 {
   char dir[] = "/tmp/perfgate-bad-XXXXXX", path[600], line[LINE];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  FILE *f = fopen(path, "w");
-  ST_CHECK(f != NULL);
-  fputs("schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n", f);
-  fclose(f);
+  host_file_with(dir, path, sizeof path,
+                 "schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n");
   char *before = st_slurp(path);
   st_run r;
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 2);
@@ -158,15 +165,9 @@ static void make_version_1(const char *path)
 ST_TEST(baseline_flow_version_1_file_checks_and_updates_to_version_2)
 {
   char dir[] = "/tmp/perfgate-v1-XXXXXX", path[600], line[LINE];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  FILE *f = fopen(path, "w");
-  ST_CHECK(f != NULL);
-  if (f) {
-    fputs("schema: 1\nentries:\n- {test: bl.host_work, workload: w, clock: wall, median_s: 1e-06, "
-          "spread_s: 0, samples: 8, tolerance: 10, recorded: 2026-11-21}\n", f);
-    fclose(f);
-  }
+  host_file_with(dir, path, sizeof path,
+                 "schema: 1\nentries:\n- {test: bl.host_work, workload: w, clock: wall, "
+                 "median_s: 1e-06, spread_s: 0, samples: 8, tolerance: 10, recorded: 2026-11-21}\n");
   st_run r;
   ST_CHECK(run(&r, "", dir, "--filter=bl.host_work") != 2); /* loaded; PASS or FAIL on time */
   ST_CHECKF(st_line_with(&r, "BASELINE(w) at", " vs baseline ", line, sizeof line) &&

@@ -262,8 +262,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
-  int err = perf__workload_samples(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                   PRECISION, &n, why, sizeof why);
+  int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
+                                       PRECISION, &n, why, sizeof why);
   if (err == PERF__ENOMEM) perf__context_end(PERF__FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   double median = perf__stats_median_of(t, (size_t)n, scratch);

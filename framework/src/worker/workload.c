@@ -333,8 +333,16 @@ static long shared_samples(const perf__wstate *st, const double *t0, const doubl
 }
 
 /* See workload.h. */
-int perf__workload_samples(perf_workload *w, double *t, unsigned *mhz, double *scratch, int min_n,
-                           int max_n, double budget_s, double rel, int *n, char *why, size_t len)
+int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
+                           double budget_s, double rel, int *n, char *why, size_t len)
+{
+  return perf__workload_samples_mhz(w, t, NULL, scratch, min_n, max_n, budget_s, rel, n, why, len);
+}
+
+/* See workload.h. */
+int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
+                               int min_n, int max_n, double budget_s, double rel, int *n,
+                               char *why, size_t len)
 {
   *n = 0;
   if (min_n < 1 || max_n < min_n) {

@@ -58,9 +58,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
 int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 
-/* Samples w into t[0..max_n) (after perf__workload_prepare), and each
- * sample's SM clock (st->last_mhz, 0 unknown) into mhz[0..max_n) unless
- * mhz is NULL, until at least
+/* Samples w into t[0..max_n) (after perf__workload_prepare) until at least
  * min_n are taken and either the median's 95 % interval lies within +-rel
  * of it (rel > 0; perf__stats_median_within, with scratch of max_n) or
  * budget_s seconds of sampling have passed (time spent idling for a
@@ -72,8 +70,13 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
  * PERF__EINVAL unless 1 <= min_n <= max_n; a sample's error (as
  * perf__workload_sample) or the interval's, with *n the samples taken
  * before it. */
-int perf__workload_samples(perf_workload *w, double *t, unsigned *mhz, double *scratch, int min_n,
-                           int max_n, double budget_s, double rel, int *n, char *why, size_t len);
+int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
+                           double budget_s, double rel, int *n, char *why, size_t len);
+/* The same, with each sample's SM clock (st->last_mhz, 0 unknown) into
+ * mhz[0..max_n) (NULL: not kept). */
+int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
+                               int min_n, int max_n, double budget_s, double rel, int *n,
+                               char *why, size_t len);
 
 /* Seconds this process has idled before retaking throttled samples (for
  * budgets that should not count it). Never fails. */
