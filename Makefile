@@ -284,7 +284,7 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/file.c framework/src/base/status.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -1,4 +1,4 @@
-/* baseline_flow.c — the host-only baseline flow end to end: missing, record, re-run, regression, bad files. */
+/* baseline_flow.c — the baseline flow end to end: missing, record, re-run, regression, bad files, the SM clock of the samples. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,17 @@ static void set_tolerance(const char *path, double tol)
   for (size_t i = 0; i < b.nentries; i++) b.entries[i].tolerance = tol;
   ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
+}
+
+/* A new directory in dir[] (a mkdtemp template) whose host baseline file,
+ * named into path, holds text. */
+static void host_file_with(char *dir, char *path, size_t len, const char *text)
+{
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, len);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f != NULL);
+  if (f) fputs(text, f), fclose(f);
 }
 
 static int run(st_run *r, const char *env, const char *dir, const char *more)
@@ -105,12 +116,8 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
 {
   char dir[] = "/tmp/perfgate-bad-XXXXXX", path[600], line[LINE];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
-  FILE *f = fopen(path, "w");
-  ST_CHECK(f != NULL);
-  fputs("schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n", f);
-  fclose(f);
+  host_file_with(dir, path, sizeof path,
+                 "schema: 1\nentries:\n- {test: bl.host_work, workload: w, median_s: -1}\n");
   char *before = st_slurp(path);
   st_run r;
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 2);
@@ -125,6 +132,116 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
   ST_CHECK(before && after && !strcmp(before, after));
   free(before);
   free(after);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* Writes the baseline file at path back as version 1: "schema: 1" and no
+ * entry's SM clock (the fingerprint's sm_clock_mhz stays: it is not an
+ * entry's). */
+static void make_version_1(const char *path)
+{
+  char *text = st_slurp(path);
+  ST_CHECK(text != NULL);
+  FILE *f = text ? fopen(path, "w") : NULL;
+  ST_CHECK(f != NULL);
+  int entries = 0;
+  for (char *l = text; f && l && *l;) {
+    char *nl = strchr(l, '\n');
+    size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+    if (!strncmp(l, "entries:", 8)) entries = 1;
+    if (!strncmp(l, "ratios:", 7)) entries = 0;
+    if (!strncmp(l, "schema: ", 8)) fputs("schema: 1\n", f);
+    else if (!entries || strncmp(l, "  sm_clock_m", 12)) fwrite(l, 1, n, f);
+    l += n;
+  }
+  if (f) fclose(f);
+  free(text);
+}
+
+/* A version-1 file (from before the SM clock was recorded) still loads and
+ * checks, its line saying nothing about clocks; an update rewrites it as
+ * version 2, with a host workload's SM clock unknown (never a number). */
+ST_TEST(baseline_flow_version_1_file_checks_and_updates_to_version_2)
+{
+  char dir[] = "/tmp/perfgate-v1-XXXXXX", path[600], line[LINE];
+  host_file_with(dir, path, sizeof path,
+                 "schema: 1\nentries:\n- {test: bl.host_work, workload: w, clock: wall, "
+                 "median_s: 1e-06, spread_s: 0, samples: 8, tolerance: 10, recorded: 2026-11-21}\n");
+  st_run r;
+  ST_CHECK(run(&r, "", dir, "--filter=bl.host_work") != 2); /* loaded; PASS or FAIL on time */
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", " vs baseline ", line, sizeof line) &&
+                !strstr(line, "SM clock"), "%s", r.out);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--update-baselines --filter=bl.host_work"), 0);
+  ST_CHECK(st_line_with(&r, "w (wall clock, SM clock unknown)", NULL, line, sizeof line));
+  st_run_free(&r);
+  char *text = st_slurp(path);
+  ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
+                !strstr(text, "sm_clock_min_mhz"), "%s", text ? text : "(no file)");
+  free(text);
+  st_rmtree(dir);
+}
+
+/* On a GPU, with a stand-in NVML whose SM clock the test sets: an update
+ * records the clock of the samples (1980 MHz) for a PERF_EXPECT_BASELINE
+ * workload and a ratio claim's; a check at 990 MHz names the move (-50 %:
+ * with a 30 % tolerance, the time or the cycles moved beyond it whatever
+ * the time did, so the note is logic, not timing; the verdict is not
+ * asserted); the same file as version 1 says nothing about clocks.
+ * Without a GPU the tests skip. */
+ST_TEST(baseline_flow_sm_clock_recorded_and_named_on_a_gpu)
+{
+  char dir[] = "/tmp/perfgate-smclk-XXXXXX", path[600], line[LINE], at1980[600], at990[600];
+  const char *tests = "--filter='gpu.events_clock_sees_4x_bytes:blgpu.memset'";
+  char update[200], check[200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(at1980, sizeof at1980, "PERF_NVML_LIB=%.400s/libfakenvml.so FAKE_NVML_MHZ=1980 ",
+           st_build_dir());
+  snprintf(at990, sizeof at990, "PERF_NVML_LIB=%.400s/libfakenvml.so FAKE_NVML_MHZ=990 ",
+           st_build_dir());
+  snprintf(update, sizeof update, "--update-baselines %s", tests);
+  snprintf(check, sizeof check, "--baseline-check=all %s", tests);
+  st_run r;
+  run(&r, at1980, dir, update);
+  if (!st_have_gpu()) {
+    st_expect(&r, "blgpu.memset", "SKIP", "skipped: no CUDA device (");
+    st_run_free(&r);
+    st_rmtree(dir);
+    return;
+  }
+  ST_EQ(r.status, 0);
+  ST_CHECKF(st_line_with(&r, "m (events clock, SM clock 1980 MHz)", NULL, line, sizeof line),
+            "%s", r.out);
+  st_run_free(&r);
+  st_exec(&r, "", (snprintf(line, sizeof line, "--print-baseline-file --baseline-dir=%s", dir), line));
+  snprintf(path, sizeof path, "%.*s", r.out ? (int)strcspn(r.out, "\n") : 0, r.out ? r.out : "");
+  st_run_free(&r);
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(b.schema, 2);
+  const char *const names[][2] = {{"blgpu.memset", "m"}, {"gpu.events_clock_sees_4x_bytes", "q"},
+                                  {"gpu.events_clock_sees_4x_bytes", "a"}};
+  for (int i = 0; i < 3; i++) {
+    const perf__baseline_entry *e = perf__baseline_find(&b, names[i][0], names[i][1]);
+    ST_CHECKF(e && e->sm_clock.median == 1980 && e->sm_clock.min == 1980 &&
+                  e->sm_clock.max == 1980, "%s / %s: %s", names[i][0], names[i][1], err);
+  }
+  perf__baseline_free(&b);
+  set_tolerance(path, 0.3);
+  run(&r, at990, dir, check);
+  ST_CHECKF(st_line_with(&r, "BASELINE(m) at", "; the SM clock moved from 1980 to 990 MHz (-50.0%)",
+                         line, sizeof line), "%s", r.out);
+  ST_CHECK(st_line_with(&r, "BASELINE(a) (--baseline-check=all)", "; the SM clock moved from 1980 "
+                        "to 990 MHz (-50.0%)", line, sizeof line));
+  st_run_free(&r);
+  make_version_1(path);
+  ST_CHECK(run(&r, at990, dir, check) != 2); /* loaded */
+  ST_CHECKF(st_line_with(&r, "BASELINE(m) at", " vs baseline ", line, sizeof line) &&
+                !strstr(line, "SM clock"), "%s", r.out);
+  ST_CHECK(st_line_with(&r, "BASELINE(a) (--baseline-check=all)", " vs baseline ", line,
+                        sizeof line) && !strstr(line, "SM clock"));
   st_run_free(&r);
   st_rmtree(dir);
 }

@@ -62,6 +62,12 @@ ST_TEST(baseline_parses_a_good_file)
   perf__baseline_free(&b);
 }
 
+/* An entry's fields but its SM clock (E2: another workload), and its SM
+ * clock (median, min, max) in a flow mapping. */
+#define E "test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01"
+#define E2 "test: t, workload: w2, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01"
+#define CLK(m, lo, hi) "sm_clock_mhz: " m ", sm_clock_min_mhz: " lo ", sm_clock_max_mhz: " hi
+
 /* Each malformed file fails with "b.yaml:line:column: ..." naming the
  * problem, and leaves the model empty. */
 ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
@@ -72,7 +78,35 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"", "b.yaml:1:1:", "empty"},
       {"schema: 1\nfingerprint: [\n", "b.yaml:", "b.yaml"},
       {"- 1\n- 2\n", "b.yaml:1:1:", "a mapping at the top level"},
-      {"schema: 2\n", "b.yaml:1:9:", "unknown schema version '2'"},
+      {"schema: 3\n", "b.yaml:1:9:", "unknown schema version '3' (this perfgate reads versions 1 and 2)"},
+      {"schema: two\n", "b.yaml:1:9:", "unknown schema version 'two'"},
+      {"schema: \"2\"\n", "b.yaml:1:9:", "the schema version must be a number, not quoted text"},
+      /* the SM clock of an entry's samples: schema version 2 only, and
+       * there required, whichever comes first in the file */
+      {"schema: 1\nentries:\n- test: t\n  workload: w\n  clock: wall\n  median_s: 1\n  spread_s: 0\n"
+       "  samples: 1\n  sm_clock_mhz: unknown\n  recorded: 2026-01-01\n",
+       "b.yaml:9:3:", "'sm_clock_mhz' is a field of schema version 2, but the file says schema: 1"},
+      {"entries:\n- {" E ", " CLK("1980", "1980", "1980") "}\nschema: 1\n", "b.yaml:2:",
+       "'sm_clock_mhz' is a field of schema version 2"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown}\n- {" E2 "}\n", "b.yaml:4:",
+       "an entry lacks 'sm_clock_mhz' (schema version 2"},
+      {"entries:\n- {" E "}\nschema: 2\n", "b.yaml:2:", "an entry lacks 'sm_clock_mhz'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, sm_clock_min_mhz: 1}\n", "b.yaml:3:",
+       "'sm_clock_min_mhz' with sm_clock_mhz unknown"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: 1980, sm_clock_max_mhz: 1980}\n", "b.yaml:3:",
+       "an entry lacks 'sm_clock_min_mhz'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_min_mhz: 1755}\n", "b.yaml:3:",
+       "an entry lacks 'sm_clock_mhz'"},
+      {"schema: 2\nentries:\n- {" E ", " CLK("1980", "1990", "2000") "}\n", "b.yaml:3:",
+       "'sm_clock_mhz' 1980 must lie between sm_clock_min_mhz (1990) and sm_clock_max_mhz (2000)"},
+      {"schema: 2\nentries:\n- {" E ", " CLK("1980.5", "1755", "1980") "}\n", "b.yaml:3:",
+       "'sm_clock_mhz' must be a whole number of MHz"},
+      {"schema: 2\nentries:\n- {" E ", " CLK("0", "0", "1980") "}\n", "b.yaml:3:",
+       "'sm_clock_mhz' must be a number in [1, 100000]"},
+      {"schema: 2\nentries:\n- {" E ", " CLK("\"1980\"", "1755", "1980") "}\n", "b.yaml:3:",
+       "'sm_clock_mhz' must be a number, not quoted text"},
+      {"schema: 2\nentries:\n- {" E ", " CLK("fast", "1755", "1980") "}\n", "b.yaml:3:",
+       "'sm_clock_mhz' must be a number in"},
       {"fingerprint: {a: b}\n", "b.yaml:1:1:", "lacks 'schema'"},
       {"schema: 1\nschema: 1\n", "b.yaml:2:1:", "duplicate key 'schema'"},
       {"schema: 1\ncolour: red\n", "b.yaml:2:1:", "unknown key 'colour'"},
@@ -146,6 +180,10 @@ ST_TEST(baseline_accepts_valid_dates_numbers_and_quoted_text)
   perf__baseline_free(&b);
 }
 
+/* A file read, changed and saved reads back the same. It is written as
+ * version 2 with each entry's SM clock, a known one as three whole numbers,
+ * an unknown one as `unknown` (never a number): a version-1 file saved
+ * becomes version 2 with its clocks unknown. */
 ST_TEST(baseline_round_trips_through_a_file)
 {
   perf__baseline a, b;
@@ -153,16 +191,27 @@ ST_TEST(baseline_round_trips_through_a_file)
   char *dir = temp_dir();
   ST_CHECK(dir != NULL);
   snprintf(path, sizeof path, "%s/h100.yaml", dir);
-  ST_EQ(parse(good, &a, err), 0);
+  ST_EQ(parse(good, &a, err), 0); /* version 1: async's clock unknown */
   perf__baseline_entry e = a.entries[0];
   snprintf(e.workload, sizeof e.workload, "%s", "needs: quoting # really");
   e.median_s = 1.23456789e-5;
+  e.sm_clock = (perf__baseline_mhz){1980, 1755, 1995};
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
   ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
+  char *text = st_slurp(path);
+  ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
+                strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
+                             "  sm_clock_max_mhz: 1995\n"),
+            "%s", text ? text : "(no file)");
+  free(text);
   ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
-  ST_CHECKF(b.nentries == 2 && b.nratios == 1 && b.nfp == 2, "%zu %zu %zu %s", b.nentries, b.nratios, b.nfp, err);
+  ST_CHECKF(b.nentries == 2 && b.nratios == 1 && b.nfp == 2 && b.schema == 2, "%zu %zu %zu %s",
+            b.nentries, b.nratios, b.nfp, err);
   const perf__baseline_entry *q = perf__baseline_find(&b, e.test, "needs: quoting # really");
+  const perf__baseline_entry *u = perf__baseline_find(&b, e.test, "async");
   ST_CHECK(q && q->median_s == e.median_s && q->samples == 48 && !strcmp(q->recorded, "2026-11-21"));
+  ST_CHECK(q && q->sm_clock.median == 1980 && q->sm_clock.min == 1755 && q->sm_clock.max == 1995);
+  ST_CHECK(u && u->sm_clock.median == 0 && u->sm_clock.min == 0 && u->sm_clock.max == 0);
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__baseline_free(&a);
   perf__baseline_free(&b);
@@ -184,6 +233,14 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   ST_EQ(perf__baseline_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECK(strstr(err, "NaN") != NULL);
   char *after = st_slurp(path);
+  ST_CHECK(before && after && !strcmp(before, after));
+  /* nor is an SM clock the loader would refuse (its median above its max) */
+  a.entries[0].median_s = 1e-5;
+  a.entries[0].sm_clock = (perf__baseline_mhz){1980, 1755, 1900};
+  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_CHECKF(strstr(err, "an SM clock outside its bounds") != NULL, "%s", err);
+  free(after);
+  after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
   int leftovers = 0;
   DIR *d = opendir(dir);
@@ -313,4 +370,91 @@ ST_TEST(baseline_loading_is_linear_in_entries)
     perf__baseline_free(&b);
     free(text);
   }
+}
+
+/* A version-1 file (no SM clock known) loads, its entries' clock unknown,
+ * and a check against it says nothing about clocks whatever the clock
+ * now. */
+ST_TEST(baseline_version_1_loads_with_the_sm_clock_unknown)
+{
+  perf__baseline b;
+  char err[400] = "", note[200] = "x";
+  ST_EQ(parse(good, &b, err), 0);
+  ST_EQ(b.schema, 1);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "sync_points.small_gemm", "async");
+  ST_CHECK(e && e->sm_clock.median == 0 && e->sm_clock.min == 0 && e->sm_clock.max == 0);
+  /* twice the time at half the clock: with a known clock, a note */
+  ST_EQ(perf__baseline_clock_note(e, 2 * e->median_s, (perf__baseline_mhz){990, 990, 990}, note,
+                                  sizeof note), 0);
+  ST_STR(note, "");
+  perf__baseline_free(&b);
+}
+
+/* The SM clock of samples: median, lowest and highest of the known ones
+ * (0: NVML could not read it); none known is unknown. Runs merge into the
+ * median of their medians and the widest bounds. */
+ST_TEST(baseline_sm_clock_of_samples_and_runs)
+{
+  const unsigned odd[] = {0, 1980, 1755, 1980, 0}, even[] = {1980, 1965}, none[] = {0, 0};
+  perf__baseline_mhz c = perf__baseline_mhz_of(odd, 5);
+  ST_CHECK(c.median == 1980 && c.min == 1755 && c.max == 1980);
+  c = perf__baseline_mhz_of(even, 2);
+  ST_CHECK(c.median == 1973 && c.min == 1965 && c.max == 1980);
+  c = perf__baseline_mhz_of(none, 2);
+  ST_CHECK(c.median == 0 && c.min == 0 && c.max == 0);
+  c = perf__baseline_mhz_of(NULL, 0);
+  ST_CHECK(c.median == 0 && c.min == 0 && c.max == 0);
+  const perf__baseline_mhz runs[] = {{1980, 1755, 1980}, {0, 0, 0}, {1965, 1950, 1995}};
+  c = perf__baseline_mhz_merge(runs, 3);
+  ST_CHECKF(c.median == 1973 && c.min == 1755 && c.max == 1995, "%u %u %u", c.median, c.min, c.max);
+  c = perf__baseline_mhz_merge(runs + 1, 1);
+  ST_CHECK(c.median == 0 && c.min == 0 && c.max == 0);
+}
+
+/* What the SM clock says on a check, as logic (no timing): the verdict is
+ * decided on time alone; where the time moved beyond tolerance and the
+ * cycles (time x clock) did not, the note says the clock moved and the
+ * workload is unchanged in cycles; where both moved, it gives the cycles'
+ * change too; where the time stayed and the cycles moved, it says so;
+ * nothing with a clock unknown on either side, a clock that did not move,
+ * or neither time nor cycles beyond tolerance. */
+ST_TEST(baseline_sm_clock_note_logic)
+{
+  perf__baseline_entry base = {.median_s = 1e-3, .spread_s = 1e-6, .samples = 100,
+                               .tolerance = 0.05, .sm_clock = {1980, 1980, 1980}};
+  perf__baseline_entry unclocked = base;
+  unclocked.sm_clock = (perf__baseline_mhz){0, 0, 0};
+  const perf__baseline_mhz at1755 = {1755, 1740, 1770}, at1980 = {1980, 1980, 1980},
+                           at1965 = {1965, 1965, 1965}, unknown = {0, 0, 0};
+  char note[200];
+  double rel, slow = 1e-3 * 1980 / 1755 * 1.002; /* +13.0 % in time, +0.2 % in cycles */
+  /* time moved, cycles did not */
+  ST_EQ(perf__baseline_clock_note(&base, slow, at1755, note, sizeof note), 1);
+  ST_STR(note, "; the SM clock moved from 1980 to 1755 MHz (-11.4%): in cycles (time x SM clock) "
+               "the workload is unchanged (+0.2%)");
+  /* the verdict is still the time's: a regression, with or without clocks */
+  ST_EQ(perf__baseline_compare(&base, slow, 1e-6, 100, &rel), PERF__BL_SLOWER);
+  ST_EQ(perf__baseline_compare(&unclocked, slow, 1e-6, 100, &rel), PERF__BL_SLOWER);
+  /* both moved: +25 % in time, +10.8 % in cycles */
+  ST_EQ(perf__baseline_clock_note(&base, 1.25e-3, at1755, note, sizeof note), 1);
+  ST_STR(note, "; the SM clock moved from 1980 to 1755 MHz (-11.4%); in cycles (time x SM clock) "
+               "the workload changed too (+10.8%)");
+  /* the time within tolerance, the clock faster: the cycles moved */
+  perf__baseline_entry low = base;
+  low.sm_clock = at1755;
+  ST_EQ(perf__baseline_clock_note(&low, 1.0e-3, at1980, note, sizeof note), 1);
+  ST_STR(note, "; the SM clock moved from 1755 to 1980 MHz (+12.8%); in cycles (time x SM clock) "
+               "the workload changed by +12.8%");
+  /* nothing to say */
+  ST_EQ(perf__baseline_clock_note(&unclocked, slow, at1755, note, sizeof note), 0); /* unknown then */
+  ST_STR(note, "");
+  ST_EQ(perf__baseline_clock_note(&base, slow, unknown, note, sizeof note), 0);   /* unknown now */
+  ST_STR(note, "");
+  ST_EQ(perf__baseline_clock_note(&base, 1.3e-3, at1980, note, sizeof note), 0);  /* same clock */
+  ST_STR(note, "");
+  ST_EQ(perf__baseline_clock_note(&base, 1.3e-3, at1965, note, sizeof note), 0);  /* -0.8 %: a step */
+  ST_STR(note, "");
+  ST_EQ(perf__baseline_clock_note(&base, 1.02e-3, (perf__baseline_mhz){1940, 1940, 1940}, note,
+                                  sizeof note), 0); /* -2 % clock, +2 % time: both within */
+  ST_STR(note, "");
 }

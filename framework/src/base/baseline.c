@@ -213,6 +213,74 @@ perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, d
   return diff > 0 ? PERF__BL_SLOWER : PERF__BL_FASTER;
 }
 
+/* ---- the SM clock of an entry's samples --------------------------------- */
+
+static int by_value(const void *x, const void *y)
+{
+  unsigned a = *(const unsigned *)x, b = *(const unsigned *)y;
+  return (a > b) - (a < b);
+}
+
+/* See baseline.h. */
+perf__baseline_mhz perf__baseline_mhz_of(const unsigned *mhz, size_t n)
+{
+  perf__baseline_mhz c = {0, 0, 0};
+  unsigned *k = n ? malloc(n * sizeof *k) : NULL;
+  size_t m = 0;
+  for (size_t i = 0; k && i < n; i++)
+    if (mhz[i]) k[m++] = mhz[i];
+  if (m) {
+    qsort(k, m, sizeof *k, by_value);
+    c.median = m % 2 ? k[m / 2] : (unsigned)(((unsigned long)k[m / 2 - 1] + k[m / 2] + 1) / 2);
+    c.min = k[0];
+    c.max = k[m - 1];
+  }
+  free(k);
+  return c;
+}
+
+/* See baseline.h. */
+perf__baseline_mhz perf__baseline_mhz_merge(const perf__baseline_mhz *runs, size_t n)
+{
+  enum { MAX_RUNS = 64 };
+  unsigned med[MAX_RUNS];
+  size_t m = 0;
+  perf__baseline_mhz c = {0, 0, 0};
+  for (size_t i = 0; i < n && m < MAX_RUNS; i++) {
+    if (!runs[i].median) continue;
+    med[m++] = runs[i].median;
+    if (!c.min || runs[i].min < c.min) c.min = runs[i].min;
+    if (runs[i].max > c.max) c.max = runs[i].max;
+  }
+  perf__baseline_mhz mid = perf__baseline_mhz_of(med, m);
+  if (!mid.median) return (perf__baseline_mhz){0, 0, 0};
+  c.median = mid.median;
+  return c;
+}
+
+/* See baseline.h. */
+int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
+                              perf__baseline_mhz now, char *buf, size_t len)
+{
+  unsigned was = base->sm_clock.median;
+  if (len) buf[0] = '\0';
+  if (!was || !now.median || !(base->median_s > 0) || !(median > 0)) return 0;
+  double clock = (double)now.median / was - 1, time = median / base->median_s - 1;
+  double cycles = (1 + time) * (1 + clock) - 1, tol = base->tolerance;
+  int time_moved = fabs(time) > tol, cycles_moved = fabs(cycles) > tol;
+  if (fabs(clock) <= PERF__BL_CLOCK_MOVED || (!time_moved && !cycles_moved)) return 0;
+  int n = snprintf(buf, len, "; the SM clock moved from %u to %u MHz (%+.1f%%)", was,
+                   now.median, 100 * clock);
+  size_t u = n < 0 ? 0 : (size_t)n < len ? (size_t)n : len;
+  if (!cycles_moved)
+    snprintf(buf + u, len - u, ": in cycles (time x SM clock) the workload is unchanged "
+             "(%+.1f%%)", 100 * cycles);
+  else
+    snprintf(buf + u, len - u, "; in cycles (time x SM clock) the workload changed %s%+.1f%%%s",
+             time_moved ? "too (" : "by ", 100 * cycles, time_moved ? ")" : "");
+  return 1;
+}
+
 /* ---- loading: libyaml events, checked one by one ------------------------ */
 
 typedef struct parser {
@@ -222,6 +290,12 @@ typedef struct parser {
   const char *name;
   char *err;
   size_t errlen;
+  /* for the schema check at the end (the version may follow the entries):
+   * the first version-2 key, and the first entry without one */
+  const char *v2_key;
+  yaml_mark_t v2_mark;
+  int no_clock;
+  yaml_mark_t no_clock_mark;
 } parser;
 
 static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
@@ -435,11 +509,60 @@ static int date(parser *p, const fields *fs, const char *what, char *dst,
                           "'recorded' must be a date YYYY-MM-DD that exists, got '%s'", dst);
 }
 
+/* A whole number of MHz in [1, 100000] into *out. */
+static int mhz_value(parser *p, const field *f, unsigned *out)
+{
+  double v;
+  int r = number(p, f, 1, 1e5, &v);
+  if (!r && v != floor(v))
+    r = fail_at(p, f->value_mark, "'%s' must be a whole number of MHz, got '%s'", f->key,
+                f->value);
+  *out = r ? 0 : (unsigned)v;
+  return r;
+}
+
+/* An entry's SM clock (schema version 2): sm_clock_mhz a whole number of
+ * MHz with sm_clock_min_mhz <= it <= sm_clock_max_mhz, or `unknown` alone.
+ * Notes where the file first has a version-2 key, or an entry lacks it,
+ * for root's check against the version. */
+static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
+{
+  static const char *const keys[] = {"sm_clock_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz"};
+  const field *f[3];
+  unsigned v[3] = {0, 0, 0};
+  int any = 0, r = 0;
+  for (int i = 0; i < 3; i++) {
+    f[i] = get(fs, keys[i]);
+    if (f[i] && !any++ && !p->v2_key) p->v2_key = keys[i], p->v2_mark = f[i]->key_mark;
+  }
+  *c = (perf__baseline_mhz){0, 0, 0};
+  if (!any) {
+    if (!p->no_clock++) p->no_clock_mark = fs->start;
+    return 0;
+  }
+  if ((r = need(p, fs, keys[0], "an entry", &f[0]))) return r;
+  if (!strcmp(f[0]->value, "unknown")) {
+    for (int i = 1; i < 3; i++)
+      if (f[i])
+        return fail_at(p, f[i]->key_mark, "'%s' with sm_clock_mhz unknown: give both bounds "
+                       "with a clock, or neither", keys[i]);
+    return 0;
+  }
+  for (int i = 0; !r && i < 3; i++) r = need(p, fs, keys[i], "an entry", &f[i]);
+  for (int i = 0; !r && i < 3; i++) r = mhz_value(p, f[i], &v[i]);
+  if (!r && (v[1] > v[0] || v[0] > v[2]))
+    r = fail_at(p, f[0]->value_mark, "'sm_clock_mhz' %u must lie between sm_clock_min_mhz "
+                "(%u) and sm_clock_max_mhz (%u)", v[0], v[1], v[2]);
+  if (!r) *c = (perf__baseline_mhz){v[0], v[1], v[2]};
+  return r;
+}
+
 static int entry(parser *p, perf__baseline *b)
 {
   static const char *const keys[] = {"test", "workload", "clock", "median_s",
                                      "spread_s", "samples", "tolerance",
-                                     "recorded", NULL};
+                                     "sm_clock_mhz", "sm_clock_min_mhz",
+                                     "sm_clock_max_mhz", "recorded", NULL};
   fields fs;
   perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
   double samples;
@@ -458,6 +581,7 @@ static int entry(parser *p, perf__baseline *b)
     r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number");
   if (!r && get(&fs, "tolerance"))
     r = number(p, get(&fs, "tolerance"), 0.001, 10, &e.tolerance);
+  if (!r) r = sm_clock(p, &fs, &e.sm_clock);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
   if (!r && perf__baseline_find(b, e.test, e.workload))
     r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
@@ -514,10 +638,24 @@ static int schema(parser *p, perf__baseline *b)
   if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
     return fail_at(p, p->ev.start_mark, "the schema version must be a number, not quoted "
                    "text ('%s')", scalar(p));
-  if (strcmp(scalar(p), "1"))
+  if (strcmp(scalar(p), "1") && strcmp(scalar(p), "2"))
     return fail_at(p, p->ev.start_mark, "unknown schema version '%s' (this "
-                   "perfgate reads version %d)", scalar(p), PERF__BL_SCHEMA);
-  b->schema = PERF__BL_SCHEMA;
+                   "perfgate reads versions 1 and 2)", scalar(p));
+  b->schema = scalar(p)[0] - '0';
+  return 0;
+}
+
+/* The entries against the version (known once the whole mapping is read):
+ * no version-2 key in a version-1 file, and every version-2 entry with its
+ * SM clock. */
+static int fields_of_version(parser *p, const perf__baseline *b)
+{
+  if (b->schema == 1 && p->v2_key)
+    return fail_at(p, p->v2_mark, "'%s' is a field of schema version 2, but the file says "
+                   "schema: 1", p->v2_key);
+  if (b->schema == 2 && p->no_clock)
+    return fail_at(p, p->no_clock_mark, "an entry lacks 'sm_clock_mhz' (schema version 2: "
+                   "the SM clock of its samples in MHz, or unknown)");
   return 0;
 }
 
@@ -544,7 +682,7 @@ static int root(parser *p, perf__baseline *b)
                  : sequence(p, b, "'ratios'", ratio);
     if (r) return r;
   }
-  return seen[0] ? 0 : fail_at(p, start, "the file lacks 'schema'");
+  return seen[0] ? fields_of_version(p, b) : fail_at(p, start, "the file lacks 'schema'");
 }
 
 static int document(parser *p, perf__baseline *b)
@@ -680,6 +818,19 @@ static int close_seq(yaml_emitter_t *e)
   return put(e, &ev);
 }
 
+/* An entry's SM clock: the three numbers, or `sm_clock_mhz: unknown`.
+ * Returns PERF__EINVAL for a clock the loader would refuse (the median
+ * outside its bounds). */
+static int emit_mhz(yaml_emitter_t *e, const perf__baseline_mhz *c)
+{
+  if (!c->median) return kv(e, "sm_clock_mhz", "unknown");
+  if (!c->min || c->min > c->median || c->median > c->max || c->max > 100000)
+    return PERF__EINVAL;
+  int r = kv_num(e, "sm_clock_mhz", c->median);
+  if (!r) r = kv_num(e, "sm_clock_min_mhz", c->min);
+  return r ? r : kv_num(e, "sm_clock_max_mhz", c->max);
+}
+
 static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
 {
   int r = open_map(e);
@@ -690,6 +841,7 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r) r = kv_num(e, "spread_s", x->spread_s);
   if (!r) r = kv_num(e, "samples", (double)x->samples);
   if (!r) r = kv_num(e, "tolerance", x->tolerance);
+  if (!r) r = emit_mhz(e, &x->sm_clock);
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }
@@ -706,8 +858,10 @@ static int emit_ratio(yaml_emitter_t *e, const perf__baseline_ratio *x)
 
 static int emit_body(yaml_emitter_t *e, const perf__baseline *b)
 {
+  char version[16];
+  snprintf(version, sizeof version, "%d", PERF__BL_SCHEMA);
   int r = open_map(e);
-  if (!r) r = kv(e, "schema", "1");
+  if (!r) r = kv(e, "schema", version);
   if (!r) r = str(e, "fingerprint");
   if (!r) r = open_map(e);
   for (size_t i = 0; !r && i < b->nfp; i++) r = kv(e, b->fp[i].key, b->fp[i].value);
@@ -907,7 +1061,8 @@ int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
     else r = perf__file_commit(&w, text, len, &how);
   }
   if (r == PERF__EINVAL)
-    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite)", path);
+    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite, or an SM clock "
+             "outside its bounds)", path);
   else if (r)
     save_error(path, step ? step : PERF__FILE_WRITE, step ? why : strerror(ENOMEM), err, errlen);
   free(text);

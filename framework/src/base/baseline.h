@@ -4,13 +4,31 @@
 
 #include <stddef.h>
 
-#define PERF__BL_SCHEMA 1
+/* The baseline schema version this perfgate writes; it reads 1 and 2.
+ * Version 2 adds each entry's SM clock (sm_clock_mhz, issue 31 item 7). It
+ * is the one schema bump the baseline issue (32) owns and is not released
+ * yet: issue 32 adds its fields (the per-run values) to this same version
+ * 2 before any release, so that released files know only versions 1 and 2.
+ * A version-1 file still loads, its entries' SM clock unknown. */
+#define PERF__BL_SCHEMA 2
 #define PERF__BL_TOLERANCE 0.05 /* default: 5 % */
+/* The SM clock has "moved" between a baseline and a measurement when the
+ * medians differ by more than this fraction (NVML's clock steps are 15 MHz,
+ * 0.8 % of 1980 MHz). */
+#define PERF__BL_CLOCK_MOVED 0.01
 
 typedef struct perf__baseline_kv {
   char key[48];
   char value[200];
 } perf__baseline_kv;
+
+/* The SM clock of the samples a measurement or an entry was made from, in
+ * MHz, as NVML read it after each sample: their median, lowest and
+ * highest. All 0: unknown (NVML could not read it, the workload runs on
+ * the host only, or a version-1 file). */
+typedef struct perf__baseline_mhz {
+  unsigned median, min, max;
+} perf__baseline_mhz;
 
 /* One measured workload of one test. */
 typedef struct perf__baseline_entry {
@@ -21,6 +39,7 @@ typedef struct perf__baseline_entry {
   double spread_s;    /* median absolute deviation, per iteration */
   long samples;
   double tolerance;   /* allowed slowdown, fraction */
+  perf__baseline_mhz sm_clock; /* schema 2; unknown in a version-1 file */
   char recorded[32];  /* date, YYYY-MM-DD */
 } perf__baseline_entry;
 
@@ -35,7 +54,7 @@ typedef struct perf__baseline_ratio {
 enum { PERF__BL_MAX_FP = 24 };
 
 typedef struct perf__baseline {
-  int schema;
+  int schema; /* the version the file was read with; written: PERF__BL_SCHEMA */
   perf__baseline_kv fp[PERF__BL_MAX_FP]; /* fingerprint, in file order */
   size_t nfp;
   perf__baseline_entry *entries;
@@ -60,7 +79,8 @@ unsigned long long perf__baseline_key_compares(void);
  * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
  * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
  * unknown or duplicate keys, missing fields, wrong types, an unknown schema
- * version, negative, NaN or huge numbers. */
+ * version, negative, NaN or huge numbers, a version-2 field in a version-1
+ * file (and a version-2 entry without its SM clock). */
 int perf__baseline_parse(const char *name, const unsigned char *buf, size_t len,
                    perf__baseline *b, char *err, size_t errlen);
 
@@ -126,6 +146,30 @@ typedef enum perf__baseline_change {
  * *rel gets (median - base) / base. Never fails. */
 perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, double median,
                                  double mad, long samples, double *rel);
+
+/* The SM clock of n samples (mhz[i]: MHz after sample i, 0 unknown): the
+ * median (of an even count, the mean of the middle two, rounded), lowest
+ * and highest of the known ones; unknown when none is known (or without
+ * memory for the median: never a made-up number). */
+perf__baseline_mhz perf__baseline_mhz_of(const unsigned *mhz, size_t n);
+
+/* The SM clock of an entry merged from n runs: the median of the known
+ * runs' medians, the lowest min and the highest max; unknown when no run's
+ * is known. Never fails (as perf__baseline_mhz_of). */
+perf__baseline_mhz perf__baseline_mhz_merge(const perf__baseline_mhz *runs, size_t n);
+
+/* What the SM clock says about a measurement (median per iteration, SM
+ * clock now) against base, for its verdict line; the verdict itself is
+ * decided on time alone (perf__baseline_compare). When both clocks are
+ * known and moved by more than PERF__BL_CLOCK_MOVED, and the time or the
+ * cycles (time x SM clock) moved beyond base->tolerance, writes
+ * "; the SM clock moved from 1980 to 1755 MHz (-11.4%): in cycles (time x
+ * SM clock) the workload is unchanged (+0.2%)" (cycles within tolerance)
+ * or "...; in cycles (time x SM clock) it changed too (+9.8%)" (the cycles
+ * beyond tolerance; "it changed by" when the time did not) into buf and
+ * returns 1; otherwise buf is "" and it returns 0. Never fails. */
+int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
+                              perf__baseline_mhz now, char *buf, size_t len);
 
 /* A file-name-safe slug of a model name: lower-case letters, digits and
  * single '-' between words, at most 64 characters; "unknown" when nothing

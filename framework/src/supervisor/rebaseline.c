@@ -22,6 +22,7 @@ typedef struct meas {
   int is_ratio;
   double value[RUNS], mad[RUNS];        /* median (or ratio), spread */
   long samples[RUNS];
+  perf__baseline_mhz clk[RUNS];         /* SM clock of each run's samples */
   int seen[RUNS];
 } meas;
 
@@ -106,7 +107,7 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
     return 0;
   }
   int ratio = !strcmp(f[0], "R");
-  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n != 8))) return PERF__EPROTO;
+  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n != 11))) return PERF__EPROTO;
   meas *m = find_or_add(u, file, f[2], f[3], ratio);
   if (!m) return PERF__ENOMEM;
   m->seen[run] = 1;
@@ -115,6 +116,9 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
     snprintf(m->clock, sizeof m->clock, "%s", f[4]);
     m->mad[run] = strtod(f[6], NULL);
     m->samples[run] = strtol(f[7], NULL, 10);
+    m->clk[run] = (perf__baseline_mhz){(unsigned)strtoul(f[8], NULL, 10),
+                                       (unsigned)strtoul(f[9], NULL, 10),
+                                       (unsigned)strtoul(f[10], NULL, 10)};
   }
   return 0;
 }
@@ -146,17 +150,19 @@ static int merge_entry(perf__baseline *b, const meas *m, const char *date)
   e.median_s = median3(m->value);
   e.spread_s = median3(m->mad);
   for (int r = 0; r < RUNS; r++) e.samples += m->samples[r];
+  e.sm_clock = perf__baseline_mhz_merge(m->clk, RUNS);
   double between = perf__stats_mad_of(m->value, RUNS, scratch) / e.median_s;
   e.tolerance = fmax(PERF__BL_TOLERANCE, 4 * between);
   const perf__baseline_entry *old = perf__baseline_find(b, e.test, e.workload);
-  char was[32] = "-", now[32], change[32] = "new";
+  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown";
   if (old) {
     perf__units_time(was, sizeof was, old->median_s);
     snprintf(change, sizeof change, "%+.1f%%", 100 * (e.median_s / old->median_s - 1));
   }
   perf__units_time(now, sizeof now, e.median_s);
+  if (e.sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e.sm_clock.median);
   printf("  %-56.56s %11s %11s %8s %6.1f%%\n", m->test, was, now, change, 100 * e.tolerance);
-  printf("    %s (%s clock)\n", m->name, m->clock);
+  printf("    %s (%s clock, %s)\n", m->name, m->clock, sm);
   return perf__baseline_put_entry(b, &e);
 }
 

@@ -132,21 +132,26 @@ static int shared_gpu(const perf_workload *w, const char *head)
   return 1;
 }
 
+/* The supervisor's record of one measurement (rebaseline.h): its time and
+ * the SM clock of its samples (0 0 0: unknown). */
 static void record(struct machine *m, const perf_workload *w, double median,
-                   double mad, long samples)
+                   double mad, long samples, perf__baseline_mhz clk)
 {
   char test[200], name[96], k[160];
   clean(test, sizeof test, perf__context_name());
   clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
-  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld", m->path, test,
-             name, perf__clock_name(w->perf__state->clock), median, mad, samples);
+  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u", m->path,
+                     test, name, perf__clock_name(w->perf__state->clock), median, mad, samples,
+                     clk.median, clk.min, clk.max);
 }
 
-/* Compares with the entry; returns the outcome (SKIP when there is none). */
+/* Compares with the entry on time; the line adds what the SM clock of the
+ * samples (clk) says against the entry's (perf__baseline_clock_note).
+ * Returns the outcome (SKIP when there is no entry). */
 static perf__outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
-                             long samples, int quiet_if_missing)
+                             long samples, perf__baseline_mhz clk, int quiet_if_missing)
 {
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
@@ -166,16 +171,17 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   perf__baseline_change c = perf__baseline_compare(e, median, mad, samples, &rel);
   perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
-  char now[32], was[32], how[400];
+  char now[32], was[32], how[400], note[200];
+  perf__baseline_clock_note(e, median, clk, note, sizeof note);
   perf__context_line(PERF__DETAIL,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
-             "%+.1f%%, tolerance %.1f%%, %ld %s (baseline %ld), %s",
+             "%+.1f%%, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
              c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
              perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
              perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, 100 * e->tolerance,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
-             c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise");
+             c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
   return o;
 }
 
@@ -191,7 +197,7 @@ static struct machine *machine_of(const perf_workload *w)
 
 /* See baselinecheck.h. */
 void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
-                        long samples)
+                        long samples, perf__baseline_mhz clk)
 {
   if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
   struct machine *m = machine_of(w);
@@ -202,18 +208,23 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
            perf__sweep_tag(tag, sizeof tag));
   if (shared_gpu(w, head)) return;
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, samples);
+    record(m, w, median, mad, samples, clk);
     return;
   }
-  perf__outcome o = compare(m, w, head, median, mad, samples, 1);
+  perf__outcome o = compare(m, w, head, median, mad, samples, clk, 1);
   if (o != PERF__SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
 /* See baselinecheck.h. */
-void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__verdict_result *r)
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compared *m)
 {
-  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds);
-  if (b != a) perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds);
+  const perf__verdict_result *r = &m->r;
+  const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
+  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
+                               perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0));
+  if (b != a)
+    perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
+                                 perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0));
 }
 
 /* See baselinecheck.h. */
@@ -241,6 +252,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
 {
   char head[300], why[600];
   double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
+  unsigned mhz[MAX_SAMPLES];
   if (!w->name) w->name = wn;
   char tag[96];
   snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
@@ -250,27 +262,30 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
-  int err = perf__workload_samples(w, t, scratch, MIN_SAMPLES, MAX_SAMPLES, budget, PRECISION,
-                                   &n, why, sizeof why);
+  int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
+                                       PRECISION, &n, why, sizeof why);
   if (err == PERF__ENOMEM) perf__context_end(PERF__FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
+  perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
   struct machine *m = machine_of(w);
   if (shared_gpu(w, head)) {
     if (fatal) perf__context_end(PERF__FAIL, 0, "%s: INCONCLUSIVE", head);
     return 0;
   }
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, n);
-    char now[32];
-    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s)",
+    record(m, w, median, mad, n, clk);
+    char now[32], sm[48] = "";
+    if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
+    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)",
                head, perf__units_time(now, sizeof now, median),
-               perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"));
+               perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
+               sm);
     perf__context_claimf(PERF__PASS, "%s", head);
     return 1;
   }
-  perf__outcome o = compare(m, w, head, median, mad, n, 0);
+  perf__outcome o = compare(m, w, head, median, mad, n, clk, 0);
   if (o == PERF__SKIP) {
     perf__context_claim_close();
     perf__context_skipped_check("%s: no baseline entry", head);

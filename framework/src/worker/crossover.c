@@ -276,7 +276,7 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   perf__compared m;
   perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
                     perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
-  perf__baselinecheck_pair(a, b, &m.r);
+  perf__baselinecheck_pair(a, b, &m);
   /* A point is decided only when its own verdict is: a co-tenant's rounds
    * or samples the host preempted on every retake leave it undecided,
    * whatever side the interval of its rounds shows. */

@@ -46,7 +46,7 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__claim c, const ch
     return perf__context_claim_kept(head);
   perf__compare_run(a, b, c, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(), head,
                     an, bn, &m);
-  perf__baselinecheck_pair(a, b, &m.r);
+  perf__baselinecheck_pair(a, b, &m);
   char word[96], need[64];
   if (m.r.verdict == PERF__INCONCLUSIVE && m.r.why)
     snprintf(word, sizeof word, "%s (%s)", perf__status_word(m.r.verdict), m.r.why);

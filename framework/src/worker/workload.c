@@ -337,6 +337,14 @@ static long shared_samples(const perf__wstate *st, const double *t0, const doubl
 int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
                            double budget_s, double rel, int *n, char *why, size_t len)
 {
+  return perf__workload_samples_mhz(w, t, NULL, scratch, min_n, max_n, budget_s, rel, n, why, len);
+}
+
+/* See workload.h. */
+int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
+                               int min_n, int max_n, double budget_s, double rel, int *n,
+                               char *why, size_t len)
+{
   *n = 0;
   if (min_n < 1 || max_n < min_n) {
     snprintf(why, len, "samples: need 1 <= min_n <= max_n (got %d, %d)", min_n, max_n);
@@ -363,6 +371,7 @@ int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min
     if (spans) span[k] = perf__clock_now();
     err = perf__workload_sample(w, &t[k], why, len);
     if (err) break;
+    if (mhz) mhz[k] = st->last_mhz;
     if (spans) span[SPANS + k] = perf__clock_now();
   }
   st->shared_n = err ? 0 : shared_samples(st, spans ? span : NULL, span + SPANS, *n, t0);

@@ -75,6 +75,11 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
  * before it. */
 int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
                            double budget_s, double rel, int *n, char *why, size_t len);
+/* The same, with each sample's SM clock (st->last_mhz, 0 unknown) into
+ * mhz[0..max_n) (NULL: not kept). */
+int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
+                               int min_n, int max_n, double budget_s, double rel, int *n,
+                               char *why, size_t len);
 
 /* Seconds this process has idled before retaking throttled samples (for
  * budgets that should not count it). Never fails. */
