@@ -89,22 +89,26 @@ waited() {
 case $RUNS in '' | *[!0-9]*) fail "NOISE_RUNS=$RUNS: need a whole number (0: A/A only)" ;; esac
 case $AA_N in '' | *[!0-9]*) fail "NOISE_AA=$AA_N: need a whole number (0 leaves A/A out)" ;; esac
 [ "$RUNS" -gt 0 ] || [ "$AA_N" -gt 0 ] || fail "NOISE_RUNS=0 and NOISE_AA=0: nothing to measure"
+# The words of a comma-separated list that are among known, in known's
+# order; ends the script (exit 2) at an unknown one, naming knob.
+pick() {
+  local knob=$1 known=$2 list w picked=""
+  IFS=', ' read -r -a list <<< "$3"
+  for w in ${list[@]+"${list[@]}"}; do
+    case " $known " in
+      *" $w "*) ;;
+      *) fail "$knob: unknown word '$w' (known: ${known// /, })" ;;
+    esac
+  done
+  for w in $known; do
+    case " ${list[*]-} " in *" $w "*) picked="$picked $w" ;; esac
+  done
+  [ -n "$picked" ] || fail "$knob is empty (known: ${known// /, })"
+  echo "$picked"
+}
 CLOCKS=""
-for c in ${AA_CLOCKS//,/ }; do
-  case $c in
-    events | device) CLOCKS="$CLOCKS $c" ;;
-    *) fail "NOISE_AA_CLOCKS: unknown clock '$c' (events, device)" ;;
-  esac
-done
-[ "$AA_N" = 0 ] || [ -n "$CLOCKS" ] || fail "NOISE_AA_CLOCKS is empty (events, device)"
-WANT=""
-for i in ${INJECT//,/ }; do
-  case " $ALL_INJECTIONS " in
-    *" $i "*) WANT="$WANT $i" ;;
-    *) fail "NOISE_INJECT: unknown injection '$i' (known: ${ALL_INJECTIONS// /, })" ;;
-  esac
-done
-[ -n "$WANT" ] || fail "NOISE_INJECT is empty (known: ${ALL_INJECTIONS// /, })"
+[ "$AA_N" = 0 ] || CLOCKS=$(pick NOISE_AA_CLOCKS "events device" "$AA_CLOCKS") || exit 2
+WANT=$(pick NOISE_INJECT "$ALL_INJECTIONS" "$INJECT") || exit 2
 for b in "$BUILD/perftest" "$LOAD"; do
   [ -x "$b" ] || fail "$b is missing (make bench-noise builds it)"
 done
