@@ -11,6 +11,8 @@
 #   both      cpu-all and gpu at once
 # Knobs (environment):
 #   NOISE_RUNS    suite runs per injection (3; 0: A/A only)
+#   NOISE_RUN_FROM  the number of the first of them (1): runs 4-6 of an
+#                 injection in a later call are NOISE_RUN_FROM=4 NOISE_RUNS=3
 #   NOISE_AA      A/A comparisons per claim kind and clock under each injection:
 #                 `bench-fidelity aa N ew_256k events` and `... device` (200; 0
 #                 leaves A/A out)
@@ -31,6 +33,7 @@ set -u
 BUILD=${BUILD:-build}
 OUT=${NOISE_OUT:-$BUILD/noise}
 RUNS=${NOISE_RUNS:-3}
+FROM=${NOISE_RUN_FROM:-1}
 AA_N=${NOISE_AA:-200}
 AA_CLOCKS=${NOISE_AA_CLOCKS:-events,device}
 INJECT=${NOISE_INJECT:-quiet,cpu-all,cpu-half,gpu,both}
@@ -88,7 +91,9 @@ waited() {
 # ---- the knobs -----------------------------------------------------------------
 case $RUNS in '' | *[!0-9]*) fail "NOISE_RUNS=$RUNS: need a whole number (0: A/A only)" ;; esac
 case $AA_N in '' | *[!0-9]*) fail "NOISE_AA=$AA_N: need a whole number (0 leaves A/A out)" ;; esac
+case $FROM in '' | *[!0-9]* | 0) fail "NOISE_RUN_FROM=$FROM: need a whole number of at least 1" ;; esac
 [ "$RUNS" -gt 0 ] || [ "$AA_N" -gt 0 ] || fail "NOISE_RUNS=0 and NOISE_AA=0: nothing to measure"
+LAST=$((FROM + RUNS - 1))
 # The words of a comma-separated list that are among known, in known's
 # order; ends the script (exit 2) at an unknown one, naming knob.
 pick() {
@@ -122,18 +127,19 @@ mkdir -p "$OUT" || fail "cannot create $OUT"
 probe=$("$LOAD" probe 2>&1) || fail "no GPU run possible: $probe"
 say "$probe; $CPUS CPUs for this process"
 
-# The quiet reference runs first: asked for, or none in $OUT yet.
-case " $WANT " in
-  *" quiet "*) ;;
-  *) if [ "$RUNS" = 0 ]; then
-       :
-     elif [ -s "$OUT/quiet/suite.1.json" ]; then
-       say "quiet reference: the one already in $OUT/quiet ($(date -r "$OUT/quiet/suite.1.json" -u '+%F %T UTC'))"
-     else
-       say "no quiet reference in $OUT/quiet yet: taking it first"
-       WANT="quiet$WANT"
-     fi ;;
-esac
+# The reference is quiet run 1, taken first: asked for, or none in $OUT yet.
+if [ "$RUNS" -gt 0 ] && ! [ -s "$OUT/quiet/suite.1.json" ]; then
+  [ "$FROM" = 1 ] || fail "no quiet reference in $OUT/quiet/suite.1.json: take it first (NOISE_RUN_FROM=1)"
+  case " $WANT " in
+    *" quiet "*) ;;
+    *) say "no quiet reference in $OUT/quiet yet: taking it first"; WANT=" quiet$WANT" ;;
+  esac
+elif [ "$RUNS" -gt 0 ]; then
+  case " $WANT " in
+    *" quiet "*) ;;
+    *) say "quiet reference: the one in $OUT/quiet ($(date -r "$OUT/quiet/suite.1.json" -u '+%F %T UTC'))" ;;
+  esac
+fi
 
 # ---- the injections ------------------------------------------------------------
 # N busy loops, started in the background (their pids kept).
@@ -166,7 +172,7 @@ start_gpu() {
 
 start_injection() {
   local inj=$1 dir=$2
-  echo "injection: $inj, $(date -u '+%F %T UTC'): NOISE_RUNS=$RUNS NOISE_AA=$AA_N${CLOCKS:+ on}$CLOCKS" >> "$dir/inject.txt"
+  echo "injection: $inj, $(date -u '+%F %T UTC'): suite runs ${FROM}-${LAST} (NOISE_RUNS=$RUNS), NOISE_AA=$AA_N${CLOCKS:+ on}$CLOCKS" >> "$dir/inject.txt"
   case $inj in
     cpu-all) start_spin "$CPUS" "$dir" ;;
     cpu-half) start_spin "$HALF" "$dir" ;;
@@ -178,8 +184,8 @@ start_injection() {
 # The suite NOISE_RUNS times, then the A/A claims on both clocks.
 measure() {
   local inj=$1 dir=$2 k c t0 rc
-  for k in $(seq 1 "$RUNS"); do
-    say "$inj: suite run $k of $RUNS"
+  for k in $(seq "$FROM" "$LAST"); do
+    say "$inj: suite run $k ($FROM to $LAST)"
     t0=$(date +%s.%N)
     waited "$BUILD/perftest" --require-gpu --verbose --color=never "--filter=$FILTER" \
       "--json=$dir/suite.$k.json" > "$dir/suite.$k.log" 2>&1
@@ -200,7 +206,7 @@ measure() {
 # Removes what this run will measure again from dir.
 clear_old() {
   local dir=$1 c
-  [ "$RUNS" = 0 ] || rm -f "$dir"/suite.*.json "$dir"/suite.*.log
+  for k in $(seq "$FROM" "$LAST"); do rm -f "$dir/suite.$k.json" "$dir/suite.$k.log"; done
   [ "$AA_N" = 0 ] || for c in $CLOCKS; do rm -f "$dir/aa.$c.txt" "$dir/aa.$c.err"; done
 }
 
