@@ -100,6 +100,7 @@ ST_TEST(bench_noise_refuses_bad_knobs_and_needs_a_gpu)
              {"NOISE_AA=-1", "bench-noise: NOISE_AA=-1: need a whole number"},
              {"NOISE_INJECT=cpu,gpu", "bench-noise: NOISE_INJECT: unknown word 'cpu'"},
              {"NOISE_AA_CLOCKS=wall", "bench-noise: NOISE_AA_CLOCKS: unknown word 'wall'"},
+             {"NOISE_RUN_FROM=0", "bench-noise: NOISE_RUN_FROM=0: need a whole number of at least 1"},
              {"NOISE_RUNS=0 NOISE_AA=0", "nothing to measure"}};
   char dir[] = "/tmp/perfgate-noise-XXXXXX", cmd[1600], *out;
   const char *b = st_build_dir();
