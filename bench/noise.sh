@@ -53,9 +53,9 @@ forget() {
 }
 # TERM to each, KILL to any left after 10 s, and each reaped.
 stop_all() {
-  local p left t
+  local p left _
   for p in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$p" 2> /dev/null; done
-  for t in $(seq 1 100); do
+  for _ in $(seq 1 100); do
     left=0
     for p in ${PIDS[@]+"${PIDS[@]}"}; do kill -0 "$p" 2> /dev/null && left=1; done
     [ "$left" = 0 ] && break
@@ -155,12 +155,12 @@ start_spin() {
 # The GPU co-tenant; returns once its first work is queued (its ready file),
 # ends the script (exit 2) when it does not start within 120 s.
 start_gpu() {
-  local dir=$1 t
+  local dir=$1 _
   rm -f "$dir/cotenant.ready"
   "$LOAD" gpu "$dir/cotenant.ready" > "$dir/cotenant.log" 2>&1 &
   local p=$!
   PIDS+=("$p")
-  for t in $(seq 1 1200); do
+  for _ in $(seq 1 1200); do
     [ -s "$dir/cotenant.ready" ] && break
     kill -0 "$p" 2> /dev/null || break
     sleep 0.1
