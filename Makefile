@@ -9,6 +9,7 @@
 #   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
+#   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
 #   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
@@ -91,7 +92,7 @@ ifeq ($(PQ_HEADER),)
 $(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
 endif
-ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -128,13 +129,13 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 python: $(BUILD)/libperfgate.so
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -202,6 +203,16 @@ bench-fidelity: $(BUILD)/bench-fidelity $(BUILD)/libperfkernels.so $(BUILD)/perf
 NVBENCH ?=
 bench-compare: $(BUILD)/bench-fidelity $(BUILD)/libperfkernels.so
 	$(Q)BUILD=$(BUILD) NVBENCH=$(NVBENCH) bash bench/compare.sh
+
+# bench-noise: the suite and A/A claims beside CPU busy loops and a GPU
+# co-tenant (bench/noise.sh; NOISE_RUNS, NOISE_AA, NOISE_INJECT, NOISE_FILTER,
+# NOISE_OUT). noise-load is the injected load (bench/noise_load.c).
+$(BUILD)/noise-load: $(BUILD)/obj/bench/noise_load.o $(KRN_OBJS) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
+
+bench-noise: $(BUILD)/perftest $(BUILD)/bench-fidelity $(BUILD)/noise-load
+	$(Q)BUILD=$(BUILD) bash bench/noise.sh
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)
