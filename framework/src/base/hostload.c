@@ -185,6 +185,22 @@ static long cpufreq(int cpu, const char *name)
   return slurp(path, text, sizeof text) ? 0 : atol(text);
 }
 
+/* See hostload.h. */
+int perf__hostload_governor(char *buf, size_t len)
+{
+  cpu_set_t set;
+  char path[4300];
+  int cpu = 0;
+  buf[0] = '\0';
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set)) cpu++;
+  snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+           root("PERF_SYS_ROOT", "/sys"), cpu);
+  if (slurp(path, buf, len)) return buf[0] = '\0', -1;
+  buf[strcspn(buf, "\n")] = '\0';
+  return buf[0] ? 0 : -1;
+}
+
 /* The mean current and the highest max frequency over this process's
  * CPUs (the first 64 of them: enough to see a governor's choice). */
 static void read_freq(perf__hostload *h)

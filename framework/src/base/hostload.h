@@ -55,4 +55,9 @@ int perf__hostload_cgroup_dir(char *buf, size_t len);
  * or none can be read. Never fails. */
 double perf__hostload_quota(void);
 
+/* The cpufreq governor of the first CPU this process may use
+ * ("performance", "powersave"...) into buf[len]. Returns 0, or -1 when it
+ * cannot be read (no cpufreq: a VM, a container without /sys). */
+int perf__hostload_governor(char *buf, size_t len);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "base/baseline.h"
+#include "base/preflight.h"
 
 /* The number of usable CUDA devices; 0 without a device or a driver, or
  * when no child could be started, with why into why[len] (why may be
@@ -29,5 +30,19 @@ void perf__probe_gpu_fingerprint(perf__baseline *b);
  * CPU's otherwise) into path[len]. Returns 0, or -1 when no child could be
  * started (errno set). */
 int perf__probe_baseline_file(const char *dir, char *path, size_t len);
+
+/* The preflight's readings of one GPU into g: device 0 as the run sees it
+ * (device < 0), or with CUDA_VISIBLE_DEVICES=device (a --devices run's
+ * GPU); its name and bus id from CUDA, its clocks, settings and the other
+ * processes on it from NVML. No device: g->none says why, as a skipped
+ * test does; no NVML: g->nvml_off says why. Asked in a child, which
+ * creates no context (no process of this run is on the GPU yet). Never
+ * fails: without a child, g->none says so. */
+void perf__probe_preflight_gpu(int device, perf__preflight_gpu *g);
+
+/* The NVML part of that, in this process, for the GPU at bus (the
+ * self-tests call it with the stand-in NVML). Never fails: g->nvml_off
+ * says why NVML gave nothing. */
+void perf__probe_preflight_nvml(const char *bus, perf__preflight_gpu *g);
 
 #endif
