@@ -132,6 +132,25 @@ ST_TEST(preflight_unfit_thresholds_each_row_at_its_limit)
             "9.0 %") && strstr(all, "; the cgroup's CPU quota"), "%s", all);
 }
 
+/* The README's thresholds table has a row for each check of the code's
+ * table, and no other. */
+ST_TEST(preflight_readme_states_each_threshold)
+{
+  char *text = st_slurp("README.md"), want[80];
+  ST_CHECKF(text != NULL, "README.md cannot be read (run from the repository's root)");
+  if (!text) return;
+  char *from = strstr(text, "**Unfit.**"), *to = from ? strstr(from, "Reported, not unfit") : NULL;
+  ST_CHECK(from && to);
+  if (to) *to = '\0';
+  int k = 0;
+  for (; from && perf__preflight_check(k); k++) {
+    snprintf(want, sizeof want, "\n| `%s` | ", perf__preflight_check(k));
+    ST_CHECKF(strstr(from, want), "the README's thresholds table lacks %s", want + 1);
+  }
+  ST_EQ(from ? st_count(from, "\n| `") : -1, k);
+  free(text);
+}
+
 /* The probe's pipe: every field of the table goes through and back. */
 ST_TEST(preflight_gpu_readings_round_trip_through_the_pipe_text)
 {

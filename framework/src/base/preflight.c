@@ -292,6 +292,12 @@ int perf__preflight_judge(perf__preflight *p)
 }
 
 /* See preflight.h. */
+const char *perf__preflight_check(int k)
+{
+  return k >= 0 && k < PERF__PREFLIGHT_CAUSES ? thresholds[k].check : NULL;
+}
+
+/* See preflight.h. */
 const char *perf__preflight_causes(const perf__preflight *p, char *buf, size_t len)
 {
   size_t used = 0;

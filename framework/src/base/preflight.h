@@ -80,6 +80,10 @@ int perf__preflight_judge(perf__preflight *p);
  * into buf[len]. Never fails (truncates). */
 const char *perf__preflight_line(const perf__preflight *p, char *buf, size_t len);
 
+/* The name of row k of the thresholds table ("gpu_processes"...); NULL
+ * past the last. Never fails. */
+const char *perf__preflight_check(int k);
+
 /* p's causes as "cause; cause" into buf[len] ("" none). Never fails. */
 const char *perf__preflight_causes(const perf__preflight *p, char *buf, size_t len);
 
