@@ -289,11 +289,15 @@ static pid_t host_ticking(const char *dir, int steal_ticks)
   }
 }
 
-static void stop(pid_t pid)
+/* st_exec while the fake /proc/stat under dir ticks (host_ticking). */
+static void exec_ticking(st_run *r, const char *dir, int steal_ticks, const char *env,
+                         const char *args)
 {
-  if (pid <= 0) return;
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
+  pid_t w = host_ticking(dir, steal_ticks);
+  st_exec(r, env, args);
+  if (w <= 0) return;
+  kill(w, SIGKILL);
+  waitpid(w, NULL, 0);
 }
 
 /* The first CPU this process may run on. */
@@ -334,9 +338,7 @@ ST_TEST(preflight_fixture_warns_on_an_unfit_runner_and_error_refuses_to_run)
   st_run r;
   fake_host(dir, sizeof dir, env, sizeof env);
   snprintf(json, sizeof json, "%s/r.json", dir);
-  pid_t w = host_ticking(dir, 0);
-  st_exec(&r, env, "--filter=host.truth");
-  stop(w);
+  exec_ticking(&r, dir, 0, env, "--filter=host.truth");
   ST_EQ(r.status, 0);
   ST_CHECKF(st_line_with(&r, "perfgate: preflight GPU 0", st_have_gpu() ? "): SM clock" :
                          ": no CUDA device (", line, sizeof line), "%s", r.out);
@@ -346,9 +348,8 @@ ST_TEST(preflight_fixture_warns_on_an_unfit_runner_and_error_refuses_to_run)
   ST_CHECK(strstr(r.out, "perfgate: preflight GPU 0") < strstr(r.out, "PASS  host.truth"));
   st_run_free(&r);
 
-  w = host_ticking(dir, 100); /* steal: 100 of 210 ticks, 47.6 % */
   snprintf(args, sizeof args, "--filter=host.truth --json=%s", json);
-  st_exec(&r, env, args);
+  exec_ticking(&r, dir, 100, env, args); /* steal: 100 of 210 ticks, 47.6 % */
   ST_EQ(r.status, 0);
   ST_CHECKF(st_line_with(&r, "perfgate: WARNING: this runner is unfit for timing (thresholds in "
                          "the README): the hypervisor stole 47.6 % of the CPUs' time over", "(/proc/"
@@ -379,8 +380,7 @@ ST_TEST(preflight_fixture_warns_on_an_unfit_runner_and_error_refuses_to_run)
   unlink(json);
 
   snprintf(args, sizeof args, "--filter=host.truth --unfit-runner=error --json=%s", json);
-  st_exec(&r, env, args);
-  stop(w);
+  exec_ticking(&r, dir, 100, env, args);
   ST_EQ(r.status, 2);
   ST_CHECKF(st_line_with(&r, ": --unfit-runner=error: this runner is unfit for timing, nothing was "
                          "run: the hypervisor stole 47.6 %", NULL, line, sizeof line), "%s", r.out);
@@ -402,9 +402,7 @@ ST_TEST(preflight_fixture_names_another_process_on_the_gpu)
   st_run r;
   fake_host(dir, sizeof dir, env, sizeof env);
   snprintf(all, sizeof all, "%sFAKE_NVML_PROCS=4000003:97 ", env);
-  pid_t w = host_ticking(dir, 0);
-  st_exec(&r, all, "--filter=host.truth --unfit-runner=error");
-  stop(w);
+  exec_ticking(&r, dir, 0, all, "--filter=host.truth --unfit-runner=error");
   if (!st_have_gpu()) {
     ST_EQ(r.status, 0);
     ST_CHECKF(st_line_with(&r, "perfgate: preflight GPU 0: no CUDA device (", NULL, line, sizeof line),
@@ -429,16 +427,14 @@ ST_TEST(preflight_json_goes_through_merge)
   char dir[64], env[900], args[600], out[200];
   st_run r;
   fake_host(dir, sizeof dir, env, sizeof env);
-  pid_t w = host_ticking(dir, 0);
   for (int i = 0; i < 2; i++) {
     char shard[1000];
     snprintf(shard, sizeof shard, "%sGTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d ", env, i);
     snprintf(args, sizeof args, "--filter='host.truth:host.skips' --json=%s/s%d.json", dir, i);
-    st_exec(&r, shard, args);
+    exec_ticking(&r, dir, 0, shard, args);
     ST_CHECKF(strstr(r.out, "perfgate: preflight GPU 0"), "%s", r.out);
     st_run_free(&r);
   }
-  stop(w);
   snprintf(out, sizeof out, "%s/merged.json", dir);
   snprintf(args, sizeof args, "--merge=%s %s/s0.json %s/s1.json", out, dir, dir);
   st_exec(&r, "", args);

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "base/hostcause.h"
 #include "base/hostload.h"
 #include "base/hostshare.h"
+#include "base/units.h"
 
 /* ---- the one field table ------------------------------------------------ */
 
@@ -188,19 +188,6 @@ void perf__preflight_host_read(perf__preflight_host *h)
 
 /* ---- unfit: the thresholds table ---------------------------------------- */
 
-/* Appends printf-style text to buf[len] at *used; stops at the end. */
-static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-  if (*used >= len) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(buf + *used, len - *used, fmt, ap);
-  va_end(ap);
-  *used = k < 0 ? len : *used + (size_t)k;
-}
-
 static double gpu_others(const perf__preflight *p) { return p->gpu.others; }
 static double cpu_others(const perf__preflight *p) { return p->host.others_cpus; }
 static double steal(const perf__preflight *p) { return p->host.steal_pct; }
@@ -302,7 +289,7 @@ const char *perf__preflight_causes(const perf__preflight *p, char *buf, size_t l
 {
   size_t used = 0;
   buf[0] = '\0';
-  for (int k = 0; k < p->ncauses; k++) add(buf, len, &used, "%s%s", k ? "; " : "", p->cause[k].text);
+  for (int k = 0; k < p->ncauses; k++) perf__units_append(buf, len, &used, "%s%s", k ? "; " : "", p->cause[k].text);
   return buf;
 }
 
@@ -326,11 +313,11 @@ static const char *text(const char *t) { return t[0] ? t : "unknown"; }
 /* The other processes: none, who, or unknown. */
 static void others(const perf__preflight_gpu *g, char *buf, size_t len, size_t *used)
 {
-  if (isnan(g->others)) add(buf, len, used, "unknown");
-  else if (g->others > 0) add(buf, len, used, "%s", g->who[0] ? g->who : "not named");
-  else add(buf, len, used, "none");
+  if (isnan(g->others)) perf__units_append(buf, len, used, "unknown");
+  else if (g->others > 0) perf__units_append(buf, len, used, "%s", g->who[0] ? g->who : "not named");
+  else perf__units_append(buf, len, used, "none");
   if (g->idle > 0)
-    add(buf, len, used, "%s%.0f idle with a context", g->others > 0 ? "; and " : " busy, ", g->idle);
+    perf__units_append(buf, len, used, "%s%.0f idle with a context", g->others > 0 ? "; and " : " busy, ", g->idle);
 }
 
 /* The GPU part of the line. */
@@ -338,18 +325,18 @@ static void gpu_part(const perf__preflight *p, char *buf, size_t len, size_t *us
 {
   const perf__preflight_gpu *g = &p->gpu;
   char a[32], b[32], c[32];
-  add(buf, len, used, "preflight GPU %d", p->device);
+  perf__units_append(buf, len, used, "preflight GPU %d", p->device);
   if (g->none[0]) {
-    add(buf, len, used, ": no CUDA device (%s)", g->none);
+    perf__units_append(buf, len, used, ": no CUDA device (%s)", g->none);
     return;
   }
-  add(buf, len, used, " (%s)", text(g->name));
+  perf__units_append(buf, len, used, " (%s)", text(g->name));
   if (g->nvml_off[0]) {
-    add(buf, len, used, ": NVML unavailable (%s): clocks, persistence, ECC, MIG and other "
+    perf__units_append(buf, len, used, ": NVML unavailable (%s): clocks, persistence, ECC, MIG and other "
         "processes unknown", g->nvml_off);
     return;
   }
-  add(buf, len, used, ": SM clock %s MHz (application %s, max %s; %s), persistence %s, ECC %s, "
+  perf__units_append(buf, len, used, ": SM clock %s MHz (application %s, max %s; %s), persistence %s, ECC %s, "
       "MIG %s, other processes: ", num(g->sm_mhz, 0, a, sizeof a), num(g->app_mhz, 0, b, sizeof b),
       num(g->max_mhz, 0, c, sizeof c), flag(g->locked, "locked", "not locked"),
       flag(g->persistence, "on", "off"), text(g->ecc), text(g->mig));
@@ -360,15 +347,15 @@ static void gpu_part(const perf__preflight *p, char *buf, size_t len, size_t *us
 static void host_part(const perf__preflight_host *h, char *buf, size_t len, size_t *used)
 {
   char a[32], b[32], c[32], d[32];
-  add(buf, len, used, "; host: %s CPUs", num(h->cpus, 0, a, sizeof a));
-  if (!isnan(h->usable) && h->usable != h->cpus) add(buf, len, used, ", %.0f usable", h->usable);
-  add(buf, len, used, " (%s for tests), load %s, other CPU use %s, steal %s %%",
+  perf__units_append(buf, len, used, "; host: %s CPUs", num(h->cpus, 0, a, sizeof a));
+  if (!isnan(h->usable) && h->usable != h->cpus) perf__units_append(buf, len, used, ", %.0f usable", h->usable);
+  perf__units_append(buf, len, used, " (%s for tests), load %s, other CPU use %s, steal %s %%",
       num(h->threads, 0, a, sizeof a), num(h->load1, 1, b, sizeof b),
       num(h->others_cpus, 1, c, sizeof c), num(h->steal_pct, 1, d, sizeof d));
   if (!isnan(h->quota_cpus))
-    add(buf, len, used, ", cpu.max %.1f CPUs (throttled %s ms)", h->quota_cpus,
+    perf__units_append(buf, len, used, ", cpu.max %.1f CPUs (throttled %s ms)", h->quota_cpus,
         num(h->throttled_ms, 0, a, sizeof a));
-  add(buf, len, used, ", governor %s", text(h->governor));
+  perf__units_append(buf, len, used, ", governor %s", text(h->governor));
 }
 
 /* See preflight.h. */
