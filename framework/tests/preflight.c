@@ -449,3 +449,32 @@ ST_TEST(preflight_json_goes_through_merge)
   st_run_free(&r);
   st_rmtree(dir);
 }
+
+/* --devices=0,1: a line per GPU, both before the runs start, and each
+ * GPU's run reports its own GPU's preflight (merged: devices 0 and 1). */
+ST_TEST(preflight_devices_one_line_per_gpu_each_in_its_report)
+{
+  char dir[64], env[900], args[300], out[200], line[2400];
+  st_run r;
+  fake_host(dir, sizeof dir, env, sizeof env);
+  snprintf(out, sizeof out, "%s/d.json", dir);
+  snprintf(args, sizeof args, "--filter=host.truth --devices=0,1 --json=%s", out);
+  exec_ticking(&r, dir, 0, env, args);
+  const char *par = strstr(r.out, "in parallel");
+  for (int k = 0; k < 2; k++) {
+    char head[64];
+    snprintf(head, sizeof head, "perfgate: preflight GPU %d", k);
+    ST_CHECKF(st_line_with(&r, head, "; host: 2 CPUs", line, sizeof line), "%s", r.out);
+    ST_CHECK(par && strstr(r.out, head) < par);
+  }
+  char err[300];
+  perf__jsontree_node *d = perf__jsontree_read(out, err, sizeof err);
+  ST_CHECKF(d != NULL, "%s: %s", err, r.out);
+  const perf__jsontree_node *pf = perf__jsontree_get(d, "preflight");
+  ST_CHECK(pf && pf->type == PERF__J_ARRAY && pf->n == 2);
+  for (size_t k = 0; pf && k < pf->n && k < 2; k++)
+    ST_NEAR(perf__jsontree_num(perf__jsontree_get(pf->kids[k], "device"), -1), (double)k, 0);
+  perf__jsontree_free(d);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
