@@ -90,14 +90,15 @@ static int read_proc(perf__hostload *h, pid_t pid)
   if (pid) snprintf(rel, sizeof rel, "%ld/stat", (long)pid);
   else snprintf(rel, sizeof rel, "self/stat");
   if (slurp(perf__hostload_proc(rel, path, sizeof path), text, sizeof text)) return -1;
-  long long ticks = stat_ticks(text);
+  long long ticks = stat_ticks(text), cut, cst;
   long threads;
   /* fields 3.. : state ppid pgrp session tty tpgid flags minflt cminflt
    * majflt cmajflt utime stime cutime cstime priority nice num_threads */
   if (ticks < 0 || sscanf(strrchr(text, ')') + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-                          "%*u %*u %*u %*d %*d %*d %*d %ld", &threads) != 1)
+                          "%*u %*u %*u %lld %lld %*d %*d %ld", &cut, &cst, &threads) != 3)
     return -1;
   h->proc_cpu_s = (double)ticks * h->tick_s;
+  h->children_cpu_s = (double)(cut + cst) * h->tick_s;
   h->threads = (int)threads;
   return 0;
 }

@@ -23,6 +23,7 @@ typedef struct perf__hostload {
   int runnable;                          /* runnable tasks now (field 4) */
   int proc_ok;                           /* the process's stat read */
   double proc_cpu_s;                     /* its user + system time, seconds */
+  double children_cpu_s;                 /* that of its children it has reaped */
   int threads;                           /* its threads */
   int ntasks;                            /* threads read below (the first
                                             PERF__HOSTLOAD_TASKS) */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/hostcause.h"
 #include "base/hostload.h"
 #include "base/hostshare.h"
@@ -162,7 +163,8 @@ static void window(perf__preflight_host *h, const perf__hostload *a, const perf_
   h->window_s = b->t - a->t;
   if (a->stat_ok && b->stat_ok && b->total > a->total) {
     double ticks = (double)(b->total - a->total), busy = (double)(b->busy - a->busy) / ticks;
-    double own = a->proc_ok && b->proc_ok ? (b->proc_cpu_s - a->proc_cpu_s) / h->window_s : 0;
+    double own = a->proc_ok && b->proc_ok ? (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s -
+                                             a->children_cpu_s) / h->window_s : 0;
     h->steal_pct = 100 * (double)(b->steal - a->steal) / ticks;
     h->others_cpus = fmax(0, busy * b->online - own);
   }
@@ -170,12 +172,14 @@ static void window(perf__preflight_host *h, const perf__hostload *a, const perf_
 }
 
 /* See preflight.h. */
-void perf__preflight_host_read(perf__preflight_host *h)
+void perf__preflight_host_read(perf__preflight_host *h, void (*during)(void *ctx), void *ctx)
 {
   perf__hostload a, b;
   unknown(h, host_fields, NFIELDS(host_fields));
   perf__hostload_read(&a, 0);
-  pause_for(PERF__PREFLIGHT_WINDOW_S);
+  if (during) during(ctx);
+  double left = a.t + PERF__PREFLIGHT_WINDOW_S - perf__clock_now();
+  if (left > 0) pause_for(left);
   perf__hostload_read(&b, 0);
   window(h, &a, &b);
   if (b.stat_ok) h->cpus = b.online;

@@ -60,10 +60,12 @@ typedef struct perf__preflight {
 /* A GPU reading with every value unknown. Never fails. */
 void perf__preflight_gpu_init(perf__preflight_gpu *g);
 
-/* The host's readings over a window of PERF__PREFLIGHT_WINDOW_S (this
- * process sleeps through it). Never fails: what cannot be read stays
+/* The host's readings over a window of PERF__PREFLIGHT_WINDOW_S or more:
+ * during(ctx) runs in it (the GPU probes: children this process reaps
+ * there, whose CPU time is this run's, not other processes'), then this
+ * process sleeps out the rest. Never fails: what cannot be read stays
  * unknown. */
-void perf__preflight_host_read(perf__preflight_host *h);
+void perf__preflight_host_read(perf__preflight_host *h, void (*during)(void *ctx), void *ctx);
 
 /* g as "key\tvalue" lines (the probe's pipe), every field of the table.
  * Never fails (j->oom). */

@@ -18,24 +18,21 @@
 #include "worker/gpu.h"
 #include "worker/gpuwatch.h"
 
-/* Runs fn(out, arg) in a forked child, which writes its answer to out and
- * exits; reads the answer into buf[len] (NUL-terminated, truncated to fit)
- * and waits for the child. Returns the bytes read, or -1 when the child
- * could not be started (errno set; buf is empty). */
-static long ask_child(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len)
+/* Starts fn(out, arg) in a forked child, which writes its answer to out
+ * and exits: *pid and *rfd (the answer's read end) for finish_child.
+ * Returns 0, or -1 when the child could not be started (errno set). */
+static int start_child(void (*fn)(FILE *out, void *arg), void *arg, pid_t *pid, int *rfd)
 {
   int fd[2];
-  long got = 0;
-  buf[0] = '\0';
   fflush(NULL);
   if (pipe(fd)) return -1;
-  pid_t pid = fork();
-  if (pid < 0) {
+  *pid = fork();
+  if (*pid < 0) {
     close(fd[0]);
     close(fd[1]);
     return -1;
   }
-  if (pid == 0) {
+  if (*pid == 0) {
     close(fd[0]);
     FILE *out = fdopen(fd[1], "w");
     if (out) {
@@ -45,14 +42,35 @@ static long ask_child(void (*fn)(FILE *out, void *arg), void *arg, char *buf, si
     _exit(0);
   }
   close(fd[1]);
+  *rfd = fd[0];
+  return 0;
+}
+
+/* Reads the answer of the child pid from rfd into buf[len] (NUL-terminated,
+ * truncated to fit), closes rfd and waits for the child. Returns the bytes
+ * read. Never fails (a child that said nothing: 0). */
+static long finish_child(pid_t pid, int rfd, char *buf, size_t len)
+{
+  long got = 0;
   for (ssize_t r; (size_t)got + 1 < len &&
-                  ((r = read(fd[0], buf + got, len - 1 - (size_t)got)) > 0 || (r < 0 && errno == EINTR));)
+                  ((r = read(rfd, buf + got, len - 1 - (size_t)got)) > 0 || (r < 0 && errno == EINTR));)
     got += r > 0 ? r : 0;
   buf[got] = '\0';
-  close(fd[0]);
+  close(rfd);
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
   }
   return got;
+}
+
+/* Runs fn(out, arg) in a forked child and reads its answer into buf[len]
+ * (NUL-terminated, truncated to fit). Returns the bytes read, or -1 when
+ * the child could not be started (errno set; buf is empty). */
+static long ask_child(void (*fn)(FILE *out, void *arg), void *arg, char *buf, size_t len)
+{
+  pid_t pid;
+  int rfd;
+  buf[0] = '\0';
+  return start_child(fn, arg, &pid, &rfd) ? -1 : finish_child(pid, rfd, buf, len);
 }
 
 /* The usable devices; 0 with why into why[len] (the driver's state and
@@ -227,6 +245,9 @@ static void preflight_gpu(FILE *out, void *arg)
       snprintf(g.bus_id, sizeof g.bus_id, "%s", bus);
       perf__probe_preflight_nvml(bus, &g);
     }
+  } else if (device >= 0) {
+    size_t used = strlen(g.none);
+    snprintf(g.none + used, sizeof g.none - used, " (CUDA_VISIBLE_DEVICES=%d)", device);
   }
   perf__preflight_gpu_text(&j, &g);
   if (j.s) fputs(j.s, out);
@@ -234,14 +255,22 @@ static void preflight_gpu(FILE *out, void *arg)
 }
 
 /* See probe.h. */
-void perf__probe_preflight_gpu(int device, perf__preflight_gpu *g)
+void perf__probe_preflight_start(int device, perf__probe_pending *p)
+{
+  *p = (perf__probe_pending){.device = device, .fd = -1};
+  if (start_child(preflight_gpu, &p->device, &p->pid, &p->fd)) p->err = errno ? errno : EIO;
+}
+
+/* See probe.h. */
+void perf__probe_preflight_finish(perf__probe_pending *p, perf__preflight_gpu *g)
 {
   static char text[8192];
-  long got = ask_child(preflight_gpu, &device, text, sizeof text);
-  int e = errno;
-  perf__preflight_gpu_parse(text, g);
+  long got = p->err ? -1 : finish_child(p->pid, p->fd, text, sizeof text);
+  perf__preflight_gpu_parse(got > 0 ? text : (char[]){""}, g);
   if (got < 0)
-    snprintf(g->none, sizeof g->none, "no process could be started to ask CUDA: %s", strerror(e));
+    snprintf(g->none, sizeof g->none, "no process could be started to ask CUDA: %s",
+             strerror(p->err));
   else if (!got)
     snprintf(g->none, sizeof g->none, "the CUDA probe gave no answer");
+  p->fd = -1;
 }
