@@ -20,6 +20,7 @@
 #include "report/trendreport.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/devices.h"
+#include "supervisor/runner.h"
 #include "base/filter.h"
 #include "perfgate.h"
 #include "base/registry.h"
@@ -333,8 +334,17 @@ int perf_main(int argc, char **argv)
   perf__console_setup(cli.color, cli.verbose);
   if (note[0]) printf("perfgate: %s\n", note);
   announce(&cli, n);
-  int code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
-                         : perf__supervisor_run(&cli, order, runs, argc, argv);
+  int ngpus = cli.devices ? nd : 0, code = 2;
+  perf__preflight *pf = calloc(ngpus ? (size_t)ngpus : 1, sizeof *pf);
+  if (!pf)
+    fprintf(stderr, "%s: out of memory\n", prog);
+  else if (!(code = perf__runner_check(&cli, ids, ngpus, pf))) {
+    cli.preflight = pf;
+    cli.npreflight = ngpus ? ngpus : 1;
+    code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
+                       : perf__supervisor_run(&cli, order, runs, argc, argv);
+  }
+  free(pf);
   free(order);
   free(sel);
   return code;

@@ -1388,3 +1388,76 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
   free(notes);
   st_rmtree(dir);
 }
+
+/* ---- the runner before the run (schema version 4) ------------------- */
+
+static int long_text_row(void *ctx, int n, const char *const *v)
+{
+  snprintf(ctx, 600, "%s", n > 0 && v[0] ? v[0] : "(null)");
+  return 0;
+}
+
+/* A version-3 store migrates to version 4 keeping its runs (their
+ * preflight and unfit NULL); a run whose report has a preflight keeps the
+ * array as JSON and its unfit causes, each once; a report without one
+ * records NULL; a fit runner records "". */
+static void preflight_columns(const char *where, const char *dir)
+{
+  char err[600], got[600];
+  perf__store *s = NULL;
+  (void)dir;
+  ST_EQ(perf__connect_open(where, 1, &s, err, sizeof err), 0);
+  if (!s) return;
+  ST_EQ(perf__schema_migrate(s, 3, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
+  int v = 0;
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
+  ST_EQ(v, 4);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = 'old' AND preflight IS NULL"
+                  " AND unfit IS NULL"), 1);
+  static const char *const docs[] = {
+      "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": \"2026-11-26T00:00:00Z\", "
+      "\"exit_code\": 0}, \"totals\": {\"tests\": 0}, \"fingerprint\": {\"host\": {\"name\": \"h\"}, "
+      "\"gpu\": null}, \"preflight\": [{\"device\": 0, \"gpu\": {\"name\": \"G\"}, \"host\": "
+      "{\"steal_pct\": 9}, \"unfit\": [{\"check\": \"cpu_steal\", \"value\": 9, \"limit\": 5, "
+      "\"text\": \"the hypervisor stole 9.0 %\"}]}, {\"device\": 1, \"gpu\": {}, \"host\": {}, "
+      "\"unfit\": [{\"check\": \"cpu_steal\", \"text\": \"the hypervisor stole 9.0 %\"}, {\"check\": "
+      "\"gpu_processes\", \"text\": \"1 other process is using GPU 1\"}]}], \"tests\": []}",
+      "{\"schema\": \"perfgate-report/1\", \"run\": {\"exit_code\": 0}, \"totals\": {}, "
+      "\"preflight\": [{\"device\": 0, \"unfit\": []}], \"tests\": []}",
+      "{\"schema\": \"perfgate-report/1\", \"run\": {\"exit_code\": 0}, \"totals\": {}, "
+      "\"tests\": []}"};
+  static const char *const want[] = {"the hypervisor stole 9.0 %; 1 other process is using GPU 1",
+                                     "", "(null)"};
+  for (int k = 0; k < 3; k++) {
+    perf__provenance p = {"c-pf", "--commit", "main"};
+    perf__jsontree_node *d = perf__jsontree_parse(docs[k], "doc", err, sizeof err);
+    long long id = 0;
+    char sql[200];
+    ST_CHECKF(d != NULL, "%s", err);
+    if (!d) continue;
+    ST_EQ(perf__record_run(s, d, &p, "run", &id, err, sizeof err), 0);
+    perf__jsontree_free(d);
+    snprintf(sql, sizeof sql, "SELECT unfit FROM perfgate_runs WHERE id = %lld", id);
+    ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
+    ST_STR(got, want[k]);
+    snprintf(sql, sizeof sql, "SELECT preflight FROM perfgate_runs WHERE id = %lld", id);
+    ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
+    ST_CHECKF(k == 2 ? !strcmp(got, "(null)") : got[0] == '[' && strstr(got, "\"device\": 0"),
+              "%s", got);
+    if (k == 0) ST_CHECKF(strstr(got, "\"device\": 1") && strstr(got, "\"steal_pct\": 9"), "%s", got);
+  }
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 4);
+  perf__store_close(s);
+}
+
+ST_TEST(history_sqlite_records_the_preflight_and_migrates_version_3)
+{
+  on_sqlite(preflight_columns);
+}
+
+ST_TEST(history_postgres_records_the_preflight_and_migrates_version_3)
+{
+  on_postgres(preflight_columns);
+}

@@ -38,7 +38,7 @@ static void throttled(const perf__hostload *a, const perf__hostload *b, cause *c
   if (!a->cg_ok || !b->cg_ok) return;
   double ms = (double)(b->throttled_usec - a->throttled_usec) / 1000;
   double share = ms / 1000 / span(a, b);
-  if (share < 0.02) return;
+  if (share < PERF__HOSTCAUSE_THROTTLED) return;
   c->weight = share;
   snprintf(c->text, sizeof c->text,
            "the cgroup's CPU quota (cpu.max: %.1f CPUs) throttled this run %lld %s, "
@@ -53,7 +53,7 @@ static void stolen(const perf__hostload *a, const perf__hostload *b, cause *c)
 {
   if (!a->stat_ok || !b->stat_ok || b->total <= a->total) return;
   double share = (double)(b->steal - a->steal) / (double)(b->total - a->total);
-  if (share < 0.05) return;
+  if (share < PERF__HOSTCAUSE_STEAL) return;
   c->weight = share;
   snprintf(c->text, sizeof c->text,
            "the hypervisor took %.0f %% of the CPUs' time (steal, /proc/stat): run on "
@@ -98,7 +98,7 @@ static void own_threads(const perf__hostload *a, const perf__hostload *b, int cp
 static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
 {
   double busy = busy_share(a, b), other = busy * b->online - own_cpus(a, b);
-  if (other < 1 || other / b->online < 0.25) return;
+  if (other < 1 || other / b->online < PERF__HOSTCAUSE_OTHERS) return;
   c->weight = other / b->online;
   snprintf(c->text, sizeof c->text,
            "other processes kept the CPUs %.0f %% busy (%.1f of %d %s besides this run; "

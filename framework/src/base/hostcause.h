@@ -6,6 +6,15 @@
 
 #include "base/hostload.h"
 
+/* The thresholds of host interference, for a claim's host cause and for
+ * the preflight's unfit runner (base/preflight.c): the cgroup's quota
+ * throttled 2 % of the time or more; the hypervisor stole 5 % of the CPUs'
+ * time or more; other processes kept a quarter of the CPUs busy or more
+ * (and at least one CPU's worth). */
+#define PERF__HOSTCAUSE_THROTTLED 0.02
+#define PERF__HOSTCAUSE_STEAL 0.05
+#define PERF__HOSTCAUSE_OTHERS 0.25
+
 /* Names the dominant cause of host interference between snapshots a and b
  * of the process that ran the workload, which may use cpus CPUs and
  * host_threads threads (perf_host_threads()): CFS quota throttling, CPU

@@ -90,14 +90,15 @@ static int read_proc(perf__hostload *h, pid_t pid)
   if (pid) snprintf(rel, sizeof rel, "%ld/stat", (long)pid);
   else snprintf(rel, sizeof rel, "self/stat");
   if (slurp(perf__hostload_proc(rel, path, sizeof path), text, sizeof text)) return -1;
-  long long ticks = stat_ticks(text);
+  long long ticks = stat_ticks(text), cut, cst;
   long threads;
   /* fields 3.. : state ppid pgrp session tty tpgid flags minflt cminflt
    * majflt cmajflt utime stime cutime cstime priority nice num_threads */
   if (ticks < 0 || sscanf(strrchr(text, ')') + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-                          "%*u %*u %*u %*d %*d %*d %*d %ld", &threads) != 1)
+                          "%*u %*u %*u %lld %lld %*d %*d %ld", &cut, &cst, &threads) != 3)
     return -1;
   h->proc_cpu_s = (double)ticks * h->tick_s;
+  h->children_cpu_s = (double)(cut + cst) * h->tick_s;
   h->threads = (int)threads;
   return 0;
 }
@@ -183,6 +184,22 @@ static long cpufreq(int cpu, const char *name)
   snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/cpufreq/%s",
            root("PERF_SYS_ROOT", "/sys"), cpu, name);
   return slurp(path, text, sizeof text) ? 0 : atol(text);
+}
+
+/* See hostload.h. */
+int perf__hostload_governor(char *buf, size_t len)
+{
+  cpu_set_t set;
+  char path[4300];
+  int cpu = 0;
+  buf[0] = '\0';
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set)) cpu++;
+  snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+           root("PERF_SYS_ROOT", "/sys"), cpu);
+  if (slurp(path, buf, len)) return buf[0] = '\0', -1;
+  buf[strcspn(buf, "\n")] = '\0';
+  return buf[0] ? 0 : -1;
 }
 
 /* The mean current and the highest max frequency over this process's

@@ -23,6 +23,7 @@ typedef struct perf__hostload {
   int runnable;                          /* runnable tasks now (field 4) */
   int proc_ok;                           /* the process's stat read */
   double proc_cpu_s;                     /* its user + system time, seconds */
+  double children_cpu_s;                 /* that of its children it has reaped */
   int threads;                           /* its threads */
   int ntasks;                            /* threads read below (the first
                                             PERF__HOSTLOAD_TASKS) */
@@ -54,5 +55,10 @@ int perf__hostload_cgroup_dir(char *buf, size_t len);
  * the cgroup and its parents up to the mount); 0 when none is set ("max")
  * or none can be read. Never fails. */
 double perf__hostload_quota(void);
+
+/* The cpufreq governor of the first CPU this process may use
+ * ("performance", "powersave"...) into buf[len]. Returns 0, or -1 when it
+ * cannot be read (no cpufreq: a VM, a container without /sys). */
+int perf__hostload_governor(char *buf, size_t len);
 
 #endif

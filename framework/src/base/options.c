@@ -140,6 +140,7 @@ static const choice colors[] = {{"auto", PERF__COLOR_AUTO},
                                 {"never", PERF__COLOR_NEVER},
                                 {NULL, 0}};
 static const choice checks[] = {{"all", 1}, {"claimed", 0}, {NULL, 0}};
+static const choice unfits[] = {{"warn", 0}, {"error", 1}, {NULL, 0}};
 
 /* Never fails: "a, b or c" into buf[n] (truncated if it must). */
 static void word_list(const choice *words, char *buf, size_t n)
@@ -181,6 +182,12 @@ static int read_check(args *a, const char *opt, const char *v, int *dst)
   return choose(a, opt, v, checks, dst);
 }
 
+/* Fails as choose does: warn (sets 0) or error (1). */
+static int read_unfit(args *a, const char *opt, const char *v, int *dst)
+{
+  return choose(a, opt, v, unfits, dst);
+}
+
 /* Fails unless v is IN,OUT: two descriptors >= 0, into *in and cli->worker_out. */
 static int read_worker(args *a, const char *opt, const char *v, int *in)
 {
@@ -220,6 +227,7 @@ typedef enum form {
   form_repeats = VALUE,
   form_color = VALUE,
   form_check = VALUE,
+  form_unfit = VALUE,
   form_worker = VALUE,
   form_merge = EQUALS_ONLY,
   form_store = VALUE,

@@ -8,9 +8,12 @@
 
 typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__color;
 
+struct perf__preflight; /* base/preflight.h */
+
 typedef struct perf__cli {
   int help, version, list, verbose, require_gpu, isolate, allow_no_sync_check;
   int no_confirm; /* --no-confirm: no second attempt for a failed claim */
+  int unfit_error; /* --unfit-runner=error: an unfit runner exits 2, nothing run */
   int print_baseline_file;
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
@@ -39,6 +42,8 @@ typedef struct perf__cli {
   char **merge_in;              /* those reports */
   int merge_n;
   long shard_index, shard_total; /* set by perf_main: this run's shard */
+  const struct perf__preflight *preflight; /* set by perf_main: each GPU's preflight */
+  int npreflight;                          /* (for --json; 0: none taken) */
   int argc;                     /* set by perf_main: the command line, for --json */
   char **argv;
   int worker_in, worker_out; /* >= 0: this process is a worker */
@@ -50,7 +55,7 @@ typedef struct perf__cli {
  * name: "--name", given as --name=V or --name V (a flag: --name; merge: only
  * --name=V, the rest of the line its inputs); short: "-x" for a flag, or "";
  * kind: how its value is read (options.c: read_<kind>) - flag, text, dir, gpus,
- * seconds, count, repeats, color, check, worker, merge, store, label, trend; field: the perf__cli
+ * seconds, count, repeats, color, check, unfit, worker, merge, store, label, trend; field: the perf__cli
  * member it sets; default: that member's value when the option is not given;
  * value: the placeholder after '=' in the help ("" none); help: its help text,
  * lines split by '\n' ("" none; NULL: internal, not listed). */
@@ -78,6 +83,11 @@ typedef struct perf__cli {
   X("--require-gpu", "", flag, require_gpu, 0, "",                                              \
     "exit 2 when a test is skipped because no CUDA device works")                                          \
   X("--isolate", "", flag, isolate, 0, "", "a fresh worker for every test")                     \
+  X("--unfit-runner", "", unfit, unfit_error, 0, "warn|error",                                  \
+    "a runner unfit for timing (another process on the\n"                                       \
+    "GPU, CPUs busy with other work, steal, CPU quota\n"                                        \
+    "throttling; thresholds in the README): warn (default)\n"                                   \
+    "and run, or error: exit 2 with nothing run")                                               \
   X("--no-confirm", "", flag, no_confirm, 0, "",                                                \
     "report a measured claim's FAIL or INCONCLUSIVE at once,\n"                                \
     "without confirming it in a second attempt (each\n"                                       \

@@ -1,7 +1,8 @@
-/* units.c — human-readable numbers for reports: durations with units, counts with their noun. */
+/* units.c — human-readable numbers for reports: durations with units, counts with their noun, a line built piece by piece. */
 #include "base/units.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 /* Never fails; see units.h. */
@@ -27,4 +28,15 @@ char *perf__units_time(char *buf, size_t len, double s)
 const char *perf__units_noun(long long n, const char *one, const char *many)
 {
   return n == 1 ? one : many;
+}
+
+/* See units.h. */
+void perf__units_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+  if (*used >= len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(buf + *used, len - *used, fmt, ap);
+  va_end(ap);
+  *used = k < 0 ? len : *used + (size_t)k;
 }

@@ -1,4 +1,4 @@
-/* units.h — human-readable numbers for reports: durations with units, counts with their noun. */
+/* units.h — human-readable numbers for reports: durations with units, counts with their noun, a line built piece by piece. */
 #ifndef PERF_UNITS_H
 #define PERF_UNITS_H
 
@@ -11,5 +11,10 @@ char *perf__units_time(char *buf, size_t len, double seconds);
 /* The noun a count takes: one when n is 1, else many ("1 sample", "0 samples",
  * "2 entries"): every "N things" the runner prints agrees with N. Never fails. */
 const char *perf__units_noun(long long n, const char *one, const char *many);
+
+/* Appends printf-style text to buf[len] at *used (the text so far); stops
+ * at the end. Never fails (truncates). */
+void perf__units_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

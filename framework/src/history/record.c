@@ -70,6 +70,25 @@ static void started_of(const perf__jsontree_node *run, char *out, size_t len)
   strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 
+/* The causes of an unfit runner in the report's "preflight" array, each
+ * once, "; "-separated (malloc'd; "" when fit; NULL when the report has no
+ * preflight or no memory). */
+static char *unfit_of(const perf__jsontree_node *pf)
+{
+  perf__json j = {0};
+  if (!pf || pf->type != PERF__J_ARRAY) return NULL;
+  perf__json_raw(&j, "%s", "");
+  for (size_t k = 0; k < pf->n; k++) {
+    const perf__jsontree_node *u = perf__jsontree_get(pf->kids[k], "unfit");
+    for (size_t c = 0; u && u->type == PERF__J_ARRAY && c < u->n; c++) {
+      const char *t = text_of(u->kids[c], "text");
+      if (t && j.s && !strstr(j.s, t)) perf__json_raw(&j, "%s%s", j.len ? "; " : "", t);
+    }
+  }
+  if (j.oom) perf__json_free(&j);
+  return j.s;
+}
+
 static int id_row(void *ctx, int n, const char *const *v)
 {
   *(long long *)ctx = n > 0 && v[0] ? strtoll(v[0], NULL, 10) : 0;
@@ -89,6 +108,8 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   started_of(run, started, sizeof started);
   strftime(recorded, sizeof recorded, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   char *gpu_json = json_of(gpu), *host_json = json_of(host), *argv = argv_of(perf__jsontree_get(run, "argv"));
+  const perf__jsontree_node *pf = perf__jsontree_get(doc, "preflight");
+  char *pf_json = pf && pf->type == PERF__J_ARRAY ? json_of(pf) : NULL, *unfit = unfit_of(pf);
   /* Host-only runs are kept apart per CPU model: "no GPU: <CPU model>". */
   const char *gpu_name = text_of(gpu, "name"), *host_name = text_of(host, "name");
   char machine[300];
@@ -105,25 +126,29 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "passed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "failed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "skipped"), 0)),
-      perf__store_text(argv), perf__store_text(text_of(run, "perfgate"))};
+      perf__store_text(argv), perf__store_text(text_of(run, "perfgate")), perf__store_text(pf_json),
+      perf__store_text(unfit)};
   /* The new id: PostgreSQL returns it; SQLite says it after the insert
    * (RETURNING needs SQLite 3.35). */
   int pg = r->s->kind == PERF__STORE_POSTGRES;
   int rc = perf__store_exec(r->s, pg
       ? "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv, perfgate) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-        " $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18) RETURNING id"
+        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit) VALUES ($1, $2, $3,"
+        " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18, $19, $20)"
+        " RETURNING id"
       : "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv, perfgate) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-        " $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18)",
+        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit) VALUES ($1, $2, $3,"
+        " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18, $19, $20)",
       v, (int)(sizeof v / sizeof v[0]), pg ? id_row : NULL, &r->run, r->err, r->len);
   if (!rc && !pg)
     rc = perf__store_exec(r->s, "SELECT last_insert_rowid()", NULL, 0, id_row, &r->run, r->err, r->len);
   free(gpu_json);
   free(host_json);
   free(argv);
+  free(pf_json);
+  free(unfit);
   return rc;
 }
 

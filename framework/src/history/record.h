@@ -14,7 +14,9 @@
  * that host-only series of different machines stay apart) with its
  * fingerprint and driver, the
  * host, p's commit and branch, origin ("run", "merge"), the perfgate that
- * wrote the report (its run.perfgate; NULL when it does not say), every claim (kind,
+ * wrote the report (its run.perfgate; NULL when it does not say), the runner
+ * before the run (its "preflight" array as JSON, and the causes that made
+ * it unfit, "" when none; both NULL for a report without one), every claim (kind,
  * outcome, verdict line, clock, ratio and interval, sweep point) and every
  * workload measured for a ratio claim (median, its interval, samples,
  * clock). All of it or nothing: one transaction, rolled back on any error

@@ -45,6 +45,10 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     "CREATE INDEX perfgate_workloads_test ON perfgate_workloads (test);",
     /* 3: which perfgate recorded each run (its report's run.perfgate). */
     "ALTER TABLE perfgate_runs ADD COLUMN perfgate TEXT;",
+    /* 4: the runner before the run (the report's "preflight" array, as
+     * JSON) and what made it unfit ("" fit; NULL: not taken). */
+    "ALTER TABLE perfgate_runs ADD COLUMN preflight TEXT;"
+    "ALTER TABLE perfgate_runs ADD COLUMN unfit TEXT;",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)

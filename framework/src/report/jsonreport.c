@@ -5,6 +5,7 @@
 
 #include "base/baseline.h"
 #include "base/machine.h"
+#include "base/preflight.h"
 #include "base/claimrec.h"
 #include "base/status.h"
 #include "base/version.h"
@@ -75,6 +76,18 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
   perf__json_raw(j, "},\n");
 }
 
+/* The "preflight" member: each GPU's readings before the run, with the
+ * host's and the causes that made the runner unfit. Never fails (j->oom). */
+static void json_preflight(perf__json *j, const perf__cli *cli)
+{
+  perf__json_raw(j, "\"preflight\": [");
+  for (int k = 0; k < cli->npreflight; k++) {
+    perf__json_raw(j, k ? ",\n  " : "\n  ");
+    perf__preflight_json(j, &cli->preflight[k]);
+  }
+  perf__json_raw(j, "],\n");
+}
+
 /* A test's claim records, lines and output. Never fails (j->oom). */
 static void json_details(perf__json *j, const perf__result *r)
 {
@@ -142,6 +155,7 @@ void perf__jsonreport_write(perf__json *j, const perf__cli *cli, const perf__reg
 {
   perf__json_raw(j, "{\"schema\": \"perfgate-report/1\",\n");
   json_run(j, cli, started, code, r, n);
+  json_preflight(j, cli);
   json_fingerprint(j);
   perf__json_raw(j, "\"tests\": [");
   for (size_t i = 0; i < n; i++) {

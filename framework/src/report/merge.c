@@ -103,7 +103,15 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
   perf__json_raw(&j, "]},\n\"totals\": {\"tests\": %.0f, \"passed\": %.0f, \"failed\": %.0f, "
                      "\"skipped\": %.0f, \"seconds\": ", sum[0], sum[1], sum[2], sum[3]);
   perf__json_num(&j, sum[4]);
-  perf__json_raw(&j, "},\n\"fingerprint\": ");
+  perf__json_raw(&j, "},\n\"preflight\": [");
+  for (int i = 0, first = 1; i < n; i++) { /* each GPU's, shard after shard */
+    const perf__jsontree_node *p = perf__jsontree_get(r[i], "preflight");
+    for (size_t k = 0; p && p->type == PERF__J_ARRAY && k < p->n; k++, first = 0) {
+      perf__json_raw(&j, first ? "\n  " : ",\n  ");
+      perf__jsontree_write(&j, p->kids[k]);
+    }
+  }
+  perf__json_raw(&j, "],\n\"fingerprint\": ");
   const perf__jsontree_node *fp = perf__jsontree_get(r[0], "fingerprint");
   if (fp) perf__jsontree_write(&j, fp);
   else perf__json_raw(&j, "null");

@@ -103,6 +103,8 @@ static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf_
   cpu_share(k, nd);
   mine.devices = NULL;
   mine.device_label = c->id;
+  mine.preflight = cli->preflight ? cli->preflight + k : NULL; /* its GPU's */
+  mine.npreflight = cli->preflight ? 1 : 0;
   if (cli->junit) mine.junit = perf__outputs_device_path(cli->junit, c->id, junit, sizeof junit);
   if (cli->markdown) mine.markdown = perf__outputs_device_path(cli->markdown, c->id, md, sizeof md);
   if (cli->json) mine.json = c->json;

@@ -2,12 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "worker/cotenant.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/units.h"
 
 /* The process's name from /proc/PID/comm into name[len]; "" when it cannot
  * be read (another PID namespace, gone, hidden by hidepid). */
@@ -162,19 +162,6 @@ int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
   return 0;
 }
 
-/* Appends printf-style text to buf[len] at *used; stops at the end. */
-static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-  if (*used >= len) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(buf + *used, len - *used, fmt, ap);
-  va_end(ap);
-  *used = k < 0 ? len : *used + (size_t)k;
-}
-
 /* See cotenant.h. */
 const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
                                     size_t len)
@@ -190,16 +177,16 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
   }
   for (int j = 0; j < k; j++) {
     const perf__cotenant_proc *p = &s->procs[order[j]];
-    add(buf, len, &used, "%spid %u%s%s%s, ", j ? "; " : "", p->pid, p->name[0] ? " (" : "",
+    perf__units_append(buf, len, &used, "%spid %u%s%s%s, ", j ? "; " : "", p->pid, p->name[0] ? " (" : "",
         p->name, p->name[0] ? ")" : "");
     if (p->sm)
-      add(buf, len, &used, "%u %% SM", p->sm);
+      perf__units_append(buf, len, &used, "%u %% SM", p->sm);
     else
-      add(buf, len, &used, "SM share unknown (it holds a context; NVML gives no "
+      perf__units_append(buf, len, &used, "SM share unknown (it holds a context; NVML gives no "
           "per-process utilisation)");
   }
   if (s->hidden && s->hidden_last >= since)
-    add(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
+    perf__units_append(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
         "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
   return buf;
 }

@@ -8,7 +8,9 @@
 #include <string.h>
 
 enum {
+  NVML_CLOCK_GRAPHICS = 0,
   NVML_CLOCK_SM = 1,
+  NVML_ERROR_NOT_SUPPORTED = 3,
   NVML_ERROR_NOT_FOUND = 6, /* process utilisation: no samples since the timestamp */
   NVML_ERROR_INSUFFICIENT_SIZE = 7 /* the count the buffer needs is set */
 };
@@ -25,6 +27,9 @@ static struct {
   int (*driver)(char *, unsigned);
   procs_fn *compute, *graphics; /* optional: NULL on older drivers */
   int (*util)(void *, perf__gpuwatch_util *, unsigned *, unsigned long long); /* optional */
+  int (*app)(void *, int, unsigned *), (*default_app)(void *, int, unsigned *); /* optional: */
+  int (*persistence)(void *, int *), (*ecc)(void *, int *, int *);             /* the settings */
+  int (*mig)(void *, unsigned *, unsigned *);
 } n;
 
 static void *sym(void *h, const char *name, const char **missing)
@@ -55,6 +60,11 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
   if (!n.graphics) *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
   *(void **)&n.util = dlsym(h, "nvmlDeviceGetProcessUtilization");
+  *(void **)&n.app = dlsym(h, "nvmlDeviceGetApplicationsClock");
+  *(void **)&n.default_app = dlsym(h, "nvmlDeviceGetDefaultApplicationsClock");
+  *(void **)&n.persistence = dlsym(h, "nvmlDeviceGetPersistenceMode");
+  *(void **)&n.ecc = dlsym(h, "nvmlDeviceGetEccMode");
+  *(void **)&n.mig = dlsym(h, "nvmlDeviceGetMigMode");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -194,4 +204,39 @@ const char *perf__gpuwatch_reason_names(unsigned long long r, char *buf, size_t 
   }
   if (!used) snprintf(buf, len, "%s", r ? "other" : "none");
   return buf;
+}
+
+/* One application clock (fn: the current or the default) of the SM
+ * domain, else of the graphics domain (which nvidia-smi -ac sets and
+ * drives the SM clock); -1 when NVML cannot say. */
+static long app_clock(int (*fn)(void *, int, unsigned *))
+{
+  unsigned mhz = 0;
+  if (!fn) return -1;
+  if (fn(n.dev, NVML_CLOCK_SM, &mhz) == 0 || fn(n.dev, NVML_CLOCK_GRAPHICS, &mhz) == 0)
+    return (long)mhz;
+  return -1;
+}
+
+/* A mode NVML reports through fn's first argument: 0 or 1, -2 when the GPU
+ * has no such feature (NVML_ERROR_NOT_SUPPORTED), -1 when unknown. */
+static int mode_of(int rc, long v)
+{
+  if (rc == NVML_ERROR_NOT_SUPPORTED) return -2;
+  return rc == 0 && (v == 0 || v == 1) ? (int)v : -1;
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_settings(perf__gpuwatch_setting *s)
+{
+  int p = -1, e = -1, pending = -1, rc;
+  unsigned m = 2, m_pending = 2;
+  *s = (perf__gpuwatch_setting){-1, -1, -1, -1, -1};
+  if (!n.ok) return -1;
+  s->app_mhz = app_clock(n.app);
+  s->default_app_mhz = app_clock(n.default_app);
+  if (n.persistence) rc = n.persistence(n.dev, &p), s->persistence = mode_of(rc, p);
+  if (n.ecc) rc = n.ecc(n.dev, &e, &pending), s->ecc = mode_of(rc, e);
+  if (n.mig) rc = n.mig(n.dev, &m, &m_pending), s->mig = mode_of(rc, (long)m);
+  return 0;
 }

@@ -64,4 +64,17 @@ int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *n
 int perf__gpuwatch_process_util(perf__gpuwatch_util *buf, unsigned cap, unsigned *n,
                                 unsigned long long last_seen);
 
+/* The GPU's settings a preflight reports: the application clock and its
+ * default (MHz; -1 unknown), persistence, ECC and MIG mode (1 on, 0 off,
+ * -2 the GPU has no such feature, -1 unknown). */
+typedef struct perf__gpuwatch_setting {
+  long app_mhz, default_app_mhz;
+  int persistence, ecc, mig;
+} perf__gpuwatch_setting;
+
+/* Reads them into s (each NVML function optional: an older driver leaves
+ * its reading unknown). Returns 0, or -1 when the watch is not open (all
+ * unknown). */
+int perf__gpuwatch_settings(perf__gpuwatch_setting *s);
+
 #endif

@@ -65,6 +65,51 @@ int nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *r)
   return 0;
 }
 
+/* The settings a preflight reads: $FAKE_NVML_APP_MHZ and
+ * $FAKE_NVML_DEFAULT_APP_MHZ (default 1755 each), $FAKE_NVML_PERSISTENCE
+ * and $FAKE_NVML_ECC (default 1), $FAKE_NVML_MIG (default 0); each may be
+ * "unsupported" (NVML_ERROR_NOT_SUPPORTED) or "error" (NVML_ERROR_UNKNOWN). */
+static int setting(const char *var, unsigned def, unsigned *out)
+{
+  const char *v = getenv(var);
+  if (v && !strcmp(v, "unsupported")) return 3;
+  if (v && !strcmp(v, "error")) return 999;
+  *out = v && *v ? (unsigned)atoi(v) : def;
+  return 0;
+}
+
+int nvmlDeviceGetApplicationsClock(void *dev, int type, unsigned *clock)
+{
+  (void)dev, (void)type;
+  return setting("FAKE_NVML_APP_MHZ", 1755, clock);
+}
+
+int nvmlDeviceGetDefaultApplicationsClock(void *dev, int type, unsigned *clock)
+{
+  (void)dev, (void)type;
+  return setting("FAKE_NVML_DEFAULT_APP_MHZ", 1755, clock);
+}
+
+int nvmlDeviceGetPersistenceMode(void *dev, unsigned *mode)
+{
+  (void)dev;
+  return setting("FAKE_NVML_PERSISTENCE", 1, mode);
+}
+
+int nvmlDeviceGetEccMode(void *dev, unsigned *current, unsigned *pending)
+{
+  (void)dev;
+  *pending = 0;
+  return setting("FAKE_NVML_ECC", 1, current);
+}
+
+int nvmlDeviceGetMigMode(void *dev, unsigned *current, unsigned *pending)
+{
+  (void)dev;
+  *pending = 0;
+  return setting("FAKE_NVML_MIG", 0, current);
+}
+
 #ifndef FAKE_NVML_OLD /* an older driver: no process view at all */
 
 /* $FAKE_NVML_PROCS: the processes with a compute context and the SM share
