@@ -77,15 +77,11 @@ trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
 
 # Runs a command in the background and waits for it, so that a signal is
-# handled at once (bash runs traps only between commands): it polls every
-# 0.5 s rather than blocking in `wait`, which a signal that came just
-# before it does not interrupt (a Ctrl-C was ignored for 300 s under load,
-# 2026-11-26). Returns the command's exit.
+# handled at once (bash runs traps only between commands). Returns its exit.
 waited() {
   "$@" &
   local p=$! rc
   PIDS+=("$p")
-  while kill -0 "$p" 2> /dev/null; do sleep 0.5; done
   wait "$p"
   rc=$?
   forget "$p"
