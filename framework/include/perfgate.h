@@ -445,11 +445,9 @@ int perf_embed_end(char *reason, size_t len);
  * pool's size): the CPUs this process may run on (its affinity mask,
  * capped by the cgroup's cpu.max quota), shared with the other perfgate
  * runs on this host (the lock directory; README, "Host threads"), less
- * one CPU kept for the runner when that leaves one; where the process may
- * use every CPU of the host, also less the CPUs other processes kept busy
- * since the last call (a 50 ms look on the first); at least 1; capped by
- * OMP_NUM_THREADS when that is set. Reads a few files: call it once per
- * test or sweep point, not inside a timed workload. Never fails. */
+ * one CPU kept for the runner when that leaves one; at least 1; capped
+ * by OMP_NUM_THREADS when that is set. Reads a few files: call it once
+ * per test, not inside a timed workload. Never fails. */
 int perf_host_threads(void);
 
 /* The library's version, "MAJOR.MINOR.PATCH" (the one it was built from:

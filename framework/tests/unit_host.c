@@ -82,28 +82,6 @@ ST_TEST(host_threads_share_rule)
   ST_EQ(perf__hostshare_share(16, 0), 15);
 }
 
-/* Beside other load: the threads, the CPUs other processes kept busy
- * (between two snapshots, less this process's own CPU time) and the
- * runner's one fit into the CPUs. */
-ST_TEST(host_threads_leave_the_cpus_other_processes_keep_busy)
-{
-  ST_EQ(perf__hostshare_fit(15, 16, 0), 15);
-  ST_EQ(perf__hostshare_fit(15, 16, 0.8), 15); /* a quiet host's bits of work */
-  ST_EQ(perf__hostshare_fit(15, 16, 8.0), 7);  /* 8 busy loops on 16 CPUs */
-  ST_EQ(perf__hostshare_fit(15, 16, 7.9), 8);
-  ST_EQ(perf__hostshare_fit(7, 16, 2), 7);     /* the share is smaller still */
-  ST_EQ(perf__hostshare_fit(15, 16, 40), 1);   /* never 0 */
-  ST_EQ(perf__hostshare_fit(1, 1, 0), 1);
-  perf__hostload a = {.t = 0, .stat_ok = 1, .busy = 0, .total = 0, .online = 16, .proc_ok = 1},
-                 b = {.t = 1, .stat_ok = 1, .busy = 1000, .total = 1600, .online = 16,
-                      .proc_ok = 1, .proc_cpu_s = 1.5, .children_cpu_s = 0.5};
-  ST_NEAR(perf__hostcause_others(&a, &b), 8.0, 1e-9); /* 10 busy, 2 of them ours */
-  b.proc_cpu_s = 12;
-  ST_NEAR(perf__hostcause_others(&a, &b), 0, 0);      /* never negative */
-  b.stat_ok = 0;
-  ST_NEAR(perf__hostcause_others(&a, &b), 0, 0);      /* unknown */
-}
-
 ST_TEST(host_threads_follow_the_affinity_mask)
 {
   char dir[64];

@@ -93,21 +93,11 @@ static void own_threads(const perf__hostload *a, const perf__hostload *b, int cp
            own, b->threads, perf__units_noun(b->threads, "thread", "threads"), host_threads);
 }
 
-/* See hostcause.h. */
-double perf__hostcause_others(const perf__hostload *a, const perf__hostload *b)
-{
-  if (!a->stat_ok || !b->stat_ok || b->total <= a->total) return 0;
-  double own = a->proc_ok && b->proc_ok ? (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s -
-                                           a->children_cpu_s) / span(a, b) : 0;
-  double other = busy_share(a, b) * b->online - own;
-  return other > 0 ? other : 0;
-}
-
 /* Other processes kept a quarter of the host's CPUs busy or more (and at
  * least one CPU's worth). */
 static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
 {
-  double busy = busy_share(a, b), other = perf__hostcause_others(a, b);
+  double busy = busy_share(a, b), other = busy * b->online - own_cpus(a, b);
   if (other < 1 || other / b->online < PERF__HOSTCAUSE_OTHERS) return;
   c->weight = other / b->online;
   snprintf(c->text, sizeof c->text,

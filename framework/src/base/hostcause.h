@@ -15,12 +15,6 @@
 #define PERF__HOSTCAUSE_STEAL 0.05
 #define PERF__HOSTCAUSE_OTHERS 0.25
 
-/* The CPUs other processes kept busy between snapshots a and b of this
- * process: the host's busy share times its CPUs, less this process's own
- * CPU time and its reaped children's over the interval; 0 when unknown,
- * never negative. Never fails. */
-double perf__hostcause_others(const perf__hostload *a, const perf__hostload *b);
-
 /* Names the dominant cause of host interference between snapshots a and b
  * of the process that ran the workload, which may use cpus CPUs and
  * host_threads threads (perf_host_threads()): CFS quota throttling, CPU

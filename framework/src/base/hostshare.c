@@ -251,14 +251,6 @@ int perf__hostshare_threads(void)
 }
 
 /* See hostshare.h. */
-int perf__hostshare_fit(int share, int cpus, double others)
-{
-  int room = cpus - (others > 0 ? (int)others : 0) - 1;
-  int n = share < room ? share : room;
-  return n > 1 ? n : 1;
-}
-
-/* See hostshare.h. */
 void perf__hostshare_describe(char *buf, size_t len)
 {
   char dir[4096];

@@ -41,12 +41,6 @@ int perf__hostshare_runs(int *same_cgroup);
  * that is set to a positive number. Never fails. */
 int perf__hostshare_threads(void);
 
-/* perf_host_threads() beside other load: share (perf__hostshare_threads),
- * capped so that the threads, the CPUs other processes keep busy (others,
- * rounded down) and the runner's one fit into cpus; at least 1. Never
- * fails. */
-int perf__hostshare_fit(int share, int cpus, double others);
-
 /* "CPUs: N (...); perfgate runs sharing them: K (lock directory D);
  * perf_host_threads(): T" for --verbose. Never fails (truncates). */
 void perf__hostshare_describe(char *buf, size_t len);

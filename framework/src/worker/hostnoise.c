@@ -1,51 +1,14 @@
 /* hostnoise.c — host noise in a claim: perf_host_threads(), the host's load before and after sampling, disturbed samples kept out of a decision, the cause on the verdict line. */
-#define _POSIX_C_SOURCE 200809L
 #include "worker/hostnoise.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/hostcause.h"
 #include "base/hostshare.h"
 
-enum { OTHERS_WINDOW_MS = 50 }; /* the first call's look at the host */
-
-/* The CPUs other processes kept busy since the last call (a window of
- * OTHERS_WINDOW_MS on the first; the last answer when called again within
- * it), and *online the host's CPUs. Never fails: 0 when /proc cannot be
- * read. */
-static double others_busy(int *online)
-{
-  static perf__hostload last;
-  static double others;
-  static int have;
-  perf__hostload now;
-  if (!have) {
-    struct timespec w = {0, OTHERS_WINDOW_MS * 1000000L};
-    perf__hostload_read(&last, 0);
-    while (nanosleep(&w, &w) != 0 && errno == EINTR) {
-    }
-    have = 1;
-  }
-  perf__hostload_read(&now, 0);
-  *online = now.online;
-  if (now.t - last.t < OTHERS_WINDOW_MS * 1e-3) return others;
-  others = perf__hostcause_others(&last, &now);
-  last = now;
-  return others;
-}
-
-/* Public: see perfgate.h. Other processes' load is counted only where this
- * process may use every CPU of the host (no affinity subset, no cpu.max
- * quota): /proc/stat's busy time is the host's, not a subset's. */
-int perf_host_threads(void)
-{
-  int cpus = perf__hostshare_cpus(), online = 0;
-  double others = others_busy(&online);
-  return perf__hostshare_fit(perf__hostshare_threads(), cpus, cpus == online ? others : 0);
-}
+/* Public: see perfgate.h. */
+int perf_host_threads(void) { return perf__hostshare_threads(); }
 
 /* See hostnoise.h. */
 void perf__hostnoise_begin(perf__hostload *before) { perf__hostload_read(before, 0); }
