@@ -252,6 +252,16 @@ ST_TEST(host_lock_directory_of_another_user_is_refused)
   setenv("PERF_LOCK_DIR", file, 1);
   ST_EQ(perf__hostshare_register(err, sizeof err), -1);
   ST_CHECKF(strstr(err, "not a directory") != NULL, "%s", err);
+  /* ... or a symbolic link to one: refused, saying so */
+  char real[128], link[128];
+  snprintf(real, sizeof real, "%s/real", dir);
+  snprintf(link, sizeof link, "%s/link", dir);
+  ST_EQ(mkdir(real, 0700), 0);
+  ST_EQ(symlink(real, link), 0);
+  setenv("PERF_LOCK_DIR", link, 1);
+  ST_EQ(perf__hostshare_register(err, sizeof err), -1);
+  ST_CHECKF(strstr(err, "is a symbolic link (refused: name the directory itself)") != NULL, "%s",
+            err);
   st_rmtree(dir);
 }
 

@@ -62,8 +62,12 @@ static int usable_dir(const char *dir, char *err, size_t len)
   struct stat st;
   if (mkdir(dir, 0700) && errno != EEXIST)
     return snprintf(err, len, "cannot make %s: %s", dir, strerror(errno)), -1;
-  if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
-    return snprintf(err, len, "%s is not a directory", dir), -1;
+  if (lstat(dir, &st))
+    return snprintf(err, len, "cannot look at %s: %s", dir, strerror(errno)), -1;
+  if (S_ISLNK(st.st_mode))
+    return snprintf(err, len, "%s is a symbolic link (refused: name the directory itself)",
+                    dir), -1;
+  if (!S_ISDIR(st.st_mode)) return snprintf(err, len, "%s is not a directory", dir), -1;
   if (!getenv("PERF_LOCK_DIR") && st.st_uid != getuid())
     return snprintf(err, len, "%s belongs to another user", dir), -1;
   return 0;
