@@ -88,6 +88,10 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "b.yaml:9:3:", "'sm_clock_mhz' is a field of schema version 2, but the file says schema: 1"},
       {"entries:\n- {" E ", " CLK("1980", "1980", "1980") "}\nschema: 1\n", "b.yaml:2:",
        "'sm_clock_mhz' is a field of schema version 2"},
+      /* a clock without its bounds in a version-1 file: the version is
+       * what is wrong, not the bounds */
+      {"schema: 1\nentries:\n- {" E ", sm_clock_mhz: 1980}\n", "b.yaml:3:",
+       "'sm_clock_mhz' is a field of schema version 2, but the file says schema: 1"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown}\n- {" E2 "}\n", "b.yaml:4:",
        "an entry lacks 'sm_clock_mhz' (schema version 2"},
       {"entries:\n- {" E "}\nschema: 2\n", "b.yaml:2:", "an entry lacks 'sm_clock_mhz'"},

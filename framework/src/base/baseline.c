@@ -296,6 +296,7 @@ typedef struct parser {
   yaml_mark_t v2_mark;
   int no_clock;
   yaml_mark_t no_clock_mark;
+  int schema; /* the version, once read (0 before) */
 } parser;
 
 static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
@@ -536,6 +537,9 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
     if (f[i] && !any++ && !p->v2_key) p->v2_key = keys[i], p->v2_mark = f[i]->key_mark;
   }
   *c = (perf__baseline_mhz){0, 0, 0};
+  if (any && p->schema == 1) /* said at once, before what a clock lacks */
+    return fail_at(p, p->v2_mark, "'%s' is a field of schema version 2, but the file says "
+                   "schema: 1", p->v2_key);
   if (!any) {
     if (!p->no_clock++) p->no_clock_mark = fs->start;
     return 0;
@@ -641,7 +645,7 @@ static int schema(parser *p, perf__baseline *b)
   if (strcmp(scalar(p), "1") && strcmp(scalar(p), "2"))
     return fail_at(p, p->ev.start_mark, "unknown schema version '%s' (this "
                    "perfgate reads versions 1 and 2)", scalar(p));
-  b->schema = scalar(p)[0] - '0';
+  b->schema = p->schema = scalar(p)[0] - '0';
   return 0;
 }
 
