@@ -26,7 +26,7 @@ static perf__preflight quiet(void)
   p.gpu.locked = 0, p.gpu.persistence = 1, p.gpu.others = 0, p.gpu.idle = 0;
   snprintf(p.gpu.ecc, sizeof p.gpu.ecc, "on");
   snprintf(p.gpu.mig, sizeof p.gpu.mig, "off");
-  p.host = (perf__preflight_host){.cpus = 16, .usable = 16, .threads = 15, .load1 = 0.4,
+  p.host = (perf__preflight_host){.cpus = 16, .usable = 16, .threads = 15, .runs = 1, .load1 = 0.4,
                                   .others_cpus = 0.1, .steal_pct = 0, .quota_cpus = NAN,
                                   .throttled_ms = NAN, .window_s = 0.15};
   snprintf(p.host.governor, sizeof p.host.governor, "performance");
@@ -100,6 +100,12 @@ ST_TEST(preflight_unfit_thresholds_each_row_at_its_limit)
   ST_STR(p.cause[0].check, "cpu_others");
   ST_CHECKF(strstr(p.cause[0].text, "other processes kept 4.0 of 16 CPUs busy over 0.15 s (unfit "
                                     "at 4.0 or more"), "%s", p.cause[0].text);
+  ST_CHECK(strstr(p.cause[0].text, "perfgate run") == NULL); /* this run alone */
+  p.host.runs = 2; /* another perfgate run on the host: its work is some of it */
+  ST_EQ(perf__preflight_judge(&p), 1);
+  ST_CHECKF(strstr(p.cause[0].text, "; 1 other perfgate run on this host (the lock directory): "
+                                    "their work counts here too"), "%s", p.cause[0].text);
+  p.host.runs = 1;
   p.host.cpus = 2, p.host.others_cpus = 0.9;
   ST_EQ(perf__preflight_judge(&p), 0);
   p.host.others_cpus = 1;

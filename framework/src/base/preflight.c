@@ -55,6 +55,7 @@ static const field host_fields[] = {
     HOST(cpus, NUM, "cpus"),               /* online */
     HOST(usable, NUM, "usable_cpus"),      /* affinity and cpu.max */
     HOST(threads, NUM, "host_threads"),    /* perf_host_threads() */
+    HOST(runs, NUM, "perfgate_runs"),      /* the lock directory's live runs */
     HOST(load1, NUM, "load1"),
     HOST(others_cpus, NUM, "other_cpu_use"),
     HOST(steal_pct, NUM, "steal_pct"),
@@ -185,6 +186,8 @@ void perf__preflight_host_read(perf__preflight_host *h, void (*during)(void *ctx
   if (b.stat_ok) h->cpus = b.online;
   h->usable = perf__hostshare_cpus();
   h->threads = perf__hostshare_threads();
+  int same_cgroup;
+  h->runs = perf__hostshare_runs(&same_cgroup);
   if (b.load_ok) h->load1 = b.load1;
   if (b.quota_cpus > 0) h->quota_cpus = b.quota_cpus;
   perf__hostload_governor(h->governor, sizeof h->governor);
@@ -215,8 +218,13 @@ static void say_gpu(const perf__preflight *p, double v, double lim, char *buf, s
 
 static void say_cpu(const perf__preflight *p, double v, double lim, char *buf, size_t len)
 {
-  snprintf(buf, len, "other processes kept %.1f of %.0f CPUs busy over %.2f s (unfit at %.1f or more: "
-           "a quarter of the CPUs, at least one)", v, p->host.cpus, p->host.window_s, lim);
+  int n = snprintf(buf, len, "other processes kept %.1f of %.0f CPUs busy over %.2f s (unfit at "
+                   "%.1f or more: a quarter of the CPUs, at least one)", v, p->host.cpus,
+                   p->host.window_s, lim);
+  if (p->host.runs > 1 && n > 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, "; %.0f other perfgate %s on this host (the lock "
+             "directory): their work counts here too", p->host.runs - 1,
+             p->host.runs > 2 ? "runs" : "run");
 }
 
 static void say_steal(const perf__preflight *p, double v, double lim, char *buf, size_t len)

@@ -35,6 +35,7 @@ typedef struct perf__preflight_gpu {
 /* The host over the window. Numbers NAN and texts "" when unknown. */
 typedef struct perf__preflight_host {
   double cpus, usable, threads; /* online, this run may use, perf_host_threads() */
+  double runs;                  /* live perfgate runs sharing the CPUs (this one too) */
   double load1, others_cpus;    /* 1-min load; CPUs other processes kept busy */
   double steal_pct, quota_cpus, throttled_ms, window_s;
   char governor[32];
