@@ -107,6 +107,32 @@ static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
            b->runnable);
 }
 
+/* The other hardware thread of the core the runner's thread last ran on
+ * was busy half the time or more, while the run itself used about one CPU
+ * (else its own threads may be what ran there). Weighted half: a busy
+ * sibling slows the runner's thread, it does not take its CPU away. */
+static void smt_sibling(const perf__hostload *a, const perf__hostload *b, cause *c)
+{
+  int sib[8], cpu = b->last_cpu, top = -1;
+  double best = 0;
+  if (cpu < 0 || cpu >= a->ncpu || cpu >= b->ncpu || own_cpus(a, b) > 1.5) return;
+  int n = perf__hostload_siblings(cpu, sib, 8);
+  for (int i = 0; i < n; i++) {
+    int s = sib[i];
+    if (s >= a->ncpu || s >= b->ncpu || b->cpu[s].total <= a->cpu[s].total) continue;
+    double share = (double)(b->cpu[s].busy - a->cpu[s].busy) /
+                   (double)(b->cpu[s].total - a->cpu[s].total);
+    if (share > best) best = share, top = s;
+  }
+  if (top < 0 || best < PERF__HOSTCAUSE_SMT) return;
+  c->weight = 0.5 * best;
+  snprintf(c->text, sizeof c->text,
+           "CPU %d, where the runner's thread last ran, shares its core with CPU %d, busy %.0f "
+           "%% of the time (SMT): a busy sibling slows the runner without preempting it; keep "
+           "that core's other thread idle (taskset, cpusets) or turn SMT off",
+           cpu, top, 100 * best);
+}
+
 /* The CPUs ran under 70 % of their highest clock (weighted half: a clock
  * slows work, it does not take the CPU away). */
 static void slow_clock(const perf__hostload *b, cause *c)
@@ -122,14 +148,15 @@ static void slow_clock(const perf__hostload *b, cause *c)
 int perf__hostcause_name(const perf__hostload *a, const perf__hostload *b, int cpus,
                          int host_threads, char *buf, size_t len)
 {
-  cause c[5] = {{0}};
+  cause c[6] = {{0}};
   throttled(a, b, &c[0]);
   stolen(a, b, &c[1]);
   own_threads(a, b, cpus, host_threads, &c[2]);
   others(a, b, &c[3]);
-  slow_clock(b, &c[4]);
+  smt_sibling(a, b, &c[4]);
+  slow_clock(b, &c[5]);
   int best = -1;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     if (c[i].weight > 0 && (best < 0 || c[i].weight > c[best].weight)) best = i;
   if (best >= 0) return snprintf(buf, len, "%s", c[best].text), 1;
   snprintf(buf, len, "no host cause seen: CPUs %.0f %% busy (this run %.1f of %d), load %.1f",

@@ -14,12 +14,16 @@
 #define PERF__HOSTCAUSE_THROTTLED 0.02
 #define PERF__HOSTCAUSE_STEAL 0.05
 #define PERF__HOSTCAUSE_OTHERS 0.25
+/* ... and the runner's core's other hardware thread (SMT) busy half the
+ * time or more while the run itself used about one CPU. */
+#define PERF__HOSTCAUSE_SMT 0.5
 
 /* Names the dominant cause of host interference between snapshots a and b
  * of the process that ran the workload, which may use cpus CPUs and
  * host_threads threads (perf_host_threads()): CFS quota throttling, CPU
  * steal, the workload's own threads leaving the runner no CPU, other
- * processes' load, a low CPU clock (thresholds in the README). Writes the
+ * processes' load, a busy SMT sibling of the runner's CPU, a low CPU clock
+ * (thresholds in the README). Writes the
  * phrase into buf[len] and returns 1; when no cause passes its threshold
  * writes "no host cause seen: ..." with the numbers and returns 0. Never
  * fails (truncates). */

@@ -37,8 +37,23 @@ static int slurp(const char *path, char *buf, size_t len)
   return n ? 0 : -1;
 }
 
-/* /proc/stat: the "cpu" line's busy, total and steal ticks, and the cpuN
- * lines' count. Returns 0, or -1 when unreadable. */
+/* One "cpuN user nice system idle iowait irq softirq steal" line (after
+ * "cpu") into h->cpu[N], when N is below PERF__HOSTLOAD_CPUS. */
+static void one_cpu(perf__hostload *h, const char *text)
+{
+  unsigned long long v[8] = {0};
+  int n;
+  if (sscanf(text, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &n, &v[0], &v[1], &v[2], &v[3],
+             &v[4], &v[5], &v[6], &v[7]) < 5 ||
+      n < 0 || n >= PERF__HOSTLOAD_CPUS)
+    return;
+  h->cpu[n].busy = v[0] + v[1] + v[2] + v[5] + v[6];
+  h->cpu[n].total = h->cpu[n].busy + v[3] + v[4] + v[7];
+  if (n + 1 > h->ncpu) h->ncpu = n + 1;
+}
+
+/* /proc/stat: the "cpu" line's busy, total and steal ticks, each cpuN
+ * line's, and their count. Returns 0, or -1 when unreadable. */
 static int read_stat(perf__hostload *h)
 {
   char path[4200], line[512];
@@ -55,8 +70,10 @@ static int read_stat(perf__hostload *h)
       h->steal = v[7];
       h->total = h->busy + v[3] + v[4] + v[7];
       ok = 1;
-    } else if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9')
+    } else if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9') {
       h->online++;
+      one_cpu(h, line + 3);
+    }
   }
   fclose(f);
   if (!h->online) h->online = 1;
@@ -82,6 +99,19 @@ static long long stat_ticks(const char *text)
   return (long long)(ut + st);
 }
 
+/* Field 39 of a stat line (the CPU it last ran on), from the text after
+ * the command's parenthesis (field 3 on); -1 when the line is shorter. */
+static int last_cpu(const char *after)
+{
+  const char *p = after;
+  for (int field = 3; field < 39; field++) {
+    while (*p == ' ') p++;
+    while (*p && *p != ' ') p++;
+  }
+  while (*p == ' ') p++;
+  return *p >= '0' && *p <= '9' ? atoi(p) : -1;
+}
+
 /* /proc/PID/stat: user and system time and the thread count, read after
  * the command's closing parenthesis (a command may hold spaces). */
 static int read_proc(perf__hostload *h, pid_t pid)
@@ -100,6 +130,7 @@ static int read_proc(perf__hostload *h, pid_t pid)
   h->proc_cpu_s = (double)ticks * h->tick_s;
   h->children_cpu_s = (double)(cut + cst) * h->tick_s;
   h->threads = (int)threads;
+  h->last_cpu = last_cpu(strrchr(text, ')') + 1);
   return 0;
 }
 
@@ -187,6 +218,24 @@ static long cpufreq(int cpu, const char *name)
 }
 
 /* See hostload.h. */
+int perf__hostload_siblings(int cpu, int *out, int max)
+{
+  char path[4300], text[256];
+  int n = 0;
+  snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+           root("PERF_SYS_ROOT", "/sys"), cpu);
+  if (slurp(path, text, sizeof text)) return 0;
+  for (char *p = text; *p >= '0' && *p <= '9';) { /* "2,18" or "2-3" */
+    long lo = strtol(p, &p, 10), hi = lo;
+    if (*p == '-') hi = strtol(p + 1, &p, 10);
+    for (long c = lo; c <= hi && n < max; c++)
+      if (c != cpu) out[n++] = (int)c;
+    if (*p == ',') p++;
+  }
+  return n;
+}
+
+/* See hostload.h. */
 int perf__hostload_governor(char *buf, size_t len)
 {
   cpu_set_t set;
@@ -228,7 +277,8 @@ static void read_freq(perf__hostload *h)
 void perf__hostload_read(perf__hostload *h, pid_t pid)
 {
   long hz = sysconf(_SC_CLK_TCK);
-  *h = (perf__hostload){.t = perf__clock_now(), .tick_s = 1.0 / (double)(hz > 0 ? hz : 100)};
+  *h = (perf__hostload){.t = perf__clock_now(), .tick_s = 1.0 / (double)(hz > 0 ? hz : 100),
+                        .last_cpu = -1};
   h->stat_ok = read_stat(h) == 0;
   h->load_ok = read_loadavg(h) == 0;
   h->proc_ok = read_proc(h, pid) == 0;

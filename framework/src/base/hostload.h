@@ -7,6 +7,8 @@
 
 /* Threads of a process whose CPU time a snapshot keeps. */
 #define PERF__HOSTLOAD_TASKS 256
+/* CPUs whose own busy and total time a snapshot keeps (cpu0..cpu255). */
+#define PERF__HOSTLOAD_CPUS 256
 
 /* Test hooks (documented in the README): PERF_PROC_ROOT replaces /proc,
  * PERF_CGROUP_ROOT the cgroup v2 mount (/sys/fs/cgroup), PERF_SYS_ROOT
@@ -18,12 +20,18 @@ typedef struct perf__hostload {
   int stat_ok;                           /* /proc/stat read */
   unsigned long long busy, total, steal; /* all CPUs, clock ticks */
   int online;                            /* CPUs /proc/stat lists */
+  int ncpu;                              /* cpu[] entries read: 1 + the highest
+                                            cpuN line below PERF__HOSTLOAD_CPUS */
+  struct { unsigned long long busy, total; } cpu[PERF__HOSTLOAD_CPUS];
+                                         /* each CPU's, clock ticks */
   int load_ok;                           /* /proc/loadavg read */
   double load1;                          /* 1-minute load average */
   int runnable;                          /* runnable tasks now (field 4) */
   int proc_ok;                           /* the process's stat read */
   double proc_cpu_s;                     /* its user + system time, seconds */
   double children_cpu_s;                 /* that of its children it has reaped */
+  int last_cpu;                          /* the CPU its main thread last ran on
+                                            (field 39); -1 unknown */
   int threads;                           /* its threads */
   int ntasks;                            /* threads read below (the first
                                             PERF__HOSTLOAD_TASKS) */
@@ -55,6 +63,12 @@ int perf__hostload_cgroup_dir(char *buf, size_t len);
  * the cgroup and its parents up to the mount); 0 when none is set ("max")
  * or none can be read. Never fails. */
 double perf__hostload_quota(void);
+
+/* The SMT siblings of cpu (its core's other hardware threads, from
+ * /sys/.../cpuN/topology/thread_siblings_list under PERF_SYS_ROOT) into
+ * out[max], cpu itself left out. Returns their count; 0 when there are
+ * none or the list cannot be read. Never fails. */
+int perf__hostload_siblings(int cpu, int *out, int max);
 
 /* The cpufreq governor of the first CPU this process may use
  * ("performance", "powersave"...) into buf[len]. Returns 0, or -1 when it
