@@ -538,11 +538,9 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
         break;
       }
       perf__console_result(r);
-      /* A test that failed may have left state behind (a skip ends as a
-       * pass does: its cleanups run); a worker
+      /* A test that did not pass may have left state behind; a worker
        * whose CUDA runtime failed to start cannot see a later test's. */
-      if (s == 1 && (cli->isolate || (r->outcome != PERF__PASS && r->outcome != PERF__SKIP) ||
-                     r->broken))
+      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->broken))
         worker_stop(&w, 0);
       code = code_after(code, r, cli);
       failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
