@@ -103,7 +103,7 @@ ST_TEST(preflight_unfit_thresholds_each_row_at_its_limit)
   ST_CHECK(strstr(p.cause[0].text, "perfgate run") == NULL); /* this run alone */
   p.host.runs = 2; /* another perfgate run on the host: its work is some of it */
   ST_EQ(perf__preflight_judge(&p), 1);
-  ST_CHECKF(strstr(p.cause[0].text, "; 1 other perfgate run on this host (the lock directory): "
+  ST_CHECKF(strstr(p.cause[0].text, "; 1 other perfgate run sharing these CPUs (the lock directory): "
                                     "their work counts here too"), "%s", p.cause[0].text);
   p.host.runs = 1;
   p.host.cpus = 2, p.host.others_cpus = 0.9;

@@ -64,8 +64,10 @@ typedef struct perf__claimrec_sweep {
 /* What disturbed a measurement and what was done about it: samples retaken
  * or kept although the host preempted the worker or another process used
  * the GPU, rounds a co-tenant shared (dropped from the decision), whether
- * the early look decided it, and the named cause of an undecided verdict
- * ("" when none). Written only when some member is set. */
+ * the early look decided it, and cause: all the verdict line says after
+ * the outcome about disturbances (retakes, throttling, shared rounds and,
+ * on an INCONCLUSIVE one, the named cause; "" when nothing). Written only
+ * when some member is set (the early look alone sets it). */
 typedef struct perf__claimrec_noise {
   int set;
   long host_retaken, host_kept;    /* the host preempted the worker */

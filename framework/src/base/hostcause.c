@@ -107,30 +107,35 @@ static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
            b->runnable);
 }
 
-/* The other hardware thread of the core the runner's thread last ran on
- * was busy half the time or more, while the run itself used about one CPU
- * (else its own threads may be what ran there). Weighted half: a busy
- * sibling slows the runner's thread, it does not take its CPU away. */
+/* The core the runner's thread last ran on was kept busy by others half
+ * the time or more on its other hardware thread(s): the core's busy time
+ * (all its threads) less this whole process's CPU time, over one CPU's
+ * time (so that the run's own threads, on the sibling or moved there, are
+ * never blamed). Weighted half: a busy sibling slows the runner's thread,
+ * it does not take its CPU away. */
 static void smt_sibling(const perf__hostload *a, const perf__hostload *b, cause *c)
 {
   int sib[8], cpu = b->last_cpu, top = -1;
-  double best = 0;
-  if (cpu < 0 || cpu >= a->ncpu || cpu >= b->ncpu || own_cpus(a, b) > 1.5) return;
+  if (cpu < 0 || cpu >= a->ncpu || cpu >= b->ncpu || !a->proc_ok || !b->proc_ok ||
+      b->cpu[cpu].total <= a->cpu[cpu].total)
+    return;
   int n = perf__hostload_siblings(cpu, sib, 8);
+  double busy = (double)(b->cpu[cpu].busy - a->cpu[cpu].busy);
   for (int i = 0; i < n; i++) {
     int s = sib[i];
-    if (s >= a->ncpu || s >= b->ncpu || b->cpu[s].total <= a->cpu[s].total) continue;
-    double share = (double)(b->cpu[s].busy - a->cpu[s].busy) /
-                   (double)(b->cpu[s].total - a->cpu[s].total);
-    if (share > best) best = share, top = s;
+    if (s >= a->ncpu || s >= b->ncpu) continue;
+    busy += (double)(b->cpu[s].busy - a->cpu[s].busy);
+    if (top < 0) top = s;
   }
+  double own = (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s - a->children_cpu_s) / b->tick_s;
+  double best = (busy - own) / (double)(b->cpu[cpu].total - a->cpu[cpu].total);
   if (top < 0 || best < PERF__HOSTCAUSE_SMT) return;
-  c->weight = 0.5 * best;
+  c->weight = 0.5 * (best > 1 ? 1 : best);
   snprintf(c->text, sizeof c->text,
-           "CPU %d, where the runner's thread last ran, shares its core with CPU %d, busy %.0f "
-           "%% of the time (SMT): a busy sibling slows the runner without preempting it; keep "
-           "that core's other thread idle (taskset, cpusets) or turn SMT off",
-           cpu, top, 100 * best);
+           "CPU %d, where the runner's thread last ran, shares its core with CPU %d, which "
+           "other processes kept busy %.0f %% of the time (SMT): a busy sibling slows the runner "
+           "without preempting it; keep that core's other thread idle (taskset, cpusets) or "
+           "turn SMT off", cpu, top, 100 * (best > 1 ? 1 : best));
 }
 
 /* The CPUs ran under 70 % of their highest clock (weighted half: a clock

@@ -14,8 +14,8 @@
 #define PERF__HOSTCAUSE_THROTTLED 0.02
 #define PERF__HOSTCAUSE_STEAL 0.05
 #define PERF__HOSTCAUSE_OTHERS 0.25
-/* ... and the runner's core's other hardware thread (SMT) busy half the
- * time or more while the run itself used about one CPU. */
+/* ... and the runner's core kept busy by other processes (on its other
+ * hardware thread: SMT) half of one CPU's time or more. */
 #define PERF__HOSTCAUSE_SMT 0.5
 
 /* Names the dominant cause of host interference between snapshots a and b

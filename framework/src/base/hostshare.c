@@ -68,7 +68,8 @@ static int usable_dir(const char *dir, char *err, size_t len)
     return snprintf(err, len, "%s is a symbolic link (refused: name the directory itself)",
                     dir), -1;
   if (!S_ISDIR(st.st_mode)) return snprintf(err, len, "%s is not a directory", dir), -1;
-  if (!getenv("PERF_LOCK_DIR") && st.st_uid != getuid())
+  const char *named = getenv("PERF_LOCK_DIR");
+  if (!(named && *named) && st.st_uid != getuid())
     return snprintf(err, len, "%s belongs to another user", dir), -1;
   return 0;
 }

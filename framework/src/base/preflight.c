@@ -222,7 +222,7 @@ static void say_cpu(const perf__preflight *p, double v, double lim, char *buf, s
                    "%.1f or more: a quarter of the CPUs, at least one)", v, p->host.cpus,
                    p->host.window_s, lim);
   if (p->host.runs > 1 && n > 0 && (size_t)n < len)
-    snprintf(buf + n, len - (size_t)n, "; %.0f other perfgate %s on this host (the lock "
+    snprintf(buf + n, len - (size_t)n, "; %.0f other perfgate %s sharing these CPUs (the lock "
              "directory): their work counts here too", p->host.runs - 1,
              p->host.runs > 2 ? "runs" : "run");
 }

@@ -448,7 +448,8 @@ static void size_batch(perf_workload *w, double until, double idle0)
   long n = 1;
   for (;;) {
     double s = sample_or_end(w, &n);
-    if (s >= st->target_s || submit_paid(st, s) || n >= st->max_batch || past(until, idle0))
+    st->submit_capped = s < st->target_s && submit_paid(st, s);
+    if (s >= st->target_s || st->submit_capped || n >= st->max_batch || past(until, idle0))
       break;
     double grow = s > 0 ? 1.2 * st->target_s / s : 100;
     if (st->clock == PERF_CLOCK_SUBMIT && s > 0 && st->cost_s > 0) /* toward submit_paid */
@@ -487,7 +488,7 @@ static void warm_up(perf_workload *w, double until, double idle0)
   if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
   if (st->warm_s > 0 && !submit_paid(st, st->warm_s * (double)st->batch)) {
     double n = ceil(1.05 * st->target_s / st->warm_s);
-    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
+    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch), st->submit_capped = 0;
   }
 }
 
@@ -598,7 +599,7 @@ static void report(const perf_workload *w)
              perf__units_noun(st->warm_samples, "sample", "samples"), warm, target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
-  if (submit_paid(st, st->warm_s * (double)st->batch)) {
+  if (st->submit_capped) {
     char cost[32];
     perf__units_time(cost, sizeof cost, st->cost_s);
     perf__context_line(PERF__VERBOSE, "%s: a sample costs %s of wall time with the wait for "

@@ -24,6 +24,7 @@ struct perf__wstate {
   int warm_samples;       /* warm-up samples taken */
   int settled;            /* warm-up met the settling rule */
   double warm_s;          /* per-iteration time at the end of warm-up */
+  int submit_capped;      /* the batch stopped growing at submit_paid */
   double cost_s;          /* host clock: the last sample's whole wall time,
                              the wait for the device included (the submit
                              clock measures less than the budget pays) */
