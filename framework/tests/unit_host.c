@@ -262,6 +262,23 @@ ST_TEST(host_lock_directory_of_another_user_is_refused)
   ST_EQ(perf__hostshare_register(err, sizeof err), -1);
   ST_CHECKF(strstr(err, "is a symbolic link (refused: name the directory itself)") != NULL, "%s",
             err);
+  char slash[140]; /* with a trailing slash too, and never read for other runs */
+  snprintf(slash, sizeof slash, "%s/", link);
+  setenv("PERF_LOCK_DIR", slash, 1);
+  ST_EQ(perf__hostshare_register(err, sizeof err), -1);
+  ST_CHECKF(strstr(err, "is a symbolic link") != NULL, "%s", err);
+  /* a live run's file behind the link (what another user could plant) */
+  put(dir, "real/run-1-1", "pid 1\ncpus 0-1023\ncgroup /\n");
+  char planted[160];
+  snprintf(planted, sizeof planted, "%s/run-1-1", real);
+  int held = open(planted, O_RDONLY);
+  ST_CHECK(held >= 0 && flock(held, LOCK_EX) == 0);
+  int kc;
+  setenv("PERF_LOCK_DIR", real, 1);
+  ST_EQ(perf__hostshare_runs(&kc), 2); /* the directory itself: counted */
+  setenv("PERF_LOCK_DIR", link, 1);
+  ST_EQ(perf__hostshare_runs(&kc), 1); /* through the link: not read */
+  if (held >= 0) close(held);
   st_rmtree(dir);
 }
 

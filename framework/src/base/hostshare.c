@@ -46,22 +46,23 @@ const char *perf__hostshare_dir(char *buf, size_t len)
 {
   const char *env = getenv("PERF_LOCK_DIR");
   struct stat st;
-  if (env && *env) snprintf(buf, len, "%s", env);
-  else
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0'; /* so that lstat sees a link */
+  } else
     snprintf(buf, len, "%s/perfgate-%ld",
              !stat("/dev/shm", &st) && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp",
              (long)getuid());
   return buf;
 }
 
-/* Makes the lock directory when missing and checks it: a directory (not a
- * link to one), owned by this user unless PERF_LOCK_DIR names it. Returns
- * 0, or -1 with the reason in err. */
-static int usable_dir(const char *dir, char *err, size_t len)
+/* Checks the lock directory: a directory (not a link to one), owned by
+ * this user unless PERF_LOCK_DIR names it. Returns 0, or -1 with the
+ * reason in err. */
+static int checked_dir(const char *dir, char *err, size_t len)
 {
   struct stat st;
-  if (mkdir(dir, 0700) && errno != EEXIST)
-    return snprintf(err, len, "cannot make %s: %s", dir, strerror(errno)), -1;
   if (lstat(dir, &st))
     return snprintf(err, len, "cannot look at %s: %s", dir, strerror(errno)), -1;
   if (S_ISLNK(st.st_mode))
@@ -72,6 +73,14 @@ static int usable_dir(const char *dir, char *err, size_t len)
   if (!(named && *named) && st.st_uid != getuid())
     return snprintf(err, len, "%s belongs to another user", dir), -1;
   return 0;
+}
+
+/* Makes the lock directory when missing, then checks it (checked_dir). */
+static int usable_dir(const char *dir, char *err, size_t len)
+{
+  if (mkdir(dir, 0700) && errno != EEXIST)
+    return snprintf(err, len, "cannot make %s: %s", dir, strerror(errno)), -1;
+  return checked_dir(dir, err, len);
 }
 
 /* This process's CPUs as a list "0-3,8". Never fails (truncates). */
@@ -225,8 +234,11 @@ int perf__hostshare_runs(int *same_cgroup)
   cpu_set_t set;
   int k = 1, kc = 1; /* this run, registered or not */
   *same_cgroup = 1;
+  char why[300];
   if (sched_getaffinity(0, sizeof set, &set)) return 1;
-  DIR *d = opendir(perf__hostshare_dir(dir, sizeof dir));
+  /* a directory registration would refuse is not read either */
+  if (checked_dir(perf__hostshare_dir(dir, sizeof dir), why, sizeof why)) return 1;
+  DIR *d = opendir(dir);
   if (!d) return 1;
   cgroup_key(cg, sizeof cg);
   struct dirent *e;
