@@ -19,10 +19,13 @@ static double span(const perf__hostload *a, const perf__hostload *b)
   return dt > 1e-3 ? dt : 1e-3;
 }
 
-/* The CPUs this process kept busy on average; 0 when unknown. */
+/* The CPUs this process and its reaped children kept busy on average; 0
+ * when unknown. */
 static double own_cpus(const perf__hostload *a, const perf__hostload *b)
 {
-  return a->proc_ok && b->proc_ok ? (b->proc_cpu_s - a->proc_cpu_s) / span(a, b) : 0;
+  return a->proc_ok && b->proc_ok ? (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s -
+                                     a->children_cpu_s) / span(a, b)
+                                  : 0;
 }
 
 /* The host's busy share of all CPUs (0..1); 0 when unknown. */
@@ -93,11 +96,19 @@ static void own_threads(const perf__hostload *a, const perf__hostload *b, int cp
            own, b->threads, perf__units_noun(b->threads, "thread", "threads"), host_threads);
 }
 
+/* See hostcause.h. */
+double perf__hostcause_others(const perf__hostload *a, const perf__hostload *b)
+{
+  if (!a->stat_ok || !b->stat_ok || b->total <= a->total) return 0;
+  double other = busy_share(a, b) * b->online - own_cpus(a, b);
+  return other > 0 ? other : 0;
+}
+
 /* Other processes kept a quarter of the host's CPUs busy or more (and at
  * least one CPU's worth). */
 static void others(const perf__hostload *a, const perf__hostload *b, cause *c)
 {
-  double busy = busy_share(a, b), other = busy * b->online - own_cpus(a, b);
+  double busy = busy_share(a, b), other = perf__hostcause_others(a, b);
   if (other < 1 || other / b->online < PERF__HOSTCAUSE_OTHERS) return;
   c->weight = other / b->online;
   snprintf(c->text, sizeof c->text,
@@ -127,7 +138,7 @@ static void smt_sibling(const perf__hostload *a, const perf__hostload *b, cause 
     busy += (double)(b->cpu[s].busy - a->cpu[s].busy);
     if (top < 0) top = s;
   }
-  double own = (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s - a->children_cpu_s) / b->tick_s;
+  double own = own_cpus(a, b) * span(a, b) / b->tick_s; /* ticks */
   double best = (busy - own) / (double)(b->cpu[cpu].total - a->cpu[cpu].total);
   if (top < 0 || best < PERF__HOSTCAUSE_SMT) return;
   c->weight = 0.5 * (best > 1 ? 1 : best);

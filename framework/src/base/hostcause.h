@@ -18,6 +18,12 @@
  * hardware thread: SMT) half of one CPU's time or more. */
 #define PERF__HOSTCAUSE_SMT 0.5
 
+/* The CPUs other processes kept busy between snapshots a and b of one
+ * process: the host's busy share times its CPUs, less that process's CPU
+ * time and its reaped children's over the interval; 0 when unknown, never
+ * negative. Never fails. */
+double perf__hostcause_others(const perf__hostload *a, const perf__hostload *b);
+
 /* Names the dominant cause of host interference between snapshots a and b
  * of the process that ran the workload, which may use cpus CPUs and
  * host_threads threads (perf_host_threads()): CFS quota throttling, CPU

@@ -163,11 +163,9 @@ static void window(perf__preflight_host *h, const perf__hostload *a, const perf_
 {
   h->window_s = b->t - a->t;
   if (a->stat_ok && b->stat_ok && b->total > a->total) {
-    double ticks = (double)(b->total - a->total), busy = (double)(b->busy - a->busy) / ticks;
-    double own = a->proc_ok && b->proc_ok ? (b->proc_cpu_s + b->children_cpu_s - a->proc_cpu_s -
-                                             a->children_cpu_s) / h->window_s : 0;
+    double ticks = (double)(b->total - a->total);
     h->steal_pct = 100 * (double)(b->steal - a->steal) / ticks;
-    h->others_cpus = fmax(0, busy * b->online - own);
+    h->others_cpus = perf__hostcause_others(a, b);
   }
   if (a->cg_ok && b->cg_ok) h->throttled_ms = (double)(b->throttled_usec - a->throttled_usec) / 1000;
 }
