@@ -1,8 +1,14 @@
 /* unit_sync.c — host-sync classification on synthetic calls, call-site frame choice and file:line. */
+#define _GNU_SOURCE /* dladdr */
 #include <cupti_driver_cbid.h>
+#include <dlfcn.h>
 #include <cupti_runtime_cbid.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "base/srcline.h"
 #include "worker/callsite.h"
 #include "selftest.h"
 #include "worker/synctable.h"
@@ -114,6 +120,50 @@ ST_TEST(call_sites_resolve_to_file_and_line)
   ST_EQ(lines[0], line);
   ST_CHECKF(strstr(where[0], "call_sites_resolve") != NULL, "%s", where[0]); /* the function */
   ST_CHECK(!strcmp(where[1], "unknown call site"));
+  char again[2][256]; /* from the kept answer, the same */
+  perf__callsite_resolve(pc, 2, again, lines);
+  ST_CHECKF(!strcmp(again[0], where[0]) && lines[0] == line, "%s", again[0]);
+}
+
+/* The addr2line server: one per process, a forked child starts its own;
+ * without addr2line, or with a file it cannot read, asking fails (the
+ * caller falls back) and is not retried until the server is stopped. */
+ST_TEST(source_lines_from_one_addr2line_server)
+{
+  char exe[4096], fn[256], loc[1024];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ST_CHECK(n > 0);
+  exe[n > 0 ? n : 0] = '\0';
+  Dl_info info;
+  ST_CHECK(dladdr((void *)return_address, &info) && info.dli_fbase);
+  unsigned long at = (unsigned long)((char *)return_address() - 1) - (unsigned long)info.dli_fbase;
+  perf__srcline_stop();
+  ST_EQ(perf__srcline_ask(exe, at, fn, sizeof fn, loc, sizeof loc), 0);
+  ST_CHECKF(strstr(loc, "unit_sync.c:") && strstr(fn, "source_lines_from"), "%s %s", fn, loc);
+  pid_t child = fork();
+  if (child == 0) { /* its own server, at a fresh address (none kept) */
+    char f2[256], l2[1024];
+    int ok = !perf__srcline_ask(exe, at + 1, f2, sizeof f2, l2, sizeof l2) &&
+             strstr(l2, "unit_sync.c:");
+    _exit(ok ? 0 : 1);
+  }
+  int status = -1;
+  ST_CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  ST_CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+  ST_EQ(perf__srcline_ask(exe, at + 2, fn, sizeof fn, loc, sizeof loc), 0); /* still serving */
+
+  perf__srcline_stop();
+  ST_EQ(perf__srcline_ask("/nonexistent/perfgate-exe", at, fn, sizeof fn, loc, sizeof loc), -1);
+  ST_EQ(perf__srcline_ask(exe, at, fn, sizeof fn, loc, sizeof loc), -1); /* broken: not retried */
+  perf__srcline_stop();
+  char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+  setenv("PATH", "/nonexistent", 1);
+  ST_EQ(perf__srcline_ask(exe, at, fn, sizeof fn, loc, sizeof loc), -1);
+  if (path) setenv("PATH", path, 1);
+  free(path);
+  perf__srcline_stop();
+  ST_EQ(perf__srcline_ask(exe, at, fn, sizeof fn, loc, sizeof loc), 0);
+  perf__srcline_stop();
 }
 
 /* (rule, dst, src) -> when the host waits, for the stream-order model. */

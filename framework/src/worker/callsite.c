@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/srcline.h"
+
 enum { MAX_FRAMES = 64 };
 
 /* Never fails. */
@@ -146,17 +148,12 @@ static const char *relative(const char *path)
   return path;
 }
 
-/* Reads "function\nfile:line[ (discriminator N)]\n" for one address. */
-static void read_one(FILE *p, const void *pc, char *out, size_t len, int *line)
+/* Names pc from addr2line's answer: "file:line (function)", or
+ * fallback()'s name when it knows no line. Never fails. */
+static void from_answer(char *fn, char *loc, const void *pc, char *out, size_t len, int *line)
 {
-  char fn[512], loc[1024];
   *line = 0;
-  if (!fgets(fn, sizeof fn, p) || !fgets(loc, sizeof loc, p)) {
-    fallback(pc, out, len);
-    return;
-  }
-  fn[strcspn(fn, "\n")] = '\0';
-  loc[strcspn(loc, " \n")] = '\0';
+  loc[strcspn(loc, " ")] = '\0'; /* " (discriminator N)" */
   char *colon = strrchr(loc, ':');
   if (loc[0] == '?' || !colon || colon[1] == '?' || colon[1] == '0') {
     fallback(pc, out, len);
@@ -182,28 +179,18 @@ static void exe_path(char *buf, size_t len)
 void perf__callsite_resolve(void *const *pcs, size_t n, char (*out)[256],
                         int *line_no)
 {
-  char cmd[8192], exe[4096];
+  char exe[4096], fn[256], loc[1024];
   exe_path(exe, sizeof exe);
-  size_t used = (size_t)snprintf(cmd, sizeof cmd, "addr2line -C -f -e '%s'", exe);
-  size_t asked = 0; /* addresses on the command line */
-  for (size_t i = 0; i < n && used < sizeof cmd - 32; i++, asked++)
-    if (pcs[i])
-      used += (size_t)snprintf(cmd + used, sizeof cmd - used, " 0x%lx",
-                               (unsigned long)file_address(pcs[i]));
-  fflush(NULL);
-  FILE *p = n ? popen(cmd, "r") : NULL;
   for (size_t i = 0; i < n; i++) {
-    if (!pcs[i]) {
+    line_no[i] = 0;
+    if (!pcs[i])
       snprintf(out[i], 256, "unknown call site");
-      line_no[i] = 0;
-    } else if (p && i < asked)
-      read_one(p, pcs[i], out[i], 256, &line_no[i]);
-    else {
+    else if (perf__srcline_ask(exe, (unsigned long)file_address(pcs[i]), fn, sizeof fn, loc,
+                               sizeof loc))
       fallback(pcs[i], out[i], 256);
-      line_no[i] = 0;
-    }
+    else
+      from_answer(fn, loc, pcs[i], out[i], 256, &line_no[i]);
   }
-  if (p) pclose(p);
 }
 
 /* Never fails; see callsite.h. */
