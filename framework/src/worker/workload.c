@@ -460,6 +460,22 @@ static void size_batch(perf_workload *w, double until, double idle0)
   st->batch = n;
 }
 
+/* Re-sizes the batch from the settled time per iteration: to target_s,
+ * except on the submit clock once a sample already costs the target in wall
+ * time with its wait for the device: there only far enough to keep the
+ * sample above the clock's floor (warm iterations, faster than those the
+ * batch was sized on, could leave it below; growing it to the target
+ * instead made each sample wait 45 ms for a queue of 126 matmuls on the
+ * H100). Never fails. */
+static void resize(perf__wstate *st)
+{
+  double want = ceil(1.05 * st->target_s / st->warm_s), n = want;
+  int paid = st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s;
+  if (paid) n = fmin(n, ceil(1.05 * FLOOR_FACTOR * st->floor_s / st->warm_s));
+  if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
+  st->submit_capped = paid && (double)st->batch < want;
+}
+
 /* Samples until the median of the last SETTLE_WINDOW per-iteration times is
  * within SETTLE_REL of the window before (bounded), then re-sizes the batch
  * from the settled time. */
@@ -486,10 +502,7 @@ static void warm_up(perf_workload *w, double until, double idle0)
   }
   st->warm_samples = k;
   if (k < 2 * SETTLE_WINDOW) st->warm_s = t[k - 1];
-  if (st->warm_s > 0 && !submit_paid(st, st->warm_s * (double)st->batch)) {
-    double n = ceil(1.05 * st->target_s / st->warm_s);
-    if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch), st->submit_capped = 0;
-  }
+  if (st->warm_s > 0) resize(st);
 }
 
 /* What w's clock waits for, as a phrase; "" when it times only what it
