@@ -123,6 +123,7 @@ ST_TEST(call_sites_resolve_to_file_and_line)
   char again[2][256]; /* from the kept answer, the same */
   perf__callsite_resolve(pc, 2, again, lines);
   ST_CHECKF(!strcmp(again[0], where[0]) && lines[0] == line, "%s", again[0]);
+  perf__srcline_stop(); /* the harness leaves by _exit: no atexit to reap it */
 }
 
 /* The addr2line server: one per process, a forked child starts its own;
@@ -145,6 +146,7 @@ ST_TEST(source_lines_from_one_addr2line_server)
     char f2[256], l2[1024];
     int ok = !perf__srcline_ask(exe, at + 1, f2, sizeof f2, l2, sizeof l2) &&
              strstr(l2, "unit_sync.c:");
+    perf__srcline_stop();
     _exit(ok ? 0 : 1);
   }
   int status = -1;

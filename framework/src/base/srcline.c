@@ -9,7 +9,9 @@
  * has died). Every wait for an answer is bounded; a server that fails is
  * killed and the rest of the run falls back to naming addresses without
  * it. Answers are kept by address: a sweep asks for the same few sites at
- * every point. */
+ * every point. The server is this process's child: stopped and reaped at
+ * exit (a worker killed by its supervisor takes it along: they share a
+ * process group). */
 #define _GNU_SOURCE
 #include "base/srcline.h"
 
@@ -20,6 +22,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -97,6 +100,8 @@ static int start(const char *exe)
   srv.fd = sv[0];
   srv.owner = getpid();
   srv.have = 0;
+  static int registered; /* forked children inherit it; it stops their own */
+  if (!registered++) atexit(perf__srcline_stop);
   return 0;
 }
 
