@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -60,6 +61,54 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   /* busiest first; a pid /proc does not show is not named */
   snprintf(want, sizeof want, "pid %u (%s), 97 %% SM; pid 4000000, 12 %% SM", other, comm);
   ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who), want);
+}
+
+/* GPU time beyond what the listed processes account for, in two reads in
+ * a row, is a process NVML does not list. */
+ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_util ours[] = {{.pid = 100, .ts = 5, .sm = 40}};
+  perf__gpuwatch_busy d0[] = {{.ts = 5, .pct = 95}}, d1[] = {{.ts = 6, .pct = 90}},
+                      d2[] = {{.ts = 7, .pct = 45}}, d3[] = {{.ts = 8, .pct = 100}};
+  perf__cotenant_fold_device(&s, d0, 1, ours, 1, 10.0); /* the first: history */
+  ST_EQ(s.dev_seen, 5);
+  ST_EQ(s.gap_reads, 0);
+  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.0);
+  perf__cotenant_fold_device(&s, d1, 1, ours, 1, 10.1); /* 50 points unaccounted */
+  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.1);
+  ST_EQ(s.nspans, 0); /* one read is not enough */
+  perf__cotenant_fold_device(&s, d1, 1, ours, 1, 10.2); /* nothing newer: no change */
+  ST_EQ(s.gap_reads, 1);
+  perf__cotenant_fold_device(&s, d2, 1, ours, 1, 10.3); /* 5 points: within the margin */
+  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.3);
+  ST_EQ(s.gap_reads, 0);
+  ST_EQ(s.nspans, 0);
+  perf__cotenant_fold_device(&s, d3, 1, ours, 1, 10.4);
+  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.4);
+  perf__gpuwatch_busy d4[] = {{.ts = 9, .pct = 40}, {.ts = 10, .pct = 70}};
+  perf__cotenant_fold_device(&s, d4, 2, ours, 1, 10.5); /* the busiest sample counts */
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.unlisted, 60);
+  ST_NEAR(s.spans[0].from, 10.3 - PERF__COTENANT_WINDOW_S, 1e-12); /* before the run's first */
+  ST_NEAR(s.spans[0].to, 10.5, 1e-12);
+  char who[240];
+  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+         "GPU time no process NVML lists accounts for (up to 60 % of a window)");
+  ST_STR(perf__cotenant_describe(&s, 11.0, who, sizeof who), "");
+  /* Listed processes account for it: nothing; without per-process
+   * samples our own use cannot be told from another's: nothing. */
+  perf__cotenant t = fresh(100);
+  perf__gpuwatch_util both[] = {{.pid = 100, .ts = 5, .sm = 40}, {.pid = 7, .ts = 5, .sm = 30},
+                                {.pid = 7, .ts = 6, .sm = 55}};
+  for (int i = 0; i < 4; i++) {
+    perf__gpuwatch_busy d[] = {{.ts = 20 + (unsigned long long)i, .pct = 95}};
+    perf__cotenant_fold_device(&t, d, 1, both, 3, 10.0 + i);
+    perf__cotenant_fold_device(&s, d, 1, NULL, -1, 11.0 + i);
+  }
+  ST_EQ(t.nspans, 0);
+  ST_EQ(t.gap_reads, 0);
+  ST_EQ(s.nspans, 1);
 }
 
 ST_TEST(cotenant_our_own_use_is_not_foreign)
@@ -300,6 +349,29 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
   ST_EQ(s->nprocs, 1);
   ST_EQ(s->procs[0].sm, 0);
   unsetenv("FAKE_NVML_PROC_UTIL");
+  /* A process NVML does not list: the device's samples show it. */
+  setenv("FAKE_NVML_PROCS", "self:30", 1);
+  setenv("FAKE_NVML_UNLISTED", "60", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  perf__gpuwatch_busy d[4];
+  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, 0), 0);
+  ST_CHECK(n == 1 && d[0].pct == 90 && d[0].ts > 0);
+  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, d[0].ts + 10000000ull), 0); /* none newer */
+  ST_EQ(n, 0);
+  perf__cotenant_reset();
+  for (int i = 0; i < 3; i++) {
+    ST_EQ(perf__cotenant_poll(1), 1);
+    struct timespec pause = {0, 2000000};
+    nanosleep(&pause, NULL); /* a newer microsecond stamp */
+  }
+  ST_EQ(s->nprocs, 0);
+  ST_EQ(s->unlisted, 60);
+  ST_EQ(s->nspans, 1);
+  setenv("FAKE_NVML_DEVICE_UTIL", "unsupported", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, 0), -1);
+  unsetenv("FAKE_NVML_DEVICE_UTIL");
+  unsetenv("FAKE_NVML_UNLISTED");
   unsetenv("FAKE_NVML_PROCS");
   perf__gpuwatch_close();
 }
@@ -361,6 +433,21 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
                         "pid 4000003, 97 % SM", line, sizeof line));
   st_run_free(&r);
   st_rmtree(dir);
+}
+
+/* A co-tenant NVML does not list (its GPU time shows in the device's
+ * utilisation only): the claim is INCONCLUSIVE saying so, never decided. */
+ST_TEST(cotenant_fixture_claim_under_an_unlisted_co_tenant_is_inconclusive)
+{
+  st_run r;
+  char line[1200];
+  if (!run_shared(&r, "FAKE_NVML_PROCS=self:30 FAKE_NVML_UNLISTED=60", "")) return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "FAIL", ": INCONCLUSIVE"); /* never PASS */
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
+                        line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "GPU time no process NVML lists accounts for (up "
+                        "to 60 % of a window)", line, sizeof line));
+  st_run_free(&r);
 }
 
 /* A co-tenant that leaves after two NVML reads: its samples are retaken

@@ -1,4 +1,4 @@
-/* cotenant.c — other processes on the timed GPU: NVML's process list and per-process utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+/* cotenant.c — other processes on the timed GPU: NVML's process list, per-process and device utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/cotenant.h"
 
@@ -154,6 +154,54 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
   s->last_read = now;
 }
 
+/* The sum over pids of each one's busiest sample in util[nutil]. */
+static unsigned accounted(const perf__gpuwatch_util *util, int nutil)
+{
+  unsigned pid[64], sm[64], sum = 0;
+  int k = 0;
+  for (int i = 0; i < nutil; i++) {
+    int j = 0;
+    while (j < k && pid[j] != util[i].pid) j++;
+    if (j == k) {
+      if (k == 64) continue;
+      pid[k] = util[i].pid, sm[k++] = 0;
+    }
+    if (util[i].sm > sm[j]) sm[j] = util[i].sm;
+  }
+  for (int j = 0; j < k; j++) sum += sm[j];
+  return sum;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
+                                const perf__gpuwatch_util *util, int nutil, double now)
+{
+  unsigned long long newest = s->dev_seen;
+  unsigned busiest = 0;
+  int fresh = 0;
+  for (int i = 0; i < ndev; i++) {
+    if (dev[i].ts > newest) newest = dev[i].ts;
+    if (dev[i].ts > s->dev_seen) fresh = 1, busiest = dev[i].pct > busiest ? dev[i].pct : busiest;
+  }
+  int first = s->dev_seen == 0;
+  s->dev_seen = newest;
+  if (first || !fresh || nutil < 0) return;
+  unsigned sum = accounted(util, nutil);
+  if (busiest < sum + PERF__COTENANT_UNLISTED_MIN) {
+    s->gap_reads = 0;
+    return;
+  }
+  if (!s->gap_reads++) {
+    s->gap_from = (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S;
+    s->gap_peak = 0;
+  }
+  if (busiest - sum > s->gap_peak) s->gap_peak = busiest - sum;
+  if (s->gap_reads < 2) return; /* one window's samples may come in two reads */
+  if (s->gap_peak > s->unlisted) s->unlisted = s->gap_peak;
+  s->unlisted_last = now;
+  add_span(s, s->gap_from, now);
+}
+
 /* See cotenant.h. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
 {
@@ -188,6 +236,9 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
   if (s->hidden && s->hidden_last >= since)
     perf__units_append(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
         "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
+  if (s->unlisted && s->unlisted_last >= since)
+    perf__units_append(buf, len, &used, "%sGPU time no process NVML lists accounts for (up to %u %% "
+        "of a window)", used ? "; " : "", s->unlisted);
   return buf;
 }
 
@@ -208,9 +259,14 @@ int perf__cotenant_poll(int force)
   state.self_context = 1; /* only GPU workloads poll: they hold a context */
   int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
   int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
+  perf__gpuwatch_busy dev[64];
+  unsigned nd = 0;
+  int have_dev = perf__gpuwatch_device_util(dev, 64, &nd, state.dev_seen) == 0;
   double end = perf__clock_now();
   nreads++;
   read_s += end - now;
+  perf__cotenant_fold_device(&state, dev, have_dev ? (int)nd : -1, util, have_util ? (int)nu : -1,
+                             end);
   perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
                       end);
   if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */

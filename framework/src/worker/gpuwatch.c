@@ -27,6 +27,7 @@ static struct {
   int (*driver)(char *, unsigned);
   procs_fn *compute, *graphics; /* optional: NULL on older drivers */
   int (*util)(void *, perf__gpuwatch_util *, unsigned *, unsigned long long); /* optional */
+  int (*samples)(void *, int, unsigned long long, int *, unsigned *, void *); /* optional */
   int (*app)(void *, int, unsigned *), (*default_app)(void *, int, unsigned *); /* optional: */
   int (*persistence)(void *, int *), (*ecc)(void *, int *, int *);             /* the settings */
   int (*mig)(void *, unsigned *, unsigned *);
@@ -60,6 +61,7 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
   if (!n.graphics) *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
   *(void **)&n.util = dlsym(h, "nvmlDeviceGetProcessUtilization");
+  *(void **)&n.samples = dlsym(h, "nvmlDeviceGetSamples");
   *(void **)&n.app = dlsym(h, "nvmlDeviceGetApplicationsClock");
   *(void **)&n.default_app = dlsym(h, "nvmlDeviceGetDefaultApplicationsClock");
   *(void **)&n.persistence = dlsym(h, "nvmlDeviceGetPersistenceMode");
@@ -151,6 +153,54 @@ int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *c
   if (!n.ok || (!n.compute && !n.graphics)) return -1;
   if (n.compute && add_procs(n.compute, buf, cap, count)) return -1;
   if (n.graphics && add_procs(n.graphics, buf, cap, count)) return -1;
+  return 0;
+}
+
+/* nvmlSample_t: a timestamp and an 8-byte value whose type the call
+ * names (nvmlValueType_t). */
+typedef struct nvml_sample {
+  unsigned long long ts;
+  union {
+    double d;
+    unsigned int ui;
+    unsigned long ul;
+    unsigned long long ull;
+    signed long long sll;
+    int si;
+  } v;
+} nvml_sample;
+
+/* A sample's value as a whole percentage by its type. Never fails. */
+static unsigned percent(const nvml_sample *s, int type)
+{
+  switch (type) {
+  case 0: return s->v.d > 0 ? (unsigned)(s->v.d + 0.5) : 0;
+  case 2: return (unsigned)s->v.ul;
+  case 3: return (unsigned)s->v.ull;
+  case 4: return s->v.sll > 0 ? (unsigned)s->v.sll : 0;
+  case 5: return s->v.si > 0 ? (unsigned)s->v.si : 0;
+  default: return s->v.ui;
+  }
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned *count,
+                               unsigned long long last_seen)
+{
+  enum { NVML_GPU_UTILIZATION_SAMPLES = 1, MAX = 128 };
+  nvml_sample got[MAX];
+  unsigned k = MAX;
+  int type = 1;
+  *count = 0;
+  if (!n.ok || !n.samples) return -1;
+  int rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
+  if (rc == NVML_ERROR_NOT_FOUND) return 0;
+  if (rc) return -1;
+  if (k > MAX) k = MAX;
+  unsigned from = k > cap ? k - cap : 0; /* the newest cap */
+  for (unsigned i = from; i < k; i++)
+    buf[i - from] = (perf__gpuwatch_busy){.ts = got[i].ts, .pct = percent(&got[i], type)};
+  *count = k - from;
   return 0;
 }
 

@@ -64,6 +64,20 @@ int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *n
 int perf__gpuwatch_process_util(perf__gpuwatch_util *buf, unsigned cap, unsigned *n,
                                 unsigned long long last_seen);
 
+/* One sample of the whole device's utilisation: the share of its window
+ * (NVML's sampling period) in which any kernel ran, whoever's. */
+typedef struct perf__gpuwatch_busy {
+  unsigned long long ts; /* NVML's timestamp, microseconds (CPU clock) */
+  unsigned pct;
+} perf__gpuwatch_busy;
+
+/* The device's utilisation samples newer than last_seen (0: the driver's
+ * whole buffer; the newest cap kept) into buf[cap]; *n gets the count (0
+ * when none is newer). Returns 0, or -1 when not open, the driver lacks
+ * nvmlDeviceGetSamples or NVML said no. */
+int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned *n,
+                               unsigned long long last_seen);
+
 /* The GPU's settings a preflight reports: the application clock and its
  * default (MHz; -1 unknown), persistence, ECC and MIG mode (1 on, 0 off,
  * -2 the GPU has no such feature, -1 unknown). */

@@ -117,7 +117,10 @@ int nvmlDeviceGetMigMode(void *dev, unsigned *current, unsigned *pending)
  * $FAKE_NVML_HIDE_SELF=1 a pid it cannot see, as NVML lists host PIDs to a
  * container). $FAKE_NVML_LEAVE_AFTER=N: the other processes leave after N
  * utilisation reads. $FAKE_NVML_PROC_UTIL=unsupported: no per-process
- * utilisation (NVML_ERROR_NOT_SUPPORTED). */
+ * utilisation (NVML_ERROR_NOT_SUPPORTED). $FAKE_NVML_UNLISTED=N: the
+ * device's utilisation is N points above the listed processes' sum (a
+ * process NVML does not list; it leaves with the others);
+ * $FAKE_NVML_DEVICE_UTIL=unsupported: no device samples. */
 typedef struct {
   unsigned int pid;
   unsigned long long mem;
@@ -170,6 +173,42 @@ int nvmlDeviceGetGraphicsRunningProcesses_v3(void *dev, unsigned *count, proc_in
 {
   (void)dev, (void)buf;
   *count = 0;
+  return 0;
+}
+
+/* nvmlDeviceGetSamples for NVML_GPU_UTILIZATION_SAMPLES: one sample,
+ * stamped now, of the listed processes' sum plus $FAKE_NVML_UNLISTED
+ * (at most 100), as an unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT). */
+typedef struct {
+  unsigned long long ts;
+  unsigned long long value; /* nvmlValue_t, 8 bytes */
+} device_sample;
+
+int nvmlDeviceGetSamples(void *dev, int type, unsigned long long last_seen, int *value_type,
+                         unsigned *count, device_sample *buf)
+{
+  const char *mode = getenv("FAKE_NVML_DEVICE_UTIL"), *unlisted = getenv("FAKE_NVML_UNLISTED");
+  const char *leave = getenv("FAKE_NVML_LEAVE_AFTER");
+  unsigned pid[MAXP], sm[MAXP], n = procs(pid, sm), sum = 0;
+  struct timeval tv;
+  (void)dev;
+  if ((mode && !strcmp(mode, "unsupported")) || type != 1) return NOT_SUPPORTED;
+  gettimeofday(&tv, NULL);
+  unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+  for (unsigned i = 0; i < n; i++) sum += sm[i];
+  if (unlisted && !(leave && util_reads >= strtoul(leave, NULL, 10)))
+    sum += (unsigned)atoi(unlisted);
+  if (!buf || *count < 1) {
+    *count = 1;
+    return INSUFFICIENT_SIZE;
+  }
+  if (now <= last_seen) return NOT_FOUND;
+  *value_type = 1;
+  buf[0].ts = now;
+  buf[0].value = 0;
+  unsigned v = sum > 100 ? 100 : sum;
+  memcpy(&buf[0].value, &v, sizeof v);
+  *count = 1;
   return 0;
 }
 
