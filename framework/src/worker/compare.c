@@ -453,17 +453,22 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   return 0;
 }
 
-/* The co-tenant check's cost in this claim (warm-ups, rounds, the last
- * read), for --verbose: NVML reads since reads0/s0. Never fails. */
-static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0)
+/* What the noise checks cost this claim (warm-ups, rounds, the last
+ * reads), for --verbose: the co-tenant check's NVML reads since reads0/s0
+ * (GPU workloads only), the host's load read since host0. Never fails. */
+static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0,
+                        double host0)
 {
-  long reads;
-  double s;
-  if (!a->perf__state->watched && !b->perf__state->watched) return;
-  perf__cotenant_cost(&reads, &s);
-  perf__context_line(PERF__VERBOSE, "co-tenant check: %ld NVML %s, %.3f ms (host clock)",
-                     reads - reads0, perf__units_noun(reads - reads0, "read", "reads"),
-                     (s - s0) * 1e3);
+  long reads = reads0;
+  double s = s0;
+  char gpu[96] = "";
+  if (a->perf__state->watched || b->perf__state->watched) {
+    perf__cotenant_cost(&reads, &s);
+    snprintf(gpu, sizeof gpu, "co-tenant %ld NVML %s %.3f ms, ", reads - reads0,
+             perf__units_noun(reads - reads0, "read", "reads"), (s - s0) * 1e3);
+  }
+  perf__context_line(PERF__VERBOSE, "noise checks: %shost load %.3f ms (host clock)", gpu,
+                     (perf__hostnoise_cost() - host0) * 1e3);
 }
 
 /* Ends the test as ERROR when the two workloads cannot be compared. */
@@ -490,6 +495,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   long reads0;
   double cost0;
   perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
+  double host0 = perf__hostnoise_cost();
   if (perf__syncdetect_in_check())
     perf__context_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
@@ -531,13 +537,14 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__nvtx_pop();
   perf__retake d = disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
-  report_cost(a, b, reads0, cost0);
   if (err) {
+    report_cost(a, b, reads0, cost0, host0);
     free_samples(p);
     if (p->err) perf__gpu_end(p->err, p->why);
     perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
   perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
+  report_cost(a, b, reads0, cost0, host0);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
   measurement_record(&out->rec, kind, &c, p, out, &d);

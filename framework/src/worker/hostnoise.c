@@ -4,14 +4,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/hostcause.h"
 #include "base/hostshare.h"
 
 /* Public: see perfgate.h. */
 int perf_host_threads(void) { return perf__hostshare_threads(); }
 
+static double read_s; /* spent reading the host's load, this process */
+
+/* Reads the host's load into l, adding the time it took to read_s. Never
+ * fails (unknown readings stay unknown). */
+static void timed_read(perf__hostload *l)
+{
+  double t0 = perf__clock_now();
+  perf__hostload_read(l, 0);
+  read_s += perf__clock_now() - t0;
+}
+
 /* See hostnoise.h. */
-void perf__hostnoise_begin(perf__hostload *before) { perf__hostload_read(before, 0); }
+void perf__hostnoise_begin(perf__hostload *before) { timed_read(before); }
+
+/* See hostnoise.h. */
+double perf__hostnoise_cost(void) { return read_s; }
 
 /* See hostnoise.h. */
 int perf__hostnoise_host_timed(perf_clock clock)
@@ -32,7 +47,7 @@ void perf__hostnoise_judge(const perf__hostload *before, perf_clock clock,
   if (r->verdict != PERF__INCONCLUSIVE) return;
   perf__hostload after;
   char cause[500];
-  perf__hostload_read(&after, 0);
+  timed_read(&after);
   int named = perf__hostcause_name(before, &after, perf__hostshare_cpus(),
                                    perf__hostshare_threads(), cause, sizeof cause);
   size_t used = strlen(buf);

@@ -12,6 +12,10 @@
 /* The host's load before a claim's sampling (this process). Never fails. */
 void perf__hostnoise_begin(perf__hostload *before);
 
+/* Seconds this process spent reading the host's load for claims (the
+ * check's cost, host clock). Never fails. */
+double perf__hostnoise_cost(void);
+
 /* 1 when the clock's samples include host time (events, wall, submit):
  * a preempted sample of such a clock measured the preemption too. */
 int perf__hostnoise_host_timed(perf_clock clock);
