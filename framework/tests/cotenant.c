@@ -63,52 +63,58 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who), want);
 }
 
-/* GPU time beyond what the listed processes account for, in two reads in
- * a row, is a process NVML does not list. */
+/* GPU time beyond what the per-process samples of the same window
+ * account for is a process NVML does not list. */
 ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
 {
   perf__cotenant s = fresh(100);
-  perf__gpuwatch_util ours[] = {{.pid = 100, .ts = 5, .sm = 40}};
-  perf__gpuwatch_busy d0[] = {{.ts = 5, .pct = 95}}, d1[] = {{.ts = 6, .pct = 90}},
-                      d2[] = {{.ts = 7, .pct = 45}}, d3[] = {{.ts = 8, .pct = 100}};
-  perf__cotenant_fold_device(&s, d0, 1, ours, 1, 10.0); /* the first: history */
-  ST_EQ(s.dev_seen, 5);
-  ST_EQ(s.gap_reads, 0);
-  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.0);
-  perf__cotenant_fold_device(&s, d1, 1, ours, 1, 10.1); /* 50 points unaccounted */
-  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.1);
-  ST_EQ(s.nspans, 0); /* one read is not enough */
-  perf__cotenant_fold_device(&s, d1, 1, ours, 1, 10.2); /* nothing newer: no change */
-  ST_EQ(s.gap_reads, 1);
-  perf__cotenant_fold_device(&s, d2, 1, ours, 1, 10.3); /* 5 points: within the margin */
-  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.3);
-  ST_EQ(s.gap_reads, 0);
+  perf__gpuwatch_util u0[] = {{.pid = 100, .ts = 200, .sm = 40}, {.pid = 100, .ts = 400, .sm = 40}};
+  perf__gpuwatch_busy d0[] = {{.ts = 200, .pct = 95}, {.ts = 400, .pct = 95}};
+  perf__cotenant_fold_device(&s, d0, 2, u0, 2, 10.0); /* the first read: history */
+  ST_EQ(s.dev_seen, 400);
+  ST_EQ(s.period_us, 200);
   ST_EQ(s.nspans, 0);
-  perf__cotenant_fold_device(&s, d3, 1, ours, 1, 10.4);
-  perf__cotenant_fold(&s, NULL, 0, ours, 1, 10.4);
-  perf__gpuwatch_busy d4[] = {{.ts = 9, .pct = 40}, {.ts = 10, .pct = 70}};
-  perf__cotenant_fold_device(&s, d4, 2, ours, 1, 10.5); /* the busiest sample counts */
-  ST_EQ(s.nspans, 1);
+  /* Accounted for: ours 40 and another listed 55 in the window at 600. */
+  perf__gpuwatch_util u1[] = {{.pid = 100, .ts = 600, .sm = 40}, {.pid = 7, .ts = 600, .sm = 55}};
+  perf__gpuwatch_busy d1[] = {{.ts = 600, .pct = 95}};
+  perf__cotenant_fold_device(&s, d1, 1, u1, 2, 10.1);
+  perf__cotenant_fold(&s, NULL, 0, u1, 2, 10.1);
+  ST_EQ(s.unlisted, 0);
+  /* The window at 800: its per-process sample came in the read before
+   * (read before the device's); a gap within the margin (15) is nothing. */
+  perf__gpuwatch_util u2[] = {{.pid = 100, .ts = 800, .sm = 40}};
+  perf__cotenant_fold_device(&s, NULL, 0, u2, 1, 10.2);
+  perf__gpuwatch_busy d2[] = {{.ts = 800, .pct = 55}};
+  perf__cotenant_fold_device(&s, d2, 1, NULL, 0, 10.3);
+  ST_EQ(s.unlisted, 0);
+  ST_EQ(s.nrecent, 0); /* judged: dropped */
+  size_t before = (size_t)s.nspans;
+  perf__cotenant_fold(&s, NULL, 0, NULL, 0, 10.3);
+  /* The window at 1000: 100 % busy, 40 ours: 60 points no process accounts for. */
+  perf__gpuwatch_util u3[] = {{.pid = 100, .ts = 1000, .sm = 40}};
+  perf__gpuwatch_busy d3[] = {{.ts = 1000, .pct = 100}};
+  perf__cotenant_fold_device(&s, d3, 1, u3, 1, 10.4);
   ST_EQ(s.unlisted, 60);
-  ST_NEAR(s.spans[0].from, 10.3 - PERF__COTENANT_WINDOW_S, 1e-12); /* before the run's first */
-  ST_NEAR(s.spans[0].to, 10.5, 1e-12);
+  ST_EQ((size_t)s.nspans, before + 1);
+  ST_NEAR(s.spans[s.nspans - 1].from, 10.3 - PERF__COTENANT_WINDOW_S, 1e-12); /* the read before */
+  ST_NEAR(s.spans[s.nspans - 1].to, 10.4, 1e-12);
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+  ST_STR(perf__cotenant_describe(&s, 10.35, who, sizeof who),
          "GPU time no process NVML lists accounts for (up to 60 % of a window)");
   ST_STR(perf__cotenant_describe(&s, 11.0, who, sizeof who), "");
-  /* Listed processes account for it: nothing; without per-process
-   * samples our own use cannot be told from another's: nothing. */
-  perf__cotenant t = fresh(100);
-  perf__gpuwatch_util both[] = {{.pid = 100, .ts = 5, .sm = 40}, {.pid = 7, .ts = 5, .sm = 30},
-                                {.pid = 7, .ts = 6, .sm = 55}};
-  for (int i = 0; i < 4; i++) {
-    perf__gpuwatch_busy d[] = {{.ts = 20 + (unsigned long long)i, .pct = 95}};
-    perf__cotenant_fold_device(&t, d, 1, both, 3, 10.0 + i);
-    perf__cotenant_fold_device(&s, d, 1, NULL, -1, 11.0 + i);
-  }
-  ST_EQ(t.nspans, 0);
-  ST_EQ(t.gap_reads, 0);
-  ST_EQ(s.nspans, 1);
+  /* Without per-process samples our own use cannot be told from another's. */
+  perf__gpuwatch_busy d4[] = {{.ts = 1200, .pct = 100}};
+  perf__cotenant_fold_device(&s, d4, 1, NULL, -1, 10.5);
+  ST_NEAR(s.unlisted_last, 10.4, 0);
+  /* A worker that knows when it began: a window that may reach back before
+   * it is history (the period unknown: 1 s), later ones are judged. */
+  perf__cotenant w = {.self = 100, .self_context = 1, .born_us = 1000};
+  perf__gpuwatch_busy d5[] = {{.ts = 1100, .pct = 90}};
+  perf__cotenant_fold_device(&w, d5, 1, NULL, 0, 5.0);
+  ST_EQ(w.unlisted, 0);
+  perf__gpuwatch_busy d6[] = {{.ts = 1150, .pct = 90}, {.ts = 1200, .pct = 90}};
+  perf__cotenant_fold_device(&w, d6, 2, NULL, 0, 5.1); /* period 50: after 1050 */
+  ST_EQ(w.unlisted, 90);
 }
 
 ST_TEST(cotenant_our_own_use_is_not_foreign)
@@ -355,14 +361,14 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
   ST_EQ(open_fake("libfakenvml.so"), 0);
   perf__gpuwatch_busy d[4];
   ST_EQ(perf__gpuwatch_device_util(d, 4, &n, 0), 0);
-  ST_CHECK(n == 1 && d[0].pct == 90 && d[0].ts > 0);
-  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, d[0].ts + 10000000ull), 0); /* none newer */
+  ST_CHECK(n == 4 && d[0].pct == 90 && d[3].ts > d[0].ts);
+  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, d[3].ts + 10000000ull), 0); /* none newer */
   ST_EQ(n, 0);
   perf__cotenant_reset();
   for (int i = 0; i < 3; i++) {
     ST_EQ(perf__cotenant_poll(1), 1);
-    struct timespec pause = {0, 2000000};
-    nanosleep(&pause, NULL); /* a newer microsecond stamp */
+    struct timespec pause = {0, 60000000};
+    nanosleep(&pause, NULL); /* the stand-in's next window (50 ms) */
   }
   ST_EQ(s->nprocs, 0);
   ST_EQ(s->unlisted, 60);

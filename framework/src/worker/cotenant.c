@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -154,52 +155,66 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
   s->last_read = now;
 }
 
-/* The sum over pids of each one's busiest sample in util[nutil]. */
-static unsigned accounted(const perf__gpuwatch_util *util, int nutil)
+/* Keeps util[nutil]'s samples newer than the device's last judged one,
+ * the newest PERF__COTENANT_RECENT. Never fails. */
+static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
 {
-  unsigned pid[64], sm[64], sum = 0;
-  int k = 0;
   for (int i = 0; i < nutil; i++) {
-    int j = 0;
-    while (j < k && pid[j] != util[i].pid) j++;
-    if (j == k) {
-      if (k == 64) continue;
-      pid[k] = util[i].pid, sm[k++] = 0;
+    if (util[i].ts <= s->dev_seen) continue;
+    if (s->nrecent == PERF__COTENANT_RECENT) {
+      memmove(s->recent, s->recent + 1, (PERF__COTENANT_RECENT - 1) * sizeof s->recent[0]);
+      s->nrecent--;
     }
-    if (util[i].sm > sm[j]) sm[j] = util[i].sm;
+    s->recent[s->nrecent++] = util[i];
   }
-  for (int j = 0; j < k; j++) sum += sm[j];
+}
+
+/* The per-process samples' sum at timestamp ts. Never fails. */
+static unsigned accounted(const perf__cotenant *s, unsigned long long ts)
+{
+  unsigned sum = 0;
+  for (int i = 0; i < s->nrecent; i++)
+    if (s->recent[i].ts == ts) sum += s->recent[i].sm;
   return sum;
+}
+
+/* The sampling period: the smallest step between dev's timestamps, kept
+ * once seen. Never fails. */
+static void note_period(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev)
+{
+  for (int i = 1; i < ndev; i++) {
+    unsigned long long step = dev[i].ts > dev[i - 1].ts ? dev[i].ts - dev[i - 1].ts : 0;
+    if (step && (!s->period_us || step < s->period_us)) s->period_us = step;
+  }
 }
 
 /* See cotenant.h. */
 void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
                                 const perf__gpuwatch_util *util, int nutil, double now)
 {
-  unsigned long long newest = s->dev_seen;
-  unsigned busiest = 0;
-  int fresh = 0;
+  keep_recent(s, util, nutil);
+  note_period(s, dev, ndev);
+  unsigned long long from = s->dev_seen, newest = s->dev_seen;
+  if (s->born_us) { /* a window that may reach back before the worker began is history */
+    unsigned long long first = s->born_us + (s->period_us ? s->period_us : 1000000ull);
+    if (first > from) from = first;
+  } else if (!from)
+    from = ~0ull; /* the first read: history */
+  unsigned worst = 0;
   for (int i = 0; i < ndev; i++) {
     if (dev[i].ts > newest) newest = dev[i].ts;
-    if (dev[i].ts > s->dev_seen) fresh = 1, busiest = dev[i].pct > busiest ? dev[i].pct : busiest;
+    unsigned sum = accounted(s, dev[i].ts);
+    if (dev[i].ts > from && dev[i].pct > sum && dev[i].pct - sum > worst) worst = dev[i].pct - sum;
   }
-  int first = s->dev_seen == 0;
   s->dev_seen = newest;
-  if (first || !fresh || nutil < 0) return;
-  unsigned sum = accounted(util, nutil);
-  if (busiest < sum + PERF__COTENANT_UNLISTED_MIN) {
-    s->gap_reads = 0;
-    return;
-  }
-  if (!s->gap_reads++) {
-    s->gap_from = (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S;
-    s->gap_peak = 0;
-  }
-  if (busiest - sum > s->gap_peak) s->gap_peak = busiest - sum;
-  if (s->gap_reads < 2) return; /* one window's samples may come in two reads */
-  if (s->gap_peak > s->unlisted) s->unlisted = s->gap_peak;
+  int n = 0; /* per-process samples at or before it are done with */
+  for (int i = 0; i < s->nrecent; i++)
+    if (s->recent[i].ts > newest) s->recent[n++] = s->recent[i];
+  s->nrecent = n;
+  if (worst < PERF__COTENANT_UNLISTED_MIN || nutil < 0) return;
+  if (worst > s->unlisted) s->unlisted = worst;
   s->unlisted_last = now;
-  add_span(s, s->gap_from, now);
+  add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
 }
 
 /* See cotenant.h. */
@@ -254,14 +269,13 @@ int perf__cotenant_poll(int force)
     return state.reads > 0;
   perf__gpuwatch_proc procs[64];
   perf__gpuwatch_util util[256];
-  unsigned np = 0, nu = 0;
+  perf__gpuwatch_busy dev[64];
+  unsigned np = 0, nu = 0, nd = 0;
   if (!state.self) state.self = (unsigned)getpid();
   state.self_context = 1; /* only GPU workloads poll: they hold a context */
+  int have_dev = perf__gpuwatch_device_util(dev, 64, &nd, state.dev_seen) == 0; /* first */
   int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
   int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
-  perf__gpuwatch_busy dev[64];
-  unsigned nd = 0;
-  int have_dev = perf__gpuwatch_device_util(dev, 64, &nd, state.dev_seen) == 0;
   double end = perf__clock_now();
   nreads++;
   read_s += end - now;
@@ -281,6 +295,14 @@ void perf__cotenant_cost(long *reads, double *seconds)
 {
   *reads = nreads;
   *seconds = read_s;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_begin(void)
+{
+  struct timespec t;
+  if (clock_gettime(CLOCK_REALTIME, &t) == 0)
+    state.born_us = (unsigned long long)t.tv_sec * 1000000ull + (unsigned long long)t.tv_nsec / 1000;
 }
 
 /* See cotenant.h. */

@@ -17,19 +17,20 @@
  *  - NVML is read at most once per PERF__COTENANT_POLL_S, and only while
  *    a GPU workload is sampled. */
 #define PERF__COTENANT_WINDOW_S (1.0 / 6)
-#define PERF__COTENANT_POLL_S 0.1
+#define PERF__COTENANT_POLL_S (1.0 / 6) /* no more often than NVML samples */
 #define PERF__COTENANT_QUIET_S 0.5
 /* Idle time per test waiting for a co-tenant to leave before retaking
  * shared samples; after it, shared samples are kept and marked. */
 #define PERF__COTENANT_MAX_WAIT_MS 2000L
 
-/* Device utilisation beyond the per-process samples' sum by this many
- * percentage points is a process NVML does not list (the H100, 2026-11-26:
- * the gap was 0 in each of 81 windows, idle, with our own work at 40 %, a
- * listed co-tenant at 95 %, and both). */
+/* A device utilisation sample above the same window's per-process samples'
+ * sum by this many percentage points is a process NVML does not list (the
+ * H100, 2026-11-26: device and per-process samples every 200 ms with equal
+ * timestamps; the gap was 0 in each of 81 windows, idle, with our own
+ * work at 40 %, a listed co-tenant at 95 %, and both). */
 #define PERF__COTENANT_UNLISTED_MIN 20u
 
-enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64 };
+enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64, PERF__COTENANT_RECENT = 64 };
 
 /* A foreign process NVML showed using the GPU. */
 typedef struct perf__cotenant_proc {
@@ -58,9 +59,12 @@ typedef struct perf__cotenant {
                              no listed process accounted for; 0 none */
   double unlisted_last;   /* our clock when last seen */
   unsigned long long dev_seen; /* NVML's newest device sample timestamp */
-  int gap_reads;          /* reads in a row whose device samples showed a gap */
-  unsigned gap_peak;      /* the largest gap in that run, points */
-  double gap_from;        /* where the span of such a run starts, our clock */
+  unsigned long long born_us;  /* when this worker began (NVML's clock:
+                                  CPU realtime, microseconds); 0 unknown */
+  unsigned long long period_us; /* NVML's sampling period as seen; 0 unknown */
+  perf__gpuwatch_util recent[PERF__COTENANT_RECENT]; /* per-process samples
+                                  kept for the device's of the same window */
+  int nrecent;
   struct {
     double from, to;
   } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
@@ -83,22 +87,28 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
                          const perf__gpuwatch_util *util, int nutil, double now);
 
 /* Folds the device's utilisation samples since s->dev_seen, dev[ndev]
- * (ndev < 0: none to be had), with the same read's per-process samples
- * util[nutil] (every pid, ours too), read at now, into s — before
- * perf__cotenant_fold folds that read. Where NVML sees every process, the
- * device's busiest sample equals the sum of each pid's busiest (the share
- * of the window in which any kernel ran); a gap of
- * PERF__COTENANT_UNLISTED_MIN points or more in two reads in a row (the
- * device's and the processes' samples of one window may come in different
- * reads) is GPU time of a process NVML does not list (another container or
- * VM whose processes it hides), and marks the span from one window before
- * the read before the first as used by another process.
- * The first device read only notes the newest timestamp (the driver's
- * history may hold an earlier run's work); without per-process samples
- * (nutil < 0) our own use cannot be told from another's, and nothing is
- * concluded. Never fails. */
+ * (ndev < 0: none to be had), with the per-process samples util[nutil]
+ * (nutil < 0: none to be had) read after them, at now (our clock), into
+ * s, before perf__cotenant_fold folds the same read. NVML stamps a
+ * window's device and per-process samples alike, so reading the device's
+ * first, the per-process samples of every device sample read are known
+ * (this read's, or kept from an earlier one). Where NVML sees every process, a device sample equals the
+ * sum of the per-process samples with its timestamp (the share of the
+ * window in which any kernel ran); PERF__COTENANT_UNLISTED_MIN points more
+ * is GPU time of a process NVML does not list (another container or VM
+ * whose processes it hides), and marks the span from one window before the
+ * previous read as perf__cotenant_fold marks a listed co-tenant's. Samples
+ * whose window may reach back before this worker began (born_us: an
+ * earlier worker's work) are history; without born_us, the first read's
+ * are. Without per-process samples (nutil < 0) our own use cannot be told
+ * from another's: nothing is concluded. Never
+ * fails. */
 void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
                                 const perf__gpuwatch_util *util, int nutil, double now);
+
+/* Notes that this worker begins now (NVML's clock), for the device
+ * samples' history. Never fails. */
+void perf__cotenant_begin(void);
 
 /* 1 when foreign use known to s overlapped [t0, t1] (our clock) or ended
  * less than PERF__COTENANT_QUIET_S before t0. Never fails. */

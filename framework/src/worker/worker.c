@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "base/wire.h"
 #include "base/registry.h"
+#include "worker/cotenant.h"
 #include "worker/gpu.h"
 #include "worker/syncdetect.h"
 #include "worker/test.h"
@@ -66,6 +67,7 @@ static int serve(const char *name)
 int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
 {
   out_fd = out_fd_;
+  perf__cotenant_begin(); /* NVML's samples from before this are an earlier worker's */
   /* Processes a test starts must not hold our pipes open. */
   fcntl(in_fd, F_SETFD, FD_CLOEXEC);
   fcntl(out_fd, F_SETFD, FD_CLOEXEC);

@@ -176,9 +176,27 @@ int nvmlDeviceGetGraphicsRunningProcesses_v3(void *dev, unsigned *count, proc_in
   return 0;
 }
 
-/* nvmlDeviceGetSamples for NVML_GPU_UTILIZATION_SAMPLES: one sample,
- * stamped now, of the listed processes' sum plus $FAKE_NVML_UNLISTED
- * (at most 100), as an unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT). */
+/* NVML's sampling windows, as the stand-in keeps them: every WINDOW_US,
+ * a window's device and per-process samples stamped alike (as the driver
+ * does). The windows closed after last_seen, the newest MAXW, oldest
+ * first, into ts[]; returns their count. */
+enum { WINDOW_US = 50000, MAXW = 4 };
+
+static unsigned windows(unsigned long long last_seen, unsigned long long *ts)
+{
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+  unsigned long long w = now / WINDOW_US * WINDOW_US;
+  unsigned n = 0;
+  while (n < MAXW && w > last_seen && w >= WINDOW_US) w -= WINDOW_US, n++;
+  for (unsigned i = 0; i < n; i++) ts[i] = w + (i + 1) * WINDOW_US;
+  return n;
+}
+
+/* nvmlDeviceGetSamples for NVML_GPU_UTILIZATION_SAMPLES: one sample per
+ * window, of the listed processes' sum plus $FAKE_NVML_UNLISTED (at most
+ * 100), as an unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT). */
 typedef struct {
   unsigned long long ts;
   unsigned long long value; /* nvmlValue_t, 8 bytes */
@@ -190,49 +208,50 @@ int nvmlDeviceGetSamples(void *dev, int type, unsigned long long last_seen, int 
   const char *mode = getenv("FAKE_NVML_DEVICE_UTIL"), *unlisted = getenv("FAKE_NVML_UNLISTED");
   const char *leave = getenv("FAKE_NVML_LEAVE_AFTER");
   unsigned pid[MAXP], sm[MAXP], n = procs(pid, sm), sum = 0;
-  struct timeval tv;
+  unsigned long long ts[MAXW];
   (void)dev;
   if ((mode && !strcmp(mode, "unsupported")) || type != 1) return NOT_SUPPORTED;
-  gettimeofday(&tv, NULL);
-  unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+  unsigned k = windows(last_seen, ts);
   for (unsigned i = 0; i < n; i++) sum += sm[i];
   if (unlisted && !(leave && util_reads >= strtoul(leave, NULL, 10)))
     sum += (unsigned)atoi(unlisted);
-  if (!buf || *count < 1) {
-    *count = 1;
+  if (!buf || *count < k) {
+    *count = k;
     return INSUFFICIENT_SIZE;
   }
-  if (now <= last_seen) return NOT_FOUND;
-  *value_type = 1;
-  buf[0].ts = now;
-  buf[0].value = 0;
+  if (!k) return NOT_FOUND;
   unsigned v = sum > 100 ? 100 : sum;
-  memcpy(&buf[0].value, &v, sizeof v);
-  *count = 1;
+  *value_type = 1;
+  for (unsigned i = 0; i < k; i++) {
+    buf[i].ts = ts[i];
+    buf[i].value = 0;
+    memcpy(&buf[i].value, &v, sizeof v);
+  }
+  *count = k;
   return 0;
 }
 
-/* One sample per busy process, stamped now (microseconds, CPU clock). */
+/* One sample per busy process and window (microseconds, CPU clock). */
 int nvmlDeviceGetProcessUtilization(void *dev, util_sample *buf, unsigned *count,
                                     unsigned long long last_seen)
 {
   const char *mode = getenv("FAKE_NVML_PROC_UTIL");
   unsigned pid[MAXP], sm[MAXP], n = procs(pid, sm), busy = 0;
-  struct timeval tv;
+  unsigned long long ts[MAXW];
   (void)dev;
   if (mode && !strcmp(mode, "unsupported")) return NOT_SUPPORTED;
-  gettimeofday(&tv, NULL);
-  unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+  unsigned w = windows(last_seen, ts);
   for (unsigned i = 0; i < n; i++) busy += sm[i] > 0;
-  if (!buf || *count < busy) {
-    *count = busy;
+  if (!buf || *count < busy * w) {
+    *count = busy * w;
     return INSUFFICIENT_SIZE;
   }
   util_reads++;
-  if (!busy || now <= last_seen) return NOT_FOUND;
+  if (!busy || !w) return NOT_FOUND;
   unsigned k = 0;
-  for (unsigned i = 0; i < n; i++)
-    if (sm[i]) buf[k++] = (util_sample){pid[i], now, sm[i], 0, 0, 0};
+  for (unsigned j = 0; j < w; j++)
+    for (unsigned i = 0; i < n; i++)
+      if (sm[i]) buf[k++] = (util_sample){pid[i], ts[j], sm[i], 0, 0, 0};
   *count = k;
   return 0;
 }
