@@ -160,7 +160,7 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
 static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
 {
   for (int i = 0; i < nutil; i++) {
-    if (util[i].ts <= s->dev_seen) continue;
+    if (util[i].ts + 500000ull <= s->dev_seen) continue; /* far before the next window */
     if (s->nrecent == PERF__COTENANT_RECENT) {
       memmove(s->recent, s->recent + 1, (PERF__COTENANT_RECENT - 1) * sizeof s->recent[0]);
       s->nrecent--;
@@ -169,12 +169,23 @@ static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int 
   }
 }
 
-/* The per-process samples' sum at timestamp ts. Never fails. */
+/* The per-process samples' sum for the window stamped ts: those stamped
+ * within half a period of it (NVML's stamps of one window may differ by
+ * microseconds), each pid's busiest once. Never fails. */
 static unsigned accounted(const perf__cotenant *s, unsigned long long ts)
 {
-  unsigned sum = 0;
-  for (int i = 0; i < s->nrecent; i++)
-    if (s->recent[i].ts == ts) sum += s->recent[i].sm;
+  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  unsigned pid[PERF__COTENANT_RECENT], sm[PERF__COTENANT_RECENT], sum = 0;
+  int k = 0;
+  for (int i = 0; i < s->nrecent; i++) {
+    const perf__gpuwatch_util *u = &s->recent[i];
+    if (u->ts + half < ts || u->ts > ts + half) continue;
+    int j = 0;
+    while (j < k && pid[j] != u->pid) j++;
+    if (j == k) pid[k] = u->pid, sm[k++] = 0;
+    if (u->sm > sm[j]) sm[j] = u->sm;
+  }
+  for (int j = 0; j < k; j++) sum += sm[j];
   return sum;
 }
 
@@ -207,9 +218,10 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
     if (dev[i].ts > from && dev[i].pct > sum && dev[i].pct - sum > worst) worst = dev[i].pct - sum;
   }
   s->dev_seen = newest;
-  int n = 0; /* per-process samples at or before it are done with */
+  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  int n = 0; /* per-process samples of windows judged are done with */
   for (int i = 0; i < s->nrecent; i++)
-    if (s->recent[i].ts > newest) s->recent[n++] = s->recent[i];
+    if (s->recent[i].ts + half > newest) s->recent[n++] = s->recent[i];
   s->nrecent = n;
   if (worst < PERF__COTENANT_UNLISTED_MIN || nutil < 0) return;
   if (worst > s->unlisted) s->unlisted = worst;

@@ -92,7 +92,8 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
  * s, before perf__cotenant_fold folds the same read. NVML stamps a
  * window's device and per-process samples alike, so reading the device's
  * first, the per-process samples of every device sample read are known
- * (this read's, or kept from an earlier one). Where NVML sees every process, a device sample equals the
+ * (this read's, or kept from an earlier one; a window's are those stamped
+ * within half a period of its device sample). Where NVML sees every process, a device sample equals the
  * sum of the per-process samples with its timestamp (the share of the
  * window in which any kernel ran); PERF__COTENANT_UNLISTED_MIN points more
  * is GPU time of a process NVML does not list (another container or VM
