@@ -64,7 +64,7 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
 }
 
 /* GPU time beyond what the per-process samples of the same window
- * account for is a process NVML does not list. */
+ * account for, in two windows in a row, is a process NVML does not list. */
 ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
 {
   perf__cotenant s = fresh(100);
@@ -74,46 +74,57 @@ ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
   ST_EQ(s.dev_seen, 400);
   ST_EQ(s.period_us, 200);
   ST_EQ(s.nspans, 0);
-  /* Accounted for: ours 40 and another listed 55 in the window at 600. */
-  perf__gpuwatch_util u1[] = {{.pid = 100, .ts = 600, .sm = 40}, {.pid = 7, .ts = 600, .sm = 55}};
+  /* Accounted for: ours 40 and another listed 55 in the window at 600
+   * (stamped a few microseconds apart). */
+  perf__gpuwatch_util u1[] = {{.pid = 100, .ts = 603, .sm = 40}, {.pid = 7, .ts = 600, .sm = 55}};
   perf__gpuwatch_busy d1[] = {{.ts = 600, .pct = 95}};
   perf__cotenant_fold_device(&s, d1, 1, u1, 2, 10.1);
   perf__cotenant_fold(&s, NULL, 0, u1, 2, 10.1);
-  ST_EQ(s.unlisted, 0);
-  /* The window at 800: its per-process sample came in the read before
-   * (read before the device's); a gap within the margin (15) is nothing. */
+  ST_EQ(s.gap_ts, 0);
+  /* The window at 800: its per-process sample came in the read before; a
+   * gap within the margin (15) is nothing. */
   perf__gpuwatch_util u2[] = {{.pid = 100, .ts = 800, .sm = 40}};
   perf__cotenant_fold_device(&s, NULL, 0, u2, 1, 10.2);
   perf__gpuwatch_busy d2[] = {{.ts = 800, .pct = 55}};
   perf__cotenant_fold_device(&s, d2, 1, NULL, 0, 10.3);
-  ST_EQ(s.unlisted, 0);
+  ST_EQ(s.gap_ts, 0);
   ST_EQ(s.nrecent, 1); /* kept while a later window within half a period could claim it */
-  size_t before = (size_t)s.nspans;
   perf__cotenant_fold(&s, NULL, 0, NULL, 0, 10.3);
-  /* The window at 1000: 100 % busy, 40 ours: 60 points no process accounts for. */
-  perf__gpuwatch_util u3[] = {{.pid = 100, .ts = 1000, .sm = 40}};
-  perf__gpuwatch_busy d3[] = {{.ts = 1000, .pct = 100}};
-  perf__cotenant_fold_device(&s, d3, 1, u3, 1, 10.4);
-  ST_EQ(s.unlisted, 60);
-  ST_EQ((size_t)s.nspans, before + 1);
-  ST_NEAR(s.spans[s.nspans - 1].from, 10.3 - PERF__COTENANT_WINDOW_S, 1e-12); /* the read before */
-  ST_NEAR(s.spans[s.nspans - 1].to, 10.4, 1e-12);
+  /* One window of 60 points no process accounts for: NVML leaves single
+   * windows unattributed now and then; the window after it is clean. */
+  perf__gpuwatch_util ours[] = {{.pid = 100, .ts = 1000, .sm = 40}, {.pid = 100, .ts = 1200, .sm = 40},
+                                {.pid = 100, .ts = 1400, .sm = 40}, {.pid = 100, .ts = 1600, .sm = 40}};
+  perf__gpuwatch_busy d3[] = {{.ts = 1000, .pct = 100}, {.ts = 1200, .pct = 40}};
+  perf__cotenant_fold_device(&s, d3, 2, ours, 2, 10.4);
+  perf__cotenant_fold(&s, NULL, 0, ours, 2, 10.4);
+  ST_EQ(s.unlisted, 0);
+  ST_EQ(s.nspans, 0);
+  /* Two in a row (at 1400, then 1600 in the next read): another process. */
+  perf__gpuwatch_busy d4[] = {{.ts = 1400, .pct = 100}}, d5[] = {{.ts = 1600, .pct = 75}};
+  perf__cotenant_fold_device(&s, d4, 1, ours + 2, 1, 10.5);
+  perf__cotenant_fold(&s, NULL, 0, NULL, 0, 10.5);
+  ST_EQ(s.nspans, 0);
+  perf__cotenant_fold_device(&s, d5, 1, ours + 3, 1, 10.6);
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.unlisted, 60); /* the larger of the two */
+  ST_NEAR(s.spans[0].from, 10.4 - PERF__COTENANT_WINDOW_S, 1e-12); /* before the first's read */
+  ST_NEAR(s.spans[0].to, 10.6, 1e-12);
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 10.35, who, sizeof who),
+  ST_STR(perf__cotenant_describe(&s, 10.55, who, sizeof who),
          "GPU time no process NVML lists accounts for (up to 60 % of a window)");
   ST_STR(perf__cotenant_describe(&s, 11.0, who, sizeof who), "");
   /* Without per-process samples our own use cannot be told from another's. */
-  perf__gpuwatch_busy d4[] = {{.ts = 1200, .pct = 100}};
-  perf__cotenant_fold_device(&s, d4, 1, NULL, -1, 10.5);
-  ST_NEAR(s.unlisted_last, 10.4, 0);
+  perf__gpuwatch_busy d6[] = {{.ts = 1800, .pct = 100}, {.ts = 2000, .pct = 100}};
+  perf__cotenant_fold_device(&s, d6, 2, NULL, -1, 10.7);
+  ST_NEAR(s.unlisted_last, 10.6, 0);
   /* A worker that knows when it began: a window that may reach back before
    * it is history (the period unknown: 1 s), later ones are judged. */
   perf__cotenant w = {.self = 100, .self_context = 1, .born_us = 1000};
-  perf__gpuwatch_busy d5[] = {{.ts = 1100, .pct = 90}};
-  perf__cotenant_fold_device(&w, d5, 1, NULL, 0, 5.0);
-  ST_EQ(w.unlisted, 0);
-  perf__gpuwatch_busy d6[] = {{.ts = 1150, .pct = 90}, {.ts = 1200, .pct = 90}};
-  perf__cotenant_fold_device(&w, d6, 2, NULL, 0, 5.1); /* period 50: after 1050 */
+  perf__gpuwatch_busy d7[] = {{.ts = 1100, .pct = 90}};
+  perf__cotenant_fold_device(&w, d7, 1, NULL, 0, 5.0);
+  ST_EQ(w.gap_ts, 0);
+  perf__gpuwatch_busy d8[] = {{.ts = 1150, .pct = 90}, {.ts = 1200, .pct = 90}};
+  perf__cotenant_fold_device(&w, d8, 2, NULL, 0, 5.1); /* period 50: after 1050 */
   ST_EQ(w.unlisted, 90);
 }
 

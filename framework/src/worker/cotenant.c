@@ -212,10 +212,25 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
   } else if (!from)
     from = ~0ull; /* the first read: history */
   unsigned worst = 0;
+  double read_from = (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S;
   for (int i = 0; i < ndev; i++) {
     if (dev[i].ts > newest) newest = dev[i].ts;
+    if (dev[i].ts <= from || nutil < 0) continue;
     unsigned sum = accounted(s, dev[i].ts);
-    if (dev[i].ts > from && dev[i].pct > sum && dev[i].pct - sum > worst) worst = dev[i].pct - sum;
+    unsigned gap = dev[i].pct > sum ? dev[i].pct - sum : 0;
+    if (gap < PERF__COTENANT_UNLISTED_MIN) {
+      s->gap_ts = 0;
+      continue;
+    }
+    unsigned long long step = s->period_us ? s->period_us + s->period_us / 2 : 1500000ull;
+    if (s->gap_ts && dev[i].ts > s->gap_ts && dev[i].ts - s->gap_ts <= step) {
+      unsigned both = gap > s->gap ? gap : s->gap; /* the second window in a row */
+      if (both > worst) worst = both;
+    } else {
+      s->gap_from = read_from; /* the first: it may be NVML's alone */
+    }
+    s->gap_ts = dev[i].ts;
+    s->gap = gap;
   }
   s->dev_seen = newest;
   unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
@@ -223,10 +238,10 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
   for (int i = 0; i < s->nrecent; i++)
     if (s->recent[i].ts + half > newest) s->recent[n++] = s->recent[i];
   s->nrecent = n;
-  if (worst < PERF__COTENANT_UNLISTED_MIN || nutil < 0) return;
+  if (!worst) return;
   if (worst > s->unlisted) s->unlisted = worst;
   s->unlisted_last = now;
-  add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
+  add_span(s, s->gap_from, now);
 }
 
 /* See cotenant.h. */

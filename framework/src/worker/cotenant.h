@@ -23,11 +23,14 @@
  * shared samples; after it, shared samples are kept and marked. */
 #define PERF__COTENANT_MAX_WAIT_MS 2000L
 
-/* A device utilisation sample above the same window's per-process samples'
- * sum by this many percentage points is a process NVML does not list (the
- * H100, 2026-11-26: device and per-process samples every 200 ms with equal
- * timestamps; the gap was 0 in each of 81 windows, idle, with our own
- * work at 40 %, a listed co-tenant at 95 %, and both). */
+/* Two windows in a row whose device utilisation sample is above the
+ * per-process samples' sum by this many percentage points are a process
+ * NVML does not list (the H100, 2026-11-26: device and per-process samples
+ * every 200 ms, stamped alike; an outside reader saw the gap at 0 in 81
+ * windows, idle, with our own work at 40 %, a listed co-tenant at 95 %,
+ * and both, and in 123 of 124 windows of a suite run; single windows of
+ * 20-80 % with no per-process sample came 1-5 times per suite run, never
+ * two in a row). */
 #define PERF__COTENANT_UNLISTED_MIN 20u
 
 enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64, PERF__COTENANT_RECENT = 64 };
@@ -65,6 +68,10 @@ typedef struct perf__cotenant {
   perf__gpuwatch_util recent[PERF__COTENANT_RECENT]; /* per-process samples
                                   kept for the device's of the same window */
   int nrecent;
+  unsigned long long gap_ts; /* the last window judged, when it had a gap */
+  unsigned gap;             /* its gap, points */
+  double gap_from;          /* our clock one window before the read that
+                               judged the first of a run of such windows */
   struct {
     double from, to;
   } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
@@ -96,9 +103,10 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
  * within half a period of its device sample). Where NVML sees every process, a device sample equals the
  * sum of the per-process samples with its timestamp (the share of the
  * window in which any kernel ran); PERF__COTENANT_UNLISTED_MIN points more
- * is GPU time of a process NVML does not list (another container or VM
- * whose processes it hides), and marks the span from one window before the
- * previous read as perf__cotenant_fold marks a listed co-tenant's. Samples
+ * in two windows in a row is GPU time of a process NVML does not list
+ * (another container or VM whose processes it hides), and marks the span
+ * from one window before the read that judged the first of them as
+ * perf__cotenant_fold marks a listed co-tenant's. Samples
  * whose window may reach back before this worker began (born_us: an
  * earlier worker's work) are history; without born_us, the first read's
  * are. Without per-process samples (nutil < 0) our own use cannot be told
