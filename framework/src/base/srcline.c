@@ -6,9 +6,10 @@
  * addresses from standard input and flushes each answer as it writes it,
  * so one process serves the whole run over a socket pair (a socket, not a
  * pipe: send() with MSG_NOSIGNAL cannot kill this process when addr2line
- * has died). Every wait for an answer is bounded; a server that fails is
- * killed and the rest of the run falls back to naming addresses without
- * it. Answers are kept by address: a sweep asks for the same few sites at
+ * has died). Each answer begins with the address asked (-a), checked, so
+ * an answer can never be kept under another address. Every wait for an
+ * answer is bounded; a server that fails is killed and the rest of the run
+ * falls back to naming addresses without it. Answers are kept by address: a sweep asks for the same few sites at
  * every point. The server is this process's child: stopped and reaped at
  * exit (a worker killed by its supervisor takes it along: they share a
  * process group). */
@@ -74,6 +75,15 @@ static void stop_locked(void)
   srv.have = 0;
 }
 
+/* In a forked child: the lock may have been held by a thread that is not
+ * in the child (one waiting for an answer); the child starts unlocked.
+ * Never fails. */
+static void after_fork(void)
+{
+  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  mu = fresh;
+}
+
 /* Starts addr2line on exe with both standard streams on one socket (its
  * errors to /dev/null). Returns 0, or -1 when it cannot be started. */
 static int start(const char *exe)
@@ -86,7 +96,12 @@ static int start(const char *exe)
     e = posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
     if (!e) e = posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
     if (!e) e = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {"addr2line", "-C", "-f", "-e", (char *)exe, NULL};
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* It lives as long as this process: it must not hold the test's pipes
+     * (those without O_CLOEXEC) open. */
+    if (!e) e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+    char *argv[] = {"addr2line", "-a", "-C", "-f", "-e", (char *)exe, NULL};
     pid_t pid = 0;
     if (!e) e = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -100,27 +115,45 @@ static int start(const char *exe)
   srv.fd = sv[0];
   srv.owner = getpid();
   srv.have = 0;
-  static int registered; /* forked children inherit it; it stops their own */
-  if (!registered++) atexit(perf__srcline_stop);
+  static int registered; /* forked children inherit them */
+  if (!registered++) {
+    atexit(perf__srcline_stop);
+    pthread_atfork(NULL, NULL, after_fork);
+  }
   return 0;
 }
 
-/* The next line of the server's answer into out[len] (cut to fit), by
- * the clock's deadline. Returns 0, or -1 at its end of file, an error, a
- * line longer than the buffer, or the deadline. */
+/* The n bytes at from into out[len], cut to fit, NUL-terminated. */
+static void copy_cut(char *out, size_t len, const char *from, size_t n)
+{
+  if (n >= len) n = len - 1;
+  memcpy(out, from, n);
+  out[n] = '\0';
+}
+
+/* The next line of the server's answer into out[len] (cut to fit: a line
+ * longer than the buffer, a C++ template's name, is cut there and the rest
+ * of it skipped), by the clock's deadline. Returns 0, or -1 at its end of
+ * file, an error, or the deadline. */
 static int next_line(char *out, size_t len, double deadline)
 {
+  int cut = 0; /* out holds the line's start; skipping the rest */
   for (;;) {
     char *nl = memchr(srv.buf, '\n', srv.have);
     if (nl) {
       size_t n = (size_t)(nl - srv.buf);
-      snprintf(out, len, "%.*s", (int)n, srv.buf);
+      if (!cut) copy_cut(out, len, srv.buf, n);
       srv.have -= n + 1;
       memmove(srv.buf, nl + 1, srv.have);
       return 0;
     }
+    if (srv.have == sizeof srv.buf) {
+      if (!cut) copy_cut(out, len, srv.buf, srv.have);
+      cut = 1;
+      srv.have = 0;
+    }
     double left = deadline - perf__clock_now();
-    if (srv.have == sizeof srv.buf || left <= 0) return -1;
+    if (left <= 0) return -1;
     struct pollfd p = {.fd = srv.fd, .events = POLLIN};
     int r = poll(&p, 1, (int)(left * 1e3) + 1);
     if (r < 0 && errno == EINTR) continue;
@@ -145,7 +178,9 @@ static int query(const char *exe, unsigned long addr, answer *a)
   char q[32];
   int n = snprintf(q, sizeof q, "0x%lx\n", addr);
   double deadline = perf__clock_now() + WAIT_S;
+  char echo[64];
   if ((srv.fd < 0 && start(exe)) || send(srv.fd, q, (size_t)n, MSG_NOSIGNAL) != n ||
+      next_line(echo, sizeof echo, deadline) || strtoul(echo, NULL, 16) != addr ||
       next_line(a->fn, sizeof a->fn, deadline) || next_line(a->loc, sizeof a->loc, deadline)) {
     stop_locked();
     srv.owner = getpid();
