@@ -155,15 +155,28 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
   s->last_read = now;
 }
 
-/* Keeps util[nutil]'s samples newer than the device's last judged one,
- * the newest PERF__COTENANT_RECENT. Never fails. */
+/* Half NVML's sampling period: a window's per-process samples are those
+ * stamped within it of its device sample. Never fails. */
+static unsigned long long half_period(const perf__cotenant *s)
+{
+  return (s->period_us ? s->period_us : 100000ull) / 2;
+}
+
+/* Keeps util[nutil]'s samples of windows not judged yet. When the buffer
+ * is full the oldest go, and windows up to them can no longer be judged
+ * (recent_floor). Never fails. */
 static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
 {
   for (int i = 0; i < nutil; i++) {
-    if (util[i].ts + 500000ull <= s->dev_seen) continue; /* far before the next window */
+    if (util[i].ts + half_period(s) <= s->dev_seen) continue; /* its window is judged */
+    if (util[i].ts > s->util_newest) s->util_newest = util[i].ts;
     if (s->nrecent == PERF__COTENANT_RECENT) {
-      memmove(s->recent, s->recent + 1, (PERF__COTENANT_RECENT - 1) * sizeof s->recent[0]);
-      s->nrecent--;
+      int old = 0; /* the oldest goes */
+      for (int k = 1; k < s->nrecent; k++)
+        if (s->recent[k].ts < s->recent[old].ts) old = k;
+      if (s->recent[old].ts + half_period(s) > s->recent_floor)
+        s->recent_floor = s->recent[old].ts + half_period(s);
+      s->recent[old] = s->recent[--s->nrecent];
     }
     s->recent[s->nrecent++] = util[i];
   }
@@ -174,7 +187,7 @@ static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int 
  * microseconds), each pid's busiest once. Never fails. */
 static unsigned accounted(const perf__cotenant *s, unsigned long long ts)
 {
-  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  unsigned long long half = half_period(s);
   unsigned pid[PERF__COTENANT_RECENT], sm[PERF__COTENANT_RECENT], sum = 0;
   int k = 0;
   for (int i = 0; i < s->nrecent; i++) {
@@ -189,59 +202,86 @@ static unsigned accounted(const perf__cotenant *s, unsigned long long ts)
   return sum;
 }
 
-/* The sampling period: the smallest step between dev's timestamps, kept
- * once seen. Never fails. */
+/* The sampling period: the most common step between dev's consecutive
+ * timestamps seen so far (dev in time order), as the smallest of two
+ * equal ones in a row: one odd step (a clock jump) does not set it. Never
+ * fails. */
 static void note_period(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev)
 {
-  for (int i = 1; i < ndev; i++) {
-    unsigned long long step = dev[i].ts > dev[i - 1].ts ? dev[i].ts - dev[i - 1].ts : 0;
-    if (step && (!s->period_us || step < s->period_us)) s->period_us = step;
+  for (int i = 2; i < ndev; i++) {
+    unsigned long long a = dev[i - 1].ts - dev[i - 2].ts, b = dev[i].ts - dev[i - 1].ts;
+    unsigned long long lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo && hi - lo <= lo / 10) s->period_us = lo; /* two steps alike */
   }
+}
+
+/* Our clock at NVML's stamp ts, given that now (our clock) is now_us on
+ * NVML's. Never fails. */
+static double ours(double now, unsigned long long now_us, unsigned long long ts)
+{
+  return now - ((double)now_us - (double)ts) * 1e-6;
+}
+
+/* Judges the window stamped ts whose device sample is pct: a gap of
+ * PERF__COTENANT_UNLISTED_MIN points or more in it and in the window
+ * before marks both (our clock: now is now_us) as foreign. Returns the
+ * gap it confirmed, 0 when none. */
+static unsigned judge(perf__cotenant *s, unsigned long long ts, unsigned pct, double now,
+                      unsigned long long now_us)
+{
+  unsigned sum = accounted(s, ts), gap = pct > sum ? pct - sum : 0;
+  unsigned long long period = s->period_us ? s->period_us : 1000000ull;
+  if (gap < PERF__COTENANT_UNLISTED_MIN) {
+    s->gap_ts = 0;
+    return 0;
+  }
+  int second = s->gap_ts && ts > s->gap_ts && ts - s->gap_ts <= period + period / 2;
+  if (!second) s->gap_first = ts; /* alone it may be NVML's own gap */
+  unsigned worst = second && s->gap > gap ? s->gap : gap;
+  s->gap_ts = ts;
+  s->gap = gap;
+  if (!second) return 0;
+  add_span(s, ours(now, now_us, s->gap_first - period), ours(now, now_us, ts));
+  return worst;
 }
 
 /* See cotenant.h. */
 void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
-                                const perf__gpuwatch_util *util, int nutil, double now)
+                                const perf__gpuwatch_util *util, int nutil, double now,
+                                unsigned long long now_us)
 {
   keep_recent(s, util, nutil);
   note_period(s, dev, ndev);
-  unsigned long long from = s->dev_seen, newest = s->dev_seen;
+  unsigned long long from = s->dev_seen, newest = 0, done = s->dev_seen;
   if (s->born_us) { /* a window that may reach back before the worker began is history */
     unsigned long long first = s->born_us + (s->period_us ? s->period_us : 1000000ull);
     if (first > from) from = first;
   } else if (!from)
     from = ~0ull; /* the first read: history */
-  unsigned worst = 0;
-  double read_from = (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S;
-  for (int i = 0; i < ndev; i++) {
+  if (s->recent_floor > from) from = s->recent_floor; /* its samples are gone */
+  for (int i = 0; i < ndev; i++)
     if (dev[i].ts > newest) newest = dev[i].ts;
-    if (dev[i].ts <= from || nutil < 0) continue;
-    unsigned sum = accounted(s, dev[i].ts);
-    unsigned gap = dev[i].pct > sum ? dev[i].pct - sum : 0;
-    if (gap < PERF__COTENANT_UNLISTED_MIN) {
-      s->gap_ts = 0;
-      continue;
-    }
-    unsigned long long step = s->period_us ? s->period_us + s->period_us / 2 : 1500000ull;
-    if (s->gap_ts && dev[i].ts > s->gap_ts && dev[i].ts - s->gap_ts <= step) {
-      unsigned both = gap > s->gap ? gap : s->gap; /* the second window in a row */
-      if (both > worst) worst = both;
-    } else {
-      s->gap_from = read_from; /* the first: it may be NVML's alone */
-    }
-    s->gap_ts = dev[i].ts;
-    s->gap = gap;
+  unsigned worst = 0;
+  for (int i = 0; i < ndev; i++) { /* in time order */
+    unsigned long long ts = dev[i].ts;
+    if (ts <= s->dev_seen) continue;
+    /* the newest waits for the next read unless its per-process samples
+     * are known to be in: NVML may add them after the device's */
+    if (ts == newest && s->util_newest + half_period(s) < ts && from != ~0ull && ts > from)
+      break;
+    done = ts;
+    if (ts <= from || nutil < 0) continue;
+    unsigned w = judge(s, ts, dev[i].pct, now, now_us);
+    if (w > worst) worst = w;
   }
-  s->dev_seen = newest;
-  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  s->dev_seen = done;
   int n = 0; /* per-process samples of windows judged are done with */
   for (int i = 0; i < s->nrecent; i++)
-    if (s->recent[i].ts + half > newest) s->recent[n++] = s->recent[i];
+    if (s->recent[i].ts + half_period(s) > done) s->recent[n++] = s->recent[i];
   s->nrecent = n;
   if (!worst) return;
   if (worst > s->unlisted) s->unlisted = worst;
   s->unlisted_last = now;
-  add_span(s, s->gap_from, now);
 }
 
 /* See cotenant.h. */
@@ -284,6 +324,14 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
   return buf;
 }
 
+/* NVML's clock now: CPU realtime in microseconds (0 unknown). */
+static unsigned long long realtime_us(void)
+{
+  struct timespec t;
+  if (clock_gettime(CLOCK_REALTIME, &t)) return 0;
+  return (unsigned long long)t.tv_sec * 1000000ull + (unsigned long long)t.tv_nsec / 1000;
+}
+
 static perf__cotenant state;
 static long nreads;
 static double read_s;
@@ -307,7 +355,7 @@ int perf__cotenant_poll(int force)
   nreads++;
   read_s += end - now;
   perf__cotenant_fold_device(&state, dev, have_dev ? (int)nd : -1, util, have_util ? (int)nu : -1,
-                             end);
+                             end, realtime_us());
   perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
                       end);
   if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */
@@ -325,12 +373,7 @@ void perf__cotenant_cost(long *reads, double *seconds)
 }
 
 /* See cotenant.h. */
-void perf__cotenant_begin(void)
-{
-  struct timespec t;
-  if (clock_gettime(CLOCK_REALTIME, &t) == 0)
-    state.born_us = (unsigned long long)t.tv_sec * 1000000ull + (unsigned long long)t.tv_nsec / 1000;
-}
+void perf__cotenant_begin(void) { state.born_us = realtime_us(); }
 
 /* See cotenant.h. */
 void perf__cotenant_reset(void)

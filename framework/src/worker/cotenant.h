@@ -33,7 +33,7 @@
  * two in a row). */
 #define PERF__COTENANT_UNLISTED_MIN 20u
 
-enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64, PERF__COTENANT_RECENT = 64 };
+enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64, PERF__COTENANT_RECENT = 256 };
 
 /* A foreign process NVML showed using the GPU. */
 typedef struct perf__cotenant_proc {
@@ -68,10 +68,12 @@ typedef struct perf__cotenant {
   perf__gpuwatch_util recent[PERF__COTENANT_RECENT]; /* per-process samples
                                   kept for the device's of the same window */
   int nrecent;
+  unsigned long long util_newest;  /* the newest per-process stamp seen */
+  unsigned long long recent_floor; /* windows up to this lost their
+                                      per-process samples (buffer full) */
   unsigned long long gap_ts; /* the last window judged, when it had a gap */
   unsigned gap;             /* its gap, points */
-  double gap_from;          /* our clock one window before the read that
-                               judged the first of a run of such windows */
+  unsigned long long gap_first; /* the first window of that run of gaps */
   struct {
     double from, to;
   } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
@@ -93,27 +95,29 @@ typedef struct perf__cotenant {
 void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
                          const perf__gpuwatch_util *util, int nutil, double now);
 
-/* Folds the device's utilisation samples since s->dev_seen, dev[ndev]
- * (ndev < 0: none to be had), with the per-process samples util[nutil]
- * (nutil < 0: none to be had) read after them, at now (our clock), into
- * s, before perf__cotenant_fold folds the same read. NVML stamps a
- * window's device and per-process samples alike, so reading the device's
- * first, the per-process samples of every device sample read are known
- * (this read's, or kept from an earlier one; a window's are those stamped
- * within half a period of its device sample). Where NVML sees every process, a device sample equals the
+/* Folds the device's utilisation samples since s->dev_seen, dev[ndev] in
+ * time order (ndev < 0: none to be had), with the per-process samples
+ * util[nutil] (nutil < 0: none to be had) read after them, at now (our
+ * clock; now_us the same instant on NVML's, CPU realtime in
+ * microseconds), into s, before perf__cotenant_fold folds the same read.
+ * NVML stamps a window's device and per-process samples alike (a window's
+ * are those stamped within half a period of its device sample); the
+ * newest window is judged only once a per-process sample as new has come,
+ * or at the next read (they may come after the device's). Where NVML sees every process, a device sample equals the
  * sum of the per-process samples with its timestamp (the share of the
  * window in which any kernel ran); PERF__COTENANT_UNLISTED_MIN points more
  * in two windows in a row is GPU time of a process NVML does not list
- * (another container or VM whose processes it hides), and marks the span
- * from one window before the read that judged the first of them as
- * perf__cotenant_fold marks a listed co-tenant's. Samples
+ * (another container or VM whose processes it hides), and marks the two
+ * windows' span (on our clock) as perf__cotenant_fold marks a listed
+ * co-tenant's. Samples
  * whose window may reach back before this worker began (born_us: an
  * earlier worker's work) are history; without born_us, the first read's
  * are. Without per-process samples (nutil < 0) our own use cannot be told
  * from another's: nothing is concluded. Never
  * fails. */
 void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
-                                const perf__gpuwatch_util *util, int nutil, double now);
+                                const perf__gpuwatch_util *util, int nutil, double now,
+                                unsigned long long now_us);
 
 /* Notes that this worker begins now (NVML's clock), for the device
  * samples' history. Never fails. */

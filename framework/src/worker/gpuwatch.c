@@ -3,6 +3,7 @@
 #include "worker/gpuwatch.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,7 @@ typedef struct nvml_sample {
     unsigned long long ull;
     signed long long sll;
     int si;
+    unsigned short us;
   } v;
 } nvml_sample;
 
@@ -174,11 +176,12 @@ typedef struct nvml_sample {
 static unsigned percent(const nvml_sample *s, int type)
 {
   switch (type) {
-  case 0: return s->v.d > 0 ? (unsigned)(s->v.d + 0.5) : 0;
+  case 0: return s->v.d > 0 ? (unsigned)(fmin(s->v.d, 1000.0) + 0.5) : 0;
   case 2: return (unsigned)s->v.ul;
   case 3: return (unsigned)s->v.ull;
   case 4: return s->v.sll > 0 ? (unsigned)s->v.sll : 0;
   case 5: return s->v.si > 0 ? (unsigned)s->v.si : 0;
+  case 6: return s->v.us;
   default: return s->v.ui;
   }
 }
@@ -197,6 +200,12 @@ int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned 
   if (rc == NVML_ERROR_NOT_FOUND) return 0;
   if (rc) return -1;
   if (k > MAX) k = MAX;
+  for (unsigned i = 1; i < k; i++) { /* in time order, whatever order NVML gave */
+    nvml_sample x = got[i];
+    unsigned j = i;
+    while (j > 0 && got[j - 1].ts > x.ts) got[j] = got[j - 1], j--;
+    got[j] = x;
+  }
   unsigned from = k > cap ? k - cap : 0; /* the newest cap */
   for (unsigned i = from; i < k; i++)
     buf[i - from] = (perf__gpuwatch_busy){.ts = got[i].ts, .pct = percent(&got[i], type)};

@@ -72,7 +72,7 @@ typedef struct perf__gpuwatch_busy {
 } perf__gpuwatch_busy;
 
 /* The device's utilisation samples newer than last_seen (0: the driver's
- * whole buffer; the newest cap kept) into buf[cap]; *n gets the count (0
+ * whole buffer; the newest cap kept) into buf[cap], in time order; *n gets the count (0
  * when none is newer). Returns 0, or -1 when not open, the driver lacks
  * nvmlDeviceGetSamples or NVML said no. */
 int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned *n,
