@@ -1,7 +1,7 @@
 /* srcline.c — function and file:line of an address in this executable: one addr2line server per process, its answers kept.
  *
  * Naming a call site used to start addr2line once per site: on the H100
- * host some 25 ms each, 1.4 s of a 19 s suite run that routes 104
+ * host some 13 ms each, 1.4 s of a 19 s suite run that routes 104
  * workloads. addr2line started with no address on its command line reads
  * addresses from standard input and flushes each answer as it writes it,
  * so one process serves the whole run over a socket pair (a socket, not a
@@ -9,10 +9,10 @@
  * has died). Each answer begins with the address asked (-a), checked, so
  * an answer can never be kept under another address. Every wait for an
  * answer is bounded; a server that fails is killed and the rest of the run
- * falls back to naming addresses without it. Answers are kept by address: a sweep asks for the same few sites at
- * every point. The server is this process's child: stopped and reaped at
- * exit (a worker killed by its supervisor takes it along: they share a
- * process group). */
+ * falls back to naming addresses without it. Answers are kept by address:
+ * a sweep asks for the same few sites at every point. The server is this
+ * process's child: stopped and reaped at exit (a worker killed by its
+ * supervisor takes it along: they share a process group). */
 #define _GNU_SOURCE
 #include "base/srcline.h"
 
