@@ -241,7 +241,8 @@ static unsigned judge(perf__cotenant *s, unsigned long long ts, unsigned pct, do
   s->gap_ts = ts;
   s->gap = gap;
   if (!second) return 0;
-  add_span(s, ours(now, now_us, s->gap_first - period), ours(now, now_us, ts));
+  unsigned long long start = s->gap_first > period ? s->gap_first - period : 0;
+  add_span(s, ours(now, now_us, start), ours(now, now_us, ts));
   return worst;
 }
 

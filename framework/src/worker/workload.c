@@ -431,13 +431,19 @@ static int past(double until, double idle0)
   return perf__clock_now() - (idled_s - idle0) > until;
 }
 
+/* 1 when the last submit-clock sample already cost the target in wall
+ * time (its wait for the device). Never fails. */
+static int submit_cost_paid(const perf__wstate *st)
+{
+  return st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s;
+}
+
 /* 1 when a submit-clock sample of s seconds already costs the target in
- * wall time (its wait for the device), with s still far above the clock's
- * floor: a larger batch would spend the budget on the queue draining. */
+ * wall time, with s still far above the clock's floor: a larger batch
+ * would spend the budget on the queue draining. */
 static int submit_paid(const perf__wstate *st, double s)
 {
-  return st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s &&
-         s >= FLOOR_FACTOR * st->floor_s;
+  return submit_cost_paid(st) && s >= FLOOR_FACTOR * st->floor_s;
 }
 
 /* Grows the batch until one sample lasts target_s, or costs it on the
@@ -470,7 +476,7 @@ static void size_batch(perf_workload *w, double until, double idle0)
 static void resize(perf__wstate *st)
 {
   double want = ceil(1.05 * st->target_s / st->warm_s), n = want;
-  int paid = st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s;
+  int paid = submit_cost_paid(st);
   if (paid) n = fmin(n, ceil(1.05 * FLOOR_FACTOR * st->floor_s / st->warm_s));
   if (n > (double)st->batch) st->batch = (long)fmin(n, (double)st->max_batch);
   st->submit_capped = paid && (double)st->batch < want;
