@@ -228,7 +228,7 @@ void perf__compare_print(const char *head, const char *word, const char *need,
   perf__context_line(PERF__DETAIL,
              "%s: %s: %s %s vs %s %s per iteration (%s); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA %s, %d "
-             "%s, %.2f s%s%s",
+             "%s, %.2f s wall%s%s",
              head, word, a->name, ma, b->name, mb, perf__workload_clock_text(a, b, how, sizeof how),
              ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
              perf__units_noun(r->rounds, "round", "rounds"), r->looks,

@@ -193,7 +193,7 @@ static int decide(site *s)
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
   perf__context_line(PERF__DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
-             "%.2f s", s->head, perf__status_word(d.verdict), d.why, est, s->n,
+             "%.2f s wall", s->head, perf__status_word(d.verdict), d.why, est, s->n,
              perf__units_noun((long long)s->n, "point", "points"),
              100 * s->tie, s->clock, s->seconds);
   char msg[1024];

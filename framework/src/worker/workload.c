@@ -612,10 +612,11 @@ static void report(const perf_workload *w)
                 "per sample", w->name, cold,
              held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
              st->batch, perf__units_noun(st->batch, "iteration", "iterations"));
-  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d %s at %s/iteration; sample "
-                "target %s (%s; %s floor %s)", w->name,
+  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d %s at %s/iteration (%s clock); "
+                "sample target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
-             perf__units_noun(st->warm_samples, "sample", "samples"), warm, target,
+             perf__units_noun(st->warm_samples, "sample", "samples"), warm,
+             perf__clock_name(st->clock), target,
              by_floor ? "1000x the clock's floor" : "set by the budget: 512 rounds fill it",
              perf__clock_name(st->clock), floor);
   if (st->submit_capped) {
