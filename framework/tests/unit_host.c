@@ -524,6 +524,38 @@ ST_TEST(host_two_perftest_processes_see_each_other)
   st_rmtree(dir);
 }
 
+/* OMP_PROC_BIND (or OMP_PLACES, GOMP_CPU_AFFINITY) makes libgomp bind a
+ * perftest's first thread to one CPU before main(): the run still has all
+ * of this harness's CPUs, and its worker's OpenMP places cover them (it
+ * used to inherit the one CPU: every OpenMP thread on it, 4x slower on the
+ * H100 host, and confident FAILs). */
+ST_TEST(host_openmp_binding_keeps_the_runs_cpus)
+{
+  char dir[64], cmd[4096], path[128], want[160];
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) || CPU_COUNT(&set) < 2) {
+    st_skip("needs 2 CPUs");
+    return;
+  }
+  isolate(dir, sizeof dir);
+  snprintf(cmd, sizeof cmd,
+           "d=%s; export PERF_LOCK_DIR=$d/locks; unset OMP_NUM_THREADS OMP_PLACES; "
+           "OMP_PROC_BIND=true %s --verbose --filter=host.host_threads >$d/out 2>&1",
+           dir, st_fixture);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *out = st_slurp(path);
+  if (!out) out = strdup("(no output)");
+  int n = CPU_COUNT(&set);
+  snprintf(want, sizeof want, "perfgate: CPUs: %d (affinity %d,", n, n);
+  ST_CHECKF(strstr(out, want) != NULL, "%s\n%s", want, out);
+  snprintf(want, sizeof want, "OpenMP places: %d\n", n);
+  ST_CHECKF(strstr(out, want) != NULL, "%s\n%s", want, out);
+  ST_CHECKF(!strstr(out, " usable (") && !strstr(out, "places reduced"), "%s", out);
+  free(out);
+  st_rmtree(dir);
+}
+
 /* A test that times out says how the host was loaded while it ran: the
  * supervisor reads the host's numbers at the test's start and before it
  * kills the worker (here from a fake /proc whose CPUs the test makes 95 %

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/cpumask.h"
 
 /* The directory an environment variable names, or def. */
 static const char *root(const char *var, const char *def)
@@ -242,7 +243,7 @@ int perf__hostload_governor(char *buf, size_t len)
   char path[4300];
   int cpu = 0;
   buf[0] = '\0';
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
+  if (perf__cpumask_get(&set) == 0)
     while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set)) cpu++;
   snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
            root("PERF_SYS_ROOT", "/sys"), cpu);
@@ -259,7 +260,7 @@ static void read_freq(perf__hostload *h)
   double sum = 0;
   int n = 0;
   long top = 0;
-  if (sched_getaffinity(0, sizeof set, &set)) return;
+  if (perf__cpumask_get(&set)) return;
   for (int cpu = 0; cpu < CPU_SETSIZE && n < 64; cpu++) {
     if (!CPU_ISSET(cpu, &set)) continue;
     long cur = cpufreq(cpu, "scaling_cur_freq"), max = cpufreq(cpu, "cpuinfo_max_freq");

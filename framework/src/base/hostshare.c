@@ -14,20 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpumask.h"
 #include "base/hostload.h"
-
-/* The CPUs of this process's affinity mask (online CPUs when unknown). */
-static int affinity_cpus(void)
-{
-  cpu_set_t set;
-  return sched_getaffinity(0, sizeof set, &set) ? (int)sysconf(_SC_NPROCESSORS_ONLN)
-                                                 : CPU_COUNT(&set);
-}
 
 /* See hostshare.h. */
 int perf__hostshare_cpus(void)
 {
-  int n = affinity_cpus();
+  int n = perf__cpumask_count();
   double quota = perf__hostload_quota();
   if (quota > 0 && quota < n) n = (int)quota;
   return n > 1 ? n : 1;
@@ -89,7 +82,7 @@ static void cpu_list(char *buf, size_t len)
   cpu_set_t set;
   size_t used = 0;
   buf[0] = '\0';
-  if (sched_getaffinity(0, sizeof set, &set)) return;
+  if (perf__cpumask_get(&set)) return;
   for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
     if (!CPU_ISSET(c, &set)) continue;
     int e = c;
@@ -235,7 +228,7 @@ int perf__hostshare_runs(int *same_cgroup)
   int k = 1, kc = 1; /* this run, registered or not */
   *same_cgroup = 1;
   char why[300];
-  if (sched_getaffinity(0, sizeof set, &set)) return 1;
+  if (perf__cpumask_get(&set)) return 1;
   /* a directory registration would refuse is not read either */
   if (checked_dir(perf__hostshare_dir(dir, sizeof dir), why, sizeof why)) return 1;
   DIR *d = opendir(dir);
@@ -258,7 +251,7 @@ int perf__hostshare_runs(int *same_cgroup)
 /* See hostshare.h. */
 int perf__hostshare_threads(void)
 {
-  int kc, k = perf__hostshare_runs(&kc), per = affinity_cpus() / k;
+  int kc, k = perf__hostshare_runs(&kc), per = perf__cpumask_count() / k;
   double quota = perf__hostload_quota();
   if (quota > 0 && (int)(quota / kc) < per) per = (int)(quota / kc);
   int n = perf__hostshare_share(per, 1);
@@ -277,6 +270,6 @@ void perf__hostshare_describe(char *buf, size_t len)
   if (quota > 0) snprintf(q, sizeof q, "cpu.max %.2f CPUs", quota);
   snprintf(buf, len, "CPUs: %d (affinity %d, %s); perfgate runs sharing them: %d (%d in this "
            "cgroup; lock directory %s); perf_host_threads(): %d",
-           perf__hostshare_cpus(), affinity_cpus(), q, k, kc,
+           perf__hostshare_cpus(), perf__cpumask_count(), q, k, kc,
            perf__hostshare_dir(dir, sizeof dir), perf__hostshare_threads());
 }

@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-/* The CPUs this process may run on: its affinity mask, capped by the
+/* The CPUs this process may run on: its affinity mask (perf__cpumask_get:
+ * widened where OpenMP bound the thread to one place), capped by the
  * cgroup's cpu.max quota rounded down; at least 1. Never fails. */
 int perf__hostshare_cpus(void);
 

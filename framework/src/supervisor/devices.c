@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/cpumask.h"
 #include "base/hostshare.h"
 #include "base/units.h"
 #include "worker/probe.h"
@@ -79,7 +80,7 @@ typedef struct child {
 static void cpu_share(int k, int nd)
 {
   cpu_set_t all, mine;
-  if (sched_getaffinity(0, sizeof all, &all)) return;
+  if (perf__cpumask_get(&all)) return;
   int ncpu = CPU_COUNT(&all), per = ncpu / nd, seen = 0;
   if (per < 1) return;
   CPU_ZERO(&mine);

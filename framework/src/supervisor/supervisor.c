@@ -18,6 +18,7 @@
 #include "base/claimrec.h"
 #include "supervisor/rebaseline.h"
 #include "base/clock.h"
+#include "base/cpumask.h"
 #include "base/hostcause.h"
 #include "base/hostshare.h"
 #include "base/wire.h"
@@ -54,14 +55,18 @@ static const char *self_path(const char *argv0)
   return buf;
 }
 
-/* In the child: wire the pipes and exec the worker; never returns. */
-static void exec_worker(pid_t parent, int cmd_r, int res_w, int out_w,
+/* In the child: wire the pipes, give it the run's CPUs (cpus, unless
+ * NULL: an OpenMP runtime may have bound this process to one CPU before
+ * main(), and the worker would inherit that) and exec the worker; never
+ * returns. */
+static void exec_worker(pid_t parent, const cpu_set_t *cpus, int cmd_r, int res_w, int out_w,
                         int argc, char **argv)
 {
   char fds[64];
   char **args = calloc((size_t)argc + 2, sizeof *args);
   if (!args) _exit(127);
   setpgid(0, 0);
+  if (cpus) sched_setaffinity(0, sizeof *cpus, cpus); /* else: the inherited mask */
   /* A worker never outlives its supervisor (Ctrl-C, CI cancel, crash): it
    * would hold the GPU with nobody reading its results. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -88,10 +93,12 @@ static int worker_start(worker *w, int argc, char **argv)
   if (pipe2(cmd, O_CLOEXEC)) return PERF__EIO;
   if (pipe2(res, O_CLOEXEC)) goto close_cmd;
   if (pipe2(out, O_CLOEXEC)) goto close_res;
+  cpu_set_t cpus;
+  int known = perf__cpumask_get(&cpus) == 0;
   fflush(NULL);
   pid_t parent = getpid(), pid = fork();
   if (pid < 0) goto close_out;
-  if (pid == 0) exec_worker(parent, cmd[0], res[1], out[1], argc, argv);
+  if (pid == 0) exec_worker(parent, known ? &cpus : NULL, cmd[0], res[1], out[1], argc, argv);
   close(cmd[0]);
   close(res[1]);
   close(out[1]);

@@ -1,0 +1,59 @@
+/* cpumask.c — the CPUs this run may use: the affinity mask, unless an OpenMP runtime bound the thread to one of its places before main(). */
+#define _GNU_SOURCE
+#include "base/cpumask.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+/* The OpenMP 4.5 place queries, when a runtime in the process has them. */
+typedef struct omp_calls {
+  int (*num_places)(void);
+  int (*place_num)(void);
+  int (*place_num_procs)(int);
+  void (*place_proc_ids)(int, int *);
+} omp_calls;
+
+/* Looks the calls up; 0 when all are there. */
+static int omp_lookup(omp_calls *o)
+{
+  *(void **)&o->num_places = dlsym(RTLD_DEFAULT, "omp_get_num_places");
+  *(void **)&o->place_num = dlsym(RTLD_DEFAULT, "omp_get_place_num");
+  *(void **)&o->place_num_procs = dlsym(RTLD_DEFAULT, "omp_get_place_num_procs");
+  *(void **)&o->place_proc_ids = dlsym(RTLD_DEFAULT, "omp_get_place_proc_ids");
+  return o->num_places && o->place_num && o->place_num_procs && o->place_proc_ids ? 0 : -1;
+}
+
+/* Adds place p's CPUs to *set. Returns their count (0: an odd place,
+ * nothing added). */
+static int add_place(const omp_calls *o, int p, cpu_set_t *set)
+{
+  int n = o->place_num_procs(p), ids[CPU_SETSIZE];
+  if (n <= 0 || n > CPU_SETSIZE) return 0;
+  o->place_proc_ids(p, ids);
+  for (int i = 0; i < n; i++)
+    if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], set);
+  return n;
+}
+
+/* See cpumask.h. */
+int perf__cpumask_get(cpu_set_t *set)
+{
+  if (sched_getaffinity(0, sizeof *set, set)) return -1;
+  omp_calls o;
+  if (omp_lookup(&o)) return 0;
+  int places = o.num_places(), mine = o.place_num();
+  if (places <= 0 || mine < 0 || mine >= places) return 0;
+  cpu_set_t bound;
+  CPU_ZERO(&bound);
+  if (!add_place(&o, mine, &bound) || !CPU_EQUAL(&bound, set)) return 0;
+  for (int p = 0; p < places; p++) add_place(&o, p, set);
+  return 0;
+}
+
+/* See cpumask.h. */
+int perf__cpumask_count(void)
+{
+  cpu_set_t set;
+  int n = perf__cpumask_get(&set) ? (int)sysconf(_SC_NPROCESSORS_ONLN) : CPU_COUNT(&set);
+  return n > 1 ? n : 1;
+}
