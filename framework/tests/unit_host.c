@@ -527,8 +527,8 @@ ST_TEST(host_two_perftest_processes_see_each_other)
 /* OMP_PROC_BIND (or OMP_PLACES, GOMP_CPU_AFFINITY) makes libgomp bind a
  * perftest's first thread to one CPU before main(): the run still has all
  * of this harness's CPUs, and its worker's OpenMP places cover them (it
- * used to inherit the one CPU: every OpenMP thread on it, 4x slower on the
- * H100 host, and confident FAILs). */
+ * used to inherit the one CPU: every OpenMP thread on it, up to 10x slower
+ * on the 16-CPU H100 host, and confident FAILs). */
 ST_TEST(host_openmp_binding_keeps_the_runs_cpus)
 {
   char dir[64], cmd[4096], path[128], want[160];
