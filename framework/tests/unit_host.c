@@ -19,6 +19,15 @@
 #include "worker/hostnoise.h"
 #include "selftest.h"
 
+/* dir/rel's text (malloc'd), or a note that there is none: never NULL. */
+static char *read_in(const char *dir, const char *rel)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  char *text = st_slurp(path);
+  return text ? text : strdup("(nothing written)");
+}
+
 /* Writes text to dir/rel, making its directories. */
 static void put(const char *dir, const char *rel, const char *text)
 {
@@ -507,19 +516,13 @@ ST_TEST(host_two_perftest_processes_see_each_other)
            "ls $d/locks | grep -c '^run-' >$d/left; exit 0",
            dir, st_fixture);
   ST_EQ(st_shell(cmd), 0);
-  char path[128];
-  snprintf(path, sizeof path, "%s/b.out", dir);
-  char *b = st_slurp(path);
-  snprintf(path, sizeof path, "%s/c.out", dir);
-  char *c = st_slurp(path);
-  snprintf(path, sizeof path, "%s/left", dir);
-  char *left = st_slurp(path);
-  ST_CHECKF(b && strstr(b, "perfgate runs sharing them: 2 (2 in this cgroup"), "%s", b);
-  ST_CHECKF(c && strstr(c, "CPUs: 1 (affinity 1") &&
+  char *b = read_in(dir, "b.out"), *c = read_in(dir, "c.out"), *left = read_in(dir, "left");
+  ST_CHECKF(strstr(b, "perfgate runs sharing them: 2 (2 in this cgroup"), "%s", b);
+  ST_CHECKF(strstr(c, "CPUs: 1 (affinity 1") &&
                 strstr(c, "perfgate runs sharing them: 1 (1 in this cgroup") &&
                 strstr(c, "perf_host_threads(): 1") && strstr(c, "| host threads: 1 ("),
             "%s", c);
-  ST_CHECKF(left && atoi(left) == 0, "run files left: %s", left ? left : "(none)");
+  ST_CHECKF(atoi(left) == 0 && left[0] == '0', "run files left: %s", left);
   free(b), free(c), free(left);
   st_rmtree(dir);
 }
@@ -531,7 +534,7 @@ ST_TEST(host_two_perftest_processes_see_each_other)
  * on the 16-CPU H100 host, and confident FAILs). */
 ST_TEST(host_openmp_binding_keeps_the_runs_cpus)
 {
-  char dir[64], cmd[4096], path[128], want[160];
+  char dir[64], cmd[4096], want[160];
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) || CPU_COUNT(&set) < 2) {
     st_skip("needs 2 CPUs");
@@ -543,9 +546,7 @@ ST_TEST(host_openmp_binding_keeps_the_runs_cpus)
            "OMP_PROC_BIND=true %s --verbose --filter=host.host_threads >$d/out 2>&1",
            dir, st_fixture);
   ST_EQ(st_shell(cmd), 0);
-  snprintf(path, sizeof path, "%s/out", dir);
-  char *out = st_slurp(path);
-  if (!out) out = strdup("(no output)");
+  char *out = read_in(dir, "out");
   int n = CPU_COUNT(&set);
   snprintf(want, sizeof want, "perfgate: CPUs: %d (affinity %d,", n, n);
   ST_CHECKF(strstr(out, want) != NULL, "%s\n%s", want, out);
@@ -587,7 +588,7 @@ ST_TEST(host_timeout_names_the_hosts_load)
  * perf_host_threads(). */
 ST_TEST(host_devices_children_register_their_own_cpus)
 {
-  char dir[64], cmd[4096], path[128];
+  char dir[64], cmd[4096];
   if (some_cpu(some_cpu(-1)) < 0) {
     st_skip("needs 2 CPUs");
     return;
@@ -602,12 +603,8 @@ ST_TEST(host_devices_children_register_their_own_cpus)
            "touch $d/release; wait $a",
            dir, st_fixture);
   ST_EQ(st_shell(cmd), 0);
-  snprintf(path, sizeof path, "%s/out", dir);
-  char *out = st_slurp(path);
-  snprintf(path, sizeof path, "%s/seen", dir);
-  char *seen = st_slurp(path);
-  ST_CHECKF(seen && atoi(seen) == 2, "run files while both ran: %s", seen ? seen : "?");
-  if (!out) out = strdup("(no output)");
+  char *out = read_in(dir, "out"), *seen = read_in(dir, "seen");
+  ST_CHECKF(atoi(seen) == 2, "run files while both ran: %s", seen);
   for (int k = 0; k < 2; k++) {
     char want[200];
     snprintf(want, sizeof want, "[gpu %d] perfgate: CPUs: 1 (affinity 1, no cpu.max quota); "
