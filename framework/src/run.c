@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/cpumask.h"
 #include "worker/probe.h"
 #include "base/options.h"
 #include "base/version.h"
@@ -267,6 +268,8 @@ int perf_main(int argc, char **argv)
   perf__cli cli;
   char err[400];
   perf__progname_set(argc > 0 ? argv[0] : NULL);
+  cpu_set_t cpus; /* the run's CPUs, decided here on the main thread (cpumask.h) */
+  (void)perf__cpumask_get(&cpus);
   const char *prog = perf__progname();
   if (perf__options_parse(argc, argv, &cli, err, sizeof err)) {
     fprintf(stderr, "%s: %s\n", prog, err);

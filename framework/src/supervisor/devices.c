@@ -86,7 +86,7 @@ static void cpu_share(int k, int nd)
   CPU_ZERO(&mine);
   for (int cpu = 0; cpu < CPU_SETSIZE && seen < (k + 1) * per; cpu++)
     if (CPU_ISSET(cpu, &all) && seen++ >= k * per) CPU_SET(cpu, &mine);
-  if (sched_setaffinity(0, sizeof mine, &mine)) return;
+  if (perf__cpumask_set(&mine)) return;
   char threads[16];
   snprintf(threads, sizeof threads, "%d", perf__hostshare_share(per, 1));
   setenv("OMP_NUM_THREADS", threads, 0);
