@@ -546,7 +546,8 @@ ST_TEST(host_openmp_binding_keeps_the_runs_cpus)
            "d=%s; f=%s; export PERF_LOCK_DIR=$d/locks OMP_PROC_BIND=true; "
            "unset OMP_NUM_THREADS OMP_PLACES GOMP_CPU_AFFINITY; "
            "$f --verbose --filter=host.host_threads >$d/out 2>&1 && "
-           "$f --verbose --devices=0,1 --filter=host.host_threads >$d/devices 2>&1",
+           "CUDA_VISIBLE_DEVICES=0,1 $f --verbose --devices=0,1 --filter=host.host_threads "
+           ">$d/devices 2>&1", /* ids not checked against the GPUs (reports.c) */
            dir, st_fixture);
   ST_EQ(st_shell(cmd), 0);
   char *out = read_in(dir, "out"), *devices = read_in(dir, "devices");
@@ -603,7 +604,7 @@ ST_TEST(host_devices_children_register_their_own_cpus)
   isolate(dir, sizeof dir);
   snprintf(cmd, sizeof cmd,
            "d=%s; export PERF_LOCK_DIR=$d/locks PERFGATE_FIXTURE_HOLD=$d/release; "
-           "unset OMP_NUM_THREADS; "
+           "unset OMP_NUM_THREADS; export CUDA_VISIBLE_DEVICES=0,1; " /* on a 1-GPU host too */
            "%s --verbose --devices=0,1 --filter=host.host_threads >$d/out 2>&1 & a=$!; "
            "for i in $(seq 300); do [ \"$(ls $d/locks 2>/dev/null | grep -c '^run-')\" = 2 ] "
            "&& break; sleep 0.1; done; ls $d/locks | grep -c '^run-' >$d/seen; "
