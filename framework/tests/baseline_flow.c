@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "supervisor/rebaseline.h"
 #include "selftest.h"
 
 #define LINE 2048
@@ -57,6 +58,12 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   ST_EQ(run(&r, "", dir, "--update-baselines --filter='bl.*'"), 0);
   ST_CHECK(st_line_with(&r, "run 3 of 3", NULL, line, sizeof line));
   ST_CHECK(st_line_with(&r, "bl.host_work", " new ", line, sizeof line));
+  /* each run's value under its row, in run order, and their spread */
+  ST_CHECK(st_line_with(&r, "    w (wall clock, ", "; runs ", line, sizeof line));
+  const char *runs = strstr(line, "; runs ");
+  int commas = 0;
+  for (const char *c = runs; c && *c; c++) commas += *c == ',';
+  ST_CHECKF(commas == PERF__UPDATE_RUNS - 1 && strstr(line, "; their MAD "), "%s", line);
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line));
   st_run_free(&r);
   perf__baseline b;
