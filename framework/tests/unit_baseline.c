@@ -111,6 +111,25 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "'sm_clock_mhz' must be a number, not quoted text"},
       {"schema: 2\nentries:\n- {" E ", " CLK("fast", "1755", "1980") "}\n", "b.yaml:3:",
        "'sm_clock_mhz' must be a number in"},
+      /* each update run's median: schema version 2, a list of plain numbers */
+      {"schema: 1\nentries:\n- {" E ", runs_s: [1, 1]}\n", "b.yaml:3:",
+       "'runs_s' is a field of schema version 2, but the file says schema: 1"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: 1}\n", "b.yaml:3:",
+       "'runs_s' must be a list of numbers"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: []}\n", "b.yaml:3:",
+       "'runs_s' must be a list of numbers"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, \"2\"]}\n", "b.yaml:3:",
+       "'runs_s' in an entry must be a list of numbers"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, [2]]}\n", "b.yaml:3:",
+       "'runs_s' in an entry must be a list of numbers"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, -2]}\n", "b.yaml:3:",
+       "'runs_s' must be a number in [1e-12, 3600], got '-2'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, .inf]}\n", "b.yaml:3:",
+       "got '.inf'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+       "1,1,1]}\n", "b.yaml:3:", "'runs_s' holds too many values (at most 16)"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, recorded_s: [1]}\n", "b.yaml:3:",
+       "must be a single value"},
       {"fingerprint: {a: b}\n", "b.yaml:1:1:", "lacks 'schema'"},
       {"schema: 1\nschema: 1\n", "b.yaml:2:1:", "duplicate key 'schema'"},
       {"schema: 1\ncolour: red\n", "b.yaml:2:1:", "unknown key 'colour'"},
@@ -200,12 +219,15 @@ ST_TEST(baseline_round_trips_through_a_file)
   snprintf(e.workload, sizeof e.workload, "%s", "needs: quoting # really");
   e.median_s = 1.23456789e-5;
   e.sm_clock = (perf__baseline_mhz){1980, 1755, 1995};
+  e.nruns = 3; /* each update run's median, in run order */
+  e.runs_s[0] = 3.138e-5, e.runs_s[1] = 2.341e-5, e.runs_s[2] = 2.128e-5;
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
   ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
   char *text = st_slurp(path);
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
-                             "  sm_clock_max_mhz: 1995\n"),
+                             "  sm_clock_max_mhz: 1995\n  runs_s: [3.138e-05, 2.341e-05, "
+                             "2.128e-05]\n"),
             "%s", text ? text : "(no file)");
   free(text);
   ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
@@ -216,6 +238,8 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(q && q->median_s == e.median_s && q->samples == 48 && !strcmp(q->recorded, "2026-11-21"));
   ST_CHECK(q && q->sm_clock.median == 1980 && q->sm_clock.min == 1755 && q->sm_clock.max == 1995);
   ST_CHECK(u && u->sm_clock.median == 0 && u->sm_clock.min == 0 && u->sm_clock.max == 0);
+  ST_CHECK(q && q->nruns == 3 && q->runs_s[0] == 3.138e-5 && q->runs_s[2] == 2.128e-5);
+  ST_CHECK(u && u->nruns == 0); /* none recorded in version 1 */
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__baseline_free(&a);
   perf__baseline_free(&b);

@@ -356,6 +356,7 @@ typedef struct field {
   char key[48];
   char value[256];
   int plain;  /* the value was written unquoted (a number must be) */
+  int list;   /* the value was a list of plain scalars, kept space-separated */
   yaml_mark_t key_mark, value_mark;
 } field;
 
@@ -365,8 +366,29 @@ typedef struct fields {
   yaml_mark_t start;
 } fields;
 
-/* Reads a mapping of scalar keys to scalar values (its start consumed). */
-static int flat_mapping(parser *p, fields *out, const char *what)
+/* Reads the list value of f (its start consumed): plain scalars, kept in
+ * f->value separated by spaces. */
+static int scalar_list(parser *p, field *f, const char *what)
+{
+  size_t used = 0;
+  int r;
+  f->value[0] = '\0';
+  f->list = f->plain = 1;
+  while (!(r = next(p)) && p->ev.type != YAML_SEQUENCE_END_EVENT) {
+    if (p->ev.type != YAML_SCALAR_EVENT || p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+      return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers", f->key, what);
+    int n = snprintf(f->value + used, sizeof f->value - used, "%s%s", used ? " " : "",
+                     scalar(p));
+    if (n < 0 || (size_t)n >= sizeof f->value - used)
+      return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
+    used += (size_t)n;
+  }
+  return r;
+}
+
+/* Reads a mapping of scalar keys to scalar values (its start consumed);
+ * the key named list (or none: NULL) may hold a list (scalar_list). */
+static int flat_mapping(parser *p, fields *out, const char *what, const char *list)
 {
   int r;
   out->n = 0;
@@ -387,6 +409,13 @@ static int flat_mapping(parser *p, fields *out, const char *what)
       if (!strcmp(out->f[i].key, f->key))
         return fail_at(p, f->key_mark, "duplicate key '%s' in %s", f->key, what);
     if ((r = next(p))) return r;
+    if (p->ev.type == YAML_SEQUENCE_START_EVENT && list && !strcmp(f->key, list)) {
+      f->value_mark = p->ev.start_mark;
+      if ((r = scalar_list(p, f, what))) return r;
+      out->n++;
+      continue;
+    }
+    f->list = 0;
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a single value",
                      f->key, what);
@@ -561,16 +590,44 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
   return r;
 }
 
+/* An entry's runs_s (schema version 2): each update run's median in
+ * seconds, in run order, a list of 1 to PERF__BL_MAX_RUNS numbers in
+ * [1e-12, 3600]; absent: none recorded. */
+static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
+{
+  const field *f = get(fs, "runs_s");
+  e->nruns = 0;
+  if (!f) return 0;
+  if (!p->v2_key) p->v2_key = "runs_s", p->v2_mark = f->key_mark;
+  if (p->schema == 1)
+    return fail_at(p, f->key_mark, "'runs_s' is a field of schema version 2, but the file says "
+                   "schema: 1");
+  if (!f->list || !f->value[0])
+    return fail_at(p, f->value_mark, "'runs_s' must be a list of numbers, e.g. [2.1e-05, "
+                   "2.3e-05]");
+  char copy[sizeof f->value], *save = NULL;
+  snprintf(copy, sizeof copy, "%s", f->value);
+  for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    if (e->nruns == PERF__BL_MAX_RUNS)
+      return fail_at(p, f->value_mark, "'runs_s' holds too many values (at most %d)", PERF__BL_MAX_RUNS);
+    field one = *f;
+    snprintf(one.value, sizeof one.value, "%s", t);
+    int r = number(p, &one, 1e-12, 3600, &e->runs_s[e->nruns++]);
+    if (r) return r;
+  }
+  return 0;
+}
+
 static int entry(parser *p, perf__baseline *b)
 {
   static const char *const keys[] = {"test", "workload", "clock", "median_s",
                                      "spread_s", "samples", "tolerance",
                                      "sm_clock_mhz", "sm_clock_min_mhz",
-                                     "sm_clock_max_mhz", "recorded", NULL};
+                                     "sm_clock_max_mhz", "runs_s", "recorded", NULL};
   fields fs;
   perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
   double samples;
-  int r = flat_mapping(p, &fs, "an entry");
+  int r = flat_mapping(p, &fs, "an entry", "runs_s");
   if (!r) r = only(p, &fs, keys, "an entry");
   if (!r) r = text(p, &fs, "test", "an entry", e.test, sizeof e.test);
   if (!r) r = text(p, &fs, "workload", "an entry", e.workload, sizeof e.workload);
@@ -586,6 +643,7 @@ static int entry(parser *p, perf__baseline *b)
   if (!r && get(&fs, "tolerance"))
     r = number(p, get(&fs, "tolerance"), 0.001, 10, &e.tolerance);
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
+  if (!r) r = run_values(p, &fs, &e);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
   if (!r && perf__baseline_find(b, e.test, e.workload))
     r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
@@ -598,7 +656,7 @@ static int ratio(parser *p, perf__baseline *b)
   static const char *const keys[] = {"test", "claim", "ratio", "recorded", NULL};
   fields fs;
   perf__baseline_ratio q = {0};
-  int r = flat_mapping(p, &fs, "a ratio");
+  int r = flat_mapping(p, &fs, "a ratio", NULL);
   if (!r) r = only(p, &fs, keys, "a ratio");
   if (!r) r = text(p, &fs, "test", "a ratio", q.test, sizeof q.test);
   if (!r) r = text(p, &fs, "claim", "a ratio", q.claim, sizeof q.claim);
@@ -628,7 +686,7 @@ static int fingerprint(parser *p, perf__baseline *b)
 {
   fields fs;
   int r = expect(p, YAML_MAPPING_START_EVENT, "a mapping under 'fingerprint'");
-  if (!r) r = flat_mapping(p, &fs, "the fingerprint");
+  if (!r) r = flat_mapping(p, &fs, "the fingerprint", NULL);
   for (size_t i = 0; !r && i < fs.n; i++)
     if (perf__baseline_set_fp(b, fs.f[i].key, fs.f[i].value))
       r = fail_at(p, fs.f[i].key_mark, "too many fingerprint fields");
@@ -835,6 +893,25 @@ static int emit_mhz(yaml_emitter_t *e, const perf__baseline_mhz *c)
   return r ? r : kv_num(e, "sm_clock_max_mhz", c->max);
 }
 
+/* runs_s: [a, b, c] on one line (a flow list, so that a git diff shows a
+ * re-baseline as one changed line). PERF__EINVAL for a value the loader
+ * would refuse. */
+static int emit_runs(yaml_emitter_t *e, const double *v, int n)
+{
+  yaml_event_t ev;
+  int r = str(e, "runs_s");
+  if (n > PERF__BL_MAX_RUNS) return PERF__EINVAL;
+  yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE);
+  if (!r) r = put(e, &ev);
+  for (int i = 0; !r && i < n; i++) {
+    char buf[40];
+    if (!isfinite(v[i]) || v[i] < 1e-12 || v[i] > 3600) return PERF__EINVAL;
+    snprintf(buf, sizeof buf, "%.9g", v[i]);
+    r = str(e, buf);
+  }
+  return r ? r : close_seq(e);
+}
+
 static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
 {
   int r = open_map(e);
@@ -846,6 +923,7 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r) r = kv_num(e, "samples", (double)x->samples);
   if (!r) r = kv_num(e, "tolerance", x->tolerance);
   if (!r) r = emit_mhz(e, &x->sm_clock);
+  if (!r && x->nruns > 0) r = emit_runs(e, x->runs_s, x->nruns);
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }

@@ -31,6 +31,8 @@ typedef struct perf__baseline_mhz {
 } perf__baseline_mhz;
 
 /* One measured workload of one test. */
+enum { PERF__BL_MAX_RUNS = 16 }; /* runs_s of one entry, at most */
+
 typedef struct perf__baseline_entry {
   char test[200];     /* suite.name */
   char workload[96];
@@ -40,6 +42,8 @@ typedef struct perf__baseline_entry {
   long samples;
   double tolerance;   /* allowed slowdown, fraction */
   perf__baseline_mhz sm_clock; /* schema 2; unknown in a version-1 file */
+  double runs_s[PERF__BL_MAX_RUNS]; /* schema 2: each update run's median, in run order */
+  int nruns;          /* 0: not recorded (a version-1 file, an older entry) */
   char recorded[32];  /* date, YYYY-MM-DD */
 } perf__baseline_entry;
 

@@ -165,6 +165,7 @@ static int merge_entry(perf__baseline *b, const meas *m, const char *date)
   e.median_s = median3(m->value);
   e.spread_s = median3(m->mad);
   for (int r = 0; r < RUNS; r++) e.samples += m->samples[r];
+  for (int r = 0; r < RUNS && r < PERF__BL_MAX_RUNS; r++) e.runs_s[e.nruns++] = m->value[r];
   e.sm_clock = perf__baseline_mhz_merge(m->clk, RUNS);
   double between = perf__stats_mad_of(m->value, RUNS, scratch) / e.median_s;
   e.tolerance = fmax(PERF__BL_TOLERANCE, 4 * between);
