@@ -428,9 +428,13 @@ int perf_embed_no_sync_close(void);
  * callback, on the thread that made the call. NULL clears it. */
 typedef int perf_embed_where(char *out, size_t len);
 void perf_embed_set_where(perf_embed_where *fn);
+/* How many runs --update-baselines takes (5): an embedder runs its tests
+ * that many times, numbered 0 to this less one. Never fails. */
+int perf_embed_update_runs(void);
 /* --update-baselines for an embedder: lines[0..n) are the kind-4 lines its
- * tests emitted with update_baselines set, runs[k] the run (0, 1, 2) each
- * came from; entries measured in all 3 runs are merged into each
+ * tests emitted with update_baselines set, runs[k] the run (from 0, below
+ * perf_embed_update_runs()) each came from; entries measured in all runs
+ * are merged into each
  * machine's baseline file as perftest --update-baselines merges them (a
  * table of what moved on stdout). Returns 0, or 2 with the reason in
  * err[len] (a malformed line or file, a file that cannot be written). */

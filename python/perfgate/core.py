@@ -443,8 +443,13 @@ class Perf:
                 "claims": self.claims, "lines": [t for k, t in self.lines if k == _lib.LINE_DETAIL]}
 
 
+def update_runs():
+    """How many runs --perf-update-baselines takes (the C core's number)."""
+    return _lib.load().perf_embed_update_runs()
+
+
 def write_baselines(measurements):
-    """Merges [(run, line)] measurements of 3 runs into each machine's
+    """Merges [(run, line)] measurements of update_runs() runs into each machine's
     baseline file (as perftest --update-baselines). Raises PerfError with
     the reason when nothing could be written."""
     lib = _lib.load()

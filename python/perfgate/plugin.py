@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from ._header import package_version
-from .core import Perf, PerfError, Skipped, write_baselines
+from .core import Perf, PerfError, Skipped, update_runs, write_baselines
 
 
 class PerfWarning(UserWarning):
@@ -24,8 +24,9 @@ def pytest_addoption(parser):
     g.addoption("--perf-baseline-dir", default="baselines", metavar="DIR",
                 help="perfgate: where per-GPU baseline files live (default baselines)")
     g.addoption("--perf-update-baselines", action="store_true", default=False,
-                help="perfgate: run each perf test 3 times and merge every measured workload "
-                     "into this machine's baseline file (as perftest --update-baselines); "
+                help="perfgate: run each perf test as many times as perftest "
+                     "--update-baselines runs the suite (5) and merge every measured workload "
+                     "into this machine's baseline file; "
                      "nothing is written when a test failed")
     g.addoption("--perf-strict-baselines", action="store_true", default=False,
                 help="perfgate: fail a perf.expect_baseline that has no entry to compare with")
@@ -89,7 +90,7 @@ def perf(request):
         rec["seconds"] = time.time() - started
         if getattr(request.node, "_perfgate_reason", None):
             rec["reason"] = request.node._perfgate_reason
-        if cfg._perfgate_run == (2 if cfg.getoption("--perf-update-baselines") else 0):
+        if cfg._perfgate_run == _last_run(cfg):
             cfg._perfgate_records.append(rec)
         cfg._perfgate_measured.extend((cfg._perfgate_run, t) for t in p.measurements)
 
@@ -137,17 +138,23 @@ def pytest_runtest_call(item):
     return result
 
 
+def _last_run(cfg):
+    """The run whose records the report keeps: the last of an update's."""
+    return update_runs() - 1 if cfg.getoption("--perf-update-baselines") else 0
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session):
-    """--perf-update-baselines: the whole selection runs 3 times (runs 0, 1,
-    2), as perftest --update-baselines runs the suite, so that each entry's
-    spread is that of separate runs, not of back-to-back repeats."""
+    """--perf-update-baselines: the whole selection runs update_runs() times
+    (runs 0, 1, ...), as perftest --update-baselines runs the suite, so that
+    each entry's spread is that of separate runs, not of back-to-back
+    repeats."""
     config = session.config
     if not config.getoption("--perf-update-baselines") or session.testsfailed or \
             config.option.collectonly:
         return None
     items = session.items
-    for run in range(3):
+    for run in range(update_runs()):
         config._perfgate_run = run
         for i, item in enumerate(items):
             if run and hasattr(item, "_initrequest"):
@@ -183,7 +190,7 @@ def pytest_runtest_makereport(item, call):
     p = getattr(item, "_perfgate", None)
     cfg = item.config
     if call.when == "setup" and report.skipped and p is None and _is_perf_test(item) and \
-            cfg._perfgate_run == (2 if cfg.getoption("--perf-update-baselines") else 0):
+            cfg._perfgate_run == _last_run(cfg):
         cfg._perfgate_records.append(_skipped_before_perf(item, report))
     if call.when == "call" and p is not None:
         error = call.excinfo is not None and call.excinfo.errisinstance(PerfError)

@@ -3,9 +3,12 @@ failures as test failures, bad input refused by name, --perf-json, and a skip wi
 Each case runs an inner pytest session (pytester) with the plugin loaded."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
+
+from perfgate.core import update_runs
 
 WORK = '''
 def work(n):
@@ -111,6 +114,8 @@ def test_perf_json_records_a_perf_test_skipped_before_it_ran(pytester, tmp_path)
     out = tmp_path / "r.json"
     r = run(pytester, '''
 import pytest
+
+from perfgate.core import update_runs
 
 @pytest.mark.skip(reason="needs two GPUs")
 def test_marked(perf):
@@ -226,6 +231,8 @@ def test_perf_sync_tests_run_after_the_others(pytester):
     pytester.makepyfile(test_inner='''
 import pytest
 
+from perfgate.core import update_runs
+
 @pytest.mark.perf_sync
 def test_a_sync_check():
     pass
@@ -251,6 +258,9 @@ def test_it(perf):
     assert r.ret == 0, r.stdout.str()
     files = list(base.glob("*.yaml"))
     assert len(files) == 1 and "test_inner.py::test_it" in files[0].read_text()
+    # as many runs as perftest --update-baselines takes, each run's median kept
+    runs = re.search(r"runs_s: \[([^\]]*)\]", files[0].read_text())
+    assert runs and len(runs.group(1).split(",")) == update_runs() == 5, files[0].read_text()
     # (the same work again may pass or, on a busy machine, not: 5 % tolerance)
     monkeypatch.setenv("N", "3000")  # 10x the work: slower than its entry, always
     r = run(pytester, body, f"--perf-baseline-dir={base}")
@@ -325,6 +335,8 @@ def test_it(perf):
 def test_a_skip_inside_a_workload_is_a_skip(pytester):
     r = run(pytester, '''
 import pytest
+
+from perfgate.core import update_runs
 
 def test_it(perf):
     def w():

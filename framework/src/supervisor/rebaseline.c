@@ -1,4 +1,4 @@
-/* rebaseline.c — --update-baselines in the supervisor: measurements from 3 runs merged into each machine's file. */
+/* rebaseline.c — --update-baselines in the supervisor: measurements from 5 runs (PERF__UPDATE_RUNS) merged into each machine's file. */
 #define _POSIX_C_SOURCE 200809L
 #include "supervisor/rebaseline.h"
 
@@ -123,7 +123,7 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
   return 0;
 }
 
-static double median3(const double *v)
+static double median_of_runs(const double *v)
 {
   double c[RUNS];
   memcpy(c, v, sizeof c);
@@ -162,8 +162,8 @@ static int merge_entry(perf__baseline *b, const meas *m, const char *date)
   snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
-  e.median_s = median3(m->value);
-  e.spread_s = median3(m->mad);
+  e.median_s = median_of_runs(m->value);
+  e.spread_s = median_of_runs(m->mad);
   for (int r = 0; r < RUNS; r++) e.samples += m->samples[r];
   for (int r = 0; r < RUNS && r < PERF__BL_MAX_RUNS; r++) e.runs_s[e.nruns++] = m->value[r];
   e.sm_clock = perf__baseline_mhz_merge(m->clk, RUNS);
@@ -190,7 +190,7 @@ static int merge_ratio(perf__baseline *b, const meas *m, const char *date)
   snprintf(r.test, sizeof r.test, "%s", m->test);
   snprintf(r.claim, sizeof r.claim, "%s", m->name);
   snprintf(r.recorded, sizeof r.recorded, "%s", date);
-  r.ratio = median3(m->value);
+  r.ratio = median_of_runs(m->value);
   printf("  %-56.56s %35.3fx\n    %s\n", m->test, r.ratio, m->name);
   return perf__baseline_put_ratio(b, &r);
 }

@@ -1,10 +1,10 @@
-/* rebaseline.h — --update-baselines in the supervisor: measurements from 3 runs merged into each machine's file. */
+/* rebaseline.h — --update-baselines in the supervisor: measurements from 5 runs (PERF__UPDATE_RUNS) merged into each machine's file. */
 #ifndef PERF_REBASELINE_H
 #define PERF_REBASELINE_H
 
 #include <stddef.h>
 
-enum { PERF__UPDATE_RUNS = 3 };
+enum { PERF__UPDATE_RUNS = 5 };
 
 typedef struct perf__blu perf__blu;
 
