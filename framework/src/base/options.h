@@ -115,7 +115,7 @@ typedef struct perf__cli {
   X("--strict-improvements", "", flag, strict_improvements, 0, "",                              \
     "fail a baseline check that got faster beyond tolerance")                                   \
   X("--update-baselines", "", flag, update_baselines, 0, "",                                    \
-    "measure every baseline entry in 3 runs and rewrite\n"                                      \
+    "measure every baseline entry in 5 runs and rewrite\n"                                      \
     "this machine's file (make baseline-update)")                                               \
   X("--force", "", flag, force, 0, "", "write baselines even though a test failed")             \
   X("--junit", "", text, junit, NULL, "FILE",                                                   \
