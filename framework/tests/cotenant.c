@@ -391,6 +391,11 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
   ST_CHECK(n == 4 && d[0].pct == 90 && d[3].ts > d[0].ts);
   ST_EQ(perf__gpuwatch_device_util(d, 4, &n, d[3].ts + 10000000ull), 0); /* none newer */
   ST_EQ(n, 0);
+  /* a driver keeping more windows than the first read's buffer: read whole */
+  setenv("FAKE_NVML_WINDOWS", "300", 1);
+  ST_EQ(perf__gpuwatch_device_util(d, 4, &n, 0), 0);
+  ST_CHECK(n == 4 && d[0].pct == 90 && d[3].ts > d[0].ts);
+  unsetenv("FAKE_NVML_WINDOWS");
   perf__cotenant_reset();
   for (int i = 0; i < 3; i++) {
     ST_EQ(perf__cotenant_poll(1), 1);

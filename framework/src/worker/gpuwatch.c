@@ -186,31 +186,46 @@ static unsigned percent(const nvml_sample *s, int type)
   }
 }
 
-/* See gpuwatch.h. */
-int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned *count,
-                               unsigned long long last_seen)
+/* got[k] in time order, whatever order NVML gave, the newest cap of them
+ * into buf as percentages; returns how many. Never fails. */
+static unsigned newest_in_order(nvml_sample *got, unsigned k, int type, perf__gpuwatch_busy *buf,
+                                unsigned cap)
 {
-  enum { NVML_GPU_UTILIZATION_SAMPLES = 1, MAX = 128 };
-  nvml_sample got[MAX];
-  unsigned k = MAX;
-  int type = 1;
-  *count = 0;
-  if (!n.ok || !n.samples) return -1;
-  int rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
-  if (rc == NVML_ERROR_NOT_FOUND) return 0;
-  if (rc) return -1;
-  if (k > MAX) k = MAX;
-  for (unsigned i = 1; i < k; i++) { /* in time order, whatever order NVML gave */
+  for (unsigned i = 1; i < k; i++) {
     nvml_sample x = got[i];
     unsigned j = i;
     while (j > 0 && got[j - 1].ts > x.ts) got[j] = got[j - 1], j--;
     got[j] = x;
   }
-  unsigned from = k > cap ? k - cap : 0; /* the newest cap */
+  unsigned from = k > cap ? k - cap : 0;
   for (unsigned i = from; i < k; i++)
     buf[i - from] = (perf__gpuwatch_busy){.ts = got[i].ts, .pct = percent(&got[i], type)};
-  *count = k - from;
-  return 0;
+  return k - from;
+}
+
+/* See gpuwatch.h. More samples than fit (the driver's whole buffer, on
+ * the first read): read into a buffer of their size. */
+int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned *count,
+                               unsigned long long last_seen)
+{
+  enum { NVML_GPU_UTILIZATION_SAMPLES = 1, MAX = 128 };
+  nvml_sample local[MAX], *got = local;
+  unsigned k = MAX;
+  int type = 1;
+  *count = 0;
+  if (!n.ok || !n.samples) return -1;
+  int rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE && k > MAX) {
+    unsigned want = k + 8; /* room for a window that closes meanwhile */
+    if (!(got = malloc(want * sizeof *got))) return -1;
+    k = want;
+    rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
+    if (k > want) k = want;
+  }
+  if (!rc) *count = newest_in_order(got, k, type, buf, cap);
+  if (got != local) free(got);
+  if (rc == NVML_ERROR_NOT_FOUND) return 0;
+  return rc ? -1 : 0;
 }
 
 /* See gpuwatch.h. More samples than cap (the driver's whole buffer, on

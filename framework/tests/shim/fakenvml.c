@@ -178,18 +178,22 @@ int nvmlDeviceGetGraphicsRunningProcesses_v3(void *dev, unsigned *count, proc_in
 
 /* NVML's sampling windows, as the stand-in keeps them: every WINDOW_US,
  * a window's device and per-process samples stamped alike (as the driver
- * does). The windows closed after last_seen, the newest MAXW, oldest
- * first, into ts[]; returns their count. */
-enum { WINDOW_US = 50000, MAXW = 4 };
+ * does). The windows closed after last_seen, the newest
+ * $FAKE_NVML_WINDOWS (4; at most MAXW: the driver's buffer), oldest first,
+ * into ts[]; returns their count. */
+enum { WINDOW_US = 50000, MAXW = 512 };
 
 static unsigned windows(unsigned long long last_seen, unsigned long long *ts)
 {
+  const char *keep = getenv("FAKE_NVML_WINDOWS"); /* windows the driver keeps (4) */
+  unsigned most = keep ? (unsigned)strtoul(keep, NULL, 10) : 4;
+  if (most > MAXW) most = MAXW;
   struct timeval tv;
   gettimeofday(&tv, NULL);
   unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
   unsigned long long w = now / WINDOW_US * WINDOW_US;
   unsigned n = 0;
-  while (n < MAXW && w > last_seen && w >= WINDOW_US) w -= WINDOW_US, n++;
+  while (n < most && w > last_seen && w >= WINDOW_US) w -= WINDOW_US, n++;
   for (unsigned i = 0; i < n; i++) ts[i] = w + (i + 1) * WINDOW_US;
   return n;
 }
