@@ -119,7 +119,7 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: []}\n", "b.yaml:3:",
        "'runs_s' must be a list of numbers"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, \"2\"]}\n", "b.yaml:3:",
-       "'runs_s' in an entry must be a list of numbers"},
+       "'runs_s' in an entry must be a list of numbers, not quoted text ('2')"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, [2]]}\n", "b.yaml:3:",
        "'runs_s' in an entry must be a list of numbers"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, -2]}\n", "b.yaml:3:",

@@ -375,8 +375,11 @@ static int scalar_list(parser *p, field *f, const char *what)
   f->value[0] = '\0';
   f->list = f->plain = 1;
   while (!(r = next(p)) && p->ev.type != YAML_SEQUENCE_END_EVENT) {
-    if (p->ev.type != YAML_SCALAR_EVENT || p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+    if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers", f->key, what);
+    if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+      return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers, not quoted "
+                     "text ('%s')", f->key, what, scalar(p));
     int n = snprintf(f->value + used, sizeof f->value - used, "%s%s", used ? " " : "",
                      scalar(p));
     if (n < 0 || (size_t)n >= sizeof f->value - used)
