@@ -129,7 +129,7 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-baselines install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 python: $(BUILD)/libperfgate.so
@@ -213,6 +213,21 @@ $(BUILD)/noise-load: $(BUILD)/obj/bench/noise_load.o $(KRN_OBJS) $(LIB)
 
 bench-noise: $(BUILD)/perftest $(BUILD)/bench-fidelity $(BUILD)/noise-load
 	$(Q)BUILD=$(BUILD) bash bench/noise.sh
+
+# bench-baselines: does a recorded baseline catch planted slowdowns of 2, 5
+# and 10 % in fresh processes, and pass unchanged reruns? (bench/baselines.sh;
+# BB_UNCHANGED, BB_PLANTED, BB_PLANTS, BB_PHASES, BB_FILTER, BB_OUT). Its
+# workloads are perf tests (bench/baselines/cases.c), built as a perftest.
+$(BUILD)/obj/bench-baselines/%.o: bench/baselines/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(PT_CFLAGS) -I$(KERNELS) -c $< -o $@
+
+$(BUILD)/bench-baselines: $(BUILD)/obj/bench-baselines/cases.o $(KRN_OBJS) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $< $(KRN_OBJS) $(LIB) $(LDLIBS) -lstdc++
+
+bench-baselines: $(BUILD)/bench-baselines
+	$(Q)BUILD=$(BUILD) bash bench/baselines.sh
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)

@@ -72,6 +72,10 @@ cudaError_t kern_store_far(int *base, cudaStream_t stream);
 /* A kernel that spins until the device int *flag is non-zero: with a flag
  * that stays 0 it never ends. Returns the launch error. */
 cudaError_t kern_spin_until(const int *flag, cudaStream_t stream);
+/* One thread that spins for `cycles` SM clock cycles (0: at once), queued
+ * on stream: a dependent kernel whose length a benchmark sets (a planted
+ * slowdown). Returns the launch error. */
+cudaError_t kern_delay_cycles(long long cycles, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

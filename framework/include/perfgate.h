@@ -436,10 +436,13 @@ int perf_embed_update_runs(void);
  * perf_embed_update_runs()) each came from; entries measured in all runs
  * are merged into each
  * machine's baseline file as perftest --update-baselines merges them (a
- * table of what moved on stdout). Returns 0, or 2 with the reason in
- * err[len] (a malformed line or file, a file that cannot be written). */
-int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, char *err,
-                          size_t len);
+ * table of what moved on stdout; accept_wide as --accept-wide). Returns 0;
+ * 1 when entries were not written (their runs disagree, or their tolerance
+ * is over the ceiling without accept_wide: the others are), named in
+ * err[len]; or 2 with the reason in err[len] (a malformed line or file, a
+ * file that cannot be written). */
+int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
+                          char *err, size_t len);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */

@@ -7,6 +7,7 @@
 #include "base/status.h"
 #include "perfgate.h"
 #include "supervisor/rebaseline.h"
+#include "base/blrule.h"
 #include "worker/callsite.h"
 #include "worker/context.h"
 #include "worker/gpu.h"
@@ -208,17 +209,23 @@ int perf_embed_no_sync_close(void)
 int perf_embed_update_runs(void) { return PERF__UPDATE_RUNS; }
 
 /* Public: see perfgate.h. */
-int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, char *err,
-                          size_t len)
+int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
+                          char *err, size_t len)
 {
   perf__blu *u = perf__rebaseline_new();
   int rc = u ? 0 : PERF__ENOMEM;
   for (size_t k = 0; !rc && k < n; k++)
     if ((rc = perf__rebaseline_take(u, lines[k], runs[k])))
       snprintf(err, len, "a malformed measurement line: %.200s", lines[k]);
-  if (!rc && (rc = perf__rebaseline_write(u, err, len)) == 0) {
+  if (!rc && (rc = perf__rebaseline_write(u, accept_wide, err, len)) == 0) {
+    const char *names;
+    size_t flagged = perf__rebaseline_flagged(u, &names);
+    if (flagged)
+      snprintf(err, len, "%zu %s not written (the old kept): %s: their runs disagree or allow a "
+               "tolerance over %.0f %%", flagged, flagged == 1 ? "entry" : "entries", names,
+               100 * PERF__BLR_CEILING);
     perf__rebaseline_free(u);
-    return 0;
+    return flagged ? 1 : 0;
   }
   if (rc == PERF__ENOMEM) snprintf(err, len, "out of memory");
   perf__rebaseline_free(u);

@@ -158,7 +158,7 @@ static double update_and_kill(const char *dir, double delay_s, int *code)
 {
   char dirarg[700];
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
-  const char *args[] = {"--update-baselines", "--filter=bl.host_work", "--color=never",
+  const char *args[] = {"--update-baselines", "--accept-wide", "--filter=bl.host_work", "--color=never",
                         "--budget=0.05", dirarg, NULL};
   int p[2];
   if (!ST_CHECK(pipe(p) == 0)) return -1;
@@ -188,7 +188,7 @@ static int kill_at_rename(const char *dir, const char *when, const char *path, c
 {
   char dirarg[700];
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
-  const char *args[] = {"--update-baselines", "--filter=bl.host_work", "--color=never",
+  const char *args[] = {"--update-baselines", "--accept-wide", "--filter=bl.host_work", "--color=never",
                         "--budget=0.05", dirarg, NULL};
   pid_t pid = spawn(args, (spawn_opts){.out_fd = -1, .stop_at_rename = when});
   int st = 0;
@@ -259,7 +259,7 @@ ST_TEST(baseline_kill_9_during_update_leaves_old_or_new_file)
   int had = st_temp_files(dir);
   st_run r;
   char args[800];
-  snprintf(args, sizeof args, "--update-baselines --filter=bl.host_work --color=never "
+  snprintf(args, sizeof args, "--update-baselines --accept-wide --filter=bl.host_work --color=never "
            "--budget=0.05 --baseline-dir=%s", dir);
   st_exec(&r, "", args);
   ST_EQ(r.status, 0);
@@ -291,7 +291,7 @@ static int update_with(const char *dir, spawn_opts o, char **out)
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
   if (!ST_CHECK(pipe(p) == 0)) return -1;
   o.out_fd = p[1];
-  const char *args[] = {"--update-baselines", "--filter=bl.host_work", "--color=never", dirarg, NULL};
+  const char *args[] = {"--update-baselines", "--accept-wide", "--filter=bl.host_work", "--color=never", dirarg, NULL};
   pid_t pid = spawn(args, o);
   close(p[1]);
   *out = read_all(p[0]);
@@ -317,7 +317,7 @@ ST_TEST(baseline_read_only_directory_is_a_clear_error)
   else if (st_nobody_begin(&nb, why, sizeof why) == 0) {
     st_run r;
     char args[800];
-    snprintf(args, sizeof args, "--update-baselines --filter=bl.host_work --color=never "
+    snprintf(args, sizeof args, "--update-baselines --accept-wide --filter=bl.host_work --color=never "
              "--baseline-dir=%s", dir);
     st_nobody_exec(&r, &nb, args);
     code = r.status, out = r.out;
@@ -415,8 +415,8 @@ ST_TEST(baseline_two_updaters_at_once_lose_nothing)
   char dir[] = "/tmp/perfgate-race-XXXXXX", path[600], dirarg[700];
   char *old = old_file_in(dir, path, sizeof path, OLD_ENTRIES);
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
-  const char *a[] = {"--update-baselines", "--filter=bl.host_work", dirarg, NULL};
-  const char *b[] = {"--update-baselines", "--filter=bl.ratio_claim", dirarg, NULL};
+  const char *a[] = {"--update-baselines", "--accept-wide", "--filter=bl.host_work", dirarg, NULL};
+  const char *b[] = {"--update-baselines", "--accept-wide", "--filter=bl.ratio_claim", dirarg, NULL};
   int waited = 0, good = 0;
   for (int i = 0; i < RACES; i++) {
     restore(path, old);
@@ -483,8 +483,8 @@ ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
   char *old = old_file_in(dir, path, sizeof path, OLD_ENTRIES);
   snprintf(dirarg, sizeof dirarg, "--baseline-dir=%s", dir);
   snprintf(log, sizeof log, "%s.log", dir);
-  const char *a[] = {"--update-baselines", "--filter=bl.host_work", dirarg, NULL};
-  const char *b[] = {"--update-baselines", "--filter=bl.ratio_claim", dirarg, NULL};
+  const char *a[] = {"--update-baselines", "--accept-wide", "--filter=bl.host_work", dirarg, NULL};
+  const char *b[] = {"--update-baselines", "--accept-wide", "--filter=bl.ratio_claim", dirarg, NULL};
   int good = 0;
   for (int i = 0; i < HELD_RACES; i++) {
     restore(path, old);

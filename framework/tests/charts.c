@@ -324,7 +324,7 @@ ST_TEST(sweep_baselines_are_named_with_their_point)
   /* --force: the entries' names are the point, not whether every claim of
    * the host-clock fixture held on this (possibly loaded) machine. */
   snprintf(args, sizeof args, "--filter=sweep.flat_overtakes_growing_inside_range --budget=%s "
-           "--update-baselines --force --baseline-dir=%s", st_slow() ? "2" : "0.2", dir);
+           "--update-baselines --force --accept-wide --baseline-dir=%s", st_slow() ? "2" : "0.2", dir);
   st_run r;
   st_exec(&r, "", args);
   ST_CHECKF(r.status == 0 || r.status == 1, "%d: %s", r.status, r.out);

@@ -215,7 +215,7 @@ ST_TEST(files_baselines_symlink_new_directory_and_first_notice)
                                            "--update-baselines"),
             "%d: %s", r.status, r.out);
   st_run_free(&r);
-  snprintf(args, sizeof args, "--filter=bl.host_work --baseline-dir=%s/new/sub --update-baselines",
+  snprintf(args, sizeof args, "--filter=bl.host_work --baseline-dir=%s/new/sub --update-baselines --accept-wide",
            dir);
   st_exec(&r, "", args);
   snprintf(p, sizeof p, "%s/new/sub", dir);
@@ -243,7 +243,7 @@ ST_TEST(files_strict_baselines_exit_2_says_why)
   char dir[64], args[1600], file[600];
   st_run r;
   ST_EQ(tmpdir(dir, sizeof dir), 0);
-  fixture_ok("--filter=bl.host_work --baseline-dir=%s --update-baselines", dir);
+  fixture_ok("--filter=bl.host_work --baseline-dir=%s --update-baselines --accept-wide", dir);
   /* the file holds bl.host_work's entry, not bl.ratio_claim's workloads */
   snprintf(args, sizeof args, "--filter=bl.ratio_claim --baseline-dir=%s --baseline-check=all "
            "--strict-baselines", dir);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blrule.h"
 #include "base/machine.h"
 #include "selftest.h"
 #include "base/status.h"
@@ -324,30 +325,6 @@ ST_TEST(baseline_slugs_are_safe_file_names)
   ST_CHECK(!strchr(perf__baseline_slug("a/b.c\\d\xc3\xa9", s, sizeof s), '/') && !strchr(s, '.'));
 }
 
-/* A regression needs both: beyond tolerance, and beyond the noise. */
-ST_TEST(baseline_regression_needs_tolerance_and_significance)
-{
-  perf__baseline_entry base = {.median_s = 1e-3, .spread_s = 1e-5, .samples = 100,
-                         .tolerance = 0.05};
-  double rel;
-  /* 3x slower, tight spreads: a regression */
-  ST_EQ(perf__baseline_compare(&base, 3e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
-  ST_NEAR(rel, 2.0, 1e-12);
-  /* 3 % slower: within tolerance however significant */
-  ST_EQ(perf__baseline_compare(&base, 1.03e-3, 1e-6, 100, &rel), PERF__BL_SAME);
-  /* 20 % slower but the new spread is huge: not significant */
-  ST_EQ(perf__baseline_compare(&base, 1.2e-3, 2e-3, 10, &rel), PERF__BL_SAME);
-  /* 20 % slower, tight: a regression */
-  ST_EQ(perf__baseline_compare(&base, 1.2e-3, 1e-5, 100, &rel), PERF__BL_SLOWER);
-  /* 30 % faster, tight: an improvement, not a regression */
-  ST_EQ(perf__baseline_compare(&base, 0.7e-3, 1e-5, 100, &rel), PERF__BL_FASTER);
-  ST_NEAR(rel, -0.3, 1e-12);
-  /* a per-entry tolerance is honoured */
-  base.tolerance = 0.5;
-  ST_EQ(perf__baseline_compare(&base, 1.4e-3, 1e-5, 100, &rel), PERF__BL_SAME);
-}
-
-
 ST_TEST(fingerprint_of_the_host_names_the_cpu)
 {
   perf__baseline b;
@@ -461,8 +438,8 @@ ST_TEST(baseline_sm_clock_note_logic)
   ST_STR(note, "; the SM clock moved from 1980 to 1755 MHz (-11.4%): in cycles (time x SM clock) "
                "the workload is unchanged (+0.2%)");
   /* the verdict is still the time's: a regression, with or without clocks */
-  ST_EQ(perf__baseline_compare(&base, slow, 1e-6, 100, &rel), PERF__BL_SLOWER);
-  ST_EQ(perf__baseline_compare(&unclocked, slow, 1e-6, 100, &rel), PERF__BL_SLOWER);
+  ST_EQ(perf__blrule_compare(&base, slow, 1e-6, 100, &rel, NULL), PERF__BL_SLOWER);
+  ST_EQ(perf__blrule_compare(&unclocked, slow, 1e-6, 100, &rel, NULL), PERF__BL_SLOWER);
   /* both moved: +25 % in time, +10.8 % in cycles */
   ST_EQ(perf__baseline_clock_note(&base, 1.25e-3, at1755, note, sizeof note), 1);
   ST_STR(note, "; the SM clock moved from 1980 to 1755 MHz (-11.4%); in cycles (time x SM clock) "

@@ -120,7 +120,7 @@ def _declare(lib):
     lib.perf_embed_update_runs.restype = ctypes.c_int
     lib.perf_embed_rebaseline.argtypes = [ctypes.POINTER(ctypes.c_char_p),
                                           ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
-                                          ctypes.c_char_p, ctypes.c_size_t]
+                                          ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_rebaseline.restype = ctypes.c_int
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int

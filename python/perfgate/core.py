@@ -448,13 +448,23 @@ def update_runs():
     return _lib.load().perf_embed_update_runs()
 
 
-def write_baselines(measurements):
+class WideBaselines(PerfError):
+    """Some baseline entries were not written: their runs disagree, or allow a
+    tolerance over the ceiling (the other entries were written)."""
+
+
+def write_baselines(measurements, accept_wide=False):
     """Merges [(run, line)] measurements of update_runs() runs into each machine's
-    baseline file (as perftest --update-baselines). Raises PerfError with
-    the reason when nothing could be written."""
+    baseline file (as perftest --update-baselines; accept_wide as its
+    --accept-wide). Raises WideBaselines naming the entries it did not write,
+    or PerfError with the reason when nothing could be written."""
     lib = _lib.load()
     lines = (ctypes.c_char_p * max(1, len(measurements)))(*[t.encode() for _, t in measurements])
     runs = (ctypes.c_int * max(1, len(measurements)))(*[r for r, _ in measurements])
     err = ctypes.create_string_buffer(600)
-    if lib.perf_embed_rebaseline(lines, runs, len(measurements), err, len(err)):
+    rc = lib.perf_embed_rebaseline(lines, runs, len(measurements), int(bool(accept_wide)), err,
+                                   len(err))
+    if rc == 1:
+        raise WideBaselines("perfgate: " + err.value.decode("utf-8", "replace"))
+    if rc:
         raise PerfError("perfgate: baselines not written: " + err.value.decode("utf-8", "replace"))

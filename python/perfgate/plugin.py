@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from ._header import package_version
-from .core import Perf, PerfError, Skipped, update_runs, write_baselines
+from .core import Perf, PerfError, Skipped, WideBaselines, update_runs, write_baselines
 
 
 class PerfWarning(UserWarning):
@@ -28,6 +28,9 @@ def pytest_addoption(parser):
                      "--update-baselines runs the suite (5) and merge every measured workload "
                      "into this machine's baseline file; "
                      "nothing is written when a test failed")
+    g.addoption("--perf-accept-wide", action="store_true", default=False,
+                help="perfgate: with --perf-update-baselines, also write entries whose runs "
+                     "allow a tolerance over 10 %% (as perftest --accept-wide)")
     g.addoption("--perf-strict-baselines", action="store_true", default=False,
                 help="perfgate: fail a perf.expect_baseline that has no entry to compare with")
     g.addoption("--perf-json", default=None, metavar="FILE",
@@ -255,7 +258,10 @@ def _update_baselines(session):
     try:
         os.makedirs(os.path.join(str(config.rootpath), config.getoption("--perf-baseline-dir")),
                     exist_ok=True)
-        write_baselines(config._perfgate_measured)
+        write_baselines(config._perfgate_measured, config.getoption("--perf-accept-wide"))
+    except WideBaselines as e:
+        out.line(f"{e}; see the table above (--perf-accept-wide writes them)", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     except (PerfError, OSError) as e:
         out.line(f"perfgate: baselines not written: {e}", red=True)
         session.exitstatus = pytest.ExitCode.USAGE_ERROR

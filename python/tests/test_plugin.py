@@ -254,7 +254,7 @@ import os
 def test_it(perf):
     perf.expect_baseline(perf.workload(lambda: work(int(os.environ.get("N", "300"))), name="w"))
 '''
-    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines")
+    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines", "--perf-accept-wide")
     assert r.ret == 0, r.stdout.str()
     files = list(base.glob("*.yaml"))
     assert len(files) == 1 and "test_inner.py::test_it" in files[0].read_text()

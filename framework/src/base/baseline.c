@@ -195,24 +195,6 @@ char *perf__baseline_slug(const char *model, char *buf, size_t len)
   return buf;
 }
 
-/* Standard error of a median from its MAD over n samples. */
-static double median_se(double mad, long n)
-{
-  return 1.2533 * 1.4826 * mad / sqrt((double)(n > 0 ? n : 1));
-}
-
-/* Never fails; see baseline.h. */
-perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, double median,
-                                 double mad, long samples, double *rel)
-{
-  double diff = median - base->median_s;
-  double se = sqrt(pow(median_se(base->spread_s, base->samples), 2) +
-                   pow(median_se(mad, samples), 2));
-  *rel = diff / base->median_s;
-  if (fabs(diff) <= 3 * se || fabs(*rel) <= base->tolerance) return PERF__BL_SAME;
-  return diff > 0 ? PERF__BL_SLOWER : PERF__BL_FASTER;
-}
-
 /* ---- the SM clock of an entry's samples --------------------------------- */
 
 static int by_value(const void *x, const void *y)

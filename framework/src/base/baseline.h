@@ -11,7 +11,9 @@
  * 2 before any release, so that released files know only versions 1 and 2.
  * A version-1 file still loads, its entries' SM clock unknown. */
 #define PERF__BL_SCHEMA 2
-#define PERF__BL_TOLERANCE 0.05 /* default: 5 % */
+/* The tolerance of an entry written without one (by hand); an update
+ * writes the one its runs allow (base/blrule.h). */
+#define PERF__BL_TOLERANCE 0.05
 /* The SM clock has "moved" between a baseline and a measurement when the
  * medians differ by more than this fraction (NVML's clock steps are 15 MHz,
  * 0.8 % of 1980 MHz). */
@@ -143,14 +145,6 @@ typedef enum perf__baseline_change {
   PERF__BL_FASTER       /* faster beyond tolerance AND significantly: an improvement */
 } perf__baseline_change;
 
-/* Compares a measurement (median, MAD, sample count, per iteration) with
- * base. The change must exceed base->tolerance and be significant: larger
- * than 3 standard errors of the difference of the two medians, each
- * estimated as 1.2533 * 1.4826 * MAD / sqrt(n) (normal approximation).
- * *rel gets (median - base) / base. Never fails. */
-perf__baseline_change perf__baseline_compare(const perf__baseline_entry *base, double median,
-                                 double mad, long samples, double *rel);
-
 /* The SM clock of n samples (mhz[i]: MHz after sample i, 0 unknown): the
  * median (of an even count, the mean of the middle two, rounded), lowest
  * and highest of the known ones; unknown when none is known (or without
@@ -164,7 +158,7 @@ perf__baseline_mhz perf__baseline_mhz_merge(const perf__baseline_mhz *runs, size
 
 /* What the SM clock says about a measurement (median per iteration, SM
  * clock now) against base, for its verdict line; the verdict itself is
- * decided on time alone (perf__baseline_compare). When both clocks are
+ * decided on time alone (perf__blrule_compare). When both clocks are
  * known and moved by more than PERF__BL_CLOCK_MOVED, and the time or the
  * cycles (time x SM clock) moved beyond base->tolerance, writes
  * "; the SM clock moved from 1980 to 1755 MHz (-11.4%): in cycles (time x

@@ -320,8 +320,11 @@ static int conflicts(args *a)
     return usage(a, "--trend runs no test: it takes --history, --branch, --filter, --plots, "
                     "--html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))
-    return usage(a, "--update-baselines runs its own 3 repeats: drop --repeat and --shuffle",
-                 NULL, NULL);
+    return usage(a, "--update-baselines runs its own repeats (5 fresh workers): drop --repeat "
+                    "and --shuffle", NULL, NULL);
+  if ((c->accept_wide || c->force) && !c->update_baselines)
+    return usage(a, "%s only changes what --update-baselines writes: give it with "
+                    "--update-baselines", c->accept_wide ? "--accept-wide" : "--force", NULL);
   return 0;
 }
 

@@ -17,6 +17,7 @@ typedef struct perf__cli {
   int print_baseline_file;
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
+  int accept_wide; /* --accept-wide: write entries over the tolerance ceiling */
   int baseline_check_all; /* --baseline-check=all */
   const char *baseline_dir; /* default "baselines" */
   perf__color color;
@@ -118,6 +119,9 @@ typedef struct perf__cli {
     "measure every baseline entry in 5 runs and rewrite\n"                                      \
     "this machine's file (make baseline-update)")                                               \
   X("--force", "", flag, force, 0, "", "write baselines even though a test failed")             \
+  X("--accept-wide", "", flag, accept_wide, 0, "",                                              \
+    "write baseline entries whose runs allow a tolerance\n"                                    \
+    "over 10 % (without it they are not written, exit 1)")                                      \
   X("--junit", "", text, junit, NULL, "FILE",                                                   \
     "JUnit XML: a testcase per test (file, line); a failure\n"                                  \
     "names the failing claim; verdict lines and output go\n"                                    \

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/baseline.h"
+#include "base/blrule.h"
 #include "base/units.h"
 #include "base/stats.h"
 #include "base/status.h"
@@ -23,6 +24,7 @@ typedef struct meas {
   double value[RUNS], mad[RUNS];        /* median (or ratio), spread */
   long samples[RUNS];
   perf__baseline_mhz clk[RUNS];         /* SM clock of each run's samples */
+  double queue[RUNS];                   /* events clock: host's queueing share */
   int seen[RUNS];
 } meas;
 
@@ -34,6 +36,9 @@ struct perf__blu {
   size_t nfiles;
   meas *m;
   size_t n, cap;
+  int accept_wide;     /* write entries over the tolerance ceiling */
+  size_t flagged;      /* entries not written: their runs disagree or are too wide */
+  char names[600];     /* the first of them, for the error */
 };
 
 /* NULL when out of memory. */
@@ -107,7 +112,7 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
     return 0;
   }
   int ratio = !strcmp(f[0], "R");
-  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n != 11))) return PERF__EPROTO;
+  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > 12))) return PERF__EPROTO;
   meas *m = find_or_add(u, file, f[2], f[3], ratio);
   if (!m) return PERF__ENOMEM;
   m->seen[run] = 1;
@@ -119,6 +124,7 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
     m->clk[run] = (perf__baseline_mhz){(unsigned)strtoul(f[8], NULL, 10),
                                        (unsigned)strtoul(f[9], NULL, 10),
                                        (unsigned)strtoul(f[10], NULL, 10)};
+    m->queue[run] = n > 11 ? strtod(f[11], NULL) : 0;
   }
   return 0;
 }
@@ -138,49 +144,135 @@ static void today(char *buf, size_t len)
   strftime(buf, len, "%Y-%m-%d", &tm);
 }
 
-/* "31.38 us, 23.41 us, 21.28 us": each run's median, in run order, so
- * that a reviewer sees the between-run spread the tolerance came from.
- * Never fails (truncates). */
-static void run_values(const meas *m, char *buf, size_t len)
+/* Why run r was left out, as a phrase ("" when clean). */
+static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, char *buf,
+                            size_t len)
+{
+  unsigned top = 0;
+  for (int i = 0; i < RUNS; i++)
+    if (m->clk[i].median > top) top = m->clk[i].median;
+  if (f->why[r] == PERF__BLR_LOW_CLOCK)
+    snprintf(buf, len, " (left out: SM clock %u MHz, the fastest run's %u)", m->clk[r].median, top);
+  else if (f->why[r] == PERF__BLR_OUTLIER)
+    snprintf(buf, len, " (left out: %+.1f%% off the runs' median)", 100 * f->off[r]);
+  else
+    buf[0] = '\0';
+  return buf;
+}
+
+/* "31.38 us (left out: +47.5% off the runs' median), 23.41 us, ...": each
+ * run's median, in run order, and why a run was left out, so that a
+ * reviewer sees the between-run spread the tolerance came from. Never
+ * fails (truncates). */
+static void run_values(const meas *m, const perf__blrule_fit *f, char *buf, size_t len)
 {
   size_t used = 0;
   buf[0] = '\0';
   for (int r = 0; r < RUNS && used < len; r++) {
-    char t[32];
+    char t[32], why[96];
     perf__units_time(t, sizeof t, m->value[r]);
-    int n = snprintf(buf + used, len - used, "%s%s", r ? ", " : "", t);
+    int n = snprintf(buf + used, len - used, "%s%s%s", r ? ", " : "", t,
+                     left_out(m, f, r, why, sizeof why));
     used += n > 0 ? (size_t)n : 0;
   }
 }
 
-/* Merges one measured workload; prints its table row. */
-static int merge_entry(perf__baseline *b, const meas *m, const char *date)
+/* Remembers an entry the update did not write (for the error at the end). */
+static void flag(perf__blu *u, const meas *m)
 {
-  double scratch[RUNS];
+  size_t used = strlen(u->names);
+  if (used < sizeof u->names - 1)
+    snprintf(u->names + used, sizeof u->names - used, "%s%s / %s", u->flagged ? ", " : "",
+             m->test, m->name);
+  u->flagged++;
+}
+
+/* The entry the clean runs of m make (f: their fit). */
+static perf__baseline_entry entry_of(const meas *m, const perf__blrule_fit *f, const char *date)
+{
+  double mads[RUNS];
+  perf__baseline_mhz clk[RUNS];
+  int k = 0;
   perf__baseline_entry e = {0};
   snprintf(e.test, sizeof e.test, "%s", m->test);
   snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
-  e.median_s = median_of_runs(m->value);
-  e.spread_s = median_of_runs(m->mad);
-  for (int r = 0; r < RUNS; r++) e.samples += m->samples[r];
-  for (int r = 0; r < RUNS && r < PERF__BL_MAX_RUNS; r++) e.runs_s[e.nruns++] = m->value[r];
-  e.sm_clock = perf__baseline_mhz_merge(m->clk, RUNS);
-  double between = perf__stats_mad_of(m->value, RUNS, scratch) / e.median_s;
-  e.tolerance = fmax(PERF__BL_TOLERANCE, 4 * between);
+  for (int r = 0; r < RUNS; r++) {
+    if (f->why[r] != PERF__BLR_CLEAN && !f->too_few) continue;
+    e.runs_s[e.nruns++] = m->value[r];
+    e.samples += m->samples[r];
+    mads[k] = m->mad[r];
+    clk[k++] = m->clk[r];
+  }
+  e.median_s = f->median;
+  e.spread_s = perf__stats_median(mads, (size_t)k);
+  e.sm_clock = perf__baseline_mhz_merge(clk, (size_t)k);
+  e.tolerance = f->tolerance;
+  return e;
+}
+
+/* 1 when a run of m on the events clock was launch-bound (the host's
+ * queueing took PERF__BLR_LAUNCH_BOUND of the time or more): its time is the
+ * host's pace, which differs between processes (by up to 25 % on the
+ * H100's host, where 5 such runs that agreed within 1.1 % gave a 4.9 %
+ * tolerance that 3 of 20 unchanged checks failed). */
+static int launch_bound(const meas *m)
+{
+  for (int r = 0; r < RUNS; r++)
+    if (m->queue[r] >= PERF__BLR_LAUNCH_BOUND) return 1;
+  return 0;
+}
+
+/* Why the update does not write m's entry, or NULL when it does (with
+ * accept_wide it writes every entry, from all runs where they disagree). */
+static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f)
+{
+  if (u->accept_wide) return NULL;
+  if (f->too_few) return "its runs disagree (more than one far from the others)";
+  if (f->wide) return "its tolerance is over the ceiling";
+  if (launch_bound(m))
+    return "it is launch-bound on the events clock (its time is the host's pace to queue the "
+           "work, which differs between processes; .clock = PERF_CLOCK_DEVICE times the GPU's "
+           "work alone)";
+  return NULL;
+}
+
+/* Merges one measured workload (unless its runs disagree or are too wide:
+ * then the old entry stays and it is flagged); prints its table rows.
+ * Returns 0 or PERF__ENOMEM. */
+static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const char *date)
+{
+  double v[RUNS];
+  unsigned mhz[RUNS];
+  perf__blrule_fit f;
+  for (int r = 0; r < RUNS; r++) v[r] = m->value[r], mhz[r] = m->clk[r].median;
+  if (perf__blrule_fit_runs(v, mhz, RUNS, &f)) return PERF__EPROTO;
+  perf__baseline_entry e = entry_of(m, &f, date);
   const perf__baseline_entry *old = perf__baseline_find(b, e.test, e.workload);
-  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[200];
+  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
   if (old) {
     perf__units_time(was, sizeof was, old->median_s);
     snprintf(change, sizeof change, "%+.1f%%", 100 * (e.median_s / old->median_s - 1));
   }
   perf__units_time(now, sizeof now, e.median_s);
   if (e.sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e.sm_clock.median);
-  printf("  %-56.56s %11s %11s %8s %6.1f%%\n", m->test, was, now, change, 100 * e.tolerance);
-  run_values(m, runs, sizeof runs);
-  printf("    %s (%s clock, %s); runs %s; their MAD %.1f%% of the median\n", m->name,
-         m->clock, sm, runs, 100 * between);
+  const char *no = refused(u, m, &f);
+  printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e.tolerance,
+         no ? " NOT WRITTEN" : f.wide || f.too_few ? " WIDE" : "");
+  run_values(m, &f, runs, sizeof runs);
+  printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%d clean)\n", m->name,
+         m->clock, sm, runs, 100 * f.spread, f.nclean);
+  if (no) {
+    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): the old entry is kept; rerun "
+           "the update on a quiet machine, or give --accept-wide to write it\n", no,
+           100 * f.tolerance, 100 * PERF__BLR_CEILING);
+    flag(u, m);
+    return 0;
+  }
+  if (f.wide || f.too_few)
+    printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
+           f.too_few ? "from all runs" : "wide", 100 * f.tolerance);
   return perf__baseline_put_entry(b, &e);
 }
 
@@ -226,7 +318,7 @@ static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *
       printf("  %-56.56s not recorded: not measured in all %d runs\n", m->test, RUNS);
       continue;
     }
-    r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(b, m, date);
+    r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(u, b, m, date);
   }
   fflush(stdout);
   return r;
@@ -250,8 +342,9 @@ static int write_file(perf__blu *u, size_t i, const char *date, char *err,
 }
 
 /* See rebaseline.h. */
-int perf__rebaseline_write(perf__blu *u, char *err, size_t len)
+int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len)
 {
+  u->accept_wide = accept_wide;
   char date[16];
   today(date, sizeof date);
   for (size_t i = 0; i < u->nfiles; i++) {
@@ -260,4 +353,11 @@ int perf__rebaseline_write(perf__blu *u, char *err, size_t len)
   }
   if (!u->nfiles) printf("\nbaselines: nothing was measured, nothing written\n");
   return 0;
+}
+
+/* See rebaseline.h. */
+size_t perf__rebaseline_flagged(const perf__blu *u, const char **names)
+{
+  if (names) *names = u->names;
+  return u->flagged;
 }

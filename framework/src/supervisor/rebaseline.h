@@ -18,13 +18,22 @@ void perf__rebaseline_free(perf__blu *u);
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
 int perf__rebaseline_take(perf__blu *u, const char *line, int run);
 
-/* Merges into each file: entries measured in every run get the median of
- * the runs' medians, the median of their spreads, the summed samples, the
- * SM clock (perf__baseline_mhz_merge), and a
- * learned tolerance max(5 %, 4 x the between-run spread); entries not
- * re-measured are kept. Prints a table of what moved and writes each file
- * atomically. Returns 0, or PERF__EBADFILE (an existing file is malformed:
- * nothing written) / PERF__EIO, with the reason in err. */
-int perf__rebaseline_write(perf__blu *u, char *err, size_t len);
+/* Merges into each file: an entry measured in every run is judged by
+ * base/blrule.h (runs left out for a low SM clock or as outliers, each
+ * named in the table) and gets the clean runs' median, their values
+ * (runs_s), the median of their spreads, their summed samples and SM clock
+ * (perf__baseline_mhz_merge) and the tolerance their spread allows. An
+ * entry whose runs disagree (more than one left out) or whose tolerance is
+ * over the ceiling is not written unless accept_wide: the old entry stays, and
+ * it is counted (perf__rebaseline_flagged). Entries not re-measured are
+ * kept. Prints a table with every run and writes each file atomically.
+ * Returns 0 (flagged entries included), or PERF__EBADFILE (an existing
+ * file is malformed: nothing written) / PERF__EIO / PERF__EPROTO, with the
+ * reason in err. */
+int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len);
+
+/* How many entries the last perf__rebaseline_write did not write, and
+ * their "test / workload" names (truncated) in *names. Never fails. */
+size_t perf__rebaseline_flagged(const perf__blu *u, const char **names);
 
 #endif

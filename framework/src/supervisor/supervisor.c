@@ -17,6 +17,7 @@
 #include "base/baseline.h"
 #include "base/claimrec.h"
 #include "supervisor/rebaseline.h"
+#include "base/blrule.h"
 #include "base/clock.h"
 #include "base/cpumask.h"
 #include "base/hostcause.h"
@@ -480,14 +481,21 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
            "writes anyway)\n", failed, perf__units_noun((long long)failed, "run", "runs"));
     return code;
   }
-  int r = perf__rebaseline_write(collect, err, sizeof err);
+  int r = perf__rebaseline_write(collect, cli->accept_wide, err, sizeof err);
   fflush(stdout);
   if (r) {
     fprintf(stderr, "%s: baselines not written: %s; that file is unchanged\n", perf__progname(),
             err);
     return 2;
   }
-  return code;
+  const char *names;
+  size_t flagged = perf__rebaseline_flagged(collect, &names);
+  if (!flagged) return code;
+  fprintf(stderr, "%s: %zu baseline %s not written (the old kept): %s: their runs disagree or "
+          "allow a tolerance over %.0f %%; see the table above\n", perf__progname(), flagged,
+          perf__units_noun((long long)flagged, "entry", "entries"), names,
+          100 * PERF__BLR_CEILING);
+  return code > 1 ? code : 1;
 }
 
 /* See supervisor.h. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/blrule.h"
 #include "base/machine.h"
 #include "base/clock.h"
 #include "worker/fingerprint.h"
@@ -132,8 +133,9 @@ static int shared_gpu(const perf_workload *w, const char *head)
   return 1;
 }
 
-/* The supervisor's record of one measurement (rebaseline.h): its time and
- * the SM clock of its samples (0 0 0: unknown). */
+/* The supervisor's record of one measurement (rebaseline.h): its time, the
+ * SM clock of its samples (0 0 0: unknown) and, on the events clock, the
+ * host's share of it queueing the work (workload.h: queue_share). */
 static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples, perf__baseline_mhz clk)
 {
@@ -141,9 +143,9 @@ static void record(struct machine *m, const perf_workload *w, double median,
   clean(test, sizeof test, perf__context_name());
   clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
-  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u", m->path,
+  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f", m->path,
                      test, name, perf__clock_name(w->perf__state->clock), median, mad, samples,
-                     clk.median, clk.min, clk.max);
+                     clk.median, clk.min, clk.max, w->perf__state->queue_share);
 }
 
 /* Compares with the entry on time; the line adds what the SM clock of the
@@ -167,24 +169,38 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   if (strcmp(e->clock, clock))
     perf__context_end(PERF__ERROR, 0, "%s: measured with the %s clock, the baseline "
                    "entry with %s", head, clock, e->clock);
-  double rel;
-  perf__baseline_change c = perf__baseline_compare(e, median, mad, samples, &rel);
+  double rel, se;
+  perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
   perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
-  char now[32], was[32], how[400], note[200];
+  int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
+  if (low_clock) o = PERF__INCONCLUSIVE;
+  char now[32], was[32], how[400], note[400], noise[120];
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
+  size_t used = strlen(note);
+  perf__workload_launch_note(w, note + used, sizeof note - used);
+  double between = perf__blrule_spread(e);
+  if (between >= 0)
+    snprintf(noise, sizeof noise, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, "
+             "%d %s)", 100 * PERF__BLR_SIG * se, 100 * between, e->nruns,
+             perf__units_noun(e->nruns, "run", "runs"));
+  else
+    snprintf(noise, sizeof noise, "+-%.1f%% (the baseline has no runs: within-process noise only)",
+             100 * PERF__BLR_SIG * se);
   perf__context_line(PERF__DETAIL,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
-             "%+.1f%%, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
+             "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
-             c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
+             low_clock ? " (the SM clock was low: not decided)"
+             : c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
              perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
-             perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, 100 * e->tolerance,
+             perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
   return o;
 }
 
+/* This machine's file for w; a malformed file ends the test as ERROR. */
 static struct machine *machine_of(const perf_workload *w)
 {
   struct machine *m = machine(w->perf__state->uses_gpu);
@@ -241,10 +257,24 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
 }
 
 /* A baseline measurement: 8 to 64 samples, until the median's 95 %
- * interval is within +-0.2 % (a twenty-fifth of the default tolerance) or
+ * interval is within +-0.2 % (or a quarter of its entry's between-process spread, where wider: precision()) or
  * the budget is spent. */
 enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
 static const double PRECISION = 0.002;
+
+/* How precise w's median must be: PRECISION, or less where its entry's
+ * runs differ more between processes than that (blrule.h: a quarter of
+ * their spread), so that a check does not buy precision the comparison
+ * cannot use. A malformed file ends the test (machine_of). */
+static double precision(const perf_workload *w)
+{
+  if (perf__context_opt.update_baselines) return PRECISION;
+  struct machine *m = machine_of(w);
+  char k[160];
+  const perf__baseline_entry *e =
+      m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
+  return perf__blrule_precision(e, PRECISION);
+}
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
@@ -263,7 +293,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__workload_prepare(w, budget / 2048, budget / 4);
   int n = 0;
   int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                       PRECISION, &n, why, sizeof why);
+                                       precision(w), &n, why, sizeof why);
   if (err == PERF__ENOMEM) perf__context_end(PERF__FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   double median = perf__stats_median_of(t, (size_t)n, scratch);
@@ -276,12 +306,12 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   }
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, n, clk);
-    char now[32], sm[48] = "";
+    char now[32], sm[48] = "", launch[240];
     if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
-    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)",
+    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
                head, perf__units_time(now, sizeof now, median),
                perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
-               sm);
+               sm, perf__workload_launch_note(w, launch, sizeof launch));
     perf__context_claimf(PERF__PASS, "%s", head);
     return 1;
   }

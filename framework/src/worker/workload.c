@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "worker/blocker.h"
+#include "base/blrule.h"
 #include "base/clock.h"
 #include "worker/cotenant.h"
 #include "worker/cupti.h"
@@ -117,10 +118,12 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
     CK(perf__blocker_l2_flush(w->stream, &st->flush_bytes));
   int hold = held(st->clock) && !st->first_call;
   if (hold) CK(perf__blocker_hold(w->stream));
+  double q0 = perf__clock_now(), q1 = q0;
   cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
   if (!e) {
     for (long i = 0; i < n; i++) w->fn(w->arg);
     e = cudaEventRecord(st->ev[1], w->stream);
+    q1 = perf__clock_now();
   }
   if (hold) perf__blocker_release();
   if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
@@ -128,7 +131,20 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   if (hold && perf__blocker_timed_out()) return BLOCKED;
   CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
+  st->queue_share = st->clock == PERF_CLOCK_EVENTS && *s > 0 ? (q1 - q0) / *s : 0;
   return 0;
+}
+
+/* See workload.h. */
+const char *perf__workload_launch_note(const perf_workload *w, char *buf, size_t len)
+{
+  const perf__wstate *st = w->perf__state;
+  if (len) buf[0] = '\0';
+  if (!st || st->clock != PERF_CLOCK_EVENTS || st->queue_share < PERF__BLR_LAUNCH_BOUND) return buf;
+  snprintf(buf, len, "; launch-bound: the host took %.0f%% of the events time to queue the work, "
+           "so it times the host's pace (it differs between processes); .clock = "
+           "PERF_CLOCK_DEVICE times the GPU's work alone", 100 * st->queue_share);
+  return buf;
 }
 
 static int sample_host(perf_workload *w, long n, double *s, char *why,

@@ -39,8 +39,20 @@ struct perf__wstate {
   const char *shared_of;  /* what shared_n counts: "sample" or "round" */
   long blocked;           /* device clock: batches that could not be queued */
   size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
+  double queue_share;     /* events clock, last sample: the host's time to queue
+                             the batch over the batch's events time (near 1 or
+                             above: launch-bound, the events time is the host's
+                             pace); 0 unknown */
   struct perf__wstate *next;
 };
+
+/* A launch-bound events-clock measurement, as a clause for a verdict line:
+ * "; launch-bound: the host took 97% of the events time to queue the
+ * work, so it times the host's pace (it differs between processes);
+ * .clock = PERF_CLOCK_DEVICE times the GPU's work alone", or "" (another
+ * clock, or the host queued well ahead: share below 0.9). Returns buf.
+ * Never fails. */
+const char *perf__workload_launch_note(const perf_workload *w, char *buf, size_t len);
 
 /* Resolves w's clock and, on first use in this test, times the first call
  * alone, sizes the batch so that one sample lasts at least 1000x the clock's

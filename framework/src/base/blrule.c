@@ -1,0 +1,112 @@
+/* blrule.c — a baseline entry's statistics: which update runs are clean, the tolerance their spread allows, and the check's decision with that spread. */
+#include "base/blrule.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/stats.h"
+#include "base/status.h"
+
+/* Standard deviation of v[0..n) about their mean; 0 for n < 2. */
+static double sd(const double *v, int n)
+{
+  if (n < 2) return 0;
+  double mean = 0, ss = 0;
+  for (int i = 0; i < n; i++) mean += v[i];
+  mean /= n;
+  for (int i = 0; i < n; i++) ss += (v[i] - mean) * (v[i] - mean);
+  return sqrt(ss / (n - 1));
+}
+
+/* The highest known SM clock of n runs (0: none known). */
+static unsigned fastest(const unsigned *mhz, int n)
+{
+  unsigned top = 0;
+  for (int i = 0; mhz && i < n; i++)
+    if (mhz[i] > top) top = mhz[i];
+  return top;
+}
+
+/* Marks the runs to leave out in f->why and each run's offset in f->off. */
+static void judge(const double *v, const unsigned *mhz, int n, perf__blrule_fit *f)
+{
+  double scratch[PERF__BL_MAX_RUNS];
+  double mid = perf__stats_median_of(v, (size_t)n, scratch);
+  double mad = perf__stats_mad_of(v, (size_t)n, scratch);
+  double far = fmax(PERF__BLR_OUT_Z * 1.4826 * mad, PERF__BLR_OUT_MIN * mid);
+  unsigned top = fastest(mhz, n);
+  for (int i = 0; i < n; i++) {
+    f->off[i] = (v[i] - mid) / mid;
+    if (mhz && mhz[i] && mhz[i] < (1 - PERF__BL_CLOCK_MOVED) * top)
+      f->why[i] = PERF__BLR_LOW_CLOCK;
+    else if (fabs(v[i] - mid) > far)
+      f->why[i] = PERF__BLR_OUTLIER;
+  }
+}
+
+/* See blrule.h. */
+int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blrule_fit *f)
+{
+  memset(f, 0, sizeof *f);
+  if (n < 1 || n > PERF__BL_MAX_RUNS) return PERF__EINVAL;
+  for (int i = 0; i < n; i++)
+    if (!(v[i] > 0) || !isfinite(v[i])) return PERF__EINVAL;
+  judge(v, mhz, n, f);
+  double clean[PERF__BL_MAX_RUNS], scratch[PERF__BL_MAX_RUNS];
+  for (int i = 0; i < n; i++)
+    if (f->why[i] == PERF__BLR_CLEAN) clean[f->nclean++] = v[i];
+  f->too_few = n - f->nclean > PERF__BLR_MAX_OUT;
+  const double *use = f->too_few ? v : clean;
+  int k = f->too_few ? n : f->nclean;
+  f->median = perf__stats_median_of(use, (size_t)k, scratch);
+  f->spread = sd(use, k) / f->median;
+  f->tolerance = fmax(PERF__BLR_FLOOR, PERF__BLR_Z * f->spread * sqrt(1 + 1.0 / k));
+  f->wide = f->tolerance > PERF__BLR_CEILING;
+  return 0;
+}
+
+/* See blrule.h. */
+double perf__blrule_spread(const perf__baseline_entry *e)
+{
+  if (e->nruns < 2 || !(e->median_s > 0)) return -1;
+  return sd(e->runs_s, e->nruns) / e->median_s;
+}
+
+/* See blrule.h. */
+double perf__blrule_precision(const perf__baseline_entry *e, double rel_min)
+{
+  double s = e ? perf__blrule_spread(e) : -1;
+  return s > 0 ? fmax(rel_min, s / 4) : rel_min;
+}
+
+/* Standard error of a median from its MAD over n samples (normal
+ * approximation). */
+static double median_se(double mad, long n)
+{
+  return 1.2533 * 1.4826 * mad / sqrt((double)(n > 0 ? n : 1));
+}
+
+/* See blrule.h. */
+perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, double median,
+                                           double mad, long samples, double *rel, double *se)
+{
+  double diff = median - base->median_s, s = perf__blrule_spread(base);
+  double var = pow(median_se(mad, samples), 2);
+  if (s >= 0)
+    var += pow(s * base->median_s, 2) * (1 + 1.0 / base->nruns);
+  else
+    var += pow(median_se(base->spread_s, base->samples), 2);
+  *rel = diff / base->median_s;
+  if (se) *se = sqrt(var) / base->median_s;
+  if (fabs(diff) <= PERF__BLR_SIG * sqrt(var) || fabs(*rel) <= base->tolerance) return PERF__BL_SAME;
+  return diff > 0 ? PERF__BL_SLOWER : PERF__BL_FASTER;
+}
+
+/* See blrule.h. */
+int perf__blrule_clock_explains(const perf__baseline_entry *base, double median, unsigned mhz)
+{
+  unsigned was = base->sm_clock.median;
+  if (!was || !mhz || !(base->median_s > 0) || mhz >= (1 - PERF__BL_CLOCK_MOVED) * was) return 0;
+  double cycles = median / base->median_s * mhz / was - 1;
+  return cycles <= base->tolerance;
+}

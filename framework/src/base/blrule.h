@@ -1,0 +1,100 @@
+/* blrule.h — a baseline entry's statistics: which update runs are clean, the tolerance their spread allows, and the check's decision with that spread. */
+#ifndef PERF_BLRULE_H
+#define PERF_BLRULE_H
+
+#include "base/baseline.h"
+
+/* Each update run is one fresh process; its median per iteration is one
+ * draw from the between-process distribution that a later check's process
+ * is drawn from too. The rule, in one place:
+ *
+ * - A run is left out when its SM clock (median of its samples) is more
+ *   than PERF__BL_CLOCK_MOVED below the fastest run's (a process whose GPU
+ *   never reached the clocks the others had), or when it is farther from
+ *   the runs' median than max(PERF__BLR_OUT_Z robust standard deviations
+ *   (1.4826 x MAD), PERF__BLR_OUT_MIN of the median): the first process of
+ *   an update after the GPU idled, 47 % slow, in issue 32's report.
+ * - At most PERF__BLR_MAX_OUT runs may be left out: where more are, the
+ *   runs disagree among themselves (a launch-bound workload on the events
+ *   clock whose processes differ by 10-25 %, measured on the H100): that is
+ *   the workload's own spread, not a disturbed run, and leaving them out
+ *   would hide it (3 clean runs of such a workload gave a 3.9 % tolerance
+ *   that 4 of 20 unchanged checks failed). Such an entry is computed from
+ *   all runs and flagged.
+ * - The entry's median is the clean runs' median; their spread is their
+ *   standard deviation over that median (between processes: each run's
+ *   own noise is in it); tolerance = max(PERF__BLR_FLOOR, PERF__BLR_Z x
+ *   spread x sqrt(1 + 1/k)) for k clean runs: the spread of a fresh
+ *   process around a median estimated from k.
+ * - Tolerance above PERF__BLR_CEILING: the entry is "wide" (it would let
+ *   through changes nobody needs a tool to see); the update does not write
+ *   it unless asked to (--accept-wide).
+ * - A check fails (regression) when its median is slower than the entry's
+ *   by more than the tolerance and by more than PERF__BLR_SIG standard
+ *   errors of the difference, where the standard error holds the entry's
+ *   between-process spread (x sqrt(1 + 1/k)) and the new median's own
+ *   (1.2533 x 1.4826 x MAD / sqrt(n)); an entry without runs (version 1,
+ *   or older entries) has only the two medians' own errors. Faster by the
+ *   same rule is an improvement.
+ * - A regression measured while the SM clock ran more than
+ *   PERF__BL_CLOCK_MOVED below the entry's, whose cycles (time x SM clock)
+ *   are within the tolerance, is not decided: the clock explains it (a
+ *   1.5 ms GEMM whose process ran at 1890 MHz, the GPU at its power limit,
+ *   was 11.8 % slower against an entry recorded at 1980 MHz, on the H100). */
+#define PERF__BLR_OUT_Z 4.0
+#define PERF__BLR_OUT_MIN 0.08
+#define PERF__BLR_MAX_OUT 1
+#define PERF__BLR_Z 4.0
+#define PERF__BLR_FLOOR 0.01
+#define PERF__BLR_CEILING 0.10
+#define PERF__BLR_SIG 3.0
+/* An events-clock sample is launch-bound when the host took this share of
+ * its time or more to queue the batch (worker/workload.h: queue_share); an
+ * update does not write an entry with such a run unless asked to. */
+#define PERF__BLR_LAUNCH_BOUND 0.9
+
+/* Why a run was left out. */
+typedef enum perf__blrule_why {
+  PERF__BLR_CLEAN = 0,
+  PERF__BLR_OUTLIER,   /* too far from the runs' median */
+  PERF__BLR_LOW_CLOCK  /* its SM clock below the fastest run's */
+} perf__blrule_why;
+
+/* An update's runs of one entry, judged. */
+typedef struct perf__blrule_fit {
+  perf__blrule_why why[PERF__BL_MAX_RUNS];
+  int nclean;
+  double median;    /* of the clean runs (of all runs when too many are out) */
+  double off[PERF__BL_MAX_RUNS]; /* each run's (value - median of all) / median of all */
+  double spread;    /* the clean runs' standard deviation / median; 0 for one run */
+  double tolerance; /* max(floor, Z x spread x sqrt(1 + 1/k)) */
+  int too_few;      /* more than PERF__BLR_MAX_OUT runs out: computed from all */
+  int wide;         /* tolerance > PERF__BLR_CEILING */
+} perf__blrule_fit;
+
+/* Judges n runs (n in 1..PERF__BL_MAX_RUNS): v[i] their medians (> 0),
+ * mhz[i] their SM clocks (0: unknown, never judged; mhz may be NULL).
+ * Returns 0, or PERF__EINVAL for a bad n or value (f is then zeroed). */
+int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blrule_fit *f);
+
+/* The between-process spread of an entry's runs (standard deviation over
+ * the entry's median), or -1 when it has fewer than 2. Never fails. */
+double perf__blrule_spread(const perf__baseline_entry *e);
+
+/* The new median's relative precision that is enough against e: a
+ * quarter of its between-process spread, at least rel_min (the median's
+ * own error then adds at most 3 % to the check's). Never fails. */
+double perf__blrule_precision(const perf__baseline_entry *e, double rel_min);
+
+/* Compares a measurement (median, MAD, sample count, per iteration) with
+ * base by the rule above; *rel gets (median - base) / base and *se (may be
+ * NULL) the standard error of that, relative. Never fails. */
+perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, double median,
+                                           double mad, long samples, double *rel, double *se);
+
+/* 1 when the SM clock of a slower measurement (median per iteration,
+ * mhz: its samples' SM clock, 0 unknown) explains it by the rule above;
+ * 0 otherwise, or when either clock is unknown. Never fails. */
+int perf__blrule_clock_explains(const perf__baseline_entry *base, double median, unsigned mhz);
+
+#endif
