@@ -74,7 +74,8 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   ST_CHECKF(b.nentries == 3 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e && e->samples >= 3 * 8 && e->tolerance >= PERF__BLR_FLOOR && !strcmp(e->clock, "wall"));
-  ST_CHECK(e && e->nruns >= PERF__UPDATE_RUNS - PERF__BLR_MAX_OUT && e->runs_s[0] > 0); /* each clean run's median */
+  /* each clean run's median */
+  ST_CHECK(e && e->nruns >= PERF__UPDATE_RUNS - PERF__BLR_MAX_OUT && e->runs_s[0] > 0);
   perf__baseline_free(&b);
   /* Re-runs compare absolute times across runs, and what else the machine
    * runs may change between them (a busy sibling CPU, another build): the

@@ -177,7 +177,8 @@ ST_TEST(blrule_check_error_rates_by_simulation)
  * is not. */
 ST_TEST(blrule_a_low_clock_explains_a_slowdown_only_within_its_cycles)
 {
-  perf__baseline_entry e = {.median_s = 1.459e-3, .tolerance = 0.08, .sm_clock = {1980, 1950, 1980}};
+  perf__baseline_entry e = {.median_s = 1.459e-3, .tolerance = 0.08,
+                            .sm_clock = {1980, 1950, 1980}};
   ST_EQ(perf__blrule_clock_explains(&e, 1.632e-3, 1890), 1);
   ST_EQ(perf__blrule_clock_explains(&e, 1.80e-3, 1890), 0);  /* +23 %: cycles +18 % */
   ST_EQ(perf__blrule_clock_explains(&e, 1.632e-3, 1980), 0); /* the same clock */

@@ -98,7 +98,8 @@ perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, dou
     var += pow(median_se(base->spread_s, base->samples), 2);
   *rel = diff / base->median_s;
   if (se) *se = sqrt(var) / base->median_s;
-  if (fabs(diff) <= PERF__BLR_SIG * sqrt(var) || fabs(*rel) <= base->tolerance) return PERF__BL_SAME;
+  if (fabs(diff) <= PERF__BLR_SIG * sqrt(var) || fabs(*rel) <= base->tolerance)
+    return PERF__BL_SAME;
   return diff > 0 ? PERF__BL_SLOWER : PERF__BL_FASTER;
 }
 

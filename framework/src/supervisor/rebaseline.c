@@ -229,12 +229,12 @@ static int launch_bound(const meas *m)
 static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f)
 {
   if (u->accept_wide) return NULL;
-  if (f->too_few) return "its runs disagree (more than one far from the others)";
-  if (f->wide) return "its tolerance is over the ceiling";
   if (launch_bound(m))
     return "it is launch-bound on the events clock (its time is the host's pace to queue the "
            "work, which differs between processes; .clock = PERF_CLOCK_DEVICE times the GPU's "
            "work alone)";
+  if (f->too_few) return "its runs disagree (more than one far from the others)";
+  if (f->wide) return "its tolerance is over the ceiling";
   return NULL;
 }
 

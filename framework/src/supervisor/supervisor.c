@@ -491,10 +491,10 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   const char *names;
   size_t flagged = perf__rebaseline_flagged(collect, &names);
   if (!flagged) return code;
-  fprintf(stderr, "%s: %zu baseline %s not written (the old kept): %s: their runs disagree or "
-          "allow a tolerance over %.0f %%; see the table above\n", perf__progname(), flagged,
-          perf__units_noun((long long)flagged, "entry", "entries"), names,
-          100 * PERF__BLR_CEILING);
+  fprintf(stderr, "%s: %zu baseline %s not written (the old kept): %s: their runs disagree, "
+          "allow a tolerance over %.0f %% or are launch-bound; see the table above\n",
+          perf__progname(), flagged, perf__units_noun((long long)flagged, "entry", "entries"),
+          names, 100 * PERF__BLR_CEILING);
   return code > 1 ? code : 1;
 }
 

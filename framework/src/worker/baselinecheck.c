@@ -191,8 +191,10 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
              "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
-             low_clock ? " (the SM clock was low: not decided)"
-             : c == PERF__BL_SLOWER ? " (regression)" : c == PERF__BL_FASTER ? " (improvement)" : "",
+             low_clock                 ? " (the SM clock was low: not decided)"
+             : c == PERF__BL_SLOWER    ? " (regression)"
+             : c == PERF__BL_FASTER    ? " (improvement)"
+                                       : "",
              perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
              perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
@@ -257,8 +259,8 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
 }
 
 /* A baseline measurement: 8 to 64 samples, until the median's 95 %
- * interval is within +-0.2 % (or a quarter of its entry's between-process spread, where wider: precision()) or
- * the budget is spent. */
+ * interval is within +-0.2 % (or a quarter of its entry's between-process
+ * spread, where that is wider: precision()) or the budget is spent. */
 enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
 static const double PRECISION = 0.002;
 
@@ -308,7 +310,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     record(m, w, median, mad, n, clk);
     char now[32], sm[48] = "", launch[240];
     if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
-    perf__context_line(PERF__DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
+    perf__context_line(PERF__DETAIL,
+               "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
                head, perf__units_time(now, sizeof now, median),
                perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
                sm, perf__workload_launch_note(w, launch, sizeof launch));
