@@ -5,11 +5,12 @@
 #   make test-asan       the same tests under ASan + UBSan (build/asan)
 #   make test-valgrind   the same tests under valgrind memcheck (build/valgrind; slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
-#   make baseline-update re-measure this machine's baseline file (3 runs each)
+#   make baseline-update re-measure this machine's baseline file (5 runs each; exit 1 names entries too wide to write)
 #   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
+#   make bench-baselines planted 2, 5 and 10 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
 #   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
