@@ -7,7 +7,6 @@
 #include "base/status.h"
 #include "perfgate.h"
 #include "supervisor/rebaseline.h"
-#include "base/blrule.h"
 #include "worker/callsite.h"
 #include "worker/context.h"
 #include "worker/gpu.h"
@@ -221,9 +220,8 @@ int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, i
     const char *names;
     size_t flagged = perf__rebaseline_flagged(u, &names);
     if (flagged)
-      snprintf(err, len, "%zu %s not written (the old kept): %s: their runs disagree, allow a "
-               "tolerance over %.0f %% or are launch-bound", flagged,
-               flagged == 1 ? "entry" : "entries", names, 100 * PERF__BLR_CEILING);
+      snprintf(err, len, "%zu %s not written (old entries kept): %s", flagged,
+               flagged == 1 ? "entry" : "entries", names);
     perf__rebaseline_free(u);
     return flagged ? 1 : 0;
   }

@@ -151,10 +151,11 @@ static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, cha
   unsigned top = 0;
   for (int i = 0; i < RUNS; i++)
     if (m->clk[i].median > top) top = m->clk[i].median;
+  const char *how = f->too_few ? "far" : "left out"; /* too many out: all are kept */
   if (f->why[r] == PERF__BLR_LOW_CLOCK)
-    snprintf(buf, len, " (left out: SM clock %u MHz, the fastest run's %u)", m->clk[r].median, top);
+    snprintf(buf, len, " (%s: SM clock %u MHz, the fastest run's %u)", how, m->clk[r].median, top);
   else if (f->why[r] == PERF__BLR_OUTLIER)
-    snprintf(buf, len, " (left out: %+.1f%% off the runs' median)", 100 * f->off[r]);
+    snprintf(buf, len, " (%s: %+.1f%% off the runs' median)", how, 100 * f->off[r]);
   else
     buf[0] = '\0';
   return buf;
@@ -177,13 +178,14 @@ static void run_values(const meas *m, const perf__blrule_fit *f, char *buf, size
   }
 }
 
-/* Remembers an entry the update did not write (for the error at the end). */
-static void flag(perf__blu *u, const meas *m)
+/* Remembers an entry the update did not write, with why in a word or
+ * two (for the error at the end). */
+static void flag(perf__blu *u, const meas *m, const char *why)
 {
   size_t used = strlen(u->names);
   if (used < sizeof u->names - 1)
-    snprintf(u->names + used, sizeof u->names - used, "%s%s / %s", u->flagged ? ", " : "",
-             m->test, m->name);
+    snprintf(u->names + used, sizeof u->names - used, "%s%s / %s (%s)", u->flagged ? ", " : "",
+             m->test, m->name, why);
   u->flagged++;
 }
 
@@ -225,16 +227,20 @@ static int launch_bound(const meas *m)
 }
 
 /* Why the update does not write m's entry, or NULL when it does (with
- * accept_wide it writes every entry, from all runs where they disagree). */
-static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f)
+ * accept_wide it writes every entry, from all runs where they disagree);
+ * *word gets the reason in a word or two. */
+static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+                           const char **word)
 {
   if (u->accept_wide) return NULL;
   if (launch_bound(m))
-    return "it is launch-bound on the events clock (its time is the host's pace to queue the "
+    return *word = "launch-bound",
+           "it is launch-bound on the events clock (its time is the host's pace to queue the "
            "work, which differs between processes; .clock = PERF_CLOCK_DEVICE times the GPU's "
            "work alone)";
-  if (f->too_few) return "its runs disagree (more than one far from the others)";
-  if (f->wide) return "its tolerance is over the ceiling";
+  if (f->too_few)
+    return *word = "runs disagree", "its runs disagree (more than one far from the others)";
+  if (f->wide) return *word = "too wide", "its tolerance is over the ceiling";
   return NULL;
 }
 
@@ -257,17 +263,22 @@ static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const cha
   }
   perf__units_time(now, sizeof now, e.median_s);
   if (e.sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e.sm_clock.median);
-  const char *no = refused(u, m, &f);
+  const char *word = "", *no = refused(u, m, &f, &word);
   printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e.tolerance,
          no ? " NOT WRITTEN" : f.wide || f.too_few ? " WIDE" : "");
   run_values(m, &f, runs, sizeof runs);
-  printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%d clean)\n", m->name,
-         m->clock, sm, runs, 100 * f.spread, f.nclean);
+  char clean[40];
+  if (f.too_few)
+    snprintf(clean, sizeof clean, "all %d: they disagree", RUNS);
+  else
+    snprintf(clean, sizeof clean, "%d clean", f.nclean);
+  printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
+         sm, runs, 100 * f.spread, clean);
   if (no) {
-    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): the old entry is kept; rerun "
-           "the update on a quiet machine, or give --accept-wide to write it\n", no,
-           100 * f.tolerance, 100 * PERF__BLR_CEILING);
-    flag(u, m);
+    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; rerun the update on a "
+           "quiet machine, or give --accept-wide to write it\n", no, 100 * f.tolerance,
+           100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry");
+    flag(u, m, word);
     return 0;
   }
   if (f.wide || f.too_few)

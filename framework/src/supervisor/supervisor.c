@@ -17,7 +17,6 @@
 #include "base/baseline.h"
 #include "base/claimrec.h"
 #include "supervisor/rebaseline.h"
-#include "base/blrule.h"
 #include "base/clock.h"
 #include "base/cpumask.h"
 #include "base/hostcause.h"
@@ -491,10 +490,9 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   const char *names;
   size_t flagged = perf__rebaseline_flagged(collect, &names);
   if (!flagged) return code;
-  fprintf(stderr, "%s: %zu baseline %s not written (the old kept): %s: their runs disagree, "
-          "allow a tolerance over %.0f %% or are launch-bound; see the table above\n",
-          perf__progname(), flagged, perf__units_noun((long long)flagged, "entry", "entries"),
-          names, 100 * PERF__BLR_CEILING);
+  fprintf(stderr, "%s: %zu baseline %s not written (old entries kept): %s; see the table "
+          "above, or give --accept-wide to write them\n", perf__progname(), flagged,
+          perf__units_noun((long long)flagged, "entry", "entries"), names);
   return code > 1 ? code : 1;
 }
 
