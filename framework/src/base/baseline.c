@@ -588,8 +588,8 @@ static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
     return fail_at(p, f->key_mark, "'runs_s' is a field of schema version 2, but the file says "
                    "schema: 1");
   if (!f->list || !f->value[0])
-    return fail_at(p, f->value_mark, "'runs_s' must be a list of 1 to %d numbers, e.g. "
-                   "[2.1e-05, 2.3e-05]", PERF__BL_MAX_RUNS);
+    return fail_at(p, f->value_mark, "'runs_s' must be a list of 1 to 16 numbers, e.g. "
+                   "[2.1e-05, 2.3e-05]");
   char copy[sizeof f->value], *save = NULL;
   snprintf(copy, sizeof copy, "%s", f->value);
   for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
