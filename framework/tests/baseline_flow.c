@@ -185,7 +185,9 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
 }
 
 /* The same through the command line: a poisoned first run (8x the work)
- * named in the table; a wide entry not written (exit 1, named on stderr);
+ * named in the table and re-run twice (both agree with the others: it stays
+ * out); a slow mode that comes back in a re-run makes the runs disagree
+ * (not written); a wide entry not written (exit 1, named on stderr);
  * --accept-wide writes it; --accept-wide alone is a usage error. */
 ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
 {
@@ -198,7 +200,16 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
            "100,100 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
   ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "runs ", line, sizeof line) &&
-                strstr(line, "(left out: +"), "%s", r.out);
+                strstr(line, "(left out: +") && strstr(line, "; re-runs "), "%s", r.out);
+  ST_CHECK(st_line_with(&r, "--update-baselines: re-run 2 of 2", NULL, line, sizeof line));
+  st_run_free(&r);
+  unlink(counter);
+  snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
+           "100,100,800 ", counter);
+  ST_EQ(run(&r, env, dir, "--update-baselines --filter=bl.host_work"), 1);
+  ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "; re-runs ", line, sizeof line) &&
+                strstr(line, "they disagree"), "%s", r.out);
+  ST_CHECK(strstr(r.out, "bl.host_work / w (runs disagree)") != NULL);
   st_run_free(&r);
   unlink(counter);
   char *before = st_slurp(path);

@@ -588,6 +588,7 @@ static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
     return fail_at(p, f->key_mark, "'runs_s' is a field of schema version 2, but the file says "
                    "schema: 1");
   if (!f->list || !f->value[0])
+    _Static_assert(PERF__BL_MAX_RUNS == 16, "the message below names 16");
     return fail_at(p, f->value_mark, "'runs_s' must be a list of 1 to 16 numbers, e.g. "
                    "[2.1e-05, 2.3e-05]");
   char copy[sizeof f->value], *save = NULL;

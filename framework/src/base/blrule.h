@@ -14,6 +14,9 @@
  *   the runs' median than max(PERF__BLR_OUT_Z robust standard deviations
  *   (1.4826 x MAD), PERF__BLR_OUT_MIN of the median): the first process of
  *   an update after the GPU idled, 47 % slow, in issue 32's report.
+ * - An update re-runs a test one of whose entries has one run left out
+ *   (supervisor/rebaseline.h): re-runs that agree keep it out; one that
+ *   is far too is the workload's slow mode showing again.
  * - At most PERF__BLR_MAX_OUT runs may be left out: where more are, the
  *   runs disagree among themselves (a launch-bound workload on the events
  *   clock whose processes differ by 10-25 %, measured on the H100): that is

@@ -15,17 +15,17 @@
 #include "base/stats.h"
 #include "base/status.h"
 
-enum { RUNS = PERF__UPDATE_RUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
+enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = RUNS + PERF__UPDATE_RERUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
 
 typedef struct meas {
   int file;
   char test[200], name[200], clock[16]; /* name: workload or claim */
   int is_ratio;
-  double value[RUNS], mad[RUNS];        /* median (or ratio), spread */
-  long samples[RUNS];
-  perf__baseline_mhz clk[RUNS];         /* SM clock of each run's samples */
-  double queue[RUNS];                   /* events clock: host's queueing share */
-  int seen[RUNS];
+  double value[MAX_RUNS], mad[MAX_RUNS]; /* median (or ratio), spread */
+  long samples[MAX_RUNS];
+  perf__baseline_mhz clk[MAX_RUNS];      /* SM clock of each run's samples */
+  double queue[MAX_RUNS];                /* events clock: host's queueing share */
+  int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
 } meas;
 
 struct perf__blu {
@@ -104,7 +104,7 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
   char line[8192], *f[MAX_FIELDS];
   snprintf(line, sizeof line, "%s", text);
   int n = split(line, f, MAX_FIELDS);
-  if (n < 2 || run < 0 || run >= RUNS) return PERF__EPROTO;
+  if (n < 2 || run < 0 || run >= MAX_RUNS) return PERF__EPROTO;
   int file = file_index(u, f[1]);
   if (file < 0) return PERF__EPROTO;
   if (!strcmp(f[0], "F")) {
@@ -136,6 +136,15 @@ static double median_of_runs(const double *v)
   return perf__stats_median(c, RUNS);
 }
 
+/* The runs of m to judge: the RUNS runs, then the re-runs it has (in
+ * order, none skipped). */
+static int runs_of(const meas *m)
+{
+  int n = RUNS;
+  while (n < MAX_RUNS && m->seen[n]) n++;
+  return n;
+}
+
 static void today(char *buf, size_t len)
 {
   time_t t = time(NULL);
@@ -149,7 +158,7 @@ static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, cha
                             size_t len)
 {
   unsigned top = 0;
-  for (int i = 0; i < RUNS; i++)
+  for (int i = 0; i < runs_of(m); i++)
     if (m->clk[i].median > top) top = m->clk[i].median;
   const char *how = f->too_few ? "far" : "left out"; /* too many out: all are kept */
   if (f->why[r] == PERF__BLR_LOW_CLOCK)
@@ -161,19 +170,19 @@ static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, cha
   return buf;
 }
 
-/* "31.38 us (left out: +47.5% off the runs' median), 23.41 us, ...": each
- * run's median, in run order, and why a run was left out, so that a
- * reviewer sees the between-run spread the tolerance came from. Never
- * fails (truncates). */
+/* "31.38 us (left out: +47.5% off the runs' median), 23.41 us, ...; re-runs
+ * 21.3 us, ...": each run's median, in run order, and why a run was left
+ * out, so that a reviewer sees the between-run spread the tolerance came
+ * from. Never fails (truncates). */
 static void run_values(const meas *m, const perf__blrule_fit *f, char *buf, size_t len)
 {
   size_t used = 0;
   buf[0] = '\0';
-  for (int r = 0; r < RUNS && used < len; r++) {
+  for (int r = 0; r < runs_of(m) && used < len; r++) {
     char t[32], why[96];
     perf__units_time(t, sizeof t, m->value[r]);
-    int n = snprintf(buf + used, len - used, "%s%s%s", r ? ", " : "", t,
-                     left_out(m, f, r, why, sizeof why));
+    int n = snprintf(buf + used, len - used, "%s%s%s", r == RUNS ? "; re-runs " : r ? ", " : "",
+                     t, left_out(m, f, r, why, sizeof why));
     used += n > 0 ? (size_t)n : 0;
   }
 }
@@ -192,15 +201,15 @@ static void flag(perf__blu *u, const meas *m, const char *why)
 /* The entry the clean runs of m make (f: their fit). */
 static perf__baseline_entry entry_of(const meas *m, const perf__blrule_fit *f, const char *date)
 {
-  double mads[RUNS];
-  perf__baseline_mhz clk[RUNS];
+  double mads[MAX_RUNS];
+  perf__baseline_mhz clk[MAX_RUNS];
   int k = 0;
   perf__baseline_entry e = {0};
   snprintf(e.test, sizeof e.test, "%s", m->test);
   snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
-  for (int r = 0; r < RUNS; r++) {
+  for (int r = 0; r < runs_of(m); r++) {
     if (f->why[r] != PERF__BLR_CLEAN && !f->too_few) continue;
     e.runs_s[e.nruns++] = m->value[r];
     e.samples += m->samples[r];
@@ -221,7 +230,7 @@ static perf__baseline_entry entry_of(const meas *m, const perf__blrule_fit *f, c
  * tolerance that 3 of 20 unchanged checks failed). */
 static int launch_bound(const meas *m)
 {
-  for (int r = 0; r < RUNS; r++)
+  for (int r = 0; r < runs_of(m); r++)
     if (m->queue[r] >= PERF__BLR_LAUNCH_BOUND) return 1;
   return 0;
 }
@@ -244,16 +253,24 @@ static const char *refused(const perf__blu *u, const meas *m, const perf__blrule
   return NULL;
 }
 
+/* Judges m's runs (base/blrule.h). Returns 0 or PERF__EINVAL (a value
+ * that is not a positive number). */
+static int fit(const meas *m, perf__blrule_fit *f)
+{
+  double v[MAX_RUNS];
+  unsigned mhz[MAX_RUNS];
+  int n = runs_of(m);
+  for (int r = 0; r < n; r++) v[r] = m->value[r], mhz[r] = m->clk[r].median;
+  return perf__blrule_fit_runs(v, mhz, n, f);
+}
+
 /* Merges one measured workload (unless its runs disagree or are too wide:
  * then the old entry stays and it is flagged); prints its table rows.
  * Returns 0 or PERF__ENOMEM. */
 static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const char *date)
 {
-  double v[RUNS];
-  unsigned mhz[RUNS];
   perf__blrule_fit f;
-  for (int r = 0; r < RUNS; r++) v[r] = m->value[r], mhz[r] = m->clk[r].median;
-  if (perf__blrule_fit_runs(v, mhz, RUNS, &f)) return PERF__EPROTO;
+  if (fit(m, &f)) return PERF__EPROTO;
   perf__baseline_entry e = entry_of(m, &f, date);
   const perf__baseline_entry *old = perf__baseline_find(b, e.test, e.workload);
   char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
@@ -269,7 +286,7 @@ static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const cha
   run_values(m, &f, runs, sizeof runs);
   char clean[40];
   if (f.too_few)
-    snprintf(clean, sizeof clean, "all %d: they disagree", RUNS);
+    snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
   else
     snprintf(clean, sizeof clean, "%d clean", f.nclean);
   printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
@@ -371,4 +388,16 @@ size_t perf__rebaseline_flagged(const perf__blu *u, const char **names)
 {
   if (names) *names = u->names;
   return u->flagged;
+}
+
+/* See rebaseline.h. */
+int perf__rebaseline_wants_rerun(const perf__blu *u, const char *test, int run)
+{
+  for (size_t i = 0; i < u->n; i++) {
+    const meas *m = &u->m[i];
+    perf__blrule_fit f;
+    if (m->is_ratio || strcmp(m->test, test) || !all_runs(m) || runs_of(m) != run) continue;
+    if (!fit(m, &f) && !f.too_few && f.nclean == run - 1) return 1;
+  }
+  return 0;
 }

@@ -4,7 +4,11 @@
 
 #include <stddef.h>
 
-enum { PERF__UPDATE_RUNS = 5 };
+/* An update's runs; then up to PERF__UPDATE_RERUNS more of a test one of
+ * whose entries had exactly one run unlike the others (a disturbed run, or
+ * a slow mode the workload really has: the re-runs tell, see
+ * perf__rebaseline_wants_rerun). */
+enum { PERF__UPDATE_RUNS = 5, PERF__UPDATE_RERUNS = 2 };
 
 typedef struct perf__blu perf__blu;
 
@@ -12,7 +16,8 @@ typedef struct perf__blu perf__blu;
 perf__blu *perf__rebaseline_new(void);
 void perf__rebaseline_free(perf__blu *u);
 
-/* Takes one record line from a worker during run `run` (0-based):
+/* Takes one record line from a worker during run `run` (0-based; from
+ * PERF__UPDATE_RUNS on, a re-run):
  * "F\tpath\tkey\tvalue...", "E\tpath\ttest\tworkload\tclock\tmedian\tmad\tsamples\t
  * mhz\tmin_mhz\tmax_mhz" (the SM clock of the samples; 0: unknown) or
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
@@ -31,6 +36,13 @@ int perf__rebaseline_take(perf__blu *u, const char *line, int run);
  * file is malformed: nothing written) / PERF__EIO / PERF__EPROTO, with the
  * reason in err. */
 int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len);
+
+/* 1 when test should run again as run `run` (PERF__UPDATE_RUNS or later):
+ * an entry of it, measured in every run so far, has exactly one run left
+ * out. Re-runs that agree with the others leave that run out for good; one
+ * that is far too makes two, and the runs disagree (the entry is flagged).
+ * Never fails. */
+int perf__rebaseline_wants_rerun(const perf__blu *u, const char *test, int run);
 
 /* How many entries the last perf__rebaseline_write did not write, and
  * their "test / workload" names (truncated) in *names. Never fails. */

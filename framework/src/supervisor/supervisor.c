@@ -496,6 +496,39 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   return code > 1 ? code : 1;
 }
 
+/* --update-baselines' re-run `run` (rebaseline.h): the tests one of whose
+ * entries had one run unlike the others, each in a fresh worker, their
+ * results after *done. Returns 1 when no worker could start (code 2). */
+static int rerun(worker *w, const perf__registry_test **tests, size_t n, const perf__cli *cli,
+                 int argc, char **argv, int run, perf__result *results, size_t *done, int *code,
+                 size_t *failed)
+{
+  char name[400];
+  int said = 0;
+  collect_run = run;
+  for (size_t i = 0; i < n; i++) {
+    if (!perf__rebaseline_wants_rerun(collect, perf__registry_fullname(tests[i], name,
+                                                                       sizeof name), run))
+      continue;
+    if (!said++)
+      printf("perfgate: --update-baselines: re-run %d of %d, of the tests with a run unlike the "
+             "others\n", run - PERF__UPDATE_RUNS + 1, PERF__UPDATE_RERUNS);
+    perf__result *r = &results[(*done)++];
+    worker_stop(w, 0);
+    int s = run_one(w, tests[i], cli, argc, argv, r);
+    if (s == PERF__EIO) {
+      fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
+              r->reason[0] ? r->reason : strerror(errno));
+      *code = 2;
+      return 1;
+    }
+    perf__console_result(r);
+    *code = code_after(*code, r, cli);
+    *failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+  }
+  return 0;
+}
+
 /* See supervisor.h. */
 int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv)
@@ -507,7 +540,8 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
     fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
     return 2;
   }
-  perf__result *results = calloc(n * (size_t)runs, sizeof *results);
+  int rows = runs + (cli->update_baselines ? PERF__UPDATE_RERUNS : 0);
+  perf__result *results = calloc(n * (size_t)rows, sizeof *results);
   if (cli->update_baselines) collect = perf__rebaseline_new();
   if (!results || (cli->update_baselines && !collect)) {
     fprintf(stderr, "%s: out of memory\n", perf__progname());
@@ -559,6 +593,8 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
     }
   }
+  for (int run = runs; collect && run < rows && !broken; run++)
+    broken = rerun(&w, tests, n, cli, argc, argv, run, results, &done, &code, &failed);
   worker_stop(&w, 0);
   perf__hostshare_unregister(shared);
   if (collect && !broken) code = write_baselines(cli, code, failed);
@@ -576,7 +612,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
     fprintf(stderr, "%s: --require-gpu: a test found no usable CUDA device\n", perf__progname());
   fflush(stderr);
   perf__console_summary(results, done);
-  for (size_t i = 0; i < n * (size_t)runs; i++) perf__result_free(&results[i]);
+  for (size_t i = 0; i < n * (size_t)rows; i++) perf__result_free(&results[i]);
   free(results);
   perf__rebaseline_free(collect);
   collect = NULL;
