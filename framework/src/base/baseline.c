@@ -575,6 +575,8 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
   return r;
 }
 
+_Static_assert(PERF__BL_MAX_RUNS == 16, "run_values' message names 16");
+
 /* An entry's runs_s (schema version 2): each update run's median in
  * seconds, in run order, a list of 1 to PERF__BL_MAX_RUNS numbers in
  * [1e-12, 3600]; absent: none recorded. */
@@ -588,7 +590,6 @@ static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
     return fail_at(p, f->key_mark, "'runs_s' is a field of schema version 2, but the file says "
                    "schema: 1");
   if (!f->list || !f->value[0])
-    _Static_assert(PERF__BL_MAX_RUNS == 16, "the message below names 16");
     return fail_at(p, f->value_mark, "'runs_s' must be a list of 1 to 16 numbers, e.g. "
                    "[2.1e-05, 2.3e-05]");
   char copy[sizeof f->value], *save = NULL;
