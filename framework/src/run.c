@@ -293,7 +293,7 @@ int perf_main(int argc, char **argv)
   if (cli.print_baseline_file) return print_baseline_file(&cli, prog);
   if (cli.check_baselines)
     return perf__baselinedir_check(cli.baseline_dir, perf__options_given(&cli, "--baseline-dir"),
-                                   stdout, stderr);
+                                   "--check-baselines", stdout, stderr);
   cli.argc = argc;
   cli.argv = argv;
   if (cli.trend)

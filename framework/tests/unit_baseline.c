@@ -463,3 +463,17 @@ ST_TEST(baseline_sm_clock_note_logic)
                                   sizeof note), 0); /* -2 % clock, +2 % time: both within */
   ST_STR(note, "");
 }
+
+/* A bad value inside runs_s is named where it is, not at the list's '['. */
+ST_TEST(baseline_runs_s_error_points_at_the_item)
+{
+  const char *text = "schema: 2\nfingerprint: {name: x}\nentries:\n- test: a.b\n  workload: w\n"
+                     "  clock: events\n  median_s: 1e-5\n  spread_s: 0\n  samples: 8\n"
+                     "  sm_clock_mhz: unknown\n  runs_s: [1e-5, abc, 2e-5]\n"
+                     "  recorded: 2026-11-26\nratios: []\n";
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__baseline_parse("x.yaml", (const unsigned char *)text, strlen(text), &b, err,
+                             sizeof err), PERF__EBADFILE);
+  ST_CHECKF(strstr(err, "x.yaml:11:18: ") && strstr(err, "'abc'"), "%s", err);
+}

@@ -346,17 +346,19 @@ typedef struct fields {
   field f[32];
   size_t n;
   yaml_mark_t start;
+  yaml_mark_t item[PERF__BL_MAX_RUNS]; /* where the list field's first items start */
 } fields;
 
 /* Reads the list value of f (its start consumed): plain scalars, kept in
- * f->value separated by spaces. */
-static int scalar_list(parser *p, field *f, const char *what)
+ * f->value separated by spaces, the first items' positions in item. */
+static int scalar_list(parser *p, field *f, yaml_mark_t *item, const char *what)
 {
-  size_t used = 0;
+  size_t used = 0, k = 0;
   int r;
   f->value[0] = '\0';
   f->list = f->plain = 1;
   while (!(r = next(p)) && p->ev.type != YAML_SEQUENCE_END_EVENT) {
+    if (k < PERF__BL_MAX_RUNS) item[k++] = p->ev.start_mark;
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers", f->key, what);
     if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
@@ -396,7 +398,7 @@ static int flat_mapping(parser *p, fields *out, const char *what, const char *li
     if ((r = next(p))) return r;
     if (p->ev.type == YAML_SEQUENCE_START_EVENT && list && !strcmp(f->key, list)) {
       f->value_mark = p->ev.start_mark;
-      if ((r = scalar_list(p, f, what))) return r;
+      if ((r = scalar_list(p, f, out->item, what))) return r;
       out->n++;
       continue;
     }
@@ -596,9 +598,11 @@ static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
   snprintf(copy, sizeof copy, "%s", f->value);
   for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
     if (e->nruns == PERF__BL_MAX_RUNS)
-      return fail_at(p, f->value_mark, "'runs_s' holds too many values (at most %d)", PERF__BL_MAX_RUNS);
+      return fail_at(p, f->value_mark, "'runs_s' holds too many values (at most %d)",
+                     PERF__BL_MAX_RUNS);
     field one = *f;
     snprintf(one.value, sizeof one.value, "%s", t);
+    one.value_mark = fs->item[e->nruns]; /* an error points at the item */
     int r = number(p, &one, 1e-12, 3600, &e->runs_s[e->nruns++]);
     if (r) return r;
   }

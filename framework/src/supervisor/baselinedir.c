@@ -22,9 +22,9 @@ static int is_baseline(const struct dirent *e)
   return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
 }
 
-/* Validates one file, printing its line to out or its problem to err.
- * Returns 0 or 2. */
-static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
+/* Validates one file, printing its line to out (unless NULL) or its
+ * problem to err, after "who: ". Returns 0 or 2. */
+static int check_file(const char *dir, const char *name, const char *who, FILE *out, FILE *err)
 {
   char path[4200], why[600];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -33,14 +33,15 @@ static int check_file(const char *dir, const char *name, FILE *out, FILE *err)
   int e = perf__baseline_load(path, &b, why, sizeof why);
   if (e) {
     if (e == PERF__EBADFILE)
-      fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
+      fprintf(err, "%s: %s: %s\n", perf__progname(), who, why);
     else
-      fprintf(err, "%s: --check-baselines: %s: %s\n", perf__progname(), path,
+      fprintf(err, "%s: %s: %s: %s\n", perf__progname(), who, path,
               e == PERF__EIO ? strerror(errno) : perf__status_strerror(e));
     perf__baseline_free(&b);
     return 2;
   }
-  fprintf(out, "ok    %s: %zu %s, %zu %s (%s)\n", path, b.nentries,
+  if (out)
+    fprintf(out, "ok    %s: %zu %s, %zu %s (%s)\n", path, b.nentries,
           perf__units_noun((long long)b.nentries, "entry", "entries"), b.nratios,
           perf__units_noun((long long)b.nratios, "ratio", "ratios"), perf__baseline_model(&b));
   perf__baseline_free(&b);
@@ -82,33 +83,34 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
 }
 
 /* See baselinedir.h. */
-int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err)
+int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *out, FILE *err)
 {
   char why[4400];
   int missing;
   if (perf__baselinedir_usable(dir, given, &missing, why, sizeof why)) {
-    fprintf(err, "%s: --check-baselines: %s\n", perf__progname(), why);
+    fprintf(err, "%s: %s: %s\n", perf__progname(), who, why);
     return 2;
   }
   if (missing) {
-    fprintf(out, "no baseline directory '%s' yet: no baseline file to check "
-                 "(--update-baselines creates it)\n", dir);
+    if (out)
+      fprintf(out, "no baseline directory '%s' yet: no baseline file to check "
+                   "(--update-baselines creates it)\n", dir);
     return 0;
   }
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
-    fprintf(err, "%s: --check-baselines: cannot read the directory '%s': %s\n", perf__progname(),
-            dir, strerror(errno));
+    fprintf(err, "%s: %s: cannot read the directory '%s': %s\n", perf__progname(), who, dir,
+            strerror(errno));
     return 2;
   }
   int code = 0, valid = 0;
   for (int i = 0; i < n; i++) {
-    if (!code && !(code = check_file(dir, names[i]->d_name, out, err))) valid++;
+    if (!code && !(code = check_file(dir, names[i]->d_name, who, out, err))) valid++;
     free(names[i]);
   }
   free(names);
-  if (!code)
+  if (!code && out)
     fprintf(out, "%d baseline %s in %s, all valid%s\n", valid,
             perf__units_noun(valid, "file", "files"), dir, valid ? "" : " (none to check)");
   return code;

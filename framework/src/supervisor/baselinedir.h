@@ -21,11 +21,12 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
 
 /* Loads every *.yaml file of dir, in name order, with the baseline
  * loader's strict checks (schema, types, positions), printing one line per
- * valid file to out and a total. Returns 0 when all are valid, or there is
- * none, or dir is the default directory (not given) and does not exist yet
- * (each said on out); 2 after "file:line:column: problem" on err for the
- * first malformed or unreadable file, or after perf__baselinedir_usable's
- * message when dir cannot be used. */
-int perf__baselinedir_check(const char *dir, int given, FILE *out, FILE *err);
+ * valid file to out and a total (out NULL: nothing). Returns 0 when all
+ * are valid, or there is none, or dir is the default directory (not given)
+ * and does not exist yet (each said on out); 2 after "who: file:line:column:
+ * problem" on err for the first malformed or unreadable file, or after
+ * perf__baselinedir_usable's message when dir cannot be used. who names the
+ * command ("--check-baselines", "--update-baselines"). */
+int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *out, FILE *err);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "base/baseline.h"
 #include "base/claimrec.h"
+#include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
 #include "base/clock.h"
 #include "base/cpumask.h"
@@ -538,6 +539,14 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
   char err[700];
   if (cli->update_baselines && perf__baseline_probe_dir(cli->baseline_dir, err, sizeof err)) {
     fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
+    return 2;
+  }
+  /* a malformed file would end every test of the update as ERROR, after
+   * measuring: found first */
+  if (cli->update_baselines &&
+      perf__baselinedir_check(cli->baseline_dir, 0, "--update-baselines", NULL, stderr)) {
+    fprintf(stderr, "%s: --update-baselines: nothing was run; fix or remove that file\n",
+            perf__progname());
     return 2;
   }
   int rows = runs + (cli->update_baselines ? PERF__UPDATE_RERUNS : 0);
