@@ -264,43 +264,53 @@ static int fit(const meas *m, perf__blrule_fit *f)
   return perf__blrule_fit_runs(v, mhz, n, f);
 }
 
-/* Merges one measured workload (unless its runs disagree or are too wide:
- * then the old entry stays and it is flagged); prints its table rows.
- * Returns 0 or PERF__ENOMEM. */
+/* Prints m's rows of the update table: the entry e (old: the file's, or
+ * NULL) and its tolerance, each run with why it was left out, and, when
+ * `no` is the reason it is not written, that. Never fails. */
+static void print_entry(const meas *m, const perf__blrule_fit *f, const perf__baseline_entry *e,
+                        const perf__baseline_entry *old, const char *no)
+{
+  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
+  char clean[40];
+  if (old) {
+    perf__units_time(was, sizeof was, old->median_s);
+    snprintf(change, sizeof change, "%+.1f%%", 100 * (e->median_s / old->median_s - 1));
+  }
+  perf__units_time(now, sizeof now, e->median_s);
+  if (e->sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e->sm_clock.median);
+  printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e->tolerance,
+         no ? " NOT WRITTEN" : f->wide || f->too_few ? " WIDE" : "");
+  run_values(m, f, runs, sizeof runs);
+  if (f->too_few)
+    snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
+  else
+    snprintf(clean, sizeof clean, "%d clean", f->nclean);
+  printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
+         sm, runs, 100 * f->spread, clean);
+  if (no)
+    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; rerun the update on a "
+           "quiet machine, or give --accept-wide to write it\n", no, 100 * f->tolerance,
+           100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry");
+  else if (f->wide || f->too_few)
+    printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
+           f->too_few ? "from all runs" : "wide", 100 * f->tolerance);
+}
+
+/* Merges one measured workload (unless its runs disagree, are too wide or
+ * launch-bound: then the old entry stays and it is flagged); prints its
+ * table rows. Returns 0, PERF__ENOMEM, or PERF__EPROTO (a run's value is
+ * not a positive number). */
 static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const char *date)
 {
   perf__blrule_fit f;
   if (fit(m, &f)) return PERF__EPROTO;
   perf__baseline_entry e = entry_of(m, &f, date);
-  const perf__baseline_entry *old = perf__baseline_find(b, e.test, e.workload);
-  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
-  if (old) {
-    perf__units_time(was, sizeof was, old->median_s);
-    snprintf(change, sizeof change, "%+.1f%%", 100 * (e.median_s / old->median_s - 1));
-  }
-  perf__units_time(now, sizeof now, e.median_s);
-  if (e.sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e.sm_clock.median);
   const char *word = "", *no = refused(u, m, &f, &word);
-  printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e.tolerance,
-         no ? " NOT WRITTEN" : f.wide || f.too_few ? " WIDE" : "");
-  run_values(m, &f, runs, sizeof runs);
-  char clean[40];
-  if (f.too_few)
-    snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
-  else
-    snprintf(clean, sizeof clean, "%d clean", f.nclean);
-  printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
-         sm, runs, 100 * f.spread, clean);
+  print_entry(m, &f, &e, perf__baseline_find(b, e.test, e.workload), no);
   if (no) {
-    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; rerun the update on a "
-           "quiet machine, or give --accept-wide to write it\n", no, 100 * f.tolerance,
-           100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry");
     flag(u, m, word);
     return 0;
   }
-  if (f.wide || f.too_few)
-    printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
-           f.too_few ? "from all runs" : "wide", 100 * f.tolerance);
   return perf__baseline_put_entry(b, &e);
 }
 
