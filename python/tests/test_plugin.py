@@ -268,6 +268,30 @@ def test_it(perf):
     assert "BASELINE(w) at test_inner.py:" in r.stdout.str()
 
 
+def test_update_refuses_an_entry_whose_runs_spread_wide(pytester, tmp_path):
+    """Runs spread 30 % apart each (run k does 1 + 0.3 k times the work): the
+    tolerance they allow is over the ceiling, so the entry is not written and
+    the session fails naming it, unless --perf-accept-wide."""
+    base = tmp_path / "baselines"
+    base.mkdir()
+    body = '''
+runs = []
+
+def test_it(perf):
+    runs.append(1)
+    perf.expect_baseline(perf.workload(lambda: work(int(300 * (1 + 0.3 * len(runs)))), name="w"))
+'''
+    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines")
+    out = r.stdout.str()
+    assert r.ret == 1, out
+    assert "NOT WRITTEN" in out and "1 entry not written" in out and "test_it / w" in out, out
+    assert "--perf-accept-wide writes them" in out, out
+    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines",
+            "--perf-accept-wide")
+    assert r.ret == 0, r.stdout.str()
+    assert "runs_s: [" in next(base.glob("*.yaml")).read_text()
+
+
 @pytest.mark.parametrize("body,message", [
     ("def g():\n    yield work(10)\n\ndef test_it(perf):\n    perf.expect_similar(g, g, 0.5)\n",
      "workload 'g' is a generator function"),
