@@ -156,7 +156,8 @@ ST_TEST(blrule_check_error_rates_by_simulation)
 {
   const int N = st_slow() ? 4000 : 20000;
   double rows[][3] = {{0.002, 0, 0}, {0.005, 0, 0}, {0.01, 0, 0}, {0.02, 0, 0},
-                      {0.002, 0.02, 0}, {0.005, 0.05, 0}, {0.015, 0.10, 0}, {0.01, 0.05, 0}};
+                      {0.002, 0.02, 0}, {0.005, 0.05, 0}, {0.015, 0.10, 0}, {0.01, 0.05, 0},
+                      {0.002, 0.05, 0}, {0.002, 0.10, 0}, {0.005, 0.10, 0}, {0.01, 0.10, 0}};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     rows[i][2] = fail_rate(rows[i][0], rows[i][1], N, 32 + i);
     printf("    spread %.1f%%, change %+.0f%%: %.2f%% of %d checks fail\n", 100 * rows[i][0],
@@ -166,6 +167,7 @@ ST_TEST(blrule_check_error_rates_by_simulation)
   ST_CHECKF(rows[4][2] >= 0.99, "+2%% at 0.2%%: %g", rows[4][2]);
   ST_CHECKF(rows[5][2] >= 0.99, "+5%% at 0.5%%: %g", rows[5][2]);
   ST_CHECKF(rows[6][2] >= 0.80, "+10%% at 1.5%%: %g", rows[6][2]);
+  for (int i = 8; i < 12; i++) ST_CHECKF(rows[i][2] >= 0.99, "row %d: %g", i, rows[i][2]);
   /* and what it does not catch: +5 % at 1 % spread, about half the time */
   ST_CHECKF(rows[7][2] > 0.3 && rows[7][2] < 0.8, "+5%% at 1%%: %g", rows[7][2]);
 }
