@@ -120,8 +120,9 @@ typedef struct perf__cli {
     "this machine's file (make baseline-update)")                                               \
   X("--force", "", flag, force, 0, "", "write baselines even though a test failed")             \
   X("--accept-wide", "", flag, accept_wide, 0, "",                                              \
-    "write baseline entries whose runs allow a tolerance\n"                                    \
-    "over 10 % (without it they are not written, exit 1)")                                      \
+    "write baseline entries whose runs disagree, allow a\n"                                    \
+    "tolerance over 10 % or are launch-bound (without it\n"                                    \
+    "they are not written, exit 1)")                                                            \
   X("--junit", "", text, junit, NULL, "FILE",                                                   \
     "JUnit XML: a testcase per test (file, line); a failure\n"                                  \
     "names the failing claim; verdict lines and output go\n"                                    \
