@@ -602,7 +602,8 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
     }
   }
-  for (int run = runs; collect && run < rows && !broken; run++)
+  /* re-runs only where something will be written */
+  for (int run = runs; collect && run < rows && !broken && (!failed || cli->force); run++)
     broken = rerun(&w, tests, n, cli, argc, argv, run, results, &done, &code, &failed);
   worker_stop(&w, 0);
   perf__hostshare_unregister(shared);
