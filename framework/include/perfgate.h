@@ -437,8 +437,9 @@ int perf_embed_update_runs(void);
  * are merged into each
  * machine's baseline file as perftest --update-baselines merges them (a
  * table of what moved on stdout; accept_wide as --accept-wide). Returns 0;
- * 1 when entries were not written (their runs disagree, or their tolerance
- * is over the ceiling without accept_wide: the others are), named in
+ * 1 when entries were not written (their runs disagree, their tolerance is
+ * over the ceiling, or they were launch-bound, without accept_wide: the
+ * others are), named in
  * err[len]; or 2 with the reason in err[len] (a malformed line or file, a
  * file that cannot be written). */
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,

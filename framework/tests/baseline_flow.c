@@ -7,6 +7,7 @@
 
 #include "base/baseline.h"
 #include "base/blrule.h"
+#include "base/status.h"
 #include "supervisor/rebaseline.h"
 #include "selftest.h"
 
@@ -177,6 +178,25 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   free(after);
   ST_EQ(update_from(path, spread, 0.5, 1, &flagged), 0);
   ST_EQ(flagged, 0);
+  /* a run's median that is not a positive number: an error naming the
+   * entry, the file untouched */
+  char *kept = st_slurp(path);
+  double zero[5] = {21.0, 0, 21.0, 21.0, 21.0};
+  perf__blu *u = perf__rebaseline_new();
+  char line[900];
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0",
+             path, zero[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  err[0] = '\0';
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), PERF__EPROTO);
+  ST_CHECKF(strstr(err, "bl.judged / w: a run's median is not a positive number"), "%s", err);
+  perf__rebaseline_free(u);
+  char *now = st_slurp(path);
+  ST_CHECK(kept && now && !strcmp(kept, now));
+  free(kept);
+  free(now);
   ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
   e = perf__baseline_find(&b, "bl.judged", "w");
   ST_CHECK(e && e->nruns == 5 && e->tolerance > PERF__BLR_CEILING);

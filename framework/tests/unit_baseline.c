@@ -476,4 +476,12 @@ ST_TEST(baseline_runs_s_error_points_at_the_item)
   ST_EQ(perf__baseline_parse("x.yaml", (const unsigned char *)text, strlen(text), &b, err,
                              sizeof err), PERF__EBADFILE);
   ST_CHECKF(strstr(err, "x.yaml:11:18: ") && strstr(err, "'abc'"), "%s", err);
+  /* an item with a space in it is one item, and not a number */
+  const char *spaced = "schema: 2\nfingerprint: {name: x}\nentries:\n- test: a.b\n  workload: w\n"
+                       "  clock: events\n  median_s: 1e-5\n  spread_s: 0\n  samples: 8\n"
+                       "  sm_clock_mhz: unknown\n  runs_s: [1 2, 3 x]\n"
+                       "  recorded: 2026-11-26\nratios: []\n";
+  ST_EQ(perf__baseline_parse("x.yaml", (const unsigned char *)spaced, strlen(spaced), &b, err,
+                             sizeof err), PERF__EBADFILE);
+  ST_CHECKF(strstr(err, "x.yaml:11:12: ") && strstr(err, "'1 2'"), "%s", err);
 }

@@ -449,8 +449,9 @@ def update_runs():
 
 
 class WideBaselines(PerfError):
-    """Some baseline entries were not written: their runs disagree, or allow a
-    tolerance over the ceiling (the other entries were written)."""
+    """Some baseline entries were not written: their runs disagree, allow a
+    tolerance over the ceiling, or were launch-bound (the other entries were
+    written)."""
 
 
 def write_baselines(measurements, accept_wide=False):

@@ -349,8 +349,12 @@ typedef struct fields {
   yaml_mark_t item[PERF__BL_MAX_RUNS]; /* where the list field's first items start */
 } fields;
 
+/* Separates a list's items in field.value: a plain scalar may hold spaces
+ * ("[1 2, 3]" is two items, the first "1 2"), never this. */
+#define ITEM_SEP "\x1f"
+
 /* Reads the list value of f (its start consumed): plain scalars, kept in
- * f->value separated by spaces, the first items' positions in item. */
+ * f->value separated by ITEM_SEP, the first items' positions in item. */
 static int scalar_list(parser *p, field *f, yaml_mark_t *item, const char *what)
 {
   size_t used = 0, k = 0;
@@ -364,7 +368,7 @@ static int scalar_list(parser *p, field *f, yaml_mark_t *item, const char *what)
     if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers, not quoted "
                      "text ('%s')", f->key, what, scalar(p));
-    int n = snprintf(f->value + used, sizeof f->value - used, "%s%s", used ? " " : "",
+    int n = snprintf(f->value + used, sizeof f->value - used, "%s%s", used ? ITEM_SEP : "",
                      scalar(p));
     if (n < 0 || (size_t)n >= sizeof f->value - used)
       return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
@@ -596,7 +600,7 @@ static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
                    "[2.1e-05, 2.3e-05]");
   char copy[sizeof f->value], *save = NULL;
   snprintf(copy, sizeof copy, "%s", f->value);
-  for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+  for (char *t = strtok_r(copy, ITEM_SEP, &save); t; t = strtok_r(NULL, ITEM_SEP, &save)) {
     if (e->nruns == PERF__BL_MAX_RUNS)
       return fail_at(p, f->value_mark, "'runs_s' holds too many values (at most %d)",
                      PERF__BL_MAX_RUNS);

@@ -357,6 +357,10 @@ static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *
       continue;
     }
     r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(u, b, m, date);
+    if (r == PERF__EPROTO)
+      snprintf(err, len, "%s / %s: a run's median is not a positive number", m->test, m->name);
+    else if (r)
+      snprintf(err, len, "%s", perf__status_strerror(r));
   }
   fflush(stdout);
   return r;

@@ -28,8 +28,8 @@ int perf__rebaseline_take(perf__blu *u, const char *line, int run);
  * named in the table) and gets the clean runs' median, their values
  * (runs_s), the median of their spreads, their summed samples and SM clock
  * (perf__baseline_mhz_merge) and the tolerance their spread allows. An
- * entry whose runs disagree (more than one left out) or whose tolerance is
- * over the ceiling is not written unless accept_wide: the old entry stays, and
+ * entry whose runs disagree (more than one left out), whose tolerance is
+ * over the ceiling or that was launch-bound is not written unless accept_wide: the old entry stays, and
  * it is counted (perf__rebaseline_flagged). Entries not re-measured are
  * kept. Prints a table with every run and writes each file atomically.
  * Returns 0 (flagged entries included), or PERF__EBADFILE (an existing

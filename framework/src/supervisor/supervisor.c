@@ -475,7 +475,7 @@ static void tell_exit_2(void)
  * --force). Returns the new exit code. */
 static int write_baselines(const perf__cli *cli, int code, size_t failed)
 {
-  char err[700];
+  char err[700] = "";
   if (failed && !cli->force) {
     printf("\nbaselines: nothing written: %zu test %s did not pass (--force "
            "writes anyway)\n", failed, perf__units_noun((long long)failed, "run", "runs"));
@@ -514,15 +514,16 @@ static int rerun(worker *w, const perf__registry_test **tests, size_t n, const p
     if (!said++)
       printf("perfgate: --update-baselines: re-run %d of %d, of the tests with a run unlike the "
              "others\n", run - PERF__UPDATE_RUNS + 1, PERF__UPDATE_RERUNS);
-    perf__result *r = &results[(*done)++];
+    perf__result *r = &results[*done];
     worker_stop(w, 0);
     int s = run_one(w, tests[i], cli, argc, argv, r);
-    if (s == PERF__EIO) {
+    if (s == PERF__EIO) { /* not counted, as in the runs before */
       fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
               r->reason[0] ? r->reason : strerror(errno));
       *code = 2;
       return 1;
     }
+    (*done)++;
     perf__console_result(r);
     *code = code_after(*code, r, cli);
     *failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
