@@ -64,8 +64,8 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   /* each run's value under its row, in run order, and their spread */
   ST_CHECK(st_line_with(&r, "    w (wall clock, ", "; runs ", line, sizeof line));
   const char *runs = strstr(line, "; runs ");
-  int commas = 0;
-  for (const char *c = runs; c && *c; c++) commas += *c == ',';
+  int commas = 0; /* between the 5 runs' values (re-runs, if any, come after a ';') */
+  for (const char *c = runs ? runs + 7 : NULL; c && *c && *c != ';'; c++) commas += *c == ',';
   ST_CHECKF(commas == PERF__UPDATE_RUNS - 1 && strstr(line, "; spread between runs "), "%s", line);
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line));
   st_run_free(&r);
@@ -219,16 +219,18 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
            "100,100 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  /* (on a busy machine another run may be far too: then the runs disagree
+   * and there is no re-run; the poisoned run is named either way) */
   ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "runs ", line, sizeof line) &&
-                strstr(line, "(left out: +") && strstr(line, "; re-runs "), "%s", r.out);
-  ST_CHECK(st_line_with(&r, "--update-baselines: re-run 2 of 2", NULL, line, sizeof line));
+                (strstr(line, "(left out: +") || strstr(line, "(far: +")), "%s", r.out);
+  ST_CHECKF(!strstr(line, "(left out: +") || strstr(line, "; re-runs "), "%s", line);
   st_run_free(&r);
   unlink(counter);
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
            "100,100,800 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --filter=bl.host_work"), 1);
-  ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "; re-runs ", line, sizeof line) &&
-                strstr(line, "they disagree"), "%s", r.out);
+  ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "they disagree", line, sizeof line), "%s",
+            r.out);
   ST_CHECK(strstr(r.out, "bl.host_work / w (runs disagree)") != NULL);
   st_run_free(&r);
   unlink(counter);
