@@ -71,6 +71,7 @@ ST_TEST(blrule_leaves_out_a_poisoned_run_and_a_low_clock)
   ST_EQ(perf__blrule_fit_runs(w, mhz, 5, &f), 0);
   ST_EQ(f.why[2], PERF__BLR_LOW_CLOCK);
   ST_EQ(f.nclean, 4);
+  ST_EQ(f.top_mhz, 1980);
   /* an unknown clock (0) is never judged */
   mhz[2] = 0;
   ST_EQ(perf__blrule_fit_runs(w, mhz, 5, &f), 0);

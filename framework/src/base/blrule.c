@@ -34,7 +34,7 @@ static void judge(const double *v, const unsigned *mhz, int n, perf__blrule_fit 
   double mid = perf__stats_median_of(v, (size_t)n, scratch);
   double mad = perf__stats_mad_of(v, (size_t)n, scratch);
   double far = fmax(PERF__BLR_OUT_Z * 1.4826 * mad, PERF__BLR_OUT_MIN * mid);
-  unsigned top = fastest(mhz, n);
+  unsigned top = f->top_mhz = fastest(mhz, n);
   for (int i = 0; i < n; i++) {
     f->off[i] = (v[i] - mid) / mid;
     if (mhz && mhz[i] && mhz[i] < (1 - PERF__BL_CLOCK_MOVED) * top)

@@ -69,6 +69,7 @@ typedef struct perf__blrule_fit {
   int nclean;
   double median;    /* of the clean runs (of all runs when too many are out) */
   double off[PERF__BL_MAX_RUNS]; /* each run's (value - median of all) / median of all */
+  unsigned top_mhz; /* the fastest run's SM clock (0: none known) */
   double spread;    /* the clean runs' standard deviation / median; 0 for one run */
   double tolerance; /* max(floor, Z x spread x sqrt(1 + 1/k)) */
   int too_few;      /* more than PERF__BLR_MAX_OUT runs out: computed from all */

@@ -157,12 +157,10 @@ static void today(char *buf, size_t len)
 static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, char *buf,
                             size_t len)
 {
-  unsigned top = 0;
-  for (int i = 0; i < runs_of(m); i++)
-    if (m->clk[i].median > top) top = m->clk[i].median;
   const char *how = f->too_few ? "far" : "left out"; /* too many out: all are kept */
   if (f->why[r] == PERF__BLR_LOW_CLOCK)
-    snprintf(buf, len, " (%s: SM clock %u MHz, the fastest run's %u)", how, m->clk[r].median, top);
+    snprintf(buf, len, " (%s: SM clock %u MHz, the fastest run's %u)", how, m->clk[r].median,
+             f->top_mhz);
   else if (f->why[r] == PERF__BLR_OUTLIER)
     snprintf(buf, len, " (%s: %+.1f%% off the runs' median)", how, 100 * f->off[r]);
   else

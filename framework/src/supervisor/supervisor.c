@@ -497,6 +497,31 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
   return code > 1 ? code : 1;
 }
 
+/* Runs test t into r (and its second attempt where one is needed), prints
+ * its result and counts it into *code and *failed. Returns 1, with *code 2
+ * and the reason on stderr, when no worker could start (r then does not
+ * count); 0 otherwise. */
+static int one_test(worker *w, const perf__registry_test *t, const perf__cli *cli, int argc,
+                    char **argv, perf__result *r, int *code, size_t *failed)
+{
+  int s = run_one(w, t, cli, argc, argv, r);
+  if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r))
+    s = confirm(w, t, cli, argc, argv, r);
+  if (s == PERF__EIO) {
+    fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
+            r->reason[0] ? r->reason : strerror(errno));
+    *code = 2;
+    return 1;
+  }
+  perf__console_result(r);
+  /* A test that did not pass may have left state behind; a worker whose
+   * CUDA runtime failed to start cannot see a later test's. */
+  if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->broken)) worker_stop(w, 0);
+  *code = code_after(*code, r, cli);
+  *failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+  return 0;
+}
+
 /* --update-baselines' re-run `run` (rebaseline.h): the tests one of whose
  * entries had one run unlike the others, each in a fresh worker, their
  * results after *done. Returns 1 when no worker could start (code 2). */
@@ -514,19 +539,9 @@ static int rerun(worker *w, const perf__registry_test **tests, size_t n, const p
     if (!said++)
       printf("perfgate: --update-baselines: re-run %d of %d, of the tests with a run unlike the "
              "others\n", run - PERF__UPDATE_RUNS + 1, PERF__UPDATE_RERUNS);
-    perf__result *r = &results[*done];
     worker_stop(w, 0);
-    int s = run_one(w, tests[i], cli, argc, argv, r);
-    if (s == PERF__EIO) { /* not counted, as in the runs before */
-      fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
-              r->reason[0] ? r->reason : strerror(errno));
-      *code = 2;
-      return 1;
-    }
-    (*done)++;
-    perf__console_result(r);
-    *code = code_after(*code, r, cli);
-    *failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+    if (one_test(w, tests[i], cli, argc, argv, &results[*done], code, failed)) return 1;
+    (*done)++; /* a worker that could not start is not counted, as in the runs before */
   }
   return 0;
 }
@@ -584,23 +599,7 @@ int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests
       char name[sizeof r->name];
       perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
                             n * (size_t)runs);
-      int s = run_one(&w, tests[i], cli, argc, argv, r);
-      if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r))
-        s = confirm(&w, tests[i], cli, argc, argv, r);
-      if (s == PERF__EIO) {
-        fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
-                r->reason[0] ? r->reason : strerror(errno));
-        code = 2;
-        broken = 1;
-        break;
-      }
-      perf__console_result(r);
-      /* A test that did not pass may have left state behind; a worker
-       * whose CUDA runtime failed to start cannot see a later test's. */
-      if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->broken))
-        worker_stop(&w, 0);
-      code = code_after(code, r, cli);
-      failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+      if ((broken = one_test(&w, tests[i], cli, argc, argv, r, &code, &failed))) break;
     }
   }
   /* re-runs only where something will be written */

@@ -326,6 +326,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   }
   perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
   perf__context_claim_close();
-  if (o != PERF__PASS && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
+  if (o != PERF__PASS && fatal)
+    perf__context_end(PERF__FAIL, 0, "%s: %s", head, perf__status_word(o));
   return o == PERF__PASS;
 }
