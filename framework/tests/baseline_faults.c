@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blrule.h"
 #include "selftest.h"
 
 enum { OLD_ENTRIES = 1000, KILLS = 40, RACES = 5, HELD_RACES = 3 };
@@ -71,7 +72,7 @@ static void restore(const char *path, const char *bytes)
 
 /* What a fault left: 0 the old file byte for byte, 1 a complete new one
  * (it parses, keeps every old entry and ratio and has the updated test's
- * entries), -1 anything else. */
+ * want_new entries and perfgate's host reference), -1 anything else. */
 static int classify(const char *path, const char *old, size_t old_entries,
                     size_t want_new)
 {
@@ -84,7 +85,8 @@ static int classify(const char *path, const char *old, size_t old_entries,
   perf__baseline b;
   char err[400];
   int ok = perf__baseline_load(path, &b, err, sizeof err) == 0 &&
-           b.nentries == old_entries + want_new && b.nratios >= 1 &&
+           b.nentries == old_entries + want_new + 1 && b.nratios >= 1 &&
+           perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, "host_reference") &&
            perf__baseline_find(&b, "old.t00000", "w") && perf__baseline_find(&b, "bl.host_work", "w");
   char last[32];
   snprintf(last, sizeof last, "old.t%05zu", old_entries - 1);
@@ -431,12 +433,12 @@ ST_TEST(baseline_two_updaters_at_once_lose_nothing)
     perf__baseline now_bl;
     char err[400] = "";
     int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
-             now_bl.nentries == OLD_ENTRIES + 3 && now_bl.nratios == 2 &&
+             now_bl.nentries == OLD_ENTRIES + 4 && now_bl.nratios == 2 &&
              perf__baseline_find(&now_bl, "bl.host_work", "w") &&
              perf__baseline_find(&now_bl, "bl.ratio_claim", "a") &&
              perf__baseline_find(&now_bl, "old.t00000", "w");
     ST_CHECKF(ca == 0 && cb == 0 && ok, "round %d: exits %d %d, %zu entries %zu ratios (want %d, 2): %s",
-              i, ca, cb, now_bl.nentries, now_bl.nratios, OLD_ENTRIES + 3, err);
+              i, ca, cb, now_bl.nentries, now_bl.nratios, OLD_ENTRIES + 4, err);
     good += ca == 0 && cb == 0 && ok;
     perf__baseline_free(&now_bl);
     free(out);
@@ -498,7 +500,7 @@ ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
     perf__baseline now_bl;
     char err[400] = "";
     int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
-             now_bl.nentries == OLD_ENTRIES + 3 && now_bl.nratios == 2 &&
+             now_bl.nentries == OLD_ENTRIES + 4 && now_bl.nratios == 2 &&
              perf__baseline_find(&now_bl, "bl.host_work", "w") &&
              perf__baseline_find(&now_bl, "bl.ratio_claim", "a");
     ST_CHECKF(ca == 0 && cb == 0 && ok, "round %d: exits %d %d, %zu entries %zu ratios %s", i,

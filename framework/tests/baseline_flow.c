@@ -72,7 +72,10 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   perf__baseline b;
   char err[400];
   ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
-  ST_CHECKF(b.nentries == 3 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
+  /* a, b, w and perfgate's host reference (worker/reference.h) */
+  ST_CHECKF(b.nentries == 4 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
+  const perf__baseline_entry *ref = perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, "host_reference");
+  ST_CHECK(ref && ref->median_s > 0 && ref->nruns >= PERF__UPDATE_RUNS - PERF__BLR_MAX_OUT);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e && e->samples >= 3 * 8 && e->tolerance >= PERF__BLR_FLOOR && !strcmp(e->clock, "wall"));
   /* each clean run's median */
@@ -260,6 +263,62 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   st_run_free(&r);
   ST_EQ(run(&r, "", dir, "--accept-wide --filter=bl.host_work"), 2);
   ST_CHECK(strstr(r.out, "--accept-wide only changes what --update-baselines writes") != NULL);
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* Divides the median and runs of entry test / workload by k and sets its
+ * tolerance to tol, as if it had been recorded on a machine k times
+ * faster. */
+static void recorded_faster(const char *path, const char *test, const char *workload, double k,
+                            double tol)
+{
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, test, workload);
+  ST_CHECK(e != NULL);
+  if (e) {
+    e->median_s /= k;
+    for (int i = 0; i < e->nruns; i++) e->runs_s[i] /= k;
+    e->tolerance = tol;
+  }
+  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
+}
+
+/* A machine slower than at update slows perfgate's reference work too: a
+ * check whose workload and reference were both recorded 8x faster is
+ * INCONCLUSIVE naming the machine; one whose reference is as recorded
+ * fails, saying the reference did not slow down. (8x, and tolerances of
+ * 100-200 %: what a busy host changes between the runs is not what is
+ * tested.) */
+ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
+{
+  char dir[] = "/tmp/perfgate-slowmachine-XXXXXX", path[600], line[LINE];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  st_host_baseline_file(dir, path, sizeof path);
+  st_run r;
+  ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "    host_reference (wall clock", "; runs ", line, sizeof line), "%s",
+            r.out);
+  st_run_free(&r);
+  double tol = st_slow() ? 2.0 : 1.0;
+  recorded_faster(path, "bl.host_work", "w", 8, tol);
+  recorded_faster(path, PERF__BLR_REFERENCE_TEST, "host_reference", 8, tol);
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", "INCONCLUSIVE (the machine is slower: not decided)",
+                         line, sizeof line) &&
+                strstr(line, "perfgate's host_reference took") &&
+                strstr(line, "the machine is slower now, not decided"),
+            "%s", r.out);
+  ST_CHECK(!strstr(r.out, "FAIL (regression)"));
+  st_run_free(&r);
+  recorded_faster(path, PERF__BLR_REFERENCE_TEST, "host_reference", 1.0 / 8, tol); /* as recorded */
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", ": FAIL (regression)", line, sizeof line) &&
+                strstr(line, "perfgate's host_reference took") && strstr(line, "not what slowed it"),
+            "%s", r.out);
   st_run_free(&r);
   st_rmtree(dir);
 }

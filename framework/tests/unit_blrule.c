@@ -191,6 +191,23 @@ ST_TEST(blrule_a_low_clock_explains_a_slowdown_only_within_its_cycles)
   ST_EQ(perf__blrule_clock_explains(&e, 1.632e-3, 1890), 0);
 }
 
+/* A reference slower than its entry explains a workload's slowdown up to
+ * PERF__BLR_REF_FACTOR times its own; within its tolerance or noise it
+ * explains nothing. */
+ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
+{
+  perf__baseline_entry ref = {.median_s = 1e-3, .tolerance = 0.02, .nruns = 5,
+                              .runs_s = {0.998e-3, 1e-3, 1.001e-3, 0.999e-3, 1.002e-3}};
+  double r;
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-6, 15, 0.25, &r), 1); /* host 20 % slow */
+  ST_CHECK(fabs(r - 0.2) < 1e-9);
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-6, 15, 0.59, &r), 1); /* up to 3x its change */
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-6, 15, 0.61, &r), 0); /* more than that */
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.015e-3, 1e-6, 15, 0.03, &r), 0); /* within tolerance */
+  ST_EQ(perf__blrule_ref_explains(&ref, 0.8e-3, 1e-6, 15, 0.10, &r), 0);   /* faster */
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-4, 3, 0.25, &r), 0);    /* within its noise */
+}
+
 /* One process of a workload with a slow mode: share `slow` of the processes
  * take 15 % longer (0.3 % noise besides). */
 static double moded(perf__rng *r, double slow)

@@ -111,3 +111,23 @@ int perf__blrule_clock_explains(const perf__baseline_entry *base, double median,
   double cycles = median / base->median_s * mhz / was - 1;
   return cycles <= base->tolerance;
 }
+
+static const struct {
+  const char *name, *clock;
+} refs[] = {
+#define PERF__BLR_REF_ROW(id, name, clock) {name, clock},
+    PERF__BLR_REFERENCE_MAP(PERF__BLR_REF_ROW)
+#undef PERF__BLR_REF_ROW
+};
+
+/* See blrule.h. */
+const char *perf__blrule_ref_name(perf__blrule_ref k) { return refs[k].name; }
+const char *perf__blrule_ref_clock(perf__blrule_ref k) { return refs[k].clock; }
+
+/* See blrule.h. */
+int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, double mad,
+                              long samples, double rel, double *ref_rel)
+{
+  perf__baseline_change c = perf__blrule_compare(ref, median, mad, samples, ref_rel, NULL);
+  return c == PERF__BL_SLOWER && rel <= PERF__BLR_REF_FACTOR * *ref_rel;
+}

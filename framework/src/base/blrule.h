@@ -43,7 +43,14 @@
  *   PERF__BL_CLOCK_MOVED below the entry's, whose cycles (time x SM clock)
  *   are within the tolerance, is not decided: the clock explains it (a
  *   1.5 ms GEMM whose process ran at 1890 MHz, the GPU at its power limit,
- *   was 11.8 % slower against an entry recorded at 1980 MHz, on the H100). */
+ *   was 11.8 % slower against an entry recorded at 1980 MHz, on the H100).
+ * - Every update also records perfgate's reference work (worker/reference.h)
+ *   as entries of the test PERF__BLR_REFERENCE_TEST (no test's name: those
+ *   hold a dot), judged by the same rule but always written. A regression
+ *   whose process ran a reference that applies to its clock slower than
+ *   that entry (by the rule above) is not decided when the reference's
+ *   slowdown is at least 1 / PERF__BLR_REF_FACTOR of the workload's: the
+ *   machine is slower, and what is left cannot be told from it. */
 #define PERF__BLR_OUT_Z 4.0
 #define PERF__BLR_OUT_MIN 0.08
 #define PERF__BLR_MAX_OUT 1
@@ -55,6 +62,23 @@
  * its time or more to queue the batch (worker/workload.h: queue_share); an
  * update does not write an entry with such a run unless asked to. */
 #define PERF__BLR_LAUNCH_BOUND 0.9
+#define PERF__BLR_REF_FACTOR 3.0
+
+/* The reference entries: the test, and one row per reference. */
+#define PERF__BLR_REFERENCE_TEST "perfgate"
+#define PERF__BLR_REFERENCE_MAP(X)                 \
+  X(PERF__BLR_REF_HOST, "host_reference", "wall") \
+  X(PERF__BLR_REF_GPU, "gpu_reference", "events")
+typedef enum perf__blrule_ref {
+#define PERF__BLR_REF_ENUM(id, name, clock) id,
+  PERF__BLR_REFERENCE_MAP(PERF__BLR_REF_ENUM)
+#undef PERF__BLR_REF_ENUM
+  PERF__BLR_NREFS
+} perf__blrule_ref;
+
+/* The entry name and clock of reference k. Never fail. */
+const char *perf__blrule_ref_name(perf__blrule_ref k);
+const char *perf__blrule_ref_clock(perf__blrule_ref k);
 
 /* Why a run was left out. */
 typedef enum perf__blrule_why {
@@ -100,5 +124,11 @@ perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, dou
  * mhz: its samples' SM clock, 0 unknown) explains it by the rule above;
  * 0 otherwise, or when either clock is unknown. Never fails. */
 int perf__blrule_clock_explains(const perf__baseline_entry *base, double median, unsigned mhz);
+
+/* 1 when a reference measured now (median, MAD, samples) against its entry
+ * ref explains a workload's slowdown rel by the rule above; *ref_rel gets
+ * the reference's change. Never fails. */
+int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, double mad,
+                              long samples, double rel, double *ref_rel);
 
 #endif

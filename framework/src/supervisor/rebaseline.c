@@ -233,13 +233,16 @@ static int launch_bound(const meas *m)
   return 0;
 }
 
+static int is_reference(const meas *m) { return !strcmp(m->test, PERF__BLR_REFERENCE_TEST); }
+
 /* Why the update does not write m's entry, or NULL when it does (with
- * accept_wide it writes every entry, from all runs where they disagree);
- * *word gets the reason in a word or two. */
+ * accept_wide it writes every entry, from all runs where they disagree;
+ * perfgate's reference entries are always written: a wide one only
+ * explains less); *word gets the reason in a word or two. */
 static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
                            const char **word)
 {
-  if (u->accept_wide) return NULL;
+  if (u->accept_wide || is_reference(m)) return NULL;
   if (launch_bound(m))
     return *word = "launch-bound",
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
@@ -289,6 +292,10 @@ static void print_entry(const meas *m, const perf__blrule_fit *f, const perf__ba
     printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; rerun the update on a "
            "quiet machine, or give --accept-wide to write it\n", no, 100 * f->tolerance,
            100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry");
+  else if ((f->wide || f->too_few) && is_reference(m))
+    printf("    written %s (perfgate's reference, always written): it explains only slowdowns "
+           "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
+           100 * f->tolerance);
   else if (f->wide || f->too_few)
     printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
            f->too_few ? "from all runs" : "wide", 100 * f->tolerance);

@@ -18,6 +18,7 @@
 #include "worker/sweep.h"
 #include "worker/context.h"
 #include "worker/cotenant.h"
+#include "worker/reference.h"
 #include "worker/workload.h"
 
 /* This machine as host-only work sees it (0) and as GPU work sees it (1). */
@@ -133,6 +134,104 @@ static int shared_gpu(const perf_workload *w, const char *head)
   return 1;
 }
 
+/* Measures reference k into r. Returns 0, or -1 with the CUDA error in
+ * why. */
+static int measure_reference(perf__blrule_ref k, perf__reference *r, char *why, size_t len)
+{
+  if (k == PERF__BLR_REF_HOST) {
+    perf__reference_host(r);
+    return 0;
+  }
+  cudaError_t e = perf__reference_gpu(r);
+  if (e) snprintf(why, len, "%s", cudaGetErrorString(e));
+  return e ? -1 : 0;
+}
+
+/* perfgate's reference work as a check in this process measured it, each
+ * once: ok 1 measured, -1 it could not be. */
+static struct {
+  int ok;
+  perf__reference r;
+} refs[PERF__BLR_NREFS];
+
+/* Reference k for a check, measured on first use. NULL when it could not
+ * be. */
+static const perf__reference *reference(perf__blrule_ref k)
+{
+  char why[160];
+  if (!refs[k].ok) refs[k].ok = measure_reference(k, &refs[k].r, why, sizeof why) ? -1 : 1;
+  return refs[k].ok > 0 ? &refs[k].r : NULL;
+}
+
+/* 1 when a slower machine would slow w through reference k: the host one
+ * for the host clocks and a launch-bound events clock, the GPU one for
+ * any workload that uses the GPU. Never fails. */
+static int applies(const perf_workload *w, perf__blrule_ref k)
+{
+  const perf__wstate *st = w->perf__state;
+  if (k == PERF__BLR_REF_GPU) return st->uses_gpu;
+  return st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT ||
+         (st->clock == PERF_CLOCK_EVENTS && st->queue_share >= PERF__BLR_LAUNCH_BOUND);
+}
+
+/* An update records the references beside the entries (base/blrule.h),
+ * measured afresh for each test (and sweep point: a context generation)
+ * that records into m's file: the supervisor keeps a run's last record,
+ * and an update's runs may share a process, as the Python package's do.
+ * One that cannot be measured is said and not recorded. */
+static void record_references(struct machine *m)
+{
+  static unsigned long last[2];
+  int kind = (int)(m - machines);
+  if (last[kind] == perf__context_generation()) return;
+  last[kind] = perf__context_generation();
+  for (int k = 0; k < PERF__BLR_NREFS; k++) {
+    perf__blrule_ref ref = (perf__blrule_ref)k;
+    perf__reference r;
+    char why[160];
+    if (ref == PERF__BLR_REF_GPU && !kind) continue;
+    if (measure_reference(ref, &r, why, sizeof why)) {
+      perf__context_line(PERF__DETAIL, "perfgate's %s could not be measured: %s; not recorded",
+                         perf__blrule_ref_name(ref), why);
+      continue;
+    }
+    perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t0\t0\t0\t0", m->path,
+                       PERF__BLR_REFERENCE_TEST, perf__blrule_ref_name(ref),
+                       perf__blrule_ref_clock(ref), r.median, r.mad, r.n);
+  }
+}
+
+/* What perfgate's references, timed now, say of w's slowdown rel against
+ * m's file, as a clause into note ("" when none applies or the file has no
+ * entry for it). Returns 1 when one explains it (base/blrule.h). Never
+ * fails. */
+static int machine_slower(struct machine *m, const perf_workload *w, double rel, char *note,
+                          size_t len)
+{
+  int explained = 0;
+  size_t used = 0;
+  note[0] = '\0';
+  for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
+    const char *name = perf__blrule_ref_name((perf__blrule_ref)k);
+    const perf__baseline_entry *e =
+        applies(w, (perf__blrule_ref)k) ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
+                                        : NULL;
+    const perf__reference *r = e ? reference((perf__blrule_ref)k) : NULL;
+    double ref_rel = 0;
+    if (!r) continue;
+    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, &ref_rel);
+    char now[32], was[32];
+    int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
+                     "%+.1f%% (tolerance %.1f%%): %s", name, perf__units_time(now, sizeof now, r->median),
+                     perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * ref_rel,
+                     100 * e->tolerance, x ? "the machine is slower now, not decided"
+                                           : "not what slowed it");
+    used += n > 0 ? (size_t)n : 0;
+    explained |= x;
+  }
+  return explained;
+}
+
 /* The supervisor's record of one measurement (rebaseline.h): its time, the
  * SM clock of its samples (0 0 0: unknown) and, on the events clock, the
  * host's share of it queueing the work (workload.h: queue_share). */
@@ -146,6 +245,7 @@ static void record(struct machine *m, const perf_workload *w, double median,
   perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f", m->path,
                      test, name, perf__clock_name(w->perf__state->clock), median, mad, samples,
                      clk.median, clk.min, clk.max, w->perf__state->queue_share);
+  record_references(m);
 }
 
 /* Compares with the entry on time; the line adds what the SM clock of the
@@ -174,11 +274,14 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
-  if (low_clock) o = PERF__INCONCLUSIVE;
-  char now[32], was[32], how[400], note[400], noise[120];
+  char now[32], was[32], how[400], note[1000], noise[120], machine[500] = "";
+  int slower = c == PERF__BL_SLOWER && !low_clock && machine_slower(m, w, rel, machine, sizeof machine);
+  if (low_clock || slower) o = PERF__INCONCLUSIVE;
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
+  used = strlen(note);
+  snprintf(note + used, sizeof note - used, "%s", machine);
   double between = perf__blrule_spread(e);
   if (between >= 0)
     snprintf(noise, sizeof noise, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, "
@@ -192,6 +295,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
              "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
              low_clock                 ? " (the SM clock was low: not decided)"
+             : slower                  ? " (the machine is slower: not decided)"
              : c == PERF__BL_SLOWER    ? " (regression)"
              : c == PERF__BL_FASTER    ? " (improvement)"
                                        : "",
