@@ -10,22 +10,27 @@ OUTCOME = re.compile(r"^(PASS|FAIL|INCONCLUSIVE|ERROR|SKIP)\s+(bbr?\.\S+) \(([0-
 CHANGE = re.compile(r"BASELINE\(w\) at \S+: [A-Z]+[^:]*: .* per iteration .*?, ([+-]\d+\.\d)% \+-")
 
 
-def entries(out):
-    """{test: {field: value}} from the baseline file(s) in out/baselines."""
-    found = {}
+def entries(out, suite="bb."):
+    """{test: {field: value}} of the entries of tests named suite* in the
+    baseline file(s) in out/baselines ('perfgate': {workload: {...}} for
+    perfgate's reference entries)."""
+    rows = []
     for path in glob.glob(os.path.join(out, "baselines", "*.yaml")):
         cur = None
         for line in open(path):
             m = re.match(r"^- test: (\S+)", line)
             if m:
-                cur = found.setdefault(m.group(1), {})
+                cur = {"test": m.group(1)}
+                rows.append(cur)
                 continue
             m = re.match(r"^  (\w+): (.*)$", line)
             if cur is not None and m:
                 cur[m.group(1)] = m.group(2).strip()
             if line.startswith("ratios:"):
                 cur = None
-    return found
+    if suite == "perfgate":
+        return {r["workload"]: r for r in rows if r["test"] == "perfgate"}
+    return {r["test"]: r for r in rows if r["test"].startswith(suite)}
 
 
 def runs_of(e):
@@ -46,7 +51,9 @@ def parse(path):
         m = OUTCOME.match(line)
         if m:
             cur = m.group(2)
-            got[cur] = [m.group(1), float(m.group(3)), None]
+            # a test whose claim was not decided ends FAIL, its line says so
+            undecided = m.group(1) == "FAIL" and line.rstrip().endswith(": INCONCLUSIVE")
+            got[cur] = ["INCONCLUSIVE" if undecided else m.group(1), float(m.group(3)), None]
             continue
         m = CHANGE.search(line)
         if cur and m and "first attempt:" not in line:
@@ -107,6 +114,12 @@ def summary(out):
                 f"{statistics.median(ratio):.2f}" if ratio else "-"]
         print("| " + " | ".join(row) + " |")
     print(f"\nunchanged checks that FAILed: {false_alarms} of {checks}")
+    for name, e in sorted(entries(out, "perfgate").items()):
+        runs = runs_of(e)
+        spread = statistics.stdev(runs) / float(e["median_s"]) * 100 if len(runs) > 1 else 0
+        print(f"perfgate's {name} ({e.get('clock', '?')} clock): {unit(float(e['median_s']))}, "
+              f"runs' spread {spread:.2f}% ({len(runs)} runs), tolerance "
+              f"{float(e['tolerance']) * 100:.1f}%")
 
 
 def main(argv):
