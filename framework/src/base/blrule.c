@@ -55,7 +55,9 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
   double clean[PERF__BL_MAX_RUNS], scratch[PERF__BL_MAX_RUNS];
   for (int i = 0; i < n; i++)
     if (f->why[i] == PERF__BLR_CLEAN) clean[f->nclean++] = v[i];
-  f->too_few = n - f->nclean > PERF__BLR_MAX_OUT;
+  int outliers = 0;
+  for (int i = 0; i < n; i++) outliers += f->why[i] == PERF__BLR_OUTLIER;
+  f->too_few = outliers > PERF__BLR_MAX_OUT || f->nclean < PERF__BLR_MIN_CLEAN;
   const double *use = f->too_few ? v : clean;
   int k = f->too_few ? n : f->nclean;
   f->median = perf__stats_median_of(use, (size_t)k, scratch);
@@ -126,8 +128,8 @@ const char *perf__blrule_ref_clock(perf__blrule_ref k) { return refs[k].clock; }
 
 /* See blrule.h. */
 int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, double mad,
-                              long samples, double rel, double *ref_rel)
+                              long samples, double rel, double se, double *ref_rel)
 {
   perf__baseline_change c = perf__blrule_compare(ref, median, mad, samples, ref_rel, NULL);
-  return c == PERF__BL_SLOWER && rel <= PERF__BLR_REF_FACTOR * *ref_rel;
+  return c == PERF__BL_SLOWER && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
 }

@@ -17,7 +17,10 @@
  * - An update re-runs a test one of whose entries has one run left out
  *   (supervisor/rebaseline.h): re-runs that agree keep it out; one that
  *   is far too is the workload's slow mode showing again.
- * - At most PERF__BLR_MAX_OUT runs may be left out: where more are, the
+ * - At most PERF__BLR_MAX_OUT runs may be left out as outliers, and at
+ *   least PERF__BLR_MIN_CLEAN must stay (runs left out for their clock do
+ *   not count: the GPU's state, not the workload's spread): where more are
+ *   out, the
  *   runs disagree among themselves (a launch-bound workload on the events
  *   clock whose processes differ by 10-25 %, measured on the H100): that is
  *   the workload's own spread, not a disturbed run, and leaving them out
@@ -48,12 +51,16 @@
  *   as entries of the test PERF__BLR_REFERENCE_TEST (no test's name: those
  *   hold a dot), judged by the same rule but always written. A regression
  *   whose process ran a reference that applies to its clock slower than
- *   that entry (by the rule above) is not decided when the reference's
- *   slowdown is at least 1 / PERF__BLR_REF_FACTOR of the workload's: the
- *   machine is slower, and what is left cannot be told from it. */
+ *   that entry (by the rule above) is not decided when the slowdown the
+ *   check is sure of (its change less PERF__BLR_SIG standard errors) is at
+ *   most PERF__BLR_REF_FACTOR times the reference's: the machine is
+ *   slower, and what is left cannot be told from it (the H100 runner,
+ *   2026-11-26: its host ran the reference 11.5-172 % slow for a few
+ *   seconds, and host-timed workloads 5-58 % slow with it). */
 #define PERF__BLR_OUT_Z 4.0
 #define PERF__BLR_OUT_MIN 0.08
 #define PERF__BLR_MAX_OUT 1
+#define PERF__BLR_MIN_CLEAN 3
 #define PERF__BLR_Z 4.0
 #define PERF__BLR_FLOOR 0.01
 #define PERF__BLR_CEILING 0.10
@@ -126,9 +133,10 @@ perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, dou
 int perf__blrule_clock_explains(const perf__baseline_entry *base, double median, unsigned mhz);
 
 /* 1 when a reference measured now (median, MAD, samples) against its entry
- * ref explains a workload's slowdown rel by the rule above; *ref_rel gets
- * the reference's change. Never fails. */
+ * ref explains a workload's slowdown rel (se: its standard error, as
+ * perf__blrule_compare gives it) by the rule above; *ref_rel gets the
+ * reference's change. Never fails. */
 int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, double mad,
-                              long samples, double rel, double *ref_rel);
+                              long samples, double rel, double se, double *ref_rel);
 
 #endif

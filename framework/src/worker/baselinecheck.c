@@ -147,22 +147,6 @@ static int measure_reference(perf__blrule_ref k, perf__reference *r, char *why, 
   return e ? -1 : 0;
 }
 
-/* perfgate's reference work as a check in this process measured it, each
- * once: ok 1 measured, -1 it could not be. */
-static struct {
-  int ok;
-  perf__reference r;
-} refs[PERF__BLR_NREFS];
-
-/* Reference k for a check, measured on first use. NULL when it could not
- * be. */
-static const perf__reference *reference(perf__blrule_ref k)
-{
-  char why[160];
-  if (!refs[k].ok) refs[k].ok = measure_reference(k, &refs[k].r, why, sizeof why) ? -1 : 1;
-  return refs[k].ok > 0 ? &refs[k].r : NULL;
-}
-
 /* 1 when a slower machine would slow w through reference k: the host one
  * for the host clocks and a launch-bound events clock, the GPU one for
  * any workload that uses the GPU. Never fails. */
@@ -201,12 +185,13 @@ static void record_references(struct machine *m)
   }
 }
 
-/* What perfgate's references, timed now, say of w's slowdown rel against
- * m's file, as a clause into note ("" when none applies or the file has no
- * entry for it). Returns 1 when one explains it (base/blrule.h). Never
- * fails. */
-static int machine_slower(struct machine *m, const perf_workload *w, double rel, char *note,
-                          size_t len)
+/* What perfgate's references, timed now (for each slower check: a host
+ * disturbance comes and goes within seconds), say of w's slowdown rel
+ * (standard error se) against m's file, as a clause into note ("" when none
+ * applies or the file has no entry for it). Returns 1 when one explains it
+ * (base/blrule.h). Never fails. */
+static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
+                          char *note, size_t len)
 {
   int explained = 0;
   size_t used = 0;
@@ -216,10 +201,13 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
     const perf__baseline_entry *e =
         applies(w, (perf__blrule_ref)k) ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
                                         : NULL;
-    const perf__reference *r = e ? reference((perf__blrule_ref)k) : NULL;
+    perf__reference fresh;
+    char why[160];
+    const perf__reference *r =
+        e && !measure_reference((perf__blrule_ref)k, &fresh, why, sizeof why) ? &fresh : NULL;
     double ref_rel = 0;
     if (!r) continue;
-    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, &ref_rel);
+    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
     char now[32], was[32];
     int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
                      "%+.1f%% (tolerance %.1f%%): %s", name, perf__units_time(now, sizeof now, r->median),
@@ -275,7 +263,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
                         ? PERF__FAIL : PERF__PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
   char now[32], was[32], how[400], note[1000], noise[120], machine[500] = "";
-  int slower = c == PERF__BL_SLOWER && !low_clock && machine_slower(m, w, rel, machine, sizeof machine);
+  int slower = c == PERF__BL_SLOWER && !low_clock && machine_slower(m, w, rel, se, machine, sizeof machine);
   if (low_clock || slower) o = PERF__INCONCLUSIVE;
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
   size_t used = strlen(note);
