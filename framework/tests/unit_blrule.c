@@ -217,6 +217,7 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
   ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-6, 15, 0.64, 0.01, &r), 0); /* sure of more */
   ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-6, 15, 0.90, 0.11, &r), 1); /* not sure of more */
   ST_EQ(perf__blrule_ref_explains(&ref, 1.015e-3, 1e-6, 15, 0.03, 0.001, &r), 0); /* within tolerance */
+  ST_EQ(perf__blrule_ref_explains(&ref, 1.025e-3, 1e-6, 15, 0.03, 0.001, &r), 0); /* under 3 % */
   ST_EQ(perf__blrule_ref_explains(&ref, 0.8e-3, 1e-6, 15, 0.10, 0.001, &r), 0);   /* faster */
   ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-4, 3, 0.25, 0.01, &r), 0);    /* within its noise */
 }

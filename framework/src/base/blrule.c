@@ -131,5 +131,6 @@ int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, do
                               long samples, double rel, double se, double *ref_rel)
 {
   perf__baseline_change c = perf__blrule_compare(ref, median, mad, samples, ref_rel, NULL);
-  return c == PERF__BL_SLOWER && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
+  return c == PERF__BL_SLOWER && *ref_rel > PERF__BLR_REF_MIN &&
+         rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
 }
