@@ -55,9 +55,7 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
   double clean[PERF__BL_MAX_RUNS], scratch[PERF__BL_MAX_RUNS];
   for (int i = 0; i < n; i++)
     if (f->why[i] == PERF__BLR_CLEAN) clean[f->nclean++] = v[i];
-  int outliers = 0;
-  for (int i = 0; i < n; i++) outliers += f->why[i] == PERF__BLR_OUTLIER;
-  f->too_few = outliers > PERF__BLR_MAX_OUT || f->nclean < PERF__BLR_MIN_CLEAN;
+  f->too_few = n - f->nclean > PERF__BLR_MAX_OUT;
   const double *use = f->too_few ? v : clean;
   int k = f->too_few ? n : f->nclean;
   f->median = perf__stats_median_of(use, (size_t)k, scratch);
