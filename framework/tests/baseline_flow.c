@@ -148,6 +148,55 @@ static int update_from(const char *path, const double *us, double queue, int acc
   return rc;
 }
 
+/* Feeds rebaseline 5 runs of one wall-clock entry and of perfgate's host
+ * reference (values in us) for the file at path, and writes it. */
+static void update_with_reference(const char *path, const double *us, const double *ref)
+{
+  perf__blu *u = perf__rebaseline_new();
+  char line[900], err[600];
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\twall\t%.9g\t1e-8\t64\t0\t0\t0\t0", path,
+             us[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\t%s\thost_reference\twall\t%.9g\t1e-8\t15\t0\t0\t0\t0",
+             path, PERF__BLR_REFERENCE_TEST, ref[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+}
+
+/* A run left out as slower than the others is a slow mode of the
+ * workload, kept in the entry (slow_runs_s), only when perfgate's
+ * reference ran as usual in it; a check within that mode (and its
+ * tolerance) is not decided, one beyond it is a regression. */
+ST_TEST(baseline_update_keeps_a_slow_mode_the_machine_does_not_explain)
+{
+  char dir[] = "/tmp/perfgate-mode-XXXXXX", path[600], err[400];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/mode.yaml", dir);
+  double runs[5] = {20.0, 20.1, 20.0, 23.3, 20.05}, quiet[5] = {530, 531, 530, 532, 530};
+  double slow[5] = {530, 531, 530, 600, 530};
+  update_with_reference(path, runs, quiet);
+  perf__baseline b;
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "bl.judged", "w");
+  ST_CHECK(e && e->nruns == 4 && e->nslow == 1 && e->slow_s[0] == 23.3e-6);
+  double at;
+  ST_EQ(e ? perf__blrule_slow_mode_explains(e, 23.0e-6, &at) : 0, 1);
+  ST_EQ(e ? perf__blrule_slow_mode_explains(e, 26.0e-6, &at) : 1, 0);
+  perf__baseline_free(&b);
+  char *text = st_slurp(path);
+  ST_CHECKF(text && strstr(text, "slow_runs_s: [2.33e-05]"), "%s", text);
+  free(text);
+  update_with_reference(path, runs, slow); /* the machine was slow in that run */
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  e = perf__baseline_find(&b, "bl.judged", "w");
+  ST_CHECK(e && e->nruns == 4 && e->nslow == 0);
+  perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
 /* An update judges its runs (base/blrule.h), from the records alone (no
  * timing: the same verdicts on any machine): issue 32's poisoned first run
  * is left out and the entry written from the other four; runs spread 4 %
@@ -290,7 +339,8 @@ static void recorded_faster(const char *path, const char *test, const char *work
 /* A machine slower than at update slows perfgate's reference work too: a
  * check whose workload and reference were both recorded 8x faster is
  * INCONCLUSIVE naming the machine; one whose reference is as recorded
- * fails, saying the reference did not slow down. (8x, and tolerances of
+ * fails, saying the reference did not slow down, unless the update saw a
+ * run that slow (a slow mode: INCONCLUSIVE naming it). (8x, and tolerances of
  * 100-200 %: what a busy host changes between the runs is not what is
  * tested.) */
 ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
@@ -318,6 +368,23 @@ ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
   ST_CHECKF(st_line_with(&r, "BASELINE(w) at", ": FAIL (regression)", line, sizeof line) &&
                 strstr(line, "perfgate's host_reference took") && strstr(line, "not what slowed it"),
+            "%s", r.out);
+  st_run_free(&r);
+  /* the update saw a run as slow as the work is now (8x the entry), with
+   * the machine as usual: a slow mode, not decided (tolerance 300 %: a
+   * busy host may slow the check 4x) */
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, "bl.host_work", "w");
+  ST_CHECK(e != NULL);
+  if (e) e->slow_s[0] = 8 * e->median_s, e->nslow = 1, e->tolerance = 3.0;
+  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", "INCONCLUSIVE (a slow mode the update saw: not decided)",
+                         line, sizeof line) &&
+                strstr(line, "the update left out a run this slow"),
             "%s", r.out);
   st_run_free(&r);
   st_rmtree(dir);

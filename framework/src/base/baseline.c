@@ -340,13 +340,13 @@ typedef struct field {
   int plain;  /* the value was written unquoted (a number must be) */
   int list;   /* the value was a list of plain scalars, kept space-separated */
   yaml_mark_t key_mark, value_mark;
+  yaml_mark_t item[PERF__BL_MAX_RUNS]; /* a list: where its first items start */
 } field;
 
 typedef struct fields {
   field f[32];
   size_t n;
   yaml_mark_t start;
-  yaml_mark_t item[PERF__BL_MAX_RUNS]; /* where the list field's first items start */
 } fields;
 
 /* Separates a list's items in field.value: a plain scalar may hold spaces
@@ -354,15 +354,15 @@ typedef struct fields {
 #define ITEM_SEP "\x1f"
 
 /* Reads the list value of f (its start consumed): plain scalars, kept in
- * f->value separated by ITEM_SEP, the first items' positions in item. */
-static int scalar_list(parser *p, field *f, yaml_mark_t *item, const char *what)
+ * f->value separated by ITEM_SEP, the first items' positions in f->item. */
+static int scalar_list(parser *p, field *f, const char *what)
 {
   size_t used = 0, k = 0;
   int r;
   f->value[0] = '\0';
   f->list = f->plain = 1;
   while (!(r = next(p)) && p->ev.type != YAML_SEQUENCE_END_EVENT) {
-    if (k < PERF__BL_MAX_RUNS) item[k++] = p->ev.start_mark;
+    if (k < PERF__BL_MAX_RUNS) f->item[k++] = p->ev.start_mark;
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers", f->key, what);
     if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
@@ -377,9 +377,18 @@ static int scalar_list(parser *p, field *f, yaml_mark_t *item, const char *what)
   return r;
 }
 
+/* 1 when key is one of lists (NULL-terminated; NULL: none). */
+static int listed(const char *const *lists, const char *key)
+{
+  for (; lists && *lists; lists++)
+    if (!strcmp(*lists, key)) return 1;
+  return 0;
+}
+
 /* Reads a mapping of scalar keys to scalar values (its start consumed);
- * the key named list (or none: NULL) may hold a list (scalar_list). */
-static int flat_mapping(parser *p, fields *out, const char *what, const char *list)
+ * the keys in lists (NULL-terminated, or NULL) may hold a list
+ * (scalar_list). */
+static int flat_mapping(parser *p, fields *out, const char *what, const char *const *lists)
 {
   int r;
   out->n = 0;
@@ -400,9 +409,9 @@ static int flat_mapping(parser *p, fields *out, const char *what, const char *li
       if (!strcmp(out->f[i].key, f->key))
         return fail_at(p, f->key_mark, "duplicate key '%s' in %s", f->key, what);
     if ((r = next(p))) return r;
-    if (p->ev.type == YAML_SEQUENCE_START_EVENT && list && !strcmp(f->key, list)) {
+    if (p->ev.type == YAML_SEQUENCE_START_EVENT && listed(lists, f->key)) {
       f->value_mark = p->ev.start_mark;
-      if ((r = scalar_list(p, f, out->item, what))) return r;
+      if ((r = scalar_list(p, f, what))) return r;
       out->n++;
       continue;
     }
@@ -583,31 +592,31 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
 
 _Static_assert(PERF__BL_MAX_RUNS == 16, "run_values' message names 16");
 
-/* An entry's runs_s (schema version 2): each update run's median in
- * seconds, in run order, a list of 1 to PERF__BL_MAX_RUNS numbers in
- * [1e-12, 3600]; absent: none recorded. */
-static int run_values(parser *p, const fields *fs, perf__baseline_entry *e)
+/* An entry's list of run medians named key (schema version 2: runs_s,
+ * slow_runs_s) into v[*n]: seconds, in run order, 1 to PERF__BL_MAX_RUNS
+ * numbers in [1e-12, 3600]; absent: none recorded (*n 0). */
+static int run_values(parser *p, const fields *fs, const char *key, double *v, int *n)
 {
-  const field *f = get(fs, "runs_s");
-  e->nruns = 0;
+  const field *f = get(fs, key);
+  *n = 0;
   if (!f) return 0;
-  if (!p->v2_key) p->v2_key = "runs_s", p->v2_mark = f->key_mark;
+  if (!p->v2_key) p->v2_key = key, p->v2_mark = f->key_mark;
   if (p->schema == 1)
-    return fail_at(p, f->key_mark, "'runs_s' is a field of schema version 2, but the file says "
-                   "schema: 1");
+    return fail_at(p, f->key_mark, "'%s' is a field of schema version 2, but the file says "
+                   "schema: 1", key);
   if (!f->list || !f->value[0])
-    return fail_at(p, f->value_mark, "'runs_s' must be a list of 1 to 16 numbers, e.g. "
-                   "[2.1e-05, 2.3e-05]");
+    return fail_at(p, f->value_mark, "'%s' must be a list of 1 to 16 numbers, e.g. "
+                   "[2.1e-05, 2.3e-05]", key);
   char copy[sizeof f->value], *save = NULL;
   snprintf(copy, sizeof copy, "%s", f->value);
   for (char *t = strtok_r(copy, ITEM_SEP, &save); t; t = strtok_r(NULL, ITEM_SEP, &save)) {
-    if (e->nruns == PERF__BL_MAX_RUNS)
-      return fail_at(p, f->value_mark, "'runs_s' holds too many values (at most %d)",
+    if (*n == PERF__BL_MAX_RUNS)
+      return fail_at(p, f->value_mark, "'%s' holds too many values (at most %d)", key,
                      PERF__BL_MAX_RUNS);
     field one = *f;
     snprintf(one.value, sizeof one.value, "%s", t);
-    one.value_mark = fs->item[e->nruns]; /* an error points at the item */
-    int r = number(p, &one, 1e-12, 3600, &e->runs_s[e->nruns++]);
+    one.value_mark = f->item[*n]; /* an error points at the item */
+    int r = number(p, &one, 1e-12, 3600, &v[(*n)++]);
     if (r) return r;
   }
   return 0;
@@ -618,11 +627,12 @@ static int entry(parser *p, perf__baseline *b)
   static const char *const keys[] = {"test", "workload", "clock", "median_s",
                                      "spread_s", "samples", "tolerance",
                                      "sm_clock_mhz", "sm_clock_min_mhz",
-                                     "sm_clock_max_mhz", "runs_s", "recorded", NULL};
+                                     "sm_clock_max_mhz", "runs_s", "slow_runs_s", "recorded", NULL};
+  static const char *const lists[] = {"runs_s", "slow_runs_s", NULL};
   fields fs;
   perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
   double samples;
-  int r = flat_mapping(p, &fs, "an entry", "runs_s");
+  int r = flat_mapping(p, &fs, "an entry", lists);
   if (!r) r = only(p, &fs, keys, "an entry");
   if (!r) r = text(p, &fs, "test", "an entry", e.test, sizeof e.test);
   if (!r) r = text(p, &fs, "workload", "an entry", e.workload, sizeof e.workload);
@@ -638,7 +648,8 @@ static int entry(parser *p, perf__baseline *b)
   if (!r && get(&fs, "tolerance"))
     r = number(p, get(&fs, "tolerance"), 0.001, 10, &e.tolerance);
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
-  if (!r) r = run_values(p, &fs, &e);
+  if (!r) r = run_values(p, &fs, "runs_s", e.runs_s, &e.nruns);
+  if (!r) r = run_values(p, &fs, "slow_runs_s", e.slow_s, &e.nslow);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
   if (!r && perf__baseline_find(b, e.test, e.workload))
     r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
@@ -888,13 +899,13 @@ static int emit_mhz(yaml_emitter_t *e, const perf__baseline_mhz *c)
   return r ? r : kv_num(e, "sm_clock_max_mhz", c->max);
 }
 
-/* runs_s: [a, b, c] on one line (a flow list, so that a git diff shows a
+/* key: [a, b, c] on one line (a flow list, so that a git diff shows a
  * re-baseline as one changed line). PERF__EINVAL for a value the loader
  * would refuse. */
-static int emit_runs(yaml_emitter_t *e, const double *v, int n)
+static int emit_runs(yaml_emitter_t *e, const char *key, const double *v, int n)
 {
   yaml_event_t ev;
-  int r = str(e, "runs_s");
+  int r = str(e, key);
   if (n > PERF__BL_MAX_RUNS) return PERF__EINVAL;
   yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE);
   if (!r) r = put(e, &ev);
@@ -918,7 +929,8 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r) r = kv_num(e, "samples", (double)x->samples);
   if (!r) r = kv_num(e, "tolerance", x->tolerance);
   if (!r) r = emit_mhz(e, &x->sm_clock);
-  if (!r && x->nruns > 0) r = emit_runs(e, x->runs_s, x->nruns);
+  if (!r && x->nruns > 0) r = emit_runs(e, "runs_s", x->runs_s, x->nruns);
+  if (!r && x->nslow > 0) r = emit_runs(e, "slow_runs_s", x->slow_s, x->nslow);
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }

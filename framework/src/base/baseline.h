@@ -46,6 +46,10 @@ typedef struct perf__baseline_entry {
   perf__baseline_mhz sm_clock; /* schema 2; unknown in a version-1 file */
   double runs_s[PERF__BL_MAX_RUNS]; /* schema 2: each update run's median, in run order */
   int nruns;          /* 0: not recorded (a version-1 file, an older entry) */
+  double slow_s[PERF__BL_MAX_RUNS]; /* schema 2: runs the update left out as
+                                       slower than the others while perfgate's
+                                       reference ran as usual (base/blrule.h) */
+  int nslow;
   char recorded[32];  /* date, YYYY-MM-DD */
 } perf__baseline_entry;
 

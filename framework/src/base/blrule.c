@@ -132,3 +132,12 @@ int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, do
   return c == PERF__BL_SLOWER && *ref_rel > PERF__BLR_REF_MIN &&
          rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
 }
+
+/* See blrule.h. */
+int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow)
+{
+  *slow = 0;
+  for (int i = 0; i < e->nslow; i++)
+    if (e->slow_s[i] > *slow) *slow = e->slow_s[i];
+  return *slow > 0 && median <= *slow * (1 + e->tolerance);
+}

@@ -58,7 +58,14 @@
  *   most PERF__BLR_REF_FACTOR times the reference's: the machine is
  *   slower, and what is left cannot be told from it (the H100 runner,
  *   2026-11-26: its host ran the reference 11.5-172 % slow for a few
- *   seconds, and host-timed workloads 5-58 % slow with it). */
+ *   seconds, and host-timed workloads 5-58 % slow with it).
+ * - A run left out as slower than the others, in which perfgate's
+ *   references ran as usual (no more than PERF__BLR_REF_MIN slower than
+ *   over all runs), is a slow mode of the workload's own (a wall-clock
+ *   sweep point on the H100: one run of 7 at +16 %, then 2 of 2 quiet
+ *   checks at +9 %): it is kept in the entry (slow_runs_s), and a
+ *   regression no slower than the slowest such run plus the tolerance is
+ *   not decided: it cannot be told from that mode. */
 #define PERF__BLR_OUT_Z 4.0
 #define PERF__BLR_OUT_MIN 0.08
 #define PERF__BLR_MAX_OUT 1
@@ -133,6 +140,11 @@ perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, dou
  * mhz: its samples' SM clock, 0 unknown) explains it by the rule above;
  * 0 otherwise, or when either clock is unknown. Never fails. */
 int perf__blrule_clock_explains(const perf__baseline_entry *base, double median, unsigned mhz);
+
+/* 1 when a slower measurement (median per iteration) is within the slow
+ * mode e's update saw by the rule above; *slow gets the slowest such run.
+ * Never fails. */
+int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow);
 
 /* 1 when a reference measured now (median, MAD, samples) against its entry
  * ref explains a workload's slowdown rel (se: its standard error, as

@@ -129,6 +129,8 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
   return 0;
 }
 
+static int is_reference(const meas *m) { return !strcmp(m->test, PERF__BLR_REFERENCE_TEST); }
+
 static double median_of_runs(const double *v)
 {
   double c[RUNS];
@@ -145,6 +147,32 @@ static int runs_of(const meas *m)
   return n;
 }
 
+/* 1 when perfgate's reference work recorded into m's file (base/blrule.h)
+ * ran more than PERF__BLR_REF_MIN slower in run r than over all its runs:
+ * the machine, not the workload, was slow in that run. Never fails. */
+static int machine_slow_in(const perf__blu *u, const meas *m, int r)
+{
+  for (size_t i = 0; i < u->n; i++) {
+    const meas *x = &u->m[i];
+    if (x->file != m->file || x->is_ratio || !is_reference(x) || !x->seen[r]) continue;
+    double v[MAX_RUNS];
+    int n = runs_of(x);
+    memcpy(v, x->value, sizeof v);
+    if (x->value[r] > (1 + PERF__BLR_REF_MIN) * perf__stats_median(v, (size_t)n)) return 1;
+  }
+  return 0;
+}
+
+/* 1 when run r of m was left out as slower than the others while the
+ * machine ran as usual: a slow mode of the workload itself, kept in the
+ * entry (slow_runs_s) so that a check that lands in it is not called a
+ * regression. Never fails. */
+static int slow_mode(const perf__blu *u, const meas *m, const perf__blrule_fit *f, int r)
+{
+  return !f->too_few && !is_reference(m) && f->why[r] == PERF__BLR_OUTLIER && f->off[r] > 0 &&
+         !machine_slow_in(u, m, r);
+}
+
 static void today(char *buf, size_t len)
 {
   time_t t = time(NULL);
@@ -154,15 +182,18 @@ static void today(char *buf, size_t len)
 }
 
 /* Why run r was left out, as a phrase ("" when clean). */
-static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, char *buf,
-                            size_t len)
+static const char *left_out(const perf__blu *u, const meas *m, const perf__blrule_fit *f, int r,
+                            char *buf, size_t len)
 {
   const char *how = f->too_few ? "far" : "left out"; /* too many out: all are kept */
   if (f->why[r] == PERF__BLR_LOW_CLOCK)
     snprintf(buf, len, " (%s: SM clock %u MHz, the fastest run's %u)", how, m->clk[r].median,
              f->top_mhz);
   else if (f->why[r] == PERF__BLR_OUTLIER)
-    snprintf(buf, len, " (%s: %+.1f%% off the runs' median)", how, 100 * f->off[r]);
+    snprintf(buf, len, " (%s: %+.1f%% off the runs' median%s)", how, 100 * f->off[r],
+             slow_mode(u, m, f, r)                                ? "; kept as a slow mode"
+             : f->off[r] > 0 && !is_reference(m) && machine_slow_in(u, m, r) ? "; the machine was slow too"
+                                                                  : "");
   else
     buf[0] = '\0';
   return buf;
@@ -172,7 +203,8 @@ static const char *left_out(const meas *m, const perf__blrule_fit *f, int r, cha
  * 21.3 us, ...": each run's median, in run order, and why a run was left
  * out, so that a reviewer sees the between-run spread the tolerance came
  * from. Never fails (truncates). */
-static void run_values(const meas *m, const perf__blrule_fit *f, char *buf, size_t len)
+static void run_values(const perf__blu *u, const meas *m, const perf__blrule_fit *f, char *buf,
+                       size_t len)
 {
   size_t used = 0;
   buf[0] = '\0';
@@ -180,7 +212,7 @@ static void run_values(const meas *m, const perf__blrule_fit *f, char *buf, size
     char t[32], why[96];
     perf__units_time(t, sizeof t, m->value[r]);
     int n = snprintf(buf + used, len - used, "%s%s%s", r == RUNS ? "; re-runs " : r ? ", " : "",
-                     t, left_out(m, f, r, why, sizeof why));
+                     t, left_out(u, m, f, r, why, sizeof why));
     used += n > 0 ? (size_t)n : 0;
   }
 }
@@ -197,7 +229,8 @@ static void flag(perf__blu *u, const meas *m, const char *why)
 }
 
 /* The entry the clean runs of m make (f: their fit). */
-static perf__baseline_entry entry_of(const meas *m, const perf__blrule_fit *f, const char *date)
+static perf__baseline_entry entry_of(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+                                     const char *date)
 {
   double mads[MAX_RUNS];
   perf__baseline_mhz clk[MAX_RUNS];
@@ -208,6 +241,7 @@ static perf__baseline_entry entry_of(const meas *m, const perf__blrule_fit *f, c
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
   for (int r = 0; r < runs_of(m); r++) {
+    if (slow_mode(u, m, f, r)) e.slow_s[e.nslow++] = m->value[r];
     if (f->why[r] != PERF__BLR_CLEAN && !f->too_few) continue;
     e.runs_s[e.nruns++] = m->value[r];
     e.samples += m->samples[r];
@@ -232,8 +266,6 @@ static int launch_bound(const meas *m)
     if (m->queue[r] >= PERF__BLR_LAUNCH_BOUND) return 1;
   return 0;
 }
-
-static int is_reference(const meas *m) { return !strcmp(m->test, PERF__BLR_REFERENCE_TEST); }
 
 /* Why the update does not write m's entry, or NULL when it does (with
  * accept_wide it writes every entry, from all runs where they disagree;
@@ -268,7 +300,8 @@ static int fit(const meas *m, perf__blrule_fit *f)
 /* Prints m's rows of the update table: the entry e (old: the file's, or
  * NULL) and its tolerance, each run with why it was left out, and, when
  * `no` is the reason it is not written, that. Never fails. */
-static void print_entry(const meas *m, const perf__blrule_fit *f, const perf__baseline_entry *e,
+static void print_entry(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+                        const perf__baseline_entry *e,
                         const perf__baseline_entry *old, const char *no)
 {
   char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
@@ -281,7 +314,7 @@ static void print_entry(const meas *m, const perf__blrule_fit *f, const perf__ba
   if (e->sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e->sm_clock.median);
   printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e->tolerance,
          no ? " NOT WRITTEN" : f->wide || f->too_few ? " WIDE" : "");
-  run_values(m, f, runs, sizeof runs);
+  run_values(u, m, f, runs, sizeof runs);
   if (f->too_few)
     snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
   else
@@ -309,9 +342,9 @@ static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const cha
 {
   perf__blrule_fit f;
   if (fit(m, &f)) return PERF__EPROTO;
-  perf__baseline_entry e = entry_of(m, &f, date);
+  perf__baseline_entry e = entry_of(u, m, &f, date);
   const char *word = "", *no = refused(u, m, &f, &word);
-  print_entry(m, &f, &e, perf__baseline_find(b, e.test, e.workload), no);
+  print_entry(u, m, &f, &e, perf__baseline_find(b, e.test, e.workload), no);
   if (no) {
     flag(u, m, word);
     return 0;

@@ -264,12 +264,22 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
   char now[32], was[32], how[400], note[1000], noise[120], machine[500] = "";
   int slower = c == PERF__BL_SLOWER && !low_clock && machine_slower(m, w, rel, se, machine, sizeof machine);
-  if (low_clock || slower) o = PERF__INCONCLUSIVE;
+  double slow_run;
+  int mode = c == PERF__BL_SLOWER && !low_clock && !slower &&
+             perf__blrule_slow_mode_explains(e, median, &slow_run);
+  if (low_clock || slower || mode) o = PERF__INCONCLUSIVE;
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
   used = strlen(note);
   snprintf(note + used, sizeof note - used, "%s", machine);
+  used = strlen(note);
+  if (mode)
+    snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
+             "%+.1f%%) while perfgate's reference ran as usual: a slow mode of the workload in "
+             "some processes, which a change of this size cannot be told from (re-record if "
+             "that run was a disturbance)", perf__units_time(was, sizeof was, slow_run),
+             100 * (slow_run / e->median_s - 1));
   double between = perf__blrule_spread(e);
   if (between >= 0)
     snprintf(noise, sizeof noise, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, "
@@ -284,6 +294,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
              head, perf__status_word(o),
              low_clock                 ? " (the SM clock was low: not decided)"
              : slower                  ? " (the machine is slower: not decided)"
+             : mode                    ? " (a slow mode the update saw: not decided)"
              : c == PERF__BL_SLOWER    ? " (regression)"
              : c == PERF__BL_FASTER    ? " (improvement)"
                                        : "",
