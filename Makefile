@@ -10,7 +10,7 @@
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
-#   make bench-baselines planted 2, 5 and 10 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
+#   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
 #   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
@@ -324,7 +324,7 @@ fuzz: $(BUILD)/fuzz-baseline
 perftest: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest $(ARGS)
 
-# Re-measure this machine's baseline entries (3 runs) and rewrite its file.
+# Re-measure this machine's baseline entries (5 runs each) and rewrite its file.
 baseline-update: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest --update-baselines $(ARGS)
 

@@ -7,7 +7,7 @@
 #              with --accept-wide so that every workload gets an entry (the
 #              table marks the wide ones)
 #   unchanged  BB_UNCHANGED checks of every workload (20), each a fresh perftest
-#   planted    for each p in BB_PLANTS (2,5,10): BB_PLANTED checks (10) with a
+#   planted    for each p in BB_PLANTS (5,10,20,40): BB_PLANTED checks (10) with a
 #              dependent delay kernel of p % of the entry's median queued after
 #              each iteration (bench/baselines/cases.c; the unchanged runs queue
 #              it with 0 cycles)
@@ -50,7 +50,7 @@ if has unchanged; then
   for k in $(seq 1 "${BB_UNCHANGED:-20}"); do check "$OUT/unchanged.$k.log"; done
 fi
 if has planted; then
-  plants=${BB_PLANTS:-2,5,10}
+  plants=${BB_PLANTS:-5,10,20,40}
   for p in ${plants//,/ }; do
     python3 "$(dirname "$0")/baselines_summary.py" --plant "$p" "$OUT" > "$OUT/plant.$p.txt" ||
       die "cannot size the planted delays"

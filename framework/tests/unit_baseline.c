@@ -127,6 +127,10 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "'runs_s' must be a number in [1e-12, 3600], got '-2'"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1, .inf]}\n", "b.yaml:3:",
        "got '.inf'"},
+      {"schema: 1\nentries:\n- {" E ", slow_runs_s: [1]}\n", "b.yaml:3:",
+       "'slow_runs_s' is a field of schema version 2, but the file says schema: 1"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, slow_runs_s: [1, x]}\n", "b.yaml:3:",
+       "'slow_runs_s' must be a number in [1e-12, 3600], got 'x'"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
        "1,1,1]}\n", "b.yaml:3:", "'runs_s' holds too many values (at most 16)"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, recorded_s: [1]}\n", "b.yaml:3:",
@@ -222,17 +226,27 @@ ST_TEST(baseline_round_trips_through_a_file)
   e.sm_clock = (perf__baseline_mhz){1980, 1755, 1995};
   e.nruns = 3; /* each update run's median, in run order */
   e.runs_s[0] = 3.138e-5, e.runs_s[1] = 2.341e-5, e.runs_s[2] = 2.128e-5;
+  e.nslow = 1; /* a slow mode the update saw (base/blrule.h) */
+  e.slow_s[0] = 2.5e-5;
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
+  perf__baseline_entry wide = e; /* 16 runs: still one line, one line in a diff */
+  snprintf(wide.workload, sizeof wide.workload, "%s", "sixteen");
+  wide.nruns = PERF__BL_MAX_RUNS, wide.nslow = 0;
+  for (int i = 0; i < wide.nruns; i++) wide.runs_s[i] = 1.23456789e-5 + i * 1e-13;
+  ST_EQ(perf__baseline_put_entry(&a, &wide), 0);
   ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
   char *text = st_slurp(path);
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
                              "  sm_clock_max_mhz: 1995\n  runs_s: [3.138e-05, 2.341e-05, "
-                             "2.128e-05]\n"),
+                             "2.128e-05]\n  slow_runs_s: [2.5e-05]\n"),
             "%s", text ? text : "(no file)");
+  const char *sixteen = text ? strstr(text, "workload: sixteen") : NULL;
+  const char *list = sixteen ? strstr(sixteen, "  runs_s: [") : NULL;
+  ST_CHECKF(list && strchr(list, ']') < strchr(list, '\n'), "%s", sixteen ? sixteen : "(none)");
   free(text);
   ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
-  ST_CHECKF(b.nentries == 2 && b.nratios == 1 && b.nfp == 2 && b.schema == 2, "%zu %zu %zu %s",
+  ST_CHECKF(b.nentries == 3 && b.nratios == 1 && b.nfp == 2 && b.schema == 2, "%zu %zu %zu %s",
             b.nentries, b.nratios, b.nfp, err);
   const perf__baseline_entry *q = perf__baseline_find(&b, e.test, "needs: quoting # really");
   const perf__baseline_entry *u = perf__baseline_find(&b, e.test, "async");
@@ -240,7 +254,8 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(q && q->sm_clock.median == 1980 && q->sm_clock.min == 1755 && q->sm_clock.max == 1995);
   ST_CHECK(u && u->sm_clock.median == 0 && u->sm_clock.min == 0 && u->sm_clock.max == 0);
   ST_CHECK(q && q->nruns == 3 && q->runs_s[0] == 3.138e-5 && q->runs_s[2] == 2.128e-5);
-  ST_CHECK(u && u->nruns == 0); /* none recorded in version 1 */
+  ST_CHECK(q && q->nslow == 1 && q->slow_s[0] == 2.5e-5);
+  ST_CHECK(u && u->nruns == 0 && u->nslow == 0); /* none recorded in version 1 */
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__baseline_free(&a);
   perf__baseline_free(&b);

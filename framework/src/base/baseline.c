@@ -972,6 +972,7 @@ static int emit_all(FILE *f, const perf__baseline *b)
   if (!yaml_emitter_initialize(&e)) return PERF__ENOMEM;
   yaml_emitter_set_output_file(&e, f);
   yaml_emitter_set_unicode(&e, 1);
+  yaml_emitter_set_width(&e, -1); /* a run list stays on one line: one changed line in a diff */
   yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
   int r = put(&e, &ev);
   if (!r) {
