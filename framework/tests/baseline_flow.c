@@ -24,12 +24,18 @@ static void set_tolerance(const char *path, double tol)
   perf__baseline_free(&b);
 }
 
-/* A new directory in dir[] (a mkdtemp template) whose host baseline file,
- * named into path, holds text. */
-static void host_file_with(char *dir, char *path, size_t len, const char *text)
+/* A new directory in dir[] (a mkdtemp template), its host baseline file's
+ * path (not created) into path. */
+static void host_dir(char *dir, char *path, size_t len)
 {
   ST_CHECK(mkdtemp(dir) != NULL);
   st_host_baseline_file(dir, path, len);
+}
+
+/* The same, the file holding text. */
+static void host_file_with(char *dir, char *path, size_t len, const char *text)
+{
+  host_dir(dir, path, len);
   FILE *f = fopen(path, "w");
   ST_CHECK(f != NULL);
   if (f) fputs(text, f), fclose(f);
@@ -46,8 +52,7 @@ static int run(st_run *r, const char *env, const char *dir, const char *more)
 ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 {
   char dir[] = "/tmp/perfgate-flow-XXXXXX", path[600], line[LINE];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
+  host_dir(dir, path, sizeof path);
   st_run r;
   /* no baseline yet: one notice, the check skipped, exit 0 (2 if strict) */
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 0);
@@ -264,8 +269,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
 ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
 {
   char dir[] = "/tmp/perfgate-judge-XXXXXX", path[600], line[LINE], env[900], counter[700];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
+  host_dir(dir, path, sizeof path);
   snprintf(counter, sizeof counter, "%s/runs", dir);
   st_run r;
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
@@ -346,8 +350,7 @@ static void recorded_faster(const char *path, const char *test, const char *work
 ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
 {
   char dir[] = "/tmp/perfgate-slowmachine-XXXXXX", path[600], line[LINE];
-  ST_CHECK(mkdtemp(dir) != NULL);
-  st_host_baseline_file(dir, path, sizeof path);
+  host_dir(dir, path, sizeof path);
   st_run r;
   ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
   ST_CHECKF(st_line_with(&r, "    host_reference (wall clock", "; runs ", line, sizeof line), "%s",
