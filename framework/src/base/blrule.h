@@ -59,13 +59,17 @@
  *   slower, and what is left cannot be told from it (the H100 runner,
  *   2026-11-26: its host ran the reference 11.5-172 % slow for a few
  *   seconds, and host-timed workloads 5-58 % slow with it).
- * - A run left out as slower than the others, in which perfgate's
- *   references ran as usual (no more than PERF__BLR_REF_MIN slower than
- *   over all runs), is a slow mode of the workload's own (a wall-clock
- *   sweep point on the H100: one run of 7 at +16 %, then 2 of 2 quiet
- *   checks at +9 %): it is kept in the entry (slow_runs_s), and a
- *   regression no slower than the slowest such run plus the tolerance is
- *   not decided: it cannot be told from that mode. */
+ * - A run left out as slower than the others by at most
+ *   PERF__BLR_MODE_MAX, in whose process perfgate's references ran as
+ *   usual (by the check's rule: no more than max(PERF__BLR_REF_MIN, the
+ *   reference entry's tolerance) over its median), is a slow mode of the
+ *   workload's own (wall-clock sweep points on the H100: one run of 7 at
+ *   +12-21 %, then 2 of 2 quiet checks 8-25 % slow; slower runs there came
+ *   with the host's reference slow too): it is kept in the entry
+ *   (slow_runs_s), and a regression no slower than the slowest such run
+ *   plus the tolerance is not decided: it cannot be told from that mode.
+ *   A slower run (the first process after an idle GPU, 47 % slow, in issue
+ *   32's report) is a disturbance, not kept. */
 #define PERF__BLR_OUT_Z 4.0
 #define PERF__BLR_OUT_MIN 0.08
 #define PERF__BLR_MAX_OUT 1
@@ -79,8 +83,11 @@
 #define PERF__BLR_LAUNCH_BOUND 0.9
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
+#define PERF__BLR_MODE_MAX 0.25
 
-/* The reference entries: the test, and one row per reference. */
+/* The reference entries: the test (no perftest binary's test has its name:
+ * theirs hold a dot; an embedder must not name a test so), and one row per
+ * reference. */
 #define PERF__BLR_REFERENCE_TEST "perfgate"
 #define PERF__BLR_REFERENCE_MAP(X)                 \
   X(PERF__BLR_REF_HOST, "host_reference", "wall") \

@@ -25,6 +25,8 @@ typedef struct meas {
   long samples[MAX_RUNS];
   perf__baseline_mhz clk[MAX_RUNS];      /* SM clock of each run's samples */
   double queue[MAX_RUNS];                /* events clock: host's queueing share */
+  double ref[PERF__BLR_NREFS][MAX_RUNS]; /* perfgate's references in that run's
+                                            process (0: not measured) */
   int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
 } meas;
 
@@ -112,7 +114,8 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
     return 0;
   }
   int ratio = !strcmp(f[0], "R");
-  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > 12))) return PERF__EPROTO;
+  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > 11 + 1 + PERF__BLR_NREFS)))
+    return PERF__EPROTO;
   meas *m = find_or_add(u, file, f[2], f[3], ratio);
   if (!m) return PERF__ENOMEM;
   m->seen[run] = 1;
@@ -125,10 +128,13 @@ int perf__rebaseline_take(perf__blu *u, const char *text, int run)
                                        (unsigned)strtoul(f[9], NULL, 10),
                                        (unsigned)strtoul(f[10], NULL, 10)};
     m->queue[run] = n > 11 ? strtod(f[11], NULL) : 0;
+    for (int k = 0; k < PERF__BLR_NREFS; k++)
+      m->ref[k][run] = n > 12 + k ? strtod(f[12 + k], NULL) : 0;
   }
   return 0;
 }
 
+/* 1 when m is one of perfgate's reference entries. Never fails. */
 static int is_reference(const meas *m) { return !strcmp(m->test, PERF__BLR_REFERENCE_TEST); }
 
 static double median_of_runs(const double *v)
@@ -147,30 +153,44 @@ static int runs_of(const meas *m)
   return n;
 }
 
-/* 1 when perfgate's reference work recorded into m's file (base/blrule.h)
- * ran more than PERF__BLR_REF_MIN slower in run r than over all its runs:
- * the machine, not the workload, was slow in that run. Never fails. */
-static int machine_slow_in(const perf__blu *u, const meas *m, int r)
+/* The reference entry k of m's file as this update measured it, or NULL. */
+static const meas *reference_of(const perf__blu *u, const meas *m, perf__blrule_ref k)
 {
   for (size_t i = 0; i < u->n; i++) {
     const meas *x = &u->m[i];
-    if (x->file != m->file || x->is_ratio || !is_reference(x) || !x->seen[r]) continue;
+    if (x->file == m->file && !x->is_ratio && !strcmp(x->test, PERF__BLR_REFERENCE_TEST) &&
+        !strcmp(x->name, perf__blrule_ref_name(k)))
+      return x;
+  }
+  return NULL;
+}
+
+/* 1 when a reference that m's run r timed in its own process ran slower
+ * than that reference's entry (its median over the update's runs) by more
+ * than max(PERF__BLR_REF_MIN, its tolerance): the rule a check uses
+ * (base/blrule.h), so that the machine was slow in that run. Never fails. */
+static int machine_slow_in(const perf__blu *u, const meas *m, int r)
+{
+  for (int k = 0; k < PERF__BLR_NREFS; k++) {
+    const meas *x = reference_of(u, m, (perf__blrule_ref)k);
     double v[MAX_RUNS];
-    int n = runs_of(x);
-    memcpy(v, x->value, sizeof v);
-    if (x->value[r] > (1 + PERF__BLR_REF_MIN) * perf__stats_median(v, (size_t)n)) return 1;
+    perf__blrule_fit f;
+    int n = x ? runs_of(x) : 0;
+    for (int i = 0; i < n; i++) v[i] = x->value[i];
+    if (!(m->ref[k][r] > 0) || !n || perf__blrule_fit_runs(v, NULL, n, &f)) continue;
+    if (m->ref[k][r] > f.median * (1 + fmax(PERF__BLR_REF_MIN, f.tolerance))) return 1;
   }
   return 0;
 }
 
-/* 1 when run r of m was left out as slower than the others while the
- * machine ran as usual: a slow mode of the workload itself, kept in the
- * entry (slow_runs_s) so that a check that lands in it is not called a
- * regression. Never fails. */
+/* 1 when run r of m was left out as slower than the others, by at most
+ * PERF__BLR_MODE_MAX, while the machine ran as usual in its process: a
+ * slow mode of the workload itself, kept in the entry (slow_runs_s) so
+ * that a check that lands in it is not called a regression. Never fails. */
 static int slow_mode(const perf__blu *u, const meas *m, const perf__blrule_fit *f, int r)
 {
   return !f->too_few && !is_reference(m) && f->why[r] == PERF__BLR_OUTLIER && f->off[r] > 0 &&
-         !machine_slow_in(u, m, r);
+         f->off[r] <= PERF__BLR_MODE_MAX && !machine_slow_in(u, m, r);
 }
 
 static void today(char *buf, size_t len)

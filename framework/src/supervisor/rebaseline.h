@@ -19,7 +19,9 @@ void perf__rebaseline_free(perf__blu *u);
 /* Takes one record line from a worker during run `run` (0-based; from
  * PERF__UPDATE_RUNS on, a re-run):
  * "F\tpath\tkey\tvalue...", "E\tpath\ttest\tworkload\tclock\tmedian\tmad\tsamples\t
- * mhz\tmin_mhz\tmax_mhz" (the SM clock of the samples; 0: unknown) or
+ * mhz\tmin_mhz\tmax_mhz[\tqueue_share[\thost_ref\tgpu_ref]]" (the SM clock of the
+ * samples, 0: unknown; the events clock's queueing share; perfgate's
+ * references timed in that process, base/blrule.h, 0: not measured) or
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
 int perf__rebaseline_take(perf__blu *u, const char *line, int run);
 

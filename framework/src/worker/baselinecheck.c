@@ -158,31 +158,43 @@ static int applies(const perf_workload *w, perf__blrule_ref k)
          (st->clock == PERF_CLOCK_EVENTS && st->queue_share >= PERF__BLR_LAUNCH_BOUND);
 }
 
-/* An update records the references beside the entries (base/blrule.h),
- * measured afresh for each test (and sweep point: a context generation)
- * that records into m's file: the supervisor keeps a run's last record,
- * and an update's runs may share a process, as the Python package's do.
- * One that cannot be measured is said and not recorded. */
-static void record_references(struct machine *m)
+/* perfgate's references for the measurements of this context generation
+ * (a test, or a sweep point) into m's file: 0 where not measured. */
+typedef struct gen_refs {
+  double median[PERF__BLR_NREFS];
+} gen_refs;
+
+/* An update times the references once per generation that records into
+ * m's file (the Python package's runs share a process: each run's tests
+ * are new generations), records them as entries of their own (base/
+ * blrule.h) and returns them for the generation's records, so that the
+ * supervisor judges each run of a workload against the references of its
+ * own process. One that cannot be measured is said and left 0. Never
+ * fails. */
+static gen_refs record_references(struct machine *m)
 {
   static unsigned long last[2];
+  static gen_refs got[2];
   int kind = (int)(m - machines);
-  if (last[kind] == perf__context_generation()) return;
+  if (last[kind] == perf__context_generation()) return got[kind];
   last[kind] = perf__context_generation();
   for (int k = 0; k < PERF__BLR_NREFS; k++) {
     perf__blrule_ref ref = (perf__blrule_ref)k;
     perf__reference r;
     char why[160];
+    got[kind].median[k] = 0;
     if (ref == PERF__BLR_REF_GPU && !kind) continue;
     if (measure_reference(ref, &r, why, sizeof why)) {
       perf__context_line(PERF__DETAIL, "perfgate's %s could not be measured: %s; not recorded",
                          perf__blrule_ref_name(ref), why);
       continue;
     }
+    got[kind].median[k] = r.median;
     perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t0\t0\t0\t0", m->path,
                        PERF__BLR_REFERENCE_TEST, perf__blrule_ref_name(ref),
                        perf__blrule_ref_clock(ref), r.median, r.mad, r.n);
   }
+  return got[kind];
 }
 
 /* What perfgate's references, timed now (for each slower check: a host
@@ -203,10 +215,15 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
                                         : NULL;
     perf__reference fresh;
     char why[160];
-    const perf__reference *r =
-        e && !measure_reference((perf__blrule_ref)k, &fresh, why, sizeof why) ? &fresh : NULL;
+    if (!e) continue;
+    if (measure_reference((perf__blrule_ref)k, &fresh, why, sizeof why)) {
+      int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
+                       why);
+      used += n > 0 ? (size_t)n : 0;
+      continue;
+    }
+    const perf__reference *r = &fresh;
     double ref_rel = 0;
-    if (!r) continue;
     int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
     char now[32], was[32];
     int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
@@ -221,8 +238,9 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
 }
 
 /* The supervisor's record of one measurement (rebaseline.h): its time, the
- * SM clock of its samples (0 0 0: unknown) and, on the events clock, the
- * host's share of it queueing the work (workload.h: queue_share). */
+ * SM clock of its samples (0 0 0: unknown), on the events clock the host's
+ * share of it queueing the work (workload.h: queue_share), and perfgate's
+ * references as this process timed them (0: not measured). Never fails. */
 static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples, perf__baseline_mhz clk)
 {
@@ -230,10 +248,12 @@ static void record(struct machine *m, const perf_workload *w, double median,
   clean(test, sizeof test, perf__context_name());
   clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
-  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f", m->path,
-                     test, name, perf__clock_name(w->perf__state->clock), median, mad, samples,
-                     clk.median, clk.min, clk.max, w->perf__state->queue_share);
-  record_references(m);
+  gen_refs refs = record_references(m);
+  _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
+  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g",
+                     m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
+                     samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
+                     refs.median[0], refs.median[1]);
 }
 
 /* Compares with the entry on time; the line adds what the SM clock of the

@@ -54,10 +54,10 @@ static perf__context_sink *sink = print_line;
 /* Never fails. */
 void perf__context_set_sink(perf__context_sink *s) { sink = s ? s : print_line; }
 
-/* Never fails; truncates at 1 KiB. */
+/* See context.h. */
 void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
 {
-  char buf[1024];
+  char buf[4096];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);

@@ -51,7 +51,7 @@ enum perf__line_kind {
  * writes them to stdout. */
 typedef void perf__context_sink(enum perf__line_kind kind, const char *line);
 void perf__context_set_sink(perf__context_sink *sink);
-/* Emits one line. Never fails (long lines are truncated at 1 KiB). */
+/* Emits one line. Never fails (long lines are truncated at 4 KiB). */
 void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Emits text whole (no 1 KiB limit): for PERF__CLAIM records. Never fails. */

@@ -6,10 +6,12 @@
 
 #include "base/clock.h"
 #include "base/stats.h"
+#include "worker/gpu.h"
 
 enum { HOST_WORDS = 256 * 1024 / 8, HOST_PASSES = 8, GPU_COPIES = 4 };
 static const size_t GPU_BYTES = (size_t)128 << 20;
 
+/* r from n sample times t (n <= PERF__REFERENCE_SAMPLES). Never fails. */
 static void summarise(perf__reference *r, double *t, int n)
 {
   double scratch[PERF__REFERENCE_SAMPLES];
@@ -21,7 +23,7 @@ static void summarise(perf__reference *r, double *t, int n)
 /* Where the host loop's result goes, so that the compiler keeps the loop. */
 static volatile uint64_t sink;
 
-/* One pass set of the host loop. */
+/* One pass set of the host loop over buf (HOST_WORDS words). Never fails. */
 static void host_loop(uint64_t *buf)
 {
   uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -47,7 +49,8 @@ void perf__reference_host(perf__reference *r)
   summarise(r, t, PERF__REFERENCE_SAMPLES);
 }
 
-/* One timed sample of the GPU reference into *s (seconds). */
+/* One timed sample of the GPU reference into *s (seconds). Returns the
+ * first CUDA error (*s then meaningless). */
 static cudaError_t gpu_sample(void *dev, cudaStream_t st, cudaEvent_t a, cudaEvent_t b, double *s)
 {
   float ms = 0;
@@ -79,5 +82,6 @@ cudaError_t perf__reference_gpu(perf__reference *r)
                       st ? cudaStreamDestroy(st) : cudaSuccess, dev ? cudaFree(dev) : cudaSuccess};
   for (int i = 0; i < 4 && !e; i++) e = f[i];
   if (e) memset(r, 0, sizeof *r);
+  perf__gpu_tolerate(e); /* handled here: not the next workload's error */
   return e;
 }
