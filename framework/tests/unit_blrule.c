@@ -216,6 +216,22 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
   ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-4, 3, 0.25, 0.01, &r), 0);    /* within its noise */
 }
 
+/* Which reference a slower machine slows a workload through: the host one
+ * for host clocks and a launch-bound events clock, the GPU one for GPU
+ * work. */
+ST_TEST(blrule_each_clock_has_its_references)
+{
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "wall", 0, 0), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "submit", 0, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "events", 0.95, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "events", 0.5, 1), 0);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "device", 0.99, 1), 0);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_HOST, "cold", 0, 1), 0);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "device", 0, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "wall", 0, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "wall", 0, 0), 0);
+}
+
 /* One process of a workload with a slow mode: share `slow` of the processes
  * take 15 % longer (0.3 % noise besides). */
 static double moded(perf__rng *r, double slow)

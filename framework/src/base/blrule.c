@@ -125,6 +125,15 @@ const char *perf__blrule_ref_name(perf__blrule_ref k) { return refs[k].name; }
 const char *perf__blrule_ref_clock(perf__blrule_ref k) { return refs[k].clock; }
 
 /* See blrule.h. */
+int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue_share,
+                             int uses_gpu)
+{
+  if (k == PERF__BLR_REF_GPU) return uses_gpu;
+  return !strcmp(clock, "wall") || !strcmp(clock, "submit") ||
+         (!strcmp(clock, "events") && queue_share >= PERF__BLR_LAUNCH_BOUND);
+}
+
+/* See blrule.h. */
 int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, double mad,
                               long samples, double rel, double se, double *ref_rel)
 {

@@ -99,6 +99,14 @@ typedef enum perf__blrule_ref {
   PERF__BLR_NREFS
 } perf__blrule_ref;
 
+/* 1 when a slower machine would slow a workload through reference k: the
+ * host one for the host clocks ("wall", "submit") and a launch-bound
+ * "events" clock (queue_share >= PERF__BLR_LAUNCH_BOUND), the GPU one for
+ * any workload that uses the GPU (uses_gpu; a baseline file of a GPU holds
+ * only such workloads). Never fails. */
+int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue_share,
+                             int uses_gpu);
+
 /* The entry name and clock of reference k. Never fail. */
 const char *perf__blrule_ref_name(perf__blrule_ref k);
 const char *perf__blrule_ref_clock(perf__blrule_ref k);

@@ -165,13 +165,16 @@ static const meas *reference_of(const perf__blu *u, const meas *m, perf__blrule_
   return NULL;
 }
 
-/* 1 when a reference that m's run r timed in its own process ran slower
- * than that reference's entry (its median over the update's runs) by more
+/* 1 when a reference that applies to m (base/blrule.h) and that m's run r
+ * timed in its own process ran slower than that reference's entry (its median over the update's runs) by more
  * than max(PERF__BLR_REF_MIN, its tolerance): the rule a check uses
  * (base/blrule.h), so that the machine was slow in that run. Never fails. */
 static int machine_slow_in(const perf__blu *u, const meas *m, int r)
 {
   for (int k = 0; k < PERF__BLR_NREFS; k++) {
+    /* in a GPU's file every workload uses the GPU; a host file has no
+     * GPU reference */
+    if (!perf__blrule_ref_applies((perf__blrule_ref)k, m->clock, m->queue[r], 1)) continue;
     const meas *x = reference_of(u, m, (perf__blrule_ref)k);
     double v[MAX_RUNS];
     perf__blrule_fit f;

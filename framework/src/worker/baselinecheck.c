@@ -147,17 +147,6 @@ static int measure_reference(perf__blrule_ref k, perf__reference *r, char *why, 
   return e ? -1 : 0;
 }
 
-/* 1 when a slower machine would slow w through reference k: the host one
- * for the host clocks and a launch-bound events clock, the GPU one for
- * any workload that uses the GPU. Never fails. */
-static int applies(const perf_workload *w, perf__blrule_ref k)
-{
-  const perf__wstate *st = w->perf__state;
-  if (k == PERF__BLR_REF_GPU) return st->uses_gpu;
-  return st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT ||
-         (st->clock == PERF_CLOCK_EVENTS && st->queue_share >= PERF__BLR_LAUNCH_BOUND);
-}
-
 /* perfgate's references for the measurements of this context generation
  * (a test, or a sweep point) into m's file: 0 where not measured. */
 typedef struct gen_refs {
@@ -211,8 +200,10 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
   for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
     const char *name = perf__blrule_ref_name((perf__blrule_ref)k);
     const perf__baseline_entry *e =
-        applies(w, (perf__blrule_ref)k) ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
-                                        : NULL;
+        perf__blrule_ref_applies((perf__blrule_ref)k, perf__clock_name(w->perf__state->clock),
+                                 w->perf__state->queue_share, w->perf__state->uses_gpu)
+            ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
+            : NULL;
     perf__reference fresh;
     char why[160];
     if (!e) continue;
