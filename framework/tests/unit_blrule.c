@@ -216,6 +216,17 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
   ST_EQ(perf__blrule_ref_explains(&ref, 1.2e-3, 1e-4, 3, 0.25, 0.01, &r), 0);    /* within its noise */
 }
 
+/* A busy host explains a slowdown the check is sure of up to 3 x the host
+ * reference's change, at least 3 x 10 %. */
+ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
+{
+  ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08), 1); /* sure of 27 % <= 30 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.08), 0); /* sure of 34 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.20), 1); /* <= 60 % */
+  ST_EQ(perf__blrule_busy_host_explains(7.0, 0.10, 0.50), 0);  /* 8x the work */
+  ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0), 1);    /* reference unknown */
+}
+
 /* Which reference a slower machine slows a workload through: the host one
  * for host clocks and a launch-bound events clock, the GPU one for GPU
  * work. */

@@ -143,6 +143,12 @@ int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, do
 }
 
 /* See blrule.h. */
+int perf__blrule_busy_host_explains(double rel, double se, double host_rel)
+{
+  return rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * fmax(host_rel, PERF__BLR_BUSY_MIN);
+}
+
+/* See blrule.h. */
 int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow)
 {
   *slow = 0;

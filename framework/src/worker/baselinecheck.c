@@ -18,6 +18,7 @@
 #include "worker/sweep.h"
 #include "worker/context.h"
 #include "worker/cotenant.h"
+#include "worker/hostnoise.h"
 #include "worker/reference.h"
 #include "worker/workload.h"
 
@@ -189,14 +190,16 @@ static gen_refs record_references(struct machine *m)
 /* What perfgate's references, timed now (for each slower check: a host
  * disturbance comes and goes within seconds), say of w's slowdown rel
  * (standard error se) against m's file, as a clause into note ("" when none
- * applies or the file has no entry for it). Returns 1 when one explains it
- * (base/blrule.h). Never fails. */
+ * applies or the file has no entry for it); *host_rel gets the host
+ * reference's change (0 when it was not timed). Returns 1 when one
+ * explains it (base/blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
-                          char *note, size_t len)
+                          char *note, size_t len, double *host_rel)
 {
   int explained = 0;
   size_t used = 0;
   note[0] = '\0';
+  *host_rel = 0;
   for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
     const char *name = perf__blrule_ref_name((perf__blrule_ref)k);
     const perf__baseline_entry *e =
@@ -216,6 +219,7 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
     const perf__reference *r = &fresh;
     double ref_rel = 0;
     int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
+    if (k == PERF__BLR_REF_HOST) *host_rel = ref_rel;
     char now[32], was[32];
     int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
                      "%+.1f%% (tolerance %.1f%%): %s", name, perf__units_time(now, sizeof now, r->median),
@@ -247,12 +251,33 @@ static void record(struct machine *m, const perf_workload *w, double median,
                      refs.median[0], refs.median[1]);
 }
 
+/* 1 when the host interfered with a host-paced measurement of w (the
+ * clocks the host reference applies to) since host (NULL: unknown), by a
+ * cause issue 31's rule names, and that explains its slowdown rel (se; the
+ * host reference's change host_rel) by base/blrule.h; "; the host: CAUSE"
+ * into note[len] whenever a cause is named. An absolute comparison cannot
+ * cancel a busy host as ABBA rounds do. Never fails. */
+static int host_busy(const perf_workload *w, const perf__hostload *host, double rel, double se,
+                     double host_rel, char *note, size_t len)
+{
+  const perf__wstate *st = w->perf__state;
+  char cause[500];
+  if (!host || !perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
+                                         st->queue_share, st->uses_gpu))
+    return 0;
+  if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
+  snprintf(note, len, "; the host: %s", cause);
+  return perf__blrule_busy_host_explains(rel, se, host_rel);
+}
+
 /* Compares with the entry on time; the line adds what the SM clock of the
- * samples (clk) says against the entry's (perf__baseline_clock_note).
- * Returns the outcome (SKIP when there is no entry). */
+ * samples (clk) says against the entry's (perf__baseline_clock_note), what
+ * perfgate's references and the host's load since host (NULL: unknown) say
+ * of a slowdown. Returns the outcome (SKIP when there is no entry). */
 static perf__outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
-                             long samples, perf__baseline_mhz clk, int quiet_if_missing)
+                             long samples, perf__baseline_mhz clk, int quiet_if_missing,
+                             const perf__hostload *host)
 {
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
@@ -273,17 +298,21 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF__FAIL : PERF__PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
-  char now[32], was[32], how[400], note[1000], noise[120], machine[500] = "";
-  int slower = c == PERF__BL_SLOWER && !low_clock && machine_slower(m, w, rel, se, machine, sizeof machine);
+  char now[32], was[32], how[400], note[1500], noise[120], machine[500] = "", busy[520] = "";
+  double host_rel = 0;
+  int slower = c == PERF__BL_SLOWER && !low_clock &&
+               machine_slower(m, w, rel, se, machine, sizeof machine, &host_rel);
+  int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
+               host_busy(w, host, rel, se, host_rel, busy, sizeof busy);
   double slow_run;
-  int mode = c == PERF__BL_SLOWER && !low_clock && !slower &&
+  int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
              perf__blrule_slow_mode_explains(e, median, &slow_run);
-  if (low_clock || slower || mode) o = PERF__INCONCLUSIVE;
+  if (low_clock || slower || hosted || mode) o = PERF__INCONCLUSIVE;
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
   used = strlen(note);
-  snprintf(note + used, sizeof note - used, "%s", machine);
+  snprintf(note + used, sizeof note - used, "%s%s", machine, busy);
   used = strlen(note);
   if (mode)
     snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
@@ -305,6 +334,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
              head, perf__status_word(o),
              low_clock                 ? " (the SM clock was low: not decided)"
              : slower                  ? " (the machine is slower: not decided)"
+             : hosted                  ? " (the host was busy: not decided)"
              : mode                    ? " (a slow mode the update saw: not decided)"
              : c == PERF__BL_SLOWER    ? " (regression)"
              : c == PERF__BL_FASTER    ? " (improvement)"
@@ -329,7 +359,7 @@ static struct machine *machine_of(const perf_workload *w)
 
 /* See baselinecheck.h. */
 void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
-                        long samples, perf__baseline_mhz clk)
+                        long samples, perf__baseline_mhz clk, const perf__hostload *host)
 {
   if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
   struct machine *m = machine_of(w);
@@ -343,7 +373,7 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
     record(m, w, median, mad, samples, clk);
     return;
   }
-  perf__outcome o = compare(m, w, head, median, mad, samples, clk, 1);
+  perf__outcome o = compare(m, w, head, median, mad, samples, clk, 1, host);
   if (o != PERF__SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
@@ -353,10 +383,12 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
   const perf__verdict_result *r = &m->r;
   const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
   perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
-                               perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0));
+                               perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0),
+                               &m->host_before);
   if (b != a)
     perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
-                                 perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0));
+                                 perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
+                                 &m->host_before);
 }
 
 /* See baselinecheck.h. */
@@ -407,6 +439,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     return perf__context_claim_kept(head);
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
+  perf__hostload host;
+  perf__hostnoise_begin(&host);
   int n = 0;
   int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
                                        precision(w), &n, why, sizeof why);
@@ -432,7 +466,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     perf__context_claimf(PERF__PASS, "%s", head);
     return 1;
   }
-  perf__outcome o = compare(m, w, head, median, mad, n, clk, 0);
+  perf__outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
   if (o == PERF__SKIP) {
     perf__context_claim_close();
     perf__context_skipped_check("%s: no baseline entry", head);

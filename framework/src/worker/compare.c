@@ -529,6 +529,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__retake before = retakes(a, b);
   perf__hostload host;
   perf__hostnoise_begin(&host);
+  out->host_before = host;
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   p->from = perf__clock_now();

@@ -3,6 +3,7 @@
 #define PERF_COMPARE_H
 
 #include "base/claimrec.h"
+#include "base/hostload.h"
 #include "perfgate.h"
 #include "worker/cotenant.h"
 #include "worker/retake.h"
@@ -18,6 +19,7 @@ typedef struct perf__compared {
   char disturbed[1200];    /* "; ..." for the verdict line, or "" */
   perf__claimrec_ratio rec; /* the measurement for the claim's record
                                (owned: the caller hands it to a record) */
+  perf__hostload host_before; /* the host's load before the rounds (hostnoise.h) */
 } perf__compared;
 
 /* Measures a against b for claim c: prepares both (naming them an and bn

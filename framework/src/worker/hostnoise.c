@@ -35,6 +35,15 @@ int perf__hostnoise_host_timed(perf_clock clock)
 }
 
 /* See hostnoise.h. */
+int perf__hostnoise_cause_since(const perf__hostload *before, char *buf, size_t len)
+{
+  perf__hostload after;
+  timed_read(&after);
+  return perf__hostcause_name(before, &after, perf__hostshare_cpus(), perf__hostshare_threads(),
+                              buf, len);
+}
+
+/* See hostnoise.h. */
 void perf__hostnoise_judge(const perf__hostload *before, perf_clock clock,
                            const perf__retake *d, perf__verdict_result *r, char *buf,
                            size_t len)

@@ -30,4 +30,11 @@ void perf__hostnoise_judge(const perf__hostload *before, perf_clock clock,
                            const perf__retake *d, perf__verdict_result *r, char *buf,
                            size_t len);
 
+/* The host's interference since before (a snapshot perf__hostnoise_begin
+ * took before a measurement): 1 with its cause into buf[len] when
+ * perf__hostcause_name names one (an absolute comparison, such as a
+ * baseline check, cannot cancel it as ABBA rounds do); 0 otherwise (buf
+ * then holds "no host cause seen: ..."). Never fails (truncates). */
+int perf__hostnoise_cause_since(const perf__hostload *before, char *buf, size_t len);
+
 #endif
