@@ -311,11 +311,11 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c framework/src/base/clock.c framework/src/base/stats.c framework/src/base/rng.c
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -Iframework/src $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
+	  -fno-sanitize-recover=undefined -Iframework/src -Iframework/include -I$(CUDA_HOME)/include $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
 
 fuzz: $(BUILD)/fuzz-baseline
 	$(Q)rm -rf $(BUILD)/fuzz-corpus && cp -r framework/tests/fuzz/corpus $(BUILD)/fuzz-corpus

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/status.h"
 #include "base/progname.h"
@@ -470,13 +471,7 @@ static int text(parser *p, const fields *fs, const char *key, const char *what,
 }
 
 /* 1 for a clock name the runner writes. */
-static int known_clock(const char *c)
-{
-  static const char *const names[] = {"events", "wall", "submit", "device", "cold"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(c, names[i])) return 1;
-  return 0;
-}
+static int known_clock(const char *c) { return perf__clock_of_name(c) >= 0; }
 
 /* A finite number in [lo, hi]. */
 /* 1 for a plain decimal number: [+|-]digits[.digits][(e|E)[+|-]digits],

@@ -4,8 +4,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/stats.h"
 #include "base/status.h"
+#include "perfgate.h"
 
 /* Standard deviation of v[0..n) about their mean; 0 for n < 2. */
 static double sd(const double *v, int n)
@@ -128,9 +130,10 @@ const char *perf__blrule_ref_clock(perf__blrule_ref k) { return refs[k].clock; }
 int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue_share,
                              int uses_gpu)
 {
+  int c = perf__clock_of_name(clock);
   if (k == PERF__BLR_REF_GPU) return uses_gpu;
-  return !strcmp(clock, "wall") || !strcmp(clock, "submit") ||
-         (!strcmp(clock, "events") && queue_share >= PERF__BLR_LAUNCH_BOUND);
+  return perf__clock_host_side(c) ||
+         (c == PERF_CLOCK_EVENTS && queue_share >= PERF__BLR_LAUNCH_BOUND);
 }
 
 /* See blrule.h. */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/stats.h"
@@ -18,24 +19,44 @@ double perf__clock_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Never fails. */
+static const struct clock_row {
+  int clock;
+  const char *name;
+  int host, events, held, flush;
+} rows[] = {
+#define PERF__CLOCK_ROW(c, n, h, e, b, f) {c, n, h, e, b, f},
+    PERF__CLOCK_MAP(PERF__CLOCK_ROW)
+#undef PERF__CLOCK_ROW
+};
+
+/* clock's row, or NULL (auto, or no clock). */
+static const struct clock_row *row(int clock)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].clock == clock) return &rows[i];
+  return NULL;
+}
+
+/* See clock.h. */
 const char *perf__clock_name(int clock)
 {
-  switch ((perf_clock)clock) {
-  case PERF_CLOCK_EVENTS:
-    return "events";
-  case PERF_CLOCK_WALL:
-    return "wall";
-  case PERF_CLOCK_SUBMIT:
-    return "submit";
-  case PERF_CLOCK_DEVICE:
-    return "device";
-  case PERF_CLOCK_COLD:
-    return "cold";
-  default:
-    return "auto";
-  }
+  const struct clock_row *r = row(clock);
+  return r ? r->name : "auto";
 }
+
+/* See clock.h. */
+int perf__clock_of_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (!strcmp(rows[i].name, name)) return rows[i].clock;
+  return -1;
+}
+
+/* See clock.h. */
+int perf__clock_host_side(int clock) { return row(clock) ? row(clock)->host : 0; }
+int perf__clock_by_events(int clock) { return row(clock) ? row(clock)->events : 0; }
+int perf__clock_held(int clock) { return row(clock) ? row(clock)->held : 0; }
+int perf__clock_flushes_l2(int clock) { return row(clock) ? row(clock)->flush : 0; }
 
 enum { FLOOR_READS = 2001 };
 

@@ -3,9 +3,37 @@
 #define PERF_CLOCK_H
 
 
+/* The clocks, one row each (perfgate.h explains them): the perf_clock
+ * value, its name in every report and baseline file, and what it is:
+ *   host    its samples are the host's time (a host monotonic clock around
+ *           the batch): the host's pace is in them;
+ *   events  CUDA events bracket the batch on the workload's stream;
+ *   held    the batch is queued behind the blocking kernel (worker/
+ *           blocker.h), so the host's launch gaps are not in it;
+ *   flush   L2 is flushed before each sample, one iteration per sample.
+ * A new clock is a row here and its sampler in worker/workload.c. */
+#define PERF__CLOCK_MAP(X)                       \
+  /*  clock            name      host ev held flush */ \
+  X(PERF_CLOCK_EVENTS, "events", 0, 1, 0, 0)     \
+  X(PERF_CLOCK_WALL, "wall", 1, 0, 0, 0)         \
+  X(PERF_CLOCK_SUBMIT, "submit", 1, 0, 0, 0)     \
+  X(PERF_CLOCK_DEVICE, "device", 0, 1, 1, 0)     \
+  X(PERF_CLOCK_COLD, "cold", 0, 1, 1, 1)
+
 /* The clock name used in every report ("events", "wall", "submit",
- * "device", "cold") of a perf_clock value. Never fails. */
+ * "device", "cold") of a perf_clock value ("auto" for any other). Never
+ * fails. */
 const char *perf__clock_name(int clock);
+
+/* The perf_clock value named name, or -1 for no clock. Never fails. */
+int perf__clock_of_name(const char *name);
+
+/* The table's columns for clock (0 for a value that is not a row: auto).
+ * Never fail. */
+int perf__clock_host_side(int clock);
+int perf__clock_by_events(int clock);
+int perf__clock_held(int clock);
+int perf__clock_flushes_l2(int clock);
 
 /* Seconds on CLOCK_MONOTONIC; never fails on Linux. */
 double perf__clock_now(void);

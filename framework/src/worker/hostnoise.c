@@ -31,7 +31,7 @@ double perf__hostnoise_cost(void) { return read_s; }
 /* See hostnoise.h. */
 int perf__hostnoise_host_timed(perf_clock clock)
 {
-  return clock != PERF_CLOCK_DEVICE && clock != PERF_CLOCK_COLD;
+  return !perf__clock_held(clock);
 }
 
 /* See hostnoise.h. */

@@ -418,7 +418,7 @@ void perf__streamcheck_release(void)
 static void set_anchor(const perf_workload *w, perf_clock clock)
 {
   CUcontext cur = NULL;
-  if (!w->stream && (clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT)) return;
+  if (!w->stream && perf__clock_host_side(clock)) return;
   if (!pass.current || pass.current(&cur) != CUDA_SUCCESS) cur = NULL;
   stream_id a = identify(w->stream, 0, cur);
   perf__streamorder_anchor(&pass.o, perf__streamorder_find_stream(&pass.o, a.key, a.kind, a.device));
@@ -597,7 +597,7 @@ static void explain_device(const perf_workload *w, const perf__streamorder_verdi
 static void unchecked(const perf_workload *w, perf_clock clock, const char *why,
                       perf__routing *out)
 {
-  int host = clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT;
+  int host = perf__clock_host_side(clock);
   (void)w;
   out->checked = 0;
   out->route = host ? PERF__ROUTE_DEVICE : PERF__ROUTE_STREAM;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
+
 /* Nothing here fails: the model lives in memory the caller owns, and the
  * one allocation (an event's clock) reports running out as o->overflow. */
 
@@ -191,8 +193,6 @@ static void end_clock(const perf__order *o, int by_event, unsigned *end)
 }
 
 /* 1 for the clocks that queue a batch behind their blocking kernel. */
-static int held(perf_clock c) { return c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD; }
-
 /* The first stream whose work the end misses (or, held, that starts before
  * the blocking kernel); -1 when none. */
 static int first_missed(const perf__order *o, const unsigned *end, int held_clock,
@@ -221,7 +221,7 @@ void perf__streamorder_decide(const perf__order *o, perf_clock clock, int declar
                         perf__streamorder_verdict *v)
 {
   unsigned total = 0, end[PERF__ORDER_STREAMS];
-  int host_synced = clock == PERF_CLOCK_WALL || clock == PERF_CLOCK_SUBMIT;
+  int host_synced = perf__clock_host_side(clock);
   *v = (perf__streamorder_verdict){.blame = -1, .site = -1};
   for (int i = 0; i < o->n; i++) {
     total += o->s[i].work;
@@ -232,7 +232,7 @@ void perf__streamorder_decide(const perf__order *o, perf_clock clock, int declar
     return;
   }
   if (total == 0) {
-    v->route = held(clock) ? PERF__ROUTE_REFUSE
+    v->route = perf__clock_held(clock) ? PERF__ROUTE_REFUSE
                : declared || !host_synced ? PERF__ROUTE_STREAM : PERF__ROUTE_NOTHING;
     return;
   }
@@ -241,7 +241,7 @@ void perf__streamorder_decide(const perf__order *o, perf_clock clock, int declar
     return;
   }
   end_clock(o, !host_synced, end);
-  v->blame = first_missed(o, end, held(clock), v);
+  v->blame = first_missed(o, end, perf__clock_held(clock), v);
   if (v->blame < 0)
     v->route = PERF__ROUTE_STREAM;
   else

@@ -92,18 +92,6 @@ static int finish_gpu(perf_workload *w, char *why, size_t len)
   }
 }
 
-/* 1 for the clocks timed by CUDA events. */
-static int timed_by_events(perf_clock c)
-{
-  return c == PERF_CLOCK_EVENTS || c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
-}
-
-/* 1 for the clocks that queue the batch behind the blocking kernel. */
-static int held(perf_clock c)
-{
-  return c == PERF_CLOCK_DEVICE || c == PERF_CLOCK_COLD;
-}
-
 /* Events around the batch; for the device and cold clocks the batch waits
  * behind the blocking kernel until all of it is queued (cold: after an L2
  * flush). Returns BLOCKED when the blocker gave up before the release.
@@ -114,9 +102,9 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
 {
   perf__wstate *st = w->perf__state;
   float ms = 0;
-  if (st->clock == PERF_CLOCK_COLD)
+  if (perf__clock_flushes_l2(st->clock))
     CK(perf__blocker_l2_flush(w->stream, &st->flush_bytes));
-  int hold = held(st->clock) && !st->first_call;
+  int hold = perf__clock_held(st->clock) && !st->first_call;
   if (hold) CK(perf__blocker_hold(w->stream));
   double q0 = perf__clock_now(), q1 = q0;
   cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
@@ -184,7 +172,7 @@ static int failed_calls(const perf_workload *w, const char *when, char *why, siz
 static int sample_batch(perf_workload *w, long n, double *s, char *why,
                         size_t len)
 {
-  int err = timed_by_events(w->perf__state->clock) ? sample_events(w, n, s, why, len)
+  int err = perf__clock_by_events(w->perf__state->clock) ? sample_events(w, n, s, why, len)
                                                    : sample_host(w, n, s, why, len);
   return err ? err
              : failed_calls(w, w->perf__state->first_call ? "its first call" : "a sample",
@@ -426,13 +414,13 @@ static perf__wstate *new_state(perf_workload *w)
   st->clock = w->clock != PERF_CLOCK_AUTO
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
-  st->uses_gpu = w->stream || timed_by_events(st->clock);
+  st->uses_gpu = w->stream || perf__clock_by_events(st->clock);
   st->max_batch = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH
-                  : st->clock == PERF_CLOCK_COLD ? 1 : MAX_BATCH;
+                  : perf__clock_flushes_l2(st->clock) ? 1 : MAX_BATCH;
   if (!host_floor.measured) perf__clock_host_floor(&host_floor);
   st->floor_s = host_floor.floor_s;
   if (st->uses_gpu) watch_gpu(st);
-  if (timed_by_events(st->clock)) {
+  if (perf__clock_by_events(st->clock)) {
     cudaError_t e = cudaEventCreate(&st->ev[0]);
     if (!e) e = cudaEventCreate(&st->ev[1]);
     if (e) perf__gpu_fail(e, "cudaEventCreate", NULL, 0);
@@ -532,7 +520,7 @@ static void warm_up(perf_workload *w, double until, double idle0)
 static const char *waits_for(const perf_workload *w, int plural)
 {
   const perf__wstate *st = w->perf__state;
-  int host = st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT;
+  int host = perf__clock_host_side(st->clock);
   if (!st->route.checked)
     return host && st->route.route == PERF__ROUTE_DEVICE
                ? "waits for the device: where GPU work goes was not checked"
@@ -563,8 +551,7 @@ static const char *own_wait(const perf_workload *w)
   const char *s = waits_for(w, 0);
   if (s[0]) return s;
   perf_clock c = w->perf__state->clock;
-  return c == PERF_CLOCK_WALL || c == PERF_CLOCK_SUBMIT ? "waits for nothing"
-                                                        : "times its stream";
+  return perf__clock_host_side(c) ? "waits for nothing" : "times its stream";
 }
 
 /* See workload.h. */
@@ -609,7 +596,7 @@ static void report_route(const perf_workload *w)
   }
   perf__context_line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
              "in %.1f ms)", w->name, PERF__ROUTE_CALLS, r->summary, clock,
-             st->clock == PERF_CLOCK_WALL || st->clock == PERF_CLOCK_SUBMIT
+             perf__clock_host_side(st->clock)
                  ? does[r->route]
                  : "times its stream",
              r->pass_s * 1e3);
@@ -626,7 +613,7 @@ static void report(const perf_workload *w)
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
   perf__context_line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld %s "
                 "per sample", w->name, cold,
-             held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
+             perf__clock_held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
              st->batch, perf__units_noun(st->batch, "iteration", "iterations"));
   perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d %s at %s/iteration (%s clock); "
                 "sample target %s (%s; %s floor %s)", w->name,
@@ -641,7 +628,7 @@ static void report(const perf_workload *w)
     perf__context_line(PERF__VERBOSE, "%s: a sample costs %s of wall time with the wait for "
                "the device: the batch stops growing there", w->name, cost);
   }
-  if (st->clock == PERF_CLOCK_COLD)
+  if (perf__clock_flushes_l2(st->clock))
     perf__context_line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
                "an L2 flush (memset of %.1f MiB)", w->name,
                (double)st->flush_bytes / (1 << 20));
