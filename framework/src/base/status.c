@@ -2,12 +2,7 @@
 #include "base/status.h"
 
 static const char *const words[] = {
-#define PERF__X(sym, word, desc) word,
-    PERF__OUTCOME_MAP(PERF__X)
-#undef PERF__X
-};
-static const char *const descs[] = {
-#define PERF__X(sym, word, desc) desc,
+#define PERF__X(sym, word) word,
     PERF__OUTCOME_MAP(PERF__X)
 #undef PERF__X
 };
@@ -16,12 +11,6 @@ static const char *const descs[] = {
 const char *perf__status_word(perf__outcome o)
 {
   return (unsigned)o < PERF__OUTCOME_COUNT ? words[o] : "?";
-}
-
-/* Never fails: out-of-range values give "?". */
-const char *perf__status_desc(perf__outcome o)
-{
-  return (unsigned)o < PERF__OUTCOME_COUNT ? descs[o] : "?";
 }
 
 /* Never fails: unknown codes give "unknown error". */

@@ -4,15 +4,15 @@
 
 /* Outcome of a test or of one claim. The order is the severity order used
  * when a test combines several claims (later wins over earlier). */
-#define PERF__OUTCOME_MAP(X)                                  \
-  X(PASS, "PASS", "passed")                                   \
-  X(SKIP, "SKIP", "skipped")                                  \
-  X(INCONCLUSIVE, "INCONCLUSIVE", "undecided within budget")  \
-  X(FAIL, "FAIL", "failed")                                   \
-  X(ERROR, "ERROR", "not a valid test")
+#define PERF__OUTCOME_MAP(X)         \
+  X(PASS, "PASS")                    \
+  X(SKIP, "SKIP")                    \
+  X(INCONCLUSIVE, "INCONCLUSIVE")    \
+  X(FAIL, "FAIL")                    \
+  X(ERROR, "ERROR")
 
 typedef enum perf__outcome {
-#define PERF__X(sym, word, desc) PERF__##sym,
+#define PERF__X(sym, word) PERF__##sym,
   PERF__OUTCOME_MAP(PERF__X)
 #undef PERF__X
   PERF__OUTCOME_COUNT
@@ -38,8 +38,6 @@ enum {
 
 /* The 4-letter-ish word for an outcome ("PASS"); "?" for a bad value. */
 const char *perf__status_word(perf__outcome o);
-/* A short description ("passed"); "?" for a bad value. */
-const char *perf__status_desc(perf__outcome o);
 /* The message for an error code; "unknown error" for an unknown one. */
 const char *perf__status_strerror(int err);
 
