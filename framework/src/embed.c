@@ -211,7 +211,7 @@ int perf_embed_update_runs(void) { return PERF__UPDATE_RUNS; }
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
                           char *err, size_t len)
 {
-  perf__blu *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new();
   int rc = u ? 0 : PERF__ENOMEM;
   for (size_t k = 0; !rc && k < n; k++)
     if ((rc = perf__rebaseline_take(u, lines[k], runs[k])))

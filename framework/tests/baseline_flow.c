@@ -140,7 +140,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 static int update_from(const char *path, const double *us, double queue, int accept_wide,
                        size_t *flagged)
 {
-  perf__blu *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new();
   char line[900], err[600];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\tevents\t%.9g\t1e-8\t64\t1980\t1980\t1980\t%.3f",
@@ -160,7 +160,7 @@ static int update_from(const char *path, const double *us, double queue, int acc
 static void update_with_reference(const char *path, const double *us, const double *own,
                                   const double *ref)
 {
-  perf__blu *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new();
   char line[900], err[600];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\twall\t%.9g\t1e-8\t64\t0\t0\t0\t0\t%.9g\t0",
@@ -258,7 +258,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
    * entry, the file untouched */
   char *kept = st_slurp(path);
   double zero[5] = {21.0, 0, 21.0, 21.0, 21.0};
-  perf__blu *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new();
   char line[900];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0",

@@ -65,7 +65,7 @@ ST_TEST(sync_decisions_from_pointer_kinds)
 {
   static const struct {
     perf__sync_rule rule;
-    perf__mem dst, src;
+    perf__synctable_mem dst, src;
     int sync;
     const char *says;
   } cases[] = {
@@ -252,7 +252,7 @@ ST_TEST(sync_host_waits_from_pointer_kinds)
 {
   static const struct {
     perf__sync_rule rule;
-    perf__mem dst, src;
+    perf__synctable_mem dst, src;
     perf__host_wait wait;
   } cases[] = {
       {PERF__RULE_COPY, PERF__MEM_PAGEABLE, PERF__MEM_DEVICE, PERF__WAIT_AFTER}, /* D2H */

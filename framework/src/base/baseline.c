@@ -1173,7 +1173,7 @@ char *perf__baseline_path(const char *dir, const perf__baseline *b, char *out,
 }
 
 /* See baseline.h: what perf__baseline_set_fp returns. */
-int perf__baseline_set_fpf(perf__baseline *b, const char *key, const char *fmt, ...)
+int perf__baseline_set_fp_printf(perf__baseline *b, const char *key, const char *fmt, ...)
 {
   char v[200];
   va_list ap;

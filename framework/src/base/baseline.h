@@ -139,7 +139,7 @@ const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const c
  * PERF__EINVAL when the table is full. */
 int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);
 /* The same with the value from fmt (truncated at 199 bytes). */
-int perf__baseline_set_fpf(perf__baseline *b, const char *key, const char *fmt, ...)
+int perf__baseline_set_fp_printf(perf__baseline *b, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* How a new measurement compares with its baseline entry. */

@@ -29,8 +29,8 @@ void perf__machine_host(perf__baseline *b)
 {
   char model[200];
   cpu_model(model, sizeof model);
-  perf__baseline_set_fpf(b, "name", "%s", model);
-  perf__baseline_set_fpf(b, "cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-  perf__baseline_set_fpf(b, "memory_gib", "%.1f",
+  perf__baseline_set_fp_printf(b, "name", "%s", model);
+  perf__baseline_set_fp_printf(b, "cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+  perf__baseline_set_fp_printf(b, "memory_gib", "%.1f",
       (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / (1 << 30));
 }

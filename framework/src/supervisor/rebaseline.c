@@ -30,7 +30,7 @@ typedef struct meas {
   int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
 } meas;
 
-struct perf__blu {
+struct perf__rebaseline_runs {
   struct {
     char path[4200];
     perf__baseline fp;
@@ -44,17 +44,17 @@ struct perf__blu {
 };
 
 /* NULL when out of memory. */
-perf__blu *perf__rebaseline_new(void) { return calloc(1, sizeof(perf__blu)); }
+perf__rebaseline_runs *perf__rebaseline_new(void) { return calloc(1, sizeof(perf__rebaseline_runs)); }
 
 /* Never fails. */
-void perf__rebaseline_free(perf__blu *u)
+void perf__rebaseline_free(perf__rebaseline_runs *u)
 {
   if (!u) return;
   free(u->m);
   free(u);
 }
 
-static int file_index(perf__blu *u, const char *path)
+static int file_index(perf__rebaseline_runs *u, const char *path)
 {
   for (size_t i = 0; i < u->nfiles; i++)
     if (!strcmp(u->files[i].path, path)) return (int)i;
@@ -64,7 +64,7 @@ static int file_index(perf__blu *u, const char *path)
   return (int)u->nfiles++;
 }
 
-static meas *find_or_add(perf__blu *u, int file, const char *test,
+static meas *find_or_add(perf__rebaseline_runs *u, int file, const char *test,
                          const char *name, int is_ratio)
 {
   for (size_t i = 0; i < u->n; i++)
@@ -101,7 +101,7 @@ static int split(char *line, char **f, int max)
 }
 
 /* See rebaseline.h. */
-int perf__rebaseline_take(perf__blu *u, const char *text, int run)
+int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
 {
   char line[8192], *f[MAX_FIELDS];
   snprintf(line, sizeof line, "%s", text);
@@ -154,7 +154,7 @@ static int runs_of(const meas *m)
 }
 
 /* The reference entry k of m's file as this update measured it, or NULL. */
-static const meas *reference_of(const perf__blu *u, const meas *m, perf__blrule_ref k)
+static const meas *reference_of(const perf__rebaseline_runs *u, const meas *m, perf__blrule_ref k)
 {
   for (size_t i = 0; i < u->n; i++) {
     const meas *x = &u->m[i];
@@ -169,7 +169,7 @@ static const meas *reference_of(const perf__blu *u, const meas *m, perf__blrule_
  * timed in its own process ran slower than that reference's entry (its median over the update's runs) by more
  * than max(PERF__BLR_REF_MIN, its tolerance): the rule a check uses
  * (base/blrule.h), so that the machine was slow in that run. Never fails. */
-static int machine_slow_in(const perf__blu *u, const meas *m, int r)
+static int machine_slow_in(const perf__rebaseline_runs *u, const meas *m, int r)
 {
   for (int k = 0; k < PERF__BLR_NREFS; k++) {
     /* in a GPU's file every workload uses the GPU; a host file has no
@@ -190,7 +190,7 @@ static int machine_slow_in(const perf__blu *u, const meas *m, int r)
  * PERF__BLR_MODE_MAX, while the machine ran as usual in its process: a
  * slow mode of the workload itself, kept in the entry (slow_runs_s) so
  * that a check that lands in it is not called a regression. Never fails. */
-static int slow_mode(const perf__blu *u, const meas *m, const perf__blrule_fit *f, int r)
+static int slow_mode(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f, int r)
 {
   return !f->too_few && !is_reference(m) && f->why[r] == PERF__BLR_OUTLIER && f->off[r] > 0 &&
          f->off[r] <= PERF__BLR_MODE_MAX && !machine_slow_in(u, m, r);
@@ -205,7 +205,7 @@ static void today(char *buf, size_t len)
 }
 
 /* Why run r was left out, as a phrase ("" when clean). */
-static const char *left_out(const perf__blu *u, const meas *m, const perf__blrule_fit *f, int r,
+static const char *left_out(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f, int r,
                             char *buf, size_t len)
 {
   const char *how = f->too_few ? "far" : "left out"; /* too many out: all are kept */
@@ -226,7 +226,7 @@ static const char *left_out(const perf__blu *u, const meas *m, const perf__blrul
  * 21.3 us, ...": each run's median, in run order, and why a run was left
  * out, so that a reviewer sees the between-run spread the tolerance came
  * from. Never fails (truncates). */
-static void run_values(const perf__blu *u, const meas *m, const perf__blrule_fit *f, char *buf,
+static void run_values(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f, char *buf,
                        size_t len)
 {
   size_t used = 0;
@@ -242,7 +242,7 @@ static void run_values(const perf__blu *u, const meas *m, const perf__blrule_fit
 
 /* Remembers an entry the update did not write, with why in a word or
  * two (for the error at the end). */
-static void flag(perf__blu *u, const meas *m, const char *why)
+static void flag(perf__rebaseline_runs *u, const meas *m, const char *why)
 {
   size_t used = strlen(u->names);
   if (used < sizeof u->names - 1)
@@ -252,7 +252,7 @@ static void flag(perf__blu *u, const meas *m, const char *why)
 }
 
 /* The entry the clean runs of m make (f: their fit). */
-static perf__baseline_entry entry_of(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
                                      const char *date)
 {
   double mads[MAX_RUNS];
@@ -294,7 +294,7 @@ static int launch_bound(const meas *m)
  * accept_wide it writes every entry, from all runs where they disagree;
  * perfgate's reference entries are always written: a wide one only
  * explains less); *word gets the reason in a word or two. */
-static const char *refused(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+static const char *refused(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
                            const char **word)
 {
   if (u->accept_wide || is_reference(m)) return NULL;
@@ -323,7 +323,7 @@ static int fit(const meas *m, perf__blrule_fit *f)
 /* Prints m's rows of the update table: the entry e (old: the file's, or
  * NULL) and its tolerance, each run with why it was left out, and, when
  * `no` is the reason it is not written, that. Never fails. */
-static void print_entry(const perf__blu *u, const meas *m, const perf__blrule_fit *f,
+static void print_entry(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
                         const perf__baseline_entry *e,
                         const perf__baseline_entry *old, const char *no)
 {
@@ -361,7 +361,7 @@ static void print_entry(const perf__blu *u, const meas *m, const perf__blrule_fi
  * launch-bound: then the old entry stays and it is flagged); prints its
  * table rows. Returns 0, PERF__ENOMEM, or PERF__EPROTO (a run's value is
  * not a positive number). */
-static int merge_entry(perf__blu *u, perf__baseline *b, const meas *m, const char *date)
+static int merge_entry(perf__rebaseline_runs *u, perf__baseline *b, const meas *m, const char *date)
 {
   perf__blrule_fit f;
   if (fit(m, &f)) return PERF__EPROTO;
@@ -396,7 +396,7 @@ static int all_runs(const meas *m)
 /* Loads file i (under the updaters' lock) and merges this run's
  * measurements into *b. Returns 0 or an error with err filled (b is then
  * still to be freed). */
-static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *b,
+static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf__baseline *b,
                       char *err, size_t len)
 {
   int r = perf__baseline_load(u->files[i].path, b, err, len);
@@ -430,7 +430,7 @@ static int merge_file(perf__blu *u, size_t i, const char *date, perf__baseline *
 /* Merges everything for file i and writes it, holding the updaters' lock
  * (perf__baseline_lock) from the load to the rename, so that a concurrent updater's entries are
  * read and kept rather than overwritten. Returns 0 or an error. */
-static int write_file(perf__blu *u, size_t i, const char *date, char *err,
+static int write_file(perf__rebaseline_runs *u, size_t i, const char *date, char *err,
                       size_t len)
 {
   perf__baseline b;
@@ -445,7 +445,7 @@ static int write_file(perf__blu *u, size_t i, const char *date, char *err,
 }
 
 /* See rebaseline.h. */
-int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len)
+int perf__rebaseline_write(perf__rebaseline_runs *u, int accept_wide, char *err, size_t len)
 {
   u->accept_wide = accept_wide;
   char date[16];
@@ -459,14 +459,14 @@ int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len)
 }
 
 /* See rebaseline.h. */
-size_t perf__rebaseline_flagged(const perf__blu *u, const char **names)
+size_t perf__rebaseline_flagged(const perf__rebaseline_runs *u, const char **names)
 {
   if (names) *names = u->names;
   return u->flagged;
 }
 
 /* See rebaseline.h. */
-int perf__rebaseline_wants_rerun(const perf__blu *u, const char *test, int run)
+int perf__rebaseline_wants_rerun(const perf__rebaseline_runs *u, const char *test, int run)
 {
   for (size_t i = 0; i < u->n; i++) {
     const meas *m = &u->m[i];

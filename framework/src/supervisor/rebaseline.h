@@ -10,11 +10,11 @@
  * perf__rebaseline_wants_rerun). */
 enum { PERF__UPDATE_RUNS = 5, PERF__UPDATE_RERUNS = 2 };
 
-typedef struct perf__blu perf__blu;
+typedef struct perf__rebaseline_runs perf__rebaseline_runs;
 
 /* NULL when out of memory. */
-perf__blu *perf__rebaseline_new(void);
-void perf__rebaseline_free(perf__blu *u);
+perf__rebaseline_runs *perf__rebaseline_new(void);
+void perf__rebaseline_free(perf__rebaseline_runs *u);
 
 /* Takes one record line from a worker during run `run` (0-based; from
  * PERF__UPDATE_RUNS on, a re-run):
@@ -23,7 +23,7 @@ void perf__rebaseline_free(perf__blu *u);
  * samples, 0: unknown; the events clock's queueing share; perfgate's
  * references timed in that process, base/blrule.h, 0: not measured) or
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
-int perf__rebaseline_take(perf__blu *u, const char *line, int run);
+int perf__rebaseline_take(perf__rebaseline_runs *u, const char *line, int run);
 
 /* Merges into each file: an entry measured in every run is judged by
  * base/blrule.h (runs left out for a low SM clock or as outliers, each
@@ -37,17 +37,17 @@ int perf__rebaseline_take(perf__blu *u, const char *line, int run);
  * Returns 0 (flagged entries included), or PERF__EBADFILE (an existing
  * file is malformed: nothing written) / PERF__EIO / PERF__EPROTO, with the
  * reason in err. */
-int perf__rebaseline_write(perf__blu *u, int accept_wide, char *err, size_t len);
+int perf__rebaseline_write(perf__rebaseline_runs *u, int accept_wide, char *err, size_t len);
 
 /* 1 when test should run again as run `run` (PERF__UPDATE_RUNS or later):
  * an entry of it, measured in every run so far, has exactly one run left
  * out. Re-runs that agree with the others leave that run out for good; one
  * that is far too makes two, and the runs disagree (the entry is flagged).
  * Never fails. */
-int perf__rebaseline_wants_rerun(const perf__blu *u, const char *test, int run);
+int perf__rebaseline_wants_rerun(const perf__rebaseline_runs *u, const char *test, int run);
 
 /* How many entries the last perf__rebaseline_write did not write, and
  * their "test / workload" names (truncated) in *names. Never fails. */
-size_t perf__rebaseline_flagged(const perf__blu *u, const char **names);
+size_t perf__rebaseline_flagged(const perf__rebaseline_runs *u, const char **names);
 
 #endif

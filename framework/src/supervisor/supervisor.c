@@ -233,7 +233,7 @@ static int take_claim(char *data, perf__result *r)
   return 0;
 }
 
-static perf__blu *collect; /* --update-baselines: records of this run */
+static perf__rebaseline_runs *collect; /* --update-baselines: records of this run */
 static int collect_run;
 
 /* Shows a NOTICE once per run (every fresh worker may repeat it). Takes

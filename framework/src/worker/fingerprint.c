@@ -18,14 +18,14 @@ static void nvml_fields(perf__baseline *b)
   unsigned cur = 0, max = 0;
   perf__gpu_tolerate(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
   if (perf__gpuwatch_open(bus, why, sizeof why)) {
-    perf__baseline_set_fpf(b, "driver", "unknown (%s)", why);
-    perf__baseline_set_fpf(b, "sm_clock_mhz", "unknown (%s)", why);
+    perf__baseline_set_fp_printf(b, "driver", "unknown (%s)", why);
+    perf__baseline_set_fp_printf(b, "sm_clock_mhz", "unknown (%s)", why);
     return;
   }
-  if (perf__gpuwatch_driver(driver, sizeof driver) == 0) perf__baseline_set_fpf(b, "driver", "%s", driver);
+  if (perf__gpuwatch_driver(driver, sizeof driver) == 0) perf__baseline_set_fp_printf(b, "driver", "%s", driver);
   if (perf__gpuwatch_sm_clock(&cur, &max) == 0) {
-    perf__baseline_set_fpf(b, "max_sm_clock_mhz", "%u", max);
-    perf__baseline_set_fpf(b, "sm_clock_mhz", "%u", cur);
+    perf__baseline_set_fp_printf(b, "max_sm_clock_mhz", "%u", max);
+    perf__baseline_set_fp_printf(b, "sm_clock_mhz", "%u", cur);
   }
 }
 
@@ -48,17 +48,17 @@ int perf__fingerprint_gpu(perf__baseline *b)
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return PERF__ECUDA;
   perf__gpu_tolerate(cudaDriverGetVersion(&drv));
   perf__gpu_tolerate(cudaRuntimeGetVersion(&rt));
-  perf__baseline_set_fpf(b, "name", "%s", p.name);
-  perf__baseline_set_fpf(b, "compute_capability", "%d.%d", p.major, p.minor);
-  perf__baseline_set_fpf(b, "sms", "%d", p.multiProcessorCount);
-  perf__baseline_set_fpf(b, "memory_gib", "%.1f", (double)p.totalGlobalMem / (1 << 30));
-  perf__baseline_set_fpf(b, "l2_mib", "%.1f", (double)p.l2CacheSize / (1 << 20));
-  perf__baseline_set_fpf(b, "cuda_driver_api", "%d.%d", drv / 1000, drv % 1000 / 10);
-  perf__baseline_set_fpf(b, "cuda_runtime", "%d.%d", rt / 1000, rt % 1000 / 10);
-  perf__baseline_set_fpf(b, "max_sm_clock_mhz", "%d", attr(cudaDevAttrClockRate) / 1000);
-  perf__baseline_set_fpf(b, "ecc", "%s", attr(cudaDevAttrEccEnabled) == 1 ? "on" : "off");
+  perf__baseline_set_fp_printf(b, "name", "%s", p.name);
+  perf__baseline_set_fp_printf(b, "compute_capability", "%d.%d", p.major, p.minor);
+  perf__baseline_set_fp_printf(b, "sms", "%d", p.multiProcessorCount);
+  perf__baseline_set_fp_printf(b, "memory_gib", "%.1f", (double)p.totalGlobalMem / (1 << 30));
+  perf__baseline_set_fp_printf(b, "l2_mib", "%.1f", (double)p.l2CacheSize / (1 << 20));
+  perf__baseline_set_fp_printf(b, "cuda_driver_api", "%d.%d", drv / 1000, drv % 1000 / 10);
+  perf__baseline_set_fp_printf(b, "cuda_runtime", "%d.%d", rt / 1000, rt % 1000 / 10);
+  perf__baseline_set_fp_printf(b, "max_sm_clock_mhz", "%d", attr(cudaDevAttrClockRate) / 1000);
+  perf__baseline_set_fp_printf(b, "ecc", "%s", attr(cudaDevAttrEccEnabled) == 1 ? "on" : "off");
   const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-  perf__baseline_set_fpf(b, "uuid", "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+  perf__baseline_set_fp_printf(b, "uuid", "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
       u[12], u[13], u[14], u[15]);
   nvml_fields(b);

@@ -32,7 +32,7 @@ static struct {
   int (*app)(void *, int, unsigned *), (*default_app)(void *, int, unsigned *); /* optional: */
   int (*persistence)(void *, int *), (*ecc)(void *, int *, int *);             /* the settings */
   int (*mig)(void *, unsigned *, unsigned *);
-} n;
+} nvml; /* NVML, loaded with dlopen on first use */
 
 static void *sym(void *h, const char *name, const char **missing)
 {
@@ -41,33 +41,33 @@ static void *sym(void *h, const char *name, const char **missing)
   return p;
 }
 
-/* Fills n from library h; returns 0 or -1 with why. */
+/* Fills nvml from library h; returns 0 or -1 with why. */
 static int bind(void *h, const char *bus_id, char *why, size_t len)
 {
   const char *missing = NULL;
   int (*init)(void) = (int (*)(void))sym(h, "nvmlInit_v2", &missing);
   int (*by_bus)(const char *, void **) =
       (int (*)(const char *, void **))sym(h, "nvmlDeviceGetHandleByPciBusId_v2", &missing);
-  *(void **)&n.clock = sym(h, "nvmlDeviceGetClockInfo", &missing);
-  *(void **)&n.max_clock = sym(h, "nvmlDeviceGetMaxClockInfo", &missing);
-  *(void **)&n.driver = sym(h, "nvmlSystemGetDriverVersion", &missing);
+  *(void **)&nvml.clock = sym(h, "nvmlDeviceGetClockInfo", &missing);
+  *(void **)&nvml.max_clock = sym(h, "nvmlDeviceGetMaxClockInfo", &missing);
+  *(void **)&nvml.driver = sym(h, "nvmlSystemGetDriverVersion", &missing);
   /* The newer name first; drivers before 535 only have the older one. */
-  *(void **)&n.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
-  if (!n.reasons)
-    *(void **)&n.reasons = sym(h, "nvmlDeviceGetCurrentClocksThrottleReasons", &missing);
+  *(void **)&nvml.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!nvml.reasons)
+    *(void **)&nvml.reasons = sym(h, "nvmlDeviceGetCurrentClocksThrottleReasons", &missing);
   /* Optional: the process view; the _v3 names first, _v2 has the same
    * element layout. */
-  *(void **)&n.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
-  if (!n.compute) *(void **)&n.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
-  *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
-  if (!n.graphics) *(void **)&n.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
-  *(void **)&n.util = dlsym(h, "nvmlDeviceGetProcessUtilization");
-  *(void **)&n.samples = dlsym(h, "nvmlDeviceGetSamples");
-  *(void **)&n.app = dlsym(h, "nvmlDeviceGetApplicationsClock");
-  *(void **)&n.default_app = dlsym(h, "nvmlDeviceGetDefaultApplicationsClock");
-  *(void **)&n.persistence = dlsym(h, "nvmlDeviceGetPersistenceMode");
-  *(void **)&n.ecc = dlsym(h, "nvmlDeviceGetEccMode");
-  *(void **)&n.mig = dlsym(h, "nvmlDeviceGetMigMode");
+  *(void **)&nvml.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (!nvml.compute) *(void **)&nvml.compute = dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
+  *(void **)&nvml.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+  if (!nvml.graphics) *(void **)&nvml.graphics = dlsym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
+  *(void **)&nvml.util = dlsym(h, "nvmlDeviceGetProcessUtilization");
+  *(void **)&nvml.samples = dlsym(h, "nvmlDeviceGetSamples");
+  *(void **)&nvml.app = dlsym(h, "nvmlDeviceGetApplicationsClock");
+  *(void **)&nvml.default_app = dlsym(h, "nvmlDeviceGetDefaultApplicationsClock");
+  *(void **)&nvml.persistence = dlsym(h, "nvmlDeviceGetPersistenceMode");
+  *(void **)&nvml.ecc = dlsym(h, "nvmlDeviceGetEccMode");
+  *(void **)&nvml.mig = dlsym(h, "nvmlDeviceGetMigMode");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -77,7 +77,7 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
     snprintf(why, len, "nvmlInit failed (NVML error %d)", rc);
     return -1;
   }
-  rc = by_bus(bus_id, &n.dev);
+  rc = by_bus(bus_id, &nvml.dev);
   if (rc) {
     snprintf(why, len, "NVML does not know the GPU at %s (NVML error %d)", bus_id, rc);
     return -1;
@@ -89,45 +89,45 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
 int perf__gpuwatch_open(const char *bus_id, char *why, size_t len)
 {
   static char reason[200];
-  if (!n.tried) {
+  if (!nvml.tried) {
     const char *lib = getenv("PERF_NVML_LIB");
     if (!lib || !*lib) lib = "libnvidia-ml.so.1";
-    n.tried = 1;
-    n.lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!n.lib)
+    nvml.tried = 1;
+    nvml.lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!nvml.lib)
       snprintf(reason, sizeof reason, "cannot load %s", lib);
     else
-      n.ok = bind(n.lib, bus_id, reason, sizeof reason) == 0;
+      nvml.ok = bind(nvml.lib, bus_id, reason, sizeof reason) == 0;
   }
-  if (!n.ok && why) snprintf(why, len, "%s", reason);
-  return n.ok ? 0 : -1;
+  if (!nvml.ok && why) snprintf(why, len, "%s", reason);
+  return nvml.ok ? 0 : -1;
 }
 
 /* See gpuwatch.h. The library stays loaded: NVML may have started threads. */
 void perf__gpuwatch_close(void)
 {
-  memset(&n, 0, sizeof n);
+  memset(&nvml, 0, sizeof nvml);
 }
 
 /* See gpuwatch.h. */
 int perf__gpuwatch_sm_clock(unsigned *cur_mhz, unsigned *max_mhz)
 {
-  if (!n.ok) return -1;
-  if (cur_mhz && n.clock(n.dev, NVML_CLOCK_SM, cur_mhz)) return -1;
-  if (max_mhz && n.max_clock(n.dev, NVML_CLOCK_SM, max_mhz)) return -1;
+  if (!nvml.ok) return -1;
+  if (cur_mhz && nvml.clock(nvml.dev, NVML_CLOCK_SM, cur_mhz)) return -1;
+  if (max_mhz && nvml.max_clock(nvml.dev, NVML_CLOCK_SM, max_mhz)) return -1;
   return 0;
 }
 
 /* See gpuwatch.h. */
 int perf__gpuwatch_reasons(unsigned long long *reasons)
 {
-  return n.ok && n.reasons(n.dev, reasons) == 0 ? 0 : -1;
+  return nvml.ok && nvml.reasons(nvml.dev, reasons) == 0 ? 0 : -1;
 }
 
 /* See gpuwatch.h. */
 int perf__gpuwatch_driver(char *buf, size_t len)
 {
-  return n.ok && n.driver(buf, (unsigned)len) == 0 ? 0 : -1;
+  return nvml.ok && nvml.driver(buf, (unsigned)len) == 0 ? 0 : -1;
 }
 
 /* Appends the processes one list function reports to buf[*n..cap), a pid
@@ -136,7 +136,7 @@ static int add_procs(procs_fn *fn, perf__gpuwatch_proc *buf, unsigned cap, unsig
 {
   perf__gpuwatch_proc got[64];
   unsigned k = sizeof got / sizeof got[0];
-  if (fn(n.dev, &k, got)) return -1; /* NVML_ERROR_INSUFFICIENT_SIZE past 64 too */
+  if (fn(nvml.dev, &k, got)) return -1; /* NVML_ERROR_INSUFFICIENT_SIZE past 64 too */
   for (unsigned i = 0; i < k; i++) {
     unsigned j = 0;
     while (j < *have && buf[j].pid != got[i].pid) j++;
@@ -151,9 +151,9 @@ static int add_procs(procs_fn *fn, perf__gpuwatch_proc *buf, unsigned cap, unsig
 int perf__gpuwatch_processes(perf__gpuwatch_proc *buf, unsigned cap, unsigned *count)
 {
   *count = 0;
-  if (!n.ok || (!n.compute && !n.graphics)) return -1;
-  if (n.compute && add_procs(n.compute, buf, cap, count)) return -1;
-  if (n.graphics && add_procs(n.graphics, buf, cap, count)) return -1;
+  if (!nvml.ok || (!nvml.compute && !nvml.graphics)) return -1;
+  if (nvml.compute && add_procs(nvml.compute, buf, cap, count)) return -1;
+  if (nvml.graphics && add_procs(nvml.graphics, buf, cap, count)) return -1;
   return 0;
 }
 
@@ -213,13 +213,13 @@ int perf__gpuwatch_device_util(perf__gpuwatch_busy *buf, unsigned cap, unsigned 
   unsigned k = MAX;
   int type = 1;
   *count = 0;
-  if (!n.ok || !n.samples) return -1;
-  int rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
+  if (!nvml.ok || !nvml.samples) return -1;
+  int rc = nvml.samples(nvml.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
   if (rc == NVML_ERROR_INSUFFICIENT_SIZE && k > MAX) {
     unsigned want = k + 8; /* room for a window that closes meanwhile */
     if (!(got = malloc(want * sizeof *got))) return -1;
     k = want;
-    rc = n.samples(n.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
+    rc = nvml.samples(nvml.dev, NVML_GPU_UTILIZATION_SAMPLES, last_seen, &type, &k, got);
     if (k > want) k = want;
   }
   if (!rc) *count = newest_in_order(got, k, type, buf, cap);
@@ -235,14 +235,14 @@ int perf__gpuwatch_process_util(perf__gpuwatch_util *buf, unsigned cap, unsigned
 {
   unsigned k = cap;
   *count = 0;
-  if (!n.ok || !n.util) return -1;
-  int rc = n.util(n.dev, buf, &k, last_seen);
+  if (!nvml.ok || !nvml.util) return -1;
+  int rc = nvml.util(nvml.dev, buf, &k, last_seen);
   if (rc == NVML_ERROR_INSUFFICIENT_SIZE && k > cap) {
     unsigned want = k + 8; /* room for a window that closes meanwhile */
     perf__gpuwatch_util *all = malloc(want * sizeof *all);
     if (!all) return -1;
     k = want;
-    rc = n.util(n.dev, all, &k, last_seen);
+    rc = nvml.util(nvml.dev, all, &k, last_seen);
     if (!rc) {
       if (k > want) k = want;
       unsigned from = k > cap ? k - cap : 0;
@@ -287,7 +287,7 @@ static long app_clock(int (*fn)(void *, int, unsigned *))
 {
   unsigned mhz = 0;
   if (!fn) return -1;
-  if (fn(n.dev, NVML_CLOCK_SM, &mhz) == 0 || fn(n.dev, NVML_CLOCK_GRAPHICS, &mhz) == 0)
+  if (fn(nvml.dev, NVML_CLOCK_SM, &mhz) == 0 || fn(nvml.dev, NVML_CLOCK_GRAPHICS, &mhz) == 0)
     return (long)mhz;
   return -1;
 }
@@ -306,11 +306,11 @@ int perf__gpuwatch_settings(perf__gpuwatch_setting *s)
   int p = -1, e = -1, pending = -1, rc;
   unsigned m = 2, m_pending = 2;
   *s = (perf__gpuwatch_setting){-1, -1, -1, -1, -1};
-  if (!n.ok) return -1;
-  s->app_mhz = app_clock(n.app);
-  s->default_app_mhz = app_clock(n.default_app);
-  if (n.persistence) rc = n.persistence(n.dev, &p), s->persistence = mode_of(rc, p);
-  if (n.ecc) rc = n.ecc(n.dev, &e, &pending), s->ecc = mode_of(rc, e);
-  if (n.mig) rc = n.mig(n.dev, &m, &m_pending), s->mig = mode_of(rc, (long)m);
+  if (!nvml.ok) return -1;
+  s->app_mhz = app_clock(nvml.app);
+  s->default_app_mhz = app_clock(nvml.default_app);
+  if (nvml.persistence) rc = nvml.persistence(nvml.dev, &p), s->persistence = mode_of(rc, p);
+  if (nvml.ecc) rc = nvml.ecc(nvml.dev, &e, &pending), s->ecc = mode_of(rc, e);
+  if (nvml.mig) rc = nvml.mig(nvml.dev, &m, &m_pending), s->mig = mode_of(rc, (long)m);
   return 0;
 }

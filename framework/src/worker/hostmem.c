@@ -59,7 +59,7 @@ void perf__hostmem_init(void)
 /* What p points to; PERF__MEM_NONE for NULL. Asks the driver, which
  * leaves the runtime's last-error state (the user's) alone and answers
  * "no CUDA memory" for pageable host pointers. */
-static perf__mem mem_of(const void *p)
+static perf__synctable_mem mem_of(const void *p)
 {
   if (!p) return PERF__MEM_NONE;
   if (!query) return PERF__MEM_UNKNOWN;
@@ -78,7 +78,7 @@ static perf__mem mem_of(const void *p)
 }
 
 /* One side of a driver 2D/3D copy, from its declared memory type. */
-static perf__mem cu_side(CUmemorytype t, const void *host, CUdeviceptr dev)
+static perf__synctable_mem cu_side(CUmemorytype t, const void *host, CUdeviceptr dev)
 {
   switch (t) {
   case CU_MEMORYTYPE_HOST:
@@ -91,7 +91,7 @@ static perf__mem cu_side(CUmemorytype t, const void *host, CUdeviceptr dev)
 }
 
 /* One side of a runtime 3D copy: an array, or a pitched pointer. */
-static perf__mem rt3d_side(cudaArray_const_t a, const void *ptr)
+static perf__synctable_mem rt3d_side(cudaArray_const_t a, const void *ptr)
 {
   return a ? PERF__MEM_DEVICE : mem_of(ptr);
 }
@@ -99,7 +99,7 @@ static perf__mem rt3d_side(cudaArray_const_t a, const void *ptr)
 /* See hostmem.h. Parameter structs hold pointers and size_t in their first
  * fields, so they are read as pointer arrays. */
 void perf__hostmem_sides(const perf__sync_entry *e, const void *params,
-                         perf__mem *dst, perf__mem *src)
+                         perf__synctable_mem *dst, perf__synctable_mem *src)
 {
   void *const *p = params;
   *dst = *src = PERF__MEM_NONE;

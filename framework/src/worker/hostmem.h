@@ -14,6 +14,6 @@ void perf__hostmem_init(void);
  * are). Safe inside a CUPTI handler: the queries it makes are quiet (see
  * cupti.h). Never fails. */
 void perf__hostmem_sides(const perf__sync_entry *e, const void *params,
-                         perf__mem *dst, perf__mem *src);
+                         perf__synctable_mem *dst, perf__synctable_mem *src);
 
 #endif

@@ -303,7 +303,7 @@ static int take_site(int s, const char *driver_name)
 static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
 {
   const perf__sync_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
-  perf__mem dst, src;
+  perf__synctable_mem dst, src;
   if (!e || e->rule == PERF__RULE_ALWAYS) return PERF__WAIT_NONE;
   perf__hostmem_sides(e, params, &dst, &src);
   return perf__synctable_host_wait(e->rule, dst, src);

@@ -78,7 +78,7 @@ static void consider(const perf__sync_entry *e, const void *params,
                      const char *outer)
 {
   if (!atomic_load(&det.counting)) return;
-  perf__mem dst, src;
+  perf__synctable_mem dst, src;
   char why[96];
   perf__hostmem_sides(e, params, &dst, &src);
   if (perf__synctable_decide(e->rule, dst, src, why, sizeof why))

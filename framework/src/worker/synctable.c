@@ -119,20 +119,20 @@ const perf__sync_entry *perf__synctable_table(size_t *n)
   return table;
 }
 
-static int host(perf__mem m)
+static int host(perf__synctable_mem m)
 {
   return m == PERF__MEM_PAGEABLE || m == PERF__MEM_PINNED ||
          m == PERF__MEM_MANAGED || m == PERF__MEM_UNKNOWN;
 }
 
-static int pageable(perf__mem m)
+static int pageable(perf__synctable_mem m)
 {
   return m == PERF__MEM_PAGEABLE || m == PERF__MEM_UNKNOWN;
 }
 
-static const char *side(perf__mem m) { return host(m) ? "host" : "device"; }
+static const char *side(perf__synctable_mem m) { return host(m) ? "host" : "device"; }
 
-static const char *host_kind(perf__mem m)
+static const char *host_kind(perf__synctable_mem m)
 {
   switch (m) {
   case PERF__MEM_PINNED:
@@ -147,7 +147,7 @@ static const char *host_kind(perf__mem m)
 }
 
 /* Never fails; see synctable.h. */
-int perf__synctable_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
+int perf__synctable_decide(perf__sync_rule rule, perf__synctable_mem dst, perf__synctable_mem src,
                       char *why, size_t len)
 {
   switch (rule) {
@@ -183,8 +183,8 @@ int perf__synctable_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
  * data is staged; a memset into pinned memory is synchronous. Async copies
  * "might be" synchronous, frees "may" synchronise (a free of pool memory
  * does not), and managed memory is no longer promised anything: no wait. */
-perf__host_wait perf__synctable_host_wait(perf__sync_rule rule, perf__mem dst,
-                                     perf__mem src)
+perf__host_wait perf__synctable_host_wait(perf__sync_rule rule, perf__synctable_mem dst,
+                                     perf__synctable_mem src)
 {
   switch (rule) {
   case PERF__RULE_COPY:

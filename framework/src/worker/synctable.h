@@ -15,14 +15,14 @@ typedef enum perf__sync_rule {
 } perf__sync_rule;
 
 /* What a pointer points to, as the runtime reports it. */
-typedef enum perf__mem {
+typedef enum perf__synctable_mem {
   PERF__MEM_NONE = 0,   /* no pointer on this side (e.g. a symbol) or NULL */
   PERF__MEM_DEVICE,
   PERF__MEM_PAGEABLE,   /* ordinary host memory, unknown to CUDA */
   PERF__MEM_PINNED,     /* page-locked host memory */
   PERF__MEM_MANAGED,
   PERF__MEM_UNKNOWN     /* the query failed: treated as pageable host */
-} perf__mem;
+} perf__synctable_mem;
 
 /* Which parameters of a call hold its pointers. */
 typedef enum perf__ptrs {
@@ -55,7 +55,7 @@ const perf__sync_entry *perf__synctable_table(size_t *n);
 /* Decides whether a call with rule and pointer kinds blocked the host.
  * Returns 1 with a description ("synchronous, device→host") in why[len],
  * or 0 when it did not. Never fails. */
-int perf__synctable_decide(perf__sync_rule rule, perf__mem dst, perf__mem src,
+int perf__synctable_decide(perf__sync_rule rule, perf__synctable_mem dst, perf__synctable_mem src,
                       char *why, size_t len);
 
 /* When a work-queuing call that may block makes the host wait, for the
@@ -73,7 +73,7 @@ typedef enum perf__host_wait {
  * then assumes none, which can only make a clock wait for more, never for
  * less. Explicit synchronisation (PERF__RULE_ALWAYS) names its stream or
  * event and is not decided here: PERF__WAIT_NONE. Never fails. */
-perf__host_wait perf__synctable_host_wait(perf__sync_rule rule, perf__mem dst,
-                                     perf__mem src);
+perf__host_wait perf__synctable_host_wait(perf__sync_rule rule, perf__synctable_mem dst,
+                                     perf__synctable_mem src);
 
 #endif

@@ -56,7 +56,7 @@ static void release_all(void)
   }
 }
 
-#define CK(call)                                                 \
+#define CUDA_OR_EXPLAIN(call)                                                 \
   do {                                                           \
     cudaError_t e_ = (call);                                     \
     if (e_ != cudaSuccess)                                       \
@@ -85,7 +85,7 @@ static int finish_gpu(perf_workload *w, char *why, size_t len)
   case PERF__ROUTE_NOTHING:
     return 0;
   case PERF__ROUTE_STREAM:
-    CK(cudaStreamSynchronize(w->stream));
+    CUDA_OR_EXPLAIN(cudaStreamSynchronize(w->stream));
     return 0;
   default:
     return perf__gpu_wait_devices(st->route.devices, st->route.ndevices, why, len);
@@ -103,9 +103,9 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   perf__wstate *st = w->perf__state;
   float ms = 0;
   if (perf__clock_flushes_l2(st->clock))
-    CK(perf__blocker_l2_flush(w->stream, &st->flush_bytes));
+    CUDA_OR_EXPLAIN(perf__blocker_l2_flush(w->stream, &st->flush_bytes));
   int hold = perf__clock_held(st->clock) && !st->first_call;
-  if (hold) CK(perf__blocker_hold(w->stream));
+  if (hold) CUDA_OR_EXPLAIN(perf__blocker_hold(w->stream));
   double q0 = perf__clock_now(), q1 = q0;
   cudaError_t e = cudaEventRecord(st->ev[0], w->stream);
   if (!e) {
@@ -115,9 +115,9 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   }
   if (hold) perf__blocker_release();
   if (e) return perf__gpu_explain(e, ctx_api("cudaEventRecord", w), why, len);
-  CK(cudaEventSynchronize(st->ev[1]));
+  CUDA_OR_EXPLAIN(cudaEventSynchronize(st->ev[1]));
   if (hold && perf__blocker_timed_out()) return BLOCKED;
-  CK(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
+  CUDA_OR_EXPLAIN(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
   st->queue_share = st->clock == PERF_CLOCK_EVENTS && *s > 0 ? (q1 - q0) / *s : 0;
   return 0;
