@@ -7,8 +7,8 @@
 /* A baseline entry compares a workload with itself in another process,
  * often days apart. When the machine itself is slower now — its CPUs
  * clocked down or shared with a neighbour the host counters do not show
- * (issue 32: every host-timed workload of a suite 10-37 % slow for
- * minutes on the H100 runner, steal 0 %, load normal), or its GPU
+ * (issue 32: every host-timed workload of a suite 8-37 % slow for tens
+ * of seconds on the H100 runner, steal 0 %, load normal), or its GPU
  * slowed by something NVML does not list — every workload is slower, and
  * a check that blames the workload is wrong. So the same fixed work is
  * timed at update (recorded beside the entries: base/blrule.h,
@@ -17,8 +17,8 @@
  * undecided, named (worker/baselinecheck.c).
  *
  * host: PERF__REFERENCE_SAMPLES timings (host monotonic clock) of an
- *       integer loop over a 256 KiB buffer (about 0.3 ms on a 2020s
- *       server core): CPU clock and core sharing, no system calls.
+ *       integer loop over a 256 KiB buffer (0.53 ms on the H100 runner's
+ *       Xeon): CPU clock and core sharing, no system calls.
  * gpu:  PERF__REFERENCE_SAMPLES timings (CUDA events, a stream of its
  *       own) of 4 memsets of a 128 MiB buffer, more than any GPU's L2:
  *       the device's memory path; the host queues them far faster than
