@@ -21,6 +21,8 @@
 
 # The version is written once, in perfgate.h's PERF_VERSION_* macros.
 PERF_VERSION := $(shell sed -n 's/^\#define PERF_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' framework/include/perfgate.h | paste -sd.)
+# The ABI version (perfgate.h's PERF_ABI_VERSION) names libperfgate.so's soname.
+PERF_ABI := $(shell sed -n 's/^\#define PERF_ABI_VERSION \([0-9]*\)$$/\1/p' framework/include/perfgate.h)
 
 PERFTESTS ?= perftests
 KERNELS   ?= kernels
@@ -156,7 +158,7 @@ $(BUILD)/pic/framework/%.o: framework/src/%.c
 # Relinked when the Makefile changes (its link flags live here).
 $(BUILD)/libperfgate.so: $(PIC_OBJS) Makefile
 	$(call say,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libperfgate.so -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LDFLAGS) $(SO_LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libperfgate.so.$(PERF_ABI) -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LDFLAGS) $(SO_LDLIBS)
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.
@@ -311,7 +313,7 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c framework/src/base/clock.c framework/src/base/stats.c framework/src/base/rng.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/blyaml.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c framework/src/base/clock.c framework/src/base/stats.c framework/src/base/rng.c
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -77,10 +77,10 @@ static char last_verdict[1100]; /* the last verdict line, for a wrong one */
 
 /* Verdict lines and claim records stay quiet (the last verdict is kept);
  * INFO lines go to stderr. */
-static void quiet(enum perf__line_kind kind, const char *line)
+static void quiet(perf_line_kind kind, const char *line)
 {
-  if (kind == PERF__INFO || kind == PERF__NOTICE) fprintf(stderr, "%s\n", line);
-  if (kind == PERF__DETAIL && (!strncmp(line, "FASTER(", 7) || !strncmp(line, "SIMILAR(", 8)))
+  if (kind == PERF_LINE_INFO || kind == PERF_LINE_NOTICE) fprintf(stderr, "%s\n", line);
+  if (kind == PERF_LINE_DETAIL && (!strncmp(line, "FASTER(", 7) || !strncmp(line, "SIMILAR(", 8)))
     snprintf(last_verdict, sizeof last_verdict, "%s", line);
 }
 
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
   if (setjmp(*end) == 0) body();
   perf__context_finish_checks();
   perf__context_finish();
-  if (res.outcome != PERF__PASS && res.outcome != PERF__FAIL) {
+  if (res.outcome != PERF_OUTCOME_PASS && res.outcome != PERF_OUTCOME_FAIL) {
     fprintf(stderr, "bench-fidelity: %s: %s\n", perf__status_word(res.outcome), res.reason);
     return 2;
   }

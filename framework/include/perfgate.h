@@ -1,5 +1,60 @@
 /* perfgate.h — the one public header: unit-test-style performance assertions for CUDA. */
-#ifndef PERFGATE_H
+/* ---- The ABI's values (plain C, no CUDA) ---------------------------------
+ * This part alone is what the supervisor's side reads (base/status.h
+ * includes it with PERF_ABI_ONLY defined, so that CUDA's headers stay out
+ * of it); the rest of the header follows below. */
+#ifndef PERFGATE_ABI_H
+#define PERFGATE_ABI_H
+
+/* The version of this header; perf_version() gives the library's. The one
+ * place the version is written: the Makefile (perfgate.pc), the Python
+ * package and --version read it from here. */
+#define PERF_VERSION_MAJOR 0
+#define PERF_VERSION_MINOR 1
+#define PERF_VERSION_PATCH 0
+
+/* The ABI of libperfgate.so (its soname is libperfgate.so.PERF_ABI_VERSION):
+ * raised whenever a public struct's layout or an enum's values change.
+ * perf_abi_describe() describes it for bindings (python/perfgate checks
+ * its mirror against it). */
+#define PERF_ABI_VERSION 1
+
+/* What became of a test or of one claim, in severity order (a test that
+ * makes several claims takes the most severe). X(name, word). */
+#define PERF_OUTCOME_MAP(X)      \
+  X(PASS, "PASS")                 \
+  X(SKIP, "SKIP")                 \
+  X(INCONCLUSIVE, "INCONCLUSIVE") \
+  X(FAIL, "FAIL")                 \
+  X(ERROR, "ERROR")
+
+typedef enum perf_outcome {
+#define PERF__X(sym, word) PERF_OUTCOME_##sym,
+  PERF_OUTCOME_MAP(PERF__X)
+#undef PERF__X
+  PERF_OUTCOME_COUNT
+} perf_outcome;
+
+/* The kinds of line a test run emits (to the supervisor, or to an
+ * embedder's sink, perf_embed_sink). X(name, meaning). */
+#define PERF_LINE_KIND_MAP(X)                                             \
+  X(DETAIL, "a verdict or detail line of the running test")              \
+  X(VERBOSE, "a detail line shown only with --verbose")                  \
+  X(INFO, "about the run, not a test: timer floors, the device")         \
+  X(NOTICE, "shown once per run whatever the verbosity")                 \
+  X(RECORD, "a measurement to record (--update-baselines reads these)")  \
+  X(CLAIM, "one claim's record, JSON")
+
+typedef enum perf_line_kind {
+#define PERF__X(sym, meaning) PERF_LINE_##sym,
+  PERF_LINE_KIND_MAP(PERF__X)
+#undef PERF__X
+  PERF_LINE_KIND_COUNT
+} perf_line_kind;
+
+#endif /* PERFGATE_ABI_H */
+
+#if !defined(PERFGATE_H) && !defined(PERF_ABI_ONLY)
 #define PERFGATE_H
 
 #include <stddef.h>
@@ -8,13 +63,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The version of this header; perf_version() gives the library's. The one
- * place the version is written: the Makefile (perfgate.pc), the Python
- * package and --version read it from here. */
-#define PERF_VERSION_MAJOR 0
-#define PERF_VERSION_MINOR 1
-#define PERF_VERSION_PATCH 0
 
 /* ---- Clocks ------------------------------------------------------------
  * Every measured number is reported with the clock that produced it.
@@ -380,9 +428,8 @@ void perf__cublas_check(int status, const char *expr, const char *file,
  * libperfgate.so: perf_embed_begin starts a test named name in this
  * process (no runner, no worker process), each claim call runs one claim
  * as PERF_EXPECT_FASTER / PERF_EXPECT_SIMILAR do, and perf_embed_end ends
- * the test. Every line and claim record goes to sink(kind, text, ctx):
- * kind 0 a verdict or detail line, 1 shown only when verbose, 2 about the
- * process, 3 a once-per-run notice, 5 one claim's record as JSON (the
+ * the test. Every line and claim record goes to sink(kind, text, ctx),
+ * kind a perf_line_kind (PERF_LINE_CLAIM: one claim's record as JSON, the
  * --json report's claim objects). One test at a time per process, driven
  * from the thread that began it: a call from inside a running claim (a
  * workload calling perfgate) or from another thread returns -2 and does
@@ -394,9 +441,16 @@ typedef struct perf_embed_options {
   const char *baseline_dir; /* NULL: "baselines" */
   int verbose;
   int update_baselines;     /* measure for the baseline file, as
-                               --update-baselines: the lines of kind 4
+                               --update-baselines: the PERF_LINE_RECORD lines
                                then carry the measurements */
 } perf_embed_options;
+/* The ABI of this library as one JSON object, for bindings to check their
+ * mirror of it: {"abi": PERF_ABI_VERSION, "version": "M.m.p", "structs":
+ * {NAME: {"size": S, "fields": {MEMBER: [OFFSET, SIZE]}}} for perf_workload
+ * and perf_embed_options, "enums": {"perf_clock": {NAME: VALUE},
+ * "perf_outcome": {WORD: VALUE}, "perf_line_kind": {NAME: VALUE}}}. A
+ * static string; never fails. */
+const char *perf_abi_describe(void);
 /* Returns 0, or 2 when a test is already running. o may be NULL. */
 int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink,
                      void *ctx);
@@ -431,7 +485,7 @@ void perf_embed_set_where(perf_embed_where *fn);
 /* How many runs --update-baselines takes (5): an embedder runs its tests
  * that many times, numbered 0 to this less one. Never fails. */
 int perf_embed_update_runs(void);
-/* --update-baselines for an embedder: lines[0..n) are the kind-4 lines its
+/* --update-baselines for an embedder: lines[0..n) are the PERF_LINE_RECORD lines its
  * tests emitted with update_baselines set, runs[k] the run (from 0, below
  * perf_embed_update_runs()) each came from; entries measured in all runs
  * are merged into each

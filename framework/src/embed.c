@@ -21,32 +21,32 @@ static struct {
   jmp_buf *end;
   perf_embed_sink *sink;
   void *ctx;
-} e;
+} emb;
 
 /* The context's sink: every line to the embedder's. */
-static void to_embedder(enum perf__line_kind kind, const char *line)
+static void to_embedder(perf_line_kind kind, const char *line)
 {
-  if (e.sink) e.sink((int)kind, line, e.ctx);
+  if (emb.sink) emb.sink((int)kind, line, emb.ctx);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink, void *ctx)
 {
-  if (e.running || perf__context_running()) return 2;
+  if (emb.running || perf__context_running()) return 2;
   perf__context_opt.budget_s = o && o->budget_s > 0 ? o->budget_s : 2;
   perf__context_opt.seed = o && o->seed ? o->seed : 1;
   perf__context_opt.verbose = o ? o->verbose : 0;
   perf__context_opt.baseline_dir = o && o->baseline_dir ? o->baseline_dir : "baselines";
   perf__context_opt.update_baselines = o ? o->update_baselines : 0;
-  e.sink = sink;
-  e.ctx = ctx;
+  emb.sink = sink;
+  emb.ctx = ctx;
   perf__context_set_sink(to_embedder);
-  e.end = perf__context_begin(name ? name : "embedded", &e.res);
+  emb.end = perf__context_begin(name ? name : "embedded", &emb.res);
   perf__gpu_test_begin();
-  e.owner = pthread_self();
-  e.busy = 0;
-  e.running = 1;
-  e.ended = 0;
+  emb.owner = pthread_self();
+  emb.busy = 0;
+  emb.running = 1;
+  emb.ended = 0;
   return 0;
 }
 
@@ -55,9 +55,9 @@ int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_s
  * from another thread than the one that began the test. */
 static int may_enter(void)
 {
-  if (!e.running) return -1;
-  if (e.busy || !pthread_equal(e.owner, pthread_self())) return -2;
-  return e.ended ? -1 : 0;
+  if (!emb.running) return -1;
+  if (emb.busy || !pthread_equal(emb.owner, pthread_self())) return -2;
+  return emb.ended ? -1 : 0;
 }
 
 /* Timing after a sync check attached CUPTI in this process is refused:
@@ -65,7 +65,7 @@ static int may_enter(void)
 static void refuse_after_sync_check(const char *head)
 {
   if (perf__syncdetect_used())
-    perf__context_end(PERF__ERROR, 0,
+    perf__context_end(PERF_OUTCOME_ERROR, 0,
                       "%s: a host-sync check ran earlier in this process (CUPTI was attached): "
                       "timing now could be disturbed by it. Run sync checks after every timing "
                       "claim (mark their tests @pytest.mark.perf_sync: the plugin runs them last) "
@@ -88,14 +88,14 @@ static int armed(int (*body)(const call *), const call *c)
 {
   int m = may_enter();
   if (m) return m;
-  e.busy = 1;
-  if (setjmp(*e.end)) {
-    e.ended = 1;
-    e.busy = 0;
+  emb.busy = 1;
+  if (setjmp(*emb.end)) {
+    emb.ended = 1;
+    emb.busy = 0;
     return -1;
   }
   int r = body(c);
-  e.busy = 0;
+  emb.busy = 0;
   return r;
 }
 
@@ -155,9 +155,9 @@ void perf_embed_set_where(perf_embed_where *fn)
 /* PERF_EXPECT_SYNCS(_AT_LEAST): 1 when it held. */
 static int syncs(const call *c)
 {
-  int before = e.res.failures;
+  int before = emb.res.failures;
   perf__expect_syncs(c->a, c->n, c->at_least, c->an, c->file, c->line, 0);
-  return e.res.failures == before;
+  return emb.res.failures == before;
 }
 
 /* Public: see perfgate.h. */
@@ -176,7 +176,7 @@ static int scope_failures;
  * attached, 1 to run it now. */
 static int sync_open(const call *c)
 {
-  scope_failures = e.res.failures;
+  scope_failures = emb.res.failures;
   scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, c->file, c->line, 0);
   return c->a ? 0 : perf__sync_step(&scope);
 }
@@ -187,7 +187,7 @@ static int sync_close(const call *c)
   (void)c;
   while (perf__sync_step(&scope)) {
   }
-  return e.res.failures == scope_failures;
+  return emb.res.failures == scope_failures;
 }
 
 /* Public: see perfgate.h. */
@@ -233,19 +233,19 @@ int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, i
 /* Public: see perfgate.h. */
 int perf_embed_end(char *reason, size_t len)
 {
-  if (!e.running) return -1;
-  if (e.busy || !pthread_equal(e.owner, pthread_self())) return -2;
-  if (!e.ended) perf__context_settle();
-  if (!setjmp(*e.end)) perf__context_finish_checks();
+  if (!emb.running) return -1;
+  if (emb.busy || !pthread_equal(emb.owner, pthread_self())) return -2;
+  if (!emb.ended) perf__context_settle();
+  if (!setjmp(*emb.end)) perf__context_finish_checks();
   char why[400];
   if (perf__gpu_settle(why, sizeof why) &&
-      (e.res.outcome == PERF__PASS || e.res.outcome == PERF__SKIP)) {
-    e.res.outcome = PERF__FAIL;
-    snprintf(e.res.reason, sizeof e.res.reason, "CUDA error after the test's last check: %s", why);
+      (emb.res.outcome == PERF_OUTCOME_PASS || emb.res.outcome == PERF_OUTCOME_SKIP)) {
+    emb.res.outcome = PERF_OUTCOME_FAIL;
+    snprintf(emb.res.reason, sizeof emb.res.reason, "CUDA error after the test's last check: %s", why);
   }
   perf__context_finish();
   perf__context_set_sink(NULL);
-  e.running = 0;
-  if (reason && len) snprintf(reason, len, "%s", e.res.reason);
-  return (int)e.res.outcome;
+  emb.running = 0;
+  if (reason && len) snprintf(reason, len, "%s", emb.res.reason);
+  return (int)emb.res.outcome;
 }

@@ -66,7 +66,7 @@ static int sharding(long *total, long *index)
  * names its suite), then those of this shard (GoogleTest shards the
  * filtered list), in registration order. *matched counts the
  * filter's matches. NULL when out of memory. */
-static const perf__registry_test **select_tests(const perf__cli *cli, long total,
+static const perf__registry_test **select_tests(const perf__options_cli *cli, long total,
                                        long index, size_t *n, size_t *matched)
 {
   size_t count = 0;
@@ -98,7 +98,7 @@ static int duplicate_names(void)
 /* Whether a command that reads the baseline directory can: a missing one
  * is a project with no baselines yet, a path that is no readable directory
  * is refused. Returns 0, or 2 after the problem on stderr. */
-static int baseline_dir_ok(const perf__cli *cli, const char *prog)
+static int baseline_dir_ok(const perf__options_cli *cli, const char *prog)
 {
   char err[4400];
   int missing;
@@ -109,7 +109,7 @@ static int baseline_dir_ok(const perf__cli *cli, const char *prog)
 
 /* No two outputs of the command on one file (devices: the --devices list).
  * Returns 0, or 2 after the problem on stderr. */
-static int outputs_ok(const perf__cli *cli, const char *prog, const int *devices, int nd)
+static int outputs_ok(const perf__options_cli *cli, const char *prog, const int *devices, int nd)
 {
   char err[9000];
   if (!perf__outputs_check(cli, devices, nd, err, sizeof err)) return 0;
@@ -120,7 +120,7 @@ static int outputs_ok(const perf__cli *cli, const char *prog, const int *devices
 /* Prints the baseline file this machine's runs use (its directory need not
  * exist yet); CUDA is touched only in a child process. Returns the exit
  * code (2 when the path is no readable directory or no child could start). */
-static int print_baseline_file(const perf__cli *cli, const char *prog)
+static int print_baseline_file(const perf__options_cli *cli, const char *prog)
 {
   char path[4300];
   if (baseline_dir_ok(cli, prog)) return 2;
@@ -144,7 +144,7 @@ static uint64_t next_random(uint64_t *state)
 /* The selection --repeat times over, each pass shuffled with --shuffle (a
  * Fisher-Yates pass from a generator seeded by --seed). NULL when out of
  * memory. */
-static const perf__registry_test **plan(const perf__cli *cli, const perf__registry_test **sel, size_t n,
+static const perf__registry_test **plan(const perf__options_cli *cli, const perf__registry_test **sel, size_t n,
                                size_t *out)
 {
   *out = n * (size_t)cli->repeat;
@@ -179,7 +179,7 @@ static int shard_status_file(const char *prog)
 
 /* --tap: stdout carries only TAP; everything else printed goes to stderr.
  * Returns 0, or 2 with a message. */
-static int tap_redirect(perf__cli *cli, const char *prog)
+static int tap_redirect(perf__options_cli *cli, const char *prog)
 {
   fflush(stdout);
   int fd = dup(STDOUT_FILENO);
@@ -192,7 +192,7 @@ static int tap_redirect(perf__cli *cli, const char *prog)
 
 /* The worker's options from the command line; runs as a worker until the
  * supervisor closes the pipe. Returns its exit code. */
-static int serve_as_worker(const perf__cli *cli)
+static int serve_as_worker(const perf__options_cli *cli)
 {
   perf__context_opts o = {
       .budget_s = cli->budget_s,
@@ -211,7 +211,7 @@ static int serve_as_worker(const perf__cli *cli)
 /* --list, or a selection with no test: prints the names, or why nothing
  * runs. Returns the exit code: 2 when the filter matched no test, with
  * --list as without it (a typo in a filter is the same mistake either way). */
-static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__registry_test **sel,
+static int list_or_nothing(const perf__options_cli *cli, const char *prog, const perf__registry_test **sel,
                            size_t n, size_t matched, long index, long total)
 {
   char name[512];
@@ -232,7 +232,7 @@ static int list_or_nothing(const perf__cli *cli, const char *prog, const perf__r
  * outputs are one file, the baseline directory, each report file (--plots'
  * directory is made), the history. Returns 0, or 2 after the problem on
  * stderr. */
-static int preflight(perf__cli *cli, const char *prog, int *ids, int *nd, char *note, size_t len)
+static int preflight(perf__options_cli *cli, const char *prog, int *ids, int *nd, char *note, size_t len)
 {
   char err[4400];
   *nd = 0;
@@ -254,7 +254,7 @@ static int preflight(perf__cli *cli, const char *prog, int *ids, int *nd, char *
 
 /* The run's first line: how many tests, how often, the budget and timeout.
  * Never fails. */
-static void announce(const perf__cli *cli, size_t n)
+static void announce(const perf__options_cli *cli, size_t n)
 {
   printf("perfgate: %zu %s", n, perf__units_noun((long long)n, "test", "tests"));
   if (cli->repeat > 1) printf(", %llu times", (unsigned long long)cli->repeat);
@@ -265,7 +265,7 @@ static void announce(const perf__cli *cli, size_t n)
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
-  perf__cli cli;
+  perf__options_cli cli;
   char err[400];
   perf__progname_set(argc > 0 ? argv[0] : NULL);
   cpu_set_t cpus; /* the run's CPUs, decided here on the main thread (cpumask.h) */

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
+#include "supervisor/baselinedir.h"
 #include "base/blrule.h"
 #include "selftest.h"
 
@@ -49,7 +51,7 @@ static void write_old(const char *path, size_t n)
   perf__baseline_ratio r = {.test = "old.ratio", .claim = "FASTER(a, b, 2)", .ratio = 3,
                       .recorded = "2026-01-01"};
   ST_EQ(perf__baseline_put_ratio(&b, &r), 0);
-  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -84,7 +86,7 @@ static int classify(const char *path, const char *old, size_t old_entries,
   free(now_bytes);
   perf__baseline b;
   char err[400];
-  int ok = perf__baseline_load(path, &b, err, sizeof err) == 0 &&
+  int ok = perf__blyaml_load(path, &b, err, sizeof err) == 0 &&
            b.nentries == old_entries + want_new + 1 && b.nratios >= 1 &&
            perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, "host_reference") &&
            perf__baseline_find(&b, "old.t00000", "w") && perf__baseline_find(&b, "bl.host_work", "w");
@@ -432,7 +434,7 @@ ST_TEST(baseline_two_updaters_at_once_lose_nothing)
     waited += out && strstr(out, "another update holds") != NULL;
     perf__baseline now_bl;
     char err[400] = "";
-    int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
+    int ok = perf__blyaml_load(path, &now_bl, err, sizeof err) == 0 &&
              now_bl.nentries == OLD_ENTRIES + 4 && now_bl.nratios == 2 &&
              perf__baseline_find(&now_bl, "bl.host_work", "w") &&
              perf__baseline_find(&now_bl, "bl.ratio_claim", "a") &&
@@ -454,7 +456,7 @@ ST_TEST(baseline_two_updaters_at_once_lose_nothing)
 static int hold_lock(const char *dir)
 {
   char lock[700];
-  snprintf(lock, sizeof lock, "%s/%s", dir, PERF__BL_LOCK_FILE);
+  snprintf(lock, sizeof lock, "%s/%s", dir, PERF__BASELINEDIR_LOCK_FILE);
   int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   ST_CHECK(fd >= 0 && flock(fd, LOCK_EX) == 0);
   return fd;
@@ -499,7 +501,7 @@ ST_TEST(baseline_two_updaters_forced_to_collide_lose_nothing)
     int ca = wait_code(pa), cb = wait_code(pb);
     perf__baseline now_bl;
     char err[400] = "";
-    int ok = perf__baseline_load(path, &now_bl, err, sizeof err) == 0 &&
+    int ok = perf__blyaml_load(path, &now_bl, err, sizeof err) == 0 &&
              now_bl.nentries == OLD_ENTRIES + 4 && now_bl.nratios == 2 &&
              perf__baseline_find(&now_bl, "bl.host_work", "w") &&
              perf__baseline_find(&now_bl, "bl.ratio_claim", "a");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
 #include "base/blrule.h"
 #include "base/status.h"
 #include "supervisor/rebaseline.h"
@@ -18,9 +19,9 @@ static void set_tolerance(const char *path, double tol)
 {
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   for (size_t i = 0; i < b.nentries; i++) b.entries[i].tolerance = tol;
-  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -76,7 +77,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   st_run_free(&r);
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   /* a, b, w and perfgate's host reference (worker/reference.h) */
   ST_CHECKF(b.nentries == 4 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
   const perf__baseline_entry *ref = perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, "host_reference");
@@ -179,7 +180,7 @@ static int slow_runs(const char *path)
 {
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.judged", "w");
   int n = e ? e->nslow : -1;
   perf__baseline_free(&b);
@@ -199,7 +200,7 @@ ST_TEST(baseline_update_keeps_a_slow_mode_the_machine_does_not_explain)
   double slow[5] = {530, 531, 530, 600, 530};
   update_with_reference(path, runs, quiet, quiet);
   perf__baseline b;
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.judged", "w");
   ST_CHECK(e && e->nruns == 4 && e->nslow == 1 && e->slow_s[0] == 23.3e-6);
   double at;
@@ -236,7 +237,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   ST_EQ(update_from(path, poisoned, 0.5, 0, &flagged), 0);
   ST_EQ(flagged, 0);
   perf__baseline b;
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.judged", "w");
   ST_CHECK(e && e->nruns == 4 && e->runs_s[0] == 21.41e-6 && e->tolerance < 0.02);
   ST_NEAR(e ? e->median_s : 0, 21.325e-6, 1e-12);
@@ -273,7 +274,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   ST_CHECK(kept && now && !strcmp(kept, now));
   free(kept);
   free(now);
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   e = perf__baseline_find(&b, "bl.judged", "w");
   ST_CHECK(e && e->nruns == 5 && e->tolerance > PERF__BLR_CEILING);
   perf__baseline_free(&b);
@@ -322,7 +323,7 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   st_run_free(&r);
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.host_work", "w");
   double kept = e ? e->median_s : -1;
   perf__baseline_free(&b);
@@ -347,7 +348,7 @@ static void recorded_faster(const char *path, const char *test, const char *work
 {
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, test, workload);
   ST_CHECK(e != NULL);
   if (e) {
@@ -355,7 +356,7 @@ static void recorded_faster(const char *path, const char *test, const char *work
     for (int i = 0; i < e->nruns; i++) e->runs_s[i] /= k;
     e->tolerance = tol;
   }
-  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -397,11 +398,11 @@ ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
    * busy host may slow the check 4x) */
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e != NULL);
   if (e) e->slow_s[0] = 8 * e->median_s, e->nslow = 1, e->tolerance = 3.0;
-  ST_EQ(perf__baseline_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
   ST_CHECKF(st_line_with(&r, "BASELINE(w) at", "INCONCLUSIVE (a slow mode the update saw: not decided)",
@@ -520,7 +521,7 @@ ST_TEST(baseline_flow_sm_clock_recorded_and_named_on_a_gpu)
   st_run_free(&r);
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   ST_EQ(b.schema, 2);
   const char *const names[][2] = {{"blgpu.memset", "m"}, {"gpu.events_clock_sees_4x_bytes", "q"},
                                   {"gpu.events_clock_sees_4x_bytes", "a"}};

@@ -351,12 +351,12 @@ ST_TEST(cli_summary_counts_each_tests_runs)
 {
   static const struct {
     const char *name;
-    perf__outcome o;
+    perf_outcome o;
     const char *reason;
-  } runs[] = {{"s.a", PERF__FAIL, "first"},         {"s.b", PERF__PASS, ""},
-              {"s.a", PERF__INCONCLUSIVE, "second"}, {"s.b", PERF__PASS, ""},
-              {"s.a", PERF__PASS, ""},               {"s.c", PERF__SKIP, "no GPU"},
-              {"s.d", PERF__ERROR, "crashed"}};
+  } runs[] = {{"s.a", PERF_OUTCOME_FAIL, "first"},         {"s.b", PERF_OUTCOME_PASS, ""},
+              {"s.a", PERF_OUTCOME_INCONCLUSIVE, "second"}, {"s.b", PERF_OUTCOME_PASS, ""},
+              {"s.a", PERF_OUTCOME_PASS, ""},               {"s.c", PERF_OUTCOME_SKIP, "no GPU"},
+              {"s.d", PERF_OUTCOME_ERROR, "crashed"}};
   enum { N = sizeof runs / sizeof runs[0] };
   perf__result r[N];
   memset(r, 0, sizeof r);

@@ -102,9 +102,9 @@ ST_TEST(confirm_keep_message_lists_the_kept_claims)
   char *none = perf__confirm_keep_text(ids, 0, &len);
   ST_CHECK(none && len == 0 && !*none && !perf__confirm_listed(none, "a.c:9"));
   free(none);
-  ST_EQ(perf__confirm_final(PERF__PASS, PERF__FAIL), PERF__PASS);
-  ST_EQ(perf__confirm_final(PERF__FAIL, PERF__PASS), PERF__PASS);
-  ST_EQ(perf__confirm_final(PERF__INCONCLUSIVE, PERF__FAIL), PERF__FAIL);
+  ST_EQ(perf__confirm_final(PERF_OUTCOME_PASS, PERF_OUTCOME_FAIL), PERF_OUTCOME_PASS);
+  ST_EQ(perf__confirm_final(PERF_OUTCOME_FAIL, PERF_OUTCOME_PASS), PERF_OUTCOME_PASS);
+  ST_EQ(perf__confirm_final(PERF_OUTCOME_INCONCLUSIVE, PERF_OUTCOME_FAIL), PERF_OUTCOME_FAIL);
 }
 
 /* A claim record carries its id, the attempt that judged it and whether a
@@ -112,7 +112,7 @@ ST_TEST(confirm_keep_message_lists_the_kept_claims)
  * none; an attempt other than 1 or 2 is refused. */
 ST_TEST(confirm_claim_record_carries_id_attempt_and_kept)
 {
-  perf__claimrec c = {.message = "FASTER(a, b, 2) at t.c:9: PASS", .outcome = PERF__PASS,
+  perf__claimrec c = {.message = "FASTER(a, b, 2) at t.c:9: PASS", .outcome = PERF_OUTCOME_PASS,
                       .id = "t.c:9 [n=4]#2", .attempt = 2, .kept = 1}, back;
   char err[400], *text = perf__claimrec_text(&c);
   ST_CHECKF(text && strstr(text, "\"id\": \"t.c:9 [n=4]#2\", \"attempt\": 2, \"kept\": true"),

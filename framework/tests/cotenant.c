@@ -279,11 +279,11 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
   perf__verdict_cfg cfg;
   perf__verdict_defaults(&cfg);
   cfg.reps = 2000;
-  perf__claim c = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim c = {PERF__CLAIM_FASTER, 1.5};
   perf__rng rng;
   perf__rng_seed(&rng, 7);
   double a[40], b[40], t0[40], t1[40];
-  perf__verdict_result r = {.verdict = PERF__FAIL, .level = 0.01};
+  perf__verdict_result r = {.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   size_t n = 40;
   /* Rounds 0..9 shared (the span ends at 109.6: with the quiet margin up
    * to 110.1, round 10 starting at 110 is shared too): the other 29 decide. */
@@ -292,31 +292,31 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
   ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 11);
   ST_EQ(n, 29);
   ST_EQ(r.rounds, 29);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_CHECK(r.ratio > 1.9 && r.ratio < 2.1);
   ST_CHECK(r.lo >= 1.5);
   /* 38 of 40 shared: too few clean rounds to look at: INCONCLUSIVE, never
    * the FAIL the shared rounds showed. */
   rounds(a, b, t0, t1, 0, 40);
   n = 40;
-  r = (perf__verdict_result){.verdict = PERF__FAIL, .level = 0.01, .lo = 0.4, .hi = 0.6};
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01, .lo = 0.4, .hi = 0.6};
   perf__cotenant most = busy_between(90, 137.2);
   ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 38);
   ST_EQ(n, 2);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_NEAR(r.lo, 0.4, 0); /* the line still shows what all rounds measured */
   /* Round times unknown (no memory): every round counts as shared. */
   n = 40;
-  r = (perf__verdict_result){.verdict = PERF__PASS, .level = 0.01};
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_PASS, .level = 0.01};
   ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, NULL, NULL, &n, 100, 140, &r), 40);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   /* No foreign use during sampling: nothing dropped, the verdict stands. */
   n = 40;
-  r = (perf__verdict_result){.verdict = PERF__FAIL, .level = 0.01};
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   perf__cotenant before = busy_between(10, 20);
   ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 0);
   ST_EQ(n, 40);
-  ST_EQ(r.verdict, PERF__FAIL);
+  ST_EQ(r.verdict, PERF_OUTCOME_FAIL);
 }
 
 /* Opens the stand-in NVML lib (under the build directory). */

@@ -1,5 +1,6 @@
 /* layout.c — the framework's shape, checked: its include graph has no cycle and respects the layers, the supervisor's side never sees CUDA, every function is named for its file. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ typedef struct tree {
 } tree;
 
 /* 1 for a header that brings CUDA in: the toolkit's, CUPTI's, NVML's, or
- * perfgate.h (which includes cuda_runtime_api.h). */
+ * perfgate.h (which includes cuda_runtime_api.h; its plain-C part alone,
+ * included with PERF_ABI_ONLY defined, does not). */
 static int is_cuda(const char *name, char quote)
 {
   if (!strcmp(name, "perfgate.h")) return 1;
@@ -57,9 +59,13 @@ static void scan(const char *root, file *f)
   snprintf(full, sizeof full, "%s/%s", root, f->path);
   FILE *in = fopen(full, "r");
   if (!in) return;
+  int abi_only = 0; /* PERF_ABI_ONLY is defined: perfgate.h's plain-C part alone */
   while (fgets(line, sizeof line, in)) {
     char q, name[150];
+    if (strstr(line, "#define PERF_ABI_ONLY")) abi_only = 1;
+    if (strstr(line, "#undef PERF_ABI_ONLY")) abi_only = 0;
     if (sscanf(line, " # include %c%149[^\">]", &q, name) != 2) continue;
+    if (abi_only && !strcmp(name, "perfgate.h")) continue;
     if (is_cuda(name, q)) f->cuda = 1;
     else if (q == '"' && strchr(name, '/') && f->ninc < MAX_INC)
       snprintf(f->inc[f->ninc++], sizeof f->inc[0], "%s", name);
@@ -313,7 +319,10 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   put(dir, "src/base/json.c", "");
   put(dir, "obj/src.c", "int perf__jsn_put(void) { return 0; }\n"
                         "int perf__json_put(void) { return 1; }\n"
-                        "int perf__faster(void) { return 2; }\n");
+                        "int perf__faster(void) { return 2; }\n"
+                        "int jsn_depth = 3;\n"
+                        "static int n = 4;\n"
+                        "int perf__json_get(void) { return n; }\n");
   char cmd[300];
   snprintf(cmd, sizeof cmd, "mkdir -p %s/obj/base && cc -c %s/obj/src.c -o %s/obj/base/json.o",
            dir, dir, dir);
@@ -322,8 +331,10 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   out[0] = '\0';
   char src[300];
   snprintf(src, sizeof src, "%s/src", dir);
-  ST_EQ(check_names(cmd, src, "int perf__faster(perf_workload *a);", out, sizeof out), 1);
+  ST_EQ(check_names(cmd, src, "int perf__faster(perf_workload *a);", out, sizeof out), 3);
   ST_CHECKF(strstr(out, "base/json.o defines perf__jsn_put (want perf__json_*)"), "%s", out);
+  ST_CHECKF(strstr(out, "base/json.o defines jsn_depth (want perf__json_*)"), "%s", out);
+  ST_CHECKF(strstr(out, "base/json.o has a file-scope variable named n (name it)"), "%s", out);
   st_rmtree(dir);
 }
 
@@ -337,8 +348,10 @@ static int is_public(const char *sym, const char *header)
   return strstr(header, decl) || (snprintf(decl, sizeof decl, "*%s(", sym), strstr(header, decl));
 }
 
-/* Every global function the library defines in dir/x.o is perf__x_* (or
- * perf__x itself), or public; objects whose source srcdir/dir/x.c is gone
+/* Every global function and variable the library defines in dir/x.o is
+ * perf__x_* (or perf__x itself), or public; a file-scope variable has a
+ * name of three letters or more (a one-letter "n" reads as a module to
+ * tools that draw the include graph); objects whose source srcdir/dir/x.c is gone
  * (a build left from an older layout) are passed over. Problems go to out.
  * Returns their count, or -1 when no object could be read. */
 static int check_names(const char *objdir, const char *srcdir, const char *header, char *out,
@@ -346,13 +359,14 @@ static int check_names(const char *objdir, const char *srcdir, const char *heade
 {
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "cd '%s' && for o in */*.o *.o; do [ -f \"$o\" ] && "
-           "nm -g --defined-only \"$o\" | awk -v o=\"$o\" '$2 == \"T\" {print o, $3}'; done "
+           "nm --defined-only \"$o\" | awk -v o=\"$o\" '$2 ~ /^[TDBR]$/ || ($2 ~ /^[dbr]$/ && "
+           "$3 !~ /[.]/ && length($3) < 3) {print o, $2, $3}'; done "
            "2>/dev/null", objdir);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
-  char obj[200], sym[200];
+  char obj[200], type[8], sym[200];
   int bad = 0, seen = 0;
-  while (fscanf(p, "%199s %199s", obj, sym) == 2) {
+  while (fscanf(p, "%199s %7s %199s", obj, type, sym) == 3) {
     char src[500];
     struct stat sb;
     snprintf(src, sizeof src, "%s/%.*s.c", srcdir, (int)strlen(obj) - 2, obj);
@@ -363,6 +377,13 @@ static int check_names(const char *objdir, const char *srcdir, const char *heade
     snprintf(stem, sizeof stem, "%.*s", (int)(strlen(slash ? slash + 1 : obj) - 2),
              slash ? slash + 1 : obj);
     snprintf(want, sizeof want, "perf__%s", stem);
+    if (type[0] >= 'a') { /* a file-scope variable: a name, not a letter */
+      bad++;
+      size_t u = strlen(out);
+      snprintf(out + u, len > u ? len - u : 0, "%s has a file-scope variable named %s (name it)\n",
+               obj, sym);
+      continue;
+    }
     size_t wl = strlen(want);
     if (!strncmp(sym, want, wl) && (sym[wl] == '\0' || sym[wl] == '_')) continue;
     if (is_public(sym, header)) continue;
@@ -386,4 +407,134 @@ ST_TEST(layout_every_library_function_is_named_for_its_file)
   int bad = check_names(objdir, "framework/src", header, out, sizeof out);
   ST_CHECKF(bad == 0, "%s", bad < 0 ? "no objects found (nm missing?)" : out);
   free(header);
+}
+
+/* The identifier that ends just before end in line, into name[len]; 1 when
+ * there is one. */
+static int ident_before(const char *line, const char *end, char *name, size_t len)
+{
+  while (end > line && end[-1] == ' ') end--;
+  const char *b = end;
+  while (b > line && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+  if (b == end) return 0;
+  snprintf(name, len, "%.*s", (int)(end - b), b);
+  return 1;
+}
+
+/* The type name a header line declares into name[len], or 0: a typedef's
+ * name ("typedef T name;", "typedef T name(args);"), the name closing a
+ * typedef'd body ("} name;"), or a tag that opens a body ("struct tag {"). */
+static int declared(const char *line, char *name, size_t len)
+{
+  const char *brace = strchr(line, '{'), *semi = strchr(line, ';'), *paren = strchr(line, '(');
+  const char *fp = strstr(line, "(*");
+  if (!strncmp(line, "typedef ", 8) && fp && semi && !brace) /* typedef T (*name)(args); */
+    return ident_before(line, fp + 2 + strcspn(fp + 2, ")"), name, len);
+  if (!strncmp(line, "typedef ", 8) && semi && !brace)
+    return ident_before(line, paren && paren < semi ? paren : semi, name, len);
+  if (line[0] == '}' && semi) return ident_before(line, semi, name, len);
+  if (!brace) return 0;
+  if (!strncmp(line, "typedef ", 8)) line += 8;
+  static const char *const kw[] = {"struct ", "enum ", "union "};
+  for (size_t i = 0; i < 3; i++)
+    if (!strncmp(line, kw[i], strlen(kw[i])))
+      return ident_before(line, brace, name, len) &&
+             strncmp(name, kw[i], strlen(name)); /* "enum {": no name */
+  return 0;
+}
+
+/* The names a header declares (typedef names, struct, enum and union tags)
+ * that are not perf__MODULE[_*], public perf_*, or declared in header
+ * (perfgate.h); problems go to out.
+ * Returns their count. */
+static int check_types(const char *path, const char *module, const char *header, char *out,
+                       size_t len)
+{
+  FILE *in = fopen(path, "r");
+  if (!in) return 0;
+  char line[512], want[120], name[160];
+  snprintf(want, sizeof want, "perf__%s", module);
+  size_t wl = strlen(want);
+  int bad = 0;
+  while (fgets(line, sizeof line, in)) {
+    if (!declared(line, name, sizeof name)) continue;
+    if (!strncmp(name, want, wl) && (name[wl] == '\0' || name[wl] == '_')) continue;
+    if (!strncmp(name, "perf_", 5) && name[5] != '_') continue;
+    char pub[200]; /* named by the public header (an opaque type its macros use) */
+    snprintf(pub, sizeof pub, "%s;", name);
+    if (header && strstr(header, pub)) continue;
+    bad++;
+    size_t u = strlen(out);
+    snprintf(out + u, len > u ? len - u : 0, "%s declares %s (want %s_*)\n", path, name, want);
+  }
+  fclose(in);
+  return bad;
+}
+
+/* Every type a module's header declares is named for it, and every unit
+ * test file framework/tests/unit_X.c tests a module X of framework/src. */
+ST_TEST(layout_types_and_unit_tests_are_named_for_their_module)
+{
+  static char out[8192];
+  char path[600];
+  out[0] = '\0';
+  char *header = st_slurp("framework/include/perfgate.h");
+  ST_CHECK(header != NULL);
+  int bad = 0, headers = 0, units = 0;
+  FILE *p = popen("find framework/src -name '*.h' | sort", "r");
+  ST_CHECK(p != NULL);
+  while (p && fscanf(p, "%599s", path) == 1) {
+    const char *slash = strrchr(path, '/');
+    char module[160];
+    snprintf(module, sizeof module, "%.*s", (int)strlen(slash + 1) - 2, slash + 1);
+    bad += check_types(path, module, header, out, sizeof out);
+    headers++;
+  }
+  if (p) pclose(p);
+  p = popen("ls framework/tests/unit_*.c", "r");
+  ST_CHECK(p != NULL);
+  while (p && fscanf(p, "%599s", path) == 1) {
+    char module[160], cmd[400];
+    snprintf(module, sizeof module, "%.*s", (int)strlen(path) - 2 - 21, path + 21);
+    snprintf(cmd, sizeof cmd, "find framework/src -name '%s.c' | grep -q .", module);
+    units++;
+    if (st_shell(cmd) == 0) continue;
+    bad++;
+    size_t u = strlen(out);
+    snprintf(out + u, sizeof out - u, "%s: no module framework/src/.../%s.c\n", path, module);
+  }
+  if (p) pclose(p);
+  ST_CHECK(headers > 50 && units > 10);
+  ST_CHECKF(bad == 0, "%s", out);
+  free(header);
+}
+
+/* The type check catches a struct, an enum and a typedef named for
+ * another module, and passes what is named right. */
+ST_TEST(layout_type_check_catches_a_misnamed_type)
+{
+  char dir[] = "/tmp/perfgate-types-XXXXXX", path[300];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/json.h", dir);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f != NULL);
+  if (!f) return;
+  fputs("typedef struct perf__json { int a; } perf__json;\n"
+        "typedef struct perf__json_node {\n  int b;\n} perf__json_node;\n"
+        "typedef enum perf__json_kind { A } perf__json_kind;\n"
+        "typedef void perf__json_sink(int);\n"
+        "typedef struct n {\n  int c;\n} n;\n"
+        "enum jsn_mode { B };\n"
+        "typedef int perf__yaml_size;\n"
+        "typedef int (*perf__json_row_fn)(void *ctx);\n"
+        "typedef int (*row_fn)(void *ctx);\n"
+        "struct perf__wstate {\n", f);
+  fclose(f);
+  char out[2000] = "";
+  ST_EQ(check_types(path, "json", "typedef struct perf__wstate perf__wstate;", out, sizeof out), 5);
+  ST_CHECKF(strstr(out, "declares row_fn"), "%s", out);
+  ST_CHECKF(strstr(out, "declares n (want perf__json_*)"), "%s", out);
+  ST_CHECKF(strstr(out, "declares jsn_mode"), "%s", out);
+  ST_CHECKF(strstr(out, "declares perf__yaml_size"), "%s", out);
+  st_rmtree(dir);
 }

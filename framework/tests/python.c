@@ -9,6 +9,9 @@
 
 #include "perfgate.h"
 #include "selftest.h"
+#define PERF_ABI_ONLY
+#include "perfgate.h"
+#undef PERF_ABI_ONLY
 
 ST_TEST(python_package_tests_pass)
 {
@@ -159,6 +162,9 @@ static void check_wheel(const char *dir)
   snprintf(path, sizeof path, "%s/dynamic.txt", dir);
   char *dynamic = st_slurp(path);
   ST_CHECKF(dynamic && strstr(dynamic, "[libcudart.so."), "readelf -d: %s", dynamic ? dynamic : "(none)");
+  snprintf(want, sizeof want, "Library soname: [libperfgate.so.%d]", PERF_ABI_VERSION);
+  ST_CHECKF(dynamic && strstr(dynamic, want), "readelf -d has no '%s': %s", want,
+            dynamic ? dynamic : "(none)");
   if (dynamic) no_fixed_runpath(dynamic);
   snprintf(cmd, sizeof cmd, "objdump -T '%s/x/perfgate/libperfgate.so' | grep -o 'GLIBC_[0-9.]*' | "
                             "sort -uV | tail -1", dir);

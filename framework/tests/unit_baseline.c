@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
 #include "base/blrule.h"
 #include "base/machine.h"
 #include "selftest.h"
@@ -35,7 +36,7 @@ static const char *good =
 
 static int parse(const char *text, perf__baseline *b, char *err)
 {
-  return perf__baseline_parse("b.yaml", (const unsigned char *)text, strlen(text), b,
+  return perf__blyaml_parse("b.yaml", (const unsigned char *)text, strlen(text), b,
                         err, 400);
 }
 
@@ -234,7 +235,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   wide.nruns = PERF__BL_MAX_RUNS, wide.nslow = 0;
   for (int i = 0; i < wide.nruns; i++) wide.runs_s[i] = 1.23456789e-5 + i * 1e-13;
   ST_EQ(perf__baseline_put_entry(&a, &wide), 0);
-  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
   char *text = st_slurp(path);
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
@@ -245,7 +246,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   const char *list = sixteen ? strstr(sixteen, "  runs_s: [") : NULL;
   ST_CHECKF(list && strchr(list, ']') < strchr(list, '\n'), "%s", sixteen ? sixteen : "(none)");
   free(text);
-  ST_EQ(perf__baseline_load(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   ST_CHECKF(b.nentries == 3 && b.nratios == 1 && b.nfp == 2 && b.schema == 2, "%zu %zu %zu %s",
             b.nentries, b.nratios, b.nfp, err);
   const perf__baseline_entry *q = perf__baseline_find(&b, e.test, "needs: quoting # really");
@@ -271,17 +272,17 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   char *dir = temp_dir();
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
   ST_EQ(parse(good, &a, err), 0);
-  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
   char *before = st_slurp(path);
   a.entries[0].median_s = NAN;
-  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECK(strstr(err, "NaN") != NULL);
   char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
   /* nor is an SM clock the loader would refuse (its median above its max) */
   a.entries[0].median_s = 1e-5;
   a.entries[0].sm_clock = (perf__baseline_mhz){1980, 1755, 1900};
-  ST_EQ(perf__baseline_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "an SM clock outside its bounds") != NULL, "%s", err);
   free(after);
   after = st_slurp(path);
@@ -295,7 +296,7 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   /* a directory that does not exist: an error, nothing created */
   char nowhere[160];
   snprintf(nowhere, sizeof nowhere, "%s/missing/gpu.yaml", dir);
-  ST_EQ(perf__baseline_save(nowhere, &a, err, sizeof err), PERF__EIO);
+  ST_EQ(perf__blyaml_save(nowhere, &a, err, sizeof err), PERF__EIO);
   free(before);
   free(after);
   perf__baseline_free(&a);
@@ -488,7 +489,7 @@ ST_TEST(baseline_runs_s_error_points_at_the_item)
                      "  recorded: 2026-11-26\nratios: []\n";
   perf__baseline b;
   char err[400];
-  ST_EQ(perf__baseline_parse("x.yaml", (const unsigned char *)text, strlen(text), &b, err,
+  ST_EQ(perf__blyaml_parse("x.yaml", (const unsigned char *)text, strlen(text), &b, err,
                              sizeof err), PERF__EBADFILE);
   ST_CHECKF(strstr(err, "x.yaml:11:18: ") && strstr(err, "'abc'"), "%s", err);
   /* an item with a space in it is one item, and not a number */
@@ -496,7 +497,7 @@ ST_TEST(baseline_runs_s_error_points_at_the_item)
                        "  clock: events\n  median_s: 1e-5\n  spread_s: 0\n  samples: 8\n"
                        "  sm_clock_mhz: unknown\n  runs_s: [1 2, 3 x]\n"
                        "  recorded: 2026-11-26\nratios: []\n";
-  ST_EQ(perf__baseline_parse("x.yaml", (const unsigned char *)spaced, strlen(spaced), &b, err,
+  ST_EQ(perf__blyaml_parse("x.yaml", (const unsigned char *)spaced, strlen(spaced), &b, err,
                              sizeof err), PERF__EBADFILE);
   ST_CHECKF(strstr(err, "x.yaml:11:12: ") && strstr(err, "'1 2'"), "%s", err);
 }

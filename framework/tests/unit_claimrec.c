@@ -85,14 +85,14 @@ static perf__claimrec_ratio ratio(void)
 static perf__claimrec faster_record(void)
 {
   return (perf__claimrec){.message = dup("FASTER(fast, slow, 2) at t.c:9 [n=64]: PASS"),
-                          .outcome = PERF__PASS, .kind = PERF__CLAIMREC_FASTER,
+                          .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_FASTER,
                           .ratio = ratio()};
 }
 
 static perf__claimrec crossover_record(void)
 {
   perf__claimrec r = {.message = dup("CROSSOVER(fast, slow, n, 16, 256) at t.c:20: PASS: it turns"),
-                      .outcome = PERF__PASS, .kind = PERF__CLAIMREC_CROSSOVER,
+                      .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_CROSSOVER,
                       .clock = dup("host"), .param = dup("n"), .a_name = dup("fast"),
                       .b_name = dup("slow"), .tie = 0.05, .range = {16, 256}, .bracket = {32, 64},
                       .estimate = NAN, .seconds = 1.25, .npoints = 2};
@@ -147,14 +147,14 @@ ST_TEST(claimrec_writes_exactly_what_crossover_c_wrote)
 ST_TEST(claimrec_round_trips_plain_and_similar_records)
 {
   perf__claimrec plain = {.message = dup("TRUE(x < \"y\")\tat t.c:3 holds \xff"),
-                          .outcome = PERF__FAIL};
+                          .outcome = PERF_OUTCOME_FAIL};
   char *text = round_trip(&plain);
   ST_STR(text, "{\"message\": \"TRUE(x < \\\"y\\\")\\tat t.c:3 holds \\ufffd\", "
                "\"outcome\": \"FAIL\"}");
   free(text);
   perf__claimrec_free(&plain);
   perf__claimrec sim = {.message = dup("SIMILAR(a, b, 0.05) at t.c:12: INCONCLUSIVE"),
-                        .outcome = PERF__INCONCLUSIVE, .kind = PERF__CLAIMREC_SIMILAR,
+                        .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_SIMILAR,
                         .ratio = ratio()};
   sim.ratio.threshold = 0.05;
   sim.ratio.sweep.set = 0; /* outside a sweep: no "sweep" member */
@@ -173,7 +173,7 @@ ST_TEST(claimrec_reads_the_fields_back)
   char err[300] = "";
   ST_EQ(perf__claimrec_parse(crossover_text, &r, err, sizeof err), 0);
   ST_EQ(r.kind, PERF__CLAIMREC_CROSSOVER);
-  ST_EQ(r.outcome, PERF__PASS);
+  ST_EQ(r.outcome, PERF_OUTCOME_PASS);
   ST_STR(perf__claimrec_kind_word(r.kind), "CROSSOVER");
   ST_CHECK(perf__claimrec_kind_word(PERF__CLAIMREC_PLAIN) == NULL);
   ST_CHECK(isnan(r.estimate) && r.range[1] == 256 && r.npoints == 2);
@@ -268,7 +268,7 @@ ST_TEST(claimrec_any_message_bytes_read_back)
 {
   char msg[] = "c1 \xc2\x85 nonchar \xef\xbf\xbe overlong \xc0\xaf surrogate \xed\xa0\x80 "
                "big \xf4\x90\x80\x80 cut \xe2\x82 ok \xc2\xb5s";
-  perf__claimrec r = {.message = msg, .outcome = PERF__PASS}, back = {0};
+  perf__claimrec r = {.message = msg, .outcome = PERF_OUTCOME_PASS}, back = {0};
   char *text = perf__claimrec_text(&r), err[300] = "";
   ST_CHECK(text != NULL);
   if (!text) return;

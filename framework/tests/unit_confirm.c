@@ -26,7 +26,7 @@ static int gen_round(void *ctx, double *a, double *b)
  * ratio: each judged once at share * alpha and, unless it passed, again
  * (a second attempt, fresh samples) when confirm is set. */
 static void simulate(double ratio, double share, int confirm, int runs,
-                     int final[PERF__OUTCOME_COUNT], int *second_attempts)
+                     int final[PERF_OUTCOME_COUNT], int *second_attempts)
 {
   perf__verdict_cfg c;
   perf__verdict_defaults(&c);
@@ -34,7 +34,7 @@ static void simulate(double ratio, double share, int confirm, int runs,
   c.max_rounds = 64;  /* 6 looks: 12, 18, 27, 41, 62, 64 */
   c.budget_s = 0;     /* rounds, not time, bound the simulation */
   c.alpha *= share;
-  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 1.5};
   pair_gen g = {.ratio = ratio, .noise = 0.3};
   perf__rng boot;
   perf__rng_seed(&g.rng, 31);
@@ -43,8 +43,8 @@ static void simulate(double ratio, double share, int confirm, int runs,
   for (int i = 0; i < runs; i++) {
     perf__verdict_result r1, r2;
     if (perf__verdict_run(&c, &claim, gen_round, NULL, &g, &boot, &r1)) continue;
-    perf__outcome o = r1.verdict;
-    if (confirm && o != PERF__PASS) {
+    perf_outcome o = r1.verdict;
+    if (confirm && o != PERF_OUTCOME_PASS) {
       ++*second_attempts;
       if (perf__verdict_run(&c, &claim, gen_round, NULL, &g, &boot, &r2)) continue;
       o = perf__confirm_final(r1.verdict, r2.verdict);
@@ -66,22 +66,22 @@ static void simulate(double ratio, double share, int confirm, int runs,
 ST_TEST(confirm_keeps_the_stated_error_rates)
 {
   const int RUNS = st_slow() ? 200 : 1000; /* under valgrind: the first 200 */
-  int at[PERF__OUTCOME_COUNT] = {0}, again;
+  int at[PERF_OUTCOME_COUNT] = {0}, again;
   simulate(1.5, PERF__CONFIRM_ALPHA_SHARE, 1, RUNS, at, &again);
   printf("    at the threshold: PASS %d, FAIL %d, INCONCLUSIVE %d of %d (%d second attempts)\n",
-         at[PERF__PASS], at[PERF__FAIL], at[PERF__INCONCLUSIVE], RUNS, again);
+         at[PERF_OUTCOME_PASS], at[PERF_OUTCOME_FAIL], at[PERF_OUTCOME_INCONCLUSIVE], RUNS, again);
   double pass_bound = RUNS * 0.025, fail_bound = RUNS * 0.0125;
-  ST_CHECKF(at[PERF__PASS] <= pass_bound + 2 * sqrt(pass_bound), "%d false passes of %d",
-            at[PERF__PASS], RUNS);
-  ST_CHECKF(at[PERF__FAIL] <= fail_bound + 2 * sqrt(fail_bound), "%d false fails of %d",
-            at[PERF__FAIL], RUNS);
+  ST_CHECKF(at[PERF_OUTCOME_PASS] <= pass_bound + 2 * sqrt(pass_bound), "%d false passes of %d",
+            at[PERF_OUTCOME_PASS], RUNS);
+  ST_CHECKF(at[PERF_OUTCOME_FAIL] <= fail_bound + 2 * sqrt(fail_bound), "%d false fails of %d",
+            at[PERF_OUTCOME_FAIL], RUNS);
   /* every claim that did not pass at once had a second attempt */
-  ST_CHECK(again >= at[PERF__FAIL] + at[PERF__INCONCLUSIVE]);
-  int clear[PERF__OUTCOME_COUNT] = {0}, none[PERF__OUTCOME_COUNT] = {0};
+  ST_CHECK(again >= at[PERF_OUTCOME_FAIL] + at[PERF_OUTCOME_INCONCLUSIVE]);
+  int clear[PERF_OUTCOME_COUNT] = {0}, none[PERF_OUTCOME_COUNT] = {0};
   simulate(3.0, PERF__CONFIRM_ALPHA_SHARE, 1, 50, clear, &again);
-  ST_EQ(clear[PERF__PASS], 50);
+  ST_EQ(clear[PERF_OUTCOME_PASS], 50);
   ST_EQ(again, 0); /* a clear pass needs no second attempt */
   simulate(0.75, PERF__CONFIRM_ALPHA_SHARE, 1, 50, none, &again);
-  ST_EQ(none[PERF__FAIL], 50);
+  ST_EQ(none[PERF_OUTCOME_FAIL], 50);
   ST_EQ(again, 50); /* a clear failure is confirmed, and fails again */
 }

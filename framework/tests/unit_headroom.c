@@ -24,14 +24,14 @@ static perf__result result_of(const char *name, const perf__claimrec *claims, si
 
 /* A ratio claim's record with what the headroom reads: message, outcome,
  * kind, threshold, ratio and interval. */
-static perf__claimrec ratio_claim(perf__claimrec_kind kind, const char *msg, perf__outcome o,
+static perf__claimrec ratio_claim(perf__claimrec_kind kind, const char *msg, perf_outcome o,
                                   double threshold, double ratio, double lo, double hi)
 {
   return (perf__claimrec){.message = strdup(msg), .outcome = o, .kind = kind,
                           .ratio = {.threshold = threshold, .ratio = ratio, .interval = {lo, hi}}};
 }
 
-static perf__claimrec faster(double lo, double hi, perf__outcome o)
+static perf__claimrec faster(double lo, double hi, perf_outcome o)
 {
   char msg[200];
   snprintf(msg, sizeof msg, "FASTER(a, b, 2) at t.c:9: %s", perf__status_word(o));
@@ -41,11 +41,11 @@ static perf__claimrec faster(double lo, double hi, perf__outcome o)
 ST_TEST(headroom_groups_runs_and_finds_the_worst_bound)
 {
   perf__claimrec similar = ratio_claim(PERF__CLAIMREC_SIMILAR, "SIMILAR(a, a, 0.05) at t.c:12: PASS",
-                                       PERF__PASS, 0.05, 1.0, 0.98, 1.03);
-  perf__claimrec truth = {.message = strdup("TRUE(x) at t.c:3 holds"), .outcome = PERF__PASS};
-  perf__claimrec run1[] = {faster(2.2, 2.6, PERF__PASS), similar, truth};
-  perf__claimrec run2[] = {faster(2.1, 2.5, PERF__PASS), similar};
-  perf__claimrec run3[] = {faster(1.9, 2.4, PERF__INCONCLUSIVE), similar};
+                                       PERF_OUTCOME_PASS, 0.05, 1.0, 0.98, 1.03);
+  perf__claimrec truth = {.message = strdup("TRUE(x) at t.c:3 holds"), .outcome = PERF_OUTCOME_PASS};
+  perf__claimrec run1[] = {faster(2.2, 2.6, PERF_OUTCOME_PASS), similar, truth};
+  perf__claimrec run2[] = {faster(2.1, 2.5, PERF_OUTCOME_PASS), similar};
+  perf__claimrec run3[] = {faster(1.9, 2.4, PERF_OUTCOME_INCONCLUSIVE), similar};
   perf__result r[4] = {result_of("s.t", run1, 3), result_of("s.t", run2, 2),
                        result_of("s.t", run3, 2), result_of("s.other", run1, 1)};
   perf__headroom_row *rows;

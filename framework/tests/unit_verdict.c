@@ -27,18 +27,18 @@ ST_TEST(look_schedule_grows_and_ends_at_max_rounds)
 
 ST_TEST(decision_rule)
 {
-  perf__claim f = {PERF__CLAIM_FASTER, 1.5};
-  ST_EQ(perf__verdict_decide(&f, 1.6, 1.9), PERF__PASS);
-  ST_EQ(perf__verdict_decide(&f, 1.5, 1.9), PERF__PASS);
-  ST_EQ(perf__verdict_decide(&f, 1.2, 1.4), PERF__FAIL);
-  ST_EQ(perf__verdict_decide(&f, 1.4, 1.6), PERF__INCONCLUSIVE);
-  ST_EQ(perf__verdict_decide(&f, NAN, NAN), PERF__INCONCLUSIVE);
-  perf__claim s = {PERF__CLAIM_SIMILAR, 0.25}; /* [0.8, 1.25] */
-  ST_EQ(perf__verdict_decide(&s, 0.9, 1.1), PERF__PASS);
-  ST_EQ(perf__verdict_decide(&s, 1.3, 1.5), PERF__FAIL);
-  ST_EQ(perf__verdict_decide(&s, 0.5, 0.7), PERF__FAIL);
-  ST_EQ(perf__verdict_decide(&s, 0.7, 0.9), PERF__INCONCLUSIVE);
-  ST_EQ(perf__verdict_decide(&s, 0.7, 1.3), PERF__INCONCLUSIVE);
+  perf__verdict_claim f = {PERF__CLAIM_FASTER, 1.5};
+  ST_EQ(perf__verdict_decide(&f, 1.6, 1.9), PERF_OUTCOME_PASS);
+  ST_EQ(perf__verdict_decide(&f, 1.5, 1.9), PERF_OUTCOME_PASS);
+  ST_EQ(perf__verdict_decide(&f, 1.2, 1.4), PERF_OUTCOME_FAIL);
+  ST_EQ(perf__verdict_decide(&f, 1.4, 1.6), PERF_OUTCOME_INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&f, NAN, NAN), PERF_OUTCOME_INCONCLUSIVE);
+  perf__verdict_claim s = {PERF__CLAIM_SIMILAR, 0.25}; /* [0.8, 1.25] */
+  ST_EQ(perf__verdict_decide(&s, 0.9, 1.1), PERF_OUTCOME_PASS);
+  ST_EQ(perf__verdict_decide(&s, 1.3, 1.5), PERF_OUTCOME_FAIL);
+  ST_EQ(perf__verdict_decide(&s, 0.5, 0.7), PERF_OUTCOME_FAIL);
+  ST_EQ(perf__verdict_decide(&s, 0.7, 0.9), PERF_OUTCOME_INCONCLUSIVE);
+  ST_EQ(perf__verdict_decide(&s, 0.7, 1.3), PERF_OUTCOME_INCONCLUSIVE);
 }
 
 /* The shape of a round's noise on the log scale; each has median 0, so
@@ -111,8 +111,8 @@ static perf__verdict_cfg sim_cfg(void)
 
 /* Counts verdicts of `runs` simulated claims sampled to at most `cap`
  * rounds (0: sim_cfg's). */
-static void simulate_to(perf__claim claim, double ratio, double noise, int runs,
-                        int cap, int counts[PERF__OUTCOME_COUNT], int *max_rounds)
+static void simulate_to(perf__verdict_claim claim, double ratio, double noise, int runs,
+                        int cap, int counts[PERF_OUTCOME_COUNT], int *max_rounds)
 {
   perf__verdict_cfg c = sim_cfg();
   if (cap) c.max_rounds = cap;
@@ -129,17 +129,17 @@ static void simulate_to(perf__claim claim, double ratio, double noise, int runs,
   }
 }
 
-static void simulate(perf__claim claim, double ratio, double noise, int runs,
-                     int counts[PERF__OUTCOME_COUNT], int *max_rounds)
+static void simulate(perf__verdict_claim claim, double ratio, double noise, int runs,
+                     int counts[PERF_OUTCOME_COUNT], int *max_rounds)
 {
   simulate_to(claim, ratio, noise, runs, 0, counts, max_rounds);
 }
 
 ST_TEST(clear_speedup_passes_at_the_first_look)
 {
-  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
-  simulate((perf__claim){PERF__CLAIM_FASTER, 2}, 4, 0.05, 50, counts, &rounds);
-  ST_EQ(counts[PERF__PASS], 50);
+  int counts[PERF_OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__verdict_claim){PERF__CLAIM_FASTER, 2}, 4, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF_OUTCOME_PASS], 50);
   ST_EQ(rounds, 12);
 }
 
@@ -161,7 +161,7 @@ ST_TEST(idle_time_does_not_spend_the_budget)
 {
   perf__verdict_cfg c = sim_cfg();
   c.budget_s = 0.015; /* less than one 20 ms round */
-  perf__claim claim = {PERF__CLAIM_FASTER, 2};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 2};
   perf__verdict_result r;
   perf__rng boot;
   synth s = {.ratio = 4, .noise = 0.05, .delay_s = 0.02};
@@ -169,32 +169,32 @@ ST_TEST(idle_time_does_not_spend_the_budget)
   perf__rng_seed(&boot, 7);
   /* counted: the budget is gone after the first round */
   ST_EQ(perf__verdict_run(&c, &claim, idle_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_EQ(r.rounds, 1);
   /* reported as idle: the claim samples on to its first look and passes */
   c.idled_s = fake_idled_s;
   ST_EQ(perf__verdict_run(&c, &claim, idle_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_EQ(r.rounds, 12);
 }
 
 ST_TEST(clear_shortfall_fails)
 {
-  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
-  simulate((perf__claim){PERF__CLAIM_FASTER, 8}, 4, 0.05, 50, counts, &rounds);
-  ST_EQ(counts[PERF__FAIL], 50);
-  simulate((perf__claim){PERF__CLAIM_FASTER, 1.1}, 1, 0.05, 50, counts, &rounds);
-  ST_EQ(counts[PERF__FAIL], 100);
+  int counts[PERF_OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__verdict_claim){PERF__CLAIM_FASTER, 8}, 4, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF_OUTCOME_FAIL], 50);
+  simulate((perf__verdict_claim){PERF__CLAIM_FASTER, 1.1}, 1, 0.05, 50, counts, &rounds);
+  ST_EQ(counts[PERF_OUTCOME_FAIL], 100);
 }
 
 ST_TEST(similar_passes_for_equal_and_fails_for_4x)
 {
-  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
-  simulate((perf__claim){PERF__CLAIM_SIMILAR, 0.05}, 1, 0.02, 50, counts, &rounds);
-  ST_EQ(counts[PERF__PASS], 50);
-  int c2[PERF__OUTCOME_COUNT] = {0};
-  simulate((perf__claim){PERF__CLAIM_SIMILAR, 0.5}, 4, 0.05, 50, c2, &rounds);
-  ST_EQ(c2[PERF__FAIL], 50);
+  int counts[PERF_OUTCOME_COUNT] = {0}, rounds;
+  simulate((perf__verdict_claim){PERF__CLAIM_SIMILAR, 0.05}, 1, 0.02, 50, counts, &rounds);
+  ST_EQ(counts[PERF_OUTCOME_PASS], 50);
+  int c2[PERF_OUTCOME_COUNT] = {0};
+  simulate((perf__verdict_claim){PERF__CLAIM_SIMILAR, 0.5}, 4, 0.05, 50, c2, &rounds);
+  ST_EQ(c2[PERF_OUTCOME_FAIL], 50);
 }
 
 /* The error the repeated looks could inflate: with the true speedup exactly
@@ -204,27 +204,27 @@ ST_TEST(similar_passes_for_equal_and_fails_for_4x)
  * spending is conservative, so the observed rate is well below it. */
 ST_TEST(repeated_looks_keep_the_error_rate)
 {
-  int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
+  int counts[PERF_OUTCOME_COUNT] = {0}, rounds;
   enum { RUNS = 200 };
-  simulate((perf__claim){PERF__CLAIM_FASTER, 1.5}, 1.5, 0.3, RUNS, counts,
+  simulate((perf__verdict_claim){PERF__CLAIM_FASTER, 1.5}, 1.5, 0.3, RUNS, counts,
            &rounds);
-  int wrong = counts[PERF__PASS] + counts[PERF__FAIL];
-  printf("    %d wrong decisions (PASS %d, FAIL %d) of %d\n", wrong, counts[PERF__PASS], counts[PERF__FAIL], RUNS);
+  int wrong = counts[PERF_OUTCOME_PASS] + counts[PERF_OUTCOME_FAIL];
+  printf("    %d wrong decisions (PASS %d, FAIL %d) of %d\n", wrong, counts[PERF_OUTCOME_PASS], counts[PERF_OUTCOME_FAIL], RUNS);
   ST_CHECKF(wrong <= RUNS * 0.05, "%d wrong decisions (PASS %d, FAIL %d) of %d",
-            wrong, counts[PERF__PASS], counts[PERF__FAIL], RUNS);
+            wrong, counts[PERF_OUTCOME_PASS], counts[PERF_OUTCOME_FAIL], RUNS);
   ST_EQ(rounds, 256);
   /* Cut short after 3 looks, the last look spends 10/12 of alpha: the sum
    * of the levels is still alpha, and so is the bound. */
-  int cut[PERF__OUTCOME_COUNT] = {0};
-  simulate_to((perf__claim){PERF__CLAIM_FASTER, 1.5}, 1.5, 0.3, RUNS, 27, cut, &rounds);
-  wrong = cut[PERF__PASS] + cut[PERF__FAIL];
+  int cut[PERF_OUTCOME_COUNT] = {0};
+  simulate_to((perf__verdict_claim){PERF__CLAIM_FASTER, 1.5}, 1.5, 0.3, RUNS, 27, cut, &rounds);
+  wrong = cut[PERF_OUTCOME_PASS] + cut[PERF_OUTCOME_FAIL];
   printf("    cut at 27 rounds: %d wrong decisions of %d\n", wrong, RUNS);
   ST_CHECKF(wrong <= RUNS * 0.05, "cut at 27 rounds: %d wrong decisions of %d", wrong, RUNS);
   ST_EQ(rounds, 27);
   /* Far from the threshold the same noise still decides. */
-  int far[PERF__OUTCOME_COUNT] = {0};
-  simulate((perf__claim){PERF__CLAIM_FASTER, 1.5}, 3, 0.3, 50, far, &rounds);
-  ST_EQ(far[PERF__PASS], 50);
+  int far[PERF_OUTCOME_COUNT] = {0};
+  simulate((perf__verdict_claim){PERF__CLAIM_FASTER, 1.5}, 3, 0.3, 50, far, &rounds);
+  ST_EQ(far[PERF_OUTCOME_PASS], 50);
 }
 
 ST_TEST(undecided_at_max_rounds_is_inconclusive)
@@ -236,9 +236,9 @@ ST_TEST(undecided_at_max_rounds_is_inconclusive)
   perf__rng_seed(&s.rng, 3);
   perf__rng_seed(&boot, 3);
   perf__verdict_result r;
-  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 1.5};
   ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_EQ(r.rounds, 16);
   ST_CHECK(r.lo < 1.5 && r.hi > 1.5);
   ST_CHECK(r.why != NULL);
@@ -253,7 +253,7 @@ ST_TEST(undecided_at_max_rounds_is_inconclusive)
 ST_TEST(last_look_spends_the_alpha_left)
 {
   perf__verdict_cfg c = sim_cfg();
-  perf__claim similar = {PERF__CLAIM_SIMILAR, 0.05};
+  perf__verdict_claim similar = {PERF__CLAIM_SIMILAR, 0.05};
   int decided_cut = 0, decided_flat = 0;
   for (int seed = 1; seed <= 40; seed++) {
     synth s = {.ratio = 1, .noise = 0.06};
@@ -263,16 +263,16 @@ ST_TEST(last_look_spends_the_alpha_left)
     perf__verdict_result r;
     c.max_rounds = 41; /* looks at 12, 18, 27, 41: the 4th is the last */
     ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
-    ST_CHECKF(r.verdict != PERF__FAIL, "A/A SIMILAR failed: [%g, %g]", r.lo, r.hi);
+    ST_CHECKF(r.verdict != PERF_OUTCOME_FAIL, "A/A SIMILAR failed: [%g, %g]", r.lo, r.hi);
     ST_CHECKF(fabs(r.level - (r.looks == 4 ? c.alpha * 9 / 12 : c.alpha / 12)) < 1e-12,
               "%d looks at level %g", r.looks, r.level);
-    decided_cut += r.verdict == PERF__PASS;
+    decided_cut += r.verdict == PERF_OUTCOME_PASS;
     c.max_looks = 4; /* the same schedule with every look at alpha/12 */
     c.alpha = 0.05 * 4 / 12;
     perf__rng_seed(&s.rng, (unsigned)seed);
     perf__rng_seed(&boot, (unsigned)seed);
     ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
-    decided_flat += r.verdict == PERF__PASS;
+    decided_flat += r.verdict == PERF_OUTCOME_PASS;
     c = sim_cfg();
   }
   printf("    A/A SIMILAR(5 %%) passes: %d of 40 with the alpha left, %d without\n",
@@ -290,9 +290,9 @@ ST_TEST(time_budget_ends_sampling)
   perf__rng_seed(&s.rng, 5);
   perf__rng_seed(&boot, 5);
   perf__verdict_result r;
-  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 1.5};
   ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_CHECK(r.looks <= c.max_looks);
   /* Each round takes at least 1 ms of wall time, so no more than 200 fit
    * in the budget, however fast the machine; the first look (12 rounds)
@@ -312,7 +312,7 @@ ST_TEST(round_errors_stop_sampling)
   perf__rng boot;
   perf__rng_seed(&boot, 1);
   perf__verdict_result r;
-  perf__claim claim = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 1.5};
   ST_EQ(perf__verdict_run(&c, &claim, fail_round, NULL, NULL, &boot, &r), PERF__ECUDA);
   ST_EQ(r.rounds, 0);
 }
@@ -333,22 +333,22 @@ ST_TEST(slow_rounds_stretch_the_budget_to_the_first_look)
   perf__rng_seed(&s.rng, 11);
   perf__rng_seed(&boot, 11);
   perf__verdict_result r;
-  perf__claim claim = {PERF__CLAIM_FASTER, 2};
+  perf__verdict_claim claim = {PERF__CLAIM_FASTER, 2};
   ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_EQ(r.rounds, 12);
   ST_EQ(r.stretched, 1);
   ST_EQ(r.early, 0);
   c.stretch = 1; /* as before: no stretch, no look */
   c.budget_s = 0.05; /* spent at 5 rounds, before the early look's 6 */
   ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_EQ(r.rounds, 5);
   ST_CHECK(r.why && strstr(r.why, "before the first look"));
   c.stretch = 5;
   c.budget_s = 0.01; /* 6 rounds: 6x the budget, beyond the stretch */
   ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_EQ(r.rounds, 1);
 }
 
@@ -387,7 +387,7 @@ static perf__verdict_cfg slow_cfg(synth *s, double fit)
  * distribution (all 5 on one side happens 1 time in 32 at the threshold). */
 ST_TEST(wide_margin_decides_at_the_early_look_when_rounds_are_slow)
 {
-  perf__claim faster3 = {PERF__CLAIM_FASTER, 3};
+  perf__verdict_claim faster3 = {PERF__CLAIM_FASTER, 3};
   for (int early = 0; early <= 1; early++)
     for (int fit = 5; fit <= 11; fit++) {
       synth s = {.ratio = 14.1, .noise = 0.15};
@@ -399,13 +399,13 @@ ST_TEST(wide_margin_decides_at_the_early_look_when_rounds_are_slow)
       perf__verdict_result r;
       ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
       if (!early || fit < 6) { /* as before issue 31; and 5 rounds cannot decide */
-        ST_CHECKF(r.verdict == PERF__INCONCLUSIVE && r.why &&
+        ST_CHECKF(r.verdict == PERF_OUTCOME_INCONCLUSIVE && r.why &&
                       strstr(r.why, "before the first look"),
                   "early %d, %d rounds fit: %s after %d rounds", early, fit,
                   perf__status_word(r.verdict), r.rounds);
         continue;
       }
-      ST_CHECKF(r.verdict == PERF__PASS, "%d rounds fit: %s [%g, %g] after %d rounds", fit,
+      ST_CHECKF(r.verdict == PERF_OUTCOME_PASS, "%d rounds fit: %s [%g, %g] after %d rounds", fit,
                 perf__status_word(r.verdict), r.lo, r.hi, r.rounds);
       ST_EQ(r.rounds, 6);
       ST_EQ(r.looks, 1);
@@ -425,24 +425,24 @@ ST_TEST(wide_margin_decides_at_the_early_look_when_rounds_are_slow)
   perf__rng_seed(&boot, 3);
   perf__verdict_result r;
   ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__FAIL);
+  ST_EQ(r.verdict, PERF_OUTCOME_FAIL);
   ST_EQ(r.rounds, 6);
   s.noise = 0.005;
-  perf__claim similar = {PERF__CLAIM_SIMILAR, 0.05};
+  perf__verdict_claim similar = {PERF__CLAIM_SIMILAR, 0.05};
   ST_EQ(perf__verdict_run(&c, &similar, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_EQ(r.early, 1);
   /* On the threshold, rounds on both sides: undecided, and it says so. */
   s.ratio = 3, s.noise = 0.3;
   ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_EQ(r.rounds, 6);
   ST_CHECKF(r.why && strstr(r.why, "early look did not decide"), "%s", r.why ? r.why : "");
   /* Spent after 8 rounds without a stretch: the early look comes there. */
   c.stretch = 1;
   s.ratio = 14.1, s.noise = 0.15, s.cost_s = c.budget_s / 7.5;
   ST_EQ(perf__verdict_run(&c, &faster3, synth_round, NULL, &s, &boot, &r), 0);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_EQ(r.rounds, 8);
   ST_EQ(r.stretched, 0);
   ST_STR(perf__verdict_note(&r),
@@ -453,8 +453,8 @@ ST_TEST(wide_margin_decides_at_the_early_look_when_rounds_are_slow)
 /* Counts the verdicts of `runs` claims with rounds as in *proto, each its
  * own seed; cfg from slow_cfg(fit), or stretch 1 when fit < 0 (the budget
  * is then spent after -fit rounds, and the early look comes there). */
-static void simulate_slow(perf__claim claim, const synth *proto, double fit, int runs,
-                          int counts[PERF__OUTCOME_COUNT], int *rounds)
+static void simulate_slow(perf__verdict_claim claim, const synth *proto, double fit, int runs,
+                          int counts[PERF_OUTCOME_COUNT], int *rounds)
 {
   perf__rng boot;
   perf__rng_seed(&boot, 17);
@@ -500,22 +500,22 @@ ST_TEST(early_look_keeps_the_error_rate_at_the_threshold)
       {"log-normal, look at 8 rounds", {.ratio = 1.5, .noise = 0.3}, -8},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    int counts[PERF__OUTCOME_COUNT] = {0}, rounds;
-    simulate_slow((perf__claim){PERF__CLAIM_FASTER, 1.5}, &cases[k].s, cases[k].fit, RUNS,
+    int counts[PERF_OUTCOME_COUNT] = {0}, rounds;
+    simulate_slow((perf__verdict_claim){PERF__CLAIM_FASTER, 1.5}, &cases[k].s, cases[k].fit, RUNS,
                   counts, &rounds);
-    int similar[PERF__OUTCOME_COUNT] = {0}, srounds;
+    int similar[PERF_OUTCOME_COUNT] = {0}, srounds;
     synth edge = cases[k].s;
     edge.ratio = 1 / 1.25; /* SIMILAR's ratio is a/b: on the band's edge 1.25 */
-    simulate_slow((perf__claim){PERF__CLAIM_SIMILAR, 0.25}, &edge, cases[k].fit, RUNS, similar,
+    simulate_slow((perf__verdict_claim){PERF__CLAIM_SIMILAR, 0.25}, &edge, cases[k].fit, RUNS, similar,
                   &srounds);
     printf("    %s: FASTER false pass %d, false fail %d; SIMILAR pass %d, fail %d; of %d\n",
-           cases[k].name, counts[PERF__PASS], counts[PERF__FAIL], similar[PERF__PASS],
-           similar[PERF__FAIL], RUNS);
+           cases[k].name, counts[PERF_OUTCOME_PASS], counts[PERF_OUTCOME_FAIL], similar[PERF_OUTCOME_PASS],
+           similar[PERF_OUTCOME_FAIL], RUNS);
     int most = RUNS / 40; /* 2.5 % */
-    ST_CHECKF(counts[PERF__PASS] <= most && counts[PERF__FAIL] <= most &&
-                  similar[PERF__PASS] <= most && similar[PERF__FAIL] <= most,
-              "%s: %d %d %d %d of %d", cases[k].name, counts[PERF__PASS], counts[PERF__FAIL],
-              similar[PERF__PASS], similar[PERF__FAIL], RUNS);
+    ST_CHECKF(counts[PERF_OUTCOME_PASS] <= most && counts[PERF_OUTCOME_FAIL] <= most &&
+                  similar[PERF_OUTCOME_PASS] <= most && similar[PERF_OUTCOME_FAIL] <= most,
+              "%s: %d %d %d %d of %d", cases[k].name, counts[PERF_OUTCOME_PASS], counts[PERF_OUTCOME_FAIL],
+              similar[PERF_OUTCOME_PASS], similar[PERF_OUTCOME_FAIL], RUNS);
     ST_EQ(rounds, cases[k].fit > 0 ? 6 : 8); /* every claim ended at the early look */
     ST_EQ(srounds, rounds);
   }
@@ -538,7 +538,7 @@ ST_TEST(early_look_leaves_claims_that_reach_the_first_look_alone)
         perf__rng boot;
         perf__rng_seed(&s.rng, 500u + (unsigned)i);
         perf__rng_seed(&boot, 500u + (unsigned)i);
-        perf__claim claim = {PERF__CLAIM_FASTER, i % 2 ? 1.5 : 1.2};
+        perf__verdict_claim claim = {PERF__CLAIM_FASTER, i % 2 ? 1.5 : 1.2};
         ST_EQ(perf__verdict_run(&c, &claim, synth_round, NULL, &s, &boot, &r[early]), 0);
       }
       compared++;
@@ -555,16 +555,16 @@ ST_TEST(early_look_leaves_claims_that_reach_the_first_look_alone)
  * plain side of 1. */
 ST_TEST(side_of_one_with_a_tie_margin)
 {
-  ST_EQ(perf__verdict_side(0.05, 1.06, 1.2), PERF__SIDE_FASTER);
-  ST_EQ(perf__verdict_side(0.05, 0.5, 0.9), PERF__SIDE_SLOWER);
-  ST_EQ(perf__verdict_side(0.05, 0.97, 1.04), PERF__SIDE_TIED);
-  ST_EQ(perf__verdict_side(0.05, 1.001, 1.059), PERF__SIDE_UNDECIDED); /* straddles 1.05 */
-  ST_EQ(perf__verdict_side(0.05, 0.9, 1.1), PERF__SIDE_UNDECIDED);
-  ST_EQ(perf__verdict_side(0.05, NAN, NAN), PERF__SIDE_UNDECIDED);
-  ST_EQ(perf__verdict_side(0, 1.001, 1.059), PERF__SIDE_FASTER);
-  ST_EQ(perf__verdict_side(0, 0.97, 0.999), PERF__SIDE_SLOWER);
-  ST_EQ(perf__verdict_side(0, 0.97, 1.04), PERF__SIDE_UNDECIDED); /* no ties at 0 */
-  perf__claim side = {PERF__CLAIM_SIDE, 0.05};
-  ST_EQ(perf__verdict_decide(&side, 0.97, 1.04), PERF__PASS); /* decided: stop sampling */
-  ST_EQ(perf__verdict_decide(&side, 1.001, 1.059), PERF__INCONCLUSIVE);
+  ST_EQ(perf__verdict_side_of(0.05, 1.06, 1.2), PERF__SIDE_FASTER);
+  ST_EQ(perf__verdict_side_of(0.05, 0.5, 0.9), PERF__SIDE_SLOWER);
+  ST_EQ(perf__verdict_side_of(0.05, 0.97, 1.04), PERF__SIDE_TIED);
+  ST_EQ(perf__verdict_side_of(0.05, 1.001, 1.059), PERF__SIDE_UNDECIDED); /* straddles 1.05 */
+  ST_EQ(perf__verdict_side_of(0.05, 0.9, 1.1), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__verdict_side_of(0.05, NAN, NAN), PERF__SIDE_UNDECIDED);
+  ST_EQ(perf__verdict_side_of(0, 1.001, 1.059), PERF__SIDE_FASTER);
+  ST_EQ(perf__verdict_side_of(0, 0.97, 0.999), PERF__SIDE_SLOWER);
+  ST_EQ(perf__verdict_side_of(0, 0.97, 1.04), PERF__SIDE_UNDECIDED); /* no ties at 0 */
+  perf__verdict_claim side = {PERF__CLAIM_SIDE, 0.05};
+  ST_EQ(perf__verdict_decide(&side, 0.97, 1.04), PERF_OUTCOME_PASS); /* decided: stop sampling */
+  ST_EQ(perf__verdict_decide(&side, 1.001, 1.059), PERF_OUTCOME_INCONCLUSIVE);
 }

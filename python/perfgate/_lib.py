@@ -1,14 +1,19 @@
 """The C core through ctypes: libperfgate.so and the perf_embed_* calls."""
 import ctypes
+import json
 import os
 
 from . import _deps
 from ._deps import LibraryNotFound
 from ._header import package_version
 
-CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}
-OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]
-LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = range(6)
+# The mirror of perfgate.h's ABI, checked against the library's own
+# description (perf_abi_describe) when it is loaded: abi_mismatches().
+ABI = 1  # PERF_ABI_VERSION
+CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}  # perf_clock
+OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]  # perf_outcome, by value
+LINE_KINDS = ["DETAIL", "VERBOSE", "INFO", "NOTICE", "RECORD", "CLAIM"]  # perf_line_kind, by value
+LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = range(len(LINE_KINDS))
 
 FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 SINK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
@@ -72,6 +77,7 @@ def load():
         except OSError as e:
             raise LibraryNotFound(_deps.explain(path, e)) from e
         _same_version(path, lib)
+        _same_abi(path, lib)
         _declare(lib)
         found.update(deps, **{"libperfgate.so": os.path.abspath(path)})
         _lib = lib
@@ -94,6 +100,60 @@ def _same_version(path, lib):
         raise LibraryNotFound(f"perfgate: {path} is perfgate {got} but this package is perfgate "
                               f"{want}: rebuild it (make python, or pip install ./python) or point "
                               f"PERFGATE_LIB at the build of this checkout")
+
+
+def _described(lib):
+    """The library's description of its ABI (perf_abi_describe), or None
+    for a library that has none."""
+    try:
+        f = lib.perf_abi_describe
+    except AttributeError:
+        return None
+    f.argtypes = []
+    f.restype = ctypes.c_char_p
+    return json.loads(f().decode())
+
+
+def abi_mismatches(lib):
+    """Where this module's mirror of the ABI (ABI, Workload, Options,
+    CLOCKS, OUTCOMES, LINE_KINDS) differs from what lib says of itself: a
+    list of sentences, empty when they agree."""
+    d = _described(lib)
+    if d is None:
+        return ["the library does not describe its ABI (no perf_abi_describe)"]
+    bad = []
+    if d["abi"] != ABI:
+        bad.append(f"ABI version {d['abi']}, the package mirrors {ABI}")
+    for name, cls in (("perf_workload", Workload), ("perf_embed_options", Options)):
+        c = d["structs"][name]
+        if c["size"] != ctypes.sizeof(cls):
+            bad.append(f"{name} is {c['size']} bytes, the package's {ctypes.sizeof(cls)}")
+        theirs = list(c["fields"].items())
+        if len(theirs) != len(cls._fields_):
+            bad.append(f"{name} has {len(theirs)} members, the package's {len(cls._fields_)}")
+        for (member, (offset, size)), (mine, _) in zip(theirs, cls._fields_):
+            f = getattr(cls, mine)
+            if (f.offset, f.size) != (offset, size):
+                bad.append(f"{name}.{member} is at {offset} ({size} bytes), the package's "
+                           f"{mine} at {f.offset} ({f.size} bytes)")
+    enums = d["enums"]
+    for name, theirs, mine in (("perf_clock", enums["perf_clock"], CLOCKS),
+                               ("perf_outcome", enums["perf_outcome"],
+                                {w: i for i, w in enumerate(OUTCOMES)}),
+                               ("perf_line_kind", enums["perf_line_kind"],
+                                {k: i for i, k in enumerate(LINE_KINDS)})):
+        if theirs != mine:
+            bad.append(f"{name} is {theirs}, the package's {mine}")
+    return bad
+
+
+def _same_abi(path, lib):
+    """Refuses a library whose ABI this package's mirror does not match:
+    LibraryNotFound naming each difference."""
+    bad = abi_mismatches(lib)
+    if bad:
+        raise LibraryNotFound(f"perfgate: {path} does not match this package's ABI: " +
+                              "; ".join(bad) + " (rebuild both from one checkout)")
 
 
 def _declare(lib):

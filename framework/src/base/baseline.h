@@ -1,4 +1,4 @@
-/* baseline.h — a per-GPU baseline file: its model, strict YAML loading with positions, atomic saving. */
+/* baseline.h — a per-GPU baseline file's model: its entries and ratios, their hash index, the SM clock of an entry, the file's name. */
 #ifndef PERF_BASELINE_H
 #define PERF_BASELINE_H
 
@@ -85,47 +85,6 @@ void perf__baseline_free(perf__baseline *b);
  * (for the tests: loading n entries costs O(n) of them). Never fails. */
 unsigned long long perf__baseline_key_compares(void);
 
-/* Parses a whole file's bytes; name is used in messages. Returns 0, or
- * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
- * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
- * unknown or duplicate keys, missing fields, wrong types, an unknown schema
- * version, negative, NaN or huge numbers, a version-2 field in a version-1
- * file (and a version-2 entry without its SM clock). */
-int perf__baseline_parse(const char *name, const unsigned char *buf, size_t len,
-                   perf__baseline *b, char *err, size_t errlen);
-
-/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT. */
-int perf__baseline_load(const char *path, perf__baseline *b, char *err,
-                  size_t errlen);
-
-/* Writes b to path atomically: a temporary file "path.tmp.PID" in the same
- * directory, fsync, then rename, and fsync of the directory (its failure is
- * a warning: the file is in place). Temporary files "path.tmp.PID" left by
- * an updater that died are removed first. The caller holds
- * perf__baseline_lock(path) when others may write. On any failure the old file is
- * untouched and no temporary file remains. Returns 0, PERF__EIO or
- * PERF__EINVAL (a value that cannot be written, such as NaN), with the
- * reason in err. */
-int perf__baseline_save(const char *path, const perf__baseline *b, char *err,
-                  size_t errlen);
-
-/* The lock file in each baseline directory. */
-#define PERF__BL_LOCK_FILE ".perfgate.lock"
-
-/* An exclusive flock on the lock file in the directory holding path, for
- * one updater's load-merge-save (a second updater waits for it, saying so
- * on stderr; the kernel drops the lock when its holder dies). Returns the
- * descriptor to pass to perf__baseline_unlock, or -1 with the reason in err (the
- * directory is missing or not writable). */
-int perf__baseline_lock(const char *path, char *err, size_t errlen);
-/* Releases the lock (closes fd; -1 is ignored). Never fails. */
-void perf__baseline_unlock(int fd);
-
-/* Creates dir (and its missing parents) and checks that a file can be
- * created in it (created and removed again), so that an update that cannot
- * be written fails before it measures. Returns 0 or PERF__EIO with the
- * reason in err. */
-int perf__baseline_probe_dir(const char *dir, char *err, size_t errlen);
 
 /* Replaces the entry with the same test and workload, or appends it.
  * Returns 0 or PERF__ENOMEM. */

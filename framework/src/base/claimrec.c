@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The words of a crossover point's side, in perf__side order (-1 first). */
+/* The words of a crossover point's side, in perf__verdict_side order (-1 first). */
 static const char *const sides[] = {"slower", "undecided", "faster", "tied"};
 
 /* Never fails. */
@@ -559,13 +559,13 @@ static int read_crossover(reader *rd, const perf__jsontree_node *o, perf__claimr
 }
 
 /* The outcome named by member "outcome". Returns 0 or PERF__EPROTO. */
-static int read_outcome(reader *rd, const perf__jsontree_node *o, perf__outcome *out)
+static int read_outcome(reader *rd, const perf__jsontree_node *o, perf_outcome *out)
 {
   const perf__jsontree_node *n;
   int e = member(rd, o, "outcome", PERF__J_STRING, &n);
   if (e) return e;
-  for (int k = 0; k < PERF__OUTCOME_COUNT; k++)
-    if (!strcmp(n->text, perf__status_word((perf__outcome)k))) return *out = (perf__outcome)k, 0;
+  for (int k = 0; k < PERF_OUTCOME_COUNT; k++)
+    if (!strcmp(n->text, perf__status_word((perf_outcome)k))) return *out = (perf_outcome)k, 0;
   return bad(rd, "outcome", "is not an outcome (PASS, SKIP, INCONCLUSIVE, FAIL or ERROR)");
 }
 

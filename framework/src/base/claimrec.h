@@ -105,7 +105,7 @@ typedef struct perf__claimrec_point {
 
 typedef struct perf__claimrec {
   char *message;                /* the verdict line */
-  perf__outcome outcome;
+  perf_outcome outcome;
   /* Confirm before failing (base/confirm.h): the claim's id (FASTER,
    * SIMILAR, CROSSOVER, BASELINE: "file:line", the sweep point, "#k";
    * NULL for the others), the attempt that judged it (1 or 2; 0: the test

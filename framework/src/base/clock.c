@@ -62,7 +62,7 @@ enum { FLOOR_READS = 2001 };
 
 /* Never fails: on the (impossible) allocation failure it falls back to the
  * clock's advertised resolution. */
-void perf__clock_host_floor(perf__floor *f)
+void perf__clock_host_floor(perf__clock_floor *f)
 {
   static double d[FLOOR_READS];
   double step = INFINITY;

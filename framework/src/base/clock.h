@@ -40,13 +40,13 @@ double perf__clock_now(void);
 
 /* What a timer can resolve: floor = median cost of an empty timed region,
  * step = smallest non-zero difference it reported. */
-typedef struct perf__floor {
+typedef struct perf__clock_floor {
   double floor_s;
   double step_s;
   int measured; /* 0 until measured */
-} perf__floor;
+} perf__clock_floor;
 
 /* Measures the host clock's floor (back-to-back reads). Never fails. */
-void perf__clock_host_floor(perf__floor *f);
+void perf__clock_host_floor(perf__clock_floor *f);
 
 #endif

@@ -6,9 +6,9 @@
 #include <string.h>
 
 /* See confirm.h. */
-perf__outcome perf__confirm_final(perf__outcome first, perf__outcome second)
+perf_outcome perf__confirm_final(perf_outcome first, perf_outcome second)
 {
-  return first == PERF__PASS ? PERF__PASS : second;
+  return first == PERF_OUTCOME_PASS ? PERF_OUTCOME_PASS : second;
 }
 
 /* See confirm.h. NULL without memory. */

@@ -30,7 +30,7 @@
 
 /* The final outcome of a claim (or a test) judged once (first) and, unless
  * it passed, a second time (second). Never fails. */
-perf__outcome perf__confirm_final(perf__outcome first, perf__outcome second);
+perf_outcome perf__confirm_final(perf_outcome first, perf_outcome second);
 
 /* The KEEP message's text, sent before a second attempt's RUN: each id of
  * a claim to take from the first attempt followed by '\n' ("" when none;

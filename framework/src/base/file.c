@@ -21,6 +21,15 @@ char *perf__file_tmp_name(const char *path, char *buf, size_t len)
   return buf;
 }
 
+/* See file.h. */
+char *perf__file_dir_of(const char *path, char *buf, size_t len)
+{
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", path);
+  snprintf(buf, len, "%s", dirname(copy));
+  return buf;
+}
+
 /* Tells that step s failed with errno e (EIO when e is 0). Returns
  * PERF__EIO. */
 static int failed(const perf__file_why *why, perf__file_step s, int e)
@@ -187,8 +196,7 @@ int perf__file_check(const char *path, int *in_place, char *err, size_t errlen)
     (void)close(dev);
     return 0;
   }
-  snprintf(dir, sizeof dir, "%s", target);
-  const char *d = dirname(dir);
+  const char *d = perf__file_dir_of(target, dir, sizeof dir);
   if (access(d, W_OK) == 0) return 0;
   int e = errno;
   snprintf(err, errlen, "cannot write in '%s': %s", d, strerror(e));
@@ -219,9 +227,8 @@ int perf__file_open(perf__file *w, const char *path, int flags, const perf__file
  * The file is in place either way: a failure is a warning on stderr. */
 static void sync_dir(const char *path)
 {
-  char copy[4096], dir[4096];
-  snprintf(copy, sizeof copy, "%s", path);
-  snprintf(dir, sizeof dir, "%s", dirname(copy));
+  char dir[4096];
+  perf__file_dir_of(path, dir, sizeof dir);
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fsync(fd))
     fprintf(stderr, "%s: warning: %s was replaced, but fsync of %s failed (%s): "

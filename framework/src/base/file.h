@@ -26,6 +26,10 @@ enum {
  * buf[len] (truncated to fit). Returns buf; never fails. */
 char *perf__file_tmp_name(const char *path, char *buf, size_t len);
 
+/* The directory holding path (dirname's answer: "." for a bare name),
+ * into buf[len] (truncated to fit). Returns buf; never fails. */
+char *perf__file_dir_of(const char *path, char *buf, size_t len);
+
 /* A write under way. What path is decides how it is written:
  * - a regular file, or no file yet: a temporary file in its directory,
  *   renamed over it on commit (readers see the old file or the whole new

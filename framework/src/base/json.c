@@ -1,6 +1,7 @@
 /* json.c — a JSON text builder: escaped strings, numbers (non-finite as null), raw pieces. */
 #define _GNU_SOURCE
 #include "base/json.h"
+#include "base/grow.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,16 +13,12 @@
 static int reserve(perf__json *j, size_t n)
 {
   if (j->oom) return -1;
-  if (j->len + n + 1 <= j->cap) return 0;
-  size_t cap = j->cap ? j->cap : 256;
-  while (cap < j->len + n + 1) cap *= 2;
-  char *s = realloc(j->s, cap);
+  char *s = perf__grow(j->s, &j->cap, j->len + n + 1, 1, 256);
   if (!s) {
     j->oom = 1;
     return -1;
   }
   j->s = s;
-  j->cap = cap;
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /* jsontree.c — reads a JSON file back into a small tree, through libyaml's parser (JSON is YAML flow syntax). */
 #define _GNU_SOURCE
 #include "base/jsontree.h"
+#include "base/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 static int adopt(perf__jsontree_node *parent, char *key, perf__jsontree_node *kid)
 {
   if (parent->n == parent->cap) {
-    size_t cap = parent->cap ? 2 * parent->cap : 8;
+    size_t cap = perf__grow_cap(parent->cap, parent->n + 1, 8);
     perf__jsontree_node **k = realloc(parent->kids, cap * sizeof *k);
     if (!k) return -1;
     parent->kids = k;

@@ -19,7 +19,7 @@ typedef struct args {
   int argc;
   char **argv;
   int i;
-  perf__cli *cli;
+  perf__options_cli *cli;
   char *err;
   size_t len;
 } args;
@@ -50,28 +50,27 @@ static int read_text(args *a, const char *opt, const char *v, const char **dst)
   return 0;
 }
 
-/* Fails on an empty directory name. */
+/* Takes v unless it is empty, which fails with "OPT needs WHAT". */
+static int nonempty(args *a, const char *opt, const char *v, const char **dst, const char *what)
+{
+  if (!*v) return usage(a, "%s needs %s", opt, what);
+  *dst = v;
+  return 0;
+}
+
+/* Fail on an empty value: a directory, a GPU list (devices.c checks the
+ * list itself), a history location. */
 static int read_dir(args *a, const char *opt, const char *v, const char **dst)
 {
-  if (!*v) return usage(a, "%s needs a directory", opt, v);
-  *dst = v;
-  return 0;
+  return nonempty(a, opt, v, dst, "a directory");
 }
-
-/* Fails on an empty list (devices.c checks the list itself). */
 static int read_gpus(args *a, const char *opt, const char *v, const char **dst)
 {
-  if (!*v) return usage(a, "%s needs all or a list like 0,1", opt, v);
-  *dst = v;
-  return 0;
+  return nonempty(a, opt, v, dst, "all or a list like 0,1");
 }
-
-/* Fails on an empty location. */
 static int read_store(args *a, const char *opt, const char *v, const char **dst)
 {
-  if (!*v) return usage(a, "%s needs a SQLite file or a postgresql:// URI", opt, v);
-  *dst = v;
-  return 0;
+  return nonempty(a, opt, v, dst, "a SQLite file or a postgresql:// URI");
 }
 
 /* Fails on what base/label.h refuses (the rule for every commit and
@@ -168,11 +167,11 @@ static int choose(args *a, const char *opt, const char *v, const choice *words, 
 }
 
 /* Fails as choose does: auto, always or never. */
-static int read_color(args *a, const char *opt, const char *v, perf__color *dst)
+static int read_color(args *a, const char *opt, const char *v, perf__options_color *dst)
 {
   int c;
   if (choose(a, opt, v, colors, &c)) return PERF__EUSAGE;
-  *dst = (perf__color)c;
+  *dst = (perf__options_color)c;
   return 0;
 }
 
@@ -260,7 +259,7 @@ static const option options[] = {
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
-_Static_assert(NOPTIONS <= 64, "perf__cli.given has a bit for each option");
+_Static_assert(NOPTIONS <= 64, "perf__options_cli.given has a bit for each option");
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -309,7 +308,7 @@ static int parse_one(args *a)
 /* Fails on options that do not combine. */
 static int conflicts(args *a)
 {
-  const perf__cli *c = a->cli;
+  const perf__options_cli *c = a->cli;
   if (c->devices && (c->tap || c->update_baselines))
     return usage(a, "--devices runs one report per GPU: it does not combine with "
                     "--tap or --update-baselines", NULL, NULL);
@@ -329,10 +328,10 @@ static int conflicts(args *a)
 }
 
 /* Fails with PERF__EUSAGE and a one-line message in err (see options.h). */
-int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err, size_t len)
+int perf__options_parse(int argc, char **argv, perf__options_cli *cli, char *err, size_t len)
 {
 #define PERF__X(name, shrt, kind, field, dflt, value, help) .field = dflt,
-  *cli = (perf__cli){PERF__OPTIONS_MAP(PERF__X) .device_label = -1, .worker_out = -1};
+  *cli = (perf__options_cli){PERF__OPTIONS_MAP(PERF__X) .device_label = -1, .worker_out = -1};
 #undef PERF__X
   args a = {argc, argv, 1, cli, err, len};
   for (; a.i < argc; a.i++) {
@@ -343,7 +342,7 @@ int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err, size_t
 }
 
 /* See options.h. */
-int perf__options_given(const perf__cli *cli, const char *name)
+int perf__options_given(const perf__options_cli *cli, const char *name)
 {
   for (size_t k = 0; k < NOPTIONS; k++)
     if (!strcmp(options[k].name, name)) return (int)(cli->given >> k & 1);

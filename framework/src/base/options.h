@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum perf__color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__color;
+typedef enum perf__options_color { PERF__COLOR_AUTO, PERF__COLOR_ALWAYS, PERF__COLOR_NEVER } perf__options_color;
 
 struct perf__preflight; /* base/preflight.h */
 
-typedef struct perf__cli {
+typedef struct perf__options_cli {
   int help, version, list, verbose, require_gpu, isolate, allow_no_sync_check;
   int no_confirm; /* --no-confirm: no second attempt for a failed claim */
   int unfit_error; /* --unfit-runner=error: an unfit runner exits 2, nothing run */
@@ -20,7 +20,7 @@ typedef struct perf__cli {
   int accept_wide; /* --accept-wide: write entries over the tolerance ceiling */
   int baseline_check_all; /* --baseline-check=all */
   const char *baseline_dir; /* default "baselines" */
-  perf__color color;
+  perf__options_color color;
   const char *filter; /* NULL: every test */
   double timeout_s;   /* per test, supervisor-side */
   double budget_s;    /* per claim, sampling */
@@ -49,14 +49,14 @@ typedef struct perf__cli {
   char **argv;
   int worker_in, worker_out; /* >= 0: this process is a worker */
   uint64_t given;            /* bit k: row k of PERF__OPTIONS_MAP was on the command line */
-} perf__cli;
+} perf__options_cli;
 
 /* The one table of perftest options, in help order:
  *   X(name, short, kind, field, default, value, help)
  * name: "--name", given as --name=V or --name V (a flag: --name; merge: only
  * --name=V, the rest of the line its inputs); short: "-x" for a flag, or "";
  * kind: how its value is read (options.c: read_<kind>) - flag, text, dir, gpus,
- * seconds, count, repeats, color, check, unfit, worker, merge, store, label, trend; field: the perf__cli
+ * seconds, count, repeats, color, check, unfit, worker, merge, store, label, trend; field: the perf__options_cli
  * member it sets; default: that member's value when the option is not given;
  * value: the placeholder after '=' in the help ("" none); help: its help text,
  * lines split by '\n' ("" none; NULL: internal, not listed). */
@@ -205,11 +205,11 @@ typedef struct perf__cli {
 /* 1 when the option named name (a row of PERF__OPTIONS_MAP, e.g. "--json")
  * was on the command line that filled cli; 0 when it was not or is no
  * option. Never fails. */
-int perf__options_given(const perf__cli *cli, const char *name);
+int perf__options_given(const perf__options_cli *cli, const char *name);
 
 /* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a
  * one-line message naming the bad argument in err[len]. */
-int perf__options_parse(int argc, char **argv, perf__cli *cli, char *err,
+int perf__options_parse(int argc, char **argv, perf__options_cli *cli, char *err,
                     size_t len);
 /* Prints the help text: usage, then every listed row of PERF__OPTIONS_MAP
  * under its section of PERF__OPTIONS_SECTIONS, then the exit codes. */

@@ -43,7 +43,7 @@ typedef struct answer {
   char loc[LOC_LEN];
 } answer;
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lines_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct server {
   pid_t owner;  /* the process whose server this is (0: none yet) */
   pid_t pid;    /* addr2line; 0 when not running */
@@ -81,7 +81,7 @@ static void stop_locked(void)
 static void after_fork(void)
 {
   pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-  mu = fresh;
+  lines_mu = fresh;
 }
 
 /* Starts addr2line on exe with both standard streams on one socket (its
@@ -196,7 +196,7 @@ static int query(const char *exe, unsigned long addr, answer *a)
 int perf__srcline_ask(const char *exe, unsigned long addr, char *fn, size_t fnlen, char *loc,
                       size_t loclen)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&lines_mu);
   answer *a = slot(addr), fresh;
   int rc = 0;
   if (!a->used || a->addr != addr) {
@@ -207,17 +207,17 @@ int perf__srcline_ask(const char *exe, unsigned long addr, char *fn, size_t fnle
     snprintf(fn, fnlen, "%s", a->fn);
     snprintf(loc, loclen, "%s", a->loc);
   }
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&lines_mu);
   return rc;
 }
 
 /* See srcline.h. */
 void perf__srcline_stop(void)
 {
-  pthread_mutex_lock(&mu);
+  pthread_mutex_lock(&lines_mu);
   if (srv.owner == getpid()) stop_locked();
   else if (srv.fd >= 0) close(srv.fd);
   srv = (struct server){.fd = -1};
   memset(kept, 0, sizeof kept);
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&lines_mu);
 }

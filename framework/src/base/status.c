@@ -3,14 +3,14 @@
 
 static const char *const words[] = {
 #define PERF__X(sym, word) word,
-    PERF__OUTCOME_MAP(PERF__X)
+    PERF_OUTCOME_MAP(PERF__X)
 #undef PERF__X
 };
 
 /* Never fails: out-of-range values give "?". */
-const char *perf__status_word(perf__outcome o)
+const char *perf__status_word(perf_outcome o)
 {
-  return (unsigned)o < PERF__OUTCOME_COUNT ? words[o] : "?";
+  return (unsigned)o < PERF_OUTCOME_COUNT ? words[o] : "?";
 }
 
 /* Never fails: unknown codes give "unknown error". */

@@ -1,22 +1,12 @@
-/* status.h — the one table of outcomes (tests, claims) and internal error codes. */
+/* status.h — the outcomes' words (the outcomes themselves are perfgate.h's) and the one table of internal error codes. */
 #ifndef PERF_STATUS_H
 #define PERF_STATUS_H
 
-/* Outcome of a test or of one claim. The order is the severity order used
- * when a test combines several claims (later wins over earlier). */
-#define PERF__OUTCOME_MAP(X)         \
-  X(PASS, "PASS")                    \
-  X(SKIP, "SKIP")                    \
-  X(INCONCLUSIVE, "INCONCLUSIVE")    \
-  X(FAIL, "FAIL")                    \
-  X(ERROR, "ERROR")
-
-typedef enum perf__outcome {
-#define PERF__X(sym, word) PERF__##sym,
-  PERF__OUTCOME_MAP(PERF__X)
-#undef PERF__X
-  PERF__OUTCOME_COUNT
-} perf__outcome;
+/* The outcomes (perf_outcome, PERF_OUTCOME_MAP) are public: perfgate.h's
+ * plain-C part, which brings no CUDA header. */
+#define PERF_ABI_ONLY
+#include "perfgate.h"
+#undef PERF_ABI_ONLY
 
 /* Internal error codes: functions return 0 or one of these (negative). */
 #define PERF__ERR_MAP(X)                                      \
@@ -37,7 +27,7 @@ enum {
 };
 
 /* The 4-letter-ish word for an outcome ("PASS"); "?" for a bad value. */
-const char *perf__status_word(perf__outcome o);
+const char *perf__status_word(perf_outcome o);
 /* The message for an error code; "unknown error" for an unknown one. */
 const char *perf__status_strerror(int err);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/status.h"
+#include "base/grow.h"
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -91,13 +92,9 @@ int perf__wire_recv(int fd, int *type, char **data, size_t *len)
 /* See wire.h. */
 long perf__wire_fill(perf__wire_buf *b, int fd)
 {
-  if (b->cap - b->len < 4096) {
-    size_t cap = b->cap ? 2 * b->cap : 8192;
-    char *d = realloc(b->data, cap);
-    if (!d) return PERF__ENOMEM;
-    b->data = d;
-    b->cap = cap;
-  }
+  char *d = perf__grow(b->data, &b->cap, b->len + 4096, 1, 8192);
+  if (!d) return PERF__ENOMEM;
+  b->data = d;
   ssize_t r;
   do
     r = read(fd, b->data + b->len, b->cap - b->len);

@@ -31,39 +31,39 @@ static struct {
   __typeof__(PQgetisnull) *getisnull;
   __typeof__(PQclear) *clear;
   __typeof__(PQsetNoticeProcessor) *setNoticeProcessor;
-} pq;
+} libpq;
 
-/* Binds pq from h. Returns 0, or -1 naming the first missing symbol. */
+/* Binds libpq from h. Returns 0, or -1 naming the first missing symbol. */
 static int bind(void *h)
 {
   static const char *const names[] = {
       "PQconnectdbParams", "PQstatus", "PQerrorMessage", "PQfinish", "PQexec",
       "PQexecParams", "PQresultStatus", "PQresultErrorMessage", "PQntuples", "PQnfields",
       "PQgetvalue", "PQgetisnull", "PQclear", "PQsetNoticeProcessor"};
-  void **slots[] = {(void **)&pq.connectdbParams, (void **)&pq.status, (void **)&pq.errorMessage,
-                    (void **)&pq.finish, (void **)&pq.exec, (void **)&pq.execParams,
-                    (void **)&pq.resultStatus, (void **)&pq.resultErrorMessage,
-                    (void **)&pq.ntuples, (void **)&pq.nfields, (void **)&pq.getvalue,
-                    (void **)&pq.getisnull, (void **)&pq.clear, (void **)&pq.setNoticeProcessor};
+  void **slots[] = {(void **)&libpq.connectdbParams, (void **)&libpq.status, (void **)&libpq.errorMessage,
+                    (void **)&libpq.finish, (void **)&libpq.exec, (void **)&libpq.execParams,
+                    (void **)&libpq.resultStatus, (void **)&libpq.resultErrorMessage,
+                    (void **)&libpq.ntuples, (void **)&libpq.nfields, (void **)&libpq.getvalue,
+                    (void **)&libpq.getisnull, (void **)&libpq.clear, (void **)&libpq.setNoticeProcessor};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
     if (!(*slots[k] = dlsym(h, names[k]))) {
-      snprintf(pq.why, sizeof pq.why, "libpq has no %s", names[k]);
+      snprintf(libpq.why, sizeof libpq.why, "libpq has no %s", names[k]);
       return -1;
     }
   return 0;
 }
 
-/* Loads libpq once. Returns 0, or -1 with pq.why set. */
+/* Loads libpq once. Returns 0, or -1 with libpq.why set. */
 static int load(void)
 {
   static const char *const libs[] = {"libpq.so.5", "libpq.so"};
-  if (pq.tried) return pq.why[0] ? -1 : 0;
-  pq.tried = 1;
+  if (libpq.tried) return libpq.why[0] ? -1 : 0;
+  libpq.tried = 1;
   for (size_t k = 0; k < sizeof libs / sizeof libs[0]; k++) {
     void *h = dlopen(libs[k], RTLD_NOW | RTLD_LOCAL);
     if (h) return bind(h) ? (dlclose(h), -1) : 0;
   }
-  snprintf(pq.why, sizeof pq.why,
+  snprintf(libpq.why, sizeof libpq.why,
            "the PostgreSQL client library libpq.so.5 cannot be loaded (%s): install libpq5",
            dlerror());
   return -1;
@@ -91,11 +91,11 @@ static void text_params(const perf__store_value *p, int np, char bufs[][40], con
 /* Hands each row of res to fn. Returns 0 or fn's non-zero value. */
 static int rows(PGresult *res, perf__store_row_fn fn, void *ctx)
 {
-  int nr = pq.ntuples(res), nc = pq.nfields(res);
+  int nr = libpq.ntuples(res), nc = libpq.nfields(res);
   nc = nc > MAX_COLS ? MAX_COLS : nc;
   for (int r = 0; fn && r < nr; r++) {
     const char *vals[MAX_COLS];
-    for (int c = 0; c < nc; c++) vals[c] = pq.getisnull(res, r, c) ? NULL : pq.getvalue(res, r, c);
+    for (int c = 0; c < nc; c++) vals[c] = libpq.getisnull(res, r, c) ? NULL : libpq.getvalue(res, r, c);
     int stop = fn(ctx, nc, vals);
     if (stop) return stop;
   }
@@ -110,19 +110,19 @@ static int pg_exec(perf__store *s, const char *sql, const perf__store_value *p, 
   const char *vals[MAX_PARAMS];
   if (np > MAX_PARAMS) return snprintf(err, len, "%s: too many parameters", s->where), PERF__EINVAL;
   text_params(p, np, bufs, vals);
-  PGresult *res = np ? pq.execParams(s->impl, sql, np, NULL, vals, NULL, NULL, 0)
-                     : pq.exec(s->impl, sql);
-  if (!res) return fail(s, pq.errorMessage(s->impl), err, len);
-  ExecStatusType st = pq.resultStatus(res);
+  PGresult *res = np ? libpq.execParams(s->impl, sql, np, NULL, vals, NULL, NULL, 0)
+                     : libpq.exec(s->impl, sql);
+  if (!res) return fail(s, libpq.errorMessage(s->impl), err, len);
+  ExecStatusType st = libpq.resultStatus(res);
   int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? rows(res, fn, ctx)
-                                                           : fail(s, pq.resultErrorMessage(res), err, len);
-  pq.clear(res);
+                                                           : fail(s, libpq.resultErrorMessage(res), err, len);
+  libpq.clear(res);
   return rc;
 }
 
 static void pg_close(perf__store *s)
 {
-  pq.finish(s->impl);
+  libpq.finish(s->impl);
   s->impl = NULL;
 }
 
@@ -138,21 +138,21 @@ int perf__pg_open(const char *uri, perf__store *s, char *err, size_t len)
 {
   s->kind = PERF__STORE_POSTGRES;
   perf__secret_mask(uri, s->where, sizeof s->where);
-  if (load()) return snprintf(err, len, "%s: %s", s->where, pq.why), PERF__EIO;
+  if (load()) return snprintf(err, len, "%s: %s", s->where, libpq.why), PERF__EIO;
   /* Later keywords win: the URI's own connect_timeout overrides ours. */
   const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
   const char *const vals[] = {"10", "perfgate", uri, NULL};
-  PGconn *c = pq.connectdbParams(keys, vals, 1);
+  PGconn *c = libpq.connectdbParams(keys, vals, 1);
   if (!c) return snprintf(err, len, "%s: out of memory", s->where), PERF__ENOMEM;
-  if (pq.status(c) != CONNECTION_OK) {
+  if (libpq.status(c) != CONNECTION_OK) {
     snprintf(err, len, "%s: cannot connect: ", s->where);
     size_t u = strlen(err);
-    const char *m = pq.errorMessage(c);
+    const char *m = libpq.errorMessage(c);
     snprintf(err + u, len - u, "%.*s", (int)strcspn(m, "\n"), m);
-    pq.finish(c);
+    libpq.finish(c);
     return PERF__EIO;
   }
-  pq.setNoticeProcessor(c, quiet, NULL);
+  libpq.setNoticeProcessor(c, quiet, NULL);
   s->impl = c;
   s->exec = pg_exec;
   s->close = pg_close;

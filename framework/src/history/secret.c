@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/status.h"
+#include "base/grow.h"
 
 /* One password in a text: text[at, at + n) as written; uri: %-encoded;
  * quoted: a '...' value, its quotes in the span. */
@@ -294,8 +295,9 @@ typedef struct list {
 
 static void keep(list *l, char *s)
 {
-  if (!s || (l->n == l->cap && !(l->s = reallocarray(l->s, l->cap = l->cap * 2 + 4, sizeof *l->s))))
-    return free(s), (void)(l->oom = 1);
+  char **grown = s ? perf__grow(l->s, &l->cap, l->n + 1, sizeof *l->s, 4) : NULL;
+  if (!grown) return free(s), (void)(l->oom = 1);
+  l->s = grown;
   l->s[l->n++] = s;
 }
 

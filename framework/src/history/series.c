@@ -10,6 +10,7 @@
 
 #include "base/filter.h"
 #include "base/status.h"
+#include "base/grow.h"
 
 /* A run that was read: where its values go. */
 typedef struct run_at {
@@ -32,24 +33,14 @@ static char *dup(const char *s)
   return s ? strdup(s) : NULL;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-  if (need <= *cap) return 0;
-  size_t c = *cap ? *cap * 2 : 16;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * size);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
 /* Row of the runs query: id, gpu, commit, started. */
 static int run_row(void *ctx, int n, const char *const *v)
 {
   loader *l = ctx;
   if (n < 4 || !v[0]) return 0;
-  if (grow((void **)&l->runs, &l->cap, l->nruns + 1, sizeof *l->runs)) return l->oom = 1, 1;
+  run_at *runs = perf__grow(l->runs, &l->cap, l->nruns + 1, sizeof *runs, 16);
+  if (!runs) return l->oom = 1, 1;
+  l->runs = runs;
   run_at *r = &l->runs[l->nruns++];
   memset(r, 0, sizeof *r);
   r->id = strtoll(v[0], NULL, 10);
@@ -81,13 +72,15 @@ static int place(loader *l, run_at *r)
   perf__series_axis *a = &set->axes[r->axis];
   for (size_t k = 0; !l->q->per_run && k < a->n; k++)
     if (!strcmp(a->commit[k], r->commit)) return (r->at = k), 0;
-  size_t cap = a->cap;
-  if (grow((void **)&a->commit, &cap, a->n + 1, sizeof *a->commit)) return -1;
-  cap = a->cap;
-  if (grow((void **)&a->started, &cap, a->n + 1, sizeof *a->started)) return -1;
-  cap = a->cap;
-  if (grow((void **)&a->run, &cap, a->n + 1, sizeof *a->run)) return -1;
-  a->cap = cap;
+  size_t cap[3] = {a->cap, a->cap, a->cap}; /* three arrays, one capacity */
+  char **commit = perf__grow(a->commit, &cap[0], a->n + 1, sizeof *commit, 16);
+  if (commit) a->commit = commit;
+  char **started = commit ? perf__grow(a->started, &cap[1], a->n + 1, sizeof *started, 16) : NULL;
+  if (started) a->started = started;
+  long long *run = started ? perf__grow(a->run, &cap[2], a->n + 1, sizeof *run, 16) : NULL;
+  if (!run) return -1;
+  a->run = run;
+  a->cap = cap[0];
   a->commit[a->n] = dup(r->commit);
   a->started[a->n] = dup(r->started);
   a->run[a->n] = r->id;
@@ -151,8 +144,8 @@ static uint64_t key_hash(const key *k)
 /* Doubles the slot table and puts every series back. */
 static int rehash(perf__series_set *set)
 {
-  size_t n = set->nslots ? set->nslots * 2 : 256;
-  size_t *slots = calloc(n, sizeof *slots);
+  size_t n = perf__grow_cap(set->nslots, set->nslots + 1, 256);
+  size_t *slots = n ? calloc(n, sizeof *slots) : NULL;
   if (!slots) return -1;
   for (size_t i = 0; i < set->n; i++) {
     const perf__series *s = &set->s[i];
@@ -178,7 +171,9 @@ static perf__series *series_of(perf__series_set *set, const key *k)
         same(s->name, k->name) && same(s->clock, k->clock) && same(s->sweep, k->sweep))
       return s;
   }
-  if (grow((void **)&set->s, &set->cap, set->n + 1, sizeof *set->s)) return NULL;
+  perf__series *all = perf__grow(set->s, &set->cap, set->n + 1, sizeof *all, 16);
+  if (!all) return NULL;
+  set->s = all;
   perf__series *s = &set->s[set->n];
   memset(s, 0, sizeof *s);
   s->axis = k->axis;
@@ -210,7 +205,9 @@ static const run_at *run_of(const loader *l, const char *id)
 static perf__series *add(loader *l, const run_at *r, key *k, const double v[3])
 {
   perf__series *s = series_of(l->set, k);
-  if (!s || grow((void **)&s->raw, &s->capraw, (s->nraw + 1) * 4, sizeof *s->raw)) return l->oom = 1, NULL;
+  double *raw = s ? perf__grow(s->raw, &s->capraw, (s->nraw + 1) * 4, sizeof *raw, 16) : NULL;
+  if (!raw) return l->oom = 1, NULL;
+  s->raw = raw;
   double *t = &s->raw[s->nraw++ * 4];
   t[0] = (double)r->at, t[1] = v[0], t[2] = v[1], t[3] = v[2];
   return s;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/status.h"
 
 enum { MAX_COLS = 64 };
@@ -206,8 +207,7 @@ static int path_check(const char *path, int create, char *err, size_t len)
 {
   struct stat st, ds;
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  const char *d = dirname(dir);
+  const char *d = perf__file_dir_of(path, dir, sizeof dir);
   if (stat(path, &st)) {
     if (errno != ENOENT) return unreachable(path, create, errno, err, len);
     if ((stat(d, &ds) || !S_ISDIR(ds.st_mode)) && create)

@@ -11,6 +11,7 @@
 #include "base/stats.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "base/grow.h"
 #include "report/svg.h"
 #include "report/tally.h"
 
@@ -26,7 +27,7 @@ typedef struct record {
   char claim[400];
   int similar;
   double threshold, ratio, lo, hi;
-  perf__outcome outcome;
+  perf_outcome outcome;
 } record;
 
 /* Reads a FASTER or SIMILAR record; 0 when it is one, -1 otherwise. */
@@ -42,9 +43,9 @@ static int read_record(const perf__claimrec *c, record *out)
   out->ratio = m->ratio;
   out->lo = m->interval[0];
   out->hi = m->interval[1];
-  out->outcome = c->outcome == PERF__PASS ? PERF__PASS
-                 : c->outcome == PERF__FAIL ? PERF__FAIL
-                                            : PERF__INCONCLUSIVE;
+  out->outcome = c->outcome == PERF_OUTCOME_PASS ? PERF_OUTCOME_PASS
+                 : c->outcome == PERF_OUTCOME_FAIL ? PERF_OUTCOME_FAIL
+                                            : PERF_OUTCOME_INCONCLUSIVE;
   return 0;
 }
 
@@ -64,13 +65,9 @@ static building *row_for(building **rows, size_t *n, size_t *cap, const char *te
   for (size_t i = 0; i < *n; i++)
     if (!strcmp((*rows)[i].row.test, test) && !strcmp((*rows)[i].row.claim, c->claim))
       return &(*rows)[i];
-  if (*n == *cap) {
-    size_t more = *cap ? 2 * *cap : 16;
-    building *p = realloc(*rows, more * sizeof *p);
-    if (!p) return NULL;
-    *rows = p;
-    *cap = more;
-  }
+  building *p = perf__grow(*rows, cap, *n + 1, sizeof *p, 16);
+  if (!p) return NULL;
+  *rows = p;
   building *b = &(*rows)[(*n)++];
   memset(b, 0, sizeof *b);
   snprintf(b->row.test, sizeof b->row.test, "%s", test);
@@ -86,18 +83,14 @@ static building *row_for(building **rows, size_t *n, size_t *cap, const char *te
 static int add(building *b, const record *c)
 {
   perf__headroom_row *r = &b->row;
-  if (b->nratios == b->cap) {
-    size_t more = b->cap ? 2 * b->cap : 8;
-    double *p = realloc(b->ratios, more * sizeof *p);
-    if (!p) return PERF__ENOMEM;
-    b->ratios = p;
-    b->cap = more;
-  }
+  double *p = perf__grow(b->ratios, &b->cap, b->nratios + 1, sizeof *p, 8);
+  if (!p) return PERF__ENOMEM;
+  b->ratios = p;
   b->ratios[b->nratios++] = c->ratio;
   r->runs++;
-  r->passed += c->outcome == PERF__PASS;
-  r->failed += c->outcome == PERF__FAIL;
-  r->inconclusive += c->outcome == PERF__INCONCLUSIVE;
+  r->passed += c->outcome == PERF_OUTCOME_PASS;
+  r->failed += c->outcome == PERF_OUTCOME_FAIL;
+  r->inconclusive += c->outcome == PERF_OUTCOME_INCONCLUSIVE;
   r->ratio_min = fmin(r->ratio_min, c->ratio);
   r->ratio_max = fmax(r->ratio_max, c->ratio);
   r->lo_min = fmin(r->lo_min, c->lo);

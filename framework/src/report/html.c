@@ -30,13 +30,13 @@ static const char script[] =
     "if(b.width>0&&b.height>0)n++;}document.body.setAttribute('data-charts-rendered',n);});";
 
 /* As the console counts: FAIL, ERROR and INCONCLUSIVE did not pass. */
-static int failed_outcome(perf__outcome o)
+static int failed_outcome(perf_outcome o)
 {
-  return o == PERF__FAIL || o == PERF__ERROR || o == PERF__INCONCLUSIVE;
+  return o == PERF_OUTCOME_FAIL || o == PERF_OUTCOME_ERROR || o == PERF_OUTCOME_INCONCLUSIVE;
 }
 
 /* Position in the page: failures first, then passes, then skips. */
-static int rank(perf__outcome o) { return failed_outcome(o) ? 0 : o == PERF__PASS ? 1 : 2; }
+static int rank(perf_outcome o) { return failed_outcome(o) ? 0 : o == PERF_OUTCOME_PASS ? 1 : 2; }
 
 static void summary(FILE *f, const perf__result *r, size_t n, time_t started, int code,
                     int argc, char **argv)
@@ -44,10 +44,10 @@ static void summary(FILE *f, const perf__result *r, size_t n, time_t started, in
   size_t passed = 0, failed = 0, skipped = 0, errors = 0;
   double secs = 0;
   for (size_t i = 0; i < n; i++) {
-    passed += r[i].outcome == PERF__PASS;
-    skipped += r[i].outcome == PERF__SKIP;
+    passed += r[i].outcome == PERF_OUTCOME_PASS;
+    skipped += r[i].outcome == PERF_OUTCOME_SKIP;
     failed += failed_outcome(r[i].outcome);
-    errors += r[i].outcome == PERF__ERROR;
+    errors += r[i].outcome == PERF_OUTCOME_ERROR;
     secs += r[i].seconds;
   }
   char when[64];
@@ -78,7 +78,7 @@ static void table(FILE *f, const perf__result *r, const size_t *order, size_t n)
     fprintf(f, "<tr><td class=\"o %s\">%s</td><td><a href=\"#t%zu\">", w, w, k);
     perf__xml_str(f, t->name);
     fprintf(f, "</a></td><td>%.2f s</td><td>", t->seconds);
-    perf__xml_str(f, t->outcome == PERF__PASS ? "" : t->reason);
+    perf__xml_str(f, t->outcome == PERF_OUTCOME_PASS ? "" : t->reason);
     fputs("</td></tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -93,7 +93,7 @@ static void section(FILE *f, const perf__result *t, size_t k)
              "%s</span> ", k, w, w, w);
   perf__xml_str(f, t->name);
   fprintf(f, " <small>(%.2f s wall)</small></h3>\n", t->seconds);
-  if (t->outcome != PERF__PASS && t->reason[0]) {
+  if (t->outcome != PERF_OUTCOME_PASS && t->reason[0]) {
     fputs("<p class=\"reason\">", f);
     perf__xml_str(f, t->reason);
     fputs("</p>\n", f);
@@ -105,13 +105,13 @@ static void section(FILE *f, const perf__result *t, size_t k)
     perf__xml_str(f, t->lines[i]);
   }
   if (any) fputs("</pre>\n", f);
-  if (t->output_len && (t->outcome == PERF__FAIL || t->outcome == PERF__ERROR)) {
+  if (t->output_len && (t->outcome == PERF_OUTCOME_FAIL || t->outcome == PERF_OUTCOME_ERROR)) {
     fputs("<p>Output of the test:</p>\n<pre class=\"output\">", f);
     perf__xml_text(f, t->output, perf__result_output_shown(t));
     if (t->output_truncated) fputs(PERF__OUTPUT_CUT "\n", f);
     fputs("</pre>\n", f);
   }
-  perf__chart *c;
+  perf__plot_chart *c;
   size_t m = perf__plot_test(t, &c);
   for (size_t i = 0; i < m; i++) {
     fputs("<figure>", f);

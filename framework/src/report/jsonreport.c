@@ -43,7 +43,7 @@ static void json_fingerprint(perf__json *j)
 }
 
 /* The "run" and "totals" members. Never fails (j->oom). */
-static void json_run(perf__json *j, const perf__cli *cli, time_t started, int code,
+static void json_run(perf__json *j, const perf__options_cli *cli, time_t started, int code,
                      const perf__result *r, size_t n)
 {
   char when[32];
@@ -78,7 +78,7 @@ static void json_run(perf__json *j, const perf__cli *cli, time_t started, int co
 
 /* The "preflight" member: each GPU's readings before the run, with the
  * host's and the causes that made the runner unfit. Never fails (j->oom). */
-static void json_preflight(perf__json *j, const perf__cli *cli)
+static void json_preflight(perf__json *j, const perf__options_cli *cli)
 {
   perf__json_raw(j, "\"preflight\": [");
   for (int k = 0; k < cli->npreflight; k++) {
@@ -149,7 +149,7 @@ static void json_test(perf__json *j, const perf__registry_test *t, const perf__r
 }
 
 /* See jsonreport.h. */
-void perf__jsonreport_write(perf__json *j, const perf__cli *cli, const perf__registry_test **tests,
+void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli, const perf__registry_test **tests,
                             size_t nt, const perf__result *r, size_t n, time_t started,
                             int code)
 {

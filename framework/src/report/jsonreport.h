@@ -14,7 +14,7 @@
  * a run that began at started and exits with code to j. The GPU's
  * fingerprint is measured in a child process (this process never touches
  * CUDA). Never fails (out of memory shows in j->oom). */
-void perf__jsonreport_write(perf__json *j, const perf__cli *cli, const perf__registry_test **tests,
+void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli, const perf__registry_test **tests,
                             size_t nt, const perf__result *r, size_t n, time_t started,
                             int code);
 

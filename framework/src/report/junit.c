@@ -36,12 +36,12 @@ static void junit_case(FILE *f, const perf__registry_test *t, const perf__result
   fputs("\" file=\"", f);
   perf__xml_str(f, t->file);
   fprintf(f, "\" line=\"%d\" time=\"%.3f\">\n", t->line, r->seconds);
-  const char *tag = r->outcome == PERF__SKIP ? "skipped"
-                    : r->outcome == PERF__ERROR ? "error"
+  const char *tag = r->outcome == PERF_OUTCOME_SKIP ? "skipped"
+                    : r->outcome == PERF_OUTCOME_ERROR ? "error"
                     : perf__tally_is_failure(r->outcome) ? "failure" : NULL;
   if (tag) { /* the message: the first failing verdict, numbers and all */
     const char *msg = r->reason;
-    for (size_t k = 0; r->outcome != PERF__SKIP && k < r->nlines; k++)
+    for (size_t k = 0; r->outcome != PERF_OUTCOME_SKIP && k < r->nlines; k++)
       if (!r->verbose_only[k] && perf__tally_verdict_line(r->lines[k]) &&
           !perf__tally_first_attempt_line(r->lines[k])) { /* the final attempt's */
         msg = r->lines[k];

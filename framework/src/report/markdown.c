@@ -42,7 +42,7 @@ void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt,
   fputs("| result | test | wall | details |\n|---|---|---:|---|\n", f);
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
-      int bad = perf__tally_is_failure(r[i].outcome) || r[i].outcome == PERF__ERROR;
+      int bad = perf__tally_is_failure(r[i].outcome) || r[i].outcome == PERF_OUTCOME_ERROR;
       if (bad != (pass == 0)) continue;
       if (ftell(f) > MARKDOWN_CAP - 4096) continue;
       shown++;

@@ -134,14 +134,14 @@ static int write_merged(const char *out, perf__jsontree_node **r, int n, int sha
 }
 
 /* The outcome member "outcome" of o names; ERROR when none. Never fails. */
-static perf__outcome outcome_of(const perf__jsontree_node *o)
+static perf_outcome outcome_of(const perf__jsontree_node *o)
 {
   static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
-  static const perf__outcome outcomes[] = {PERF__PASS, PERF__FAIL, PERF__SKIP, PERF__ERROR,
-                                           PERF__INCONCLUSIVE};
+  static const perf_outcome outcomes[] = {PERF_OUTCOME_PASS, PERF_OUTCOME_FAIL, PERF_OUTCOME_SKIP, PERF_OUTCOME_ERROR,
+                                           PERF_OUTCOME_INCONCLUSIVE};
   for (int k = 0; k < 5; k++)
     if (!strcmp(text_of(o, "outcome"), words[k])) return outcomes[k];
-  return PERF__ERROR;
+  return PERF_OUTCOME_ERROR;
 }
 
 /* The "first_attempt" of a test that ran twice (confirm before failing)
@@ -204,7 +204,7 @@ static time_t started_of(const perf__jsontree_node *report)
 }
 
 /* --plots and --html for the merged reports r[0..n). Returns 0 or 2. */
-static int pages(const perf__cli *cli, perf__jsontree_node **r, int n, int code)
+static int pages(const perf__options_cli *cli, perf__jsontree_node **r, int n, int code)
 {
   size_t total = 0, k = 0;
   for (int i = 0; i < n; i++) total += perf__jsontree_get(r[i], "tests")->n;
@@ -223,7 +223,7 @@ static int pages(const perf__cli *cli, perf__jsontree_node **r, int n, int code)
 
 /* --history: the merged report, as written to out, recorded as one run.
  * Returns 0, or PERF__EIO after a message. */
-static int record(const char *out, const perf__cli *cli)
+static int record(const char *out, const perf__options_cli *cli)
 {
   char err[600];
   perf__jsontree_node *doc = perf__jsontree_read(out, err, sizeof err);
@@ -275,7 +275,7 @@ static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 }
 
 /* Merges; with cli, also its pages. */
-static int merge(const char *out, char **in, int n, int shards, const perf__cli *cli)
+static int merge(const char *out, char **in, int n, int shards, const perf__options_cli *cli)
 {
   if (n < 1) {
     fprintf(stderr, "%s: --merge=OUT needs the shards' --json reports after it\n", perf__progname());
@@ -296,7 +296,7 @@ static int merge(const char *out, char **in, int n, int shards, const perf__cli 
 }
 
 /* See merge.h. */
-int perf__merge(const perf__cli *cli)
+int perf__merge(const perf__options_cli *cli)
 {
   return merge(cli->merge, cli->merge_in, cli->merge_n, 1, cli);
 }

@@ -12,7 +12,7 @@
  * missing shard, or an output that cannot be written. With cli->plots or
  * cli->html it also writes the merged run's charts and page (2 when they
  * cannot be written). Inputs and output come from cli->merge*. */
-int perf__merge(const perf__cli *cli);
+int perf__merge(const perf__options_cli *cli);
 /* The same for out and in[0..n) without pages; shards = 0 merges the
  * per-device reports of --devices (no shard check, the run records listed
  * under "devices"). Returns the merged run's exit code as perf__merge does

@@ -182,7 +182,7 @@ static int add_history(outputs *s, const char *path)
 }
 
 /* Every output of cli into s. Returns 0 or PERF__ENOMEM. */
-static int collect(outputs *s, const perf__cli *cli, const int *devices, int nd)
+static int collect(outputs *s, const perf__options_cli *cli, const int *devices, int nd)
 {
   int e = 0;
   if (cli->history && *cli->history && !perf__connect_is_postgres(cli->history))
@@ -199,7 +199,7 @@ static int collect(outputs *s, const perf__cli *cli, const int *devices, int nd)
 }
 
 /* See outputs.h. */
-int perf__outputs_check(const perf__cli *cli, const int *devices, int ndevices, char *err,
+int perf__outputs_check(const perf__options_cli *cli, const int *devices, int ndevices, char *err,
                         size_t len)
 {
   outputs s = {calloc(PERF__OUTPUTS_MAX(cli, ndevices), sizeof(output)), 0,

@@ -23,7 +23,7 @@ char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
  * its target). Outputs written in place (a character device, a FIFO, our
  * own stdout) may be shared: nothing is replaced there. Returns 0, or
  * PERF__EUSAGE with both options, their paths and the file in err[len]. */
-int perf__outputs_check(const perf__cli *cli, const int *devices, int ndevices, char *err,
+int perf__outputs_check(const perf__options_cli *cli, const int *devices, int ndevices, char *err,
                         size_t len);
 
 #endif

@@ -50,7 +50,7 @@ typedef struct charts {
   perf__svg_row rows[MAX_ROWS];
   char row_label[MAX_ROWS][120];
   size_t nrows;
-  perf__chart *out;
+  perf__plot_chart *out;
   size_t nout;
 } charts;
 
@@ -67,9 +67,9 @@ static int site_line(const char *msg)
 static const char *or_what(const char *s) { return s ? s : "?"; }
 
 /* A claim's mark: PASS and FAIL decided, the rest open. */
-static int mark_of(perf__outcome o)
+static int mark_of(perf_outcome o)
 {
-  return o == PERF__PASS ? PERF__MARK_PASS : o == PERF__FAIL ? PERF__MARK_FAIL : PERF__MARK_OPEN;
+  return o == PERF_OUTCOME_PASS ? PERF__MARK_PASS : o == PERF_OUTCOME_FAIL ? PERF__MARK_FAIL : PERF__MARK_OPEN;
 }
 
 /* A crossover point's mark: faster and slower decided, the rest open. */
@@ -193,10 +193,10 @@ static perf__svg_series series_of(line *l)
 /* Appends a chart named test--suffix; the svg text is made by draw. */
 static void emit(charts *c, const char *suffix, void (*draw)(FILE *, const void *), const void *arg)
 {
-  perf__chart *o = realloc(c->out, (c->nout + 1) * sizeof *o);
+  perf__plot_chart *o = realloc(c->out, (c->nout + 1) * sizeof *o);
   if (!o) return;
   c->out = o;
-  perf__chart *ch = &o[c->nout];
+  perf__plot_chart *ch = &o[c->nout];
   size_t len = 0;
   FILE *f = open_memstream(&ch->svg, &len);
   if (!f) return;
@@ -329,7 +329,7 @@ static void add_record(charts *c, const perf__claimrec *rec, int *xlog)
 }
 
 /* See plot.h. */
-size_t perf__plot_test(const perf__result *r, perf__chart **out)
+size_t perf__plot_test(const perf__result *r, perf__plot_chart **out)
 {
   charts *c = calloc(1, sizeof *c);
   *out = NULL;
@@ -347,7 +347,7 @@ size_t perf__plot_test(const perf__result *r, perf__chart **out)
 }
 
 /* Never fails. */
-void perf__plot_free(perf__chart *c, size_t n)
+void perf__plot_free(perf__plot_chart *c, size_t n)
 {
   for (size_t i = 0; i < n; i++) free(c[i].svg);
   free(c);
@@ -403,7 +403,7 @@ int perf__plot_dir(const char *dir, const perf__result *r, size_t n)
   size_t used = 0;
   int err = 0;
   for (size_t i = 0; i < n && !err; i++) {
-    perf__chart *c;
+    perf__plot_chart *c;
     size_t m = perf__plot_test(&r[i], &c);
     void *grown = m ? realloc(names, (used + m) * sizeof *names) : names;
     if (m && !grown) err = ENOMEM;

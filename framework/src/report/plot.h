@@ -6,10 +6,10 @@
 
 #include "report/result.h"
 
-typedef struct perf__chart {
+typedef struct perf__plot_chart {
   char name[200]; /* file name without ".svg": "suite.test--time-n" */
   char *svg;      /* one <svg> element */
-} perf__chart;
+} perf__plot_chart;
 
 /* The charts of one test, from its claim records:
  *  - per sweep parameter: time per iteration of each workload against it
@@ -20,8 +20,8 @@ typedef struct perf__chart {
  *    and interval against what it needs.
  * Returns how many (*out is malloc'd, NULL for none). Never fails: a record
  * that cannot be read, or memory that runs out, costs charts, not the run. */
-size_t perf__plot_test(const perf__result *r, perf__chart **out);
-void perf__plot_free(perf__chart *c, size_t n);
+size_t perf__plot_test(const perf__result *r, perf__plot_chart **out);
+void perf__plot_free(perf__plot_chart *c, size_t n);
 
 /* Creates dir when missing. Returns 0, or -1 with "--plots=DIR: ..." in
  * err[len] when it is not a writable directory and cannot be made one. */

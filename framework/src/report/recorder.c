@@ -51,7 +51,7 @@ static const char *commit_of_parts(const perf__jsontree_node *doc)
 /* The check of perf__recorder_check with commit (NULL: the CI's or git's;
  * from the report file from, or NULL for the command line) and "(nothing
  * was <done>)" after the reason. */
-static int check(const perf__cli *cli, const char *commit, const char *from, const char *done,
+static int check(const perf__options_cli *cli, const char *commit, const char *from, const char *done,
                  char *err, size_t len)
 {
   if (!cli->history) return 0;
@@ -71,13 +71,13 @@ static int check(const perf__cli *cli, const char *commit, const char *from, con
 }
 
 /* See recorder.h. */
-int perf__recorder_check(const perf__cli *cli, char *err, size_t len)
+int perf__recorder_check(const perf__options_cli *cli, char *err, size_t len)
 {
   return check(cli, cli->commit, NULL, "run", err, len);
 }
 
 /* See recorder.h. */
-int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *first,
+int perf__recorder_check_merge(const perf__options_cli *cli, const perf__jsontree_node *first,
                                const char *path, char *err, size_t len)
 {
   if (cli->commit) return check(cli, cli->commit, NULL, "written", err, len);
@@ -85,8 +85,8 @@ int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *
 }
 
 /* See recorder.h. */
-int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, const char *origin,
-                          perf__recorded *out)
+int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *origin,
+                          perf__recorder_run *out)
 {
   char err[800], why[600];
   perf__provenance p;

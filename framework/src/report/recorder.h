@@ -8,10 +8,10 @@
 #include "base/options.h"
 
 /* What recording a run left behind, for the Markdown comparison. */
-typedef struct perf__recorded {
+typedef struct perf__recorder_run {
   long long run;   /* its id; 0: not recorded */
   char gpu[320];   /* the GPU (or "no GPU: CPU") it was recorded under */
-} perf__recorded;
+} perf__recorder_run;
 
 /* Checks the commit and branch the run would be recorded under
  * (history/provenance.h), then opens cli->history (creating a SQLite
@@ -19,7 +19,7 @@ typedef struct perf__recorded {
  * cannot be used or a label that cannot be recorded stops the run before
  * it measures. Returns 0 (also without --history), or PERF__EUSAGE /
  * PERF__EIO with "--history: why (nothing was run)" in err[len]. */
-int perf__recorder_check(const perf__cli *cli, char *err, size_t len);
+int perf__recorder_check(const perf__options_cli *cli, char *err, size_t len);
 
 /* The same for --merge with --history, once the shards' reports are read
  * and before anything is written: the commit is --commit, else the one
@@ -27,7 +27,7 @@ int perf__recorder_check(const perf__cli *cli, char *err, size_t len);
  * run will be recorded. Returns 0 (also without --history), or
  * PERF__EUSAGE / PERF__EIO with "--history: why (nothing was written)" in
  * err[len] (why names path for a commit that came from it). */
-int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *first,
+int perf__recorder_check_merge(const perf__options_cli *cli, const perf__jsontree_node *first,
                                const char *path, char *err, size_t len);
 
 /* Records doc (a perfgate-report/1 document) in cli->history as one run
@@ -37,7 +37,7 @@ int perf__recorder_check_merge(const perf__cli *cli, const perf__jsontree_node *
  * Returns 0, or PERF__EIO after printing "PROG: --history=LOC: cannot
  * record the run: why" on stderr (nothing of the run is then in the
  * store). */
-int perf__recorder_record(const perf__cli *cli, const perf__jsontree_node *doc, const char *origin,
-                          perf__recorded *out);
+int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *origin,
+                          perf__recorder_run *out);
 
 #endif

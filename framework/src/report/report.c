@@ -23,7 +23,7 @@
 
 /* What a report is written from. */
 typedef struct run {
-  const perf__cli *cli;
+  const perf__options_cli *cli;
   const perf__registry_test **tests;
   size_t ntests;
   const perf__result *r;
@@ -32,11 +32,11 @@ typedef struct run {
   int code;
   int argc;
   char **argv;
-  perf__recorded recorded; /* --history: the run's id there */
+  perf__recorder_run recorded; /* --history: the run's id there */
 } run;
 
 /* See report.h. */
-int perf__report_check(const perf__cli *cli, char *err, size_t len)
+int perf__report_check(const perf__options_cli *cli, char *err, size_t len)
 {
 #define PERF__X(opt, field, merged) {opt, cli->field, merged},
   const struct {
@@ -158,7 +158,7 @@ int perf__report_pages(const char *plots, const char *html_path, const perf__res
 }
 
 /* See report.h. */
-int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, size_t ntests,
+int perf__report_write(const perf__options_cli *cli, const perf__registry_test **tests, size_t ntests,
                        const perf__result *results, size_t nresults, time_t started, FILE *out,
                        int code)
 {

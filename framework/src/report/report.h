@@ -11,7 +11,7 @@
 #include "report/result.h"
 
 /* The report files a run writes, in the order they are checked:
- * X(option, perf__cli field, merged) - merged: with --devices, the file
+ * X(option, perf__options_cli field, merged) - merged: with --devices, the file
  * named is written too (the GPUs' reports merged into it), not only each
  * GPU's NAME.gpuK.EXT. --plots (a directory) and --tap (stdout) are no
  * files. */
@@ -24,14 +24,14 @@
 /* Checks before any test runs that each report file named on the command
  * line can be created (its directory exists and is writable). Returns 0, or
  * PERF__EUSAGE with a message naming the file in err[len]. */
-int perf__report_check(const perf__cli *cli, char *err, size_t len);
+int perf__report_check(const perf__options_cli *cli, char *err, size_t len);
 
 /* Writes the reports the command line asks for (--json, --junit,
  * --markdown, --plots, --html, --tap): results[i] belongs to
  * tests[i % ntests]. Files are replaced atomically (a temporary file in the
  * same directory, then rename); TAP goes to tap (stdout as the run began).
  * Returns 0, or PERF__EIO after printing which report could not be written. */
-int perf__report_write(const perf__cli *cli, const perf__registry_test **tests, size_t ntests,
+int perf__report_write(const perf__options_cli *cli, const perf__registry_test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started,
                  FILE *tap, int exit_code);
 

@@ -9,7 +9,7 @@
 
 /* A first attempt that a second one confirmed (base/confirm.h). */
 typedef struct perf__result_attempt {
-  perf__outcome outcome;
+  perf_outcome outcome;
   char reason[700];
   double seconds;
   long worker_pid;
@@ -26,7 +26,7 @@ typedef struct perf__result_attempt {
 /* What the supervisor learned about one test. */
 typedef struct perf__result {
   char name[256];
-  perf__outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
+  perf_outcome outcome;   /* PASS, FAIL, SKIP or ERROR */
   int nodevice;            /* skipped for want of a CUDA device */
   int broken;              /* CUDA failed to start in the worker: retire it */
   int baseline_state;      /* 1 no baseline file/entry, 2 a bad file */

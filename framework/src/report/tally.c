@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* See tally.h. */
-int perf__tally_is_failure(perf__outcome o) { return o == PERF__FAIL || o == PERF__INCONCLUSIVE; }
+int perf__tally_is_failure(perf_outcome o) { return o == PERF_OUTCOME_FAIL || o == PERF_OUTCOME_INCONCLUSIVE; }
 
 /* See tally.h. */
 perf__tally perf__tally_count(const perf__result *r, size_t n)
@@ -14,8 +14,8 @@ perf__tally perf__tally_count(const perf__result *r, size_t n)
   for (size_t i = 0; i < n; i++) {
     c.tests++;
     c.failures += perf__tally_is_failure(r[i].outcome);
-    c.errors += r[i].outcome == PERF__ERROR;
-    c.skipped += r[i].outcome == PERF__SKIP;
+    c.errors += r[i].outcome == PERF_OUTCOME_ERROR;
+    c.skipped += r[i].outcome == PERF_OUTCOME_SKIP;
     c.seconds += r[i].seconds;
   }
   return c;

@@ -15,7 +15,7 @@ typedef struct perf__tally {
 
 /* FAIL and INCONCLUSIVE are failures; ERROR (not a valid test, a crash) is
  * an error, as JUnit and TAP readers mean it. Never fails. */
-int perf__tally_is_failure(perf__outcome o);
+int perf__tally_is_failure(perf_outcome o);
 
 /* The counts and wall time of results r[0..n). Never fails. */
 perf__tally perf__tally_count(const perf__result *r, size_t n);

@@ -25,7 +25,7 @@ static void tap_block(FILE *f, const perf__registry_test *t, const perf__result 
 {
   fputs("  ---\n  message: ", f);
   yaml_quoted(f, r->reason);
-  fprintf(f, "\n  severity: %s\n  at:\n    file: ", r->outcome == PERF__ERROR ? "error" : "fail");
+  fprintf(f, "\n  severity: %s\n  at:\n    file: ", r->outcome == PERF_OUTCOME_ERROR ? "error" : "fail");
   yaml_quoted(f, t->file);
   fprintf(f, "\n    line: %d\n  duration_s: %.3f\n", t->line, r->seconds);
   /* a literal block, one verdict line per line: a list item that starts
@@ -49,9 +49,9 @@ void perf__tap_write(FILE *f, const perf__registry_test **tests, size_t nt, cons
   for (size_t i = 0; i < n; i++) {
     const perf__registry_test *t = tests[i % nt];
     perf__registry_fullname(t, name, sizeof name);
-    int ok = r[i].outcome == PERF__PASS || r[i].outcome == PERF__SKIP;
+    int ok = r[i].outcome == PERF_OUTCOME_PASS || r[i].outcome == PERF_OUTCOME_SKIP;
     fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, name);
-    if (r[i].outcome == PERF__SKIP) {
+    if (r[i].outcome == PERF_OUTCOME_SKIP) {
       fputs(" # SKIP ", f);
       for (const char *p = r[i].reason; *p; p++) fputc(*p == '\n' || *p == '#' ? ' ' : *p, f);
     }

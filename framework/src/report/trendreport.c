@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
 #include "base/file.h"
 #include "base/progname.h"
 #include "base/units.h"
@@ -60,7 +61,7 @@ static perf__baseline *baseline_of(const char *dir, const char *gpu)
   perf__baseline_set_fp(&fp, "name", gpu);
   perf__baseline_path(dir, &fp, path, sizeof path);
   perf__baseline_free(&fp);
-  if (perf__baseline_load(path, b, err, sizeof err) == 0) return b;
+  if (perf__blyaml_load(path, b, err, sizeof err) == 0) return b;
   free(b);
   return NULL;
 }
@@ -243,7 +244,7 @@ static int page(const char *path, const perf__series_set *set, const found *f, s
 }
 
 /* Finds the change points of every series, and its tolerance band. */
-static int analyse(const perf__cli *cli, const perf__series_set *set, found *f)
+static int analyse(const perf__options_cli *cli, const perf__series_set *set, found *f)
 {
   perf__baseline **bl = calloc(set->naxes + 1, sizeof *bl);
   if (!bl) return -1;
@@ -262,7 +263,7 @@ static int analyse(const perf__cli *cli, const perf__series_set *set, found *f)
 }
 
 /* Prints and draws an analysed set. */
-static int report(const perf__cli *cli, const perf__series_set *set, const found *f, const char *where)
+static int report(const perf__options_cli *cli, const perf__series_set *set, const found *f, const char *where)
 {
   printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (p <= 0.001 by a "
          "permutation test, or Welch's t-test where a split has too few arrangements; segments of at "
@@ -294,7 +295,7 @@ static int by_axis(const void *x, const void *y)
  * whatever the filters (or with nothing to chart), 2 when a filter
  * (tests, or --branch) matched nothing in the runs it has, as --list
  * does. */
-static int nothing(const perf__cli *cli, const perf__series_set *set, const char *filter,
+static int nothing(const perf__options_cli *cli, const perf__series_set *set, const char *filter,
                    const char *where, const char *branches)
 {
   if (!set->runs && (!cli->branch || !branches[0]))
@@ -316,7 +317,7 @@ static int nothing(const perf__cli *cli, const perf__series_set *set, const char
 }
 
 /* See trendreport.h. */
-int perf__trendreport_run(const perf__cli *cli)
+int perf__trendreport_run(const perf__options_cli *cli)
 {
   perf__store *s = NULL;
   perf__series_set set;

@@ -11,6 +11,6 @@
  * cli->html, one page with the change points first. Returns 0, or 2 after
  * a message (the store cannot be read, no series matches the filter, a
  * chart or page cannot be written). */
-int perf__trendreport_run(const perf__cli *cli);
+int perf__trendreport_run(const perf__options_cli *cli);
 
 #endif

@@ -12,9 +12,9 @@
 /* See attempt.h. */
 int perf__attempt_needed(const perf__result *r)
 {
-  if (r->outcome != PERF__FAIL) return 0;
+  if (r->outcome != PERF_OUTCOME_FAIL) return 0;
   for (size_t i = 0; i < r->nclaims; i++)
-    if (r->claims[i].id && r->claims[i].outcome != PERF__PASS) return 1;
+    if (r->claims[i].id && r->claims[i].outcome != PERF_OUTCOME_PASS) return 1;
   return 0;
 }
 
@@ -22,7 +22,7 @@ int perf__attempt_needed(const perf__result *r)
 static int all_passed(const perf__result *r, const char *id)
 {
   for (size_t i = 0; i < r->nclaims; i++)
-    if (r->claims[i].id && !strcmp(r->claims[i].id, id) && r->claims[i].outcome != PERF__PASS)
+    if (r->claims[i].id && !strcmp(r->claims[i].id, id) && r->claims[i].outcome != PERF_OUTCOME_PASS)
       return 0;
   return 1;
 }
@@ -137,7 +137,7 @@ static void both_lines(perf__result *second, const perf__result *first,
   int *verbose = NULL;
   size_t n = 0, again = 0;
   for (size_t k = 0; k < a->nclaims; k++)
-    if (a->claims[k].outcome != PERF__PASS)
+    if (a->claims[k].outcome != PERF_OUTCOME_PASS)
       add_line(&lines, &verbose, &n, PERF__RESULT_FIRST, verdict_line(first, &a->claims[k]));
   for (size_t i = 0; i < second->nclaims; i++) again += second->claims[i].attempt == 2;
   snprintf(said, sizeof said, "%s in a fresh worker (second attempt, final): %zu %s judged "

@@ -1,15 +1,20 @@
-/* baselinedir.c — the baseline directory before anything runs: whether a command can read it, and --check-baselines, every baseline file in it validated without running a test. */
+/* baselinedir.c — the baseline directory: whether a command can read it, --check-baselines (every file validated without running a test), and the updater's side: create and probe it, lock it, clear what a dead updater left. */
 #define _GNU_SOURCE
 #include "supervisor/baselinedir.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
+#include "base/file.h"
 #include "base/status.h"
 #include "base/units.h"
 #include "base/progname.h"
@@ -30,7 +35,7 @@ static int check_file(const char *dir, const char *name, const char *who, FILE *
   snprintf(path, sizeof path, "%s/%s", dir, name);
   perf__baseline b;
   perf__baseline_init(&b);
-  int e = perf__baseline_load(path, &b, why, sizeof why);
+  int e = perf__blyaml_load(path, &b, why, sizeof why);
   if (e) {
     if (e == PERF__EBADFILE)
       fprintf(err, "%s: %s: %s\n", perf__progname(), who, why);
@@ -114,4 +119,120 @@ int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *o
     fprintf(out, "%d baseline %s in %s, all valid%s\n", valid,
             perf__units_noun(valid, "file", "files"), dir, valid ? "" : " (none to check)");
   return code;
+}
+
+/* ---- the updater's side ------------------------------------------------ */
+
+/* 1 when s is one or more digits and nothing else. */
+static int all_digits(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* Removes "path.tmp.PID" files: under the lock, any such file was left by
+ * an updater that died (kill -9, power loss) before its rename. Returns how
+ * many were removed; never fails (what cannot go stays). */
+static int remove_stale(const char *path)
+{
+  char dir[4096], prefix[4200];
+  perf__file_dir_of(path, dir, sizeof dir);
+  const char *base = strrchr(path, '/');
+  snprintf(prefix, sizeof prefix, "%s.tmp.", base ? base + 1 : path);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int removed = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (!strncmp(e->d_name, prefix, strlen(prefix)) && all_digits(e->d_name + strlen(prefix)) &&
+        unlinkat(dirfd(d), e->d_name, 0) == 0)
+      removed++;
+  closedir(d);
+  return removed;
+}
+
+
+/* Removes what a dead updater left beside path, saying so; returns fd.
+ * Never fails. */
+static int cleared(const char *path, int fd)
+{
+  int stale = remove_stale(path);
+  if (stale)
+    printf("baselines: removed %d temporary file%s left by an interrupted update of %s\n",
+           stale, stale == 1 ? "" : "s", path);
+  return fd;
+}
+
+/* See baselinedir.h. */
+int perf__baselinedir_lock(const char *path, char *err, size_t errlen)
+{
+  char dir[4096], lock[4200];
+  perf__file_dir_of(path, dir, sizeof dir);
+  snprintf(lock, sizeof lock, "%s/%s", dir, PERF__BASELINEDIR_LOCK_FILE);
+  int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot open the lock file: %s", lock, strerror(errno));
+    return -1;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return cleared(path, fd);
+  if (errno == EWOULDBLOCK) {
+    fprintf(stderr, "%s: baselines: another update holds %s; waiting for it\n", perf__progname(),
+            lock);
+    int r;
+    while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (r == 0) return cleared(path, fd);
+  }
+  snprintf(err, errlen, "%s: cannot lock: %s", lock, strerror(errno));
+  close(fd);
+  return -1;
+}
+
+/* Creates dir and any parent it lacks (mode 0777 less the umask), as
+ * mkdir -p. Returns 0 or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+  char p[4096];
+  struct stat st;
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *c = p + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    int bad = mkdir(p, 0777) && errno != EEXIST;
+    *c = '/';
+    if (bad) return -1;
+  }
+  if (mkdir(p, 0777) && errno != EEXIST) return -1;
+  if (stat(p, &st)) return -1;
+  return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
+/* See baselinedir.h. */
+int perf__baselinedir_probe(const char *dir, char *err, size_t errlen)
+{
+  char probe[4200];
+  if (make_dirs(dir)) {
+    snprintf(err, errlen, "cannot create the baseline directory %s: %s", dir, strerror(errno));
+    return PERF__EIO;
+  }
+  snprintf(probe, sizeof probe, "%s/.perfgate-probe.%ld", dir, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write in %s: %s", dir, strerror(errno));
+    return PERF__EIO;
+  }
+  close(fd);
+  if (unlink(probe)) {
+    snprintf(err, errlen, "cannot remove %s again: %s", probe, strerror(errno));
+    return PERF__EIO;
+  }
+  return 0;
+}
+
+/* See baselinedir.h. */
+void perf__baselinedir_unlock(int fd)
+{
+  if (fd >= 0) close(fd); /* closing the only descriptor releases the flock */
 }

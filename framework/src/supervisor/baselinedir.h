@@ -1,4 +1,4 @@
-/* baselinedir.h — the baseline directory before anything runs: whether a command can read it, and --check-baselines, every baseline file in it validated without running a test. */
+/* baselinedir.h — the baseline directory: whether a command can read it, --check-baselines (every file validated without running a test), and the updater's side: create and probe it, lock it, clear what a dead updater left. */
 #ifndef PERF_BASELINEDIR_H
 #define PERF_BASELINEDIR_H
 
@@ -28,5 +28,25 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
  * perf__baselinedir_usable's message when dir cannot be used. who names the
  * command ("--check-baselines", "--update-baselines"). */
 int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *out, FILE *err);
+
+/* The lock file in each baseline directory. */
+#define PERF__BASELINEDIR_LOCK_FILE ".perfgate.lock"
+
+/* An exclusive flock on the lock file in the directory holding path, for
+ * one updater's load-merge-save (a second updater waits for it, saying so
+ * on stderr; the kernel drops the lock when its holder dies). Once held,
+ * temporaries "path.tmp.PID" that an updater which died before its rename
+ * left are removed (said on stdout). Returns the descriptor to pass to
+ * perf__baselinedir_unlock, or -1 with the reason in err (the directory is
+ * missing or not writable). */
+int perf__baselinedir_lock(const char *path, char *err, size_t errlen);
+/* Releases the lock (closes fd; -1 is ignored). Never fails. */
+void perf__baselinedir_unlock(int fd);
+
+/* Creates dir (and its missing parents) and checks that a file can be
+ * created in it (created and removed again), so that an update that cannot
+ * be written fails before it measures. Returns 0 or PERF__EIO with the
+ * reason in err. */
+int perf__baselinedir_probe(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,7 @@ static struct {
 } rep;
 
 /* Never fails. */
-void perf__console_setup(perf__color color, int verbose)
+void perf__console_setup(perf__options_color color, int verbose)
 {
   const char *term = getenv("TERM");
   /* progress lines rewrite the line in place: a terminal that cannot
@@ -26,13 +26,13 @@ void perf__console_setup(perf__color color, int verbose)
                term && strcmp(term, "dumb") != 0);
 }
 
-static const char *paint(perf__outcome o)
+static const char *paint(perf_outcome o)
 {
   if (!rep.color) return "";
   switch (o) {
-  case PERF__PASS:
+  case PERF_OUTCOME_PASS:
     return "\033[32m";
-  case PERF__SKIP:
+  case PERF_OUTCOME_SKIP:
     return "\033[33m";
   default:
     return "\033[31m";
@@ -65,7 +65,7 @@ void perf__console_notice(const char *line)
 /* The test's own output, indented, when it failed or with --verbose. */
 static void print_output(const perf__result *r)
 {
-  if (!r->output_len || (r->outcome != PERF__FAIL && r->outcome != PERF__ERROR &&
+  if (!r->output_len || (r->outcome != PERF_OUTCOME_FAIL && r->outcome != PERF_OUTCOME_ERROR &&
                          !rep.verbose))
     return;
   printf("      output of the test:\n");
@@ -85,9 +85,9 @@ void perf__console_result(const perf__result *r)
   if (rep.tty) printf("\r\033[K");
   printf("%s%-5s%s %s (%.2f s wall)", paint(r->outcome),
          perf__status_word(r->outcome), plain(), r->name, r->seconds);
-  if (r->outcome == PERF__SKIP)
+  if (r->outcome == PERF_OUTCOME_SKIP)
     printf(" skipped: %s", r->reason);
-  else if (r->outcome != PERF__PASS && r->reason[0])
+  else if (r->outcome != PERF_OUTCOME_PASS && r->reason[0])
     printf(": %s", r->reason);
   printf("\n");
   for (size_t i = 0; i < r->nlines; i++)
@@ -99,7 +99,7 @@ void perf__console_result(const perf__result *r)
 /* 1 for a result that did not pass (FAIL, INCONCLUSIVE, ERROR). */
 static int bad(const perf__result *r)
 {
-  return r->outcome != PERF__PASS && r->outcome != PERF__SKIP;
+  return r->outcome != PERF_OUTCOME_PASS && r->outcome != PERF_OUTCOME_SKIP;
 }
 
 /* qsort's order of result pointers: by test name, then run order. */
@@ -128,7 +128,7 @@ static int by_first(const void *x, const void *y)
  * than once (each outcome counted when they differ). Never fails. */
 static void summary_line(const failing *t)
 {
-  size_t count[PERF__OUTCOME_COUNT] = {0}, kinds = 0, worse = 0;
+  size_t count[PERF_OUTCOME_COUNT] = {0}, kinds = 0, worse = 0;
   const perf__result *last = t->first;
   for (size_t k = 0; k < t->runs; k++)
     if (bad(t->run[k])) {
@@ -142,7 +142,7 @@ static void summary_line(const failing *t)
     printf("%s in %zu of %zu runs: ", perf__status_word(last->outcome), worse, t->runs);
   else if (t->runs > 1) {
     printf("did not pass in %zu of %zu runs (", worse, t->runs);
-    for (int o = 0, sep = 0; o < PERF__OUTCOME_COUNT; o++)
+    for (int o = 0, sep = 0; o < PERF_OUTCOME_COUNT; o++)
       if (count[o]) printf("%s%zu %s", sep++ ? ", " : "", count[o], perf__status_word(o));
     printf("): ");
   }
@@ -179,8 +179,8 @@ void perf__console_summary(const perf__result *r, size_t n)
 {
   size_t passed = 0, failed = 0, skipped = 0;
   for (size_t i = 0; i < n; i++) {
-    if (r[i].outcome == PERF__PASS) passed++;
-    else if (r[i].outcome == PERF__SKIP) skipped++;
+    if (r[i].outcome == PERF_OUTCOME_PASS) passed++;
+    else if (r[i].outcome == PERF_OUTCOME_SKIP) skipped++;
     else failed++;
   }
   failing *t = NULL;

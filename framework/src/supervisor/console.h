@@ -7,7 +7,7 @@
 #include "base/options.h"
 #include "report/result.h"
 
-void perf__console_setup(perf__color color, int verbose);
+void perf__console_setup(perf__options_color color, int verbose);
 /* "[k/total] NAME …" on a terminal, erased by the result line. */
 void perf__console_progress(const char *name, size_t k, size_t total);
 void perf__console_info(const char *line);

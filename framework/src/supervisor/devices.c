@@ -94,11 +94,11 @@ static void cpu_share(int k, int nd)
 
 /* In the child: pinned to one GPU and its share of the CPUs, reports
  * renamed, the normal run. */
-static void run_child(child *c, int k, int nd, const perf__cli *cli, const perf__registry_test **tests,
+static void run_child(child *c, int k, int nd, const perf__options_cli *cli, const perf__registry_test **tests,
                       size_t n, int argc, char **argv)
 {
   char id[16], junit[4200], md[4200], plots[4200], html[4200];
-  perf__cli mine = *cli;
+  perf__options_cli mine = *cli;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);
   cpu_share(k, nd);
@@ -176,7 +176,7 @@ static void pump(child *c, int n)
 }
 
 /* See devices.h. */
-int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
+int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
                       const perf__registry_test **tests, size_t n, int argc, char **argv)
 {
   int code = 0;

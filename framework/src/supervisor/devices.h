@@ -26,7 +26,7 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len);
  * (perf__outputs_device_path: NAME.gpuK.EXT); --json is also merged into
  * the file named. Returns the worst exit code, or 2 after a message when a
  * child cannot be started or ends without its summary line. */
-int perf__devices_run(const perf__cli *cli, const int *ids, int nd,
+int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
                       const perf__registry_test **tests, size_t n, int argc, char **argv);
 
 #endif

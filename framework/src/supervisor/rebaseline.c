@@ -10,10 +10,13 @@
 #include <time.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
+#include "supervisor/baselinedir.h"
 #include "base/blrule.h"
 #include "base/units.h"
 #include "base/stats.h"
 #include "base/status.h"
+#include "base/grow.h"
 
 enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = RUNS + PERF__UPDATE_RERUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
 
@@ -71,13 +74,9 @@ static meas *find_or_add(perf__rebaseline_runs *u, int file, const char *test,
     if (u->m[i].file == file && u->m[i].is_ratio == is_ratio &&
         !strcmp(u->m[i].test, test) && !strcmp(u->m[i].name, name))
       return &u->m[i];
-  if (u->n == u->cap) {
-    size_t c = u->cap ? 2 * u->cap : 32;
-    meas *m = realloc(u->m, c * sizeof *m);
-    if (!m) return NULL;
-    u->m = m;
-    u->cap = c;
-  }
+  meas *m = perf__grow(u->m, &u->cap, u->n + 1, sizeof *m, 32);
+  if (!m) return NULL;
+  u->m = m;
   meas *x = &u->m[u->n++];
   memset(x, 0, sizeof *x);
   x->file = file;
@@ -399,7 +398,7 @@ static int all_runs(const meas *m)
 static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf__baseline *b,
                       char *err, size_t len)
 {
-  int r = perf__baseline_load(u->files[i].path, b, err, len);
+  int r = perf__blyaml_load(u->files[i].path, b, err, len);
   if (r && !(r == PERF__EIO && errno == ENOENT)) return r == PERF__EIO ? PERF__EIO : PERF__EBADFILE;
   if (r) { /* a new file */
     perf__baseline_init(b);
@@ -428,18 +427,18 @@ static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf
 }
 
 /* Merges everything for file i and writes it, holding the updaters' lock
- * (perf__baseline_lock) from the load to the rename, so that a concurrent updater's entries are
+ * (perf__baselinedir_lock) from the load to the rename, so that a concurrent updater's entries are
  * read and kept rather than overwritten. Returns 0 or an error. */
 static int write_file(perf__rebaseline_runs *u, size_t i, const char *date, char *err,
                       size_t len)
 {
   perf__baseline b;
-  int lock = perf__baseline_lock(u->files[i].path, err, len);
+  int lock = perf__baselinedir_lock(u->files[i].path, err, len);
   if (lock < 0) return PERF__EIO;
   int r = merge_file(u, i, date, &b, err, len);
-  if (!r) r = perf__baseline_save(u->files[i].path, &b, err, len);
+  if (!r) r = perf__blyaml_save(u->files[i].path, &b, err, len);
   if (!r) printf("baselines: wrote %s\n", u->files[i].path);
-  perf__baseline_unlock(lock);
+  perf__baselinedir_unlock(lock);
   perf__baseline_free(&b);
   return r;
 }

@@ -41,7 +41,7 @@ static void probe_gpus(void *ctx)
 }
 
 /* See runner.h. */
-int perf__runner_check(const perf__cli *cli, const int *ids, int nd, perf__preflight *pf)
+int perf__runner_check(const perf__options_cli *cli, const int *ids, int nd, perf__preflight *pf)
 {
   perf__preflight_host host;
   char line[2400], causes[4000] = "";

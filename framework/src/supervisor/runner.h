@@ -12,6 +12,6 @@
  * runner is unfit. Returns 0 to run the tests, or 2 when the runner is
  * unfit and cli->unfit_error is set: the causes said on stderr, nothing
  * run. Never fails otherwise (what cannot be read is said unknown). */
-int perf__runner_check(const perf__cli *cli, const int *ids, int nd, perf__preflight *pf);
+int perf__runner_check(const perf__options_cli *cli, const int *ids, int nd, perf__preflight *pf);
 
 #endif

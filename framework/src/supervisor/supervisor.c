@@ -176,7 +176,7 @@ static void drain_output(worker *w, perf__result *r)
 /* The cause of a worker's death, from its wait status. */
 static void death_cause(int status, perf__result *r)
 {
-  r->outcome = PERF__FAIL;
+  r->outcome = PERF_OUTCOME_FAIL;
   if (WIFSIGNALED(status))
     snprintf(r->reason, sizeof r->reason, "crashed: signal %d (%s)",
              WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -198,12 +198,12 @@ static int take_end(const char *data, perf__result *r)
   int outcome, nodev, checks, failures, broken, bl, used = 0;
   if (sscanf(data, "%d %d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
              &broken, &bl, &used) != 6 ||
-      outcome < 0 || outcome >= PERF__OUTCOME_COUNT)
+      outcome < 0 || outcome >= PERF_OUTCOME_COUNT)
     return PERF__EPROTO;
   const char *reason = data + used;
   if (*reason == '\n') reason++;
-  r->outcome = (perf__outcome)outcome;
-  if (r->outcome == PERF__INCONCLUSIVE) r->outcome = PERF__FAIL;
+  r->outcome = (perf_outcome)outcome;
+  if (r->outcome == PERF_OUTCOME_INCONCLUSIVE) r->outcome = PERF_OUTCOME_FAIL;
   r->nodevice = nodev;
   r->broken = broken;
   r->baseline_state = bl;
@@ -342,7 +342,7 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
       perf__hostcause_name(&w->at_start, &now, perf__hostshare_cpus(), perf__hostshare_threads(),
                            cause, sizeof cause);
       worker_stop(w, 1);
-      r->outcome = PERF__FAIL;
+      r->outcome = PERF_OUTCOME_FAIL;
       snprintf(r->reason, sizeof r->reason,
                "timed out after %g s (worker killed); the host: %s", timeout_s, cause);
       return 0;
@@ -382,7 +382,7 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
 
 /* Runs one test in w (starting w if needed). Returns 1 when w may serve the
  * next test, 0 when it is gone, PERF__EIO when no worker could start. */
-static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli,
+static int run_one(worker *w, const perf__registry_test *t, const perf__options_cli *cli,
                    int argc, char **argv, perf__result *r)
 {
   perf__registry_fullname(t, r->name, sizeof r->name);
@@ -403,7 +403,7 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__cli *cli
  * attempt; r then holds both attempts. Returns as run_one. When no worker
  * can start (said on stderr) or memory runs out, r stays the first
  * attempt's. */
-static int confirm(worker *w, const perf__registry_test *t, const perf__cli *cli, int argc,
+static int confirm(worker *w, const perf__registry_test *t, const perf__options_cli *cli, int argc,
                    char **argv, perf__result *r)
 {
   size_t len;
@@ -444,11 +444,11 @@ static int no_gpu_required;        /* --require-gpu turned a no-device skip into
 static char strict_names[300];     /* the first of them, for the reason */
 
 /* Exit code after one test (0, 1 or 2, keeping the worst). */
-static int code_after(int code, const perf__result *r, const perf__cli *cli)
+static int code_after(int code, const perf__result *r, const perf__options_cli *cli)
 {
   int c = 0;
-  if (r->outcome == PERF__FAIL || r->outcome == PERF__ERROR) c = 1;
-  if (r->outcome == PERF__SKIP && r->nodevice && cli->require_gpu) c = 2, no_gpu_required = 1;
+  if (r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR) c = 1;
+  if (r->outcome == PERF_OUTCOME_SKIP && r->nodevice && cli->require_gpu) c = 2, no_gpu_required = 1;
   if (r->baseline_state == 2) c = 2; /* a malformed baseline file */
   if (r->baseline_state == 1 && cli->strict_baselines && !cli->update_baselines) {
     c = 2;
@@ -473,7 +473,7 @@ static void tell_exit_2(void)
 
 /* Writes the collected baselines unless a test did not pass (and no
  * --force). Returns the new exit code. */
-static int write_baselines(const perf__cli *cli, int code, size_t failed)
+static int write_baselines(const perf__options_cli *cli, int code, size_t failed)
 {
   char err[700] = "";
   if (failed && !cli->force) {
@@ -501,7 +501,7 @@ static int write_baselines(const perf__cli *cli, int code, size_t failed)
  * its result and counts it into *code and *failed. Returns 1, with *code 2
  * and the reason on stderr, when no worker could start (r then does not
  * count); 0 otherwise. */
-static int one_test(worker *w, const perf__registry_test *t, const perf__cli *cli, int argc,
+static int one_test(worker *w, const perf__registry_test *t, const perf__options_cli *cli, int argc,
                     char **argv, perf__result *r, int *code, size_t *failed)
 {
   int s = run_one(w, t, cli, argc, argv, r);
@@ -516,16 +516,16 @@ static int one_test(worker *w, const perf__registry_test *t, const perf__cli *cl
   perf__console_result(r);
   /* A test that did not pass may have left state behind; a worker whose
    * CUDA runtime failed to start cannot see a later test's. */
-  if (s == 1 && (cli->isolate || r->outcome != PERF__PASS || r->broken)) worker_stop(w, 0);
+  if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken)) worker_stop(w, 0);
   *code = code_after(*code, r, cli);
-  *failed += r->outcome == PERF__FAIL || r->outcome == PERF__ERROR;
+  *failed += r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR;
   return 0;
 }
 
 /* --update-baselines' re-run `run` (rebaseline.h): the tests one of whose
  * entries had one run unlike the others, each in a fresh worker, their
  * results after *done. Returns 1 when no worker could start (code 2). */
-static int rerun(worker *w, const perf__registry_test **tests, size_t n, const perf__cli *cli,
+static int rerun(worker *w, const perf__registry_test **tests, size_t n, const perf__options_cli *cli,
                  int argc, char **argv, int run, perf__result *results, size_t *done, int *code,
                  size_t *failed)
 {
@@ -547,13 +547,13 @@ static int rerun(worker *w, const perf__registry_test **tests, size_t n, const p
 }
 
 /* See supervisor.h. */
-int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests, size_t n,
+int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv)
 {
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
   time_t started = time(NULL);
   char err[700];
-  if (cli->update_baselines && perf__baseline_probe_dir(cli->baseline_dir, err, sizeof err)) {
+  if (cli->update_baselines && perf__baselinedir_probe(cli->baseline_dir, err, sizeof err)) {
     fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
     return 2;
   }

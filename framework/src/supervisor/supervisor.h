@@ -12,7 +12,7 @@
  * its test and a fresh one takes the next test. Never touches CUDA.
  * Returns the exit code: 0, 1, or 2 when no worker could be started or a GPU
  * was required but missing. */
-int perf__supervisor_run(const perf__cli *cli, const perf__registry_test **tests, size_t n,
+int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv);
 
 #endif

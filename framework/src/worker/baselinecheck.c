@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
 #include "base/blrule.h"
 #include "base/machine.h"
 #include "base/clock.h"
@@ -53,7 +54,7 @@ static void warn_differences(const struct machine *m)
                                used ? ", " : "", *k, was, is);
   }
   if (used)
-    perf__context_line(PERF__NOTICE, "warning: this machine differs from %s: %s",
+    perf__context_line(PERF_LINE_NOTICE, "warning: this machine differs from %s: %s",
                m->path, diff);
 }
 
@@ -66,13 +67,13 @@ static struct machine *machine(int k)
   perf__baseline_init(&m->now);
   if (!k || perf__fingerprint_gpu(&m->now)) perf__machine_host(&m->now);
   perf__baseline_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
-  int r = perf__baseline_load(m->path, &m->file, m->err, sizeof m->err);
+  int r = perf__blyaml_load(m->path, &m->file, m->err, sizeof m->err);
   m->exists = r == 0;
   m->bad = r && !(r == PERF__EIO && errno == ENOENT);
   if (m->exists)
     warn_differences(m);
   else if (!m->bad && !perf__context_opt.update_baselines)
-    perf__context_line(PERF__NOTICE, "no baseline for this machine (%s): %s does not "
+    perf__context_line(PERF_LINE_NOTICE, "no baseline for this machine (%s): %s does not "
                "exist; baseline checks are skipped. Create it by running this binary "
                "with --update-baselines and the same --baseline-dir (in perfgate's own tree: "
                "make baseline-update).",
@@ -98,7 +99,7 @@ static void send_fingerprint(struct machine *m)
   for (size_t i = 0; i < m->now.nfp && u < sizeof line; i++)
     u += (size_t)snprintf(line + u, sizeof line - u, "\t%s\t%s", m->now.fp[i].key,
                           m->now.fp[i].value);
-  perf__context_line(PERF__RECORD, "%s", line);
+  perf__context_line(PERF_LINE_RECORD, "%s", line);
 }
 
 /* The entry's name: the workload's, with the sweep point inside a sweep
@@ -125,13 +126,13 @@ static int shared_gpu(const perf_workload *w, const char *head)
   perf__cotenant_describe(perf__cotenant_state(), st->shared_from, who, sizeof who);
   snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
   if (perf__context_opt.update_baselines)
-    perf__context_end(PERF__ERROR, 0, "%s: --update-baselines records nothing from a shared "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: --update-baselines records nothing from a shared "
                       "GPU: another process used it during %ld %s of the measurement: %s; "
                       "record on a GPU no other job shares", head, st->shared_n, what, who);
-  perf__context_line(PERF__DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
+  perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
                      "%ld %s of the measurement: %s; run on a GPU no other job shares", head,
                      st->shared_n, what, who);
-  perf__context_claimf(PERF__INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF__INCONCLUSIVE));
+  perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF_OUTCOME_INCONCLUSIVE));
   return 1;
 }
 
@@ -175,12 +176,12 @@ static gen_refs record_references(struct machine *m)
     got[kind].median[k] = 0;
     if (ref == PERF__BLR_REF_GPU && !kind) continue;
     if (measure_reference(ref, &r, why, sizeof why)) {
-      perf__context_line(PERF__DETAIL, "perfgate's %s could not be measured: %s; not recorded",
+      perf__context_line(PERF_LINE_DETAIL, "perfgate's %s could not be measured: %s; not recorded",
                          perf__blrule_ref_name(ref), why);
       continue;
     }
     got[kind].median[k] = r.median;
-    perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t0\t0\t0\t0", m->path,
+    perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t0\t0\t0\t0", m->path,
                        PERF__BLR_REFERENCE_TEST, perf__blrule_ref_name(ref),
                        perf__blrule_ref_clock(ref), r.median, r.mad, r.n);
   }
@@ -245,7 +246,7 @@ static void record(struct machine *m, const perf_workload *w, double median,
   send_fingerprint(m);
   gen_refs refs = record_references(m);
   _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
-  perf__context_line(PERF__RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g",
+  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g",
                      m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
                      samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
                      refs.median[0], refs.median[1]);
@@ -274,7 +275,7 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
  * samples (clk) says against the entry's (perf__baseline_clock_note), what
  * perfgate's references and the host's load since host (NULL: unknown) say
  * of a slowdown. Returns the outcome (SKIP when there is no entry). */
-static perf__outcome compare(struct machine *m, const perf_workload *w,
+static perf_outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
                              long samples, perf__baseline_mhz clk, int quiet_if_missing,
                              const perf__hostload *host)
@@ -285,18 +286,18 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   if (!e) {
     perf__context_baseline_state(1);
     if (!quiet_if_missing)
-      perf__context_line(PERF__DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
+      perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
                  head, perf__context_name(), k, m->path);
-    return PERF__SKIP;
+    return PERF_OUTCOME_SKIP;
   }
   const char *clock = perf__clock_name(w->perf__state->clock);
   if (strcmp(e->clock, clock))
-    perf__context_end(PERF__ERROR, 0, "%s: measured with the %s clock, the baseline "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: measured with the %s clock, the baseline "
                    "entry with %s", head, clock, e->clock);
   double rel, se;
   perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
-  perf__outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
-                        ? PERF__FAIL : PERF__PASS;
+  perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
+                        ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
   char now[32], was[32], how[400], note[1500], noise[120], machine[500] = "", busy[520] = "";
   double host_rel = 0;
@@ -307,7 +308,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   double slow_run;
   int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
              perf__blrule_slow_mode_explains(e, median, &slow_run);
-  if (low_clock || slower || hosted || mode) o = PERF__INCONCLUSIVE;
+  if (low_clock || slower || hosted || mode) o = PERF_OUTCOME_INCONCLUSIVE;
   perf__baseline_clock_note(e, median, clk, note, sizeof note);
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
@@ -328,7 +329,7 @@ static perf__outcome compare(struct machine *m, const perf_workload *w,
   else
     snprintf(noise, sizeof noise, "+-%.1f%% (the baseline has no runs: within-process noise only)",
              100 * PERF__BLR_SIG * se);
-  perf__context_line(PERF__DETAIL,
+  perf__context_line(PERF_LINE_DETAIL,
              "%s: %s%s: %s vs baseline %s per iteration (%s), "
              "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
@@ -352,7 +353,7 @@ static struct machine *machine_of(const perf_workload *w)
   struct machine *m = machine(w->perf__state->uses_gpu);
   if (m->bad) {
     perf__context_baseline_state(2);
-    perf__context_end(PERF__ERROR, 0, "%s", m->err);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", m->err);
   }
   return m;
 }
@@ -373,12 +374,12 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
     record(m, w, median, mad, samples, clk);
     return;
   }
-  perf__outcome o = compare(m, w, head, median, mad, samples, clk, 1, host);
-  if (o != PERF__SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host);
+  if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
 /* See baselinecheck.h. */
-void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compared *m)
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m)
 {
   const perf__verdict_result *r = &m->r;
   const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
@@ -401,7 +402,7 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
   clean(test, sizeof test, perf__context_name());
   clean(c, sizeof c, claim);
   send_fingerprint(m);
-  perf__context_line(PERF__RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
+  perf__context_line(PERF_LINE_RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
 }
 
 /* A baseline measurement: 8 to 64 samples, until the median's 95 %
@@ -444,37 +445,37 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   int n = 0;
   int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
                                        precision(w), &n, why, sizeof why);
-  if (err == PERF__ENOMEM) perf__context_end(PERF__FAIL, 0, "%s: %s", head, why);
+  if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
   struct machine *m = machine_of(w);
   if (shared_gpu(w, head)) {
-    if (fatal) perf__context_end(PERF__FAIL, 0, "%s: INCONCLUSIVE", head);
+    if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: INCONCLUSIVE", head);
     return 0;
   }
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, n, clk);
     char now[32], sm[48] = "", launch[240];
     if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
-    perf__context_line(PERF__DETAIL,
+    perf__context_line(PERF_LINE_DETAIL,
                "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
                head, perf__units_time(now, sizeof now, median),
                perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
                sm, perf__workload_launch_note(w, launch, sizeof launch));
-    perf__context_claimf(PERF__PASS, "%s", head);
+    perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
     return 1;
   }
-  perf__outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
-  if (o == PERF__SKIP) {
+  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
+  if (o == PERF_OUTCOME_SKIP) {
     perf__context_claim_close();
     perf__context_skipped_check("%s: no baseline entry", head);
     return 0;
   }
   perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
   perf__context_claim_close();
-  if (o != PERF__PASS && fatal)
-    perf__context_end(PERF__FAIL, 0, "%s: %s", head, perf__status_word(o));
-  return o == PERF__PASS;
+  if (o != PERF_OUTCOME_PASS && fatal)
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, perf__status_word(o));
+  return o == PERF_OUTCOME_PASS;
 }

@@ -18,7 +18,7 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
 /* Both workloads of a comparison m decided (once when a == b), with the SM
  * clock of each one's samples in m's record, as perf__baselinecheck_measured
  * (and failing as it does). */
-void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compared *m);
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m);
 /* A ratio claim's measured ratio: recorded with --update-baselines.
  * Never fails (a ratio that is not a finite number > 0 is not recorded). */
 void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);

@@ -55,7 +55,7 @@ static struct {
   unsigned gen;       /* value the last launched kernel waits for */
   void *l2;           /* flush buffer */
   size_t l2_bytes;
-} b;
+} blk;
 
 /* Never fails. */
 const char *perf__blocker_ptx(void) { return ptx; }
@@ -65,20 +65,20 @@ const char *perf__blocker_ptx(void) { return ptx; }
 static cudaError_t load(void)
 {
   cudaError_t e;
-  if (b.ready) return cudaSuccess;
-  e = cudaLibraryLoadData(&b.lib, ptx, NULL, NULL, 0, NULL, NULL, 0);
+  if (blk.ready) return cudaSuccess;
+  e = cudaLibraryLoadData(&blk.lib, ptx, NULL, NULL, 0, NULL, NULL, 0);
   if (e) return e;
-  e = cudaLibraryGetKernel(&b.kernel, b.lib, "perf__blocker_hold");
-  if (!e) e = cudaHostAlloc((void **)&b.host, sizeof *b.host, cudaHostAllocMapped);
-  if (!e) e = cudaHostGetDevicePointer((void **)&b.dev, b.host, 0);
+  e = cudaLibraryGetKernel(&blk.kernel, blk.lib, "perf__blocker_hold");
+  if (!e) e = cudaHostAlloc((void **)&blk.host, sizeof *blk.host, cudaHostAllocMapped);
+  if (!e) e = cudaHostGetDevicePointer((void **)&blk.dev, blk.host, 0);
   if (e) {
-    if (b.host) cudaFreeHost(b.host);
-    cudaLibraryUnload(b.lib);
-    b.host = NULL;
+    if (blk.host) cudaFreeHost(blk.host);
+    cudaLibraryUnload(blk.lib);
+    blk.host = NULL;
     return e;
   }
-  b.host->flag = b.gen = 0;
-  b.ready = 1;
+  blk.host->flag = blk.gen = 0;
+  blk.ready = 1;
   return cudaSuccess;
 }
 
@@ -87,39 +87,39 @@ cudaError_t perf__blocker_hold(cudaStream_t s)
 {
   cudaError_t e = load();
   if (e) return e;
-  unsigned want = ++b.gen;
+  unsigned want = ++blk.gen;
   unsigned long long timeout = PERF__BLOCK_TIMEOUT_NS;
-  unsigned *flag = (unsigned *)&b.dev->flag, *out = (unsigned *)&b.dev->timed_out;
+  unsigned *flag = (unsigned *)&blk.dev->flag, *out = (unsigned *)&blk.dev->timed_out;
   void *args[] = {&flag, &want, &timeout, &out};
-  b.host->timed_out = 0;
-  return cudaLaunchKernel((const void *)b.kernel, (dim3){1, 1, 1},
+  blk.host->timed_out = 0;
+  return cudaLaunchKernel((const void *)blk.kernel, (dim3){1, 1, 1},
                           (dim3){1, 1, 1}, args, 0, s);
 }
 
 /* See blocker.h. */
 void perf__blocker_release(void)
 {
-  if (b.ready) __atomic_store_n(&b.host->flag, b.gen, __ATOMIC_RELEASE);
+  if (blk.ready) __atomic_store_n(&blk.host->flag, blk.gen, __ATOMIC_RELEASE);
 }
 
 /* See blocker.h. */
 int perf__blocker_timed_out(void)
 {
-  return b.ready && __atomic_load_n(&b.host->timed_out, __ATOMIC_ACQUIRE);
+  return blk.ready && __atomic_load_n(&blk.host->timed_out, __ATOMIC_ACQUIRE);
 }
 
 /* See blocker.h. */
 cudaError_t perf__blocker_l2_flush(cudaStream_t s, size_t *bytes)
 {
-  if (!b.l2) {
+  if (!blk.l2) {
     int dev = 0, l2 = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (!e) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
     if (!e && l2 <= 0) l2 = 1 << 20;
-    if (!e) e = cudaMalloc(&b.l2, (size_t)l2);
+    if (!e) e = cudaMalloc(&blk.l2, (size_t)l2);
     if (e) return e;
-    b.l2_bytes = (size_t)l2;
+    blk.l2_bytes = (size_t)l2;
   }
-  if (bytes) *bytes = b.l2_bytes;
-  return cudaMemsetAsync(b.l2, (int)(b.gen & 0xff), b.l2_bytes, s);
+  if (bytes) *bytes = blk.l2_bytes;
+  return cudaMemsetAsync(blk.l2, (int)(blk.gen & 0xff), blk.l2_bytes, s);
 }

@@ -91,7 +91,7 @@ static void native_caller(const Dl_info *info, int n, char *out, size_t len)
     }
 }
 
-void perf__callsite_capture(perf__site *s)
+void perf__callsite_capture(perf__callsite_site *s)
 {
   s->lang[0] = '\0';
   /* Only the thread that set the hook runs the embedder's code (Python's,
@@ -206,7 +206,7 @@ int perf__callsite_choose(const char (*where)[256], int n)
 }
 
 /* Never fails; see callsite.h. */
-void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no)
+void perf__callsite_name(const perf__callsite_site *s, char *out, size_t len, int *line_no)
 {
   void *pcs[1 + PERF__SITE_UP] = {s->pc};
   char where[1 + PERF__SITE_UP][256];

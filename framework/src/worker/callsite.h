@@ -6,7 +6,7 @@
 
 enum { PERF__SITE_UP = 4 };
 
-typedef struct perf__site {
+typedef struct perf__callsite_site {
   void *pc;          /* return address in the user's code (NULL: not found) */
   void *up[PERF__SITE_UP]; /* the frames above it while they are in the
                               executable too (NULL after the last) */
@@ -16,7 +16,7 @@ typedef struct perf__site {
                         (demangled when a C++ runtime is loaded) */
   char lang[200];    /* "file.py:12 (function)" from an embedder's hook
                         (the Python line that made the call); "" without */
-} perf__site;
+} perf__callsite_site;
 
 /* An embedder's own stack (Python's): writes the innermost user frame as
  * "file:line (function)" into out[len]; 0 when it found one. It runs on
@@ -36,7 +36,7 @@ int perf__callsite_pick(const int *in_exe, int n);
 /* Captures the current call stack and fills s (and s->lang, from the hook
  * when one is set). Never fails (s->pc may be NULL when the stack cannot be
  * walked). */
-void perf__callsite_capture(perf__site *s);
+void perf__callsite_capture(perf__callsite_site *s);
 
 /* Resolves pcs[0..n) to "file:line" (function) through addr2line on this
  * executable, paths relative to the working directory where possible;
@@ -59,7 +59,7 @@ int perf__callsite_choose(const char (*where)[256], int n);
 /* Resolves one site like perf__callsite_resolve, naming the frame
  * perf__callsite_choose picks among it and the frames above it: for a
  * <<<...>>> launch, the line of the launch the user wrote. Never fails. */
-void perf__callsite_name(const perf__site *s, char *out, size_t len, int *line_no);
+void perf__callsite_name(const perf__callsite_site *s, char *out, size_t len, int *line_no);
 
 /* A workload function that ends in its CUDA call may jump to it (a sibling
  * call): its frame is gone and the site lands in the framework's function

@@ -13,9 +13,9 @@ int perf__truth(int ok, const char *expr, const char *file, int line, int fatal)
   char msg[400], tag[96];
   snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d%s %s", expr, file, line,
            perf__sweep_tag(tag, sizeof tag), ok ? "holds" : "is false");
-  if (!ok) perf__context_line(PERF__DETAIL, "%s", msg);
-  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
-  if (!ok && fatal) perf__context_end(PERF__FAIL, 0, "%s", msg);
+  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
+  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
+  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return ok;
 }
 
@@ -60,10 +60,10 @@ int perf__near(const double *got, const double *want, const double *scale, long 
            scale ? "_SCALED" : "", gn, wn, sarg, n, tol, file, line,
            perf__sweep_tag(tag, sizeof tag));
   if (n < 1 || !got || !want || !(tol >= 0))
-    perf__context_end(PERF__ERROR, 0, "%s: needs n >= 1 entries and a tolerance >= 0", head);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs n >= 1 entries and a tolerance >= 0", head);
   long long bad = bad_scale(scale, n);
   if (bad >= 0)
-    perf__context_end(PERF__ERROR, 0, "%s: %s[%lld] is %g; a scale must be a finite number > 0",
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %s[%lld] is %g; a scale must be a finite number > 0",
                       head, sn, bad, scale[bad]);
   double err;
   size_t at = worst_entry(got, want, scale, (size_t)n, &err);
@@ -71,9 +71,9 @@ int perf__near(const double *got, const double *want, const double *scale, long 
   snprintf(msg, sizeof msg, "%s: worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", head,
            err, scale ? " of its scale" : "", at, got[at], want[at],
            ok ? "holds" : "is too large");
-  if (!ok) perf__context_line(PERF__DETAIL, "%s", msg);
-  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s", msg);
-  if (!ok && fatal) perf__context_end(PERF__FAIL, 0, "%s", msg);
+  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
+  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
+  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return ok;
 }
 
@@ -85,5 +85,5 @@ void perf__skip(const char *file, int line, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  perf__context_end(PERF__SKIP, 0, "%s (at %s:%d)", msg, file, line);
+  perf__context_end(PERF_OUTCOME_SKIP, 0, "%s (at %s:%d)", msg, file, line);
 }

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "base/grow.h"
 #include "worker/context.h"
 #include "worker/cotenant.h"
 #include "worker/gpu.h"
@@ -44,7 +45,7 @@ typedef struct pair {
 static void keep(samples *s, double t, unsigned mhz)
 {
   if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 64;
+    size_t cap = perf__grow_cap(s->cap, s->n + 1, 64);
     double *p = realloc(s->t, cap * sizeof *p);
     if (p) s->t = p;
     unsigned *m = p ? realloc(s->mhz, cap * sizeof *m) : NULL;
@@ -209,23 +210,23 @@ static perf__retake disturbances(const perf_workload *a, const perf_workload *b,
 static void trace(void *ctx, const perf__verdict_result *r)
 {
   (void)ctx;
-  perf__context_line(PERF__VERBOSE, "look %d at %d %s: ratio %.4f, interval [%.4f, %.4f] -> %s",
+  perf__context_line(PERF_LINE_VERBOSE, "look %d at %d %s: ratio %.4f, interval [%.4f, %.4f] -> %s",
              r->looks, r->rounds, perf__units_noun(r->rounds, "round", "rounds"), r->ratio, r->lo,
              r->hi,
-             r->verdict == PERF__INCONCLUSIVE ? "continue"
+             r->verdict == PERF_OUTCOME_INCONCLUSIVE ? "continue"
                                               : perf__status_word(r->verdict));
 }
 
 /* See compare.h. */
 void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
-                          const perf_workload *b, const perf__compared *m)
+                          const perf_workload *b, const perf__compare_result *m)
 {
   const perf__verdict_result *r = &m->r;
   char ma[32], mb[32], how[400];
   perf__units_time(ma, sizeof ma, r->med_a);
   perf__units_time(mb, sizeof mb, r->med_b);
-  perf__context_line(PERF__DETAIL,
+  perf__context_line(PERF_LINE_DETAIL,
              "%s: %s: %s %s vs %s %s per iteration (%s); "
              "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA %s, %d "
              "%s, %.2f s wall%s%s",
@@ -280,7 +281,7 @@ static void watch_record(perf__claimrec_workload *o, const perf_workload *w, con
 static void route_record(perf__claimrec_workload *o, const perf_workload *w)
 {
   static const char *const waits[] = {"nothing", "stream", "device", "?"};
-  const perf__routing *r = &w->perf__state->route;
+  const perf__streamcheck_routing *r = &w->perf__state->route;
   o->waits_for = dup(waits[r->route]);
   o->gpu_work_checked = r->checked;
   o->undeclared_streams = r->undeclared;
@@ -338,8 +339,8 @@ static void noise_record(perf__claimrec_noise *o, const perf__retake *d, long sh
 /* The measurement part of a claim's record: clock, both workloads with
  * every sample (seconds per iteration), the ratio and its interval; the
  * sweep point inside a sweep; what disturbed it (d). */
-static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__claim *c,
-                               const pair *p, const perf__compared *m, const perf__retake *d)
+static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__verdict_claim *c,
+                               const pair *p, const perf__compare_result *m, const perf__retake *d)
 {
   const perf__verdict_result *r = &m->r;
   *o = (perf__claimrec_ratio){
@@ -372,10 +373,10 @@ static void median_interval(const samples *s, double *ci)
  * as the interval says; INCONCLUSIVE with fewer than first_look rounds
  * (r's numbers then stay those of all rounds, for the verdict line).
  * Returns 0, PERF__ENOMEM or the bootstrap's error. */
-static int decide_again(const perf__claim *c, const perf__verdict_cfg *cfg, perf__rng *rng,
+static int decide_again(const perf__verdict_claim *c, const perf__verdict_cfg *cfg, perf__rng *rng,
                         const double *a, const double *b, size_t m, perf__verdict_result *r)
 {
-  r->verdict = PERF__INCONCLUSIVE;
+  r->verdict = PERF_OUTCOME_INCONCLUSIVE;
   if ((int)m < cfg->first_look) return 0;
   double *scratch = malloc(m * sizeof *scratch);
   if (!scratch) return PERF__ENOMEM;
@@ -392,7 +393,7 @@ static int decide_again(const perf__claim *c, const perf__verdict_cfg *cfg, perf
 }
 
 /* See compare.h. */
-long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
+long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
                             const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
                             const double *t0, const double *t1, size_t *n, double from,
                             double now, perf__verdict_result *r)
@@ -416,8 +417,8 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
  * (perf__compare_unshared), so that no PASS or FAIL comes from a shared
  * GPU; an INCONCLUSIVE one names the process. Each workload's shared_n
  * gets the count. Returns 0 or perf__compare_unshared's error. */
-static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg *cfg,
-                          perf__rng *rng, perf__compared *out)
+static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__verdict_cfg *cfg,
+                          perf__rng *rng, perf__compare_result *out)
 {
   perf__wstate *sa = p->a->perf__state, *sb = p->b->perf__state;
   sa->shared_n = sb->shared_n = 0;
@@ -426,7 +427,7 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
   const perf__cotenant *ct = perf__cotenant_state();
   perf__verdict_result *r = &out->r;
-  perf__outcome first = r->verdict;
+  perf_outcome first = r->verdict;
   size_t n = p->rounds_a.n, m = n;
   int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
   long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
@@ -439,12 +440,12 @@ static int exclude_shared(pair *p, const perf__claim *c, const perf__verdict_cfg
   char who[240];
   perf__cotenant_describe(ct, p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
-  if (r->verdict != PERF__INCONCLUSIVE) {
+  if (r->verdict != PERF_OUTCOME_INCONCLUSIVE) {
     snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "
              "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
     return 0;
   }
-  if (first != PERF__INCONCLUSIVE || (int)(n - k) < cfg->first_look)
+  if (first != PERF_OUTCOME_INCONCLUSIVE || (int)(n - k) < cfg->first_look)
     r->why = "another process used the GPU";
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
@@ -467,7 +468,7 @@ static void report_cost(const perf_workload *a, const perf_workload *b, long rea
     snprintf(gpu, sizeof gpu, "co-tenant %ld NVML %s %.3f ms, ", reads - reads0,
              perf__units_noun(reads - reads0, "read", "reads"), (s - s0) * 1e3);
   }
-  perf__context_line(PERF__VERBOSE, "noise checks: %shost load %.3f ms (host clock)", gpu,
+  perf__context_line(PERF_LINE_VERBOSE, "noise checks: %shost load %.3f ms (host clock)", gpu,
                      (perf__hostnoise_cost() - host0) * 1e3);
 }
 
@@ -477,7 +478,7 @@ static void check_comparable(const char *head, const perf_workload *a,
 {
   perf_clock ca = a->perf__state->clock, cb = b->perf__state->clock;
   if (ca != cb)
-    perf__context_end(PERF__ERROR, 0,
+    perf__context_end(PERF_OUTCOME_ERROR, 0,
                    "%s: cannot compare '%s' (%s clock) with '%s' (%s clock); "
                    "give both the same .clock",
                    head, a->name, perf__clock_name(ca), b->name,
@@ -485,9 +486,9 @@ static void check_comparable(const char *head, const perf_workload *a,
 }
 
 /* See compare.h. */
-void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
+void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
                    double alpha_scale, const char *head, const char *an, const char *bn,
-                   perf__compared *out)
+                   perf__compare_result *out)
 {
   perf__verdict_cfg cfg;
   perf__verdict_defaults(&cfg);
@@ -497,7 +498,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
   perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
   double host0 = perf__hostnoise_cost();
   if (perf__syncdetect_in_check())
-    perf__context_end(PERF__ERROR, 0, "%s: timing inside a sync check (CUPTI is "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: timing inside a sync check (CUPTI is "
                    "attached there); move the claim out of PERF_NO_SYNC_IN",
                    head);
   perf__context_on_release(release);
@@ -542,7 +543,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
     report_cost(a, b, reads0, cost0, host0);
     free_samples(p);
     if (p->err) perf__gpu_end(p->err, p->why);
-    perf__context_end(PERF__FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
   }
   perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
   report_cost(a, b, reads0, cost0, host0);

@@ -12,7 +12,7 @@
 /* Confidence of each workload's median interval in reports and charts. */
 #define PERF__MEDIAN_LEVEL 0.05
 
-typedef struct perf__compared {
+typedef struct perf__compare_result {
   perf__verdict_result r;
   double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
                               over its samples); NaN when unknown */
@@ -20,7 +20,7 @@ typedef struct perf__compared {
   perf__claimrec_ratio rec; /* the measurement for the claim's record
                                (owned: the caller hands it to a record) */
   perf__hostload host_before; /* the host's load before the rounds (hostnoise.h) */
-} perf__compared;
+} perf__compare_result;
 
 /* Measures a against b for claim c: prepares both (naming them an and bn
  * when unnamed), samples ABBA rounds until a look decides c or the budget
@@ -31,9 +31,9 @@ typedef struct perf__compared {
  * claim in the record. Ends the test on a CUDA error (FAIL), a missing
  * device (SKIP), misuse (ERROR: different clocks, inside a sync check) or a
  * failed bootstrap (FAIL). The caller owns out->rec. */
-void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const char *kind,
+void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
                    double alpha_scale, const char *head, const char *an, const char *bn,
-                   perf__compared *out);
+                   perf__compare_result *out);
 
 /* The rule for rounds another process shared the GPU with (pure: ct is
  * what NVML told): when foreign use known to ct overlapped [from, now],
@@ -44,7 +44,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__claim c, const 
  * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).
  * Returns the rounds dropped (0: r
  * and a, b untouched), or PERF__ENOMEM / the bootstrap's error. */
-long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
+long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
                             const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
                             const double *t0, const double *t1, size_t *n, double from,
                             double now, perf__verdict_result *r);
@@ -53,7 +53,7 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__claim *c,
  * R, CI [..], need; rounds, looks, seconds". Never fails. */
 void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
-                          const perf_workload *b, const perf__compared *m);
+                          const perf_workload *b, const perf__compare_result *m);
 
 /* What a claim's sampling retook, discarded or kept despite a disturbance
  * (d: the counts of this claim alone; throttle: the throttle reasons seen),

@@ -42,10 +42,10 @@ static size_t nchecks, nreleases;
 
 /* The default sink: detail and notice lines (all with --verbose) on
  * stdout; data lines nowhere. Never fails. */
-static void print_line(enum perf__line_kind kind, const char *line)
+static void print_line(perf_line_kind kind, const char *line)
 {
-  if (kind == PERF__RECORD || kind == PERF__CLAIM) return;
-  if (kind == PERF__DETAIL || kind == PERF__NOTICE || perf__context_opt.verbose)
+  if (kind == PERF_LINE_RECORD || kind == PERF_LINE_CLAIM) return;
+  if (kind == PERF_LINE_DETAIL || kind == PERF_LINE_NOTICE || perf__context_opt.verbose)
     printf("%s\n", line);
 }
 
@@ -55,7 +55,7 @@ static perf__context_sink *sink = print_line;
 void perf__context_set_sink(perf__context_sink *s) { sink = s ? s : print_line; }
 
 /* See context.h. */
-void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
+void perf__context_line(perf_line_kind kind, const char *fmt, ...)
 {
   char buf[4096];
   va_list ap;
@@ -66,7 +66,7 @@ void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
 }
 
 /* Never fails. */
-void perf__context_line_raw(enum perf__line_kind kind, const char *text) { sink(kind, text); }
+void perf__context_line_raw(perf_line_kind kind, const char *text) { sink(kind, text); }
 
 /* Forgets the claims a test opened. Never fails. */
 static void forget_sites(void)
@@ -83,7 +83,7 @@ static void forget_sites(void)
 /* Never fails. */
 jmp_buf *perf__context_begin(const char *name, perf__context_result *res)
 {
-  *res = (perf__context_result){.outcome = PERF__PASS};
+  *res = (perf__context_result){.outcome = PERF_OUTCOME_PASS};
   cur.res = res;
   cur.running = 1;
   cur.generation++;
@@ -132,14 +132,14 @@ static void run_cleanup(deferred *d)
     ended = 1;
   cur.running = 0;
   if (!ended && cur.res->failures == saved.failures) return;
-  int skipped = ended && cur.res->outcome == PERF__SKIP;
-  if (saved.outcome == PERF__FAIL || saved.outcome == PERF__ERROR ||
-      (skipped && saved.outcome == PERF__SKIP)) {
+  int skipped = ended && cur.res->outcome == PERF_OUTCOME_SKIP;
+  if (saved.outcome == PERF_OUTCOME_FAIL || saved.outcome == PERF_OUTCOME_ERROR ||
+      (skipped && saved.outcome == PERF_OUTCOME_SKIP)) {
     *cur.res = saved;
     return;
   }
-  if (skipped) cur.res->outcome = PERF__ERROR;
-  else if (!ended) cur.res->outcome = PERF__FAIL;
+  if (skipped) cur.res->outcome = PERF_OUTCOME_ERROR;
+  else if (!ended) cur.res->outcome = PERF_OUTCOME_FAIL;
   cur.res->nodevice = 0;
   blame_cleanup(d);
 }
@@ -175,10 +175,10 @@ void perf__context_claim(const perf__claimrec *r)
   perf__claimrec stamped = *r; /* the open claim's id, unless it has one */
   if (!stamped.id && cur.site[0]) stamped.id = cur.site;
   char *text = perf__claimrec_text(&stamped);
-  if (text) perf__context_line_raw(PERF__CLAIM, text);
+  if (text) perf__context_line_raw(PERF_LINE_CLAIM, text);
   free(text);
   cur.res->checks++;
-  if (r->outcome == PERF__PASS) return;
+  if (r->outcome == PERF_OUTCOME_PASS) return;
   if (cur.res->failures++ == 0)
     snprintf(cur.res->reason, sizeof cur.res->reason, "%.*s", (int)sizeof cur.res->reason - 1,
              r->message ? r->message : "");
@@ -190,19 +190,19 @@ void perf__context_settle(void)
   perf__context_result *res = cur.res;
   if (!cur.running) return;
   if (res->failures > 0)
-    res->outcome = PERF__FAIL;
+    res->outcome = PERF_OUTCOME_FAIL;
   else if (res->checks == 0 && res->skipped_checks > 0)
-    res->outcome = PERF__SKIP; /* the reason is the first skipped check */
+    res->outcome = PERF_OUTCOME_SKIP; /* the reason is the first skipped check */
   else if (res->checks == 0) {
-    res->outcome = PERF__ERROR;
+    res->outcome = PERF_OUTCOME_ERROR;
     snprintf(res->reason, sizeof res->reason,
              "the test checked nothing: no PERF_EXPECT_* or PERF_ASSERT_* ran");
   } else
-    res->outcome = PERF__PASS;
+    res->outcome = PERF_OUTCOME_PASS;
 }
 
 /* Never fails. */
-void perf__context_claimf(perf__outcome o, const char *fmt, ...)
+void perf__context_claimf(perf_outcome o, const char *fmt, ...)
 {
   char msg[1024];
   va_list ap;
@@ -258,8 +258,8 @@ int perf__context_claim_kept(const char *head)
 {
   char msg[1024];
   snprintf(msg, sizeof msg, "%s: PASS (in the first attempt; not judged again)", head);
-  perf__context_line(PERF__VERBOSE, "%s", msg);
-  perf__context_claim(&(perf__claimrec){.message = msg, .outcome = PERF__PASS, .kept = 1});
+  perf__context_line(PERF_LINE_VERBOSE, "%s", msg);
+  perf__context_claim(&(perf__claimrec){.message = msg, .outcome = PERF_OUTCOME_PASS, .kept = 1});
   perf__context_claim_close();
   return 1;
 }
@@ -280,7 +280,7 @@ void perf__context_skipped_check(const char *fmt, ...)
 }
 
 /* Aborts outside a test (API misuse); otherwise does not return. */
-void perf__context_end(perf__outcome o, int nodevice, const char *fmt, ...)
+void perf__context_end(perf_outcome o, int nodevice, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -290,10 +290,10 @@ void perf__context_end(perf__outcome o, int nodevice, const char *fmt, ...)
     fputc('\n', stderr);
     abort();
   }
-  if (cur.res->failures > 0 && (o == PERF__SKIP || o == PERF__FAIL)) {
+  if (cur.res->failures > 0 && (o == PERF_OUTCOME_SKIP || o == PERF_OUTCOME_FAIL)) {
     /* The first failed check stays the reason; a skip after a failure does
      * not hide it. */
-    o = PERF__FAIL;
+    o = PERF_OUTCOME_FAIL;
   } else
     vsnprintf(cur.res->reason, sizeof cur.res->reason, fmt, ap);
   va_end(ap);
@@ -332,7 +332,7 @@ void perf__context_defer(void (*fn)(void *), void *arg, const char *file, int li
   deferred *d = malloc(sizeof *d);
   if (!d) {
     fn(arg);
-    perf__context_end(PERF__FAIL, 0, "out of memory registering a cleanup");
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "out of memory registering a cleanup");
   }
   *d = (deferred){fn, arg, file, line, cur.cleanups};
   cur.cleanups = d;

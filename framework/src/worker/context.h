@@ -37,29 +37,21 @@ typedef struct perf__context_opts {
 } perf__context_opts;
 extern perf__context_opts perf__context_opt;
 
-/* Kinds of report line the worker emits. */
-enum perf__line_kind {
-  PERF__DETAIL,  /* a detail line of the running test (verdicts, cold start) */
-  PERF__VERBOSE, /* a detail line shown only with --verbose */
-  PERF__INFO,    /* about the worker, not a test: timer floors, device */
-  PERF__NOTICE,  /* shown once per run whatever the verbosity */
-  PERF__RECORD,  /* data for the supervisor: a measurement to record */
-  PERF__CLAIM    /* data for the supervisor: one claim's record (JSON) */
-};
+/* The kinds of line the worker emits are perfgate.h's perf_line_kind. */
 
 /* Where lines go: the worker sends them to the supervisor; the default
  * writes them to stdout. */
-typedef void perf__context_sink(enum perf__line_kind kind, const char *line);
+typedef void perf__context_sink(perf_line_kind kind, const char *line);
 void perf__context_set_sink(perf__context_sink *sink);
 /* Emits one line. Never fails (long lines are truncated at 4 KiB). */
-void perf__context_line(enum perf__line_kind kind, const char *fmt, ...)
+void perf__context_line(perf_line_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Emits text whole (no 1 KiB limit): for PERF__CLAIM records. Never fails. */
-void perf__context_line_raw(enum perf__line_kind kind, const char *text);
+/* Emits text whole (no 1 KiB limit): for PERF_LINE_CLAIM records. Never fails. */
+void perf__context_line_raw(perf_line_kind kind, const char *text);
 
 /* What became of one test. */
 typedef struct perf__context_result {
-  perf__outcome outcome; /* PASS, FAIL, SKIP or ERROR */
+  perf_outcome outcome; /* PASS, FAIL, SKIP or ERROR */
   int nodevice;          /* SKIP because no CUDA device could be used */
   int checks;            /* claims evaluated */
   int failures;          /* claims that did not hold (INCONCLUSIVE counts) */
@@ -100,13 +92,13 @@ void perf__context_new_generation(void);
 void perf__context_baseline_state(int state);
 
 /* Counts one claim (r's outcome); a first failure sets the test's reason
- * from r->message. The record goes to the supervisor as a PERF__CLAIM line
+ * from r->message. The record goes to the supervisor as a PERF_LINE_CLAIM line
  * (not sent when out of memory). Never fails; outside a test it does
  * nothing. */
 void perf__context_claim(const perf__claimrec *r);
 /* The same for a claim with no measurement (TRUE, sync checks, BASELINE):
  * its verdict line from fmt. Never fails. */
-void perf__context_claimf(perf__outcome o, const char *fmt, ...)
+void perf__context_claimf(perf_outcome o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- Confirm before failing (base/confirm.h) ----
@@ -145,7 +137,7 @@ void perf__context_skipped_check(const char *fmt, ...)
 
 /* Ends the running test now with outcome o (FAIL, ERROR or SKIP). Outside a
  * test it prints the reason and aborts: it is a misuse of the API. */
-void perf__context_end(perf__outcome o, int nodevice, const char *fmt, ...)
+void perf__context_end(perf_outcome o, int nodevice, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
 /* A check hook: runs after every test's body, may set res to ERROR with a

@@ -31,7 +31,7 @@ typedef struct site {
   const char *overruled_why;   /* claim's verdict did not take (a co-tenant, host) */
   double seconds;
   char clock[16];
-  perf__xpoint pt[PERF__SWEEP_MAX];
+  perf__crossover_point pt[PERF__SWEEP_MAX];
   perf__claimrec_point *rec;   /* each point's record (PERF__SWEEP_MAX) */
   size_t n, last;              /* points; sweep index of the last one */
 } site;
@@ -52,13 +52,13 @@ static void reset(void)
 
 static int by_x(const void *a, const void *b)
 {
-  double x = ((const perf__xpoint *)a)->x, y = ((const perf__xpoint *)b)->x;
+  double x = ((const perf__crossover_point *)a)->x, y = ((const perf__crossover_point *)b)->x;
   return (x > y) - (x < y);
 }
 
 /* Where the medians' ratio crosses 1 between p[i] and p[i+1] (log-log when
  * both x are positive, linear otherwise). */
-static double interpolate(const perf__xpoint *p, size_t i)
+static double interpolate(const perf__crossover_point *p, size_t i)
 {
   double y0 = log(p[i].speedup), y1 = log(p[i + 1].speedup), f = y0 / (y0 - y1);
   if (p[i].x > 0 && p[i + 1].x > 0)
@@ -67,7 +67,7 @@ static double interpolate(const perf__xpoint *p, size_t i)
 }
 
 /* The first crossing of 1 by the medians' ratio at or after index from. */
-static double estimate(const perf__xpoint *p, size_t n, size_t from)
+static double estimate(const perf__crossover_point *p, size_t n, size_t from)
 {
   for (size_t i = from; i + 1 < n; i++)
     if (p[i].speedup < 1 && p[i + 1].speedup >= 1 && p[i].speedup > 0) return interpolate(p, i);
@@ -77,8 +77,8 @@ static double estimate(const perf__xpoint *p, size_t n, size_t from)
 /* The first contrary point, as FAIL's reason; 0 when there is none. A point
  * where a is faster at lo or below puts the turn below lo; one where it is
  * slower at hi or above puts it above hi. */
-static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const char *an,
-                    const char *var, perf__xdecision *d)
+static int contrary(const perf__crossover_point *p, size_t n, double lo, double hi, const char *an,
+                    const char *var, perf__crossover_decision *d)
 {
   for (size_t i = 0; i < n; i++) {
     if (p[i].side == PERF__SIDE_FASTER && p[i].x <= lo) {
@@ -103,11 +103,11 @@ static int contrary(const perf__xpoint *p, size_t n, double lo, double hi, const
 }
 
 /* See crossover.h. */
-void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double hi,
+void perf__crossover_decide(const perf__crossover_point *in, size_t n, double lo, double hi,
                             const char *an, const char *bn, const char *var,
-                            perf__xdecision *d)
+                            perf__crossover_decision *d)
 {
-  perf__xpoint p[PERF__SWEEP_MAX];
+  perf__crossover_point p[PERF__SWEEP_MAX];
   if (n > PERF__SWEEP_MAX) n = PERF__SWEEP_MAX;
   memcpy(p, in, n * sizeof *p);
   qsort(p, n, sizeof *p, by_x);
@@ -119,20 +119,20 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
   }
   d->estimate = estimate(p, n, last_slow);
   if (contrary(p, n, lo, hi, an, var, d)) {
-    d->verdict = PERF__FAIL;
+    d->verdict = PERF_OUTCOME_FAIL;
     return;
   }
   char from[80] = "", to[80] = "";
   if (!isnan(d->slow_max)) snprintf(from, sizeof from, "%s=%.15g", var, d->slow_max);
   if (!isnan(d->fast_min)) snprintf(to, sizeof to, "%s=%.15g", var, d->fast_min);
   if (!isnan(d->slow_max) && !isnan(d->fast_min) && d->slow_max >= lo && d->fast_min <= hi) {
-    d->verdict = PERF__PASS;
+    d->verdict = PERF_OUTCOME_PASS;
     snprintf(d->why, sizeof d->why,
              "%s is slower than %s up to %s and faster from %s: it turns inside [%.15g, %.15g]", an,
              bn, from, to, lo, hi);
     return;
   }
-  d->verdict = PERF__INCONCLUSIVE;
+  d->verdict = PERF_OUTCOME_INCONCLUSIVE;
   char where[200];
   if (from[0] && to[0])
     snprintf(where, sizeof where, "between %s and %s", from, to);
@@ -150,7 +150,7 @@ void perf__crossover_decide(const perf__xpoint *in, size_t n, double lo, double 
 /* Sends the claim's record (its points with their measurements, the
  * bracket and the estimate; it takes the points) and counts the claim.
  * Never fails (without memory the record is short of strings). */
-static void record(site *s, const perf__xdecision *d, const char *msg)
+static void record(site *s, const perf__crossover_decision *d, const char *msg)
 {
   char id[400]; /* as perf__context_claim_open names it: one id for every point */
   snprintf(id, sizeof id, "%s:%d", s->file, s->line);
@@ -180,11 +180,11 @@ static void record(site *s, const perf__xdecision *d, const char *msg)
  * A fatal claim that did not hold ends the test. */
 static int decide(site *s)
 {
-  perf__xdecision d;
+  perf__crossover_decision d;
   s->decided = 1;
   perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
   size_t used = strlen(d.why);
-  if (d.verdict == PERF__INCONCLUSIVE && s->overruled && used < sizeof d.why)
+  if (d.verdict == PERF_OUTCOME_INCONCLUSIVE && s->overruled && used < sizeof d.why)
     snprintf(d.why + used, sizeof d.why - used, "; %zu %s left undecided: %s", s->overruled,
              perf__units_noun((long long)s->overruled, "point", "points"),
              s->overruled_why ? s->overruled_why : "its measurement was disturbed");
@@ -192,16 +192,16 @@ static int decide(site *s)
   if (!isnan(d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
              "interpolation)", s->var, d.estimate);
-  perf__context_line(PERF__DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
+  perf__context_line(PERF_LINE_DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
              "%.2f s wall", s->head, perf__status_word(d.verdict), d.why, est, s->n,
              perf__units_noun((long long)s->n, "point", "points"),
              100 * s->tie, s->clock, s->seconds);
   char msg[1024];
   snprintf(msg, sizeof msg, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
   record(s, &d, msg);
-  if (d.verdict != PERF__PASS && s->fatal)
-    perf__context_end(PERF__FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
-  return d.verdict == PERF__PASS;
+  if (d.verdict != PERF_OUTCOME_PASS && s->fatal)
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  return d.verdict == PERF_OUTCOME_PASS;
 }
 
 /* The sweep passed its last point: decides every claim not decided at
@@ -224,17 +224,17 @@ static site *site_of(const char *file, int line, const char *head)
     site *s = &sites[i];
     if (s->line != line || strcmp(s->file, file)) continue;
     if (s->n && s->last == at)
-      perf__context_end(PERF__ERROR, 0, "%s: runs twice at one sweep point", head);
+      perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: runs twice at one sweep point", head);
     return s;
   }
   if (nsites == MAX_SITES)
-    perf__context_end(PERF__ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
                    MAX_SITES);
   perf__sweep_on_end(sweep_ended);
   perf__context_on_release(reset);
   site *s = &sites[nsites];
   s->rec = calloc(PERF__SWEEP_MAX, sizeof *s->rec);
-  if (!s->rec) perf__context_end(PERF__FAIL, 0, "%s: out of memory", head);
+  if (!s->rec) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: out of memory", head);
   nsites++;
   s->file = file;
   s->line = line;
@@ -247,14 +247,14 @@ static void check_use(const char *head, long value, double lo, double hi, double
                       const char *var)
 {
   if (!(tie >= 0 && tie < 1))
-    perf__context_end(PERF__ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
   if (!perf__sweep_active())
-    perf__context_end(PERF__ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
   if (value != perf__sweep_value())
-    perf__context_end(PERF__ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
                    "sweep variable", head, var, value, perf__sweep_var(), perf__sweep_value());
   if (!(isfinite(lo) && isfinite(hi) && lo < hi))
-    perf__context_end(PERF__ERROR, 0, "%s: the range must be finite with lo < hi", head);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the range must be finite with lo < hi", head);
 }
 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
@@ -267,21 +267,21 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
            file, line);
   check_use(head, value, lo, hi, tie, var);
-  if (a == b) perf__context_end(PERF__ERROR, 0, "%s: compares a workload with itself", head);
+  if (a == b) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: compares a workload with itself", head);
   int last = perf__sweep_index() + 1 >= perf__sweep_points();
   if (perf__context_claim_open(file, line, "", 1)) /* passed in a first attempt */
     return last ? perf__context_claim_kept(head) : (perf__context_claim_close(), 1);
   site *s = site_of(file, line, head);
   snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
-  perf__compared m;
-  perf__compare_run(a, b, (perf__claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
+  perf__compare_result m;
+  perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
                     perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
   perf__baselinecheck_pair(a, b, &m);
   /* A point is decided only when its own verdict is: a co-tenant's rounds
    * or samples the host preempted on every retake leave it undecided,
    * whatever side the interval of its rounds shows. */
-  perf__side side = perf__verdict_side(tie, m.r.lo, m.r.hi);
-  if (m.r.verdict == PERF__INCONCLUSIVE && side != PERF__SIDE_UNDECIDED) {
+  perf__verdict_side side = perf__verdict_side_of(tie, m.r.lo, m.r.hi);
+  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && side != PERF__SIDE_UNDECIDED) {
     side = PERF__SIDE_UNDECIDED;
     if (!s->overruled++) s->overruled_why = m.r.why;
   }
@@ -300,7 +300,7 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   s->lo = lo, s->hi = hi, s->tie = tie;
   s->fatal = fatal;
   snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
-  s->pt[s->n] = (perf__xpoint){(double)value, side, m.r.ratio};
+  s->pt[s->n] = (perf__crossover_point){(double)value, side, m.r.ratio};
   static const char *const side_word[] = {"slower", "undecided", "faster", "tied"};
   s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(side_word[side + 1]), 1, m.rec};
   s->last = perf__sweep_index();

@@ -18,26 +18,26 @@ static _Thread_local struct {
   int quiet, gen, depth;
   CUpti_CallbackId id[MAX_DEPTH];
   const char *name[MAX_DEPTH];
-} tl;
+} tls;
 
 /* Keeps the thread's stack of runtime calls: pushed before the handler sees
  * a call's entry, popped after it sees its exit. */
 static void track(const CUpti_CallbackData *cd, CUpti_CallbackId id, int enter)
 {
   int g = atomic_load(&gen);
-  if (tl.gen != g) {
-    tl.gen = g;
-    tl.depth = 0;
+  if (tls.gen != g) {
+    tls.gen = g;
+    tls.depth = 0;
   }
   if (!enter) {
-    if (tl.depth > 0) tl.depth--;
+    if (tls.depth > 0) tls.depth--;
     return;
   }
-  if (tl.depth < MAX_DEPTH) {
-    tl.id[tl.depth] = id;
-    tl.name[tl.depth] = cd->functionName;
+  if (tls.depth < MAX_DEPTH) {
+    tls.id[tls.depth] = id;
+    tls.name[tls.depth] = cd->functionName;
   }
-  tl.depth++;
+  tls.depth++;
 }
 
 /* CUPTI's callback: forwards every call but the framework's own. */
@@ -47,7 +47,7 @@ static void CUPTIAPI dispatch(void *user, CUpti_CallbackDomain dom,
   const CUpti_CallbackData *cd = data;
   perf__cupti_fn *fn = atomic_load(&handler);
   (void)user;
-  if (tl.quiet || !fn) return;
+  if (tls.quiet || !fn) return;
   int runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
   int enter = cd->callbackSite == CUPTI_API_ENTER;
   if (runtime && enter) track(cd, id, 1);
@@ -58,10 +58,10 @@ static void CUPTIAPI dispatch(void *user, CUpti_CallbackDomain dom,
 /* Never fails. */
 const char *perf__cupti_runtime_call(CUpti_CallbackId *cbid)
 {
-  if (tl.gen != atomic_load(&gen) || tl.depth == 0) return NULL;
-  int top = (tl.depth < MAX_DEPTH ? tl.depth : MAX_DEPTH) - 1;
-  if (cbid) *cbid = tl.id[top];
-  return tl.name[top];
+  if (tls.gen != atomic_load(&gen) || tls.depth == 0) return NULL;
+  int top = (tls.depth < MAX_DEPTH ? tls.depth : MAX_DEPTH) - 1;
+  if (cbid) *cbid = tls.id[top];
+  return tls.name[top];
 }
 
 /* See cupti.h. */
@@ -105,7 +105,7 @@ void perf__cupti_detach(void)
 int perf__cupti_attached(void) { return atomic_load(&handler) != NULL; }
 
 /* Never fails. */
-void perf__cupti_quiet_begin(void) { tl.quiet++; }
+void perf__cupti_quiet_begin(void) { tls.quiet++; }
 
 /* Never fails. */
-void perf__cupti_quiet_end(void) { tl.quiet--; }
+void perf__cupti_quiet_end(void) { tls.quiet--; }

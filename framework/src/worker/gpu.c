@@ -116,9 +116,9 @@ void perf__gpu_tolerate(cudaError_t e)
 void perf__gpu_end(int err, const char *msg)
 {
   if (err == PERF__ENODEV)
-    perf__context_end(PERF__SKIP, 1, "no CUDA device (%s)", msg);
-  if (err == PERF__ECALL) perf__context_end(PERF__ERROR, 0, "%s", msg);
-  perf__context_end(PERF__FAIL, 0, "CUDA error: %s", msg);
+    perf__context_end(PERF_OUTCOME_SKIP, 1, "no CUDA device (%s)", msg);
+  if (err == PERF__ECALL) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", msg);
+  perf__context_end(PERF_OUTCOME_FAIL, 0, "CUDA error: %s", msg);
 }
 
 /* Does not return: ends the running test (see gpu.h). */
@@ -127,7 +127,7 @@ void perf__gpu_fail(cudaError_t e, const char *api, const char *file, int line)
   char msg[400];
   int err = perf__gpu_explain(e, api, msg, sizeof msg);
   if (err == PERF__ECUDA && file)
-    perf__context_end(PERF__FAIL, 0, "CUDA error at %s:%d: %s", file, line, msg);
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "CUDA error at %s:%d: %s", file, line, msg);
   perf__gpu_end(err, msg);
 }
 
@@ -141,7 +141,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Median elapsed time of an empty event pair, and the smallest non-zero step
  * between distinct readings. Returns a cudaError_t. */
-static cudaError_t event_floor(perf__floor *f)
+static cudaError_t event_floor(perf__clock_floor *f)
 {
   static double d[FLOOR_PAIRS];
   cudaStream_t s;
@@ -275,12 +275,12 @@ static void announce_watch(const perf__gpu_info *g)
 {
   unsigned cur = 0, max = 0;
   if (!g->watch) {
-    perf__context_line(PERF__INFO, "GPU watch: off (%s): throttled samples cannot be "
+    perf__context_line(PERF_LINE_INFO, "GPU watch: off (%s): throttled samples cannot be "
                "detected", g->watch_off);
     return;
   }
   perf__gpuwatch_sm_clock(&cur, &max);
-  perf__context_line(PERF__INFO, "GPU watch: NVML reads the SM clock and throttle reasons "
+  perf__context_line(PERF_LINE_INFO, "GPU watch: NVML reads the SM clock and throttle reasons "
              "after every sample (SM clock now %u MHz, max %u MHz)", cur, max);
 }
 
@@ -290,10 +290,10 @@ static void announce(const perf__gpu_info *g)
 {
   char f[32], s[32];
   if (g->err) {
-    perf__context_line(PERF__INFO, "event timer (events): not available: %s", g->reason);
+    perf__context_line(PERF_LINE_INFO, "event timer (events): not available: %s", g->reason);
     return;
   }
-  perf__context_line(PERF__INFO, "event timer (events): floor %s, step %s on device 0 (%s)",
+  perf__context_line(PERF_LINE_INFO, "event timer (events): floor %s, step %s on device 0 (%s)",
              perf__units_time(f, sizeof f, g->events.floor_s),
              perf__units_time(s, sizeof s, g->events.step_s), g->name);
   announce_watch(g);
@@ -352,7 +352,7 @@ void perf__require_gpus(int n, const char *file, int line)
   const perf__gpu_info *g = perf__gpu();
   if (g->err) perf__gpu_end(g->err, g->reason);
   if (g->count < n)
-    perf__context_end(PERF__SKIP, g->count == 0, "needs %d CUDA devices, found %d (at %s:%d)",
+    perf__context_end(PERF_OUTCOME_SKIP, g->count == 0, "needs %d CUDA devices, found %d (at %s:%d)",
                    n, g->count, file, line);
 }
 
@@ -392,7 +392,7 @@ void perf__cublas_check(int status, const char *expr, const char *file,
     cudaError_t e = cudaGetDeviceCount(&n);
     if (perf__gpu_nodevice(e)) perf__gpu_fail(e, expr, file, line);
   }
-  perf__context_end(PERF__FAIL, 0, "cuBLAS error at %s:%d: %s: %s (%d)", file,
+  perf__context_end(PERF_OUTCOME_FAIL, 0, "cuBLAS error at %s:%d: %s: %s (%d)", file,
                  line, expr, cublas_status_name(status),
                  status);
 }

@@ -13,7 +13,7 @@ typedef struct perf__gpu_info {
   int err;            /* 0, PERF__ENODEV or PERF__ECUDA */
   char reason[300];   /* why no device, when err != 0 */
   char name[256];     /* device 0 */
-  perf__floor events; /* event-timer floor on device 0 */
+  perf__clock_floor events; /* event-timer floor on device 0 */
   int watch;          /* NVML reads SM clock and throttle reasons */
   char watch_off[200];/* why not, when watch == 0 */
 } perf__gpu_info;

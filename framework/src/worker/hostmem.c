@@ -98,7 +98,7 @@ static perf__synctable_mem rt3d_side(cudaArray_const_t a, const void *ptr)
 
 /* See hostmem.h. Parameter structs hold pointers and size_t in their first
  * fields, so they are read as pointer arrays. */
-void perf__hostmem_sides(const perf__sync_entry *e, const void *params,
+void perf__hostmem_sides(const perf__synctable_entry *e, const void *params,
                          perf__synctable_mem *dst, perf__synctable_mem *src)
 {
   void *const *p = params;

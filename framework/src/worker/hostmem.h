@@ -13,7 +13,7 @@ void perf__hostmem_init(void);
  * the parameter struct CUPTI hands over (e->ptrs says where its pointers
  * are). Safe inside a CUPTI handler: the queries it makes are quiet (see
  * cupti.h). Never fails. */
-void perf__hostmem_sides(const perf__sync_entry *e, const void *params,
+void perf__hostmem_sides(const perf__synctable_entry *e, const void *params,
                          perf__synctable_mem *dst, perf__synctable_mem *src);
 
 #endif

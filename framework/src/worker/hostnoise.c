@@ -49,11 +49,11 @@ void perf__hostnoise_judge(const perf__hostload *before, perf_clock clock,
                            size_t len)
 {
   if (d->kept_disturbed && perf__hostnoise_host_timed(clock) &&
-      r->verdict != PERF__INCONCLUSIVE) {
-    r->verdict = PERF__INCONCLUSIVE;
+      r->verdict != PERF_OUTCOME_INCONCLUSIVE) {
+    r->verdict = PERF_OUTCOME_INCONCLUSIVE;
     r->why = "samples the host preempted on every retake would have decided it";
   }
-  if (r->verdict != PERF__INCONCLUSIVE) return;
+  if (r->verdict != PERF_OUTCOME_INCONCLUSIVE) return;
   perf__hostload after;
   char cause[500];
   timed_read(&after);

@@ -30,20 +30,20 @@ void *perf__alloc(perf__alloc_kind kind, size_t bytes, const char *expr, const c
   case PERF__ALLOC_HOST:
     p = calloc(1, bytes ? bytes : 1);
     if (!p)
-      perf__context_end(PERF__FAIL, 0, "out of memory: %zu %s for %s at %s:%d", bytes,
+      perf__context_end(PERF_OUTCOME_FAIL, 0, "out of memory: %zu %s for %s at %s:%d", bytes,
                         perf__units_noun((long long)bytes, "byte", "bytes"), expr, file, line);
     perf__context_defer(free, p, file, line);
     return p;
   }
-  perf__context_end(PERF__ERROR, 0, "%s at %s:%d: not a PERF_ALLOC_* kind", expr, file, line);
+  perf__context_end(PERF_OUTCOME_ERROR, 0, "%s at %s:%d: not a PERF_ALLOC_* kind", expr, file, line);
 }
 
 /* Public: PERF_DEFER. Outside a test it aborts (misuse); out of memory it
  * runs fn at once and fails the test. */
 void perf__defer(void (*fn)(void *), void *arg, const char *file, int line)
 {
-  if (!fn) perf__context_end(PERF__ERROR, 0, "PERF_DEFER at %s:%d: no function", file, line);
+  if (!fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "PERF_DEFER at %s:%d: no function", file, line);
   if (!perf__context_running())
-    perf__context_end(PERF__ERROR, 0, "PERF_DEFER at %s:%d", file, line);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "PERF_DEFER at %s:%d", file, line);
   perf__context_defer(fn, arg, file, line);
 }

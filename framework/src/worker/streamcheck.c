@@ -38,7 +38,7 @@ enum { DEFAULT_STREAM = -1, LAUNCH_CONFIG = -2, NO_EVENT = -1 };
 typedef struct op {
   CUpti_CallbackId cbid;
   op_kind kind;
-  perf__work_kind work;
+  perf__streamorder_work_kind work;
   int stream;   /* offset of the CUstream parameter, DEFAULT_STREAM, or
                    LAUNCH_CONFIG (in the CUlaunchConfig the first one points to) */
   int event;    /* offset of the CUevent parameter, or NO_EVENT */
@@ -171,9 +171,9 @@ static struct {
   pthread_mutex_t mu;
   atomic_int watching;  /* the workload is running: its calls are fed */
   int open;             /* a pass holds CUPTI or the model's memory */
-  perf__order o;
+  perf__streamorder_model o;
   struct {
-    perf__site site;
+    perf__callsite_site site;
     const char *api;    /* the runtime call (or driver call) that queued it */
   } sites[MAX_SITES];
   int nsites;
@@ -185,7 +185,7 @@ static struct {
     unsigned seq;         /* order among the threads' failures */
     cudaError_t err;
     const char *api;
-    perf__site site;
+    perf__callsite_site site;
   } th[MAX_THREADS];
   int nth;
   unsigned seq;
@@ -230,8 +230,8 @@ static int device_of(CUcontext ctx)
 
 /* A stream as the model knows it. */
 typedef struct stream_id {
-  perf__stream_key key;
-  perf__stream_kind kind;
+  perf__streamorder_key key;
+  perf__streamorder_stream_kind kind;
   int device;
 } stream_id;
 
@@ -254,7 +254,7 @@ static stream_id identify(CUstream h, int per_thread, CUcontext ctx)
     if (!pass.flags || pass.flags(h, &flags) != CUDA_SUCCESS) flags = CU_STREAM_NON_BLOCKING;
     if (pass.stream_ctx && pass.stream_ctx(h, &own) == CUDA_SUCCESS && own) ctx = own;
     perf__cupti_quiet_end();
-    id.key = (perf__stream_key){.ctx = (uintptr_t)ctx, .handle = (uintptr_t)h};
+    id.key = (perf__streamorder_key){.ctx = (uintptr_t)ctx, .handle = (uintptr_t)h};
     id.kind = flags & CU_STREAM_NON_BLOCKING ? PERF__STREAM_NONBLOCKING : PERF__STREAM_BLOCKING;
   }
   id.device = device_of(ctx);
@@ -300,20 +300,20 @@ static int take_site(int s, const char *driver_name)
 }
 
 /* How a listed copy or memset makes the host wait (synctable.h). */
-static perf__host_wait implicit_wait(CUpti_CallbackId id, const void *params)
+static perf__synctable_host_wait implicit_wait(CUpti_CallbackId id, const void *params)
 {
-  const perf__sync_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
+  const perf__synctable_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
   perf__synctable_mem dst, src;
   if (!e || e->rule == PERF__RULE_ALWAYS) return PERF__WAIT_NONE;
   perf__hostmem_sides(e, params, &dst, &src);
-  return perf__synctable_host_wait(e->rule, dst, src);
+  return perf__synctable_host_wait_of(e->rule, dst, src);
 }
 
 /* Feeds one listed call to the model (under pass.mu); sid is its stream. */
-static void feed(const op *r, perf__host_wait hw, const CUpti_CallbackData *cd,
+static void feed(const op *r, perf__synctable_host_wait hw, const CUpti_CallbackData *cd,
                  const stream_id *sid, uintptr_t ctx_synced)
 {
-  perf__order *o = &pass.o;
+  perf__streamorder_model *o = &pass.o;
   const void *p = cd->functionParams;
   uintptr_t ev = r->event == NO_EVENT ? 0 : *(const uintptr_t *)((const char *)p + r->event);
   if (r->kind == OP_HOST_EVENT) {
@@ -352,7 +352,7 @@ static void note_result(CUpti_CallbackId id, const CUpti_CallbackData *cd)
   const cudaError_t *ret = cd->functionReturnValue;
   cudaError_t r = ret ? *ret : cudaSuccess;
   int take = id == CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020;
-  perf__site site = {0};
+  perf__callsite_site site = {0};
   if (!take && (r == cudaSuccess || r == cudaErrorNotReady)) return;
   if (!take) perf__callsite_capture(&site);
   pthread_t me = pthread_self();
@@ -388,7 +388,7 @@ static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
   const op *r = op_lookup(id);
   int lost = !r && unfollowed(cd->functionName);
   if (!r && !lost) return;
-  perf__host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;
+  perf__synctable_host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;
   stream_id sid = {0};
   if (r && r->kind != OP_HOST_EVENT && r->kind != OP_HOST_CTX)
     sid = identify(stream_param(r, cd->functionParams), r->per_thread, cd->context);
@@ -441,9 +441,9 @@ __attribute__((noinline)) static void watch_calls(perf_workload *w)
 /* The devices the work went to, each once; all devices (-1) when one is
  * unknown, there are more than the list holds, or some work could not be
  * placed. */
-static void devices_used(perf__routing *out)
+static void devices_used(perf__streamcheck_routing *out)
 {
-  const perf__order *o = &pass.o;
+  const perf__streamorder_model *o = &pass.o;
   out->ndevices = o->overflow || o->unfollowed ? -1 : 0;
   for (int i = 0; i < o->n && out->ndevices >= 0; i++) {
     int d = o->s[i].device, seen = 0;
@@ -468,7 +468,7 @@ static void describe(const perf_workload *w, const perf__streamorder_stream *st,
                                  perf__streamorder_kinds(st, kinds, sizeof kinds),
                                  perf__streamorder_stream_name(st, name, sizeof name));
   if (site < 0 || used >= len) return;
-  const perf__site *s = &pass.sites[site].site;
+  const perf__callsite_site *s = &pass.sites[site].site;
   if (s->pc) perf__callsite_name(s, where, sizeof where, &line);
   perf__callsite_tail_call(where, sizeof where, "watch_calls", w->name);
   if (s->inside[0])
@@ -482,7 +482,7 @@ static void describe(const perf_workload *w, const perf__streamorder_stream *st,
  * stream": every stream that got work, without call sites. Never fails. */
 static void list_streams(char *buf, size_t len)
 {
-  const perf__order *o = &pass.o;
+  const perf__streamorder_model *o = &pass.o;
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < o->n && used < len; i++) {
@@ -503,7 +503,7 @@ static void list_streams(char *buf, size_t len)
  * uses. Never fails. */
 static void declared_as(const perf_workload *w, char *buf, size_t len)
 {
-  const perf__order *o = &pass.o;
+  const perf__streamorder_model *o = &pass.o;
   char name[96];
   if (!w->stream) {
     snprintf(buf, len, "no .stream (so its clock's events go to the legacy default stream)");
@@ -572,7 +572,7 @@ static int first_foreign(const perf__streamorder_verdict *v)
 /* DEVICE: what made the wall clock wait for the device, for a detail line.
  * Never fails. */
 static void explain_device(const perf_workload *w, const perf__streamorder_verdict *v,
-                           perf__routing *out)
+                           perf__streamcheck_routing *out)
 {
   int b = first_foreign(v), more = 0;
   char what[600];
@@ -595,7 +595,7 @@ static void explain_device(const perf_workload *w, const perf__streamorder_verdi
 /* CUPTI could not look: a declared stream is trusted by the GPU clocks;
  * the wall and submit clocks wait for every device. */
 static void unchecked(const perf_workload *w, perf_clock clock, const char *why,
-                      perf__routing *out)
+                      perf__streamcheck_routing *out)
 {
   int host = perf__clock_host_side(clock);
   (void)w;
@@ -609,14 +609,14 @@ static void unchecked(const perf_workload *w, perf_clock clock, const char *why,
  * by the pass's end, into out->failed: "cudaMemsetAsync failed at t.c:12
  * (fn): invalid argument (cudaErrorInvalidValue)"; "" when none. Never
  * fails. */
-static void first_failure(const perf_workload *w, perf__routing *out)
+static void first_failure(const perf_workload *w, perf__streamcheck_routing *out)
 {
   int f = -1, line = 0;
   char where[256] = "an unknown place", inside[120] = "";
   for (int k = 0; k < pass.nth; k++)
     if (pass.th[k].failed && (f < 0 || pass.th[k].seq < pass.th[f].seq)) f = k;
   if (f < 0) return;
-  const perf__site *s = &pass.th[f].site;
+  const perf__callsite_site *s = &pass.th[f].site;
   if (s->pc) perf__callsite_name(s, where, sizeof where, &line);
   perf__callsite_tail_call(where, sizeof where, "watch_calls", w->name);
   if (s->inside[0]) snprintf(inside, sizeof inside, " inside %s", s->inside);
@@ -629,7 +629,7 @@ static void first_failure(const perf_workload *w, perf__routing *out)
 }
 
 /* Reads the model after the watched calls: the route and what to say. */
-static void conclude(const perf_workload *w, perf_clock clock, perf__routing *out)
+static void conclude(const perf_workload *w, perf_clock clock, perf__streamcheck_routing *out)
 {
   first_failure(w, out);
   perf__streamorder_verdict v;
@@ -643,11 +643,11 @@ static void conclude(const perf_workload *w, perf_clock clock, perf__routing *ou
 }
 
 /* See streamcheck.h. */
-int perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out, char *why,
+int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_routing *out, char *why,
                       size_t len)
 {
   double t0 = perf__clock_now();
-  *out = (perf__routing){.route = PERF__ROUTE_NOTHING, .checked = 1};
+  *out = (perf__streamcheck_routing){.route = PERF__ROUTE_NOTHING, .checked = 1};
   if (!w->stream && !perf__gpu_in_use()) return 0; /* summary "": not looked */
   resolve();
   perf__hostmem_init();

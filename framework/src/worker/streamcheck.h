@@ -11,8 +11,8 @@ enum {
 };
 
 /* What the pass found and decided for one workload. */
-typedef struct perf__routing {
-  perf__route route;   /* NOTHING, STREAM, DEVICE, or REFUSE (the clock
+typedef struct perf__streamcheck_routing {
+  perf__streamorder_route route;   /* NOTHING, STREAM, DEVICE, or REFUSE (the clock
                           cannot time it: refusal says why) */
   int checked;         /* 0: CUPTI could not look (why_not says why) */
   int undeclared;      /* work went to streams other than the clock's */
@@ -29,7 +29,7 @@ typedef struct perf__routing {
                           failed, on any thread, with nobody taking its
                           error: "cudaMemsetAsync failed at t.c:12 (fn):
                           invalid argument (cudaErrorInvalidValue)"; "" */
-} perf__routing;
+} perf__streamcheck_routing;
 
 /* Decides how w's clock (resolved, never AUTO) must wait for the GPU work
  * w queues, into *out. Without a CUDA context in the process nothing can
@@ -44,7 +44,7 @@ typedef struct perf__routing {
  * from perf__gpu_explain (a CUDA error the workload caused, no device)
  * with why[len] saying which. w may end the test itself (an ASSERT or
  * PERF_CUDA inside it); perf__streamcheck_release then cleans up. */
-int perf__streamcheck(perf_workload *w, perf_clock clock, perf__routing *out, char *why,
+int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_routing *out, char *why,
                       size_t len);
 
 /* Detaches CUPTI and frees the model if a test ended inside a pass. Never

@@ -6,32 +6,33 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/grow.h"
 
 /* Nothing here fails: the model lives in memory the caller owns, and the
  * one allocation (an event's clock) reports running out as o->overflow. */
 
 /* Never fails. */
-void perf__streamorder_init(perf__order *o)
+void perf__streamorder_init(perf__streamorder_model *o)
 {
   memset(o, 0, sizeof *o);
   o->anchor = -1;
 }
 
 /* Never fails. */
-void perf__streamorder_free(perf__order *o)
+void perf__streamorder_free(perf__streamorder_model *o)
 {
   free(o->ev);
   perf__streamorder_init(o);
 }
 
 /* 1 when a and b name the same stream. */
-static int same_key(perf__stream_key a, perf__stream_key b)
+static int same_key(perf__streamorder_key a, perf__streamorder_key b)
 {
   return a.ctx == b.ctx && a.handle == b.handle && a.thread == b.thread;
 }
 
 /* See streamorder.h. */
-int perf__streamorder_find_stream(perf__order *o, perf__stream_key k, perf__stream_kind kind,
+int perf__streamorder_find_stream(perf__streamorder_model *o, perf__streamorder_key k, perf__streamorder_stream_kind kind,
                        int device)
 {
   for (int i = 0; i < o->n; i++)
@@ -51,7 +52,7 @@ int perf__streamorder_find_stream(perf__order *o, perf__stream_key k, perf__stre
 }
 
 /* Never fails. */
-void perf__streamorder_anchor(perf__order *o, int s)
+void perf__streamorder_anchor(perf__streamorder_model *o, int s)
 {
   if (s < 0) return;
   o->anchor = s;
@@ -59,7 +60,7 @@ void perf__streamorder_anchor(perf__order *o, int s)
 }
 
 /* Never fails. */
-int perf__streamorder_wants_site(const perf__order *o, int s)
+int perf__streamorder_wants_site(const perf__streamorder_model *o, int s)
 {
   return s >= 0 && o->s[s].work < PERF__ORDER_SITES;
 }
@@ -72,7 +73,7 @@ static void join(unsigned *dst, const unsigned *src)
 }
 
 /* 1 for the kinds the legacy stream orders itself with. */
-static int blocking(perf__stream_kind k)
+static int blocking(perf__streamorder_stream_kind k)
 {
   return k == PERF__STREAM_BLOCKING || k == PERF__STREAM_PER_THREAD;
 }
@@ -81,7 +82,7 @@ static int blocking(perf__stream_kind k)
  * stream it waits for the blocking streams of its context; on a blocking
  * stream, for the legacy stream. Takes their clocks into vc and, unless
  * after is NULL, whether they follow the start into *after. */
-static void implicit(const perf__order *o, int s, unsigned *vc, int *after)
+static void implicit(const perf__streamorder_model *o, int s, unsigned *vc, int *after)
 {
   const perf__streamorder_stream *st = &o->s[s];
   for (int i = 0; i < o->n; i++) {
@@ -96,7 +97,7 @@ static void implicit(const perf__order *o, int s, unsigned *vc, int *after)
 }
 
 /* Every operation on s first takes in what its implicit sync orders. */
-static perf__streamorder_stream *issue(perf__order *o, int s)
+static perf__streamorder_stream *issue(perf__streamorder_model *o, int s)
 {
   perf__streamorder_stream *st = &o->s[s];
   implicit(o, s, st->vc, &st->after_start);
@@ -104,7 +105,7 @@ static perf__streamorder_stream *issue(perf__order *o, int s)
 }
 
 /* Never fails. */
-void perf__streamorder_work(perf__order *o, int s, perf__work_kind kind, int site)
+void perf__streamorder_work(perf__streamorder_model *o, int s, perf__streamorder_work_kind kind, int site)
 {
   if (s < 0) return;
   perf__streamorder_stream *st = issue(o, s);
@@ -115,7 +116,7 @@ void perf__streamorder_work(perf__order *o, int s, perf__work_kind kind, int sit
 }
 
 /* The event with handle h, or NULL when it was never recorded here. */
-static perf__streamorder_event *find_event(perf__order *o, uintptr_t h)
+static perf__streamorder_event *find_event(perf__streamorder_model *o, uintptr_t h)
 {
   for (int i = 0; i < o->nev; i++)
     if (o->ev[i].handle == h) return &o->ev[i];
@@ -123,22 +124,20 @@ static perf__streamorder_event *find_event(perf__order *o, uintptr_t h)
 }
 
 /* Never fails (out of memory: o->overflow). */
-void perf__streamorder_record(perf__order *o, int s, uintptr_t event)
+void perf__streamorder_record(perf__streamorder_model *o, int s, uintptr_t event)
 {
   if (s < 0) return;
   perf__streamorder_stream *st = issue(o, s);
   perf__streamorder_event *e = find_event(o, event);
   if (!e) {
-    if (o->nev == o->cap) {
-      int cap = o->cap ? 2 * o->cap : 8;
-      perf__streamorder_event *p = realloc(o->ev, (size_t)cap * sizeof *p);
-      if (!p) {
-        o->overflow = 1;
-        return;
-      }
-      o->ev = p;
-      o->cap = cap;
+    size_t cap = (size_t)o->cap;
+    perf__streamorder_event *p = perf__grow(o->ev, &cap, (size_t)o->nev + 1, sizeof *p, 8);
+    if (!p) {
+      o->overflow = 1;
+      return;
     }
+    o->ev = p;
+    o->cap = (int)cap;
     e = &o->ev[o->nev++];
     e->handle = event;
   }
@@ -147,7 +146,7 @@ void perf__streamorder_record(perf__order *o, int s, uintptr_t event)
 }
 
 /* Never fails. */
-void perf__streamorder_wait(perf__order *o, int s, uintptr_t event)
+void perf__streamorder_wait(perf__streamorder_model *o, int s, uintptr_t event)
 {
   if (s < 0) return;
   perf__streamorder_stream *st = issue(o, s);
@@ -160,20 +159,20 @@ void perf__streamorder_wait(perf__order *o, int s, uintptr_t event)
 /* Never fails. A host sync is no operation on the stream: it waits for
  * what the stream's clock knows, without the legacy stream's implicit
  * synchronisation. */
-void perf__streamorder_host_stream(perf__order *o, int s)
+void perf__streamorder_host_stream(perf__streamorder_model *o, int s)
 {
   if (s >= 0) join(o->host, o->s[s].vc);
 }
 
 /* Never fails. */
-void perf__streamorder_host_event(perf__order *o, uintptr_t event)
+void perf__streamorder_host_event(perf__streamorder_model *o, uintptr_t event)
 {
   const perf__streamorder_event *e = find_event(o, event);
   if (e) join(o->host, e->vc);
 }
 
 /* Never fails. */
-void perf__streamorder_host_context(perf__order *o, uintptr_t ctx)
+void perf__streamorder_host_context(perf__streamorder_model *o, uintptr_t ctx)
 {
   for (int i = 0; i < o->n; i++)
     if (ctx && o->s[i].key.ctx == ctx) join(o->host, o->s[i].vc);
@@ -182,7 +181,7 @@ void perf__streamorder_host_context(perf__order *o, uintptr_t ctx)
 /* What the clock's end covers: a host sync of the anchor (wall, submit) or
  * an event recorded on it (with its implicit synchronisation), plus the
  * host's own waits, which all came before the end. */
-static void end_clock(const perf__order *o, int by_event, unsigned *end)
+static void end_clock(const perf__streamorder_model *o, int by_event, unsigned *end)
 {
   memcpy(end, o->host, sizeof o->host);
   if (o->anchor < 0) return;
@@ -195,7 +194,7 @@ static void end_clock(const perf__order *o, int by_event, unsigned *end)
 /* 1 for the clocks that queue a batch behind their blocking kernel. */
 /* The first stream whose work the end misses (or, held, that starts before
  * the blocking kernel); -1 when none. */
-static int first_missed(const perf__order *o, const unsigned *end, int held_clock,
+static int first_missed(const perf__streamorder_model *o, const unsigned *end, int held_clock,
                         perf__streamorder_verdict *v)
 {
   for (int i = 0; i < o->n; i++) {
@@ -217,7 +216,7 @@ static int first_missed(const perf__order *o, const unsigned *end, int held_cloc
 }
 
 /* See streamorder.h. */
-void perf__streamorder_decide(const perf__order *o, perf_clock clock, int declared,
+void perf__streamorder_decide(const perf__streamorder_model *o, perf_clock clock, int declared,
                         perf__streamorder_verdict *v)
 {
   unsigned total = 0, end[PERF__ORDER_STREAMS];

@@ -27,14 +27,14 @@ enum {
   PERF__ORDER_SITES = 64    /* items per stream whose call site is kept */
 };
 
-typedef enum perf__stream_kind {
+typedef enum perf__streamorder_stream_kind {
   PERF__STREAM_LEGACY,     /* the legacy default stream of a context */
   PERF__STREAM_PER_THREAD, /* a thread's per-thread default stream */
   PERF__STREAM_BLOCKING,   /* created without cudaStreamNonBlocking */
   PERF__STREAM_NONBLOCKING /* no implicit order with the legacy stream */
-} perf__stream_kind;
+} perf__streamorder_stream_kind;
 
-typedef enum perf__work_kind {
+typedef enum perf__streamorder_work_kind {
   PERF__WORK_KERNEL,
   PERF__WORK_COPY,
   PERF__WORK_MEMSET,
@@ -42,20 +42,20 @@ typedef enum perf__work_kind {
   PERF__WORK_GRAPH,
   PERF__WORK_OTHER, /* stream memory operations, prefetches */
   PERF__WORK_KINDS
-} perf__work_kind;
+} perf__streamorder_work_kind;
 
 /* A stream's identity: its handle in its context; for a per-thread default
  * stream, also the thread. */
-typedef struct perf__stream_key {
+typedef struct perf__streamorder_key {
   uintptr_t ctx, handle, thread;
-} perf__stream_key;
+} perf__streamorder_key;
 
 typedef struct perf__streamorder_stream {
-  perf__stream_key key;
-  perf__stream_kind kind;
+  perf__streamorder_key key;
+  perf__streamorder_stream_kind kind;
   int device;
   unsigned work;   /* work items queued on it */
-  unsigned kinds;  /* 1 << perf__work_kind of each item */
+  unsigned kinds;  /* 1 << perf__streamorder_work_kind of each item */
   unsigned early;  /* items not ordered after the anchor's start */
   int early_site;  /* site of the first such item (-1: none kept) */
   int site[PERF__ORDER_SITES]; /* sites of its first items (-1: none) */
@@ -69,7 +69,7 @@ typedef struct perf__streamorder_event {
   unsigned vc[PERF__ORDER_STREAMS];
 } perf__streamorder_event;
 
-typedef struct perf__order {
+typedef struct perf__streamorder_model {
   perf__streamorder_stream s[PERF__ORDER_STREAMS];
   int n;
   int anchor;      /* the clock's stream (-1: none) */
@@ -78,47 +78,47 @@ typedef struct perf__order {
   unsigned host[PERF__ORDER_STREAMS]; /* items the host has waited for */
   perf__streamorder_event *ev;
   int nev, cap;
-} perf__order;
+} perf__streamorder_model;
 
 /* Empties o (no anchor); o must not hold events (a new o, or one after
  * perf__streamorder_free). Never fails. */
-void perf__streamorder_init(perf__order *o);
+void perf__streamorder_init(perf__streamorder_model *o);
 /* Frees what o holds and empties it. Never fails. */
-void perf__streamorder_free(perf__order *o);
+void perf__streamorder_free(perf__streamorder_model *o);
 
 /* The index of the stream with key k, added with kind and device when new;
  * -1 (and o->overflow set) when PERF__ORDER_STREAMS are in use. */
-int perf__streamorder_find_stream(perf__order *o, perf__stream_key k, perf__stream_kind kind,
+int perf__streamorder_find_stream(perf__streamorder_model *o, perf__streamorder_key k, perf__streamorder_stream_kind kind,
                        int device);
 /* Makes stream s the anchor: its start (an event or the blocking kernel)
  * comes before every operation fed after. Never fails. */
-void perf__streamorder_anchor(perf__order *o, int s);
+void perf__streamorder_anchor(perf__streamorder_model *o, int s);
 
 /* 1 when the next work item on s keeps its call site: pass one then. */
-int perf__streamorder_wants_site(const perf__order *o, int s);
+int perf__streamorder_wants_site(const perf__streamorder_model *o, int s);
 
 /* Operations, in the order the host issued them. s < 0 is ignored (a
  * stream that overflowed); an event never recorded in the pass orders
  * nothing. Out of memory sets o->overflow. Never fail otherwise. */
-void perf__streamorder_work(perf__order *o, int s, perf__work_kind kind, int site);
-void perf__streamorder_record(perf__order *o, int s, uintptr_t event);
-void perf__streamorder_wait(perf__order *o, int s, uintptr_t event);
-void perf__streamorder_host_stream(perf__order *o, int s);
-void perf__streamorder_host_event(perf__order *o, uintptr_t event);
+void perf__streamorder_work(perf__streamorder_model *o, int s, perf__streamorder_work_kind kind, int site);
+void perf__streamorder_record(perf__streamorder_model *o, int s, uintptr_t event);
+void perf__streamorder_wait(perf__streamorder_model *o, int s, uintptr_t event);
+void perf__streamorder_host_stream(perf__streamorder_model *o, int s);
+void perf__streamorder_host_event(perf__streamorder_model *o, uintptr_t event);
 /* The host waits for every stream of a context (cuCtxSynchronize,
  * cudaDeviceSynchronize); ctx 0 (unknown) waits for nothing. */
-void perf__streamorder_host_context(perf__order *o, uintptr_t ctx);
+void perf__streamorder_host_context(perf__streamorder_model *o, uintptr_t ctx);
 
 /* How a clock must wait for a workload's GPU work. */
-typedef enum perf__route {
+typedef enum perf__streamorder_route {
   PERF__ROUTE_NOTHING, /* no GPU work: nothing to wait for */
   PERF__ROUTE_STREAM,  /* the clock's own stream covers all of it */
   PERF__ROUTE_DEVICE,  /* the wall clock must wait for the device */
   PERF__ROUTE_REFUSE   /* the clock cannot time it: an ERROR */
-} perf__route;
+} perf__streamorder_route;
 
 typedef struct perf__streamorder_verdict {
-  perf__route route;
+  perf__streamorder_route route;
   int undeclared; /* work was found on streams other than the anchor */
   int blame;      /* REFUSE: the stream whose work the clock would miss, or
                      -1 (no work for a kernel-only clock; overflow) */
@@ -142,7 +142,7 @@ typedef struct perf__streamorder_verdict {
  *   overflow, or a call the model cannot place (unfollowed):
  *                       DEVICE for wall and submit, REFUSE otherwise.
  * Never fails. */
-void perf__streamorder_decide(const perf__order *o, perf_clock clock, int declared,
+void perf__streamorder_decide(const perf__streamorder_model *o, perf_clock clock, int declared,
                         perf__streamorder_verdict *v);
 
 /* "the legacy default stream", "stream 0x55d0 (non-blocking)", ... into

@@ -15,7 +15,7 @@ static struct {
   long v[PERF__SWEEP_MAX];
   size_t n, at;
   size_t mark; /* the test's cleanups before the current point */
-} sw;
+} swp;
 
 enum { MAX_END_HOOKS = 4 };
 static void (*end_hooks[MAX_END_HOOKS])(void);
@@ -37,38 +37,38 @@ void perf__sweep_on_end(void (*hook)(void))
  * remaining points; the sweep is forgotten either way. Never fails. */
 static void abandoned(perf__context_result *res)
 {
-  int was = sw.active;
-  sw.active = 0;
-  if (was && res->outcome == PERF__PASS) {
-    res->outcome = PERF__ERROR;
+  int was = swp.active;
+  swp.active = 0;
+  if (was && res->outcome == PERF_OUTCOME_PASS) {
+    res->outcome = PERF_OUTCOME_ERROR;
     snprintf(res->reason, sizeof res->reason,
              "a PERF_SWEEP was left early (return or goto): its remaining points "
              "and crossover claims never ran");
   }
 }
 
-int perf__sweep_active(void) { return sw.active; }
-const char *perf__sweep_var(void) { return sw.active ? sw.var : ""; }
-long perf__sweep_value(void) { return sw.active ? sw.v[sw.at] : 0; }
-size_t perf__sweep_index(void) { return sw.at; }
-size_t perf__sweep_points(void) { return sw.n; }
+int perf__sweep_active(void) { return swp.active; }
+const char *perf__sweep_var(void) { return swp.active ? swp.var : ""; }
+long perf__sweep_value(void) { return swp.active ? swp.v[swp.at] : 0; }
+size_t perf__sweep_index(void) { return swp.at; }
+size_t perf__sweep_points(void) { return swp.n; }
 
 /* Never fails (truncates). */
 const char *perf__sweep_tag(char *buf, size_t len)
 {
-  if (!sw.active) snprintf(buf, len, "%s", "");
-  else snprintf(buf, len, " [%s=%ld]", sw.var, sw.v[sw.at]);
+  if (!swp.active) snprintf(buf, len, "%s", "");
+  else snprintf(buf, len, " [%s=%ld]", swp.var, swp.v[swp.at]);
   return buf;
 }
 
 /* The powers of two in [lo, hi]; ends the test as ERROR when there are none. */
 static void powers(long lo, long hi, const char *head)
 {
-  sw.n = 0;
+  swp.n = 0;
   for (long p = 1; p > 0 && p <= hi; p = p > (1L << 61) ? -1 : 2 * p)
-    if (p >= lo) sw.v[sw.n++] = p;
-  if (sw.n == 0)
-    perf__context_end(PERF__ERROR, 0, "%s: PERF_POW2(%ld, %ld) holds no power of two", head, lo,
+    if (p >= lo) swp.v[swp.n++] = p;
+  if (swp.n == 0)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: PERF_POW2(%ld, %ld) holds no power of two", head, lo,
                    hi);
 }
 
@@ -78,20 +78,20 @@ perf__sweep perf__sweep_open(const char *var, perf_values values, const char *fi
 {
   char head[300];
   snprintf(head, sizeof head, "PERF_SWEEP(%s) at %s:%d", var, file, line);
-  if (sw.active)
-    perf__context_end(PERF__ERROR, 0, "%s: sweeps cannot nest (one over %s is running)", head,
-                   sw.var);
-  if (strlen(var) >= sizeof sw.var)
-    perf__context_end(PERF__ERROR, 0, "%s: the variable's name is too long", head);
+  if (swp.active)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: sweeps cannot nest (one over %s is running)", head,
+                   swp.var);
+  if (strlen(var) >= sizeof swp.var)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the variable's name is too long", head);
   if (values.list) {
     if (values.n == 0 || values.n > PERF__SWEEP_MAX)
-      perf__context_end(PERF__ERROR, 0, "%s: %zu values; a sweep takes 1 to %d", head, values.n,
+      perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %zu values; a sweep takes 1 to %d", head, values.n,
                      PERF__SWEEP_MAX);
-    memcpy(sw.v, values.list, values.n * sizeof *sw.v);
-    sw.n = values.n;
+    memcpy(swp.v, values.list, values.n * sizeof *swp.v);
+    swp.n = values.n;
   } else
     powers(values.pow2_lo, values.pow2_hi, head);
-  snprintf(sw.var, sizeof sw.var, "%s", var);
+  snprintf(swp.var, sizeof swp.var, "%s", var);
   perf__context_on_check(abandoned);
   return (perf__sweep){0, 0};
 }
@@ -103,19 +103,19 @@ int perf__sweep_step(perf__sweep *s)
 {
   if (s->state == 0) {
     s->state = 1;
-    sw.at = 0;
-    sw.active = 1;
-  } else if (sw.active) {
-    perf__context_unwind(sw.mark); /* what the point registered goes with it */
-    sw.at++;
+    swp.at = 0;
+    swp.active = 1;
+  } else if (swp.active) {
+    perf__context_unwind(swp.mark); /* what the point registered goes with it */
+    swp.at++;
   }
-  if (sw.active && sw.at < sw.n) {
-    s->value = sw.v[sw.at];
-    sw.mark = perf__context_cleanup_mark();
+  if (swp.active && swp.at < swp.n) {
+    s->value = swp.v[swp.at];
+    swp.mark = perf__context_cleanup_mark();
     perf__context_new_generation();
     return 1;
   }
-  sw.active = 0;
+  swp.active = 0;
   for (size_t i = 0; i < nend_hooks; i++) end_hooks[i]();
   perf__context_new_generation();
   return 0;

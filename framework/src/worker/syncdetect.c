@@ -21,10 +21,10 @@
 enum { MAX_FINDINGS = 64, ITERS = PERF_SYNC_ITERATIONS };
 
 typedef struct finding {
-  const perf__sync_entry *entry;
+  const perf__synctable_entry *entry;
   const char *outer; /* unlisted runtime call the driver call ran inside */
   char why[96];
-  perf__site site;
+  perf__callsite_site site;
   int count[ITERS];
 } finding;
 
@@ -40,8 +40,8 @@ static struct {
   int dropped_count[ITERS];
 } det = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static int same(const finding *f, const perf__sync_entry *e, const char *outer,
-                const char *why, const perf__site *s)
+static int same(const finding *f, const perf__synctable_entry *e, const char *outer,
+                const char *why, const perf__callsite_site *s)
 {
   /* A site the embedder named (a Python line) is that line, whatever the
    * native frames under it were (an interpreter's differ call to call). */
@@ -51,10 +51,10 @@ static int same(const finding *f, const perf__sync_entry *e, const char *outer,
 }
 
 /* Counts one host sync in the current iteration. */
-static void record(const perf__sync_entry *e, const char *outer,
+static void record(const perf__synctable_entry *e, const char *outer,
                    const char *why)
 {
-  perf__site s;
+  perf__callsite_site s;
   perf__callsite_capture(&s);
   int it = atomic_load(&det.iter);
   pthread_mutex_lock(&det.mu);
@@ -74,7 +74,7 @@ static void record(const perf__sync_entry *e, const char *outer,
   pthread_mutex_unlock(&det.mu);
 }
 
-static void consider(const perf__sync_entry *e, const void *params,
+static void consider(const perf__synctable_entry *e, const void *params,
                      const char *outer)
 {
   if (!atomic_load(&det.counting)) return;
@@ -94,7 +94,7 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id,
 {
   if (cd->callbackSite != CUPTI_API_ENTER) return;
   if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    const perf__sync_entry *e = perf__synctable_lookup(PERF__DOMAIN_RUNTIME, id);
+    const perf__synctable_entry *e = perf__synctable_lookup(PERF__DOMAIN_RUNTIME, id);
     if (e) consider(e, cd->functionParams, NULL);
     return;
   }
@@ -102,7 +102,7 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id,
   CUpti_CallbackId rt = 0;
   const char *outer = perf__cupti_runtime_call(&rt);
   if (outer && perf__synctable_lookup(PERF__DOMAIN_RUNTIME, rt)) return;
-  const perf__sync_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
+  const perf__synctable_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
   if (e) consider(e, cd->functionParams, outer);
 }
 
@@ -141,8 +141,8 @@ static void abandoned(perf__context_result *res)
   int was = det.open;
   det.open = 0;
   reset();
-  if (was && res->outcome == PERF__PASS) {
-    res->outcome = PERF__ERROR;
+  if (was && res->outcome == PERF_OUTCOME_PASS) {
+    res->outcome = PERF_OUTCOME_ERROR;
     snprintf(res->reason, sizeof res->reason,
              "a PERF_NO_SYNC_IN region was left early (return or goto): it was never checked");
   }
@@ -153,7 +153,7 @@ static void abandoned(perf__context_result *res)
 static void begin(const char *head)
 {
   if (det.open)
-    perf__context_end(PERF__ERROR, 0,
+    perf__context_end(PERF_OUTCOME_ERROR, 0,
                    "%s: sync checks cannot nest (this one started inside "
                    "another)", head);
   perf__context_on_check(abandoned);
@@ -228,12 +228,12 @@ static void publish(int iters, const char *who)
                                  .line = lines[i],
                                  .per_iteration = per_iter(f->count, iters)};
     counts(c, sizeof c, f->count, iters);
-    perf__context_line(PERF__DETAIL, "  %s (%s) x%s%s at %s%s%s", pub_api[i], f->why, c,
+    perf__context_line(PERF_LINE_DETAIL, "  %s (%s) x%s%s at %s%s%s", pub_api[i], f->why, c,
                iters > 1 ? " per iteration" : "", pub_where[i],
                f->site.inside[0] ? ", inside " : "", f->site.inside);
   }
   if (det.dropped)
-    perf__context_line(PERF__DETAIL, "  ... and %ld more host syncs at other sites",
+    perf__context_line(PERF_LINE_DETAIL, "  ... and %ld more host syncs at other sites",
                det.dropped);
 }
 
@@ -249,7 +249,7 @@ static int evaluate(const char *head, const char *who, int iters, int n,
   }
   char got[64];
   counts(got, sizeof got, total, iters);
-  perf__context_line(PERF__DETAIL,
+  perf__context_line(PERF_LINE_DETAIL,
              "%s: %s: %s host sync%s%s, %s %d; %d iteration%s checked "
              "(CUPTI callbacks, runtime and driver APIs; pass %.2f ms wall, "
              "of which attaching and detaching CUPTI %.2f ms)",
@@ -258,9 +258,9 @@ static int evaluate(const char *head, const char *who, int iters, int n,
              at_least ? "wanted at least" : "wanted exactly", n, iters,
              iters == 1 ? "" : "s", pass_s * 1e3, cupti_s * 1e3);
   publish(iters, who);
-  perf__context_claimf(ok ? PERF__PASS : PERF__FAIL, "%s: %s host sync%s%s", head,
+  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s: %s host sync%s%s", head,
                    got, strcmp(got, "1") ? "s" : "", iters > 1 ? " per iteration" : "");
-  if (!ok && fatal) perf__context_end(PERF__FAIL, 0, "%s: FAIL", head);
+  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: FAIL", head);
   return ok;
 }
 
@@ -269,14 +269,14 @@ static int cannot_look(const char *head, const char *why, int fatal)
 {
   npub = 0;
   if (perf__context_opt.allow_no_sync_check) {
-    perf__context_line(PERF__DETAIL, "%s: SKIPPED: cannot look for host syncs: %s",
+    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: cannot look for host syncs: %s",
                head, why);
     perf__context_skipped_check("%s: cannot look for host syncs", head);
     return 0;
   }
-  perf__context_line(PERF__DETAIL, "%s: FAIL: cannot look for host syncs: %s", head, why);
-  perf__context_claimf(PERF__FAIL, "%s: cannot look for host syncs: %s", head, why);
-  if (fatal) perf__context_end(PERF__FAIL, 0, "%s: cannot look for host syncs", head);
+  perf__context_line(PERF_LINE_DETAIL, "%s: FAIL: cannot look for host syncs: %s", head, why);
+  perf__context_claimf(PERF_OUTCOME_FAIL, "%s: cannot look for host syncs: %s", head, why);
+  if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: cannot look for host syncs", head);
   return 0;
 }
 
@@ -334,7 +334,7 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
   snprintf(head, sizeof head, "SYNCS%s(%s, %d) at %s:%d",
            at_least ? "_AT_LEAST" : "", w->name ? w->name : wn, n, file, line);
   if (n < 0 || !w->fn)
-    perf__context_end(PERF__ERROR, 0, "%s: needs a workload and a count >= 0", head);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload and a count >= 0", head);
   return check_workload(w, head, n, at_least, fatal);
 }
 
@@ -361,7 +361,7 @@ perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
   if (is_workload) {
     perf_workload *w = is_workload == 2 ? *(perf_workload **)x : x;
     if (!w || !w->fn)
-      perf__context_end(PERF__ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
+      perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
     check_workload(w, head, 0, 0, fatal);
     return s;
   }

@@ -9,7 +9,7 @@
  * CUPTI headers (CUDA 13 routes cudaDeviceSynchronize to cuCtxSynchronize_v2,
  * which is listed). Legacy _v1 driver entry points with 32-bit pointers are
  * left out: 64-bit programs never reach them. */
-static const perf__sync_entry table[] = {
+static const perf__synctable_entry table[] = {
     {PERF__DOMAIN_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize", PERF__RULE_ALWAYS, PERF__PTRS_NONE},
     {PERF__DOMAIN_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize", PERF__RULE_ALWAYS, PERF__PTRS_NONE},
     {PERF__DOMAIN_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz", PERF__RULE_ALWAYS, PERF__PTRS_NONE},
@@ -105,7 +105,7 @@ static const perf__sync_entry table[] = {
 };
 
 /* Never fails; linear search over a short table. */
-const perf__sync_entry *perf__synctable_lookup(int domain, unsigned cbid)
+const perf__synctable_entry *perf__synctable_lookup(int domain, unsigned cbid)
 {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (table[i].domain == domain && table[i].cbid == cbid) return &table[i];
@@ -113,7 +113,7 @@ const perf__sync_entry *perf__synctable_lookup(int domain, unsigned cbid)
 }
 
 /* Never fails. */
-const perf__sync_entry *perf__synctable_table(size_t *n)
+const perf__synctable_entry *perf__synctable_table(size_t *n)
 {
   *n = sizeof table / sizeof table[0];
   return table;
@@ -147,7 +147,7 @@ static const char *host_kind(perf__synctable_mem m)
 }
 
 /* Never fails; see synctable.h. */
-int perf__synctable_decide(perf__sync_rule rule, perf__synctable_mem dst, perf__synctable_mem src,
+int perf__synctable_decide(perf__synctable_rule rule, perf__synctable_mem dst, perf__synctable_mem src,
                       char *why, size_t len)
 {
   switch (rule) {
@@ -183,7 +183,7 @@ int perf__synctable_decide(perf__sync_rule rule, perf__synctable_mem dst, perf__
  * data is staged; a memset into pinned memory is synchronous. Async copies
  * "might be" synchronous, frees "may" synchronise (a free of pool memory
  * does not), and managed memory is no longer promised anything: no wait. */
-perf__host_wait perf__synctable_host_wait(perf__sync_rule rule, perf__synctable_mem dst,
+perf__synctable_host_wait perf__synctable_host_wait_of(perf__synctable_rule rule, perf__synctable_mem dst,
                                      perf__synctable_mem src)
 {
   switch (rule) {

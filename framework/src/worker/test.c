@@ -13,8 +13,8 @@ static void check_device(perf__context_result *res)
 {
   char why[400];
   if (!perf__gpu_settle(why, sizeof why)) return;
-  if (res->outcome == PERF__PASS || res->outcome == PERF__SKIP) {
-    res->outcome = PERF__FAIL;
+  if (res->outcome == PERF_OUTCOME_PASS || res->outcome == PERF_OUTCOME_SKIP) {
+    res->outcome = PERF_OUTCOME_FAIL;
     snprintf(res->reason, sizeof res->reason, "CUDA error after the test's last check: %s",
              why);
   }

@@ -66,7 +66,7 @@ int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k)
 }
 
 /* Never fails; see verdict.h. */
-perf__side perf__verdict_side(double t, double lo, double hi)
+perf__verdict_side perf__verdict_side_of(double t, double lo, double hi)
 {
   double up = 1 + t, down = 1 / up;
   if (!(lo <= hi)) return PERF__SIDE_UNDECIDED;
@@ -77,26 +77,26 @@ perf__side perf__verdict_side(double t, double lo, double hi)
 }
 
 /* Never fails. NaN bounds give INCONCLUSIVE. */
-perf__outcome perf__verdict_decide(const perf__claim *claim, double lo, double hi)
+perf_outcome perf__verdict_decide(const perf__verdict_claim *claim, double lo, double hi)
 {
-  if (!(lo <= hi)) return PERF__INCONCLUSIVE;
+  if (!(lo <= hi)) return PERF_OUTCOME_INCONCLUSIVE;
   if (claim->kind == PERF__CLAIM_SIDE)
-    return perf__verdict_side(claim->threshold, lo, hi) == PERF__SIDE_UNDECIDED
-               ? PERF__INCONCLUSIVE
-               : PERF__PASS;
+    return perf__verdict_side_of(claim->threshold, lo, hi) == PERF__SIDE_UNDECIDED
+               ? PERF_OUTCOME_INCONCLUSIVE
+               : PERF_OUTCOME_PASS;
   if (claim->kind == PERF__CLAIM_FASTER) {
-    if (lo >= claim->threshold) return PERF__PASS;
-    if (hi < claim->threshold) return PERF__FAIL;
-    return PERF__INCONCLUSIVE;
+    if (lo >= claim->threshold) return PERF_OUTCOME_PASS;
+    if (hi < claim->threshold) return PERF_OUTCOME_FAIL;
+    return PERF_OUTCOME_INCONCLUSIVE;
   }
   double up = 1 + claim->threshold, down = 1 / up;
-  if (lo >= down && hi <= up) return PERF__PASS;
-  if (lo > up || hi < down) return PERF__FAIL;
-  return PERF__INCONCLUSIVE;
+  if (lo >= down && hi <= up) return PERF_OUTCOME_PASS;
+  if (lo > up || hi < down) return PERF_OUTCOME_FAIL;
+  return PERF_OUTCOME_INCONCLUSIVE;
 }
 
 /* Fills medians and the point ratio of the claim from n rounds. */
-static void summarise(const perf__claim *claim, const double *a,
+static void summarise(const perf__verdict_claim *claim, const double *a,
                       const double *b, int n, double *scratch,
                       perf__verdict_result *out)
 {
@@ -110,7 +110,7 @@ static void summarise(const perf__claim *claim, const double *a,
 }
 
 /* One look: interval and decision. Returns 0 or a bootstrap error. */
-static int look(const perf__verdict_cfg *cfg, const perf__claim *claim,
+static int look(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
                 const double *a, const double *b, int n, perf__rng *rng,
                 perf__verdict_result *out)
 {
@@ -121,7 +121,7 @@ static int look(const perf__verdict_cfg *cfg, const perf__claim *claim,
   if (err) return err;
   out->looks++;
   out->verdict = n >= cfg->first_look ? perf__verdict_decide(claim, out->lo, out->hi)
-                                      : PERF__INCONCLUSIVE;
+                                      : PERF_OUTCOME_INCONCLUSIVE;
   return 0;
 }
 
@@ -144,7 +144,7 @@ static void ratio_range(const double *num, const double *den, int n, double *lo,
 /* The early look (see verdict.h): the hull of the rounds' range and the
  * bootstrap interval, both at level 2^(1-m). Returns 0 or a bootstrap
  * error. */
-static int early_look(const perf__verdict_cfg *cfg, const perf__claim *claim,
+static int early_look(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
                       const double *a, const double *b, int n, perf__rng *rng,
                       perf__verdict_result *out)
 {
@@ -189,7 +189,7 @@ void perf__verdict_release(void)
 }
 
 /* Errors: PERF__ENOMEM, or the first error of next() or the bootstrap. */
-int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
+int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
                   perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
                   perf__rng *rng, perf__verdict_result *out)
 {
@@ -199,7 +199,7 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
   perf__verdict_release();
   live_rounds = malloc(3 * cap * sizeof *live_rounds);
   double *a = live_rounds, *b = a ? a + cap : NULL, *scratch = a ? a + 2 * cap : NULL;
-  *out = (perf__verdict_result){.verdict = PERF__INCONCLUSIVE, .lo = NAN,
+  *out = (perf__verdict_result){.verdict = PERF_OUTCOME_INCONCLUSIVE, .lo = NAN,
                             .hi = NAN, .med_a = NAN, .med_b = NAN,
                             .mad_a = NAN, .mad_b = NAN,
                             .ratio = NAN,
@@ -230,7 +230,7 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
                              : look(cfg, claim, a, b, n, rng, out);
     if (err) break;
     if (trace) trace(ctx, out);
-    if (out->verdict != PERF__INCONCLUSIVE) break;
+    if (out->verdict != PERF_OUTCOME_INCONCLUSIVE) break;
     if (pace == PACE_EARLY) {
       out->why = "time budget spent before the first look, even stretched, and the early "
                  "look did not decide (the rounds' ratios or the bootstrap straddle): raise "

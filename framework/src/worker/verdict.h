@@ -64,27 +64,27 @@ typedef struct perf__verdict_cfg {
 /* FASTER and SIMILAR are claims; SIDE is a crossover point's question:
  * is a slower than b, tied with it, or faster, with tie margin threshold
  * (tied: the speedup within [1/(1+t), 1+t]). */
-typedef enum perf__claim_kind {
+typedef enum perf__verdict_claim_kind {
   PERF__CLAIM_FASTER,
   PERF__CLAIM_SIMILAR,
   PERF__CLAIM_SIDE
-} perf__claim_kind;
+} perf__verdict_claim_kind;
 
-typedef struct perf__claim {
-  perf__claim_kind kind;
+typedef struct perf__verdict_claim {
+  perf__verdict_claim_kind kind;
   double threshold; /* FASTER: factor; SIMILAR: tolerance; SIDE: tie margin */
-} perf__claim;
+} perf__verdict_claim;
 
 /* A SIDE claim's answer. */
-typedef enum perf__side {
+typedef enum perf__verdict_side {
   PERF__SIDE_SLOWER = -1,   /* speedup below 1/(1+t), with confidence */
   PERF__SIDE_UNDECIDED = 0, /* the interval straddles a margin */
   PERF__SIDE_FASTER = 1,    /* speedup above 1+t */
   PERF__SIDE_TIED = 2       /* the interval inside [1/(1+t), 1+t] */
-} perf__side;
+} perf__verdict_side;
 
 typedef struct perf__verdict_result {
-  perf__outcome verdict; /* PASS, FAIL or INCONCLUSIVE */
+  perf_outcome verdict; /* PASS, FAIL or INCONCLUSIVE */
   int rounds;
   int looks;
   double med_a, med_b;   /* medians per iteration, seconds */
@@ -118,15 +118,15 @@ const char *perf__verdict_note(const perf__verdict_result *r);
 /* Decision for interval [lo, hi] of the claim's ratio: PASS, FAIL or
  * INCONCLUSIVE (keep sampling). A SIDE claim PASSes when its side is
  * decided (perf__verdict_side), whichever it is. */
-perf__outcome perf__verdict_decide(const perf__claim *claim, double lo, double hi);
+perf_outcome perf__verdict_decide(const perf__verdict_claim *claim, double lo, double hi);
 /* The side that interval [lo, hi] of the speedup shows against tie margin
  * t. Never fails; NaN bounds give UNDECIDED. */
-perf__side perf__verdict_side(double t, double lo, double hi);
+perf__verdict_side perf__verdict_side_of(double t, double lo, double hi);
 
 /* Samples rounds from next() until a look decides, max_rounds is reached or
  * the budget is spent. Returns 0 with *out filled, or the first negative
  * error of next() or of the bootstrap (then *out holds what was measured). */
-int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__claim *claim,
+int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
                   perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
                   perf__rng *rng, perf__verdict_result *out);
 

@@ -18,7 +18,7 @@
 static int out_fd = -1;
 
 /* Detail lines travel to the supervisor; a broken pipe means it is gone. */
-static void send_line(enum perf__line_kind kind, const char *line)
+static void send_line(perf_line_kind kind, const char *line)
 {
   static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO,
                              PERF__MSG_NOTICE, PERF__MSG_RECORD, PERF__MSG_CLAIM};
@@ -30,10 +30,10 @@ static void send_line(enum perf__line_kind kind, const char *line)
  * timer's is measured with the device, when a test first needs it. */
 static void announce(void)
 {
-  perf__floor host;
+  perf__clock_floor host;
   char f[32], s[32];
   perf__clock_host_floor(&host);
-  perf__context_line(PERF__INFO, "host clock (wall, submit): floor %s, step %s",
+  perf__context_line(PERF_LINE_INFO, "host clock (wall, submit): floor %s, step %s",
              perf__units_time(f, sizeof f, host.floor_s),
              perf__units_time(s, sizeof s, host.step_s));
 }
@@ -44,7 +44,7 @@ static int serve(const char *name)
   const perf__registry_test *t = perf__registry_find(name);
   perf__context_result res;
   if (!t) {
-    res = (perf__context_result){.outcome = PERF__ERROR};
+    res = (perf__context_result){.outcome = PERF_OUTCOME_ERROR};
     snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
   } else
     perf__test_exec(t, &res);

@@ -34,7 +34,7 @@ static const double SETTLE_REL = 0.05; /* medians of two windows within 5 % */
 static const double FLOOR_FACTOR = 1000.0;
 
 static perf__wstate *live; /* states of the running test */
-static perf__floor host_floor;
+static perf__clock_floor host_floor;
 static long rest_left_ms = PERF__MAX_REST_MS; /* idle time left to this test */
 static long alone_left_ms = PERF__COTENANT_MAX_WAIT_MS; /* waiting for co-tenants */
 static int told_shared;                                  /* this test said so */
@@ -244,7 +244,7 @@ static void wait_alone(perf__wstate *st)
   if (!told_shared++) {
     char who[240];
     perf__cotenant_describe(perf__cotenant_state(), perf__clock_now() - 1.0, who, sizeof who);
-    perf__context_line(PERF__DETAIL, "another process is using the GPU (%s): the samples it "
+    perf__context_line(PERF_LINE_DETAIL, "another process is using the GPU (%s): the samples it "
                        "shares are retaken after it leaves, waiting up to %.1f s in this test",
                        who, alone_left_ms * 1e-3);
   }
@@ -266,7 +266,7 @@ static void shrink(perf_workload *w, long *n)
   perf__wstate *st = w->perf__state;
   st->blocked++;
   if (*n <= 1)
-    perf__context_end(PERF__ERROR, 0, "workload '%s': the %s clock cannot time it: "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': the %s clock cannot time it: "
                    "one iteration was not queued within %.0f ms behind the "
                    "blocking kernel, so it waits for the GPU (a host sync "
                    "inside, or a module loaded on its first launch?); use the "
@@ -405,7 +405,7 @@ static void watch_gpu(perf__wstate *st)
 static perf__wstate *new_state(perf_workload *w)
 {
   perf__wstate *st = calloc(1, sizeof *st);
-  if (!st) perf__context_end(PERF__FAIL, 0, "out of memory");
+  if (!st) perf__context_end(PERF_OUTCOME_FAIL, 0, "out of memory");
   perf__context_on_release(release_all);
   st->next = live;
   live = st;
@@ -576,13 +576,13 @@ const char *perf__workload_clock_text(const perf_workload *a, const perf_workloa
 static void report_route(const perf_workload *w)
 {
   const perf__wstate *st = w->perf__state;
-  const perf__routing *r = &st->route;
+  const perf__streamcheck_routing *r = &st->route;
   const char *clock = perf__clock_name(st->clock);
   if (r->route == PERF__ROUTE_DEVICE && r->found[0])
-    perf__context_line(w->stream ? PERF__DETAIL : PERF__VERBOSE, "%s: queues %s: the %s clock "
+    perf__context_line(w->stream ? PERF_LINE_DETAIL : PERF_LINE_VERBOSE, "%s: queues %s: the %s clock "
                "waits for the device", w->name, r->found, clock);
   if (!r->checked) {
-    perf__context_line(PERF__VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
+    perf__context_line(PERF_LINE_VERBOSE, "%s: where its GPU work goes was not checked (%s); the %s "
                "clock %s", w->name, r->why_not, clock,
                r->route == PERF__ROUTE_DEVICE ? "waits for the device" : "trusts its stream");
     return;
@@ -590,11 +590,11 @@ static void report_route(const perf_workload *w)
   static const char *const does[] = {"waits for nothing", "waits for its stream",
                                      "waits for the device", "cannot time it"};
   if (!r->summary[0]) {
-    perf__context_line(PERF__VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
+    perf__context_line(PERF_LINE_VERBOSE, "%s: no GPU work (no CUDA context in the process); the %s "
                "clock waits for nothing", w->name, clock);
     return;
   }
-  perf__context_line(PERF__VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
+  perf__context_line(PERF_LINE_VERBOSE, "%s: GPU work in %d calls: %s; the %s clock %s (checked "
              "in %.1f ms)", w->name, PERF__ROUTE_CALLS, r->summary, clock,
              perf__clock_host_side(st->clock)
                  ? does[r->route]
@@ -611,11 +611,11 @@ static void report(const perf_workload *w)
   perf__units_time(target, sizeof target, st->target_s);
   perf__units_time(floor, sizeof floor, st->floor_s);
   int by_floor = st->target_s <= FLOOR_FACTOR * st->floor_s;
-  perf__context_line(PERF__DETAIL, "%s: cold start %s (%s, first call alone); %ld %s "
+  perf__context_line(PERF_LINE_DETAIL, "%s: cold start %s (%s, first call alone); %ld %s "
                 "per sample", w->name, cold,
              perf__clock_held(st->clock) ? "events, not held" : perf__clock_name(st->clock),
              st->batch, perf__units_noun(st->batch, "iteration", "iterations"));
-  perf__context_line(PERF__VERBOSE, "%s: warm-up %s after %d %s at %s/iteration (%s clock); "
+  perf__context_line(PERF_LINE_VERBOSE, "%s: warm-up %s after %d %s at %s/iteration (%s clock); "
                 "sample target %s (%s; %s floor %s)", w->name,
              st->settled ? "settled" : "did NOT settle", st->warm_samples,
              perf__units_noun(st->warm_samples, "sample", "samples"), warm,
@@ -625,15 +625,15 @@ static void report(const perf_workload *w)
   if (st->submit_capped) {
     char cost[32];
     perf__units_time(cost, sizeof cost, st->cost_s);
-    perf__context_line(PERF__VERBOSE, "%s: a sample costs %s of wall time with the wait for "
+    perf__context_line(PERF_LINE_VERBOSE, "%s: a sample costs %s of wall time with the wait for "
                "the device: the batch stops growing there", w->name, cost);
   }
   if (perf__clock_flushes_l2(st->clock))
-    perf__context_line(PERF__DETAIL, "%s: cold clock: each sample is one iteration after "
+    perf__context_line(PERF_LINE_DETAIL, "%s: cold clock: each sample is one iteration after "
                "an L2 flush (memset of %.1f MiB)", w->name,
                (double)st->flush_bytes / (1 << 20));
   if (st->blocked)
-    perf__context_line(PERF__DETAIL, "%s: %ld %s not queued within %.0f ms "
+    perf__context_line(PERF_LINE_DETAIL, "%s: %ld %s not queued within %.0f ms "
                "behind the blocking kernel; batch capped at %ld %s", w->name, st->blocked,
                perf__units_noun(st->blocked, "batch was", "batches were"),
                PERF__BLOCK_TIMEOUT_NS * 1e-6, st->max_batch,
@@ -655,14 +655,14 @@ static void route(perf_workload *w, const char *failed)
   int err = perf__streamcheck(w, st->clock, &st->route, why, sizeof why);
   st->routed = 1;
   if (st->route.failed[0])
-    perf__context_end(PERF__ERROR, 0, "workload '%s': %s; %s", w->name, st->route.failed, FIX);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': %s; %s", w->name, st->route.failed, FIX);
   if (failed) perf__gpu_end(PERF__ECALL, failed);
   if (!err) err = failed_calls(w, "its calls after the first", why, sizeof why);
   if (err) perf__gpu_end(err, why);
   if (st->route.route == PERF__ROUTE_REFUSE)
-    perf__context_end(PERF__ERROR, 0, "%s", st->route.refusal);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", st->route.refusal);
   if (!st->route.checked && !told++)
-    perf__context_line(PERF__NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
+    perf__context_line(PERF_LINE_NOTICE, "where workloads queue their GPU work cannot be checked (%s): "
                "the events, device and cold clocks trust the declared stream, and the "
                "wall and submit clocks wait for every device", st->route.why_not);
   if (st->route.route != PERF__ROUTE_NOTHING && !st->uses_gpu) {
@@ -682,7 +682,7 @@ static void failed_before(const perf_workload *w)
   snprintf(api, sizeof api, "a CUDA call made before workload '%.80s' was measured", w->name);
   int err = perf__gpu_take_error(api, e, sizeof e);
   if (err == PERF__ECALL)
-    perf__context_end(PERF__ERROR, 0, "%s failed, and its error was never taken (the "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s failed, and its error was never taken (the "
                       "runtime's last error: perfgate does not time after an unchecked "
                       "failure). Fix: check each CUDA call's result (PERF_CUDA(call)), or "
                       "take an error you handled with cudaGetLastError()", e);
@@ -693,10 +693,10 @@ static void failed_before(const perf_workload *w)
 void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
 {
   if (!w->fn)
-    perf__context_end(PERF__ERROR, 0, "workload '%s' has no function (use "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s' has no function (use "
                    "PERF_WORKLOAD(fn, arg))", w->name);
   if (perf__cupti_attached())
-    perf__context_end(PERF__ERROR, 0, "workload '%s' is measured inside a sync check "
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s' is measured inside a sync check "
                    "(CUPTI is attached there); move the claim out of PERF_NO_SYNC_IN",
                    w->name);
   failed_before(w);

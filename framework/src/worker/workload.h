@@ -12,7 +12,7 @@ struct perf__wstate {
   int uses_gpu;           /* declared a stream or a GPU clock, or found to
                              queue GPU work */
   int routed;             /* route is known (after the first call) */
-  perf__routing route;    /* where its GPU work goes, how the clock waits */
+  perf__streamcheck_routing route;    /* where its GPU work goes, how the clock waits */
   cudaEvent_t ev[2];      /* events, device and cold clocks */
   long batch;             /* iterations per sample */
   long max_batch;         /* largest batch allowed (device clock: learned) */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/baseline.h"
+#include "base/blyaml.h"
 #include "base/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -12,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   perf__baseline b;
   char err[400];
-  int r = perf__baseline_parse("fuzz.yaml", data, size, &b, err, sizeof err);
+  int r = perf__blyaml_parse("fuzz.yaml", data, size, &b, err, sizeof err);
   /* Whatever went in, the result is consistent: parsed, or an error with a
    * position and nothing kept. */
   if (r == 0) {

@@ -1,4 +1,4 @@
-/* unit_host.c — the host's CPUs and noise: perf_host_threads under fake affinity and cgroups, runs sharing a lock directory, the cause phrases from fake /proc files. */
+/* hostcpus.c — the host's CPUs and noise: perf_host_threads under fake affinity and cgroups, runs sharing a lock directory, the cause phrases from fake /proc files. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -473,25 +473,25 @@ ST_TEST(host_disturbed_samples_never_decide_a_host_timed_claim)
   perf__hostload before;
   perf__hostnoise_begin(&before);
   perf__retake d = {.retaken = 4, .kept_disturbed = 1};
-  perf__verdict_result r = {.verdict = PERF__PASS};
+  perf__verdict_result r = {.verdict = PERF_OUTCOME_PASS};
   perf__hostnoise_judge(&before, PERF_CLOCK_DEVICE, &d, &r, buf, sizeof buf);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_STR(buf, "; 4 samples retaken");
   static const perf_clock host[] = {PERF_CLOCK_EVENTS, PERF_CLOCK_WALL, PERF_CLOCK_SUBMIT};
   for (int i = 0; i < 3; i++) {
-    r = (perf__verdict_result){.verdict = i ? PERF__FAIL : PERF__PASS};
+    r = (perf__verdict_result){.verdict = i ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS};
     snprintf(buf, sizeof buf, "; 4 samples retaken");
     perf__hostnoise_judge(&before, host[i], &d, &r, buf, sizeof buf);
-    ST_EQ(r.verdict, PERF__INCONCLUSIVE);
+    ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
     ST_CHECKF(r.why && strstr(r.why, "preempted"), "%s", r.why ? r.why : "(null)");
     ST_CHECKF(!strncmp(buf, "; 4 samples retaken; the host: ", 31), "%s", buf);
   }
   /* nothing kept disturbed: the verdict stands, nothing added */
   d.kept_disturbed = 0, d.retaken = 0;
-  r = (perf__verdict_result){.verdict = PERF__PASS};
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_PASS};
   buf[0] = '\0';
   perf__hostnoise_judge(&before, PERF_CLOCK_WALL, &d, &r, buf, sizeof buf);
-  ST_EQ(r.verdict, PERF__PASS);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_STR(buf, "");
   st_rmtree(dir);
 }

@@ -1,69 +1,16 @@
-/* unit_parse.c — filters, command-line parsing and number formatting. */
+/* unit_options.c — command-line parsing: defaults and values, bad arguments refused with a message, every option in the help. */
 #include <math.h>
 #include <string.h>
+#include <stdarg.h>
 
 #include "base/options.h"
-#include "base/filter.h"
-#include "base/units.h"
-#include "selftest.h"
 #include "base/status.h"
+#include "selftest.h"
 
-static int glob(const char *p, const char *s) { return perf__filter_glob(p, p + strlen(p), s); }
-
-ST_TEST(glob_matching)
-{
-  ST_CHECK(glob("*", ""));
-  ST_CHECK(glob("*", "a.b"));
-  ST_CHECK(glob("a.*", "a.b"));
-  ST_CHECK(!glob("a.*", "b.a"));
-  ST_CHECK(glob("?.b", "a.b"));
-  ST_CHECK(!glob("?.b", "ab.b"));
-  ST_CHECK(glob("*x*y*", "axxbyc"));
-  ST_CHECK(!glob("*x*y*", "ayx"));
-  ST_CHECK(glob("a**b", "ab"));
-  ST_CHECK(!glob("", "a"));
-  ST_CHECK(glob("", ""));
-}
-
-ST_TEST(gtest_filter_semantics)
-{
-  ST_CHECK(perf__filter_match(NULL, "s.t"));
-  ST_CHECK(perf__filter_match("", "s.t"));
-  ST_CHECK(perf__filter_match("s.*", "s.t"));
-  ST_CHECK(!perf__filter_match("s.*", "x.t"));
-  ST_CHECK(perf__filter_match("x.*:s.*", "s.t"));
-  ST_CHECK(!perf__filter_match("s.*-s.t", "s.t"));
-  ST_CHECK(perf__filter_match("s.*-s.t", "s.u"));
-  ST_CHECK(perf__filter_match("-s.t", "s.u"));
-  ST_CHECK(!perf__filter_match("-s.t:x.*", "x.y"));
-  ST_CHECK(perf__filter_match("*-*.slow", "a.fast"));
-  ST_CHECK(!perf__filter_match("*-*.slow", "a.slow"));
-  ST_CHECK(!perf__filter_match("s.t", "s.tt")); /* whole-name match */
-}
-
-/* An opt-in test is selected only by a positive pattern that names its
- * suite without a wildcard. */
-ST_TEST(opt_in_tests_need_their_suite_named)
-{
-  ST_CHECK(perf__filter_explicit("faults.*", "faults.hang"));
-  ST_CHECK(perf__filter_explicit("faults.hang", "faults.hang"));
-  ST_CHECK(perf__filter_explicit("x.*:faults.h*", "faults.hang"));
-  ST_CHECK(perf__filter_explicit("faults.*:*", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit(NULL, "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("*", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("*.*", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("f*.*", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("fault?.hang", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("faults.*-faults.hang", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("-x.*", "faults.hang"));
-  ST_CHECK(!perf__filter_explicit("faults.*", "other.hang"));
-}
-
-static int parse(perf__cli *c, char *err, int n, ...);
+static int parse(perf__options_cli *c, char *err, int n, ...);
 
 #include <stdarg.h>
-static int parse(perf__cli *c, char *err, int n, ...)
+static int parse(perf__options_cli *c, char *err, int n, ...)
 {
   char *argv[16] = {"perftest"};
   va_list ap;
@@ -75,7 +22,7 @@ static int parse(perf__cli *c, char *err, int n, ...)
 
 ST_TEST(cli_defaults_and_values)
 {
-  perf__cli c;
+  perf__options_cli c;
   char err[200];
   ST_EQ(parse(&c, err, 0), 0);
   ST_NEAR(c.timeout_s, 60, 0);
@@ -101,7 +48,7 @@ ST_TEST(cli_defaults_and_values)
 
 ST_TEST(cli_rejects_bad_arguments_with_a_message)
 {
-  perf__cli c;
+  perf__options_cli c;
   char err[200];
   const char *bad[][2] = {{"--bogus", "unknown argument '--bogus'"},
                           {"--timeout=abc", "--timeout: expected"},
@@ -168,31 +115,10 @@ ST_TEST(cli_help_lists_every_option)
   size_t labels = 0;
   for (const char *p = help; (p = strstr(p, "\n  -")) != NULL; p++, labels++) {
     char opt[64], err[200] = "";
-    perf__cli c;
+    perf__options_cli c;
     snprintf(opt, sizeof opt, "%.*s", (int)strcspn(p + 3, " ,[\n"), p + 3);
     parse(&c, err, 1, opt);
     ST_CHECKF(!strstr(err, "unknown argument"), "--help lists %s: %s", opt, err);
   }
   ST_EQ(labels, shown);
-}
-
-ST_TEST(time_formatting)
-{
-  char b[32];
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 17.95e-6), "17.95 us"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 1.5e-3), "1.500 ms"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 2.5), "2.500 s"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 250e-9), "250.0 ns"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 0), "0.000 ns"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, NAN), "n/a"));
-  ST_CHECK(!strcmp(perf__units_time(b, sizeof b, -1), "n/a"));
-}
-
-ST_TEST(status_table)
-{
-  ST_CHECK(!strcmp(perf__status_word(PERF__PASS), "PASS"));
-  ST_CHECK(!strcmp(perf__status_word(PERF__INCONCLUSIVE), "INCONCLUSIVE"));
-  ST_CHECK(!strcmp(perf__status_word((perf__outcome)99), "?"));
-  ST_CHECK(!strcmp(perf__status_strerror(PERF__ENOMEM), "out of memory"));
-  ST_CHECK(!strcmp(perf__status_strerror(12345), "unknown error"));
 }

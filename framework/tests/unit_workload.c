@@ -1,4 +1,4 @@
-/* unit_samples.c — perf__workload_samples' stopping rules (min, max, budget, precision) on a host workload. */
+/* unit_workload.c — perf__workload_samples' stopping rules (min, max, budget, precision) on a host workload. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@ static void spin(void *arg)
   }
 }
 
-static void silent(enum perf__line_kind kind, const char *line) { (void)kind, (void)line; }
+static void silent(perf_line_kind kind, const char *line) { (void)kind, (void)line; }
 
 /* Runs the rules inside a test context; each count is exact whatever the
  * host's speed, except the budget stop, which only has to end well before
@@ -56,7 +56,7 @@ ST_TEST(samples_stop_at_min_max_budget_and_precision)
   }
   perf__context_finish_checks();
   perf__context_finish();
-  ST_EQ(res.outcome, PERF__PASS);
+  ST_EQ(res.outcome, PERF_OUTCOME_PASS);
   for (int i = 0; i < 4; i++) ST_EQ(err[i], 0);
   ST_EQ(n[0], 5);
   ST_EQ(n[1], 7);

@@ -1,17 +1,17 @@
-/* unit_order.c — the stream-order model and its decision on made-up sequences: measure on the stream, wait for the device, or refuse. */
+/* unit_streamorder.c — the stream-order model and its decision on made-up sequences: measure on the stream, wait for the device, or refuse. */
 #include <string.h>
 
 #include "selftest.h"
 #include "worker/streamorder.h"
 
 /* One model for all tests (it is large); each test starts it afresh. */
-static perf__order o;
+static perf__streamorder_model o;
 
 enum { CTX = 0x1000, OTHER_CTX = 0x2000 };
 
-static int add(uintptr_t ctx, uintptr_t handle, perf__stream_kind kind)
+static int add(uintptr_t ctx, uintptr_t handle, perf__streamorder_stream_kind kind)
 {
-  perf__stream_key k = {.ctx = ctx, .handle = handle};
+  perf__streamorder_key k = {.ctx = ctx, .handle = handle};
   if (kind == PERF__STREAM_PER_THREAD) k.thread = handle; /* handle names the thread */
   return perf__streamorder_find_stream(&o, k, kind, ctx == CTX ? 0 : 1);
 }

@@ -1,0 +1,91 @@
+/* abi.c — perf_abi_describe(): the ABI of libperfgate.so as JSON (the public structs' sizes and offsets, the enums' values, the clocks' names), for bindings to check their mirror against. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/clock.h"
+#include "perfgate.h"
+
+/* One member of a public struct: its name, offset and size. */
+#define FIELD(type, member) {#member, offsetof(type, member), sizeof(((type *)0)->member)}
+
+typedef struct field {
+  const char *name;
+  size_t offset, size;
+} field;
+
+static const field workload_fields[] = {
+    FIELD(perf_workload, name),  FIELD(perf_workload, fn),          FIELD(perf_workload, arg),
+    FIELD(perf_workload, stream), FIELD(perf_workload, clock),      FIELD(perf_workload, perf__state),
+    FIELD(perf_workload, perf__gen),
+};
+static const field options_fields[] = {
+    FIELD(perf_embed_options, budget_s),     FIELD(perf_embed_options, seed),
+    FIELD(perf_embed_options, baseline_dir), FIELD(perf_embed_options, verbose),
+    FIELD(perf_embed_options, update_baselines),
+};
+
+/* Appends text to buf[len] at *at (truncation is caught by the caller's
+ * check of *at). Never fails. */
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + (*at < len ? *at : len), *at < len ? len - *at : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *at += (size_t)n;
+}
+
+/* "name": {"size": S, "fields": {"m": [offset, size], ...}}. Never fails. */
+static void add_struct(char *buf, size_t len, size_t *at, const char *name, size_t size,
+                       const field *f, size_t n)
+{
+  add(buf, len, at, "\"%s\": {\"size\": %zu, \"fields\": {", name, size);
+  for (size_t i = 0; i < n; i++)
+    add(buf, len, at, "%s\"%s\": [%zu, %zu]", i ? ", " : "", f[i].name, f[i].offset, f[i].size);
+  add(buf, len, at, "}}");
+}
+
+/* The enums: perf_clock by its names (auto and the clock table's rows),
+ * perf_outcome and perf_line_kind by their tables. Never fails. */
+static void add_enums(char *buf, size_t len, size_t *at)
+{
+  add(buf, len, at, "\"perf_clock\": {\"auto\": %d", PERF_CLOCK_AUTO);
+#define PERF__X(clock, name, host, ev, held, flush) add(buf, len, at, ", \"%s\": %d", name, clock);
+  PERF__CLOCK_MAP(PERF__X)
+#undef PERF__X
+  add(buf, len, at, "}, \"perf_outcome\": {");
+#define PERF__X(sym, word) \
+  add(buf, len, at, "%s\"%s\": %d", PERF_OUTCOME_##sym ? ", " : "", word, PERF_OUTCOME_##sym);
+  PERF_OUTCOME_MAP(PERF__X)
+#undef PERF__X
+  add(buf, len, at, "}, \"perf_line_kind\": {");
+#define PERF__X(sym, meaning) \
+  add(buf, len, at, "%s\"%s\": %d", PERF_LINE_##sym ? ", " : "", #sym, PERF_LINE_##sym);
+  PERF_LINE_KIND_MAP(PERF__X)
+#undef PERF__X
+  add(buf, len, at, "}");
+}
+
+/* See perfgate.h. */
+const char *perf_abi_describe(void)
+{
+  static char buf[4096];
+  if (buf[0]) return buf;
+  size_t at = 0, len = sizeof buf;
+  add(buf, len, &at, "{\"abi\": %d, \"version\": \"%d.%d.%d\", \"structs\": {", PERF_ABI_VERSION,
+      PERF_VERSION_MAJOR, PERF_VERSION_MINOR, PERF_VERSION_PATCH);
+  add_struct(buf, len, &at, "perf_workload", sizeof(perf_workload), workload_fields,
+             sizeof workload_fields / sizeof workload_fields[0]);
+  add(buf, len, &at, ", ");
+  add_struct(buf, len, &at, "perf_embed_options", sizeof(perf_embed_options), options_fields,
+             sizeof options_fields / sizeof options_fields[0]);
+  add(buf, len, &at, "}, \"enums\": {");
+  add_enums(buf, len, &at);
+  add(buf, len, &at, "}}");
+  if (at >= len) buf[0] = '\0'; /* cannot happen with these tables: say nothing rather than half */
+  return buf;
+}
