@@ -107,7 +107,7 @@ endif
 endif
 
 # ---- sources --------------------------------------------------------------------
-LIB_SRCS  := $(wildcard framework/src/*.c framework/src/*/*.c)
+LIB_SRCS  := $(wildcard framework/src/*.c framework/src/*/*.c framework/src/*/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:framework/src/%.c=$(BUILD)/obj/framework/%.o)
 LIB       := $(BUILD)/libperfgate.a
 
@@ -368,4 +368,4 @@ clean:
 	$(call say,CLEAN,$(BUILD))
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/pic/*/*.d $(BUILD)/pic/*/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/obj/*/*/*/*.d $(BUILD)/pic/*/*.d $(BUILD)/pic/*/*/*.d $(BUILD)/pic/*/*/*/*.d)

@@ -12,10 +12,10 @@
 #include "kernels.h"
 #include "perfgate.h"
 #include "base/stats.h"
-#include "worker/blocker.h"
+#include "worker/device/blocker.h"
 #include "worker/context.h"
-#include "worker/cupti.h"
-#include "worker/workload.h"
+#include "worker/sync/cupti.h"
+#include "worker/sample/workload.h"
 
 /* The kernels, ~2 us to ~9 ms on an H100: element-wise x + 1 (memory
  * bound), the fused nested sine (more arithmetic) and one cuBLAS fp16 GEMM.

@@ -36,16 +36,16 @@ EXPECTED = {"quiet": set(), "cpu-all": {"host"}, "cpu-half": {"host"}, "gpu": {"
             "both": {"host", "co-tenant"}}
 
 # How perfgate names a cause on a verdict line or a test's reason; the wording
-# is the framework's: worker/compare.c and worker/baselinecheck.c ("another
-# process used the GPU"), worker/workload.c ("another process is using the
-# GPU"), worker/hostnoise.c ("; the host: " + base/hostcause.c's phrase, whose
+# is the framework's: worker/claim/compare.c and worker/claim/baselinecheck.c ("another
+# process used the GPU"), worker/sample/workload.c ("another process is using the
+# GPU"), worker/claim/hostnoise.c ("; the host: " + base/hostcause.c's phrase, whose
 # "no host cause seen" names none; "samples the host preempted on every
 # retake"), supervisor/supervisor.c (a timeout's "; the host: ").
 CAUSES = [
     ("co-tenant", re.compile(r"another process (?:used|is using) the GPU")),
     ("host", re.compile(r"the host: (?!no host cause seen)|samples the host preempted on every retake")),
 ]
-# A verdict line's retake counts (worker/compare.c, perf__compare_disturbed_text).
+# A verdict line's retake counts (worker/claim/compare.c, perf__compare_disturbed_text).
 HOST_RETAKES = re.compile(r"(\d+) samples? retaken and (\d+) kept although the host preempted")
 SHARED_RETAKES = re.compile(r"(\d+) samples? retaken and (\d+) kept while another process used the GPU")
 UNSHARED_ROUNDS = "decided on the rounds during which no other process used the GPU"
@@ -188,7 +188,7 @@ def cause_text(got):
     m = re.search(r"\d+ points? left undecided: [^;]*", line)
     if m:
         parts.append(m.group(0))
-    m = re.search(r"the host: .*", line)  # the last part of a line (worker/hostnoise.c)
+    m = re.search(r"the host: .*", line)  # the last part of a line (worker/claim/hostnoise.c)
     if m:
         parts.append(m.group(0))
     text = "; ".join(parts) or line.split("\n")[0]

@@ -7,10 +7,10 @@
 #include "base/status.h"
 #include "perfgate.h"
 #include "supervisor/rebaseline.h"
-#include "worker/callsite.h"
+#include "worker/sync/callsite.h"
 #include "worker/context.h"
-#include "worker/gpu.h"
-#include "worker/syncdetect.h"
+#include "worker/device/gpu.h"
+#include "worker/sync/syncdetect.h"
 
 /* The one test an embedder runs at a time. */
 static struct {

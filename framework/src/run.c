@@ -11,7 +11,7 @@
 
 #include "base/baseline.h"
 #include "base/cpumask.h"
-#include "worker/probe.h"
+#include "worker/process/probe.h"
 #include "base/options.h"
 #include "base/version.h"
 #include "report/report.h"
@@ -29,7 +29,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "supervisor/supervisor.h"
-#include "worker/worker.h"
+#include "worker/process/worker.h"
 #include "base/progname.h"
 
 /* Reads one sharding variable; -1 when unset, -2 when malformed. */

@@ -78,7 +78,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   perf__baseline b;
   char err[400];
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
-  /* a, b, w and perfgate's host reference (worker/reference.h) */
+  /* a, b, w and perfgate's host reference (worker/sample/reference.h) */
   ST_CHECKF(b.nentries == 4 && b.nratios == 1, "%zu entries, %zu ratios", b.nentries, b.nratios);
   const perf__baseline_entry *ref = perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, "host_reference");
   ST_CHECK(ref && ref->median_s > 0 && ref->nruns >= PERF__UPDATE_RUNS - PERF__BLR_MAX_OUT);

@@ -14,7 +14,7 @@
 #include "report/result.h"
 #include "supervisor/console.h"
 #include "selftest.h"
-#include "worker/compare.h"
+#include "worker/claim/compare.h"
 
 /* A fresh directory /tmp/perfgate-cli-XXXXXX into dir; the fixture is then
  * named by its absolute path, so that it can run there ("cd DIR && "). */

@@ -9,10 +9,10 @@
 
 #include "base/clock.h"
 #include "selftest.h"
-#include "worker/compare.h"
-#include "worker/cotenant.h"
-#include "worker/gpuwatch.h"
-#include "worker/retake.h"
+#include "worker/claim/compare.h"
+#include "worker/device/cotenant.h"
+#include "worker/device/gpuwatch.h"
+#include "worker/sample/retake.h"
 
 /* A state for pid self that holds a context, with one read made at 9.9 s. */
 static perf__cotenant fresh(unsigned self)

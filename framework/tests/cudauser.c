@@ -8,9 +8,9 @@
 #include "perfgate.h"
 #include "base/status.h"
 #include "selftest.h"
-#include "worker/callsite.h"
-#include "worker/gpu.h"
-#include "worker/rtstart.h"
+#include "worker/sync/callsite.h"
+#include "worker/device/gpu.h"
+#include "worker/device/rtstart.h"
 
 #define LINE 2048
 
@@ -169,7 +169,7 @@ ST_TEST(cudauser_launch_site_is_the_line_the_user_wrote)
       "/tmp/tmpxft_000076d2_00000000-6_cudauser.cudafe1.stub.c:1 (__device_stub__Z4fillPfi(float*, int))",
       "framework/tests/fixtures/cudauser.cu:47 (fill(float*, int))",
       "framework/tests/fixtures/cudauser.cu:91 (too_many_threads(void*))",
-      "framework/src/worker/workload.c:135 (sample_host)"};
+      "framework/src/worker/sample/workload.c:135 (sample_host)"};
   ST_EQ(perf__callsite_choose(launch13, 5), 3);
   const char launch12[][256] = {
       "/usr/local/cuda/include/cuda_runtime.h:216 (cudaError cudaLaunchKernel<char>(char const*, dim3, dim3, void**, unsigned long, CUstream_st*))",

@@ -16,7 +16,7 @@
 #include "base/hostcause.h"
 #include "base/hostload.h"
 #include "base/hostshare.h"
-#include "worker/hostnoise.h"
+#include "worker/claim/hostnoise.h"
 #include "selftest.h"
 
 /* dir/rel's text (malloc'd), or a note that there is none: never NULL. */

@@ -25,7 +25,7 @@ static const struct {
 enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 256, MAX_INC = 48 };
 
 typedef struct file {
-  char path[160];   /* "worker/compare.c" */
+  char path[160];   /* "worker/claim/compare.c" */
   char module[160]; /* "worker/compare" */
   int layer;
   int cuda;         /* includes a CUDA header itself */
@@ -75,21 +75,31 @@ static void scan(const char *root, file *f)
   fclose(in);
 }
 
-/* Adds the .c and .h files of root/dir to t. */
-static void add_dir(const char *root, int layer, tree *t)
+/* Adds the .c and .h files of root/dir/sub (sub "" : the layer's own
+ * folder) and of its sub-folders to t. */
+static void add_dir(const char *root, int layer, const char *sub, tree *t)
 {
-  char d[512];
-  snprintf(d, sizeof d, "%s/%s", root, layers[layer].dir);
+  char d[512], rel[200];
+  snprintf(rel, sizeof rel, "%s%s%s", layers[layer].dir, *sub ? "/" : "", sub);
+  snprintf(d, sizeof d, "%s/%s", root, rel);
   DIR *dir = opendir(d);
   if (!dir) return;
   struct dirent *e;
   while ((e = readdir(dir)) && t->n < MAX_FILES) {
     size_t len = strlen(e->d_name);
+    struct stat st;
+    char full[800];
+    snprintf(full, sizeof full, "%s/%s", d, e->d_name);
+    if (e->d_name[0] != '.' && *layers[layer].dir && !stat(full, &st) && S_ISDIR(st.st_mode)) {
+      char deeper[200];
+      snprintf(deeper, sizeof deeper, "%s%s%.100s", sub, *sub ? "/" : "", e->d_name);
+      add_dir(root, layer, deeper, t);
+      continue;
+    }
     if (len < 3 || e->d_name[len - 2] != '.' || !strchr("ch", e->d_name[len - 1])) continue;
     file *f = &t->f[t->n++];
     memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "%.16s%s%.120s", layers[layer].dir, *layers[layer].dir ? "/" : "",
-             e->d_name);
+    snprintf(f->path, sizeof f->path, "%.60s%s%.90s", rel, *rel ? "/" : "", e->d_name);
     memcpy(f->module, f->path, strlen(f->path) - 2);
     f->module[strlen(f->path) - 2] = '\0';
     f->layer = layer;
@@ -123,7 +133,7 @@ static int check_layers(const tree *t, char *out, size_t len)
       snprintf(allowed, sizeof allowed, " %s ", layers[f->layer].may_include);
       if (strstr(allowed, word)) continue;
       /* The supervisor's one door to CUDA: a forked child (probe.h says why). */
-      if (!strcmp(f->inc[k], "worker/probe.h") && layers[f->layer].no_cuda) continue;
+      if (!strcmp(f->inc[k], "worker/process/probe.h") && layers[f->layer].no_cuda) continue;
       bad++;
       size_t u = strlen(out);
       snprintf(out + u, len - u, "%s includes %s (layer %s may include only: %s)\n", f->path,
@@ -219,24 +229,49 @@ static int check_cuda(const tree *t, char *out, size_t len)
   return bad;
 }
 
-/* Nothing below test.c calls up: worker/test.h is included only by
- * worker.c (and test.c), and worker/context.{c,h} include no worker
- * header. Problems go to out; returns their count. */
+/* The worker's rooms, in the order a claim is measured and decided: the
+ * running test (context, its leaf), the GPU and what watches it, CUPTI and
+ * host syncs, where work goes on streams, sampling, the claims, and the
+ * process that runs tests. A file may include a worker header of its own
+ * room or one before it, never one after. */
+static const char *const rooms[] = {"worker",         "worker/device", "worker/sync",
+                                    "worker/streams", "worker/sample", "worker/claim",
+                                    "worker/process"};
+enum { NROOMS = sizeof rooms / sizeof rooms[0] };
+
+/* The room of a worker path ("worker/claim/ratio.h" -> 5), or -1 for a
+ * path outside the worker or in a folder the table does not name. */
+static int room_of(const char *path)
+{
+  if (strncmp(path, "worker/", 7)) return -1;
+  const char *slash = strrchr(path, '/');
+  for (int r = 0; r < NROOMS; r++)
+    if ((size_t)(slash - path) == strlen(rooms[r]) && !strncmp(path, rooms[r], strlen(rooms[r])))
+      return r;
+  return -1;
+}
+
+/* Nothing in the worker calls up a room, and every worker file is in a
+ * room the table names. Problems go to out; returns their count. */
 static int check_upward(const tree *t, char *out, size_t len)
 {
   int bad = 0;
   for (int i = 0; i < t->n; i++) {
     const file *f = &t->f[i];
-    int ctx = !strcmp(f->module, "worker/context");
-    for (int k = 0; k < f->ninc; k++) {
-      int test_h = !strcmp(f->inc[k], "worker/test.h") && strcmp(f->module, "worker/worker") &&
-                   strcmp(f->module, "worker/test");
-      int from_ctx = ctx && !strncmp(f->inc[k], "worker/", 7) && strcmp(f->inc[k], "worker/context.h");
-      if (!test_h && !from_ctx) continue;
+    int own = room_of(f->path);
+    if (own < 0 && !strncmp(f->path, "worker/", 7)) {
       bad++;
       size_t u = strlen(out);
-      snprintf(out + u, len > u ? len - u : 0, "%s includes %s (%s)\n", f->path, f->inc[k],
-               test_h ? "only worker.c runs tests" : "the context is the worker's leaf");
+      snprintf(out + u, len > u ? len - u : 0, "%s is in no room of layout.c's table\n", f->path);
+      continue;
+    }
+    for (int k = 0; own >= 0 && k < f->ninc; k++) {
+      int r = room_of(f->inc[k]);
+      if (r <= own) continue;
+      bad++;
+      size_t u = strlen(out);
+      snprintf(out + u, len > u ? len - u : 0, "%s includes %s (%s comes after %s)\n", f->path,
+               f->inc[k], rooms[r], rooms[own]);
     }
   }
   return bad;
@@ -248,7 +283,7 @@ static int check_names(const char *objdir, const char *srcdir, const char *heade
 static void load(const char *root, tree *t)
 {
   t->n = 0;
-  for (int l = 0; l < NLAYERS; l++) add_dir(root, l, t);
+  for (int l = 0; l < NLAYERS; l++) add_dir(root, l, "", t);
 }
 
 ST_TEST(layout_include_graph_is_a_dag_and_the_supervisor_side_has_no_cuda)
@@ -288,28 +323,32 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
     ST_CHECK(0);
     return;
   }
-  put(dir, "worker/a.h", "#include \"worker/b.h\"\n");
-  put(dir, "worker/b.c", "#include \"worker/a.h\"\n");
-  put(dir, "base/up.c", "#include \"worker/a.h\"\n");
+  put(dir, "worker/device/a.h", "#include \"worker/device/b.h\"\n");
+  put(dir, "worker/device/b.c", "#include \"worker/device/a.h\"\n");
+  put(dir, "base/up.c", "#include \"worker/device/a.h\"\n");
   put(dir, "base/clean.h", "#include <stddef.h>\n");
   put(dir, "base/gpu.h", "#include <cuda_runtime_api.h>\n");
   put(dir, "supervisor/s.c", "#include \"base/clean.h\"\n#include \"base/gpu.h\"\n");
-  put(dir, "worker/context.c", "#include \"worker/context.h\"\n#include \"worker/a.h\"\n");
-  put(dir, "worker/b.h", "#include \"worker/test.h\"\n#include \"a.h\"\n");
+  put(dir, "worker/context.c", "#include \"worker/context.h\"\n#include \"worker/device/a.h\"\n");
+  put(dir, "worker/device/b.h", "#include \"worker/process/test.h\"\n#include \"a.h\"\n");
+  put(dir, "worker/claim/ok.c", "#include \"worker/device/a.h\"\n#include \"worker/context.h\"\n");
+  put(dir, "worker/misc/x.c", "#include <stddef.h>\n");
   static tree t;
   static char out[4096];
   load(dir, &t);
   out[0] = '\0';
   ST_EQ(check_cycles(&t, out, sizeof out), 1);
-  ST_CHECKF(strstr(out, "worker/a") && strstr(out, "worker/b"), "%s", out);
+  ST_CHECKF(strstr(out, "worker/device/a") && strstr(out, "worker/device/b"), "%s", out);
   out[0] = '\0';
   ST_EQ(check_layers(&t, out, sizeof out), 2);
-  ST_CHECKF(strstr(out, "base/up.c includes worker/a.h"), "%s", out);
-  ST_CHECKF(strstr(out, "worker/b.h includes \"a.h\" without its folder"), "%s", out);
+  ST_CHECKF(strstr(out, "base/up.c includes worker/device/a.h"), "%s", out);
+  ST_CHECKF(strstr(out, "worker/device/b.h includes \"a.h\" without its folder"), "%s", out);
   out[0] = '\0';
-  ST_EQ(check_upward(&t, out, sizeof out), 2);
-  ST_CHECKF(strstr(out, "worker/context.c includes worker/a.h") &&
-                strstr(out, "worker/b.h includes worker/test.h"), "%s", out);
+  ST_EQ(check_upward(&t, out, sizeof out), 3);
+  ST_CHECKF(strstr(out, "worker/context.c includes worker/device/a.h (worker/device comes after "
+                        "worker)") &&
+                strstr(out, "worker/device/b.h includes worker/process/test.h") &&
+                strstr(out, "worker/misc/x.c is in no room"), "%s", out);
   out[0] = '\0';
   ST_EQ(check_cuda(&t, out, sizeof out), 2); /* base/gpu.h itself, and s.c through it */
   ST_CHECKF(strstr(out, "supervisor/s.c reaches a CUDA header: supervisor/s.c -> base/gpu.h"),
@@ -358,7 +397,7 @@ static int check_names(const char *objdir, const char *srcdir, const char *heade
                        size_t len)
 {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "cd '%s' && for o in */*.o *.o; do [ -f \"$o\" ] && "
+  snprintf(cmd, sizeof cmd, "cd '%s' && for o in */*/*.o */*.o *.o; do [ -f \"$o\" ] && "
            "nm --defined-only \"$o\" | awk -v o=\"$o\" '$2 ~ /^[TDBR]$/ || ($2 ~ /^[dbr]$/ && "
            "$3 !~ /[.]/ && length($3) < 3) {print o, $2, $3}'; done "
            "2>/dev/null", objdir);

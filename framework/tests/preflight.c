@@ -13,8 +13,8 @@
 #include "base/jsontree.h"
 #include "base/preflight.h"
 #include "selftest.h"
-#include "worker/gpuwatch.h"
-#include "worker/probe.h"
+#include "worker/device/gpuwatch.h"
+#include "worker/process/probe.h"
 
 /* An H100 and a 16-CPU host as the readings of a quiet runner. */
 static perf__preflight quiet(void)

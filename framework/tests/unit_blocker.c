@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/blocker.h"
+#include "worker/device/blocker.h"
 #include "selftest.h"
 
 /* The blocking kernel is PTX the driver compiles at run time: without a GPU

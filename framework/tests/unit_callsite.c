@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/srcline.h"
-#include "worker/callsite.h"
+#include "worker/sync/callsite.h"
 #include "selftest.h"
 
 ST_TEST(call_site_is_the_first_exe_frame_after_the_libraries)

@@ -5,7 +5,7 @@
 #include "selftest.h"
 #include "base/confirm.h"
 #include "base/rng.h"
-#include "worker/verdict.h"
+#include "worker/claim/verdict.h"
 
 /* Rounds of two workloads whose medians differ by ratio, with lognormal
  * noise of its own on each. */

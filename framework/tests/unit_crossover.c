@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "worker/crossover.h"
+#include "worker/claim/crossover.h"
 #include "base/stats.h"
 
 /* Points at 16, 32, ..., with the given sides and speedups. */

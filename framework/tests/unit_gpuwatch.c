@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/gpuwatch.h"
+#include "worker/device/gpuwatch.h"
 #include "selftest.h"
 
 ST_TEST(nvml_reason_names)

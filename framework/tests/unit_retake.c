@@ -1,5 +1,5 @@
 /* unit_retake.c — the retake decisions without a GPU: throttled and preempted samples discarded, a sustained throttle kept, rests within a budget. */
-#include "worker/retake.h"
+#include "worker/sample/retake.h"
 #include "selftest.h"
 
 ST_TEST(retake_discards_throttled_samples_then_keeps_a_sustained_throttle)

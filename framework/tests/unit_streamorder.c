@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "worker/streamorder.h"
+#include "worker/streams/streamorder.h"
 
 /* One model for all tests (it is large); each test starts it afresh. */
 static perf__streamorder_model o;

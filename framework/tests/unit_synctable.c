@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "selftest.h"
-#include "worker/synctable.h"
+#include "worker/sync/synctable.h"
 
 static perf__synctable_rule rule_of(int domain, unsigned cbid)
 {

@@ -5,7 +5,7 @@
 
 #include "selftest.h"
 #include "base/clock.h"
-#include "worker/verdict.h"
+#include "worker/claim/verdict.h"
 
 ST_TEST(look_schedule_grows_and_ends_at_max_rounds)
 {

@@ -9,7 +9,7 @@
 #include "base/status.h"
 #include "perfgate.h"
 #include "worker/context.h"
-#include "worker/workload.h"
+#include "worker/sample/workload.h"
 
 /* About 200 us of host work per call, each call 1 us longer than the one
  * before: no two samples are equal, so a precision of 1e-12 is never

@@ -47,7 +47,7 @@
  *   are within the tolerance, is not decided: the clock explains it (a
  *   1.5 ms GEMM whose process ran at 1890 MHz, the GPU at its power limit,
  *   was 11.8 % slower against an entry recorded at 1980 MHz, on the H100).
- * - Every update also records perfgate's reference work (worker/reference.h)
+ * - Every update also records perfgate's reference work (worker/sample/reference.h)
  *   as entries of the test PERF__BLR_REFERENCE_TEST (no test's name: those
  *   hold a dot), judged by the same rule but always written. A regression
  *   whose process ran a reference that applies to its clock slower than
@@ -86,7 +86,7 @@
 #define PERF__BLR_CEILING 0.10
 #define PERF__BLR_SIG 3.0
 /* An events-clock sample is launch-bound when the host took this share of
- * its time or more to queue the batch (worker/workload.h: queue_share); an
+ * its time or more to queue the batch (worker/sample/workload.h: queue_share); an
  * update does not write an entry with such a run unless asked to. */
 #define PERF__BLR_LAUNCH_BOUND 0.9
 #define PERF__BLR_REF_FACTOR 3.0

@@ -11,7 +11,7 @@
  *   held    the batch is queued behind the blocking kernel (worker/
  *           blocker.h), so the host's launch gaps are not in it;
  *   flush   L2 is flushed before each sample, one iteration per sample.
- * A new clock is a row here and its sampler in worker/workload.c. */
+ * A new clock is a row here and its sampler in worker/sample/workload.c. */
 #define PERF__CLOCK_MAP(X)                       \
   /*  clock            name      host ev held flush */ \
   X(PERF_CLOCK_EVENTS, "events", 0, 1, 0, 0)     \

@@ -12,7 +12,7 @@
 #include "history/secret.h"
 #include "report/headroom.h"
 #include "report/tally.h"
-#include "worker/probe.h"
+#include "worker/process/probe.h"
 
 /* A fingerprint as one JSON object of strings. Never fails (j->oom). */
 static void json_kvs(perf__json *j, const perf__baseline *b)

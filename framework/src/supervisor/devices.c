@@ -14,7 +14,7 @@
 #include "base/cpumask.h"
 #include "base/hostshare.h"
 #include "base/units.h"
-#include "worker/probe.h"
+#include "worker/process/probe.h"
 #include "report/merge.h"
 #include "report/outputs.h"
 #include "supervisor/supervisor.h"

@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "base/progname.h"
 #include "supervisor/devices.h"
-#include "worker/probe.h"
+#include "worker/process/probe.h"
 
 /* Appends the causes of p not yet in buf[len] (each "; "-separated): a
  * host cause is said once for all GPUs. Never fails (truncates). */

@@ -9,7 +9,7 @@
 /* PERF_FAKE_PREEMPT=N: of each N + 1 sample attempts, the first N are
  * preempted and the last is not; PERF_FAKE_PREEMPT=always: every attempt
  * is. The worker reads the process's involuntary switches before and after
- * each attempt (worker/workload.c), so attempt k is reads 2k and 2k + 1,
+ * each attempt (worker/sample/workload.c), so attempt k is reads 2k and 2k + 1,
  * and it is preempted when the count moved between them. The count this
  * shim returns moves only where the pattern says: the machine's real
  * preemptions are hidden, so the counts a test sees are exact under any

@@ -1,0 +1,481 @@
+/* baselinecheck.c — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+#include "worker/claim/baselinecheck.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/baseline.h"
+#include "base/blyaml.h"
+#include "base/blrule.h"
+#include "base/machine.h"
+#include "base/clock.h"
+#include "worker/device/fingerprint.h"
+#include "base/units.h"
+#include "worker/device/gpu.h"
+#include "base/stats.h"
+#include "base/status.h"
+#include "worker/claim/sweep.h"
+#include "worker/context.h"
+#include "worker/device/cotenant.h"
+#include "worker/claim/hostnoise.h"
+#include "worker/sample/reference.h"
+#include "worker/sample/workload.h"
+
+/* This machine as host-only work sees it (0) and as GPU work sees it (1). */
+static struct machine {
+  int loaded, exists, bad;
+  perf__baseline now;  /* fingerprint measured in this process */
+  perf__baseline file; /* the baseline file, when it exists */
+  char path[4200];
+  char err[600];
+} machines[2];
+
+/* Fields whose change makes old numbers suspect: warned about. */
+static const char *const watched[] = {"driver", "cuda_driver_api", "cuda_runtime",
+                                      "max_sm_clock_mhz", NULL};
+
+static const char *fp_get(const perf__baseline *b, const char *key)
+{
+  for (size_t i = 0; i < b->nfp; i++)
+    if (!strcmp(b->fp[i].key, key)) return b->fp[i].value;
+  return NULL;
+}
+
+static void warn_differences(const struct machine *m)
+{
+  char diff[600] = "";
+  size_t used = 0;
+  for (const char *const *k = watched; *k; k++) {
+    const char *was = fp_get(&m->file, *k), *is = fp_get(&m->now, *k);
+    if (was && is && strcmp(was, is) && used < sizeof diff)
+      used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s %s -> %s",
+                               used ? ", " : "", *k, was, is);
+  }
+  if (used)
+    perf__context_line(PERF_LINE_NOTICE, "warning: this machine differs from %s: %s",
+               m->path, diff);
+}
+
+/* Loads the fingerprint and the file for kind k once per worker. */
+static struct machine *machine(int k)
+{
+  struct machine *m = &machines[k];
+  if (m->loaded) return m;
+  m->loaded = 1;
+  perf__baseline_init(&m->now);
+  if (!k || perf__fingerprint_gpu(&m->now)) perf__machine_host(&m->now);
+  perf__baseline_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
+  int r = perf__blyaml_load(m->path, &m->file, m->err, sizeof m->err);
+  m->exists = r == 0;
+  m->bad = r && !(r == PERF__EIO && errno == ENOENT);
+  if (m->exists)
+    warn_differences(m);
+  else if (!m->bad && !perf__context_opt.update_baselines)
+    perf__context_line(PERF_LINE_NOTICE, "no baseline for this machine (%s): %s does not "
+               "exist; baseline checks are skipped. Create it by running this binary "
+               "with --update-baselines and the same --baseline-dir (in perfgate's own tree: "
+               "make baseline-update).",
+               perf__baseline_model(&m->now), m->path);
+  return m;
+}
+
+/* Tabs would break the record format. */
+static void clean(char *dst, size_t n, const char *src)
+{
+  snprintf(dst, n, "%s", src);
+  for (char *p = dst; *p; p++)
+    if (*p == '\t' || *p == '\n') *p = ' ';
+}
+
+static void send_fingerprint(struct machine *m)
+{
+  static int sent[2];
+  int k = (int)(m - machines);
+  if (sent[k]++) return;
+  char line[6000];
+  size_t u = (size_t)snprintf(line, sizeof line, "F\t%s", m->path);
+  for (size_t i = 0; i < m->now.nfp && u < sizeof line; i++)
+    u += (size_t)snprintf(line + u, sizeof line - u, "\t%s\t%s", m->now.fp[i].key,
+                          m->now.fp[i].value);
+  perf__context_line(PERF_LINE_RECORD, "%s", line);
+}
+
+/* The entry's name: the workload's, with the sweep point inside a sweep
+ * ("cpu[n=256]"). Never fails (truncates). */
+static const char *key(const perf_workload *w, char *buf, size_t len)
+{
+  if (perf__sweep_active())
+    snprintf(buf, len, "%s[%s=%ld]", w->name, perf__sweep_var(), perf__sweep_value());
+  else
+    snprintf(buf, len, "%s", w->name);
+  return buf;
+}
+
+/* Another process used the GPU during w's last measurement (its shared_n
+ * samples or rounds, cotenant.h): with --update-baselines the test ends as
+ * ERROR, nothing recorded from a shared GPU; otherwise returns 1, and the
+ * comparison is INCONCLUSIVE (counted, with head's verdict line). Returns
+ * 0 when it was not shared. */
+static int shared_gpu(const perf_workload *w, const char *head)
+{
+  const perf__wstate *st = w->perf__state;
+  char who[240], what[16];
+  if (st->shared_n <= 0) return 0;
+  perf__cotenant_describe(perf__cotenant_state(), st->shared_from, who, sizeof who);
+  snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
+  if (perf__context_opt.update_baselines)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: --update-baselines records nothing from a shared "
+                      "GPU: another process used it during %ld %s of the measurement: %s; "
+                      "record on a GPU no other job shares", head, st->shared_n, what, who);
+  perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
+                     "%ld %s of the measurement: %s; run on a GPU no other job shares", head,
+                     st->shared_n, what, who);
+  perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF_OUTCOME_INCONCLUSIVE));
+  return 1;
+}
+
+/* Measures reference k into r. Returns 0, or -1 with the CUDA error in
+ * why. */
+static int measure_reference(perf__blrule_ref k, perf__reference *r, char *why, size_t len)
+{
+  if (k == PERF__BLR_REF_HOST) {
+    perf__reference_host(r);
+    return 0;
+  }
+  cudaError_t e = perf__reference_gpu(r);
+  if (e) snprintf(why, len, "%s", cudaGetErrorString(e));
+  return e ? -1 : 0;
+}
+
+/* perfgate's references for the measurements of this context generation
+ * (a test, or a sweep point) into m's file: 0 where not measured. */
+typedef struct gen_refs {
+  double median[PERF__BLR_NREFS];
+} gen_refs;
+
+/* An update times the references once per generation that records into
+ * m's file (the Python package's runs share a process: each run's tests
+ * are new generations), records them as entries of their own (base/
+ * blrule.h) and returns them for the generation's records, so that the
+ * supervisor judges each run of a workload against the references of its
+ * own process. One that cannot be measured is said and left 0. Never
+ * fails. */
+static gen_refs record_references(struct machine *m)
+{
+  static unsigned long last[2];
+  static gen_refs got[2];
+  int kind = (int)(m - machines);
+  if (last[kind] == perf__context_generation()) return got[kind];
+  last[kind] = perf__context_generation();
+  for (int k = 0; k < PERF__BLR_NREFS; k++) {
+    perf__blrule_ref ref = (perf__blrule_ref)k;
+    perf__reference r;
+    char why[160];
+    got[kind].median[k] = 0;
+    if (ref == PERF__BLR_REF_GPU && !kind) continue;
+    if (measure_reference(ref, &r, why, sizeof why)) {
+      perf__context_line(PERF_LINE_DETAIL, "perfgate's %s could not be measured: %s; not recorded",
+                         perf__blrule_ref_name(ref), why);
+      continue;
+    }
+    got[kind].median[k] = r.median;
+    perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t0\t0\t0\t0", m->path,
+                       PERF__BLR_REFERENCE_TEST, perf__blrule_ref_name(ref),
+                       perf__blrule_ref_clock(ref), r.median, r.mad, r.n);
+  }
+  return got[kind];
+}
+
+/* What perfgate's references, timed now (for each slower check: a host
+ * disturbance comes and goes within seconds), say of w's slowdown rel
+ * (standard error se) against m's file, as a clause into note ("" when none
+ * applies or the file has no entry for it); *host_rel gets the host
+ * reference's change (0 when it was not timed). Returns 1 when one
+ * explains it (base/blrule.h). Never fails. */
+static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
+                          char *note, size_t len, double *host_rel)
+{
+  int explained = 0;
+  size_t used = 0;
+  note[0] = '\0';
+  *host_rel = 0;
+  for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
+    const char *name = perf__blrule_ref_name((perf__blrule_ref)k);
+    const perf__baseline_entry *e =
+        perf__blrule_ref_applies((perf__blrule_ref)k, perf__clock_name(w->perf__state->clock),
+                                 w->perf__state->queue_share, w->perf__state->uses_gpu)
+            ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
+            : NULL;
+    perf__reference fresh;
+    char why[160];
+    if (!e) continue;
+    if (measure_reference((perf__blrule_ref)k, &fresh, why, sizeof why)) {
+      int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
+                       why);
+      used += n > 0 ? (size_t)n : 0;
+      continue;
+    }
+    const perf__reference *r = &fresh;
+    double ref_rel = 0;
+    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
+    if (k == PERF__BLR_REF_HOST) *host_rel = ref_rel;
+    char now[32], was[32];
+    int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
+                     "%+.1f%% (tolerance %.1f%%): %s", name, perf__units_time(now, sizeof now, r->median),
+                     perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * ref_rel,
+                     100 * e->tolerance, x ? "the machine is slower now, not decided"
+                                           : "not what slowed it");
+    used += n > 0 ? (size_t)n : 0;
+    explained |= x;
+  }
+  return explained;
+}
+
+/* The supervisor's record of one measurement (rebaseline.h): its time, the
+ * SM clock of its samples (0 0 0: unknown), on the events clock the host's
+ * share of it queueing the work (workload.h: queue_share), and perfgate's
+ * references as this process timed them (0: not measured). Never fails. */
+static void record(struct machine *m, const perf_workload *w, double median,
+                   double mad, long samples, perf__baseline_mhz clk)
+{
+  char test[200], name[96], k[160];
+  clean(test, sizeof test, perf__context_name());
+  clean(name, sizeof name, key(w, k, sizeof k));
+  send_fingerprint(m);
+  gen_refs refs = record_references(m);
+  _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
+  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g",
+                     m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
+                     samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
+                     refs.median[0], refs.median[1]);
+}
+
+/* 1 when the host interfered with a host-paced measurement of w (the
+ * clocks the host reference applies to) since host (NULL: unknown), by a
+ * cause issue 31's rule names, and that explains its slowdown rel (se; the
+ * host reference's change host_rel) by base/blrule.h; "; the host: CAUSE"
+ * into note[len] whenever a cause is named. An absolute comparison cannot
+ * cancel a busy host as ABBA rounds do. Never fails. */
+static int host_busy(const perf_workload *w, const perf__hostload *host, double rel, double se,
+                     double host_rel, char *note, size_t len)
+{
+  const perf__wstate *st = w->perf__state;
+  char cause[500];
+  if (!host || !perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
+                                         st->queue_share, st->uses_gpu))
+    return 0;
+  if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
+  snprintf(note, len, "; the host: %s", cause);
+  return perf__blrule_busy_host_explains(rel, se, host_rel);
+}
+
+/* Compares with the entry on time; the line adds what the SM clock of the
+ * samples (clk) says against the entry's (perf__baseline_clock_note), what
+ * perfgate's references and the host's load since host (NULL: unknown) say
+ * of a slowdown. Returns the outcome (SKIP when there is no entry). */
+static perf_outcome compare(struct machine *m, const perf_workload *w,
+                             const char *head, double median, double mad,
+                             long samples, perf__baseline_mhz clk, int quiet_if_missing,
+                             const perf__hostload *host)
+{
+  char k[160];
+  key(w, k, sizeof k); /* named in the message below even when there is no file */
+  const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__context_name(), k) : NULL;
+  if (!e) {
+    perf__context_baseline_state(1);
+    if (!quiet_if_missing)
+      perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
+                 head, perf__context_name(), k, m->path);
+    return PERF_OUTCOME_SKIP;
+  }
+  const char *clock = perf__clock_name(w->perf__state->clock);
+  if (strcmp(e->clock, clock))
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: measured with the %s clock, the baseline "
+                   "entry with %s", head, clock, e->clock);
+  double rel, se;
+  perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
+  perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
+                        ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS;
+  int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
+  char now[32], was[32], how[400], note[1500], noise[120], machine[500] = "", busy[520] = "";
+  double host_rel = 0;
+  int slower = c == PERF__BL_SLOWER && !low_clock &&
+               machine_slower(m, w, rel, se, machine, sizeof machine, &host_rel);
+  int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
+               host_busy(w, host, rel, se, host_rel, busy, sizeof busy);
+  double slow_run;
+  int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
+             perf__blrule_slow_mode_explains(e, median, &slow_run);
+  if (low_clock || slower || hosted || mode) o = PERF_OUTCOME_INCONCLUSIVE;
+  perf__baseline_clock_note(e, median, clk, note, sizeof note);
+  size_t used = strlen(note);
+  perf__workload_launch_note(w, note + used, sizeof note - used);
+  used = strlen(note);
+  snprintf(note + used, sizeof note - used, "%s%s", machine, busy);
+  used = strlen(note);
+  if (mode)
+    snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
+             "%+.1f%%) while perfgate's reference ran as usual: a slow mode of the workload in "
+             "some processes, which a change of this size cannot be told from (re-record if "
+             "that run was a disturbance)", perf__units_time(was, sizeof was, slow_run),
+             100 * (slow_run / e->median_s - 1));
+  double between = perf__blrule_spread(e);
+  if (between >= 0)
+    snprintf(noise, sizeof noise, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, "
+             "%d %s)", 100 * PERF__BLR_SIG * se, 100 * between, e->nruns,
+             perf__units_noun(e->nruns, "run", "runs"));
+  else
+    snprintf(noise, sizeof noise, "+-%.1f%% (the baseline has no runs: within-process noise only)",
+             100 * PERF__BLR_SIG * se);
+  perf__context_line(PERF_LINE_DETAIL,
+             "%s: %s%s: %s vs baseline %s per iteration (%s), "
+             "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
+             head, perf__status_word(o),
+             low_clock                 ? " (the SM clock was low: not decided)"
+             : slower                  ? " (the machine is slower: not decided)"
+             : hosted                  ? " (the host was busy: not decided)"
+             : mode                    ? " (a slow mode the update saw: not decided)"
+             : c == PERF__BL_SLOWER    ? " (regression)"
+             : c == PERF__BL_FASTER    ? " (improvement)"
+                                       : "",
+             perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
+             perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
+             samples, perf__units_noun(samples, "sample", "samples"), e->samples,
+             c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
+  return o;
+}
+
+/* This machine's file for w; a malformed file ends the test as ERROR. */
+static struct machine *machine_of(const perf_workload *w)
+{
+  struct machine *m = machine(w->perf__state->uses_gpu);
+  if (m->bad) {
+    perf__context_baseline_state(2);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", m->err);
+  }
+  return m;
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
+                        long samples, perf__baseline_mhz clk, const perf__hostload *host)
+{
+  if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
+  struct machine *m = machine_of(w);
+  char head[300];
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) (%s)%s", w->name,
+           perf__context_opt.update_baselines ? "--update-baselines" : "--baseline-check=all",
+           perf__sweep_tag(tag, sizeof tag));
+  if (shared_gpu(w, head)) return;
+  if (perf__context_opt.update_baselines) {
+    record(m, w, median, mad, samples, clk);
+    return;
+  }
+  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host);
+  if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m)
+{
+  const perf__verdict_result *r = &m->r;
+  const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
+  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
+                               perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0),
+                               &m->host_before);
+  if (b != a)
+    perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
+                                 perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
+                                 &m->host_before);
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio)
+{
+  if (!perf__context_opt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
+  struct machine *m = machine_of(any);
+  if (shared_gpu(any, claim)) return; /* not reached: its workloads ended the test */
+  char test[200], c[200];
+  clean(test, sizeof test, perf__context_name());
+  clean(c, sizeof c, claim);
+  send_fingerprint(m);
+  perf__context_line(PERF_LINE_RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
+}
+
+/* A baseline measurement: 8 to 64 samples, until the median's 95 %
+ * interval is within +-0.2 % (or a quarter of its entry's between-process
+ * spread, where that is wider: precision()) or the budget is spent. */
+enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
+static const double PRECISION = 0.002;
+
+/* How precise w's median must be: PRECISION, or less where its entry's
+ * runs differ more between processes than that (blrule.h: a quarter of
+ * their spread), so that a check does not buy precision the comparison
+ * cannot use. A malformed file ends the test (machine_of). */
+static double precision(const perf_workload *w)
+{
+  if (perf__context_opt.update_baselines) return PRECISION;
+  struct machine *m = machine_of(w);
+  char k[160];
+  const perf__baseline_entry *e =
+      m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
+  return perf__blrule_precision(e, PRECISION);
+}
+
+/* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
+int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
+                          int line, int fatal)
+{
+  char head[300], why[600];
+  double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
+  unsigned mhz[MAX_SAMPLES];
+  if (!w->name) w->name = wn;
+  char tag[96];
+  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
+           perf__sweep_tag(tag, sizeof tag));
+  if (!perf__context_opt.update_baselines && perf__context_claim_open(file, line, tag, 0))
+    return perf__context_claim_kept(head);
+  double budget = perf__context_opt.budget_s;
+  perf__workload_prepare(w, budget / 2048, budget / 4);
+  perf__hostload host;
+  perf__hostnoise_begin(&host);
+  int n = 0;
+  int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
+                                       precision(w), &n, why, sizeof why);
+  if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
+  if (err) perf__gpu_end(err, why);
+  double median = perf__stats_median_of(t, (size_t)n, scratch);
+  double mad = perf__stats_mad_of(t, (size_t)n, scratch);
+  perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
+  struct machine *m = machine_of(w);
+  if (shared_gpu(w, head)) {
+    if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: INCONCLUSIVE", head);
+    return 0;
+  }
+  if (perf__context_opt.update_baselines) {
+    record(m, w, median, mad, n, clk);
+    char now[32], sm[48] = "", launch[240];
+    if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
+    perf__context_line(PERF_LINE_DETAIL,
+               "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
+               head, perf__units_time(now, sizeof now, median),
+               perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
+               sm, perf__workload_launch_note(w, launch, sizeof launch));
+    perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
+    return 1;
+  }
+  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
+  if (o == PERF_OUTCOME_SKIP) {
+    perf__context_claim_close();
+    perf__context_skipped_check("%s: no baseline entry", head);
+    return 0;
+  }
+  perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+  perf__context_claim_close();
+  if (o != PERF_OUTCOME_PASS && fatal)
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, perf__status_word(o));
+  return o == PERF_OUTCOME_PASS;
+}

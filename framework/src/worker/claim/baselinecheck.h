@@ -1,0 +1,26 @@
+/* baselinecheck.h — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+#ifndef PERF_BASELINECHECK_H
+#define PERF_BASELINECHECK_H
+
+#include "base/baseline.h"
+#include "perfgate.h"
+#include "worker/claim/compare.h"
+
+/* A workload measured by a ratio claim (median, MAD, samples; clk: the SM
+ * clock of its samples; host: the host's load before the measurement, or
+ * NULL): recorded with --update-baselines, compared with
+ * --baseline-check=all (when its entry exists; a FAIL is counted as a
+ * claim; the line says what the SM clock says, perf__baseline_clock_note).
+ * Ends the test as ERROR when this machine's baseline file is malformed,
+ * or its entry was measured with another clock. */
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
+                        long samples, perf__baseline_mhz clk, const perf__hostload *host);
+/* Both workloads of a comparison m decided (once when a == b), with the SM
+ * clock of each one's samples in m's record, as perf__baselinecheck_measured
+ * (and failing as it does). */
+void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m);
+/* A ratio claim's measured ratio: recorded with --update-baselines.
+ * Never fails (a ratio that is not a finite number > 0 is not recorded). */
+void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);
+
+#endif

@@ -1,0 +1,89 @@
+/* check.c — the plain checks of a test body: PERF_EXPECT_TRUE, PERF_EXPECT_NEAR and PERF_SKIP. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "perfgate.h"
+#include "worker/context.h"
+#include "worker/claim/sweep.h"
+
+/* Public: EXPECT/ASSERT_TRUE. Returns ok; a fatal failure ends the test. */
+int perf__truth(int ok, const char *expr, const char *file, int line, int fatal)
+{
+  char msg[400], tag[96];
+  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d%s %s", expr, file, line,
+           perf__sweep_tag(tag, sizeof tag), ok ? "holds" : "is false");
+  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
+  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
+  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
+  return ok;
+}
+
+/* The index of the worst entry (the first NaN, else the largest error
+ * relative to its bound); *err gets its error over the bound's scale (an
+ * exact match is 0 whatever its scale). */
+static size_t worst_entry(const double *got, const double *want, const double *scale, size_t n,
+                          double *err)
+{
+  size_t at = 0;
+  *err = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs(got[i] - want[i]);
+    double e = d == 0 ? 0 : d / (scale ? scale[i] : 1.0);
+    if (isnan(e)) {
+      *err = e;
+      return i;
+    }
+    if (e > *err) *err = e, at = i;
+  }
+  return at;
+}
+
+/* The first scale that is not a finite number > 0, or -1. */
+static long long bad_scale(const double *scale, long long n)
+{
+  for (long long i = 0; scale && i < n; i++)
+    if (!(scale[i] > 0 && isfinite(scale[i]))) return i;
+  return -1;
+}
+
+/* Public: EXPECT/ASSERT_NEAR(_SCALED). Returns 1 when every entry is within
+ * tol; a fatal failure ends the test. n < 1, a tol that is not a number
+ * >= 0 or a bad scale ends the test as ERROR. */
+int perf__near(const double *got, const double *want, const double *scale, long long n,
+               double tol, const char *gn, const char *wn, const char *sn, const char *file,
+               int line, int fatal)
+{
+  char head[400], msg[700], tag[96], sarg[120] = "";
+  if (scale) snprintf(sarg, sizeof sarg, ", %.100s", sn);
+  snprintf(head, sizeof head, "NEAR%s(%.100s, %.100s%s, %lld, %g) at %s:%d%s",
+           scale ? "_SCALED" : "", gn, wn, sarg, n, tol, file, line,
+           perf__sweep_tag(tag, sizeof tag));
+  if (n < 1 || !got || !want || !(tol >= 0))
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs n >= 1 entries and a tolerance >= 0", head);
+  long long bad = bad_scale(scale, n);
+  if (bad >= 0)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %s[%lld] is %g; a scale must be a finite number > 0",
+                      head, sn, bad, scale[bad]);
+  double err;
+  size_t at = worst_entry(got, want, scale, (size_t)n, &err);
+  int ok = err <= tol;
+  snprintf(msg, sizeof msg, "%s: worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", head,
+           err, scale ? " of its scale" : "", at, got[at], want[at],
+           ok ? "holds" : "is too large");
+  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
+  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
+  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
+  return ok;
+}
+
+/* Public: PERF_SKIP. Does not return. */
+void perf__skip(const char *file, int line, const char *fmt, ...)
+{
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  perf__context_end(PERF_OUTCOME_SKIP, 0, "%s (at %s:%d)", msg, file, line);
+}

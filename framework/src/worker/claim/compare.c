@@ -1,0 +1,555 @@
+/* compare.c — comparing two workloads: prepare both, sample ABBA rounds until the verdict rule decides, the verdict line, the measurement record. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/claim/compare.h"
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "base/units.h"
+#include "base/grow.h"
+#include "worker/context.h"
+#include "worker/device/cotenant.h"
+#include "worker/device/gpu.h"
+#include "worker/device/gpuwatch.h"
+#include "worker/claim/hostnoise.h"
+#include "worker/device/nvtx.h"
+#include "worker/claim/sweep.h"
+#include "worker/sync/syncdetect.h"
+#include "worker/sample/workload.h"
+
+/* Every sample of one workload, per iteration, in the order taken. */
+typedef struct samples {
+  double *t;
+  unsigned *mhz; /* SM clock after each sample (GPU watch); 0 unknown */
+  size_t n, cap;
+} samples;
+
+typedef struct pair {
+  perf_workload *a, *b;
+  perf__rng order; /* picks ABBA or BAAB for each round */
+  samples sa, sb;  /* for the claim's record (--json) */
+  samples rounds_a, rounds_b; /* each round's value (the medians' data) */
+  samples round_from, round_to; /* each round's start and end (perf__clock_now) */
+  double from;                  /* when sampling began */
+  perf__retake ra, rb; /* each workload's retake counts before the claim */
+  int err;
+  char why[600];
+} pair;
+
+/* Never fails: without memory the sample is not kept (the record is then
+ * short of it, the verdict is not affected). */
+static void keep(samples *s, double t, unsigned mhz)
+{
+  if (s->n == s->cap) {
+    size_t cap = perf__grow_cap(s->cap, s->n + 1, 64);
+    double *p = realloc(s->t, cap * sizeof *p);
+    if (p) s->t = p;
+    unsigned *m = p ? realloc(s->mhz, cap * sizeof *m) : NULL;
+    if (m) s->mhz = m;
+    if (!p || !m) return;
+    s->cap = cap;
+  }
+  s->mhz[s->n] = mhz;
+  s->t[s->n++] = t;
+}
+
+/* The claim being measured. Static, not on the stack: a CUDA error or a
+ * fatal check inside a workload ends the test by longjmp, and
+ * perf__compare_release must still find its samples to free them. */
+static pair live;
+
+static void free_samples(pair *p)
+{
+  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b, &p->round_from, &p->round_to};
+  for (int i = 0; i < 6; i++) {
+    free(all[i]->t);
+    free(all[i]->mhz);
+    *all[i] = (samples){0};
+  }
+}
+
+/* The release hook: frees the samples of a claim that a longjmp (CUDA
+ * error, fatal check in a workload) left unfinished. Never fails. */
+static void release(void)
+{
+  free_samples(&live);
+  perf__verdict_release();
+}
+
+/* Shared samples kept by a and b so far (once when a == b). */
+static long kept_shared(const pair *p)
+{
+  long k = p->a->perf__state->rt.shared_kept;
+  return p->b != p->a ? k + p->b->perf__state->rt.shared_kept : k;
+}
+
+/* 1 when the round that began at begin must be taken again: NVML, read
+ * since, shows another process used the GPU during it (its first window
+ * reported only after the round's first samples were kept), while none of
+ * its samples was kept shared (then the wait for the co-tenant is spent,
+ * and the round stands, to be dropped from the decision: exclude_shared).
+ * The discarded samples count as retaken. */
+static int take_again(pair *p, double begin, long kept0)
+{
+  if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
+  if (kept_shared(p) != kept0 ||
+      !perf__cotenant_overlaps(perf__cotenant_state(), begin, perf__clock_now()))
+    return 0;
+  p->a->perf__state->rt.shared_retaken += 2;
+  p->b->perf__state->rt.shared_retaken += 2;
+  return 1;
+}
+
+/* One round: ABBA or BAAB at random, so that interference with a period
+ * cannot line up with one workload's positions; the outer two samples
+ * belong to one workload, the inner two to the other, and each workload's
+ * value is the mean of its two (linear drift cancels). A round another
+ * process shared is taken again (take_again). Returns 0 or the first
+ * sampling error (kept in p). */
+static int abba(void *ctx, double *a, double *b)
+{
+  pair *p = ctx;
+  int flip = perf__rng_below(&p->order, 2);
+  perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
+  perf_workload *seq[4] = {outer, inner, inner, outer};
+  double t[4], begin;
+  unsigned mhz[4];
+  long kept0;
+  do {
+    begin = perf__clock_now(), kept0 = kept_shared(p);
+    for (int i = 0; i < 4; i++) {
+      p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
+      if (p->err) return p->err;
+      mhz[i] = seq[i]->perf__state->last_mhz;
+    }
+  } while (take_again(p, begin, kept0));
+  samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
+  keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
+      keep(so, t[3], mhz[3]);
+  double o = 0.5 * (t[0] + t[3]), in = 0.5 * (t[1] + t[2]);
+  *a = flip ? in : o;
+  *b = flip ? o : in;
+  keep(&p->rounds_a, *a, 0);
+  keep(&p->rounds_b, *b, 0);
+  keep(&p->round_from, begin, 0);
+  keep(&p->round_to, perf__clock_now(), 0);
+  return 0;
+}
+
+/* The retake counts of both workloads (once when a == b). */
+static perf__retake retakes(const perf_workload *a, const perf_workload *b)
+{
+  perf__retake r = a->perf__state->rt;
+  if (a != b) {
+    const perf__retake *o = &b->perf__state->rt;
+    r.retaken += o->retaken;
+    r.kept_disturbed += o->kept_disturbed;
+    r.throttled_discarded += o->throttled_discarded;
+    r.throttled_kept += o->throttled_kept;
+    r.rested_ms += o->rested_ms;
+    r.shared_retaken += o->shared_retaken;
+    r.shared_kept += o->shared_kept;
+    r.shared_waited_ms += o->shared_waited_ms;
+  }
+  return r;
+}
+
+/* See compare.h. */
+void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  if (d->retaken || d->kept_disturbed)
+    used += (size_t)snprintf(buf, len, "; %ld %s retaken and %ld kept although the host "
+                             "preempted %s", d->retaken,
+                             perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
+                             perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
+  if ((d->throttled_discarded || d->throttled_kept) && used < len)
+    used += (size_t)snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while "
+                             "the GPU was throttled (%s)%s", d->throttled_discarded,
+                             perf__units_noun(d->throttled_discarded, "sample", "samples"),
+                             d->throttled_kept, throttle,
+                             d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+  if ((d->shared_retaken || d->shared_kept) && used < len)
+    snprintf(buf + used, len - used, "; %ld %s retaken and %ld kept while another process "
+             "used the GPU (waited %.1f s for it to leave)", d->shared_retaken,
+             perf__units_noun(d->shared_retaken, "sample", "samples"), d->shared_kept,
+             (double)d->shared_waited_ms * 1e-3);
+}
+
+/* What this claim's sampling discarded or kept despite a disturbance
+ * (counts since `before`, returned), as "; ..." text for the verdict line,
+ * or "". */
+static perf__retake disturbances(const perf_workload *a, const perf_workload *b,
+                         const perf__retake *before, char *buf, size_t len)
+{
+  perf__retake now = retakes(a, b);
+  perf__retake d = {
+      .retaken = now.retaken - before->retaken,
+      .kept_disturbed = now.kept_disturbed - before->kept_disturbed,
+      .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
+      .throttled_kept = now.throttled_kept - before->throttled_kept,
+      .rested_ms = now.rested_ms - before->rested_ms,
+      .shared_retaken = now.shared_retaken - before->shared_retaken,
+      .shared_kept = now.shared_kept - before->shared_kept,
+      .shared_waited_ms = now.shared_waited_ms - before->shared_waited_ms,
+  };
+  char names[120] = "";
+  if (d.throttled_discarded || d.throttled_kept)
+    perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
+                                names, sizeof names);
+  perf__compare_disturbed_text(&d, names, buf, len);
+  return d;
+}
+
+static void trace(void *ctx, const perf__verdict_result *r)
+{
+  (void)ctx;
+  perf__context_line(PERF_LINE_VERBOSE, "look %d at %d %s: ratio %.4f, interval [%.4f, %.4f] -> %s",
+             r->looks, r->rounds, perf__units_noun(r->rounds, "round", "rounds"), r->ratio, r->lo,
+             r->hi,
+             r->verdict == PERF_OUTCOME_INCONCLUSIVE ? "continue"
+                                              : perf__status_word(r->verdict));
+}
+
+/* See compare.h. */
+void perf__compare_print(const char *head, const char *word, const char *need,
+                          const char *ratio_name, const perf_workload *a,
+                          const perf_workload *b, const perf__compare_result *m)
+{
+  const perf__verdict_result *r = &m->r;
+  char ma[32], mb[32], how[400];
+  perf__units_time(ma, sizeof ma, r->med_a);
+  perf__units_time(mb, sizeof mb, r->med_b);
+  perf__context_line(PERF_LINE_DETAIL,
+             "%s: %s: %s %s vs %s %s per iteration (%s); "
+             "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA %s, %d "
+             "%s, %.2f s wall%s%s",
+             head, word, a->name, ma, b->name, mb, perf__workload_clock_text(a, b, how, sizeof how),
+             ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
+             perf__units_noun(r->rounds, "round", "rounds"), r->looks,
+             perf__units_noun(r->looks, "look", "looks"), r->seconds,
+             perf__verdict_note(r),
+             m->disturbed);
+}
+
+/* See compare.h. */
+const char *perf__compare_claim_text(const char *head)
+{
+  static char buf[300];
+  snprintf(buf, sizeof buf, "%s", head);
+  char *at = strstr(buf, " at ");
+  if (at) *at = '\0';
+  return buf;
+}
+
+/* strdup that takes NULL; NULL without memory (the record is then short
+ * of the string, the verdict is not affected). */
+static char *dup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* A copy of n doubles (NULL without memory or when n == 0). */
+static double *dup_times(const double *v, size_t n)
+{
+  double *c = n ? malloc(n * sizeof *c) : NULL;
+  if (c) memcpy(c, v, n * sizeof *c);
+  return c;
+}
+
+/* The GPU watch's part of a workload's record: SM clock after each sample
+ * (0: unknown), the throttled samples this claim discarded and kept (counts
+ * since `before`), and the reasons seen in this test. */
+static void watch_record(perf__claimrec_workload *o, const perf_workload *w, const samples *s,
+                         const perf__retake *before)
+{
+  const perf__wstate *st = w->perf__state;
+  char names[120];
+  if (!st->watched) return;
+  o->watched = 1;
+  o->sm_clock_mhz = s->n ? malloc(s->n * sizeof *o->sm_clock_mhz) : NULL;
+  if (o->sm_clock_mhz) memcpy(o->sm_clock_mhz, s->mhz, s->n * sizeof *o->sm_clock_mhz);
+  o->throttled_discarded = st->rt.throttled_discarded - before->throttled_discarded;
+  o->throttled_kept = st->rt.throttled_kept - before->throttled_kept;
+  o->throttle_reasons = dup(perf__gpuwatch_reason_names(st->throttle_seen, names, sizeof names));
+}
+
+/* Where the workload's GPU work went and what its clock waited for. */
+static void route_record(perf__claimrec_workload *o, const perf_workload *w)
+{
+  static const char *const waits[] = {"nothing", "stream", "device", "?"};
+  const perf__streamcheck_routing *r = &w->perf__state->route;
+  o->waits_for = dup(waits[r->route]);
+  o->gpu_work_checked = r->checked;
+  o->undeclared_streams = r->undeclared;
+  o->gpu_work = dup(!r->checked     ? r->why_not
+                    : r->summary[0] ? r->summary
+                                    : "none (no CUDA context in the process)");
+}
+
+/* One workload's part of the claim's record. */
+static void workload_record(perf__claimrec_workload *o, const perf_workload *w, double med,
+                            double mad, const double *ci, const samples *s,
+                            const perf__retake *before)
+{
+  *o = (perf__claimrec_workload){
+      .name = dup(w->name),
+      .median_s = med,
+      .median_interval_s = {ci[0], ci[1]},
+      .median_confidence = 1 - PERF__MEDIAN_LEVEL,
+      .mad_s = mad,
+      .cold_start_s = w->perf__state->cold_s,
+      .iterations_per_sample = w->perf__state->batch,
+      .samples_s = dup_times(s->t, s->n),
+  };
+  o->nsamples = o->samples_s ? s->n : 0;
+  route_record(o, w);
+  watch_record(o, w, s, before);
+}
+
+/* The sweep point the claim was made at, if any. */
+static void sweep_record(perf__claimrec_sweep *o)
+{
+  if (!perf__sweep_active()) return;
+  *o = (perf__claimrec_sweep){1, dup(perf__sweep_var()), perf__sweep_value(),
+                              perf__sweep_index(), perf__sweep_points()};
+}
+
+/* The disturbances of a claim's sampling d, the rounds dropped as shared,
+ * the early look, and the verdict line's causes (text: "; ..." or ""). */
+static void noise_record(perf__claimrec_noise *o, const perf__retake *d, long shared_rounds,
+                         int early, const char *text)
+{
+  *o = (perf__claimrec_noise){
+      .host_retaken = d->retaken,
+      .host_kept = d->kept_disturbed,
+      .gpu_retaken = d->shared_retaken,
+      .gpu_kept = d->shared_kept,
+      .shared_rounds = shared_rounds,
+      .early_look = early,
+  };
+  o->set = o->host_retaken || o->host_kept || o->gpu_retaken || o->gpu_kept ||
+           shared_rounds || early || text[0];
+  if (o->set) o->cause = dup(text[0] == ';' ? text + 2 : text);
+}
+
+/* The measurement part of a claim's record: clock, both workloads with
+ * every sample (seconds per iteration), the ratio and its interval; the
+ * sweep point inside a sweep; what disturbed it (d). */
+static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__verdict_claim *c,
+                               const pair *p, const perf__compare_result *m, const perf__retake *d)
+{
+  const perf__verdict_result *r = &m->r;
+  *o = (perf__claimrec_ratio){
+      .kind = dup(kind),
+      .clock = dup(perf__clock_name(p->a->perf__state->clock)),
+      .threshold = c->threshold,
+      .ratio = r->ratio,
+      .interval = {r->lo, r->hi},
+      .confidence = 1 - r->level,
+      .rounds = r->rounds,
+      .looks = r->looks,
+      .budget_stretched = r->stretched,
+      .seconds = r->seconds,
+  };
+  workload_record(&o->a, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
+  workload_record(&o->b, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
+  sweep_record(&o->sweep);
+  noise_record(&o->noise, d, p->a->perf__state->shared_n, r->early, m->disturbed);
+}
+
+/* A workload's median interval from its round values (whose median is the
+ * reported one); NaN when there are none or no memory. */
+static void median_interval(const samples *s, double *ci)
+{
+  ci[0] = ci[1] = NAN;
+  if (s->n && perf__stats_median_ci(s->t, s->n, PERF__MEDIAN_LEVEL, &ci[0], &ci[1])) ci[0] = ci[1] = NAN;
+}
+
+/* Decides claim c on a[m], b[m] alone at r's level into r: PASS or FAIL
+ * as the interval says; INCONCLUSIVE with fewer than first_look rounds
+ * (r's numbers then stay those of all rounds, for the verdict line).
+ * Returns 0, PERF__ENOMEM or the bootstrap's error. */
+static int decide_again(const perf__verdict_claim *c, const perf__verdict_cfg *cfg, perf__rng *rng,
+                        const double *a, const double *b, size_t m, perf__verdict_result *r)
+{
+  r->verdict = PERF_OUTCOME_INCONCLUSIVE;
+  if ((int)m < cfg->first_look) return 0;
+  double *scratch = malloc(m * sizeof *scratch);
+  if (!scratch) return PERF__ENOMEM;
+  r->rounds = (int)m;
+  r->med_a = perf__stats_median_of(a, m, scratch), r->mad_a = perf__stats_mad_of(a, m, scratch);
+  r->med_b = perf__stats_median_of(b, m, scratch), r->mad_b = perf__stats_mad_of(b, m, scratch);
+  free(scratch);
+  int similar = c->kind == PERF__CLAIM_SIMILAR;
+  r->ratio = similar ? r->med_a / r->med_b : r->med_b / r->med_a;
+  int err = perf__stats_boot_ratio_ci(similar ? a : b, similar ? b : a, m, r->level, cfg->reps,
+                                      rng, &r->lo, &r->hi);
+  if (!err) r->verdict = perf__verdict_decide(c, r->lo, r->hi);
+  return err;
+}
+
+/* See compare.h. */
+long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
+                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
+                            const double *t0, const double *t1, size_t *n, double from,
+                            double now, perf__verdict_result *r)
+{
+  size_t clean = 0;
+  if (!perf__cotenant_overlaps(ct, from, now)) return 0;
+  for (size_t i = 0; i < *n && t0; i++) {
+    if (perf__cotenant_overlaps(ct, t0[i], t1[i])) continue;
+    a[clean] = a[i];
+    b[clean++] = b[i];
+  }
+  long dropped = (long)(*n - clean);
+  *n = clean;
+  int err = dropped ? decide_again(c, cfg, rng, a, b, clean, r) : 0;
+  return err ? err : dropped;
+}
+
+/* Rounds during which another process used the GPU, as NVML tells after
+ * the last of them (a window is reported once it closed), are no evidence:
+ * with any, the claim is decided again on the others alone
+ * (perf__compare_unshared), so that no PASS or FAIL comes from a shared
+ * GPU; an INCONCLUSIVE one names the process. Each workload's shared_n
+ * gets the count. Returns 0 or perf__compare_unshared's error. */
+static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__verdict_cfg *cfg,
+                          perf__rng *rng, perf__compare_result *out)
+{
+  perf__wstate *sa = p->a->perf__state, *sb = p->b->perf__state;
+  sa->shared_n = sb->shared_n = 0;
+  sa->shared_from = sb->shared_from = p->from;
+  sa->shared_of = sb->shared_of = "round";
+  if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
+  const perf__cotenant *ct = perf__cotenant_state();
+  perf__verdict_result *r = &out->r;
+  perf_outcome first = r->verdict;
+  size_t n = p->rounds_a.n, m = n;
+  int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
+  long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
+                                        timed ? p->round_from.t : NULL, p->round_to.t, &m,
+                                        p->from, perf__clock_now(), r);
+  if (dropped <= 0) return (int)dropped;
+  p->rounds_a.n = p->rounds_b.n = m;
+  size_t k = (size_t)dropped;
+  sa->shared_n = sb->shared_n = dropped;
+  char who[240];
+  perf__cotenant_describe(ct, p->from, who, sizeof who);
+  size_t used = strlen(out->disturbed);
+  if (r->verdict != PERF_OUTCOME_INCONCLUSIVE) {
+    snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "
+             "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
+    return 0;
+  }
+  if (first != PERF_OUTCOME_INCONCLUSIVE || (int)(n - k) < cfg->first_look)
+    r->why = "another process used the GPU";
+  snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
+           "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
+           "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3);
+  return 0;
+}
+
+/* What the noise checks cost this claim (warm-ups, rounds, the last
+ * reads), for --verbose: the co-tenant check's NVML reads since reads0/s0
+ * (GPU workloads only), the host's load read since host0. Never fails. */
+static void report_cost(const perf_workload *a, const perf_workload *b, long reads0, double s0,
+                        double host0)
+{
+  long reads = reads0;
+  double s = s0;
+  char gpu[96] = "";
+  if (a->perf__state->watched || b->perf__state->watched) {
+    perf__cotenant_cost(&reads, &s);
+    snprintf(gpu, sizeof gpu, "co-tenant %ld NVML %s %.3f ms, ", reads - reads0,
+             perf__units_noun(reads - reads0, "read", "reads"), (s - s0) * 1e3);
+  }
+  perf__context_line(PERF_LINE_VERBOSE, "noise checks: %shost load %.3f ms (host clock)", gpu,
+                     (perf__hostnoise_cost() - host0) * 1e3);
+}
+
+/* Ends the test as ERROR when the two workloads cannot be compared. */
+static void check_comparable(const char *head, const perf_workload *a,
+                             const perf_workload *b)
+{
+  perf_clock ca = a->perf__state->clock, cb = b->perf__state->clock;
+  if (ca != cb)
+    perf__context_end(PERF_OUTCOME_ERROR, 0,
+                   "%s: cannot compare '%s' (%s clock) with '%s' (%s clock); "
+                   "give both the same .clock",
+                   head, a->name, perf__clock_name(ca), b->name,
+                   perf__clock_name(cb));
+}
+
+/* See compare.h. */
+void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
+                   double alpha_scale, const char *head, const char *an, const char *bn,
+                   perf__compare_result *out)
+{
+  perf__verdict_cfg cfg;
+  perf__verdict_defaults(&cfg);
+  memset(out, 0, sizeof *out);
+  long reads0;
+  double cost0;
+  perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
+  double host0 = perf__hostnoise_cost();
+  if (perf__syncdetect_in_check())
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: timing inside a sync check (CUPTI is "
+                   "attached there); move the claim out of PERF_NO_SYNC_IN",
+                   head);
+  perf__context_on_release(release);
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
+  cfg.budget_s = perf__context_opt.budget_s;
+  cfg.idled_s = perf__workload_idled_s; /* waiting out a power cap is not sampling */
+  cfg.alpha *= alpha_scale;
+  /* Enough time per sample that max_rounds rounds fill the budget: the
+   * bootstrap's cost stays bounded however long the budget is. */
+  double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
+  double warm_cap = cfg.budget_s / 4;
+  perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), a->name);
+  perf__workload_prepare(a, min_sample, warm_cap);
+  perf__nvtx_pop();
+  if (b != a) {
+    perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), b->name);
+    perf__workload_prepare(b, min_sample, warm_cap);
+    perf__nvtx_pop();
+  }
+  check_comparable(head, a, b);
+
+  perf__rng rng;
+  perf__rng_seed(&rng, perf__context_opt.seed);
+  free_samples(&live);
+  pair *p = &live;
+  *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
+  perf__rng_seed(&p->order, perf__context_opt.seed + 1);
+  perf__retake before = retakes(a, b);
+  perf__hostload host;
+  perf__hostnoise_begin(&host);
+  out->host_before = host;
+  perf__verdict_result *r = &out->r;
+  perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
+  p->from = perf__clock_now();
+  int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
+                          p, &rng, r);
+  perf__nvtx_pop();
+  perf__retake d = disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
+  if (err) {
+    report_cost(a, b, reads0, cost0, host0);
+    free_samples(p);
+    if (p->err) perf__gpu_end(p->err, p->why);
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
+  }
+  perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
+  report_cost(a, b, reads0, cost0, host0);
+  median_interval(&p->rounds_a, out->a_ci);
+  median_interval(&p->rounds_b, out->b_ci);
+  measurement_record(&out->rec, kind, &c, p, out, &d);
+  free_samples(p);
+}
+

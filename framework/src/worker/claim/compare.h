@@ -1,0 +1,72 @@
+/* compare.h — comparing two workloads: ABBA sampling until the claim's interval decides, the verdict line, the claim record. */
+#ifndef PERF_COMPARE_H
+#define PERF_COMPARE_H
+
+#include "base/claimrec.h"
+#include "base/hostload.h"
+#include "perfgate.h"
+#include "worker/device/cotenant.h"
+#include "worker/sample/retake.h"
+#include "worker/claim/verdict.h"
+
+/* Confidence of each workload's median interval in reports and charts. */
+#define PERF__MEDIAN_LEVEL 0.05
+
+typedef struct perf__compare_result {
+  perf__verdict_result r;
+  double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
+                              over its samples); NaN when unknown */
+  char disturbed[1200];    /* "; ..." for the verdict line, or "" */
+  perf__claimrec_ratio rec; /* the measurement for the claim's record
+                               (owned: the caller hands it to a record) */
+  perf__hostload host_before; /* the host's load before the rounds (hostnoise.h) */
+} perf__compare_result;
+
+/* Measures a against b for claim c: prepares both (naming them an and bn
+ * when unnamed), samples ABBA rounds until a look decides c or the budget
+ * runs out, at alpha_scale times the default error rate. Rounds that
+ * another process shared the GPU with (cotenant.h) do not decide: the
+ * claim is decided again on the other rounds, or is INCONCLUSIVE naming
+ * the process; each workload's shared_n gets their count. kind names the
+ * claim in the record. Ends the test on a CUDA error (FAIL), a missing
+ * device (SKIP), misuse (ERROR: different clocks, inside a sync check) or a
+ * failed bootstrap (FAIL). The caller owns out->rec. */
+void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
+                   double alpha_scale, const char *head, const char *an, const char *bn,
+                   perf__compare_result *out);
+
+/* The rule for rounds another process shared the GPU with (pure: ct is
+ * what NVML told): when foreign use known to ct overlapped [from, now],
+ * drops each round i < *n that it overlapped (t0[i]..t1[i]: when the round
+ * ran; t0 NULL: not known, then every round), keeping the others' a[i],
+ * b[i] in order and their count in *n, and decides claim c again on them
+ * alone at r->level into r (medians, ratio, interval, verdict; fewer than
+ * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).
+ * Returns the rounds dropped (0: r
+ * and a, b untouched), or PERF__ENOMEM / the bootstrap's error. */
+long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
+                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
+                            const double *t0, const double *t1, size_t *n, double from,
+                            double now, perf__verdict_result *r);
+
+/* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
+ * R, CI [..], need; rounds, looks, seconds". Never fails. */
+void perf__compare_print(const char *head, const char *word, const char *need,
+                          const char *ratio_name, const perf_workload *a,
+                          const perf_workload *b, const perf__compare_result *m);
+
+/* What a claim's sampling retook, discarded or kept despite a disturbance
+ * (d: the counts of this claim alone; throttle: the throttle reasons seen),
+ * as "; N samples retaken and N kept although the host preempted them" and
+ * "; N samples discarded and N kept while the GPU was throttled (...)" and
+ * "; N samples retaken and N kept while another process used the GPU
+ * (waited N s for it to leave)", each noun agreeing with its count; ""
+ * when nothing was disturbed. Never fails (truncates to len). */
+void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len);
+
+/* The claim without its location: "FASTER(a, b, 2)" from "FASTER(a, b, 2)
+ * at f.c:9"; a static buffer, valid until the next call. Never fails. */
+const char *perf__compare_claim_text(const char *head);
+
+#endif

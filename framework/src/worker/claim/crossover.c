@@ -1,0 +1,312 @@
+/* crossover.c — PERF_EXPECT_CROSSOVER: one comparison per sweep point, then where a overtakes b. */
+#define _POSIX_C_SOURCE 200809L
+#include "worker/claim/crossover.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/claimrec.h"
+#include "base/clock.h"
+#include "base/units.h"
+#include "perfgate.h"
+#include "worker/claim/baselinecheck.h"
+#include "worker/claim/compare.h"
+#include "worker/context.h"
+#include "worker/claim/sweep.h"
+#include "worker/sample/workload.h"
+
+enum { MAX_SITES = 16 };
+
+/* One PERF_EXPECT_CROSSOVER of the running sweep and its points so far. */
+typedef struct site {
+  const char *file;
+  int line;
+  char head[300];
+  char an[96], bn[96], var[64];
+  double lo, hi, tie;
+  int fatal, decided;
+  size_t overruled;            /* points whose interval had a side that the */
+  const char *overruled_why;   /* claim's verdict did not take (a co-tenant, host) */
+  double seconds;
+  char clock[16];
+  perf__crossover_point pt[PERF__SWEEP_MAX];
+  perf__claimrec_point *rec;   /* each point's record (PERF__SWEEP_MAX) */
+  size_t n, last;              /* points; sweep index of the last one */
+} site;
+
+static site sites[MAX_SITES];
+static size_t nsites;
+
+/* Never fails. */
+static void reset(void)
+{
+  for (size_t s = 0; s < nsites; s++) {
+    perf__claimrec r = {.points = sites[s].rec, .npoints = sites[s].rec ? sites[s].n : 0};
+    perf__claimrec_free(&r);
+  }
+  memset(sites, 0, sizeof sites);
+  nsites = 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+  double x = ((const perf__crossover_point *)a)->x, y = ((const perf__crossover_point *)b)->x;
+  return (x > y) - (x < y);
+}
+
+/* Where the medians' ratio crosses 1 between p[i] and p[i+1] (log-log when
+ * both x are positive, linear otherwise). */
+static double interpolate(const perf__crossover_point *p, size_t i)
+{
+  double y0 = log(p[i].speedup), y1 = log(p[i + 1].speedup), f = y0 / (y0 - y1);
+  if (p[i].x > 0 && p[i + 1].x > 0)
+    return exp(log(p[i].x) + f * (log(p[i + 1].x) - log(p[i].x)));
+  return p[i].x + f * (p[i + 1].x - p[i].x);
+}
+
+/* The first crossing of 1 by the medians' ratio at or after index from. */
+static double estimate(const perf__crossover_point *p, size_t n, size_t from)
+{
+  for (size_t i = from; i + 1 < n; i++)
+    if (p[i].speedup < 1 && p[i + 1].speedup >= 1 && p[i].speedup > 0) return interpolate(p, i);
+  return NAN;
+}
+
+/* The first contrary point, as FAIL's reason; 0 when there is none. A point
+ * where a is faster at lo or below puts the turn below lo; one where it is
+ * slower at hi or above puts it above hi. */
+static int contrary(const perf__crossover_point *p, size_t n, double lo, double hi, const char *an,
+                    const char *var, perf__crossover_decision *d)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].side == PERF__SIDE_FASTER && p[i].x <= lo) {
+      snprintf(d->why, sizeof d->why, "%s is already faster at %s=%.15g, so it turns below %.15g",
+               an, var, p[i].x, lo);
+      return 1;
+    }
+    if (p[i].side == PERF__SIDE_SLOWER && p[i].x >= hi) {
+      snprintf(d->why, sizeof d->why, "%s is still slower at %s=%.15g, so it turns above %.15g",
+               an, var, p[i].x, hi);
+      return 1;
+    }
+    for (size_t j = i + 1; p[i].side == PERF__SIDE_FASTER && j < n; j++)
+      if (p[j].side == PERF__SIDE_SLOWER) {
+        snprintf(d->why, sizeof d->why,
+                 "%s is faster at %s=%.15g but slower at %s=%.15g: it turns more than once", an,
+                 var, p[i].x, var, p[j].x);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+/* See crossover.h. */
+void perf__crossover_decide(const perf__crossover_point *in, size_t n, double lo, double hi,
+                            const char *an, const char *bn, const char *var,
+                            perf__crossover_decision *d)
+{
+  perf__crossover_point p[PERF__SWEEP_MAX];
+  if (n > PERF__SWEEP_MAX) n = PERF__SWEEP_MAX;
+  memcpy(p, in, n * sizeof *p);
+  qsort(p, n, sizeof *p, by_x);
+  d->slow_max = d->fast_min = NAN;
+  size_t last_slow = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].side == PERF__SIDE_SLOWER) d->slow_max = p[i].x, last_slow = i;
+    if (p[i].side == PERF__SIDE_FASTER && isnan(d->fast_min)) d->fast_min = p[i].x;
+  }
+  d->estimate = estimate(p, n, last_slow);
+  if (contrary(p, n, lo, hi, an, var, d)) {
+    d->verdict = PERF_OUTCOME_FAIL;
+    return;
+  }
+  char from[80] = "", to[80] = "";
+  if (!isnan(d->slow_max)) snprintf(from, sizeof from, "%s=%.15g", var, d->slow_max);
+  if (!isnan(d->fast_min)) snprintf(to, sizeof to, "%s=%.15g", var, d->fast_min);
+  if (!isnan(d->slow_max) && !isnan(d->fast_min) && d->slow_max >= lo && d->fast_min <= hi) {
+    d->verdict = PERF_OUTCOME_PASS;
+    snprintf(d->why, sizeof d->why,
+             "%s is slower than %s up to %s and faster from %s: it turns inside [%.15g, %.15g]", an,
+             bn, from, to, lo, hi);
+    return;
+  }
+  d->verdict = PERF_OUTCOME_INCONCLUSIVE;
+  char where[200];
+  if (from[0] && to[0])
+    snprintf(where, sizeof where, "between %s and %s", from, to);
+  else if (from[0])
+    snprintf(where, sizeof where, "after %s (no point shows it faster)", from);
+  else if (to[0])
+    snprintf(where, sizeof where, "before %s (no point shows it slower)", to);
+  else
+    snprintf(where, sizeof where, "nowhere decided (no point shows it slower or faster)");
+  snprintf(d->why, sizeof d->why,
+           "%s turns %s, which [%.15g, %.15g] does not contain with confidence (tied points, "
+           "and points whose interval straddles a margin, leave it open)", an, where, lo, hi);
+}
+
+/* Sends the claim's record (its points with their measurements, the
+ * bracket and the estimate; it takes the points) and counts the claim.
+ * Never fails (without memory the record is short of strings). */
+static void record(site *s, const perf__crossover_decision *d, const char *msg)
+{
+  char id[400]; /* as perf__context_claim_open names it: one id for every point */
+  snprintf(id, sizeof id, "%s:%d", s->file, s->line);
+  perf__claimrec r = {
+      .message = strdup(msg),
+      .id = strdup(id),
+      .outcome = d->verdict,
+      .kind = PERF__CLAIMREC_CROSSOVER,
+      .clock = strdup(s->clock),
+      .param = strdup(s->var),
+      .a_name = strdup(s->an),
+      .b_name = strdup(s->bn),
+      .tie = s->tie,
+      .range = {s->lo, s->hi},
+      .bracket = {d->slow_max, d->fast_min},
+      .estimate = d->estimate,
+      .seconds = s->seconds,
+      .points = s->rec,
+      .npoints = s->n,
+  };
+  s->rec = NULL;
+  perf__context_claim(&r);
+  perf__claimrec_free(&r);
+}
+
+/* Decides s, reports it and counts it as a claim; returns 1 when it held.
+ * A fatal claim that did not hold ends the test. */
+static int decide(site *s)
+{
+  perf__crossover_decision d;
+  s->decided = 1;
+  perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
+  size_t used = strlen(d.why);
+  if (d.verdict == PERF_OUTCOME_INCONCLUSIVE && s->overruled && used < sizeof d.why)
+    snprintf(d.why + used, sizeof d.why - used, "; %zu %s left undecided: %s", s->overruled,
+             perf__units_noun((long long)s->overruled, "point", "points"),
+             s->overruled_why ? s->overruled_why : "its measurement was disturbed");
+  char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
+  if (!isnan(d.estimate))
+    snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
+             "interpolation)", s->var, d.estimate);
+  perf__context_line(PERF_LINE_DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
+             "%.2f s wall", s->head, perf__status_word(d.verdict), d.why, est, s->n,
+             perf__units_noun((long long)s->n, "point", "points"),
+             100 * s->tie, s->clock, s->seconds);
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  record(s, &d, msg);
+  if (d.verdict != PERF_OUTCOME_PASS && s->fatal)
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
+  return d.verdict == PERF_OUTCOME_PASS;
+}
+
+/* The sweep passed its last point: decides every claim not decided at
+ * that point (a `continue` skipped it there), then forgets them all. Never
+ * fails itself; a fatal claim may end the test (the release hook then
+ * forgets them). */
+static void sweep_ended(void)
+{
+  for (size_t i = 0; i < nsites; i++)
+    if (!sites[i].decided && sites[i].n) decide(&sites[i]);
+  reset();
+}
+
+/* The site of this call, created at its first point. Ends the test as ERROR
+ * when there are too many or it runs twice at one point. */
+static site *site_of(const char *file, int line, const char *head)
+{
+  size_t at = perf__sweep_index();
+  for (size_t i = 0; i < nsites; i++) {
+    site *s = &sites[i];
+    if (s->line != line || strcmp(s->file, file)) continue;
+    if (s->n && s->last == at)
+      perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: runs twice at one sweep point", head);
+    return s;
+  }
+  if (nsites == MAX_SITES)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: more than %d crossover claims in one sweep", head,
+                   MAX_SITES);
+  perf__sweep_on_end(sweep_ended);
+  perf__context_on_release(reset);
+  site *s = &sites[nsites];
+  s->rec = calloc(PERF__SWEEP_MAX, sizeof *s->rec);
+  if (!s->rec) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: out of memory", head);
+  nsites++;
+  s->file = file;
+  s->line = line;
+  snprintf(s->head, sizeof s->head, "%s", head);
+  return s;
+}
+
+/* Misuse ends the test as ERROR. */
+static void check_use(const char *head, long value, double lo, double hi, double tie,
+                      const char *var)
+{
+  if (!(tie >= 0 && tie < 1))
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the tie margin must be in [0, 1) (0.05 = 5 %%)", head);
+  if (!perf__sweep_active())
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: must be inside a PERF_SWEEP body", head);
+  if (value != perf__sweep_value())
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %s is %ld but the sweep's point is %s=%ld; pass the "
+                   "sweep variable", head, var, value, perf__sweep_var(), perf__sweep_value());
+  if (!(isfinite(lo) && isfinite(hi) && lo < hi))
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the range must be finite with lo < hi", head);
+}
+
+/* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
+ * the sweep's last point, then whether the claim held. */
+int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, double hi,
+                    double tie, const char *an, const char *bn, const char *var,
+                    const char *file, int line, int fatal)
+{
+  char head[300], at[360], tag[96];
+  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
+           file, line);
+  check_use(head, value, lo, hi, tie, var);
+  if (a == b) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: compares a workload with itself", head);
+  int last = perf__sweep_index() + 1 >= perf__sweep_points();
+  if (perf__context_claim_open(file, line, "", 1)) /* passed in a first attempt */
+    return last ? perf__context_claim_kept(head) : (perf__context_claim_close(), 1);
+  site *s = site_of(file, line, head);
+  snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
+  perf__compare_result m;
+  perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
+                    perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
+  perf__baselinecheck_pair(a, b, &m);
+  /* A point is decided only when its own verdict is: a co-tenant's rounds
+   * or samples the host preempted on every retake leave it undecided,
+   * whatever side the interval of its rounds shows. */
+  perf__verdict_side side = perf__verdict_side_of(tie, m.r.lo, m.r.hi);
+  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && side != PERF__SIDE_UNDECIDED) {
+    side = PERF__SIDE_UNDECIDED;
+    if (!s->overruled++) s->overruled_why = m.r.why;
+  }
+  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
+  char word[160], need[120];
+  snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
+  if (tie > 0)
+    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
+             "above %.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
+  else
+    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
+  perf__compare_print(at, word, need, "speedup", a, b, &m);
+  snprintf(s->an, sizeof s->an, "%s", a->name);
+  snprintf(s->bn, sizeof s->bn, "%s", b->name);
+  snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
+  s->lo = lo, s->hi = hi, s->tie = tie;
+  s->fatal = fatal;
+  snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
+  s->pt[s->n] = (perf__crossover_point){(double)value, side, m.r.ratio};
+  static const char *const side_word[] = {"slower", "undecided", "faster", "tied"};
+  s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(side_word[side + 1]), 1, m.rec};
+  s->last = perf__sweep_index();
+  s->seconds += m.r.seconds;
+  if (!last) return perf__context_claim_close(), 1;
+  int held = decide(s);
+  perf__context_claim_close();
+  return held;
+}

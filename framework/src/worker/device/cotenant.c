@@ -1,0 +1,385 @@
+/* cotenant.c — other processes on the timed GPU: NVML's process list, per-process and device utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+#define _POSIX_C_SOURCE 200809L
+#include "worker/device/cotenant.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/units.h"
+
+/* The process's name from /proc/PID/comm into name[len]; "" when it cannot
+ * be read (another PID namespace, gone, hidden by hidepid). */
+static void comm_of(unsigned pid, char *name, size_t len)
+{
+  char path[64];
+  name[0] = '\0';
+  snprintf(path, sizeof path, "/proc/%u/comm", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  if (fgets(name, (int)len, f)) name[strcspn(name, "\n")] = '\0';
+  fclose(f);
+}
+
+/* Notes that pid used the GPU (sm %: 0 unknown) at now; a new pid takes
+ * the slot of the one seen longest ago when all are taken. */
+static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, double now)
+{
+  int i = 0, oldest = 0;
+  while (i < s->nprocs && s->procs[i].pid != pid) {
+    if (s->procs[i].last_busy < s->procs[oldest].last_busy) oldest = i;
+    i++;
+  }
+  if (i == s->nprocs) {
+    if (s->nprocs < PERF__COTENANT_PROCS)
+      s->nprocs++;
+    else
+      i = oldest;
+    s->procs[i] = (perf__cotenant_proc){.pid = pid};
+    comm_of(pid, s->procs[i].name, sizeof s->procs[i].name);
+  }
+  if (sm > s->procs[i].sm) s->procs[i].sm = sm;
+  s->procs[i].last_busy = now;
+}
+
+/* Marks [from, to] as used by another process: joins the last span when
+ * they touch, else a new one (the oldest dropped when all are taken). */
+static void add_span(perf__cotenant *s, double from, double to)
+{
+  int n = s->nspans;
+  if (n && from <= s->spans[n - 1].to) {
+    if (to > s->spans[n - 1].to) s->spans[n - 1].to = to;
+    return;
+  }
+  if (n == PERF__COTENANT_SPANS) {
+    memmove(s->spans, s->spans + 1, (size_t)(n - 1) * sizeof s->spans[0]);
+    n--;
+  }
+  s->spans[n].from = from;
+  s->spans[n].to = to;
+  s->nspans = n + 1;
+}
+
+/* Processes the list shows besides ours, where they can be told apart;
+ * marks them busy (SM share unknown). Returns 1 when any. */
+static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                           double now)
+{
+  if (!s->self_listed && s->self_context) {
+    int others = nprocs - 1; /* one unmatched entry is ours */
+    if (others > s->hidden) s->hidden = others;
+    if (others > 0) s->hidden_last = now;
+    return others > 0;
+  }
+  int any = 0;
+  for (int i = 0; i < nprocs; i++)
+    if (procs[i].pid != s->self) note_proc(s, procs[i].pid, 0, now), any = 1;
+  return any;
+}
+
+/* 1 when pid is among procs[nprocs], or there is no list (nprocs < 0). */
+static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  for (int i = 0; i < nprocs; i++)
+    if (procs[i].pid == pid) return 1;
+  return nprocs < 0;
+}
+
+/* The busy pids among util[nutil] other than ours, each once with its
+ * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS). On the
+ * first read (nothing seen yet) NVML returns the driver's whole buffer:
+ * samples more than HISTORY_US older than its newest are history, and so
+ * are those of a process no longer in procs (one that ended before we
+ * looked: an earlier worker of this run, say). Returns their count. */
+static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
+                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm)
+{
+  const unsigned long long HISTORY_US = 1000000;
+  unsigned long long newest = 0;
+  int first = s->last_seen == 0;
+  int k = 0;
+  for (int i = 0; i < nutil; i++)
+    if (util[i].ts > newest) newest = util[i].ts;
+  if (newest > s->last_seen) s->last_seen = newest;
+  for (int i = 0; i < nutil; i++) {
+    if (util[i].pid == s->self) s->self_listed = 1; /* NVML sees our pid */
+    if (!util[i].sm || util[i].pid == s->self) continue;
+    if (first && (util[i].ts + HISTORY_US < newest || !listed(util[i].pid, procs, nprocs)))
+      continue;
+    int j = 0;
+    while (j < k && pid[j] != util[i].pid) j++;
+    if (j == k) {
+      if (k == PERF__COTENANT_PROCS) continue;
+      pid[k] = util[i].pid, sm[k++] = 0;
+    }
+    if (util[i].sm > sm[j]) sm[j] = util[i].sm;
+  }
+  return k;
+}
+
+/* Foreign use in per-process utilisation samples (procs: the list, for
+ * busy_pids); returns 1 when any. */
+static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
+                        const perf__gpuwatch_proc *procs, int nprocs, double now)
+{
+  unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
+  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm);
+  if (!s->self_listed && s->self_context) {
+    /* NVML's pids are not ours to match: one busy process may be us. */
+    int others = k - 1;
+    if (others > s->hidden) s->hidden = others;
+    if (others > 0) s->hidden_last = now;
+    return others > 0;
+  }
+  for (int j = 0; j < k; j++) note_proc(s, pid[j], sm[j], now);
+  return k > 0;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                         const perf__gpuwatch_util *util, int nutil, double now)
+{
+  if (nprocs < 0 && nutil < 0) return;
+  s->reads++;
+  if (nprocs >= 0) {
+    s->listed = nprocs;
+    s->self_listed = 0;
+    for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
+  }
+  s->per_process = nutil >= 0;
+  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now)
+                        : context_holders(s, procs, nprocs, now);
+  if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
+  s->last_read = now;
+}
+
+/* Half NVML's sampling period: a window's per-process samples are those
+ * stamped within it of its device sample. Never fails. */
+static unsigned long long half_period(const perf__cotenant *s)
+{
+  return (s->period_us ? s->period_us : 100000ull) / 2;
+}
+
+/* Keeps util[nutil]'s samples of windows not judged yet. When the buffer
+ * is full the oldest go, and windows up to them can no longer be judged
+ * (recent_floor). Never fails. */
+static void keep_recent(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
+{
+  for (int i = 0; i < nutil; i++) {
+    if (util[i].ts + half_period(s) <= s->dev_seen) continue; /* its window is judged */
+    if (util[i].ts > s->util_newest) s->util_newest = util[i].ts;
+    if (s->nrecent == PERF__COTENANT_RECENT) {
+      int old = 0; /* the oldest goes */
+      for (int k = 1; k < s->nrecent; k++)
+        if (s->recent[k].ts < s->recent[old].ts) old = k;
+      if (s->recent[old].ts + half_period(s) > s->recent_floor)
+        s->recent_floor = s->recent[old].ts + half_period(s);
+      s->recent[old] = s->recent[--s->nrecent];
+    }
+    s->recent[s->nrecent++] = util[i];
+  }
+}
+
+/* The per-process samples' sum for the window stamped ts: those stamped
+ * within half a period of it (NVML's stamps of one window may differ by
+ * microseconds), each pid's busiest once. Never fails. */
+static unsigned accounted(const perf__cotenant *s, unsigned long long ts)
+{
+  unsigned long long half = half_period(s);
+  unsigned pid[PERF__COTENANT_RECENT], sm[PERF__COTENANT_RECENT], sum = 0;
+  int k = 0;
+  for (int i = 0; i < s->nrecent; i++) {
+    const perf__gpuwatch_util *u = &s->recent[i];
+    if (u->ts + half < ts || u->ts > ts + half) continue;
+    int j = 0;
+    while (j < k && pid[j] != u->pid) j++;
+    if (j == k) pid[k] = u->pid, sm[k++] = 0;
+    if (u->sm > sm[j]) sm[j] = u->sm;
+  }
+  for (int j = 0; j < k; j++) sum += sm[j];
+  return sum;
+}
+
+/* The sampling period: the most common step between dev's consecutive
+ * timestamps seen so far (dev in time order), as the smallest of two
+ * equal ones in a row: one odd step (a clock jump) does not set it. Never
+ * fails. */
+static void note_period(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev)
+{
+  for (int i = 2; i < ndev; i++) {
+    unsigned long long a = dev[i - 1].ts - dev[i - 2].ts, b = dev[i].ts - dev[i - 1].ts;
+    unsigned long long lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo && hi - lo <= lo / 10) s->period_us = lo; /* two steps alike */
+  }
+}
+
+/* Our clock at NVML's stamp ts, given that now (our clock) is now_us on
+ * NVML's. Never fails. */
+static double ours(double now, unsigned long long now_us, unsigned long long ts)
+{
+  return now - ((double)now_us - (double)ts) * 1e-6;
+}
+
+/* Judges the window stamped ts whose device sample is pct: a gap of
+ * PERF__COTENANT_UNLISTED_MIN points or more in it and in the window
+ * before marks both (our clock: now is now_us) as foreign. Returns the
+ * gap it confirmed, 0 when none. */
+static unsigned judge(perf__cotenant *s, unsigned long long ts, unsigned pct, double now,
+                      unsigned long long now_us)
+{
+  unsigned sum = accounted(s, ts), gap = pct > sum ? pct - sum : 0;
+  unsigned long long period = s->period_us ? s->period_us : 1000000ull;
+  if (gap < PERF__COTENANT_UNLISTED_MIN) {
+    s->gap_ts = 0;
+    return 0;
+  }
+  int second = s->gap_ts && ts > s->gap_ts && ts - s->gap_ts <= period + period / 2;
+  if (!second) s->gap_first = ts; /* alone it may be NVML's own gap */
+  unsigned worst = second && s->gap > gap ? s->gap : gap;
+  s->gap_ts = ts;
+  s->gap = gap;
+  if (!second) return 0;
+  unsigned long long start = s->gap_first > period ? s->gap_first - period : 0;
+  add_span(s, ours(now, now_us, start), ours(now, now_us, ts));
+  return worst;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
+                                const perf__gpuwatch_util *util, int nutil, double now,
+                                unsigned long long now_us)
+{
+  keep_recent(s, util, nutil);
+  note_period(s, dev, ndev);
+  unsigned long long from = s->dev_seen, newest = 0, done = s->dev_seen;
+  if (s->born_us) { /* a window that may reach back before the worker began is history */
+    unsigned long long first = s->born_us + (s->period_us ? s->period_us : 1000000ull);
+    if (first > from) from = first;
+  } else if (!from)
+    from = ~0ull; /* the first read: history */
+  if (s->recent_floor > from) from = s->recent_floor; /* its samples are gone */
+  for (int i = 0; i < ndev; i++)
+    if (dev[i].ts > newest) newest = dev[i].ts;
+  unsigned worst = 0;
+  for (int i = 0; i < ndev; i++) { /* in time order */
+    unsigned long long ts = dev[i].ts;
+    if (ts <= s->dev_seen) continue;
+    /* the newest waits for the next read unless its per-process samples
+     * are known to be in: NVML may add them after the device's */
+    if (ts == newest && s->util_newest + half_period(s) < ts && from != ~0ull && ts > from)
+      break;
+    done = ts;
+    if (ts <= from || nutil < 0) continue;
+    unsigned w = judge(s, ts, dev[i].pct, now, now_us);
+    if (w > worst) worst = w;
+  }
+  s->dev_seen = done;
+  int n = 0; /* per-process samples of windows judged are done with */
+  for (int i = 0; i < s->nrecent; i++)
+    if (s->recent[i].ts + half_period(s) > done) s->recent[n++] = s->recent[i];
+  s->nrecent = n;
+  if (!worst) return;
+  if (worst > s->unlisted) s->unlisted = worst;
+  s->unlisted_last = now;
+}
+
+/* See cotenant.h. */
+int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
+{
+  for (int i = s->nspans - 1; i >= 0; i--)
+    if (s->spans[i].from < t1 && s->spans[i].to + PERF__COTENANT_QUIET_S > t0) return 1;
+  return 0;
+}
+
+/* See cotenant.h. */
+const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
+                                    size_t len)
+{
+  int order[PERF__COTENANT_PROCS], k = 0;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < s->nprocs; i++) {
+    if (s->procs[i].last_busy < since) continue;
+    int j = k++;
+    while (j > 0 && s->procs[order[j - 1]].sm < s->procs[i].sm) order[j] = order[j - 1], j--;
+    order[j] = i;
+  }
+  for (int j = 0; j < k; j++) {
+    const perf__cotenant_proc *p = &s->procs[order[j]];
+    perf__units_append(buf, len, &used, "%spid %u%s%s%s, ", j ? "; " : "", p->pid, p->name[0] ? " (" : "",
+        p->name, p->name[0] ? ")" : "");
+    if (p->sm)
+      perf__units_append(buf, len, &used, "%u %% SM", p->sm);
+    else
+      perf__units_append(buf, len, &used, "SM share unknown (it holds a context; NVML gives no "
+          "per-process utilisation)");
+  }
+  if (s->hidden && s->hidden_last >= since)
+    perf__units_append(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
+        "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
+  if (s->unlisted && s->unlisted_last >= since)
+    perf__units_append(buf, len, &used, "%sGPU time no process NVML lists accounts for (up to %u %% "
+        "of a window)", used ? "; " : "", s->unlisted);
+  return buf;
+}
+
+/* NVML's clock now: CPU realtime in microseconds (0 unknown). */
+static unsigned long long realtime_us(void)
+{
+  struct timespec t;
+  if (clock_gettime(CLOCK_REALTIME, &t)) return 0;
+  return (unsigned long long)t.tv_sec * 1000000ull + (unsigned long long)t.tv_nsec / 1000;
+}
+
+static perf__cotenant state;
+static long nreads;
+static double read_s;
+
+/* See cotenant.h. */
+int perf__cotenant_poll(int force)
+{
+  double now = perf__clock_now();
+  if (!force && state.last_read > 0 && now - state.last_read < PERF__COTENANT_POLL_S)
+    return state.reads > 0;
+  perf__gpuwatch_proc procs[64];
+  perf__gpuwatch_util util[256];
+  perf__gpuwatch_busy dev[64];
+  unsigned np = 0, nu = 0, nd = 0;
+  if (!state.self) state.self = (unsigned)getpid();
+  state.self_context = 1; /* only GPU workloads poll: they hold a context */
+  int have_dev = perf__gpuwatch_device_util(dev, 64, &nd, state.dev_seen) == 0; /* first */
+  int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
+  int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
+  double end = perf__clock_now();
+  nreads++;
+  read_s += end - now;
+  perf__cotenant_fold_device(&state, dev, have_dev ? (int)nd : -1, util, have_util ? (int)nu : -1,
+                             end, realtime_us());
+  perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
+                      end);
+  if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */
+  return state.reads > 0;
+}
+
+/* See cotenant.h. */
+const perf__cotenant *perf__cotenant_state(void) { return &state; }
+
+/* See cotenant.h. */
+void perf__cotenant_cost(long *reads, double *seconds)
+{
+  *reads = nreads;
+  *seconds = read_s;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_begin(void) { state.born_us = realtime_us(); }
+
+/* See cotenant.h. */
+void perf__cotenant_reset(void)
+{
+  state = (perf__cotenant){0};
+  nreads = 0;
+  read_s = 0;
+}

@@ -1,0 +1,155 @@
+/* cotenant.h — other processes on the timed GPU: NVML's process list, per-process and device utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+#ifndef PERF_COTENANT_H
+#define PERF_COTENANT_H
+
+#include <stddef.h>
+
+#include "worker/device/gpuwatch.h"
+
+/* NVML reports per-process utilisation per sampling window of 1/6 s or
+ * more, and a window only after it closed: contamination is known per
+ * window, late. So:
+ *  - a read that shows foreign use marks the span from one window before
+ *    the previous read to this read as used by another process;
+ *  - a sample is shared when it overlaps such a span or starts less than
+ *    PERF__COTENANT_QUIET_S after one ended (the windows covering it may
+ *    not be reported yet);
+ *  - NVML is read at most once per PERF__COTENANT_POLL_S, and only while
+ *    a GPU workload is sampled. */
+#define PERF__COTENANT_WINDOW_S (1.0 / 6)
+#define PERF__COTENANT_POLL_S (1.0 / 6) /* no more often than NVML samples */
+#define PERF__COTENANT_QUIET_S 0.5
+/* Idle time per test waiting for a co-tenant to leave before retaking
+ * shared samples; after it, shared samples are kept and marked. */
+#define PERF__COTENANT_MAX_WAIT_MS 2000L
+
+/* Two windows in a row whose device utilisation sample is above the
+ * per-process samples' sum by this many percentage points are a process
+ * NVML does not list (the H100, 2026-11-26: device and per-process samples
+ * every 200 ms, stamped alike; an outside reader saw the gap at 0 in 81
+ * windows, idle, with our own work at 40 %, a listed co-tenant at 95 %,
+ * and both, and in 123 of 124 windows of a suite run; single windows of
+ * 20-80 % with no per-process sample came 1-5 times per suite run; two in
+ * a row, at 20-26 %, once in 57 quiet suite runs, where a confirmation
+ * passed). */
+#define PERF__COTENANT_UNLISTED_MIN 20u
+
+enum { PERF__COTENANT_PROCS = 16, PERF__COTENANT_SPANS = 64, PERF__COTENANT_RECENT = 256 };
+
+/* A foreign process NVML showed using the GPU. */
+typedef struct perf__cotenant_proc {
+  unsigned pid;
+  unsigned sm;      /* highest SM share seen, %; 0: unknown (no per-process
+                       utilisation: the process merely holds a context) */
+  double last_busy; /* our clock at the last read that showed it */
+  char name[32];    /* /proc/PID/comm; "" when not visible */
+} perf__cotenant_proc;
+
+/* What the reads so far say (zero-initialise, then set self). */
+typedef struct perf__cotenant {
+  unsigned self;          /* our pid, as this process sees it */
+  int self_context;       /* our process holds a context on the GPU */
+  int self_listed;        /* NVML lists our pid: no PID namespace between */
+  int listed;             /* processes NVML lists with a context, ours too */
+  int per_process;        /* the last read had per-process utilisation */
+  int reads;              /* reads that told something */
+  perf__cotenant_proc procs[PERF__COTENANT_PROCS];
+  int nprocs;
+  int hidden;             /* most processes at once that used the GPU but
+                             cannot be told from ours (NVML lists host PIDs
+                             to a container); 0 none */
+  double hidden_last;     /* our clock when last seen */
+  unsigned unlisted;      /* most device utilisation (percentage points) that
+                             no listed process accounted for; 0 none */
+  double unlisted_last;   /* our clock when last seen */
+  unsigned long long dev_seen; /* NVML's newest device sample timestamp */
+  unsigned long long born_us;  /* when this worker began (NVML's clock:
+                                  CPU realtime, microseconds); 0 unknown */
+  unsigned long long period_us; /* NVML's sampling period as seen; 0 unknown */
+  perf__gpuwatch_util recent[PERF__COTENANT_RECENT]; /* per-process samples
+                                  kept for the device's of the same window */
+  int nrecent;
+  unsigned long long util_newest;  /* the newest per-process stamp seen */
+  unsigned long long recent_floor; /* windows up to this lost their
+                                      per-process samples (buffer full) */
+  unsigned long long gap_ts; /* the last window judged, when it had a gap */
+  unsigned gap;             /* its gap, points */
+  unsigned long long gap_first; /* the first window of that run of gaps */
+  struct {
+    double from, to;
+  } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
+  int nspans;
+  double last_read;              /* our clock at the last read; 0: none */
+  unsigned long long last_seen;  /* NVML's newest sample timestamp */
+} perf__cotenant;
+
+/* Folds one read made at now (our clock, seconds) into s: procs[nprocs]
+ * the processes with a context (nprocs < 0: no list), util[nutil] the
+ * utilisation samples since s->last_seen (nutil < 0: no per-process
+ * utilisation). Foreign use: a sample with smUtil > 0 of a pid that is not
+ * ours; where NVML does not list our pid while we hold a context (a
+ * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
+ * named; without per-process utilisation, every other process holding a
+ * context counts as using the GPU (conservative). The first read with
+ * samples ignores the driver's history: samples over 1 s older than its
+ * newest, and those of processes no longer listed. Never fails. */
+void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                         const perf__gpuwatch_util *util, int nutil, double now);
+
+/* Folds the device's utilisation samples since s->dev_seen, dev[ndev] in
+ * time order (ndev < 0: none to be had), with the per-process samples
+ * util[nutil] (nutil < 0: none to be had) read after them, at now (our
+ * clock; now_us the same instant on NVML's, CPU realtime in
+ * microseconds), into s, before perf__cotenant_fold folds the same read.
+ * NVML stamps a window's device and per-process samples alike (a window's
+ * are those stamped within half a period of its device sample); the
+ * newest window is judged only once a per-process sample as new has come,
+ * or at the next read (they may come after the device's). Where NVML sees
+ * every process, a device sample equals the sum of the per-process
+ * samples with its timestamp (the share of the window in which any kernel
+ * ran); PERF__COTENANT_UNLISTED_MIN points more in two windows in a row
+ * is GPU time of a process NVML does not list (another container or VM
+ * whose processes it hides), and marks the two windows' span (on our
+ * clock) as perf__cotenant_fold marks a listed co-tenant's. Samples whose
+ * window may reach back before this worker began (born_us: an earlier
+ * worker's work) are history; without born_us, the first read's are.
+ * Without per-process samples (nutil < 0) our own use cannot be told from
+ * another's: nothing is concluded. Never fails. */
+void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
+                                const perf__gpuwatch_util *util, int nutil, double now,
+                                unsigned long long now_us);
+
+/* Notes that this worker begins now (NVML's clock), for the device
+ * samples' history. Never fails. */
+void perf__cotenant_begin(void);
+
+/* 1 when foreign use known to s overlapped [t0, t1] (our clock) or ended
+ * less than PERF__COTENANT_QUIET_S before t0. Never fails. */
+int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
+
+/* The foreign processes seen using the GPU since `since` (our clock),
+ * busiest first: "pid 4145 (python3), 97 % SM; pid 77, 12 % SM" (no name
+ * where /proc does not show it), "2 processes NVML lists by host PID (not
+ * nameable from this PID namespace)", "pid 9 (x), SM share unknown",
+ * "GPU time no process NVML lists accounts for (up to 60 % of a
+ * window)"; "" when none. Never fails (truncates). */
+const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
+                                    size_t len);
+
+/* This process's state, read from the GPU watch: reads NVML when
+ * PERF__COTENANT_POLL_S has passed since the last read (force: now).
+ * Returns 1 when the watch gives a process view, 0 when it does not
+ * (nothing is known then: no watch, or a driver without the functions). */
+int perf__cotenant_poll(int force);
+
+/* The process's state (for the verdict text). Never fails. */
+const perf__cotenant *perf__cotenant_state(void);
+
+/* NVML reads made and seconds spent in them by perf__cotenant_poll in this
+ * process (the check's cost). Never fails. */
+void perf__cotenant_cost(long *reads, double *seconds);
+
+/* Forgets everything (self-tests). Never fails. */
+void perf__cotenant_reset(void);
+
+#endif

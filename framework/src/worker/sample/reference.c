@@ -1,0 +1,87 @@
+/* reference.c — perfgate's reference work: a fixed host loop and a fixed GPU copy, timed in a worker so that a baseline check can tell a slower machine from a slower workload. */
+#include "worker/sample/reference.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/stats.h"
+#include "worker/device/gpu.h"
+
+enum { HOST_WORDS = 256 * 1024 / 8, HOST_PASSES = 8, GPU_COPIES = 4 };
+static const size_t GPU_BYTES = (size_t)128 << 20;
+
+/* r from n sample times t (n <= PERF__REFERENCE_SAMPLES). Never fails. */
+static void summarise(perf__reference *r, double *t, int n)
+{
+  double scratch[PERF__REFERENCE_SAMPLES];
+  r->median = perf__stats_median_of(t, (size_t)n, scratch);
+  r->mad = perf__stats_mad_of(t, (size_t)n, scratch);
+  r->n = n;
+}
+
+/* Where the host loop's result goes, so that the compiler keeps the loop. */
+static volatile uint64_t sink;
+
+/* One pass set of the host loop over buf (HOST_WORDS words). Never fails. */
+static void host_loop(uint64_t *buf)
+{
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int p = 0; p < HOST_PASSES; p++)
+    for (int i = 0; i < HOST_WORDS; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      buf[i] += x;
+    }
+  sink = buf[x % HOST_WORDS];
+}
+
+/* See reference.h. */
+void perf__reference_host(perf__reference *r)
+{
+  static uint64_t buf[HOST_WORDS];
+  double t[PERF__REFERENCE_SAMPLES];
+  host_loop(buf); /* warm: the buffer in cache, the page faults taken */
+  for (int i = 0; i < PERF__REFERENCE_SAMPLES; i++) {
+    double t0 = perf__clock_now();
+    host_loop(buf);
+    t[i] = perf__clock_now() - t0;
+  }
+  summarise(r, t, PERF__REFERENCE_SAMPLES);
+}
+
+/* One timed sample of the GPU reference into *s (seconds). Returns the
+ * first CUDA error (*s then meaningless). */
+static cudaError_t gpu_sample(void *dev, cudaStream_t st, cudaEvent_t a, cudaEvent_t b, double *s)
+{
+  float ms = 0;
+  cudaError_t e = cudaEventRecord(a, st);
+  for (int i = 0; i < GPU_COPIES && !e; i++) e = cudaMemsetAsync(dev, i, GPU_BYTES, st);
+  if (!e) e = cudaEventRecord(b, st);
+  if (!e) e = cudaEventSynchronize(b);
+  if (!e) e = cudaEventElapsedTime(&ms, a, b);
+  *s = ms * 1e-3;
+  return e;
+}
+
+/* See reference.h. */
+cudaError_t perf__reference_gpu(perf__reference *r)
+{
+  void *dev = NULL;
+  cudaStream_t st = NULL;
+  cudaEvent_t a = NULL, b = NULL;
+  double t[PERF__REFERENCE_SAMPLES], warm;
+  memset(r, 0, sizeof *r);
+  cudaError_t e = cudaMalloc(&dev, GPU_BYTES);
+  if (!e) e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  if (!e) e = cudaEventCreate(&a);
+  if (!e) e = cudaEventCreate(&b);
+  if (!e) e = gpu_sample(dev, st, a, b, &warm); /* first touch of the pages */
+  for (int i = 0; i < PERF__REFERENCE_SAMPLES && !e; i++) e = gpu_sample(dev, st, a, b, &t[i]);
+  if (!e) summarise(r, t, PERF__REFERENCE_SAMPLES);
+  cudaError_t f[4] = {a ? cudaEventDestroy(a) : cudaSuccess, b ? cudaEventDestroy(b) : cudaSuccess,
+                      st ? cudaStreamDestroy(st) : cudaSuccess, dev ? cudaFree(dev) : cudaSuccess};
+  for (int i = 0; i < 4 && !e; i++) e = f[i];
+  if (e) memset(r, 0, sizeof *r);
+  perf__gpu_tolerate(e); /* handled here: not the next workload's error */
+  return e;
+}

@@ -1,0 +1,40 @@
+/* reference.h — perfgate's reference work: a fixed host loop and a fixed GPU copy, timed in a worker so that a baseline check can tell a slower machine from a slower workload. */
+#ifndef PERF_REFERENCE_H
+#define PERF_REFERENCE_H
+
+#include <cuda_runtime_api.h>
+
+/* A baseline entry compares a workload with itself in another process,
+ * often days apart. When the machine itself is slower now — its CPUs
+ * clocked down or shared with a neighbour the host counters do not show
+ * (issue 32: every host-timed workload of a suite 8-37 % slow for tens
+ * of seconds on the H100 runner, steal 0 %, load normal), or its GPU
+ * slowed by something NVML does not list — every workload is slower, and
+ * a check that blames the workload is wrong. So the same fixed work is
+ * timed at update (recorded beside the entries: base/blrule.h,
+ * PERF__BLR_REFERENCE_TEST) and again in a process whose check is about
+ * to fail; a reference slower beyond its own tolerance leaves the check
+ * undecided, named (worker/claim/baselinecheck.c).
+ *
+ * host: PERF__REFERENCE_SAMPLES timings (host monotonic clock) of an
+ *       integer loop over a 256 KiB buffer (0.53 ms on the H100 runner's
+ *       Xeon): CPU clock and core sharing, no system calls.
+ * gpu:  PERF__REFERENCE_SAMPLES timings (CUDA events, a stream of its
+ *       own) of 4 memsets of a 128 MiB buffer, more than any GPU's L2:
+ *       the device's memory path; the host queues them far faster than
+ *       they run, so the host's pace is not in it. */
+enum { PERF__REFERENCE_SAMPLES = 15 };
+
+typedef struct perf__reference {
+  double median, mad; /* seconds per sample */
+  long n;             /* samples */
+} perf__reference;
+
+/* Times the host reference into r. Never fails. */
+void perf__reference_host(perf__reference *r);
+
+/* Times the GPU reference on the current device into r. Returns the first
+ * CUDA error (r then zeroed); frees what it allocated either way. */
+cudaError_t perf__reference_gpu(perf__reference *r);
+
+#endif

@@ -1,0 +1,114 @@
+/* workload.h — measuring one workload: clock choice, cold start, batch sizing, warm-up, samples. */
+#ifndef PERF_WORKLOAD_H
+#define PERF_WORKLOAD_H
+
+#include "perfgate.h"
+#include "worker/sample/retake.h"
+#include "worker/streams/streamcheck.h"
+
+/* Everything measured about a workload in the running test. */
+struct perf__wstate {
+  perf_clock clock;       /* resolved: never AUTO */
+  int uses_gpu;           /* declared a stream or a GPU clock, or found to
+                             queue GPU work */
+  int routed;             /* route is known (after the first call) */
+  perf__streamcheck_routing route;    /* where its GPU work goes, how the clock waits */
+  cudaEvent_t ev[2];      /* events, device and cold clocks */
+  long batch;             /* iterations per sample */
+  long max_batch;         /* largest batch allowed (device clock: learned) */
+  double target_s;        /* wanted duration of one sample */
+  double floor_s;         /* floor of the clock used */
+  double cold_s;          /* first call, timed alone (seconds, same clock;
+                             device, cold: events, not held) */
+  int first_call;         /* the first call is being timed */
+  int warm_samples;       /* warm-up samples taken */
+  int settled;            /* warm-up met the settling rule */
+  double warm_s;          /* per-iteration time at the end of warm-up */
+  int submit_capped;      /* the batch stopped growing at submit_paid */
+  double cost_s;          /* host clock: the last sample's whole wall time,
+                             the wait for the device included (the submit
+                             clock measures less than the budget pays) */
+  perf__retake rt;        /* samples discarded and kept despite disturbance */
+  int watched;            /* the GPU watch (NVML) reads each sample */
+  unsigned last_mhz;      /* SM clock after the last kept sample; 0 unknown */
+  unsigned long long throttle_seen; /* throttle reasons seen, all samples */
+  long shared_n;          /* samples (perf__workload_samples) or rounds (a
+                             claim) of its last measurement that another
+                             process shared the GPU with (cotenant.h) */
+  double shared_from;     /* when that measurement began (perf__clock_now) */
+  const char *shared_of;  /* what shared_n counts: "sample" or "round" */
+  long blocked;           /* device clock: batches that could not be queued */
+  size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
+  double queue_share;     /* events clock, last sample: the host's time to queue
+                             the batch over the batch's events time (near 1 or
+                             above: launch-bound, the events time is the host's
+                             pace); 0 unknown */
+  struct perf__wstate *next;
+};
+
+/* A launch-bound events-clock measurement, as a clause for a verdict line:
+ * "; launch-bound: the host took 97% of the events time to queue the
+ * work, so it times the host's pace (it differs between processes);
+ * .clock = PERF_CLOCK_DEVICE times the GPU's work alone", or "" (another
+ * clock, or the host queued well ahead: share below 0.9). Returns buf.
+ * Never fails. */
+const char *perf__workload_launch_note(const perf_workload *w, char *buf, size_t len);
+
+/* Resolves w's clock and, on first use in this test, times the first call
+ * alone, sizes the batch so that one sample lasts at least 1000x the clock's
+ * floor and at least min_sample_s, and warms up until the per-iteration time
+ * settles (all within cap_s seconds).
+ * A later call only re-warms with two samples. CUDA failures end the test
+ * (FAIL, or SKIP when there is no device); misuse ends it as ERROR. */
+void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s);
+
+/* One sample of w's batch; returns 0 and the time per iteration in seconds,
+ * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
+ * during which any of the worker's threads was preempted (an involuntary
+ * context switch: other load on the host) is retaken, up to 20 times; a GPU workload's
+ * sample after which NVML reports a throttle reason is retaken too (see
+ * retake.h), and one that another process shared the GPU with after
+ * waiting for it to leave (cotenant.h; at most PERF__COTENANT_MAX_WAIT_MS
+ * per test, then kept and counted); st->rt counts all, st->last_mhz is the
+ * sample's SM clock. */
+int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
+                    size_t len);
+
+/* Samples w into t[0..max_n) (after perf__workload_prepare) until at least
+ * min_n are taken and either the median's 95 % interval lies within +-rel
+ * of it (rel > 0; perf__stats_median_within, with scratch of max_n) or
+ * budget_s seconds of sampling have passed (time spent idling for a
+ * throttled GPU or a co-tenant not counted); never more than max_n. *n
+ * gets the count, and w's state shared_n the samples another process used
+ * the GPU during (as NVML told after the last one).
+ * The precision stop ends a long kernel's measurement after a few samples
+ * that agree, while a noisy one keeps sampling to the budget. Returns 0;
+ * PERF__EINVAL unless 1 <= min_n <= max_n; a sample's error (as
+ * perf__workload_sample) or the interval's, with *n the samples taken
+ * before it. */
+int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
+                           double budget_s, double rel, int *n, char *why, size_t len);
+/* The same, with each sample's SM clock (st->last_mhz, 0 unknown) into
+ * mhz[0..max_n) (NULL: not kept). */
+int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
+                               int min_n, int max_n, double budget_s, double rel, int *n,
+                               char *why, size_t len);
+
+/* Seconds this process has idled before retaking throttled samples (for
+ * budgets that should not count it). Never fails. */
+double perf__workload_idled_s(void);
+
+/* Gives the running test its whole idle budget again (PERF__MAX_REST_MS):
+ * for a benchmark that takes many independent measurements inside one
+ * test, as separate tests would. Never fails. */
+void perf__workload_rest_reset(void);
+
+/* How the medians of two workloads compared in a claim (or of one: a == b)
+ * were timed, for a verdict line: "wall clock, medians", "wall clock, waits
+ * for the device: the workloads queue work on streams they did not
+ * declare; medians", or the clock and each workload's wait where they
+ * differ. Returns buf. Never fails. */
+const char *perf__workload_clock_text(const perf_workload *a, const perf_workload *b,
+                                char *buf, size_t len);
+
+#endif
