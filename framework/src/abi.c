@@ -54,7 +54,7 @@ static void add_struct(char *buf, size_t len, size_t *at, const char *name, size
 static void add_enums(char *buf, size_t len, size_t *at)
 {
   add(buf, len, at, "\"perf_clock\": {\"auto\": %d", PERF_CLOCK_AUTO);
-#define PERF__X(clock, name, host, ev, held, flush) add(buf, len, at, ", \"%s\": %d", name, clock);
+#define PERF__X(clock, name, host, ev, held, flush, drain, batch) add(buf, len, at, ", \"%s\": %d", name, clock);
   PERF__CLOCK_MAP(PERF__X)
 #undef PERF__X
   add(buf, len, at, "}, \"perf_outcome\": {");

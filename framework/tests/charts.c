@@ -115,9 +115,9 @@ ST_TEST(plots_are_well_formed_svg_with_their_parts)
   svg_names(pdir, names, sizeof names);
   static const char *want[] = {
       "sweep.flat_overtakes_growing_inside_range--time-n.svg",
-      "sweep.flat_overtakes_growing_inside_range--line33-crossover.svg",
-      "sweep.flat_overtakes_growing_inside_range--line34-faster.svg",
-      "sweep.crossover_below_range_fails--line44-crossover.svg",
+      "sweep.flat_overtakes_growing_inside_range--crossover-cheap-dear.svg",
+      "sweep.flat_overtakes_growing_inside_range--faster-quarter-dear.svg",
+      "sweep.crossover_below_range_fails--crossover-cheap-dear.svg",
       "host.four_x_work_is_not_8x_faster--claims.svg"};
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     ST_CHECKF(strstr(names, want[i]) != NULL, "%s in:\n%s", want[i], names);

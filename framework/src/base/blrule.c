@@ -133,7 +133,7 @@ int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue
   int c = perf__clock_of_name(clock);
   if (k == PERF__BLR_REF_GPU) return uses_gpu;
   return perf__clock_host_side(c) ||
-         (c == PERF_CLOCK_EVENTS && queue_share >= PERF__BLR_LAUNCH_BOUND);
+         (perf__clock_queues_host(c) && queue_share >= PERF__BLR_LAUNCH_BOUND);
 }
 
 /* See blrule.h. */

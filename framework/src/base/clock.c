@@ -22,9 +22,10 @@ double perf__clock_now(void)
 static const struct clock_row {
   int clock;
   const char *name;
-  int host, events, held, flush;
+  int host, events, held, flush, drain;
+  long batch;
 } rows[] = {
-#define PERF__CLOCK_ROW(c, n, h, e, b, f) {c, n, h, e, b, f},
+#define PERF__CLOCK_ROW(c, n, h, e, b, f, d, m) {c, n, h, e, b, f, d, m},
     PERF__CLOCK_MAP(PERF__CLOCK_ROW)
 #undef PERF__CLOCK_ROW
 };
@@ -57,6 +58,12 @@ int perf__clock_host_side(int clock) { return row(clock) ? row(clock)->host : 0;
 int perf__clock_by_events(int clock) { return row(clock) ? row(clock)->events : 0; }
 int perf__clock_held(int clock) { return row(clock) ? row(clock)->held : 0; }
 int perf__clock_flushes_l2(int clock) { return row(clock) ? row(clock)->flush : 0; }
+int perf__clock_drains_after(int clock) { return row(clock) ? row(clock)->drain : 0; }
+long perf__clock_max_batch(int clock) { return row(clock) ? row(clock)->batch : 1; }
+int perf__clock_queues_host(int clock)
+{
+  return perf__clock_by_events(clock) && !perf__clock_held(clock);
+}
 
 enum { FLOOR_READS = 2001 };
 

@@ -8,17 +8,22 @@
  *   host    its samples are the host's time (a host monotonic clock around
  *           the batch): the host's pace is in them;
  *   events  CUDA events bracket the batch on the workload's stream;
- *   held    the batch is queued behind the blocking kernel (worker/
+ *   held    the batch is queued behind the blocking kernel (worker/device/
  *           blocker.h), so the host's launch gaps are not in it;
- *   flush   L2 is flushed before each sample, one iteration per sample.
+ *   flush   L2 is flushed before each sample;
+ *   drain   the wait for the batch's GPU work comes after the clock stops
+ *           (the sample's cost in wall time is then watched apart);
+ *   batch   the most iterations one sample may hold (1: one per sample;
+ *           submit: below the launch queue's depth).
  * A new clock is a row here and its sampler in worker/sample/workload.c. */
-#define PERF__CLOCK_MAP(X)                       \
-  /*  clock            name      host ev held flush */ \
-  X(PERF_CLOCK_EVENTS, "events", 0, 1, 0, 0)     \
-  X(PERF_CLOCK_WALL, "wall", 1, 0, 0, 0)         \
-  X(PERF_CLOCK_SUBMIT, "submit", 1, 0, 0, 0)     \
-  X(PERF_CLOCK_DEVICE, "device", 0, 1, 1, 0)     \
-  X(PERF_CLOCK_COLD, "cold", 0, 1, 1, 1)
+#define PERF__CLOCK_MAX_BATCH (1L << 24)
+#define PERF__CLOCK_MAP(X)                                                  \
+  /*  clock            name      host ev held flush drain batch */          \
+  X(PERF_CLOCK_EVENTS, "events", 0, 1, 0, 0, 0, PERF__CLOCK_MAX_BATCH)     \
+  X(PERF_CLOCK_WALL, "wall", 1, 0, 0, 0, 0, PERF__CLOCK_MAX_BATCH)         \
+  X(PERF_CLOCK_SUBMIT, "submit", 1, 0, 0, 0, 1, 256)                       \
+  X(PERF_CLOCK_DEVICE, "device", 0, 1, 1, 0, 0, PERF__CLOCK_MAX_BATCH)     \
+  X(PERF_CLOCK_COLD, "cold", 0, 1, 1, 1, 0, 1)
 
 /* The clock name used in every report ("events", "wall", "submit",
  * "device", "cold") of a perf_clock value ("auto" for any other). Never
@@ -34,6 +39,13 @@ int perf__clock_host_side(int clock);
 int perf__clock_by_events(int clock);
 int perf__clock_held(int clock);
 int perf__clock_flushes_l2(int clock);
+int perf__clock_drains_after(int clock);
+/* The batch column; 1 for a value that is not a row. Never fails. */
+long perf__clock_max_batch(int clock);
+/* 1 when the host's launch pace can be in the clock's samples although
+ * the GPU times them (events that are not held): a launch-bound
+ * measurement is possible. Never fails. */
+int perf__clock_queues_host(int clock);
 
 /* Seconds on CLOCK_MONOTONIC; never fails on Linux. */
 double perf__clock_now(void);

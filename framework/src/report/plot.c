@@ -54,13 +54,21 @@ typedef struct charts {
   size_t nout;
 } charts;
 
-/* The source line of a claim from its message ("... at file.c:42 ..."), 0
- * when it has none. */
-static int site_line(const char *msg)
+/* A chart's name part for a claim, from its message "KIND(a, b, ...) at
+ * file:line": the kind in lower case and the two workloads' names
+ * ("crossover-gpu-cpu"), so that the name stays when the claim's line
+ * moves. Into buf[len]; never fails ("claim" when the message has no
+ * such form). */
+static char *claim_slug(const char *msg, char *buf, size_t len)
 {
-  const char *at = strstr(msg, " at ");
-  const char *colon = at ? strchr(at, ':') : NULL;
-  return colon ? atoi(colon + 1) : 0;
+  const char *open = strchr(msg, '('), *comma = open ? strchr(open, ',') : NULL;
+  const char *second = comma ? comma + 1 + strspn(comma + 1, " ") : NULL;
+  size_t n2 = second ? strcspn(second, ",)") : 0;
+  if (!open || !second || !n2) return snprintf(buf, len, "claim"), buf;
+  snprintf(buf, len, "%.*s-%.*s-%.*s", (int)(open - msg), msg, (int)(comma - open - 1), open + 1,
+           (int)n2, second);
+  for (char *p = buf; *p; p++) *p = (char)tolower((unsigned char)*p);
+  return buf;
 }
 
 /* s, or "?" when it is unset. */
@@ -190,6 +198,19 @@ static perf__svg_series series_of(line *l)
   return (perf__svg_series){l->label, l->x, l->y, l->lo, l->hi, l->mark, l->n};
 }
 
+/* Makes name[len] differ from every chart already made for this run (the
+ * same claim made twice in one test): "-2", "-3"... appended. Never fails. */
+static void unique_name(const charts *c, char *name, size_t len)
+{
+  char base[200];
+  snprintf(base, sizeof base, "%s", name);
+  for (int k = 2, taken = 1; taken; k++) {
+    taken = 0;
+    for (size_t i = 0; i < c->nout && !taken; i++) taken = !strcmp(c->out[i].name, name);
+    if (taken) snprintf(name, len, "%.180s-%d", base, k);
+  }
+}
+
 /* Appends a chart named test--suffix; the svg text is made by draw. */
 static void emit(charts *c, const char *suffix, void (*draw)(FILE *, const void *), const void *arg)
 {
@@ -208,6 +229,7 @@ static void emit(charts *c, const char *suffix, void (*draw)(FILE *, const void 
   snprintf(ch->name, sizeof ch->name, "%s--%s", c->test, suffix);
   for (char *p = ch->name; *p; p++)
     if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_')) *p = '_';
+  unique_name(c, ch->name, sizeof ch->name);
   c->nout++;
 }
 
@@ -251,8 +273,8 @@ static void site_charts(charts *c, int xlog)
     int faster = !strcmp(s->kind, "FASTER");
     perf__svg_series se = series_of(&s->l);
     se.label = faster ? "speedup, interval" : "ratio, interval";
-    char suffix[64], yl[120];
-    snprintf(suffix, sizeof suffix, "line%d-%s", site_line(s->text), faster ? "faster" : "similar");
+    char suffix[160], yl[120];
+    claim_slug(s->text, suffix, sizeof suffix);
     snprintf(yl, sizeof yl, "%s (%s clock medians); %s", faster ? "speedup of a over b" : "a / b",
              s->clock, faster ? "dashed: needed" : "green band: needed");
     perf__svg_chart ch = {.title = s->text, .xlabel = s->param, .xlog = xlog, .ylog = 1,
@@ -284,7 +306,7 @@ static void crossover_chart(charts *c, const perf__claimrec *rec, int *time_xlog
   perf__svg_series se = series_of(&l);
   double tie = rec->tie;
   se.label = isfinite(tie) && tie > 0 ? "green: faster; red: slower; band: tied" : "green: faster; red: slower";
-  char title[400], yl[200], est[64], suffix[64], msg[300];
+  char title[400], yl[200], est[64], suffix[160], msg[300];
   const char *msg_full = rec->message ? rec->message : "CROSSOVER";
   snprintf(msg, sizeof msg, "%s", msg_full);
   char *at = strstr(msg, " at ");
@@ -294,7 +316,7 @@ static void crossover_chart(charts *c, const perf__claimrec *rec, int *time_xlog
   snprintf(yl, sizeof yl, "speedup of %s over %s (%s clock medians)", an, bn,
            or_what(rec->clock));
   snprintf(est, sizeof est, "%s = %.3g", param, e);
-  snprintf(suffix, sizeof suffix, "line%d-crossover", site_line(msg_full));
+  claim_slug(msg_full, suffix, sizeof suffix);
   perf__svg_chart ch = {.title = title, .xlabel = param, .ylabel = yl, .xlog = xlog, .ylog = 1,
                         .s = &se, .ns = 1, .hline = {1}, .nhline = 1, .has_xband = 1,
                         .xband = {rec->range[0], rec->range[1]},

@@ -24,8 +24,6 @@
 #include "worker/context.h"
 
 enum {
-  MAX_BATCH = 1 << 24,
-  MAX_SUBMIT_BATCH = 256, /* keeps a submit sample below the launch-queue depth */
   SETTLE_WINDOW = 3,      /* samples compared per side */
   MAX_WARM_SAMPLES = 64,
   BLOCKED = 1 /* a device-clock batch could not be queued behind the blocker */
@@ -119,7 +117,7 @@ static int sample_events(perf_workload *w, long n, double *s, char *why,
   if (hold && perf__blocker_timed_out()) return BLOCKED;
   CUDA_OR_EXPLAIN(cudaEventElapsedTime(&ms, st->ev[0], st->ev[1]));
   *s = (double)ms * 1e-3;
-  st->queue_share = st->clock == PERF_CLOCK_EVENTS && *s > 0 ? (q1 - q0) / *s : 0;
+  st->queue_share = perf__clock_queues_host(st->clock) && *s > 0 ? (q1 - q0) / *s : 0;
   return 0;
 }
 
@@ -128,7 +126,8 @@ const char *perf__workload_launch_note(const perf_workload *w, char *buf, size_t
 {
   const perf__wstate *st = w->perf__state;
   if (len) buf[0] = '\0';
-  if (!st || st->clock != PERF_CLOCK_EVENTS || st->queue_share < PERF__BLR_LAUNCH_BOUND) return buf;
+  if (!st || !perf__clock_queues_host(st->clock) || st->queue_share < PERF__BLR_LAUNCH_BOUND)
+    return buf;
   snprintf(buf, len, "; launch-bound: the host took %.0f%% of the events time to queue the work, "
            "so it times the host's pace (it differs between processes); .clock = "
            "PERF_CLOCK_DEVICE times the GPU's work alone", 100 * st->queue_share);
@@ -144,7 +143,7 @@ static int sample_host(perf_workload *w, long n, double *s, char *why,
   double t1 = perf__clock_now();
   int err = finish_gpu(w, why, len);
   st->cost_s = perf__clock_now() - t0;
-  if (st->clock == PERF_CLOCK_WALL) t1 = t0 + st->cost_s;
+  if (!perf__clock_drains_after(st->clock)) t1 = t0 + st->cost_s; /* the wait is in it */
   *s = t1 - t0;
   return err;
 }
@@ -415,8 +414,7 @@ static perf__wstate *new_state(perf_workload *w)
                   ? w->clock
                   : (w->stream ? PERF_CLOCK_EVENTS : PERF_CLOCK_WALL);
   st->uses_gpu = w->stream || perf__clock_by_events(st->clock);
-  st->max_batch = st->clock == PERF_CLOCK_SUBMIT ? MAX_SUBMIT_BATCH
-                  : perf__clock_flushes_l2(st->clock) ? 1 : MAX_BATCH;
+  st->max_batch = perf__clock_max_batch(st->clock);
   if (!host_floor.measured) perf__clock_host_floor(&host_floor);
   st->floor_s = host_floor.floor_s;
   if (st->uses_gpu) watch_gpu(st);
@@ -439,7 +437,7 @@ static int past(double until, double idle0)
  * time (its wait for the device). Never fails. */
 static int submit_cost_paid(const perf__wstate *st)
 {
-  return st->clock == PERF_CLOCK_SUBMIT && st->cost_s >= st->target_s;
+  return perf__clock_drains_after(st->clock) && st->cost_s >= st->target_s;
 }
 
 /* 1 when a submit-clock sample of s seconds already costs the target in
@@ -462,7 +460,7 @@ static void size_batch(perf_workload *w, double until, double idle0)
     if (s >= st->target_s || st->submit_capped || n >= st->max_batch || past(until, idle0))
       break;
     double grow = s > 0 ? 1.2 * st->target_s / s : 100;
-    if (st->clock == PERF_CLOCK_SUBMIT && s > 0 && st->cost_s > 0) /* toward submit_paid */
+    if (perf__clock_drains_after(st->clock) && s > 0 && st->cost_s > 0) /* toward submit_paid */
       grow = fmin(grow, fmax(1.2 * st->target_s / st->cost_s, 1.2 * FLOOR_FACTOR * st->floor_s / s));
     grow = grow < 2 ? 2 : grow > 100 ? 100 : grow;
     n = (long)fmin(ceil((double)n * grow), (double)st->max_batch);
