@@ -309,3 +309,18 @@ ST_TEST(claimrec_noise_member_round_trips)
   free(text);
   perf__claimrec_free(&r);
 }
+
+/* The kind table: each kind's word and whether it carries a ratio. */
+ST_TEST(claimrec_kind_table_words_and_ratio_kinds)
+{
+  ST_CHECK(perf__claimrec_kind_word(PERF__CLAIMREC_PLAIN) == NULL);
+  ST_STR(perf__claimrec_kind_word(PERF__CLAIMREC_FASTER), "FASTER");
+  ST_STR(perf__claimrec_kind_word(PERF__CLAIMREC_SIMILAR), "SIMILAR");
+  ST_STR(perf__claimrec_kind_word(PERF__CLAIMREC_CROSSOVER), "CROSSOVER");
+  ST_CHECK(perf__claimrec_kind_word(PERF__CLAIMREC_KIND_COUNT) == NULL);
+  ST_EQ(perf__claimrec_is_ratio(PERF__CLAIMREC_PLAIN), 0);
+  ST_EQ(perf__claimrec_is_ratio(PERF__CLAIMREC_FASTER), 1);
+  ST_EQ(perf__claimrec_is_ratio(PERF__CLAIMREC_SIMILAR), 1);
+  ST_EQ(perf__claimrec_is_ratio(PERF__CLAIMREC_CROSSOVER), 0);
+  ST_EQ(perf__claimrec_is_ratio((perf__claimrec_kind)99), 0);
+}

@@ -13,14 +13,24 @@
 static const char *const sides[] = {"slower", "undecided", "faster", "tied"};
 
 /* Never fails. */
+static const struct kind_row {
+  const char *word;
+  int ratio;
+} kinds[] = {
+#define PERF__X(kind, word, ratio) {word, ratio},
+    PERF__CLAIMREC_KIND_MAP(PERF__X)
+#undef PERF__X
+};
+
 const char *perf__claimrec_kind_word(perf__claimrec_kind k)
 {
-  switch (k) {
-  case PERF__CLAIMREC_FASTER: return "FASTER";
-  case PERF__CLAIMREC_SIMILAR: return "SIMILAR";
-  case PERF__CLAIMREC_CROSSOVER: return "CROSSOVER";
-  default: return NULL;
-  }
+  return (unsigned)k < PERF__CLAIMREC_KIND_COUNT ? kinds[k].word : NULL;
+}
+
+/* Never fails. */
+int perf__claimrec_is_ratio(perf__claimrec_kind k)
+{
+  return (unsigned)k < PERF__CLAIMREC_KIND_COUNT && kinds[k].ratio;
 }
 
 /* ---- writer ------------------------------------------------------------------ */
@@ -206,7 +216,7 @@ void perf__claimrec_write(perf__json *j, const perf__claimrec *r)
   if (r->id) put_str(j, "id", r->id);
   if (r->attempt > 0) perf__json_raw(j, ", \"attempt\": %d", r->attempt);
   if (r->kept) perf__json_raw(j, ", \"kept\": true");
-  if (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR)
+  if (perf__claimrec_is_ratio(r->kind))
     put_ratio(j, &r->ratio, perf__claimrec_kind_word(r->kind));
   else if (r->kind == PERF__CLAIMREC_CROSSOVER)
     put_crossover(j, r);
@@ -578,9 +588,10 @@ static int read_kind(reader *rd, const perf__jsontree_node *o, perf__claimrec_ki
   if (!perf__jsontree_get(o, "kind")) return 0;
   int e = member(rd, o, "kind", PERF__J_STRING, &n);
   if (e) return e;
-  for (int k = PERF__CLAIMREC_FASTER; k <= PERF__CLAIMREC_CROSSOVER; k++)
-    if (!strcmp(n->text, perf__claimrec_kind_word((perf__claimrec_kind)k)))
-      return *out = (perf__claimrec_kind)k, 0;
+  for (int k = 0; k < PERF__CLAIMREC_KIND_COUNT; k++) {
+    const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
+    if (w && !strcmp(n->text, w)) return *out = (perf__claimrec_kind)k, 0;
+  }
   return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR or CROSSOVER)");
 }
 
@@ -605,7 +616,7 @@ static int read_record(reader *rd, const perf__jsontree_node *n, perf__claimrec 
   if (!e) e = read_outcome(rd, n, &r->outcome);
   if (!e) e = read_attempt(rd, n, r);
   if (!e) e = read_kind(rd, n, &r->kind);
-  if (!e && (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR))
+  if (!e && perf__claimrec_is_ratio(r->kind))
     e = read_ratio(rd, n, &r->ratio);
   else if (!e && r->kind == PERF__CLAIMREC_CROSSOVER)
     e = read_crossover(rd, n, r);

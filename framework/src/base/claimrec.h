@@ -25,11 +25,23 @@
 /* The most points a sweep has, so the most a CROSSOVER record holds. */
 enum { PERF__CLAIMREC_MAX_POINTS = 64 };
 
+/* The kinds of record, one row each: X(kind, word, ratio). PLAIN (TRUE,
+ * the sync checks, BASELINE) has a message and an outcome only and no
+ * word in the JSON; a ratio kind carries one ratio measurement (the
+ * "ratio" member, in the headroom table and the history's ratio rows). A
+ * new kind with measurements of its own is a row here, its members below,
+ * and their writer and reader in claimrec.c. */
+#define PERF__CLAIMREC_KIND_MAP(X)   \
+  X(PLAIN, NULL, 0)                  \
+  X(FASTER, "FASTER", 1)             \
+  X(SIMILAR, "SIMILAR", 1)           \
+  X(CROSSOVER, "CROSSOVER", 0)
+
 typedef enum perf__claimrec_kind {
-  PERF__CLAIMREC_PLAIN = 0, /* TRUE, sync checks, BASELINE: message and outcome only */
-  PERF__CLAIMREC_FASTER,
-  PERF__CLAIMREC_SIMILAR,
-  PERF__CLAIMREC_CROSSOVER
+#define PERF__X(kind, word, ratio) PERF__CLAIMREC_##kind,
+  PERF__CLAIMREC_KIND_MAP(PERF__X)
+#undef PERF__X
+  PERF__CLAIMREC_KIND_COUNT
 } perf__claimrec_kind;
 
 /* One workload of a ratio claim, as measured for it. */
@@ -125,6 +137,9 @@ typedef struct perf__claimrec {
 
 /* The kind's word ("FASTER"), or NULL for PLAIN. Never fails. */
 const char *perf__claimrec_kind_word(perf__claimrec_kind k);
+/* 1 for a kind that carries one ratio measurement (the table's ratio
+ * column). Never fails. */
+int perf__claimrec_is_ratio(perf__claimrec_kind k);
 
 /* Appends r as one JSON object to j. Never fails (j->oom says when memory
  * ran out; the text is then incomplete). */

@@ -185,7 +185,7 @@ static int insert_pair(rec *r, const char *test, long seq, long point, const per
 static int insert_claim(rec *r, const char *test, const perf__claimrec *c)
 {
   long seq = r->claims++;
-  int ratio = c->kind == PERF__CLAIMREC_FASTER || c->kind == PERF__CLAIMREC_SIMILAR;
+  int ratio = perf__claimrec_is_ratio(c->kind);
   int cross = c->kind == PERF__CLAIMREC_CROSSOVER;
   const perf__claimrec_ratio *m = &c->ratio;
   const char *kind = perf__claimrec_kind_word(c->kind);

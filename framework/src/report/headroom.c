@@ -34,7 +34,7 @@ typedef struct record {
 static int read_record(const perf__claimrec *c, record *out)
 {
   const perf__claimrec_ratio *m = &c->ratio;
-  if (c->kind != PERF__CLAIMREC_FASTER && c->kind != PERF__CLAIMREC_SIMILAR) return -1;
+  if (!perf__claimrec_is_ratio(c->kind)) return -1;
   snprintf(out->claim, sizeof out->claim, "%s", c->message ? c->message : "");
   char *colon = strrchr(out->claim, ':'); /* "...: PASS" */
   if (colon && colon > out->claim) *colon = '\0';

@@ -339,7 +339,7 @@ static void add_record(charts *c, const perf__claimrec *rec, int *xlog)
 {
   const char *kind = perf__claimrec_kind_word(rec->kind);
   const perf__claimrec_sweep *sw = &rec->ratio.sweep;
-  int ratio = rec->kind == PERF__CLAIMREC_FASTER || rec->kind == PERF__CLAIMREC_SIMILAR;
+  int ratio = perf__claimrec_is_ratio(rec->kind);
   if (rec->kind == PERF__CLAIMREC_CROSSOVER) crossover_chart(c, rec, xlog);
   else if (ratio && sw->set && sw->param) {
     double x = (double)sw->value;
