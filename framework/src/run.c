@@ -177,14 +177,15 @@ static int shard_status_file(const char *prog)
   return 0;
 }
 
-/* --tap: stdout carries only TAP; everything else printed goes to stderr.
+/* A report format on stdout (the option opt's): stdout carries only that
+ * report (cli->report_out); everything else printed goes to stderr.
  * Returns 0, or 2 with a message. */
-static int tap_redirect(perf__options_cli *cli, const char *prog)
+static int stdout_redirect(perf__options_cli *cli, const char *prog, const char *opt)
 {
   fflush(stdout);
   int fd = dup(STDOUT_FILENO);
-  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(cli->tap_out = fdopen(fd, "w"))) {
-    fprintf(stderr, "%s: --tap: cannot set up stdout: %s\n", prog, strerror(errno));
+  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(cli->report_out = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: %s: cannot set up stdout: %s\n", prog, opt, strerror(errno));
     return 2;
   }
   return 0;
@@ -323,7 +324,8 @@ int perf_main(int argc, char **argv)
     free(sel);
     return 2;
   }
-  if (cli.tap && tap_redirect(&cli, prog)) {
+  const perf__report_format *on_stdout = perf__report_on_stdout(&cli);
+  if (on_stdout && stdout_redirect(&cli, prog, on_stdout->opt)) {
     free(sel);
     return 2;
   }

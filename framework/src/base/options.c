@@ -305,16 +305,42 @@ static int parse_one(args *a)
   return usage(a, "unknown argument '%s' (see --help)", arg, NULL);
 }
 
+/* 1 when c asks for a report format (PERF__OPTIONS_REPORTS) that --devices
+ * cannot split (gpus ONE), or with trend, one that --trend does not write.
+ * Never fails. */
+static int refused_format(const perf__options_cli *c, int trend_rule)
+{
+#define PERF__X(opt, field, dest, gpus, trend) \
+  if (c->field && (trend_rule ? !(trend) : PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE)) return 1;
+  PERF__OPTIONS_REPORTS(PERF__X)
+#undef PERF__X
+  return 0;
+}
+
+/* The options of the formats --devices cannot split, "--a, --b", into
+ * buf[n] (truncated to fit). Never fails. */
+static const char *one_stream_formats(char *buf, size_t n)
+{
+  buf[0] = '\0';
+#define PERF__X(opt, field, dest, gpus, trend)                                   \
+  if (PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE)                                 \
+    snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", *buf ? ", " : "", opt);
+  PERF__OPTIONS_REPORTS(PERF__X)
+#undef PERF__X
+  return buf;
+}
+
 /* Fails on options that do not combine. */
 static int conflicts(args *a)
 {
   const perf__options_cli *c = a->cli;
-  if (c->devices && (c->tap || c->update_baselines))
+  char formats[200];
+  if (c->devices && (refused_format(c, 0) || c->update_baselines))
     return usage(a, "--devices runs one report per GPU: it does not combine with "
-                    "--tap or --update-baselines", NULL, NULL);
+                    "%s or --update-baselines", one_stream_formats(formats, sizeof formats), NULL);
   if (c->trend && !c->history)
     return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
-  if (c->trend && (c->json || c->junit || c->markdown || c->tap || c->merge || c->devices ||
+  if (c->trend && (refused_format(c, 1) || c->merge || c->devices ||
                    c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
     return usage(a, "--trend runs no test: it takes --history, --branch, --filter, --plots, "
                     "--html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);

@@ -29,7 +29,8 @@ typedef struct perf__options_cli {
   int tap;                      /* TAP version 13 on stdout, the console report on stderr */
   uint64_t repeat;              /* run the selection this many times (>= 1) */
   int shuffle;                  /* each repetition in a random order (from seed) */
-  FILE *tap_out;                /* set by perf_main when tap: the original stdout */
+  FILE *report_out;             /* set by perf_main when a report format goes to stdout
+                                   (PERF__OPTIONS_STDOUT): the original stdout */
   const char *json;             /* --json=FILE: everything, every sample */
   const char *plots;            /* --plots=DIR: SVG charts */
   const char *html;             /* --html=FILE: one self-contained report page */
@@ -178,6 +179,47 @@ typedef struct perf__options_cli {
     "print perfgate's version (and the CUDA runtime it was\n"                                   \
     "built with) and exit")                                                                     \
   X("--perf-worker", "", worker, worker_in, -1, "IN,OUT", NULL)
+
+/* Where a report format goes (PERF__OPTIONS_REPORTS). */
+typedef enum perf__options_dest {
+  PERF__OPTIONS_FILE,  /* the path its option names (a const char * field): replaced whole,
+                          or written in place where it is a device, a FIFO or our stdout */
+  PERF__OPTIONS_STDOUT /* the run's stdout (its option a flag, an int field): the console
+                          report goes to stderr */
+} perf__options_dest;
+
+/* What --devices (one run per GPU) makes of a report format. */
+typedef enum perf__options_gpus {
+  PERF__OPTIONS_ONE,     /* one stream for the command: refused with --devices */
+  PERF__OPTIONS_PER_GPU, /* GPU K's NAME.gpuK.EXT; NAME itself is not written, so it may not
+                            be written in place (a device or FIFO is refused) */
+  PERF__OPTIONS_MERGED   /* GPU K's NAME.gpuK.EXT, then merged into NAME (perf__merge_reports:
+                            perfgate-report/1 documents), which may be written in place */
+} perf__options_gpus;
+
+/* The report formats, one row each, in the order they are checked and
+ * written (after --history's record and --plots' charts):
+ *   X(option, field, dest, gpus, trend)
+ * option: its row in PERF__OPTIONS_MAP above (spelling, help); field: the
+ * perf__options_cli member that row sets, which also names its writer,
+ * report/report.c's write_<field>(FILE *, const perf__report_run *); dest:
+ * PERF__OPTIONS_<dest>, where it goes; gpus: PERF__OPTIONS_<gpus>, its
+ * files with --devices; trend: 1 when --trend writes one too (its own,
+ * report/trendreport.c), 0 when --trend refuses it.
+ * report/report.c makes each row a perf__report_format (a struct of
+ * methods, as Redis's rio) that the report check and writer, the outputs
+ * check, --devices and the stdout redirect loop over; options.c reads it
+ * for the options that do not combine. A new format is a row here, its
+ * option row and cli field, its writer's file in report/ and write_<field>
+ * in report.c. --plots is no format: a directory of charts, not one
+ * document, drawn by --merge and --trend from their own results too. */
+#define PERF__OPTIONS_REPORTS(X)                     \
+  /* option       field     dest    gpus     trend */ \
+  X("--junit",    junit,    FILE,   PER_GPU, 0)       \
+  X("--markdown", markdown, FILE,   PER_GPU, 0)       \
+  X("--json",     json,     FILE,   MERGED,  0)       \
+  X("--html",     html,     FILE,   PER_GPU, 1)       \
+  X("--tap",      tap,      STDOUT, ONE,     0)
 
 /* The help's sections, in table order: X(first, title, intro) - the section
  * titled title begins at the row named first and holds the rows up to the

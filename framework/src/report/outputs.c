@@ -40,9 +40,10 @@ typedef struct outputs {
 
 /* How many outputs cli can name with nd devices: the history and the
  * files beside it (at most 4), --merge's OUT and inputs, and each report
- * file and --plots, once and per GPU. */
-#define PERF__OUTPUTS_MAX(cli, nd) \
-  (5 + (size_t)((cli)->merge ? (cli)->merge_n : 0) + 5 * (size_t)((nd) + 1))
+ * format's file and --plots, once and per GPU. */
+#define PERF__OUTPUTS_MAX(cli, nd)                     \
+  (5 + (size_t)((cli)->merge ? (cli)->merge_n : 0) + \
+   (PERF__REPORT_NFORMATS + 1) * (size_t)((nd) + 1))
 
 /* See outputs.h. */
 char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
@@ -51,6 +52,22 @@ char *perf__outputs_device_path(const char *path, int id, char *out, size_t len)
   if (!dot || (slash && dot < slash)) dot = path + strlen(path);
   snprintf(out, len, "%.*s.gpu%d%s", (int)(dot - path), path, id, dot);
   return out;
+}
+
+/* See outputs.h. */
+void perf__outputs_for_gpu(perf__options_cli *cli, int id, perf__outputs_gpu *names)
+{
+  size_t k = 0;
+  for (const perf__report_format *f = perf__report_formats(); f->opt; f++, k++) {
+    const char *path = perf__report_path(cli, f);
+    if (path)
+      perf__report_set_path(
+          cli, f, perf__outputs_device_path(path, id, names->path[k], sizeof names->path[k]));
+  }
+  if (cli->plots) { /* DIR/gpuK: DIR was made by the parent's check */
+    snprintf(names->path[k], sizeof names->path[k], "%s/gpu%d", cli->plots, id);
+    cli->plots = names->path[k];
+  }
 }
 
 /* path made absolute and clean ("." and empty parts dropped, ".." taken
@@ -187,10 +204,9 @@ static int collect(outputs *s, const perf__options_cli *cli, const int *devices,
   int e = 0;
   if (cli->history && *cli->history && !perf__connect_is_postgres(cli->history))
     e = add_history(s, cli->history);
-#define PERF__X(opt, field, merged) \
-  if (!e) e = add_report(s, opt, cli->field, 0, merged, devices, nd);
-  PERF__REPORT_FILES(PERF__X)
-#undef PERF__X
+  for (const perf__report_format *f = perf__report_formats(); !e && f->opt; f++)
+    e = add_report(s, f->opt, perf__report_path(cli, f), 0, f->gpus == PERF__OPTIONS_MERGED,
+                   devices, nd);
   if (!e) e = add_report(s, "--plots", cli->plots, 1, 1, devices, nd);
   if (!e && cli->merge && *cli->merge) e = add(s, "--merge", cli->merge, cli->merge, -1, 0, 1);
   for (int k = 0; !e && cli->merge && k < cli->merge_n; k++)

@@ -1,9 +1,10 @@
-/* report.c — the one entry point for a run's reports: checks the files named up front, then writes each format (JSON, JUnit, Markdown, TAP, HTML, charts). */
+/* report.c — the one entry point for a run's reports: the table of report formats (one document each, to a file or stdout), checked up front, then written with the charts. */
 #define _GNU_SOURCE
 #include "report/report.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <libgen.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,8 @@
 #include "report/tap.h"
 #include "base/progname.h"
 
-/* What a report is written from. */
-typedef struct run {
+/* What a report is written from (report.h). */
+struct perf__report_run {
   const perf__options_cli *cli;
   const perf__registry_test **tests;
   size_t ntests;
@@ -33,34 +34,145 @@ typedef struct run {
   int argc;
   char **argv;
   perf__recorder_run recorded; /* --history: the run's id there */
-} run;
+};
+typedef perf__report_run run;
+
+/* ---- the writers: write_<field>, one per row of PERF__OPTIONS_REPORTS ---- */
+
+/* --junit. Never fails (stream errors show in ferror(f)). */
+static int write_junit(FILE *f, const run *x)
+{
+  perf__junit_write(f, x->tests, x->ntests, x->r, x->n, x->started, x->cli->device_label);
+  return 0;
+}
+
+/* --markdown, with the last runs compared when the run was recorded. Never
+ * fails (stream errors show in ferror(f)). */
+static int write_markdown(FILE *f, const run *x)
+{
+  perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
+  perf__markdown_write(f, x->tests, x->ntests, x->r, x->n, x->recorded.run ? &h : NULL);
+  return 0;
+}
+
+/* --json: the document built in memory, then copied onto f. Fails (1)
+ * when it ran out of memory. */
+static int write_json(FILE *f, const run *x)
+{
+  perf__json j = {0};
+  perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
+  int oom = j.oom;
+  if (!oom && j.len) fwrite(j.s, 1, j.len, f);
+  perf__json_free(&j);
+  return oom;
+}
+
+/* --html. Never fails (stream errors show in ferror(f)). */
+static int write_html(FILE *f, const run *x)
+{
+  perf__html_write(f, x->r, x->n, x->started, x->code, x->argc, x->argv);
+  return 0;
+}
+
+/* --tap. Never fails (stream errors show in ferror(f)). */
+static int write_tap(FILE *f, const run *x)
+{
+  perf__tap_write(f, x->tests, x->ntests, x->r, x->n);
+  return 0;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* A row's field has its dest's type (a path for a file, a flag for stdout),
+ * and the one stdout is not split by GPU. */
+#define PERF__X(opt, field, dest, gpus, trend)                                            \
+  _Static_assert(_Generic(((perf__options_cli *)0)->field,                               \
+                          const char *: PERF__OPTIONS_##dest == PERF__OPTIONS_FILE,       \
+                          int: PERF__OPTIONS_##dest == PERF__OPTIONS_STDOUT,              \
+                          default: 0),                                                    \
+                 opt ": a file's option sets a const char *, stdout's an int");           \
+  _Static_assert(PERF__OPTIONS_##dest == PERF__OPTIONS_FILE ||                            \
+                     PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE,                           \
+                 opt ": a format on stdout is one stream (gpus ONE)");
+PERF__OPTIONS_REPORTS(PERF__X)
+#undef PERF__X
+
+/* Each row of PERF__OPTIONS_REPORTS with its write_<field>, then the end. */
+static const perf__report_format formats[PERF__REPORT_NFORMATS + 1] = {
+#define PERF__X(opt, field, dest, gpus, trend)                                                \
+  {opt, offsetof(perf__options_cli, field), PERF__OPTIONS_##dest, PERF__OPTIONS_##gpus,       \
+   write_##field},
+    PERF__OPTIONS_REPORTS(PERF__X)
+#undef PERF__X
+    {NULL, 0, PERF__OPTIONS_FILE, PERF__OPTIONS_ONE, NULL}};
+
+/* See report.h. */
+const perf__report_format *perf__report_formats(void)
+{
+  return formats;
+}
+
+/* See report.h. */
+const char *perf__report_path(const perf__options_cli *cli, const perf__report_format *f)
+{
+  if (f->dest != PERF__OPTIONS_FILE) return NULL;
+  return *(const char *const *)(const void *)((const char *)cli + f->field);
+}
+
+/* See report.h. */
+void perf__report_set_path(perf__options_cli *cli, const perf__report_format *f, const char *path)
+{
+  if (f->dest == PERF__OPTIONS_FILE) *(const char **)(void *)((char *)cli + f->field) = path;
+}
+
+/* 1 when cli asks for format f, one that goes to stdout (its flag is on).
+ * Never fails. */
+static int on_stdout(const perf__options_cli *cli, const perf__report_format *f)
+{
+  if (f->dest != PERF__OPTIONS_STDOUT) return 0;
+  return *(const int *)(const void *)((const char *)cli + f->field) != 0;
+}
+
+/* See report.h. */
+const perf__report_format *perf__report_on_stdout(const perf__options_cli *cli)
+{
+  for (const perf__report_format *f = formats; f->opt; f++)
+    if (on_stdout(cli, f)) return f;
+  return NULL;
+}
+
+/* ---- the check before the run ------------------------------------------ */
+
+/* Whether format f's file path (given) can be written, into err[len]. Returns
+ * 0 or PERF__EUSAGE. */
+static int check_file(const perf__options_cli *cli, const perf__report_format *f,
+                      const char *path, char *err, size_t len)
+{
+  char why[4400];
+  int in_place = 0;
+  if (!*path) return snprintf(err, len, "%s needs a file name", f->opt), PERF__EUSAGE;
+  if (perf__file_check(path, &in_place, why, sizeof why))
+    return snprintf(err, len, "%s=%s: %s", f->opt, path, why), PERF__EUSAGE;
+  /* --devices writes one file per GPU next to the path given */
+  if (in_place && cli->devices && f->gpus != PERF__OPTIONS_MERGED)
+    return snprintf(err, len, "%s=%s: with --devices each GPU gets its own file (name.gpuK), "
+                    "which a device, FIFO or stream path cannot give: name a regular file",
+                    f->opt, path), PERF__EUSAGE;
+  return 0;
+}
 
 /* See report.h. */
 int perf__report_check(const perf__options_cli *cli, char *err, size_t len)
 {
-#define PERF__X(opt, field, merged) {opt, cli->field, merged},
-  const struct {
-    const char *opt, *path;
-    int merged;
-  } files[] = {PERF__REPORT_FILES(PERF__X)};
-#undef PERF__X
   if (cli->plots && perf__plot_mkdir(cli->plots, err, len)) return PERF__EUSAGE;
-  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-    char why[4400];
-    int in_place = 0;
-    const char *opt = files[k].opt, *path = files[k].path;
-    if (!path) continue;
-    if (!*path) return snprintf(err, len, "%s needs a file name", opt), PERF__EUSAGE;
-    if (perf__file_check(path, &in_place, why, sizeof why))
-      return snprintf(err, len, "%s=%s: %s", opt, path, why), PERF__EUSAGE;
-    /* --devices writes one file per GPU next to the path given */
-    if (in_place && cli->devices && !files[k].merged)
-      return snprintf(err, len, "%s=%s: with --devices each GPU gets its own file (name.gpuK), "
-                      "which a device, FIFO or stream path cannot give: name a regular file",
-                      opt, path), PERF__EUSAGE;
+  for (const perf__report_format *f = formats; f->opt; f++) {
+    const char *path = perf__report_path(cli, f);
+    if (path && check_file(cli, f, path, err, len)) return PERF__EUSAGE;
   }
   return 0;
 }
+
+/* ---- writing ------------------------------------------------------------ */
 
 /* See report.h. */
 int perf__report_save(const char *opt, const char *path, const perf__json *text)
@@ -72,49 +184,48 @@ int perf__report_save(const char *opt, const char *path, const perf__json *text)
   return e ? PERF__EIO : 0;
 }
 
-/* Writes path with one of the stream writers, composed in memory first.
+/* Writes path (option opt's) with writer w, composed in memory first.
  * Returns 0 or PERF__EIO with a message. */
-static int write_stream(const char *opt, const char *path, void (*w)(FILE *, const run *),
-                        const run *x)
+static int write_file(const char *opt, const char *path,
+                      int (*w)(FILE *, const perf__report_run *), const run *x)
 {
   perf__json text = {0};
   FILE *f = open_memstream(&text.s, &text.len);
-  if (f) w(f, x);
-  text.oom = !f || ferror(f);
+  int oom = f ? w(f, x) : 1;
+  text.oom = oom || !f || ferror(f);
   if (f && fclose(f)) text.oom = 1;
   int e = perf__report_save(opt, path, &text);
   free(text.s);
   return e;
 }
 
-/* --junit's writer. Never fails (stream errors show in ferror(f)). */
-static void junit(FILE *f, const run *x)
+/* Format f onto out (the run's stdout), flushed. Returns 0, or PERF__EIO
+ * with a message that names the stream by its option ("the TAP stream"
+ * for --tap). */
+static int write_out(const perf__report_format *f, FILE *out, const run *x)
 {
-  perf__junit_write(f, x->tests, x->ntests, x->r, x->n, x->started, x->cli->device_label);
+  char name[64];
+  size_t k = 0;
+  for (const char *c = f->opt + strspn(f->opt, "-"); *c && k + 1 < sizeof name; c++)
+    name[k++] = (char)toupper((unsigned char)*c);
+  name[k] = '\0';
+  int oom = f->write(out, x);
+  if (!fflush(out) && !oom) return 0;
+  fprintf(stderr, "%s: cannot write the %s stream: %s\n", perf__progname(), name,
+          strerror(oom ? ENOMEM : errno));
+  return PERF__EIO;
 }
 
-/* --markdown's writer. Never fails (stream errors show in ferror(f)). */
-static void markdown(FILE *f, const run *x)
+/* Format f where x's command line asks for it: its file, or the run's
+ * stdout (cli->report_out; nothing when that is NULL). Returns 0, or
+ * PERF__EIO with a message. */
+static int write_format(const perf__report_format *f, const run *x)
 {
-  perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
-  perf__markdown_write(f, x->tests, x->ntests, x->r, x->n, x->recorded.run ? &h : NULL);
-}
-
-/* --html's writer. Never fails (stream errors show in ferror(f)). */
-static void html(FILE *f, const run *x)
-{
-  perf__html_write(f, x->r, x->n, x->started, x->code, x->argc, x->argv);
-}
-
-/* --json: the report built in memory, then written atomically. Returns 0
- * or PERF__EIO with a message. */
-static int write_json(const run *x)
-{
-  perf__json j = {0};
-  perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
-  int e = perf__report_save("--json", x->cli->json, &j);
-  perf__json_free(&j);
-  return e;
+  const char *path = perf__report_path(x->cli, f);
+  if (path) return write_file(f->opt, path, f->write, x);
+  if (x->cli->report_out && on_stdout(x->cli, f))
+    return write_out(f, x->cli->report_out, x);
+  return 0;
 }
 
 /* --history: the run recorded from its --json document. Returns 0 or
@@ -137,15 +248,6 @@ static int record(run *x)
   return e;
 }
 
-/* --tap: TAP (version 13) on out. Returns 0, or PERF__EIO with a message. */
-static int write_tap(FILE *out, const run *x)
-{
-  perf__tap_write(out, x->tests, x->ntests, x->r, x->n);
-  if (!fflush(out)) return 0;
-  fprintf(stderr, "%s: cannot write the TAP stream: %s\n", perf__progname(), strerror(errno));
-  return PERF__EIO;
-}
-
 /* See report.h. */
 int perf__report_pages(const char *plots, const char *html_path, const perf__result *r,
                        size_t n, time_t started, int code, int argc, char **argv)
@@ -153,25 +255,20 @@ int perf__report_pages(const char *plots, const char *html_path, const perf__res
   run x = {.r = r, .n = n, .started = started, .code = code, .argc = argc, .argv = argv};
   int err = 0;
   if (plots && perf__plot_dir(plots, r, n)) err = PERF__EIO;
-  if (html_path && write_stream("--html", html_path, html, &x)) err = PERF__EIO;
+  if (html_path && write_file("--html", html_path, write_html, &x)) err = PERF__EIO;
   return err;
 }
 
 /* See report.h. */
 int perf__report_write(const perf__options_cli *cli, const perf__registry_test **tests, size_t ntests,
-                       const perf__result *results, size_t nresults, time_t started, FILE *out,
-                       int code)
+                       const perf__result *results, size_t nresults, time_t started, int code)
 {
   run x = {.cli = cli, .tests = tests, .ntests = ntests, .r = results, .n = nresults,
            .started = started, .code = code, .argc = cli->argc, .argv = cli->argv};
   int err = 0;
   if (cli->history && record(&x)) err = PERF__EIO;
-  if (cli->json && write_json(&x)) err = PERF__EIO;
-  if (cli->junit && write_stream("--junit", cli->junit, junit, &x)) err = PERF__EIO;
-  if (cli->markdown && write_stream("--markdown", cli->markdown, markdown, &x)) err = PERF__EIO;
-  if (perf__report_pages(cli->plots, cli->html, results, nresults, started, code, cli->argc,
-                         cli->argv))
-    err = PERF__EIO;
-  if (cli->tap && out && write_tap(out, &x)) err = PERF__EIO;
+  if (cli->plots && perf__plot_dir(cli->plots, results, nresults)) err = PERF__EIO;
+  for (const perf__report_format *f = formats; f->opt; f++)
+    if (write_format(f, &x)) err = PERF__EIO;
   return err;
 }

@@ -17,6 +17,7 @@
 #include "worker/process/probe.h"
 #include "report/merge.h"
 #include "report/outputs.h"
+#include "report/report.h"
 #include "supervisor/supervisor.h"
 #include "base/progname.h"
 
@@ -68,7 +69,6 @@ typedef struct child {
   int fd;          /* its stdout and stderr */
   char buf[8192];  /* an unfinished line */
   size_t len;
-  char json[4200]; /* its --json file */
   long passed, failed, skipped; /* from its last line; -1 when it had none */
 } child;
 
@@ -97,8 +97,9 @@ static void cpu_share(int k, int nd)
 static void run_child(child *c, int k, int nd, const perf__options_cli *cli, const perf__registry_test **tests,
                       size_t n, int argc, char **argv)
 {
-  char id[16], junit[4200], md[4200], plots[4200], html[4200];
+  char id[16];
   perf__options_cli mine = *cli;
+  perf__outputs_gpu names;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);
   cpu_share(k, nd);
@@ -106,14 +107,7 @@ static void run_child(child *c, int k, int nd, const perf__options_cli *cli, con
   mine.device_label = c->id;
   mine.preflight = cli->preflight ? cli->preflight + k : NULL; /* its GPU's */
   mine.npreflight = cli->preflight ? 1 : 0;
-  if (cli->junit) mine.junit = perf__outputs_device_path(cli->junit, c->id, junit, sizeof junit);
-  if (cli->markdown) mine.markdown = perf__outputs_device_path(cli->markdown, c->id, md, sizeof md);
-  if (cli->json) mine.json = c->json;
-  if (cli->plots) { /* DIR/gpuK: DIR was made by the parent's check */
-    snprintf(plots, sizeof plots, "%s/gpu%d", cli->plots, c->id);
-    mine.plots = plots;
-  }
-  if (cli->html) mine.html = perf__outputs_device_path(cli->html, c->id, html, sizeof html);
+  perf__outputs_for_gpu(&mine, c->id, &names);
   fflush(NULL);
   _exit(perf__supervisor_run(&mine, tests, n, argc, argv));
 }
@@ -175,6 +169,28 @@ static void pump(child *c, int n)
   }
 }
 
+/* Each merged format's file (PERF__OPTIONS_MERGED: --json) joined from the
+ * GPUs' NAME.gpuK.EXT files into NAME. Returns 0, or 2 when one could not
+ * be (perf__merge_reports said why) or memory ran out (said here). */
+static int merge_formats(const perf__options_cli *cli, const int *ids, int nd)
+{
+  int code = 0;
+  char (*names)[4200] = NULL, *in[PERF__DEVICES_MAX];
+  for (const perf__report_format *f = perf__report_formats(); f->opt; f++) {
+    const char *path = perf__report_path(cli, f);
+    if (!path || f->gpus != PERF__OPTIONS_MERGED) continue;
+    if (!names && !(names = calloc((size_t)nd, sizeof *names))) {
+      fprintf(stderr, "%s: out of memory\n", perf__progname());
+      return 2;
+    }
+    for (int k = 0; k < nd; k++)
+      in[k] = perf__outputs_device_path(path, ids[k], names[k], sizeof names[k]);
+    if (perf__merge_reports(path, in, nd, 0) == 2) code = 2;
+  }
+  free(names);
+  return code;
+}
+
 /* See devices.h. */
 int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
                       const perf__registry_test **tests, size_t n, int argc, char **argv)
@@ -190,8 +206,6 @@ int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
     int fd[2];
     c[started].id = ids[started];
     c[started].passed = c[started].failed = c[started].skipped = -1;
-    if (cli->json)
-      perf__outputs_device_path(cli->json, ids[started], c[started].json, sizeof c[started].json);
     fflush(NULL);
     if (pipe(fd) || (c[started].pid = fork()) < 0) {
       fprintf(stderr, "%s: --devices: cannot start the run on device %d: %s\n", perf__progname(),
@@ -219,12 +233,7 @@ int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
     printf("perfgate: device %d: exit %d\n", c[k].id, rc);
     code = rc > code ? rc : code;
   }
-  if (cli->json && started == nd) {
-    char *in[PERF__DEVICES_MAX];
-    for (int k = 0; k < nd; k++) in[k] = c[k].json;
-    int m = perf__merge_reports(cli->json, in, nd, 0);
-    if (m == 2) code = 2;
-  }
+  if (started == nd && merge_formats(cli, ids, nd)) code = 2;
   long sum[3] = {0};
   for (int k = 0; k < started; k++) {
     if (c[k].passed < 0) { /* it never got to its summary */

@@ -22,10 +22,11 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len);
 /* Runs tests[0..n) on every device of ids[0..nd): one forked supervisor per
  * device sees only that GPU (so its baselines are the GPU's own) and runs
  * on an equal share of the CPUs, their output comes back line by line
- * prefixed "[gpu K] ", and each report file is written per device
- * (perf__outputs_device_path: NAME.gpuK.EXT); --json is also merged into
- * the file named. Returns the worst exit code, or 2 after a message when a
- * child cannot be started or ends without its summary line. */
+ * prefixed "[gpu K] ", and each report format's file is written per
+ * device (perf__outputs_for_gpu: NAME.gpuK.EXT); a merged format's
+ * (PERF__OPTIONS_MERGED: --json) is also merged into the file named.
+ * Returns the worst exit code, or 2 after a message when a child cannot be
+ * started or ends without its summary line (or a merge failed). */
 int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
                       const perf__registry_test **tests, size_t n, int argc, char **argv);
 

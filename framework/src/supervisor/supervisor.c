@@ -608,7 +608,7 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   worker_stop(&w, 0);
   perf__hostshare_unregister(shared);
   if (collect && !broken) code = write_baselines(cli, code, failed);
-  if (perf__report_write(cli, tests, n, results, done, started, cli->tap_out, code))
+  if (perf__report_write(cli, tests, n, results, done, started, code))
     code = 2;
   if (cli->repeat > 1) {
     perf__headroom_row *rows;
