@@ -498,6 +498,28 @@ int perf_embed_update_runs(void);
  * file that cannot be written). */
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
                           char *err, size_t len);
+/* An embedder's report (the pytest plugin's --perf-json): the
+ * perfgate-report/1 document perftest --json writes, by the same writer,
+ * to path (replaced atomically, as --json's file is). tests_json: a JSON
+ * array of the run's tests, each an object with at least "name" and
+ * "outcome" (a perf_outcome's word, "PASS"...), written as given (--merge
+ * and --html read them as perftest's: "claims" holds the PERF_LINE_CLAIM
+ * records, "lines" the detail lines); argv[0..argc): the command line
+ * (argv may be NULL when argc is 0), written with passwords masked;
+ * run_json: NULL, or a JSON object whose members end the "run" member
+ * (the embedder's own, e.g. {"pytest_exit_code": 0}; none may be one
+ * perfgate writes there); started: when the run began, in seconds since
+ * the epoch. perfgate writes the rest: the schema, the run's perfgate
+ * version, start, exit code (1 when a test failed, erred or was
+ * inconclusive, else 0) and shard (0 of 1), the totals (seconds from
+ * started to now), an empty preflight and this host's fingerprint ("gpu":
+ * null). Returns 0, or 2 with the reason in err[len]: a JSON text that is
+ * not what is said here, a test with an outcome perfgate does not write,
+ * a bad argument, out of memory, or a path that cannot be written (then
+ * it is left as it was). The caller owns every argument; nothing is kept.
+ * Needs no test begun. */
+int perf_embed_report(const char *path, const char *tests_json, const char *const *argv, int argc,
+                      const char *run_json, double started, char *err, size_t len);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */

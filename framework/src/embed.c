@@ -1,12 +1,19 @@
-/* embed.c — claims run from another test runner (the Python package): a test in this process, its lines and claim records handed to a sink. */
+/* embed.c — claims run from another test runner (the Python package): a test in this process, its lines and claim records handed to a sink, and the run's report. */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/file.h"
+#include "base/jsontree.h"
 #include "base/status.h"
 #include "perfgate.h"
+#include "report/jsonreport.h"
 #include "supervisor/rebaseline.h"
+#include "worker/claim/baselinecheck.h"
+#include "worker/claim/ratio.h"
 #include "worker/sync/callsite.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
@@ -105,10 +112,9 @@ static int armed(int (*body)(const call *), const call *c)
  * +4.5 % on a 7 us op after a check, within noise but not ruled out). */
 static int ratio(const call *c)
 {
-  char head[400];
-  snprintf(head, sizeof head, "%s(%s, %s) at %s:%d", c->similar ? "SIMILAR" : "FASTER", c->an,
-           c->bn, c->file, c->line);
-  refuse_after_sync_check(head);
+  char head[300];
+  refuse_after_sync_check(perf__ratio_head(head, sizeof head, c->similar, c->x, c->an, c->bn,
+                                           c->file, c->line));
   return c->similar ? perf__similar(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0)
                     : perf__faster(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0);
 }
@@ -133,9 +139,8 @@ int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, con
 /* PERF_EXPECT_BASELINE, refused after a sync check as a ratio claim is. */
 static int baseline(const call *c)
 {
-  char head[400];
-  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d", c->an, c->file, c->line);
-  refuse_after_sync_check(head);
+  char head[300];
+  refuse_after_sync_check(perf__baselinecheck_head(head, sizeof head, c->an, c->file, c->line));
   return perf__expect_baseline(c->a, c->an, c->file, c->line, 0);
 }
 
@@ -228,6 +233,90 @@ int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, i
   if (rc == PERF__ENOMEM) snprintf(err, len, "out of memory");
   perf__rebaseline_free(u);
   return 2;
+}
+
+/* Parses text, named what in err, into *n: a JSON array or object (want).
+ * Returns 0, or 2 with the reason in err[len] (*n then NULL). */
+static int parse_json(const char *text, const char *what, perf__jsontree_type want,
+                      perf__jsontree_node **n, char *err, size_t len)
+{
+  *n = text ? perf__jsontree_parse(text, what, err, len) : NULL;
+  if (!*n) {
+    if (!text) snprintf(err, len, "%s is NULL", what);
+    return 2;
+  }
+  if ((*n)->type == want && perf__jsontree_is_json(*n)) return 0;
+  snprintf(err, len, "%s is not a JSON %s", what, want == PERF__J_ARRAY ? "array" : "object");
+  perf__jsontree_free(*n);
+  *n = NULL;
+  return 2;
+}
+
+/* Checks an embedder's tests and run members: each test has an outcome
+ * perfgate writes; no member repeats one perfgate writes in the run.
+ * Returns 0, or 2 with the reason in err[len]. */
+static int check_report(const perf__jsontree_node *tests, const perf__jsontree_node *extra,
+                        char *err, size_t len)
+{
+  for (size_t k = 0; k < tests->n; k++)
+    if (perf__jsonreport_check_test(tests->kids[k], err, len)) return 2;
+  for (size_t k = 0; extra && k < extra->n; k++)
+    if (perf__jsonreport_run_key(extra->keys[k]))
+      return snprintf(err, len, "run_json's member \"%s\" is one perfgate writes itself",
+                      extra->keys[k]), 2;
+  return 0;
+}
+
+/* Writes the document of tests (and the run's members extra) to path.
+ * Returns 0, or 2 with the reason in err[len]. */
+static int write_report(const char *path, const perf__jsontree_node *tests,
+                        const perf__jsontree_node *extra, const char *const *argv, int argc,
+                        double started, char *err, size_t len)
+{
+  struct timespec now = {0};
+  time_t began = (time_t)started;
+  perf__jsonreport_trees d = {
+      .run = {.perfgate = perf_version(), .started = &began, .argc = argc, .argv = argv,
+              .shard_total = 1, .extra = extra},
+      .tests = &tests, .ntests = 1, .own_host = 1};
+  d.totals = perf__jsonreport_count(&tests, 1);
+  if (timespec_get(&now, TIME_UTC)) /* else 0: a clock that cannot be read */
+    d.totals.seconds = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - started;
+  d.run.exit_code = d.totals.failed > 0;
+  perf__json j = {0};
+  perf__jsonreport_write_trees(&j, &d);
+  int e = j.oom ? (snprintf(err, len, "out of memory"), PERF__ENOMEM)
+                : perf__file_replace(path, j.s, j.len, 0, NULL, err, len);
+  perf__json_free(&j);
+  return e ? 2 : 0;
+}
+
+/* Checks perf_embed_report's plain arguments. Returns 0, or 2 with the
+ * reason in err[len]. */
+static int check_args(const char *path, const char *const *argv, int argc, double started,
+                      char *err, size_t len)
+{
+  const char *bad = !path ? "path is NULL"
+                    : argc < 0 ? "argc is negative"
+                    : argc && !argv ? "argv is NULL but argc is not 0"
+                    : !(isfinite(started) && started >= 0) ? "started is not a time" : NULL;
+  if (bad) snprintf(err, len, "%s", bad);
+  return bad ? 2 : 0;
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_report(const char *path, const char *tests_json, const char *const *argv, int argc,
+                      const char *run_json, double started, char *err, size_t len)
+{
+  perf__jsontree_node *tests = NULL, *extra = NULL;
+  int rc = check_args(path, argv, argc, started, err, len);
+  if (!rc) rc = parse_json(tests_json, "tests_json", PERF__J_ARRAY, &tests, err, len);
+  if (!rc && run_json) rc = parse_json(run_json, "run_json", PERF__J_OBJECT, &extra, err, len);
+  if (!rc) rc = check_report(tests, extra, err, len);
+  if (!rc) rc = write_report(path, tests, extra, argv, argc, started, err, len);
+  perf__jsontree_free(tests);
+  perf__jsontree_free(extra);
+  return rc;
 }
 
 /* Public: see perfgate.h. */

@@ -390,7 +390,8 @@ static int is_public(const char *sym, const char *header)
 /* Every global function and variable the library defines in dir/x.o is
  * perf__x_* (or perf__x itself), or public; a file-scope variable has a
  * name of three letters or more (a one-letter "n" reads as a module to
- * tools that draw the include graph); objects whose source srcdir/dir/x.c is gone
+ * tools that draw the include graph); the compiler's and sanitizers' own
+ * symbols ("__odr_asan.x", "x.0") are not the library's names; objects whose source srcdir/dir/x.c is gone
  * (a build left from an older layout) are passed over. Problems go to out.
  * Returns their count, or -1 when no object could be read. */
 static int check_names(const char *objdir, const char *srcdir, const char *header, char *out,
@@ -398,8 +399,8 @@ static int check_names(const char *objdir, const char *srcdir, const char *heade
 {
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "cd '%s' && for o in */*/*.o */*.o *.o; do [ -f \"$o\" ] && "
-           "nm --defined-only \"$o\" | awk -v o=\"$o\" '$2 ~ /^[TDBR]$/ || ($2 ~ /^[dbr]$/ && "
-           "$3 !~ /[.]/ && length($3) < 3) {print o, $2, $3}'; done "
+           "nm --defined-only \"$o\" | awk -v o=\"$o\" '$3 !~ /^__|[.]/ && ($2 ~ /^[TDBR]$/ || "
+           "($2 ~ /^[dbr]$/ && length($3) < 3)) {print o, $2, $3}'; done "
            "2>/dev/null", objdir);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;

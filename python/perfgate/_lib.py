@@ -182,6 +182,11 @@ def _declare(lib):
                                           ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
                                           ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_rebaseline.restype = ctypes.c_int
+    lib.perf_embed_report.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+                                      ctypes.c_char_p, ctypes.c_double, ctypes.c_char_p,
+                                      ctypes.c_size_t]
+    lib.perf_embed_report.restype = ctypes.c_int
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int
     lib.perf_host_threads.argtypes = []

@@ -469,3 +469,26 @@ def write_baselines(measurements, accept_wide=False):
         raise WideBaselines("perfgate: " + err.value.decode("utf-8", "replace"))
     if rc:
         raise PerfError("perfgate: baselines not written: " + err.value.decode("utf-8", "replace"))
+
+
+def _utf8(text):
+    """text as the C core reads it: UTF-8 (a lone surrogate as '?')."""
+    return text.encode("utf-8", "replace")
+
+
+def write_report(path, tests, argv, run, started):
+    """Writes the report document perftest --json writes (by the C core's one
+    writer, perf_embed_report) to path: tests (the --json report's test
+    objects), the command line argv, run's members (a dict, or None) added to
+    its "run" member, started the run's start (time.time()); the schema,
+    version, exit code, totals and host fingerprint are the core's. Raises
+    PerfError with the reason when it cannot be written (bad input, or the
+    path: then it is left as it was)."""
+    lib = _lib.load()
+    args = (ctypes.c_char_p * max(1, len(argv)))(*[_utf8(a) for a in argv])
+    extra = None if run is None else _utf8(json.dumps(run, ensure_ascii=False))
+    err = ctypes.create_string_buffer(1024)
+    rc = lib.perf_embed_report(_utf8(os.fspath(path)), _utf8(json.dumps(tests, ensure_ascii=False)),
+                               args, len(argv), extra, float(started), err, len(err))
+    if rc:
+        raise PerfError(err.value.decode("utf-8", "replace"))

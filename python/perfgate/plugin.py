@@ -1,5 +1,4 @@
 """The pytest plugin: the `perf` fixture, claims reported as test outcomes, and --perf-json."""
-import json
 import math
 import os
 import sys
@@ -8,8 +7,9 @@ import warnings
 
 import pytest
 
-from ._header import package_version
-from .core import Perf, PerfError, Skipped, WideBaselines, update_runs, write_baselines
+from ._lib import LibraryNotFound
+from .core import (Perf, PerfError, Skipped, WideBaselines, update_runs, write_baselines,
+                   write_report)
 
 
 class PerfWarning(UserWarning):
@@ -34,8 +34,8 @@ def pytest_addoption(parser):
     g.addoption("--perf-strict-baselines", action="store_true", default=False,
                 help="perfgate: fail a perf.expect_baseline that has no entry to compare with")
     g.addoption("--perf-json", default=None, metavar="FILE",
-                help="perfgate: write every perf test's claims as a perfgate-report/1 document "
-                     "(perftest --html=PAGE --merge=OUT FILE draws it)")
+                help="perfgate: write every perf test's claims as perftest --json writes its "
+                     "report (perftest --html=PAGE --merge=OUT FILE draws it)")
 
 
 def _budget(text):
@@ -212,34 +212,13 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-def _host_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or platform.machine()
-
-
-def _document(config, records, exit_code):
-    tally = {w: sum(1 for r in records if r["outcome"] == w)
-             for w in ("PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE")}
-    failed = tally["FAIL"] + tally["ERROR"] + tally["INCONCLUSIVE"]
-    return {
-        "schema": "perfgate-report/1",
-        "run": {"perfgate": package_version(),
-                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(config._perfgate_started)),
-                "exit_code": 1 if failed else 0,
-                "argv": [sys.executable, "-m", "pytest"] + list(config.invocation_params.args),
-                "shard": {"index": 0, "total": 1}, "pytest_exit_code": int(exit_code)},
-        "totals": {"tests": len(records), "passed": tally["PASS"], "failed": failed,
-                   "skipped": tally["SKIP"], "seconds": time.time() - config._perfgate_started},
-        "fingerprint": {"host": {"name": _host_name(), "cpus": str(os.cpu_count())}, "gpu": None},
-        "tests": records,
-    }
+def _write_document(config, records, exit_code, path):
+    """--perf-json: the run's perf tests in the document perftest --json
+    writes, by the C core's writer (the schema, totals, exit code and host
+    fingerprint are its own)."""
+    argv = [sys.executable, "-m", "pytest"] + list(config.invocation_params.args)
+    write_report(path, records, argv, {"pytest_exit_code": int(exit_code)},
+                 config._perfgate_started)
 
 
 def _update_baselines(session):
@@ -278,15 +257,9 @@ def pytest_sessionfinish(session, exitstatus):
     path = config.getoption("--perf-json")
     if not path:
         return
-    doc = _document(config, config._perfgate_records, session.exitstatus)
-    tmp = f"{path}.tmp.{os.getpid()}"
     try:
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
+        _write_document(config, config._perfgate_records, session.exitstatus, path)
+    except (PerfError, OSError, LibraryNotFound) as e:
         session.config.get_terminal_writer().line(f"perfgate: cannot write --perf-json={path}: {e}",
                                                   red=True)
         session.exitstatus = pytest.ExitCode.USAGE_ERROR

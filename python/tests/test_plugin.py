@@ -160,6 +160,11 @@ def test_plain():
     claim = doc["tests"][0]["claims"][0]
     assert claim["kind"] == "FASTER" and claim["clock"] == "wall" and claim["ratio"] > 2
     assert len(claim["a"]["samples_s"]) >= 8
+    # the C core wrote it: the run's own members, this host's fingerprint
+    assert doc["run"]["exit_code"] == 1 and doc["run"]["pytest_exit_code"] == 1
+    assert doc["run"]["argv"][1:3] == ["-m", "pytest"] and doc["run"]["shard"] == {"index": 0, "total": 1}
+    assert doc["preflight"] == [] and doc["fingerprint"]["gpu"] is None
+    assert list(doc["fingerprint"]["host"]) == ["name", "cpus", "memory_gib"]
     perftest = os.environ.get("PERFGATE_PERFTEST")
     if perftest:  # the C runner reads it: merged, drawn
         page = tmp_path / "r.html"
@@ -167,6 +172,28 @@ def test_plain():
                            capture_output=True, text=True)
         assert p.returncode == 1, p.stderr  # the run had a failure
         assert "FASTER(a, b, 2)" in page.read_text()
+
+
+def test_perf_json_is_the_c_runners_document(pytester, tmp_path):
+    """The plugin's document and perftest --json's come from one writer: the
+    same schema, members and host fingerprint."""
+    perftest = os.environ.get("PERFGATE_PERFTEST")
+    if not perftest:
+        pytest.skip("PERFGATE_PERFTEST (the fixture perftest) is not set")
+    out, theirs = tmp_path / "r.json", tmp_path / "c.json"
+    run(pytester, '''
+def test_holds(perf):
+    perf.expect_faster(lambda: work(100), lambda: work(800), 2)
+''', f"--perf-json={out}").assert_outcomes(passed=1)
+    p = subprocess.run([perftest, "--filter=host.truth", f"--json={theirs}"], capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    mine, c = json.loads(out.read_text()), json.loads(theirs.read_text())
+    assert mine["schema"] == c["schema"]
+    assert list(mine) == list(c)
+    assert mine["fingerprint"]["host"] == c["fingerprint"]["host"]
+    assert list(mine["totals"]) == list(c["totals"])
+    assert mine["run"]["perfgate"] == c["run"]["perfgate"]
 
 
 def test_bad_plugin_option_is_a_usage_error(pytester):

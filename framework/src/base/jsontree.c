@@ -3,6 +3,7 @@
 #include "base/jsontree.h"
 #include "base/grow.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,36 @@ double perf__jsontree_num(const perf__jsontree_node *n, double def)
   char *end;
   double v = strtod(n->text, &end);
   return *end || end == n->text ? def : v;
+}
+
+/* The digits at s: past them, or NULL when there is none. */
+static const char *digits(const char *s)
+{
+  if (!isdigit((unsigned char)*s)) return NULL;
+  while (isdigit((unsigned char)*s)) s++;
+  return s;
+}
+
+/* 1 when s is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * Never fails. */
+static int json_number(const char *s)
+{
+  s += *s == '-';
+  s = *s == '0' ? s + 1 : digits(s);
+  if (s && *s == '.') s = digits(s + 1);
+  if (s && (*s == 'e' || *s == 'E')) s = digits(s + 1 + (s[1] == '+' || s[1] == '-'));
+  return s && !*s;
+}
+
+/* See jsontree.h. */
+int perf__jsontree_is_json(const perf__jsontree_node *n)
+{
+  if (n->type == PERF__J_PLAIN)
+    return !strcmp(n->text, "true") || !strcmp(n->text, "false") || !strcmp(n->text, "null") ||
+           json_number(n->text);
+  for (size_t i = 0; i < n->n; i++)
+    if (!perf__jsontree_is_json(n->kids[i])) return 0;
+  return 1;
 }
 
 /* See jsontree.h. */

@@ -27,6 +27,10 @@ perf__jsontree_node *perf__jsontree_parse(const char *text, const char *name, ch
 perf__jsontree_node *perf__jsontree_get(const perf__jsontree_node *obj, const char *key);
 /* A plain scalar as a number; def when absent or not a number. */
 double perf__jsontree_num(const perf__jsontree_node *n, double def);
+/* 1 when the node written back is JSON text: each plain scalar in it is a
+ * JSON number, true, false or null (YAML's others, "yes", "~", ".inf" or
+ * a bare word, are not), else 0. Never fails. */
+int perf__jsontree_is_json(const perf__jsontree_node *n);
 /* Writes the node back as JSON text. */
 void perf__jsontree_write(perf__json *j, const perf__jsontree_node *n);
 void perf__jsontree_free(perf__jsontree_node *n);

@@ -1,6 +1,8 @@
 /* status.c — names and messages for the outcome and error tables in status.h. */
 #include "base/status.h"
 
+#include <string.h>
+
 static const char *const words[] = {
 #define PERF__X(sym, word) word,
     PERF_OUTCOME_MAP(PERF__X)
@@ -11,6 +13,14 @@ static const char *const words[] = {
 const char *perf__status_word(perf_outcome o)
 {
   return (unsigned)o < PERF_OUTCOME_COUNT ? words[o] : "?";
+}
+
+/* Never fails: another word, or NULL, gives PERF_OUTCOME_COUNT. */
+perf_outcome perf__status_outcome(const char *word)
+{
+  int o = 0;
+  while (o < PERF_OUTCOME_COUNT && !(word && !strcmp(word, words[o]))) o++;
+  return (perf_outcome)o;
 }
 
 /* Never fails: unknown codes give "unknown error". */

@@ -28,6 +28,9 @@ enum {
 
 /* The 4-letter-ish word for an outcome ("PASS"); "?" for a bad value. */
 const char *perf__status_word(perf_outcome o);
+/* The outcome a word names ("PASS"), or PERF_OUTCOME_COUNT for another
+ * word or NULL. Never fails. */
+perf_outcome perf__status_outcome(const char *word);
 /* The message for an error code; "unknown error" for an unknown one. */
 const char *perf__status_strerror(int err);
 

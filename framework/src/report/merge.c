@@ -10,12 +10,14 @@
 
 #include <time.h>
 
+#include "report/jsonreport.h"
 #include "report/recorder.h"
 #include "report/report.h"
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
 #include "base/progname.h"
+#include "base/status.h"
 #include "base/units.h"
 #include "report/result.h"
 
@@ -40,24 +42,16 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
 {
   const perf__jsontree_node *schema = perf__jsontree_get(r, "schema"), *run = perf__jsontree_get(r, "run"),
                     *shard = perf__jsontree_get(run, "shard"), *tests = perf__jsontree_get(r, "tests");
-  if (!schema || schema->type != PERF__J_STRING || strcmp(schema->text, "perfgate-report/1") ||
+  if (!schema || schema->type != PERF__J_STRING || strcmp(schema->text, PERF__JSONREPORT_SCHEMA) ||
       !tests || tests->type != PERF__J_ARRAY || !shard) {
     fprintf(stderr, "%s: --merge: %s is not a perfgate --json report\n", perf__progname(), path);
     return 2;
   }
-  static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
   for (size_t k = 0; k < tests->n; k++) {
-    const perf__jsontree_node *o = perf__jsontree_get(tests->kids[k], "outcome"),
-                              *name = perf__jsontree_get(tests->kids[k], "name");
-    int known = 0;
-    for (size_t w = 0; o && o->type == PERF__J_STRING && w < 5; w++) known |= !strcmp(o->text, words[w]);
-    if (!known) {
-      fprintf(stderr, "%s: --merge: %s: test %s has %s outcome%s%s%s (PASS, FAIL, SKIP, "
-                      "ERROR or INCONCLUSIVE): not a report this perfgate wrote\n", perf__progname(), path,
-              name && name->type == PERF__J_STRING ? name->text : "(unnamed)",
-              o && o->type == PERF__J_STRING ? "the unknown" : "no",
-              o && o->type == PERF__J_STRING ? " '" : "", o && o->type == PERF__J_STRING ? o->text : "",
-              o && o->type == PERF__J_STRING ? "'" : "");
+    char why[700];
+    if (perf__jsonreport_check_test(tests->kids[k], why, sizeof why)) {
+      fprintf(stderr, "%s: --merge: %s: %s: not a report this perfgate wrote\n", perf__progname(),
+              path, why);
       return 2;
     }
   }
@@ -78,70 +72,71 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
   return 0;
 }
 
-/* The merged report from the checked reports r[0..n). */
-static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards)
+/* The merged run's exit code (the worst of r[0..n)'s) and its totals (the
+ * sums of theirs). Never fails. */
+static int totals_of(perf__jsontree_node **r, int n, perf__jsonreport_totals *t)
 {
-  perf__json j = {0};
   int code = 0;
-  double sum[5] = {0};
+  double *sum[] = {&t->tests, &t->passed, &t->failed, &t->skipped, &t->seconds};
   static const char *const keys[] = {"tests", "passed", "failed", "skipped", "seconds"};
+  *t = (perf__jsonreport_totals){0};
   for (int i = 0; i < n; i++) {
     int c = (int)perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "run"), "exit_code"), 2);
     code = c > code ? c : code;
-    for (int k = 0; k < 5; k++) sum[k] += perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "totals"), keys[k]), 0);
+    for (int k = 0; k < 5; k++)
+      *sum[k] += perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "totals"), keys[k]), 0);
   }
-  perf__json_raw(&j, "{\"schema\": \"perfgate-report/1\",\n\"run\": {\"merged\": true, "
-                     "\"perfgate\": ");
-  if (*version_of(r[0])) perf__json_str(&j, version_of(r[0]));
-  else perf__json_raw(&j, "null");
-  perf__json_raw(&j, ", \"exit_code\": %d, \"shard\": {\"index\": 0, \"total\": 1}, \"%s\": [",
-                 code, shards ? "shards" : "devices");
+  return code;
+}
+
+/* The merged document of the checked reports r[0..n) into j, through the
+ * one report writer: each report's run listed under "shards" (or
+ * "devices"), their preflights and tests one after the other, the first
+ * one's fingerprint; its totals in *t and exit code in *code. Returns 0,
+ * or 2 after a message (no memory). */
+static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, perf__jsonreport_totals *t,
+                  int *code)
+{
+  const perf__jsontree_node **part = calloc(3 * (size_t)n, sizeof *part);
+  if (!part) return fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2;
   for (int i = 0; i < n; i++) {
-    perf__json_raw(&j, i ? ", " : "");
-    perf__jsontree_write(&j, perf__jsontree_get(r[i], "run"));
+    part[i] = perf__jsontree_get(r[i], "run");
+    part[n + i] = perf__jsontree_get(r[i], "preflight");
+    part[2 * n + i] = perf__jsontree_get(r[i], "tests");
   }
-  perf__json_raw(&j, "]},\n\"totals\": {\"tests\": %.0f, \"passed\": %.0f, \"failed\": %.0f, "
-                     "\"skipped\": %.0f, \"seconds\": ", sum[0], sum[1], sum[2], sum[3]);
-  perf__json_num(&j, sum[4]);
-  perf__json_raw(&j, "},\n\"preflight\": [");
-  for (int i = 0, first = 1; i < n; i++) { /* each GPU's, shard after shard */
-    const perf__jsontree_node *p = perf__jsontree_get(r[i], "preflight");
-    for (size_t k = 0; p && p->type == PERF__J_ARRAY && k < p->n; k++, first = 0) {
-      perf__json_raw(&j, first ? "\n  " : ",\n  ");
-      perf__jsontree_write(&j, p->kids[k]);
-    }
-  }
-  perf__json_raw(&j, "],\n\"fingerprint\": ");
-  const perf__jsontree_node *fp = perf__jsontree_get(r[0], "fingerprint");
-  if (fp) perf__jsontree_write(&j, fp);
-  else perf__json_raw(&j, "null");
-  perf__json_raw(&j, ",\n\"tests\": [");
-  int first = 1;
-  for (int i = 0; i < n; i++) {
-    const perf__jsontree_node *t = perf__jsontree_get(r[i], "tests");
-    for (size_t k = 0; k < t->n; k++, first = 0) {
-      perf__json_raw(&j, first ? "\n  " : ",\n  ");
-      perf__jsontree_write(&j, t->kids[k]);
-    }
-  }
-  perf__json_raw(&j, "\n]}\n");
-  int err = perf__report_save("--merge", out, &j) ? 2 : 0;
+  *code = totals_of(r, n, t);
+  perf__jsonreport_trees d = {
+      .run = {.merged = 1, .perfgate = *version_of(r[0]) ? version_of(r[0]) : NULL,
+              .exit_code = *code, .argc = -1, .shard_index = 0, .shard_total = 1,
+              .runs_key = shards ? "shards" : "devices", .runs = part, .nruns = (size_t)n},
+      .totals = *t, .preflight = part + n, .npreflight = (size_t)n, .tests = part + 2 * n,
+      .ntests = (size_t)n, .fingerprint = perf__jsontree_get(r[0], "fingerprint")};
+  perf__jsonreport_write_trees(j, &d);
+  free(part);
+  return 0;
+}
+
+/* The merged report from the checked reports r[0..n), written to out.
+ * Returns its exit code, or 2 after a message. */
+static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards)
+{
+  perf__json j = {0};
+  perf__jsonreport_totals t;
+  int code = 0;
+  int err = merged(&j, r, n, shards, &t, &code);
+  if (!err) err = perf__report_save("--merge", out, &j) ? 2 : 0;
   perf__json_free(&j);
   if (err) return err;
   printf("perfgate: merged %d %s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
-         n, perf__units_noun(n, "report", "reports"), out, sum[1], sum[2], sum[3], code);
+         n, perf__units_noun(n, "report", "reports"), out, t.passed, t.failed, t.skipped, code);
   return code;
 }
 
 /* The outcome member "outcome" of o names; ERROR when none. Never fails. */
 static perf_outcome outcome_of(const perf__jsontree_node *o)
 {
-  static const char *const words[] = {"PASS", "FAIL", "SKIP", "ERROR", "INCONCLUSIVE"};
-  static const perf_outcome outcomes[] = {PERF_OUTCOME_PASS, PERF_OUTCOME_FAIL, PERF_OUTCOME_SKIP, PERF_OUTCOME_ERROR,
-                                           PERF_OUTCOME_INCONCLUSIVE};
-  for (int k = 0; k < 5; k++)
-    if (!strcmp(text_of(o, "outcome"), words[k])) return outcomes[k];
-  return PERF_OUTCOME_ERROR;
+  perf_outcome v = perf__status_outcome(text_of(o, "outcome"));
+  return v == PERF_OUTCOME_COUNT ? PERF_OUTCOME_ERROR : v;
 }
 
 /* The "first_attempt" of a test that ran twice (confirm before failing)

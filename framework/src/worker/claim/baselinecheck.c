@@ -425,6 +425,14 @@ static double precision(const perf_workload *w)
   return perf__blrule_precision(e, PRECISION);
 }
 
+/* See baselinecheck.h. */
+char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const char *file, int line)
+{
+  char tag[96];
+  snprintf(buf, len, "BASELINE(%s) at %s:%d%s", name, file, line, perf__sweep_tag(tag, sizeof tag));
+  return buf;
+}
+
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal)
@@ -434,8 +442,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   unsigned mhz[MAX_SAMPLES];
   if (!w->name) w->name = wn;
   char tag[96];
-  snprintf(head, sizeof head, "BASELINE(%s) at %s:%d%s", w->name, file, line,
-           perf__sweep_tag(tag, sizeof tag));
+  perf__baselinecheck_head(head, sizeof head, w->name, file, line);
+  perf__sweep_tag(tag, sizeof tag);
   if (!perf__context_opt.update_baselines && perf__context_claim_open(file, line, tag, 0))
     return perf__context_claim_kept(head);
   double budget = perf__context_opt.budget_s;

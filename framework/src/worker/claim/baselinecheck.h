@@ -23,4 +23,9 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
  * Never fails (a ratio that is not a finite number > 0 is not recorded). */
 void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);
 
+/* A baseline check's head, "BASELINE(name) at file:line", with the sweep
+ * point's tag inside a sweep, into buf[len]. Returns buf; never fails
+ * (truncates). */
+char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const char *file, int line);
+
 #endif

@@ -1,5 +1,7 @@
 /* ratio.c — PERF_EXPECT_FASTER and PERF_EXPECT_SIMILAR: one comparison, its verdict line, its record, its baseline entries. */
 #define _POSIX_C_SOURCE 200809L
+#include "worker/claim/ratio.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,14 +68,23 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim c, 
   return v == PERF_OUTCOME_PASS;
 }
 
+/* See ratio.h. */
+char *perf__ratio_head(char *buf, size_t len, int similar, double x, const char *an,
+                       const char *bn, const char *file, int line)
+{
+  char tag[96];
+  snprintf(buf, len, "%s(%s, %s, %g) at %s:%d%s", similar ? "SIMILAR" : "FASTER", an, bn, x, file,
+           line, perf__sweep_tag(tag, sizeof tag));
+  return buf;
+}
+
 /* Public: PERF_EXPECT_FASTER / PERF_ASSERT_FASTER. A factor that is not a
  * positive number ends the test as ERROR. */
 int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *an,
                  const char *bn, const char *file, int line, int fatal)
 {
-  char head[300], tag[96];
-  snprintf(head, sizeof head, "FASTER(%s, %s, %g) at %s:%d%s", an, bn, factor, file, line,
-           perf__sweep_tag(tag, sizeof tag));
+  char head[300];
+  perf__ratio_head(head, sizeof head, 0, factor, an, bn, file, line);
   if (!(factor > 0 && isfinite(factor)))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the factor must be a positive number", head);
   return run_claim(a, b, (perf__verdict_claim){PERF__CLAIM_FASTER, factor}, head, an, bn, file, line, fatal);
@@ -84,9 +95,8 @@ int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *
 int perf__similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                   const char *bn, const char *file, int line, int fatal)
 {
-  char head[300], tag[96];
-  snprintf(head, sizeof head, "SIMILAR(%s, %s, %g) at %s:%d%s", an, bn, tolerance, file, line,
-           perf__sweep_tag(tag, sizeof tag));
+  char head[300];
+  perf__ratio_head(head, sizeof head, 1, tolerance, an, bn, file, line);
   if (!(tolerance > 0 && isfinite(tolerance)))
     perf__context_end(PERF_OUTCOME_ERROR, 0,
                       "%s: the tolerance must be a positive number (0.05 = 5 %%)", head);

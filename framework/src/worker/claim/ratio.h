@@ -1,0 +1,13 @@
+/* ratio.h — PERF_EXPECT_FASTER and PERF_EXPECT_SIMILAR (entry points in perfgate.h): the head their verdict lines, records and messages begin with. */
+#ifndef PERF_RATIO_H
+#define PERF_RATIO_H
+
+#include <stddef.h>
+
+/* A ratio claim's head, "FASTER(a, b, 1.3) at file:line" (with similar,
+ * "SIMILAR(a, b, 0.05) at file:line"), with the sweep point's tag inside a
+ * sweep (" [n=256]"), into buf[len]. Returns buf; never fails (truncates). */
+char *perf__ratio_head(char *buf, size_t len, int similar, double x, const char *an,
+                       const char *bn, const char *file, int line);
+
+#endif

@@ -1,0 +1,17 @@
+/* unit_ratio.c — the heads claims begin with, a ratio claim's (and a baseline check's): their verdict lines, records and embed.c's messages share them. */
+#include <string.h>
+
+#include "worker/claim/baselinecheck.h"
+#include "worker/claim/ratio.h"
+#include "selftest.h"
+
+ST_TEST(ratio_head_names_the_claim_its_factor_and_where)
+{
+  char head[300];
+  ST_STR(perf__ratio_head(head, sizeof head, 0, 1.3, "fast", "slow", "t.c", 12),
+         "FASTER(fast, slow, 1.3) at t.c:12");
+  ST_STR(perf__ratio_head(head, sizeof head, 1, 0.05, "a", "b", "x/y.py", 7),
+         "SIMILAR(a, b, 0.05) at x/y.py:7");
+  ST_STR(perf__ratio_head(head, 10, 0, 2, "a", "b", "t.c", 1), "FASTER(a,"); /* truncated */
+  ST_STR(perf__baselinecheck_head(head, sizeof head, "w", "t.c", 3), "BASELINE(w) at t.c:3");
+}
