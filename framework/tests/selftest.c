@@ -1,6 +1,7 @@
 /* selftest.c — the harness's runner: forks each test, counts checks, prints "N passed, N failed, N skipped". */
 #define _GNU_SOURCE
 #include "selftest.h"
+#include "base/jsontree.h"
 
 #include <dirent.h>
 #include <cuda_runtime_api.h>
@@ -495,4 +496,14 @@ void st_nobody_end(st_nobody *nb)
   }
   st_rmtree(nb->dir);
   nb->dir[0] = '\0';
+}
+
+/* See selftest.h. */
+const char *st_json_keys(const struct perf__jsontree_node *o, char *buf, size_t len)
+{
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; o && o->type == PERF__J_OBJECT && k < o->n && at < len; k++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? " " : "", o->keys[k]);
+  return buf;
 }

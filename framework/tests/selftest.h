@@ -125,4 +125,9 @@ void st_nobody_exec(st_run *r, const st_nobody *nb, const char *args);
  * the temporary directory. */
 void st_nobody_end(st_nobody *nb);
 
+/* The keys of the JSON object o (a perf__jsontree_node; anything else:
+ * none) joined by spaces, into buf[len]. Returns buf; never fails. */
+struct perf__jsontree_node;
+const char *st_json_keys(const struct perf__jsontree_node *o, char *buf, size_t len);
+
 #endif

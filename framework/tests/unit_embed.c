@@ -20,16 +20,6 @@ static perf__jsontree_node *read_doc(const char *path)
   return n;
 }
 
-/* The keys of object o joined by spaces, into buf[len]. */
-static const char *keys_of(const perf__jsontree_node *o, char *buf, size_t len)
-{
-  size_t at = 0;
-  buf[0] = '\0';
-  for (size_t k = 0; o && o->type == PERF__J_OBJECT && k < o->n && at < len; k++)
-    at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? " " : "", o->keys[k]);
-  return buf;
-}
-
 /* n written back as JSON text (malloc'd). */
 static char *text_of(const perf__jsontree_node *n)
 {
@@ -71,16 +61,16 @@ ST_TEST(embed_report_writes_the_c_runners_document)
   /* the same document: schema, members in order (less the runner's
    * options and headroom), this host's fingerprint, the version */
   ST_CHECK(same(runner, embedder, "schema"));
-  ST_STR(keys_of(embedder, keys, sizeof keys), "schema run totals preflight fingerprint tests");
-  ST_STR(keys_of(runner, want, sizeof want), keys);
+  ST_STR(st_json_keys(embedder, keys, sizeof keys), "schema run totals preflight fingerprint tests");
+  ST_STR(st_json_keys(runner, want, sizeof want), keys);
   ST_CHECK(same(perf__jsontree_get(runner, "fingerprint"), perf__jsontree_get(embedder, "fingerprint"),
                 "host"));
   ST_CHECK(same(perf__jsontree_get(runner, "run"), perf__jsontree_get(embedder, "run"), "perfgate"));
   ST_CHECK(same(perf__jsontree_get(runner, "run"), perf__jsontree_get(embedder, "run"), "shard"));
-  ST_STR(keys_of(perf__jsontree_get(embedder, "run"), keys, sizeof keys),
+  ST_STR(st_json_keys(perf__jsontree_get(embedder, "run"), keys, sizeof keys),
          "perfgate started exit_code argv shard pytest_exit_code");
-  ST_STR(keys_of(perf__jsontree_get(runner, "totals"), want, sizeof want),
-         keys_of(perf__jsontree_get(embedder, "totals"), keys, sizeof keys));
+  ST_STR(st_json_keys(perf__jsontree_get(runner, "totals"), want, sizeof want),
+         st_json_keys(perf__jsontree_get(embedder, "totals"), keys, sizeof keys));
   double s = perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(embedder, "totals"), "seconds"), -1);
   ST_CHECKF(s >= 1 && s < 600, "seconds %g", s); /* from started to now */
   perf__jsontree_free(runner);

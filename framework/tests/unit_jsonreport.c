@@ -18,16 +18,6 @@ static perf__jsontree_node *tree(const char *text)
   return n;
 }
 
-/* The keys of object o joined by spaces, into buf[len]. */
-static const char *keys_of(const perf__jsontree_node *o, char *buf, size_t len)
-{
-  size_t at = 0;
-  buf[0] = '\0';
-  for (size_t k = 0; o && o->type == PERF__J_OBJECT && k < o->n && at < len; k++)
-    at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? " " : "", o->keys[k]);
-  return buf;
-}
-
 /* The document of an embedder's two tests (own host, its own run member,
  * a command line with a password), parsed back. */
 static perf__jsontree_node *embedder_document(void)
@@ -59,10 +49,10 @@ ST_TEST(jsonreport_trees_write_the_runners_shape_with_this_hosts_fingerprint)
   perf__jsontree_node *doc = embedder_document();
   const perf__jsontree_node *run = perf__jsontree_get(doc, "run"),
                             *fp = perf__jsontree_get(doc, "fingerprint");
-  ST_STR(keys_of(doc, keys, sizeof keys), "schema run totals preflight fingerprint tests");
+  ST_STR(st_json_keys(doc, keys, sizeof keys), "schema run totals preflight fingerprint tests");
   ST_STR(perf__jsontree_get(doc, "schema")->text, PERF__JSONREPORT_SCHEMA);
   ST_STR(PERF__JSONREPORT_SCHEMA, "perfgate-report/1"); /* what every reader expects */
-  ST_STR(keys_of(run, keys, sizeof keys), "perfgate started exit_code argv shard pytest_exit_code");
+  ST_STR(st_json_keys(run, keys, sizeof keys), "perfgate started exit_code argv shard pytest_exit_code");
   ST_STR(perf__jsontree_get(run, "started")->text, "1970-01-02T00:00:00Z");
   ST_STR(perf__jsontree_get(run, "argv")->kids[1]->text, "--history=postgresql://u:***@h/db");
   ST_EQ(perf__jsontree_num(perf__jsontree_get(run, "pytest_exit_code"), -1), 1);
@@ -78,7 +68,7 @@ ST_TEST(jsonreport_trees_write_the_runners_shape_with_this_hosts_fingerprint)
   }
   ST_STR(perf__jsontree_get(fp, "gpu")->text, "null");
   const perf__jsontree_node *totals = perf__jsontree_get(doc, "totals");
-  ST_STR(keys_of(totals, keys, sizeof keys), "tests passed failed skipped seconds");
+  ST_STR(st_json_keys(totals, keys, sizeof keys), "tests passed failed skipped seconds");
   ST_EQ(perf__jsontree_num(perf__jsontree_get(totals, "failed"), -1), 1);
   const perf__jsontree_node *tests = perf__jsontree_get(doc, "tests");
   ST_CHECK(tests && tests->n == 2 && !perf__jsonreport_check_test(tests->kids[1], err, sizeof err));
