@@ -103,29 +103,33 @@ static int read_seconds(args *a, const char *opt, const char *v, double *dst)
   return 0;
 }
 
-/* Fails unless v is a decimal integer >= 0 that fits 64 bits. */
-static int read_count(args *a, const char *opt, const char *v, uint64_t *dst)
+/* Fails unless v is a plain decimal integer (digits only: no sign, no
+ * space) in [lo, hi]: one rule and one message, "OPT: expected WHAT, got
+ * 'V'", for every bad value (empty, signed, not a number, out of range). */
+static int read_whole(args *a, const char *opt, const char *v, uint64_t *dst, uint64_t lo,
+                      uint64_t hi, const char *what)
 {
   char *end;
   errno = 0;
   unsigned long long u = strtoull(v, &end, 10);
-  if (!*v || *end || errno || *v == '-')
-    return usage(a, "%s: expected a non-negative integer, got '%s'", opt, v);
+  if (*v < '0' || *v > '9' || *end || errno || u < lo || u > hi) {
+    snprintf(a->err, a->len, "%s: expected %s, got '%s'", opt, what, v);
+    return PERF__EUSAGE;
+  }
   *dst = u;
   return 0;
 }
 
-/* Fails unless v is a decimal count in 1..100000: one rule and one message
- * for every bad value (empty, signed, not a number, out of range). */
+/* Fails unless v is a decimal integer >= 0 that fits 64 bits. */
+static int read_count(args *a, const char *opt, const char *v, uint64_t *dst)
+{
+  return read_whole(a, opt, v, dst, 0, UINT64_MAX, "a non-negative integer");
+}
+
+/* Fails unless v is a decimal count in 1..100000. */
 static int read_repeats(args *a, const char *opt, const char *v, uint64_t *dst)
 {
-  char *end;
-  errno = 0;
-  unsigned long long u = strtoull(v, &end, 10);
-  if (*v < '0' || *v > '9' || *end || errno || u < 1 || u > 100000)
-    return usage(a, "%s: expected 1..100000, got '%s'", opt, v);
-  *dst = u;
-  return 0;
+  return read_whole(a, opt, v, dst, 1, 100000, "1..100000");
 }
 
 /* A value of a choice option: the word and what it sets. */
