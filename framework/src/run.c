@@ -25,6 +25,7 @@
 #include "base/filter.h"
 #include "perfgate.h"
 #include "base/registry.h"
+#include "base/shard.h"
 #include "supervisor/console.h"
 #include "base/status.h"
 #include "base/units.h"
@@ -32,34 +33,14 @@
 #include "worker/process/worker.h"
 #include "base/progname.h"
 
-/* Reads one sharding variable; -1 when unset, -2 when malformed. */
-static long shard_env(const char *name)
+/* This process's shard, from the engine that started it (base/shard.h).
+ * Returns 0, or PERF__EUSAGE with a message on stderr. */
+static int sharding(perf__shard *sh)
 {
-  const char *v = getenv(name);
-  if (!v || !*v) return -1;
-  char *end;
-  errno = 0;
-  long n = strtol(v, &end, 10);
-  return (*end || errno || n < 0) ? -2 : n;
-}
-
-/* GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX. Returns 0, or PERF__EUSAGE with a
- * message on stderr. */
-static int sharding(long *total, long *index)
-{
-  *total = shard_env("GTEST_TOTAL_SHARDS");
-  *index = shard_env("GTEST_SHARD_INDEX");
-  if (*total == -1 && *index == -1) {
-    *total = 1;
-    *index = 0;
-    return 0;
-  }
-  if (*total < 1 || *index < 0 || *index >= *total) {
-    fprintf(stderr, "%s: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must "
-                    "both be set, with 0 <= index < total\n", perf__progname());
-    return PERF__EUSAGE;
-  }
-  return 0;
+  char err[600];
+  if (!perf__shard_from_env(sh, err, sizeof err)) return 0;
+  fprintf(stderr, "%s: %s\n", perf__progname(), err);
+  return PERF__EUSAGE;
 }
 
 /* The tests matching the filter (an opt-in test only where the filter
@@ -303,10 +284,12 @@ int perf_main(int argc, char **argv)
                : perf__trendreport_run(&cli);
   if (cli.merge) return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__merge(&cli);
   if (shard_status_file(prog)) return 2;
-  long total, index;
-  if (duplicate_names() || sharding(&total, &index)) return 2;
+  perf__shard sh;
+  if (duplicate_names() || sharding(&sh)) return 2;
+  long total = sh.total, index = sh.index;
   cli.shard_index = index;
   cli.shard_total = total;
+  cli.shard_said = sh.said;
   size_t n, matched;
   const perf__registry_test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {

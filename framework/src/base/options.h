@@ -44,6 +44,7 @@ typedef struct perf__options_cli {
   char **merge_in;              /* those reports */
   int merge_n;
   long shard_index, shard_total; /* set by perf_main: this run's shard */
+  const char *shard_said;        /* set by perf_main: the engine it came from ("": none) */
   const struct perf__preflight *preflight; /* set by perf_main: each GPU's preflight */
   int npreflight;                          /* (for --json; 0: none taken) */
   int argc;                     /* set by perf_main: the command line, for --json */
@@ -239,7 +240,10 @@ typedef enum perf__options_gpus {
     "two of them, nor --history, may name one file.")                                           \
   X("--history", "History", "")                                                                 \
   X("--devices", "Several GPUs and CI shards",                                                  \
-    "GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX select a shard of the tests\n"                    \
+    "A shard of the tests is chosen by the first engine whose variables\n"                    \
+    "are set: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX; a Kubernetes\n"                        \
+    "Indexed Job's JOB_COMPLETION_INDEX with PERFGATE_TOTAL_SHARDS; a Slurm\n"                 \
+    "array's SLURM_ARRAY_TASK_*; a Slurm step's SLURM_PROCID of SLURM_NTASKS\n"               \
     "(GTEST_SHARD_STATUS_FILE, when set, is created); --merge joins the\n"                      \
     "shards' --json reports into one.")                                                         \
   X("--verbose", "Output and help", "")

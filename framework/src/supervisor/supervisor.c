@@ -587,6 +587,7 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
     perf__hostshare_describe(cpus, sizeof cpus);
     printf("perfgate: %s\n", cpus);
   }
+  if (cli->shard_said && *cli->shard_said) printf("perfgate: %s\n", cli->shard_said);
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0, broken = 0;
   size_t done = 0, failed = 0;

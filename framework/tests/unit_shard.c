@@ -1,0 +1,125 @@
+/* unit_shard.c — the shard and run id from each engine's variables, the order that decides between engines, and what is refused. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/shard.h"
+#include "base/status.h"
+#include "selftest.h"
+
+static const char *const vars[] = {
+    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "JOB_COMPLETION_INDEX", "PERFGATE_TOTAL_SHARDS",
+    "PERFGATE_RUN_ID", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_JOB_ID", "SLURM_STEP_ID",
+    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID"};
+
+/* Clears every engine's variables, then sets the NAME=VALUE pairs of a
+ * NULL-terminated list. */
+static void given(const char *const *set)
+{
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+  for (; set && *set; set += 2) setenv(set[0], set[1], 1);
+}
+
+ST_TEST(shard_none_is_the_whole_run)
+{
+  perf__shard s;
+  char err[600] = "";
+  given(NULL);
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.index, 0);
+  ST_EQ(s.total, 1);
+  ST_EQ(s.engine, PERF__SHARD_NONE);
+  ST_STR(s.said, "");
+  ST_STR(s.run_id, "");
+}
+
+/* Each engine alone: its index and total, what the run says, its run id. */
+ST_TEST(shard_from_each_engine)
+{
+  perf__shard s;
+  char err[600] = "";
+  given((const char *const[]){"GTEST_TOTAL_SHARDS", "4", "GTEST_SHARD_INDEX", "3", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.index, 3);
+  ST_EQ(s.total, 4);
+  ST_STR(s.said, "shard 4 of 4, from GoogleTest's GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX");
+  given((const char *const[]){"JOB_COMPLETION_INDEX", "1", "PERFGATE_TOTAL_SHARDS", "3",
+                              "PERFGATE_RUN_ID", "uid-1234", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.engine, PERF__SHARD_KUBERNETES);
+  ST_EQ(s.index, 1);
+  ST_EQ(s.total, 3);
+  ST_STR(s.run_id, "uid-1234");
+  /* --array=1-7:2: tasks 1, 3, 5, 7; task 5 is the third. */
+  given((const char *const[]){"SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_COUNT", "4",
+                              "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "7",
+                              "SLURM_ARRAY_TASK_STEP", "2", "SLURM_ARRAY_JOB_ID", "8812",
+                              "SLURM_JOB_ID", "8815", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.engine, PERF__SHARD_SLURM_ARRAY);
+  ST_EQ(s.index, 2);
+  ST_EQ(s.total, 4);
+  ST_STR(s.run_id, "8812"); /* the array's job id, shared by its tasks */
+  given((const char *const[]){"SLURM_STEP_ID", "0", "SLURM_PROCID", "2", "SLURM_NTASKS", "8",
+                              "SLURM_JOB_ID", "77", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.engine, PERF__SHARD_SLURM_STEP);
+  ST_EQ(s.index, 2);
+  ST_EQ(s.total, 8);
+  ST_STR(s.run_id, "77");
+  /* A batch script (no step) with --ntasks=4 is not sharded. */
+  given((const char *const[]){"SLURM_PROCID", "0", "SLURM_NTASKS", "4", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.engine, PERF__SHARD_NONE);
+  ST_EQ(s.total, 1);
+}
+
+/* Several engines: the first in the documented order decides, the run
+ * names the others as ignored. */
+ST_TEST(shard_engine_order_decides_and_names_the_rest)
+{
+  perf__shard s;
+  char err[600] = "";
+  given((const char *const[]){"SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_COUNT", "2",
+                              "SLURM_ARRAY_TASK_MIN", "0", "JOB_COMPLETION_INDEX", "0",
+                              "PERFGATE_TOTAL_SHARDS", "5", "SLURM_STEP_ID", "0",
+                              "SLURM_PROCID", "0", "SLURM_NTASKS", "1", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_EQ(s.engine, PERF__SHARD_KUBERNETES);
+  ST_EQ(s.total, 5);
+  ST_CHECKF(strstr(s.said, "; ignored: a Slurm job array's SLURM_ARRAY_TASK_ID, a Slurm step's"),
+            "%s", s.said);
+}
+
+/* Refused, each with its reason: half-set pairs, an index out of range,
+ * a Kubernetes index without its total, a list array, a bad number. */
+ST_TEST(shard_refuses_what_cannot_be_split)
+{
+  static const struct {
+    const char *set[12];
+    const char *says;
+  } bad[] = {
+      {{"GTEST_SHARD_INDEX", "1", NULL}, "GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX must both be set"},
+      {{"GTEST_TOTAL_SHARDS", "2", "GTEST_SHARD_INDEX", "2", NULL}, "0 <= GTEST_SHARD_INDEX <"},
+      {{"GTEST_TOTAL_SHARDS", "x", "GTEST_SHARD_INDEX", "0", NULL},
+       "GTEST_TOTAL_SHARDS='x' is not a whole number"},
+      {{"JOB_COMPLETION_INDEX", "3", NULL}, "PERFGATE_TOTAL_SHARDS is not"},
+      {{"PERFGATE_TOTAL_SHARDS", "3", NULL}, "PERFGATE_TOTAL_SHARDS and JOB_COMPLETION_INDEX must both"},
+      {{"SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "1",
+        "SLURM_ARRAY_TASK_MAX", "9", NULL},
+       "an array given as a list such as 1,4,9 cannot be split"},
+      {{"SLURM_ARRAY_TASK_ID", "4", NULL}, "without SLURM_ARRAY_TASK_COUNT"},
+      {{"SLURM_ARRAY_TASK_ID", "-1", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "0",
+        NULL},
+       "SLURM_ARRAY_TASK_ID='-1' is not a whole number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    perf__shard s;
+    char err[600] = "";
+    given(bad[i].set);
+    ST_EQ(perf__shard_from_env(&s, err, sizeof err), PERF__EUSAGE);
+    ST_CHECKF(strstr(err, bad[i].says), "case %zu: %s", i, err);
+  }
+  given(NULL);
+}
