@@ -14,6 +14,7 @@
 #include "worker/process/probe.h"
 #include "base/options.h"
 #include "base/version.h"
+#include "report/commitreport.h"
 #include "report/report.h"
 #include "report/merge.h"
 #include "report/outputs.h"
@@ -282,6 +283,8 @@ int perf_main(int argc, char **argv)
     return outputs_ok(&cli, prog, NULL, 0) || baseline_dir_ok(&cli, prog)
                ? 2
                : perf__trendreport_run(&cli);
+  if (cli.commit_report)
+    return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__commitreport_run(&cli);
   if (cli.merge) return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__merge(&cli);
   if (shard_status_file(prog)) return 2;
   perf__shard sh;

@@ -1461,3 +1461,125 @@ ST_TEST(history_postgres_records_the_preflight_and_migrates_version_3)
 {
   on_postgres(preflight_columns);
 }
+
+/* --commit-report on a simulated fleet of three GPUs: H100 6 % slower at
+ * c06 (disjoint intervals), A100 steady, L4 stopped at c04. c06: H100
+ * regressed (exit 1), the others held or did not run; c03: every GPU
+ * held (0); a commit never recorded and the first commit (nothing earlier)
+ * exit 125, git bisect's skip, never 2. */
+ST_TEST(history_commit_report_across_three_gpus)
+{
+  char dir[64], path[128], args[700], md[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  snprintf(md, sizeof md, "%s/c.md", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  for (int i = 1; i <= 6; i++) {
+    char c[16];
+    snprintf(c, sizeof c, "c%02d", i);
+    record(s, c, "NVIDIA H100", 3 * i, i == 6 ? 1.06e-3 : 1e-3, 5e-3);
+    record(s, c, "NVIDIA A100", 3 * i + 1, 2e-3, 9e-3);
+    if (i <= 4) record(s, c, "NVIDIA L4", 3 * i + 2, 4e-3, 12e-3);
+  }
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --commit-report=c06 --markdown='%s'", path, md);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 1, "exit %d: %s", run.status, run.out);
+  ST_CHECKF(strstr(run.out, "  NVIDIA H100: REGRESSED: 1 run, 0 failed tests; 3 of 3 series "
+                            "compared, 2 changed (2 worse)") &&
+                strstr(run.out, "suite.t: a [events]: +6.0% worse: 1.060 ms") &&
+                strstr(run.out, "  NVIDIA A100: held: 1 run") &&
+                strstr(run.out, "  NVIDIA L4: did not run this commit") &&
+                strstr(run.out, "earlier commits: those recorded before it"),
+            "%s", run.out);
+  st_run_free(&run);
+  char *m = st_slurp(md);
+  ST_CHECKF(m && strstr(m, "| NVIDIA H100 | **REGRESSED** |") && strstr(m, "| NVIDIA L4 | did not run |"),
+            "%s", m ? m : "(no file)");
+  free(m);
+  static const struct {
+    const char *commit;
+    int status;
+    const char *says;
+  } other[] = {{"c03", 0, "every GPU that ran it held"},
+               {"c99", 125, "commit c99 was never recorded"},
+               {"c01", 125, "not decided: no GPU that ran it has an earlier commit"}};
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+    snprintf(args, sizeof args, "--history='%s' --commit-report=%s", path, other[i].commit);
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == other[i].status && strstr(run.out, other[i].says), "%s: exit %d: %s",
+              other[i].commit, run.status, run.out);
+    st_run_free(&run);
+  }
+  snprintf(args, sizeof args, "--commit-report=c06 --json=%s/x.json", dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "--commit-report reads a history"), "%s", run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
+/* The 40-hex id of HEAD in the repository at dir/.git into out[41]. */
+static int head_of(const char *dir, char *out)
+{
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "GIT_DIR='%s/.git' git rev-parse HEAD", dir);
+  FILE *p = popen(cmd, "r");
+  int ok = p && fscanf(p, "%40s", out) == 1;
+  if (p) pclose(p);
+  return ok && strlen(out) == 40;
+}
+
+/* With the repository at hand, earlier commits are the commit's ancestors:
+ * a slower run on a side branch recorded before it is not what the
+ * commit is compared with (in the order of recording it would be). */
+ST_TEST(history_commit_report_compares_with_git_ancestors)
+{
+  char dir[64], path[128], args[800], c[4][41], cmd[900];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(cmd, sizeof cmd, "cd '%s' && git init -q -b main r && cd r && git -c user.name=t "
+           "-c user.email=t@t commit -q --allow-empty -m c0", dir);
+  if (st_shell(cmd) != 0) {
+    st_rmtree(dir);
+    st_skip("git cannot make a repository here");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/r", dir);
+  ST_CHECK(head_of(path, c[0]));
+  static const char *const steps[] = {"git checkout -q -b side && git -c user.name=t -c "
+                                      "user.email=t@t commit -q --allow-empty -m side",
+                                      "git checkout -q main && git -c user.name=t -c "
+                                      "user.email=t@t commit -q --allow-empty -m c2"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s", path, steps[i]);
+    ST_EQ(st_shell(cmd), 0);
+    ST_CHECK(head_of(path, c[i + 1]));
+  }
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  record(s, c[0], "GPU", 1, 1e-3, 5e-3);
+  record(s, c[1], "GPU", 2, 1.2e-3, 5e-3); /* the side branch, slower */
+  record(s, c[2], "GPU", 3, 1e-3, 5e-3);   /* main, after c0 */
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --commit-report=%.12s", path, c[2]);
+  snprintf(cmd, sizeof cmd, "GIT_DIR='%s/r/.git' ", dir);
+  st_exec(&run, cmd, args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "earlier commits: its ancestors in git") &&
+                strstr(run.out, "3 of 3 series compared, 0 changed"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args); /* no repository: the order of recording */
+  ST_CHECKF(run.status == 125 && strstr(run.out, "never recorded"), "exit %d: %s", run.status,
+            run.out); /* the short id is not what was recorded, and nothing resolves it */
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --commit-report=%s", path, c[2]);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "those recorded before it") &&
+                strstr(run.out, "2 changed (0 worse)"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}

@@ -348,6 +348,13 @@ static int conflicts(args *a)
                    c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
     return usage(a, "--trend runs no test: it takes --history, --branch, --filter, --plots, "
                     "--html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
+  if (c->commit_report && !c->history)
+    return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
+  if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->trend || c->merge ||
+                           c->devices || c->update_baselines || c->list || c->repeat > 1 ||
+                           c->check_baselines))
+    return usage(a, "--commit-report runs no test: it takes --history, --branch, --filter, "
+                    "--markdown, --html and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))
     return usage(a, "--update-baselines runs its own repeats (5 fresh workers): drop --repeat "
                     "and --shuffle", NULL, NULL);

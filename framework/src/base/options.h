@@ -38,6 +38,7 @@ typedef struct perf__options_cli {
   const char *devices;          /* --devices=all|0,1: one run per GPU, in parallel */
   const char *history;          /* --history=PATH|URI: record the run in this store */
   const char *commit, *branch;  /* what to record it under (NULL: detect) */
+  const char *commit_report;    /* --commit-report=COMMIT: read the history, run nothing */
   const char *trend;            /* --trend[=FILTER]: read the history, run nothing
                                    ("": the tests --filter picks) */
   int device_label;             /* set in a --devices child: its GPU (else -1) */
@@ -161,6 +162,12 @@ typedef struct perf__options_cli {
     "their change points (commit, size, p); runs no test.\n"                                  \
     "FILTER (else --filter) picks tests; --branch one\n"                                      \
     "branch's runs; --html and --plots draw the series")                                                                          \
+  X("--commit-report", "", label, commit_report, NULL, "COMMIT",                              \
+    "with --history: COMMIT across GPUs (each GPU's\n"                                       \
+    "verdict, what changed against its earlier commits,\n"                                   \
+    "the GPUs that did not run; --markdown, --html); runs\n"                                 \
+    "no test. Exit 0, 1 (a GPU regressed) or 125 (not\n"                                     \
+    "decided: git bisect run's skip)")                                                        \
   X("--devices", "", gpus, devices, NULL, "all|0,1",                                            \
     "run the tests on each listed GPU in parallel, one\n"                                       \
     "supervisor per GPU: lines prefixed [gpu K], report\n"                                      \

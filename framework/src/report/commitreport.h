@@ -1,0 +1,25 @@
+/* commitreport.h — --commit-report=COMMIT: one commit across GPUs from the history: each GPU's outcome, what changed against its earlier commits, the GPUs that did not run; exit 0, 1 (a GPU regressed) or 125 (git bisect's skip). */
+#ifndef PERF_COMMITREPORT_H
+#define PERF_COMMITREPORT_H
+
+#include "base/options.h"
+
+/* The smallest change of a median or a ratio that the report calls a
+ * change (with disjoint intervals): below it, a machine's drift. */
+#define PERF__COMMITREPORT_MIN_CHANGE 0.02
+/* The exit code of a commit that cannot be judged (never recorded, no
+ * earlier commit on any GPU that ran it, an unreadable history): git
+ * bisect run's "skip", never 2, which bisect would take for "bad". */
+#define PERF__COMMITREPORT_SKIP 125
+
+/* Prints the report of cli->commit_report from cli->history (the tests
+ * --filter picks) to stdout, and writes --markdown and --html when given.
+ * Earlier commits are the commit's ancestors in git when the repository
+ * in the working directory has it, else those recorded before it (the
+ * report says which). Returns 0 (every GPU that ran it held), 1 (a GPU
+ * regressed: a test failed at the commit, or a median or ratio changed
+ * for the worse by PERF__COMMITREPORT_MIN_CHANGE or more with disjoint
+ * intervals) or PERF__COMMITREPORT_SKIP, with the reason on stderr. */
+int perf__commitreport_run(const perf__options_cli *cli);
+
+#endif
