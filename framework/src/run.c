@@ -293,6 +293,7 @@ int perf_main(int argc, char **argv)
   cli.shard_index = index;
   cli.shard_total = total;
   cli.shard_said = sh.said;
+  if (!cli.run_id && sh.run_id[0]) cli.run_id = sh.run_id;
   size_t n, matched;
   const perf__registry_test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {

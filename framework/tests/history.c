@@ -48,15 +48,17 @@ static int temp_dir(char *dir, size_t len)
   " VALUES ('2026-01-01T00:00:00Z', 'x', 'old', 'test', 'GPU', 'h', '{}', 'run', 0, 1, 1, 0, 0, 0, 0)"
 
 /* A report document with one test "suite.t" and one FASTER claim of a
- * (a_s per iteration) against b (b_s), started minute m of the day. */
-static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
+ * (a_s per iteration) against b (b_s), started minute m of the day; shard
+ * (NULL: none) the run's "shard" member, failed its failed tests. */
+static perf__jsontree_node *doc_of(const char *gpu, int m, double a_s, double b_s,
+                                   const char *shard, int failed)
 {
   char text[4096], err[300];
   snprintf(text, sizeof text,
            "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": "
            "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"], "
-           "\"perfgate\": \"%s\"}, "
-           "\"totals\": {\"tests\": 1, \"passed\": 1, \"failed\": 0, \"skipped\": 0, \"seconds\": 1},"
+           "\"perfgate\": \"%s\"%s%s}, "
+           "\"totals\": {\"tests\": 1, \"passed\": %d, \"failed\": %d, \"skipped\": 0, \"seconds\": 1},"
            " \"fingerprint\": {\"host\": {\"name\": \"test host\", \"cpus\": \"2\"}, \"gpu\": "
            "{\"name\": \"%s\", \"driver\": \"580.1\"}}, \"tests\": [{\"name\": \"suite.t\", "
            "\"outcome\": \"PASS\", \"claims\": [{\"message\": \"FASTER(a, b, 2) at t.c:1: PASS\", "
@@ -70,27 +72,41 @@ static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
            "\"median_confidence\": 0.95, \"mad_s\": 0, \"cold_start_s\": 0, "
            "\"iterations_per_sample\": 10, \"samples_s\": [%.17g], \"waits_for\": \"stream\", \"gpu_work_checked\": false, \"undeclared_streams\": false, \"gpu_work\": \"\"}}, "
            "{\"message\": \"NO_SYNC_IN(a) at t.c:2: PASS\", \"outcome\": \"PASS\"}]}]}",
-           1 + m / 1440, m / 60 % 24, m % 60, perf_version(), gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
+           1 + m / 1440, m / 60 % 24, m % 60, perf_version(), shard ? ", \"shard\": " : "",
+           shard ? shard : "", !failed, failed, gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
            a_s, a_s * 0.99, a_s * 1.01, a_s, b_s, b_s * 0.99, b_s * 1.01, b_s);
   perf__jsontree_node *n = perf__jsontree_parse(text, "doc", err, sizeof err);
   ST_CHECKF(n != NULL, "%s", err);
   return n;
 }
 
-/* Records doc(gpu, m, a_s, b_s) under commit. Returns the run id or 0. */
-static long long record(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
-                        double b_s)
+static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
+{
+  return doc_of(gpu, m, a_s, b_s, NULL, 0);
+}
+
+/* Records doc_of(gpu, m, a_s, b_s, shard, failed) under commit. Returns
+ * the run id or 0. */
+static long long record_of(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
+                           double b_s, const char *shard, int failed)
 {
   perf__provenance p = {"", "--commit", "main"};
   char err[600];
   long long id = 0;
   snprintf(p.commit, sizeof p.commit, "%s", commit);
-  perf__jsontree_node *d = doc(gpu, m, a_s, b_s);
+  perf__jsontree_node *d = doc_of(gpu, m, a_s, b_s, shard, failed);
   if (!d) return 0;
   int rc = perf__record_run(s, d, &p, "run", &id, err, sizeof err);
   ST_CHECKF(rc == 0, "record: %s", err);
   perf__jsontree_free(d);
   return rc ? 0 : id;
+}
+
+/* Records doc(gpu, m, a_s, b_s) under commit. Returns the run id or 0. */
+static long long record(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
+                        double b_s)
+{
+  return record_of(s, commit, gpu, m, a_s, b_s, NULL, 0);
 }
 
 static int long_row(void *ctx, int n, const char *const *v)
@@ -1413,7 +1429,7 @@ static void preflight_columns(const char *where, const char *dir)
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
   int v = 0;
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
-  ST_EQ(v, 4);
+  ST_EQ(v, PERF__SCHEMA_VERSION);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = 'old' AND preflight IS NULL"
                   " AND unfit IS NULL"), 1);
   static const char *const docs[] = {
@@ -1581,5 +1597,56 @@ ST_TEST(history_commit_report_compares_with_git_ancestors)
                 strstr(run.out, "2 changed (0 worse)"),
             "exit %d: %s", run.status, run.out);
   st_run_free(&run);
+  st_rmtree(dir);
+}
+
+/* Shards of one run id: a run is whole when every shard is recorded; a
+ * retried shard's last attempt counts (a failed first attempt then
+ * passed is not a failure); a run with a shard missing is INCOMPLETE and
+ * never green (exit 125), on the commit report and the same for its
+ * series. */
+ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
+{
+  char dir[64], path[128], args[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  record(s, "c1", "GPU", 1, 1e-3, 5e-3);
+  record_of(s, "c2", "GPU", 2, 1e-3, 5e-3, "{\"index\": 0, \"total\": 2, \"run_id\": \"77\"}", 0);
+  record_of(s, "c2", "GPU", 3, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"77\"}", 1);
+  record_of(s, "c2", "GPU", 4, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"77\"}", 0);
+  record_of(s, "c3", "GPU", 5, 1e-3, 5e-3, "{\"index\": 0, \"total\": 4, \"run_id\": \"78\"}", 0);
+  record_of(s, "c3", "GPU", 6, 1e-3, 5e-3, "{\"index\": 2, \"total\": 4, \"run_id\": \"78\"}", 0);
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --commit-report=c2", path);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 2 runs, 0 failed tests (1 retried shard "
+                                               "replaced by a later attempt)"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --commit-report=c3", path);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(run.status == 125 && strstr(run.out, "GPU: INCOMPLETE: 2 runs, 0 failed tests; run 78: "
+                                                 "2 of 4 shards recorded, never green"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  s = open_at(path);
+  if (s) {
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = '77' AND shard_index = 1"), 2);
+    perf__store_close(s);
+  }
+  perf__series_set set;
+  perf__series_query q = {NULL, NULL, NULL, 0, 0, 0};
+  char err[600];
+  s = open_at(path);
+  if (s && ST_CHECK(perf__series_load(s, &q, &set, err, sizeof err) == 0)) {
+    const perf__series *a = series_a(&set);
+    ST_CHECKF(a && a->n == 3 && a->pts[1].nvalues == 2, "c2 holds its two shards' values, not the "
+              "replaced attempt's: %zu", a && a->n > 1 ? a->pts[1].nvalues : 0);
+    perf__series_free(&set);
+  }
+  if (s) perf__store_close(s);
   st_rmtree(dir);
 }

@@ -11,7 +11,8 @@ static const char *const vars[] = {
     "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "JOB_COMPLETION_INDEX", "PERFGATE_TOTAL_SHARDS",
     "PERFGATE_RUN_ID", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
     "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_JOB_ID", "SLURM_STEP_ID",
-    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID"};
+    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID", "GITHUB_RUN_ID", "CI_PIPELINE_ID",
+    "BUILDKITE_BUILD_ID"};
 
 /* Clears every engine's variables, then sets the NAME=VALUE pairs of a
  * NULL-terminated list. */
@@ -73,6 +74,12 @@ ST_TEST(shard_from_each_engine)
   ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
   ST_EQ(s.engine, PERF__SHARD_NONE);
   ST_EQ(s.total, 1);
+  /* A CI's run id, the same for its every job and re-run attempt. */
+  given((const char *const[]){"GTEST_TOTAL_SHARDS", "2", "GTEST_SHARD_INDEX", "1",
+                              "GITHUB_RUN_ID", "99123", NULL});
+  ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
+  ST_STR(s.run_id, "99123");
+  given(NULL);
 }
 
 /* Several engines: the first in the documented order decides, the run

@@ -46,6 +46,7 @@ typedef struct perf__options_cli {
   int merge_n;
   long shard_index, shard_total; /* set by perf_main: this run's shard */
   const char *shard_said;        /* set by perf_main: the engine it came from ("": none) */
+  const char *run_id;            /* --run-id, else the engine's (base/shard.h); NULL: none */
   const struct perf__preflight *preflight; /* set by perf_main: each GPU's preflight */
   int npreflight;                          /* (for --json; 0: none taken) */
   int argc;                     /* set by perf_main: the command line, for --json */
@@ -162,6 +163,10 @@ typedef struct perf__options_cli {
     "their change points (commit, size, p); runs no test.\n"                                  \
     "FILTER (else --filter) picks tests; --branch one\n"                                      \
     "branch's runs; --html and --plots draw the series")                                                                          \
+  X("--run-id", "", label, run_id, NULL, "ID",                                                \
+    "the run this shard belongs to, shared by all its shards\n"                               \
+    "(default: the engine's: Slurm's array job id, PERFGATE_RUN_ID,\n"                        \
+    "the CI's run id); recorded with --history")                                               \
   X("--commit-report", "", label, commit_report, NULL, "COMMIT",                              \
     "with --history: COMMIT across GPUs (each GPU's\n"                                       \
     "verdict, what changed against its earlier commits,\n"                                   \

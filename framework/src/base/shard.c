@@ -129,6 +129,9 @@ static void run_id(perf__shard *s)
   const char *id = env("PERFGATE_RUN_ID");
   if (!id && s->engine == PERF__SHARD_SLURM_ARRAY) id = env("SLURM_ARRAY_JOB_ID");
   if (!id && s->engine == PERF__SHARD_SLURM_STEP) id = env("SLURM_JOB_ID");
+  /* A CI's run: the same for every job of it and every re-run attempt. */
+  static const char *const ci[] = {"GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_ID"};
+  for (size_t i = 0; !id && i < sizeof ci / sizeof ci[0]; i++) id = env(ci[i]);
   snprintf(s->run_id, sizeof s->run_id, "%s", id ? id : "");
 }
 

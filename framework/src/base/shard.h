@@ -33,9 +33,12 @@ typedef struct perf__shard {
   perf__shard_engine engine; /* PERF__SHARD_NONE: none */
   char said[400];            /* "shard 2 of 4, from a Slurm job array's ... (task 7 of 1-7:2)",
                                 and the engines ignored; "" when none */
-  char run_id[96];           /* the run all shards share, from the engine
-                                (SLURM_ARRAY_JOB_ID, SLURM_JOB_ID,
-                                PERFGATE_RUN_ID); "" when it gives none */
+  char run_id[96];           /* the run all shards share: PERFGATE_RUN_ID,
+                                else the engine's (SLURM_ARRAY_JOB_ID,
+                                SLURM_JOB_ID), else the CI's
+                                (GITHUB_RUN_ID, CI_PIPELINE_ID,
+                                BUILDKITE_BUILD_ID: the same for each job
+                                and each re-run attempt); "" when none */
 } perf__shard;
 
 /* Reads the shard from getenv. Returns 0, or PERF__EUSAGE with the

@@ -101,7 +101,8 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
 {
   const perf__jsontree_node *run = perf__jsontree_get(doc, "run"),
                             *tot = perf__jsontree_get(doc, "totals"),
-                            *fp = perf__jsontree_get(doc, "fingerprint");
+                            *fp = perf__jsontree_get(doc, "fingerprint"),
+                            *shard = perf__jsontree_get(run, "shard");
   const perf__jsontree_node *gpu = perf__jsontree_get(fp, "gpu"), *host = perf__jsontree_get(fp, "host");
   char started[40], recorded[40];
   time_t now = time(NULL);
@@ -127,20 +128,24 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "failed"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "skipped"), 0)),
       perf__store_text(argv), perf__store_text(text_of(run, "perfgate")), perf__store_text(pf_json),
-      perf__store_text(unfit)};
+      perf__store_text(unfit), perf__store_text(text_of(shard, "run_id")),
+      perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(shard, "index"), 0)),
+      perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(shard, "total"), 1))};
   /* The new id: PostgreSQL returns it; SQLite says it after the insert
    * (RETURNING needs SQLite 3.35). */
   int pg = r->s->kind == PERF__STORE_POSTGRES;
   int rc = perf__store_exec(r->s, pg
       ? "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit) VALUES ($1, $2, $3,"
-        " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18, $19, $20)"
+        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit, run_key, shard_index,"
+        " shard_total) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+        " $16, 0, 0, $17, $18, $19, $20, $21, $22, $23)"
         " RETURNING id"
       : "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
-        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit) VALUES ($1, $2, $3,"
-        " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 0, 0, $17, $18, $19, $20)",
+        " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit, run_key, shard_index,"
+        " shard_total) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+        " $16, 0, 0, $17, $18, $19, $20, $21, $22, $23)",
       v, (int)(sizeof v / sizeof v[0]), pg ? id_row : NULL, &r->run, r->err, r->len);
   if (!rc && !pg)
     rc = perf__store_exec(r->s, "SELECT last_insert_rowid()", NULL, 0, id_row, &r->run, r->err, r->len);

@@ -49,6 +49,13 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
      * JSON) and what made it unfit ("" fit; NULL: not taken). */
     "ALTER TABLE perfgate_runs ADD COLUMN preflight TEXT;"
     "ALTER TABLE perfgate_runs ADD COLUMN unfit TEXT;",
+    /* 5: the run a shard belongs to (the engine's run id, NULL: none) and
+     * the shard it is, so that a run spans shards and machines, and a
+     * retried shard's last attempt is the one that counts. */
+    "ALTER TABLE perfgate_runs ADD COLUMN run_key TEXT;"
+    "ALTER TABLE perfgate_runs ADD COLUMN shard_index INTEGER;"
+    "ALTER TABLE perfgate_runs ADD COLUMN shard_total INTEGER;"
+    "CREATE INDEX perfgate_runs_commit ON perfgate_runs (commit_id, gpu);",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)

@@ -11,6 +11,7 @@
 #include "base/filter.h"
 #include "base/status.h"
 #include "base/grow.h"
+#include "history/schema.h"
 
 /* A run that was read: where its values go. */
 typedef struct run_at {
@@ -305,10 +306,15 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
 {
   const perf__series_query *q = l->q;
   perf__store_value p[3] = {perf__store_int(q->through > 0 ? q->through : INT64_MAX)};
-  char sql[300];
-  int np = 1;
-  size_t u = (size_t)snprintf(sql, sizeof sql, "SELECT id, gpu, commit_id, started FROM perfgate_runs"
+  char sql[700];
+  int np = 1, v = 0;
+  size_t u = (size_t)snprintf(sql, sizeof sql, "SELECT id, gpu, commit_id, started FROM perfgate_runs r"
                                                " WHERE id <= $1");
+  /* A retried shard: its last attempt counts (schema 5 has run ids). */
+  if (!perf__schema_version(st, &v, err, len) && v >= 5)
+    u += (size_t)snprintf(sql + u, sizeof sql - u, " AND NOT EXISTS (SELECT 1 FROM perfgate_runs n"
+                          " WHERE n.run_key = r.run_key AND n.gpu = r.gpu AND n.shard_index ="
+                          " r.shard_index AND n.id > r.id AND n.id <= $1)");
   if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
   if (q->branch) p[np] = perf__store_text(q->branch), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND branch = $%d", np);
   snprintf(sql + u, sizeof sql - u, " ORDER BY gpu, id");

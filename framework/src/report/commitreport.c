@@ -30,10 +30,20 @@ typedef struct change {
   int worse;
 } change;
 
+/* One shard's last attempt at the commit on one GPU. */
+typedef struct attempt {
+  char *run_key;       /* NULL: a run recorded with no run id (one whole run) */
+  long shard, total, failed;
+} attempt;
+
 /* One GPU: what ran at the commit and what changed. */
 typedef struct gpu_row {
   char name[200];
-  long runs, failed;   /* runs recorded at the commit; failed tests in them */
+  attempt *at;         /* the last attempt of each shard, in recording order */
+  size_t nat;
+  long retried;        /* attempts a later one of the same shard replaced */
+  long runs, failed;   /* runs (shards) that count at the commit; failed tests in them */
+  char incomplete[200]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
   const perf__series_axis *axis; /* NULL: the series have no point there */
   size_t series, compared;       /* series at the commit; those with an earlier commit */
   change *ch;
@@ -130,28 +140,80 @@ static gpu_row *gpu_named(report *r, const char *name)
   return g;
 }
 
-/* Row: gpu[, runs, failed tests]. */
-static int gpu_row_cb(void *ctx, int n, const char *const *v)
+/* Row: gpu. */
+static int gpu_cb(void *ctx, int n, const char *const *v)
 {
-  rows *x = ctx;
-  if (n < 1 || !v[0]) return 0;
-  gpu_row *g = gpu_named(x->r, v[0]);
-  if (!g) return 1;
-  if (!x->add && n >= 3) g->runs = v[1] ? atol(v[1]) : 0, g->failed = v[2] ? atol(v[2]) : 0;
+  return n < 1 || !v[0] ? 0 : !gpu_named(ctx, v[0]);
+}
+
+/* Row: gpu, failed, run_key, shard_index, shard_total (in recording
+ * order): a later attempt of the same shard of the same run replaces the
+ * earlier. */
+static int attempt_cb(void *ctx, int n, const char *const *v)
+{
+  gpu_row *g = n >= 5 && v[0] ? gpu_named(ctx, v[0]) : NULL;
+  if (!g) return n >= 5 && v[0];
+  attempt a = {v[2] ? strdup(v[2]) : NULL, v[3] ? atol(v[3]) : 0, v[4] ? atol(v[4]) : 1,
+               v[1] ? atol(v[1]) : 0};
+  if (v[2] && !a.run_key) return 1;
+  for (size_t i = 0; a.run_key && i < g->nat; i++)
+    if (g->at[i].run_key && !strcmp(g->at[i].run_key, a.run_key) && g->at[i].shard == a.shard) {
+      free(g->at[i].run_key);
+      g->at[i] = a;
+      g->retried++;
+      return 0;
+    }
+  attempt *more = realloc(g->at, (g->nat + 1) * sizeof *more);
+  if (!more) return free(a.run_key), 1;
+  g->at = more;
+  g->at[g->nat++] = a;
   return 0;
 }
 
-/* Every GPU of the history, and the runs and failed tests of each at the
- * commit. Returns 0 or the store's error (err[len]). */
-static int read_gpus(perf__store *s, report *r, char *err, size_t len)
+/* The shards of one run id on g that count, into *seen; 1 when all of its
+ * total are there. */
+static int whole_run(const gpu_row *g, const char *key, long total, long *seen)
 {
-  rows all = {r, 1}, at = {r, 0};
+  *seen = 0;
+  for (size_t i = 0; i < g->nat; i++)
+    *seen += g->at[i].run_key && !strcmp(g->at[i].run_key, key);
+  return *seen >= total;
+}
+
+/* From g's attempts: the runs and failed tests that count, and whether a
+ * whole run is there (else g->incomplete says what is missing). */
+static void tally_runs(gpu_row *g)
+{
+  int whole = 0;
+  for (size_t i = 0; i < g->nat; i++) {
+    const attempt *a = &g->at[i];
+    long seen;
+    g->runs++;
+    g->failed += a->failed;
+    if (!a->run_key || whole_run(g, a->run_key, a->total, &seen)) whole = 1;
+    else if (!g->incomplete[0])
+      snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld shards recorded",
+               a->run_key, seen, a->total);
+  }
+  if (whole) g->incomplete[0] = '\0';
+}
+
+/* Every GPU of the history, and the shards that count at the commit on
+ * each (version: the store's schema; before 5 no run ids). Returns 0 or
+ * the store's error (err[len]). */
+static int read_gpus(perf__store *s, report *r, int version, char *err, size_t len)
+{
   perf__store_value c = perf__store_text(r->commit);
   int e = perf__store_exec(s, "SELECT DISTINCT gpu FROM perfgate_runs ORDER BY gpu", NULL, 0,
-                           gpu_row_cb, &all, err, len);
+                           gpu_cb, r, err, len);
   if (!e)
-    e = perf__store_exec(s, "SELECT gpu, count(*), sum(failed) FROM perfgate_runs "
-                            "WHERE commit_id = $1 GROUP BY gpu", &c, 1, gpu_row_cb, &at, err, len);
+    e = perf__store_exec(s, version >= 5
+                                ? "SELECT gpu, failed, run_key, shard_index, shard_total FROM "
+                                  "perfgate_runs WHERE commit_id = $1 ORDER BY id"
+                                : "SELECT gpu, failed, NULL, 0, 1 FROM perfgate_runs WHERE "
+                                  "commit_id = $1 ORDER BY id",
+                         &c, 1, attempt_cb, r, err, len);
+  for (size_t i = 0; !e && i < r->ng; i++) tally_runs(&r->g[i]);
   return e;
 }
 
@@ -268,6 +330,7 @@ static const char *verdict(const gpu_row *g)
 {
   if (!g->runs) return "did not run";
   if (g->failed || g->nworse) return "REGRESSED";
+  if (g->incomplete[0]) return "INCOMPLETE";
   if (!g->compared) return "UNDECIDED";
   return "held";
 }
@@ -277,9 +340,13 @@ static void print_gpu(const gpu_row *g)
   char line[700], lab[600];
   printf("  %s: %s", g->name, verdict(g));
   if (!g->runs) return (void)printf(" this commit\n");
-  printf(": %ld %s, %ld failed %s; %zu of %zu series compared, %zu changed (%zu worse)\n",
-         g->runs, perf__units_noun(g->runs, "run", "runs"), g->failed,
-         perf__units_noun(g->failed, "test", "tests"), g->compared, g->series, g->nch, g->nworse);
+  printf(": %ld %s, %ld failed %s", g->runs, perf__units_noun(g->runs, "run", "runs"), g->failed,
+         perf__units_noun(g->failed, "test", "tests"));
+  if (g->retried) printf(" (%ld retried %s replaced by a later attempt)", g->retried,
+                         perf__units_noun(g->retried, "shard", "shards"));
+  if (g->incomplete[0]) printf("; %s, never green", g->incomplete);
+  printf("; %zu of %zu series compared, %zu changed (%zu worse)\n", g->compared, g->series,
+         g->nch, g->nworse);
   for (size_t i = 0; i < g->nch; i++)
     printf("      %s: %s\n", perf__series_label(g->ch[i].s, lab, sizeof lab),
            describe(&g->ch[i], line, sizeof line));
@@ -360,33 +427,43 @@ static int write_file(const char *opt, const char *path, const report *r, const 
   return e ? 2 : 0;
 }
 
-/* The exit code of the analysed report: 1 when a GPU regressed, 125 when
- * no GPU that ran it could be judged, else 0. */
-static int code_of(const report *r)
+/* The exit code of the analysed report, its reason into *why: 1 when a
+ * GPU regressed; 125 when a run's shards were not all recorded (never
+ * green) or no GPU that ran it could be judged; else 0. Never fails. */
+static int code_of(const report *r, const char **why)
 {
-  int judged = 0;
+  int judged = 0, incomplete = 0;
   for (size_t i = 0; i < r->ng; i++) {
     const gpu_row *g = &r->g[i];
-    if (g->runs && (g->failed || g->nworse)) return 1;
+    if (g->runs && (g->failed || g->nworse)) return *why = "a GPU regressed", 1;
     judged |= g->runs && g->compared;
+    incomplete |= g->runs && g->incomplete[0];
   }
-  return judged ? 0 : PERF__COMMITREPORT_SKIP;
+  *why = incomplete ? "not decided: a run's shards were not all recorded"
+         : judged   ? "every GPU that ran it held"
+                    : "not decided: no GPU that ran it has an earlier commit";
+  return judged && !incomplete ? 0 : PERF__COMMITREPORT_SKIP;
 }
 
 static void report_free(report *r)
 {
-  for (size_t i = 0; i < r->ng; i++) free(r->g[i].ch);
+  for (size_t i = 0; i < r->ng; i++) {
+    for (size_t k = 0; k < r->g[i].nat; k++) free(r->g[i].at[k].run_key);
+    free(r->g[i].at);
+    free(r->g[i].ch);
+  }
   free(r->g);
   for (size_t i = 0; i < r->nseen; i++) free(r->seen[i].commit);
 }
 
 /* Reads, analyses and prints; returns the exit code. */
-static int run(const perf__options_cli *cli, perf__store *s, report *r, const char *how)
+static int run(const perf__options_cli *cli, perf__store *s, int version, report *r,
+               const char *how)
 {
   char err[600];
   perf__series_set set;
   perf__series_query q = {cli->filter, NULL, cli->branch, 0, 0, 0};
-  if (read_gpus(s, r, err, sizeof err) || perf__series_load(s, &q, &set, err, sizeof err)) {
+  if (read_gpus(s, r, version, err, sizeof err) || perf__series_load(s, &q, &set, err, sizeof err)) {
     fprintf(stderr, "%s: --commit-report: %s: not decided\n", perf__progname(), err);
     return PERF__COMMITREPORT_SKIP;
   }
@@ -398,12 +475,12 @@ static int run(const perf__options_cli *cli, perf__store *s, report *r, const ch
   printf("perfgate commit-report: %s in %s: %zu %s in the history; earlier commits: %s\n",
          r->commit, s->where, r->ng, perf__units_noun((long long)r->ng, "GPU", "GPUs"), how);
   for (size_t i = 0; i < r->ng; i++) print_gpu(&r->g[i]);
-  int code = code_of(r);
+  const char *why;
+  int code = code_of(r, &why);
   if (cli->markdown && write_file("--markdown", cli->markdown, r, how, markdown_body)) code = 2;
   if (cli->html && write_file("--html", cli->html, r, how, html_body)) code = 2;
-  printf("perfgate commit-report: %s (exit %d)\n", code == 1 ? "a GPU regressed" : code == 0 ?
-         "every GPU that ran it held" : code == 2 ? "a file could not be written"
-         : "not decided: no GPU that ran it has an earlier commit", code);
+  printf("perfgate commit-report: %s (exit %d)\n", code == 2 ? "a file could not be written" : why,
+         code == 2 ? PERF__COMMITREPORT_SKIP : code);
   perf__series_free(&set);
   return code == 2 ? PERF__COMMITREPORT_SKIP : code;
 }
@@ -431,7 +508,7 @@ int perf__commitreport_run(const perf__options_cli *cli)
   }
   const char *how = r.git ? "its ancestors in git (the repository here)"
                           : "those recorded before it (no repository here knows the commit)";
-  int code = run(cli, s, &r, how);
+  int code = run(cli, s, v, &r, how);
   perf__store_close(s);
   report_free(&r);
   return code;

@@ -19,7 +19,10 @@
  * report says which). Returns 0 (every GPU that ran it held), 1 (a GPU
  * regressed: a test failed at the commit, or a median or ratio changed
  * for the worse by PERF__COMMITREPORT_MIN_CHANGE or more with disjoint
- * intervals) or PERF__COMMITREPORT_SKIP, with the reason on stderr. */
+ * intervals) or PERF__COMMITREPORT_SKIP (also when a GPU's run has
+ * shards that were never recorded: INCOMPLETE, never green), with the
+ * reason on stderr. The shards of one run id count once each: the last
+ * attempt of a retried shard replaces the earlier. */
 int perf__commitreport_run(const perf__options_cli *cli);
 
 #endif

@@ -128,7 +128,9 @@ static void json_run(perf__json *j, const perf__jsonreport_run *r)
   if (r->argc >= 0) key(j, &n, "argv"), json_argv(j, r->argc, r->argv);
   if (r->cli) run_options(j, r->cli, 1, &n);
   key(j, &n, "shard");
-  perf__json_raw(j, "{\"index\": %ld, \"total\": %ld}", r->shard_index, r->shard_total);
+  perf__json_raw(j, "{\"index\": %ld, \"total\": %ld", r->shard_index, r->shard_total);
+  if (r->run_id && *r->run_id) perf__json_raw(j, ", \"run_id\": "), perf__json_str(j, r->run_id);
+  perf__json_raw(j, "}");
   if (r->cli) run_options(j, r->cli, 0, &n);
   run_tail(j, r, &n);
   perf__json_raw(j, "},\n");
@@ -318,7 +320,7 @@ void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli, const p
   runner x = {cli, tests, nt, r, n};
   perf__jsonreport_run run = {.perfgate = perf_version(), .started = &started, .exit_code = code,
                               .argc = cli->argc, .argv = (const char *const *)cli->argv,
-                              .cli = cli, .shard_index = cli->shard_index,
+                              .cli = cli, .shard_index = cli->shard_index, .run_id = cli->run_id,
                               .shard_total = cli->shard_total};
   perf__tally c = perf__tally_count(r, n);
   perf__jsonreport_totals totals = {(double)c.tests,

@@ -27,6 +27,7 @@ typedef struct perf__jsonreport_run {
   const perf__options_cli *cli; /* the C runner's seed, budget_s, timeout_s, device,
                                    repeat, shuffle; NULL: not written */
   long shard_index, shard_total;
+  const char *run_id; /* the run its shards share (NULL or "": none) */
   const char *runs_key;         /* "shards" or "devices": the merged reports' own
                                    "run" members, runs[0..nruns); NULL: none */
   const perf__jsontree_node *const *runs;
