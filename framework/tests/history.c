@@ -1,7 +1,6 @@
 /* history.c — the history store: schema versions and migrations, what a run records, eight writers at once and a killed one (SQLite and a real PostgreSQL server), --trend, the Markdown comparison, --merge, and bad input. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <glob.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -160,87 +159,6 @@ static const perf__series *series_a(const perf__series_set *set)
   return NULL;
 }
 
-/* ---- a real PostgreSQL server, started here ------------------------- */
-
-typedef struct pg_server {
-  char dir[128], bin[256], as[64], uri[400];
-  int up;
-} pg_server;
-
-/* The directory of initdb: pg_config's, Debian's, or PATH's. */
-static int pg_bindir(char *out, size_t len)
-{
-  FILE *p = popen("pg_config --bindir 2>/dev/null", "r");
-  char line[256] = "", path[300];
-  if (p) {
-    if (!fgets(line, sizeof line, p)) line[0] = '\0';
-    pclose(p);
-  }
-  line[strcspn(line, "\n")] = '\0';
-  snprintf(path, sizeof path, "%s/initdb", line);
-  if (line[0] && access(path, X_OK) == 0) return snprintf(out, len, "%s", line), 0;
-  glob_t g;
-  if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0 && g.gl_pathc) {
-    snprintf(out, len, "%.*s", (int)(strlen(g.gl_pathv[g.gl_pathc - 1]) - 7), g.gl_pathv[g.gl_pathc - 1]);
-    globfree(&g);
-    return 0;
-  }
-  p = popen("command -v initdb 2>/dev/null", "r");
-  line[0] = '\0';
-  if (p) {
-    if (!fgets(line, sizeof line, p)) line[0] = '\0';
-    pclose(p);
-  }
-  line[strcspn(line, "\n")] = '\0';
-  if (!line[0]) return -1;
-  snprintf(out, len, "%.*s", (int)(strlen(line) - 7), line);
-  return 0;
-}
-
-/* Starts a server in a new temporary directory (its socket there, no TCP).
- * Returns 0, or -1 with why it cannot. As root, PostgreSQL runs as the
- * postgres user (or nobody). */
-static int pg_start(pg_server *pg, char *why, size_t len)
-{
-  char cmd[1400];
-  memset(pg, 0, sizeof *pg);
-  if (pg_bindir(pg->bin, sizeof pg->bin))
-    return snprintf(why, len, "no PostgreSQL server installed (initdb not found: pg_config "
-                              "--bindir, /usr/lib/postgresql/*/bin, PATH)"), -1;
-  snprintf(pg->dir, sizeof pg->dir, "/tmp/perfgate-pg-XXXXXX");
-  if (!mkdtemp(pg->dir)) return snprintf(why, len, "mkdtemp: %s", strerror(errno)), -1;
-  if (geteuid() == 0) {
-    const char *user = st_shell("id -u postgres >/dev/null 2>&1") == 0 ? "postgres" : "nobody";
-    snprintf(pg->as, sizeof pg->as, "runuser -u %s -- ", user);
-    snprintf(cmd, sizeof cmd, "chown %s '%s'", user, pg->dir);
-    if (st_shell(cmd)) return snprintf(why, len, "cannot give %s to %s", pg->dir, user), -1;
-  }
-  snprintf(cmd, sizeof cmd, "%s'%s/initdb' -D '%s/data' -U perfgate --auth=trust -E UTF8 --no-sync "
-                            ">'%s/initdb.log' 2>&1", pg->as, pg->bin, pg->dir, pg->dir);
-  if (st_shell(cmd)) return snprintf(why, len, "initdb failed (see %s/initdb.log)", pg->dir), -1;
-  snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -l '%s/server.log' -w -t 60 -o "
-                            "\"-k %s -p 5432 -c listen_addresses=''\" start >/dev/null 2>&1",
-           pg->as, pg->bin, pg->dir, pg->dir, pg->dir);
-  if (st_shell(cmd)) return snprintf(why, len, "the server did not start (see %s/server.log)", pg->dir), -1;
-  pg->up = 1;
-  snprintf(pg->uri, sizeof pg->uri, "postgresql:///postgres?host=%s&port=5432&user=perfgate", pg->dir);
-  return 0;
-}
-
-static void pg_stop(pg_server *pg)
-{
-  char cmd[800];
-  if (pg->up) {
-    snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -m immediate stop >/dev/null 2>&1", pg->as,
-             pg->bin, pg->dir);
-    ST_CHECKF(st_shell(cmd) == 0, "pg_ctl stop");
-  }
-  if (pg->dir[0]) {
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pg->dir);
-    st_shell(cmd);
-  }
-}
-
 /* Runs fn on a SQLite file (h.db) in a new temporary directory dir. */
 static void on_sqlite(void (*fn)(const char *where, const char *dir))
 {
@@ -255,10 +173,10 @@ static void on_sqlite(void (*fn)(const char *where, const char *dir))
  * directory; the test is skipped when no server can be started. */
 static void on_postgres(void (*fn)(const char *where, const char *dir))
 {
-  pg_server pg;
+  st_pg pg;
   char why[600], dir[64];
-  if (pg_start(&pg, why, sizeof why)) {
-    pg_stop(&pg);
+  if (st_pg_start(&pg, why, sizeof why)) {
+    st_pg_stop(&pg);
     st_skip("PostgreSQL: %s", why);
     return;
   }
@@ -266,7 +184,7 @@ static void on_postgres(void (*fn)(const char *where, const char *dir))
     fn(pg.uri, dir);
     st_rmtree(dir);
   }
-  pg_stop(&pg);
+  st_pg_stop(&pg);
 }
 
 /* ---- schema ---------------------------------------------------------- */
@@ -1648,5 +1566,53 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
     perf__series_free(&set);
   }
   if (s) perf__store_close(s);
+  st_rmtree(dir);
+}
+
+/* Shards of one run id recorded as they ran, then merged with --history:
+ * the merged run is not recorded again (a run counts once); shards of two
+ * run ids are not merged (exit 2, naming both). */
+ST_TEST(history_merge_of_recorded_shards_counts_the_run_once)
+{
+  char dir[64], args[900];
+  if (!temp_dir(dir, sizeof dir)) return;
+  for (int i = 0; i < 3; i++) {
+    st_run run;
+    char env[400];
+    snprintf(env, sizeof env, NO_CI "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d PERFGATE_RUN_ID=%s ",
+             i % 2, i < 2 ? "r1" : "r2");
+    snprintf(args, sizeof args, "--filter='host.four_x_work_is_2x_faster:host.aa_similar' "
+             "--budget=0.2 --commit=m1 --json='%s/s%d.json' %s%s%s", dir, i,
+             i < 2 ? "--history='" : "", i < 2 ? dir : "", i < 2 ? "/h.db'" : "");
+    st_exec(&run, env, args);
+    ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "from GoogleTest's"),
+              "shard %d: %s", i, run.out);
+    st_run_free(&run);
+  }
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s/h.db' --merge='%s/all.json' '%s/s0.json' '%s/s1.json'",
+           dir, dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF((run.status == 0 || run.status == 1) &&
+                strstr(run.out, "run 'r1' is in ") && strstr(run.out, "not recorded again"),
+            "%s", run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "%s/h.db", dir);
+  perf__store *s = open_at(args);
+  if (s) {
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 2);
+    ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = 'r1' AND shard_total = 2"), 2);
+    perf__store_close(s);
+  }
+  char *merged_doc = NULL;
+  snprintf(args, sizeof args, "%s/all.json", dir);
+  merged_doc = st_slurp(args);
+  ST_CHECKF(merged_doc && strstr(merged_doc, "\"run_id\": \"r1\""), "the merged run keeps its id");
+  free(merged_doc);
+  snprintf(args, sizeof args, "--merge='%s/x.json' '%s/s2.json' '%s/s1.json'", dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "of run 'r1'") && strstr(run.out, "of run 'r2'"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
   st_rmtree(dir);
 }

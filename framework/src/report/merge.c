@@ -89,6 +89,14 @@ static int totals_of(perf__jsontree_node **r, int n, perf__jsonreport_totals *t)
   return code;
 }
 
+/* The run id report r's shard carries ("" when none). Never fails. */
+static const char *run_id_of(const perf__jsontree_node *r)
+{
+  const perf__jsontree_node *id =
+      perf__jsontree_get(perf__jsontree_get(perf__jsontree_get(r, "run"), "shard"), "run_id");
+  return id && id->type == PERF__J_STRING ? id->text : "";
+}
+
 /* The merged document of the checked reports r[0..n) into j, through the
  * one report writer: each report's run listed under "shards" (or
  * "devices"), their preflights and tests one after the other, the first
@@ -108,6 +116,7 @@ static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, per
   perf__jsonreport_trees d = {
       .run = {.merged = 1, .perfgate = *version_of(r[0]) ? version_of(r[0]) : NULL,
               .exit_code = *code, .argc = -1, .shard_index = 0, .shard_total = 1,
+              .run_id = run_id_of(r[0]),
               .runs_key = shards ? "shards" : "devices", .runs = part, .nruns = (size_t)n},
       .totals = *t, .preflight = part + n, .npreflight = (size_t)n, .tests = part + 2 * n,
       .ntests = (size_t)n, .fingerprint = perf__jsontree_get(r[0], "fingerprint")};
@@ -246,6 +255,19 @@ static int one_version(char **in, int n, perf__jsontree_node **r)
   return 0;
 }
 
+/* The shards are of one run: the same run id, or none. Returns 0 or 2
+ * after a message naming two that differ. */
+static int one_run(char **in, int n, perf__jsontree_node **r)
+{
+  for (int i = 1; i < n; i++)
+    if (strcmp(run_id_of(r[i]), run_id_of(r[0]))) {
+      fprintf(stderr, "%s: --merge: %s is of run '%s' and %s of run '%s': the shards of one run "
+                      "only\n", perf__progname(), in[0], run_id_of(r[0]), in[i], run_id_of(r[i]));
+      return 2;
+    }
+  return 0;
+}
+
 /* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
 static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
 {
@@ -260,6 +282,7 @@ static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
     } else code = check(in[i], r[i], &total, seen, shards);
   }
   if (!code) code = one_version(in, n, r);
+  if (!code && shards) code = one_run(in, n, r);
   for (long k = 0; !code && k < total; k++)
     if (!seen[k]) {
       fprintf(stderr, "%s: --merge: shard %ld of %ld is missing\n", perf__progname(), k, total);

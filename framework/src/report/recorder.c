@@ -2,6 +2,7 @@
 #include "report/recorder.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/progname.h"
@@ -84,6 +85,30 @@ int perf__recorder_check_merge(const perf__options_cli *cli, const perf__jsontre
   return check(cli, commit_of_run(perf__jsontree_get(first, "run")), path, "written", err, len);
 }
 
+static int count_row(void *ctx, int n, const char *const *v)
+{
+  *(long *)ctx = n > 0 && v[0] ? atol(v[0]) : 0;
+  return 0;
+}
+
+/* The run id of a merged report whose runs the store already holds under
+ * that id (its shards, recorded as they ran), or NULL: a merged run is
+ * recorded only when no shard of it was, so that no run counts twice. */
+static const char *recorded_already(perf__store *s, const perf__jsontree_node *doc)
+{
+  const perf__jsontree_node *run = perf__jsontree_get(doc, "run");
+  const perf__jsontree_node *id = perf__jsontree_get(perf__jsontree_get(run, "shard"), "run_id");
+  if (!perf__jsontree_get(run, "merged") || !id || id->type != PERF__J_STRING || !*id->text)
+    return NULL;
+  long n = 0;
+  char err[300];
+  perf__store_value v = perf__store_text(id->text);
+  if (perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = $1", &v, 1,
+                       count_row, &n, err, sizeof err))
+    return NULL;
+  return n > 0 ? id->text : NULL;
+}
+
 /* See recorder.h. */
 int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *origin,
                           perf__recorder_run *out)
@@ -102,6 +127,13 @@ int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_nod
                     "repository): the run is recorded as commit 'unknown'\n");
   char where[512] = "";
   perf__store *s = open_store(cli->history, err, sizeof err);
+  const char *twice = s ? recorded_already(s, doc) : NULL;
+  if (twice) {
+    printf("perfgate: run '%s' is in %s shard by shard already: the merged run is not recorded "
+           "again (a run counts once)\n", twice, s->where);
+    perf__store_close(s);
+    return 0;
+  }
   int rc = s ? perf__record_run(s, doc, &p, origin, &id, why, sizeof why) : PERF__EIO;
   if (s) snprintf(where, sizeof where, "%s", s->where);
   perf__store_close(s);
