@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -506,4 +507,81 @@ const char *st_json_keys(const struct perf__jsontree_node *o, char *buf, size_t 
   for (size_t k = 0; o && o->type == PERF__J_OBJECT && k < o->n && at < len; k++)
     at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? " " : "", o->keys[k]);
   return buf;
+}
+
+/* ---- a PostgreSQL server of the test's own ------------------------------ */
+
+/* The directory of initdb: pg_config's, Debian's, or PATH's. */
+static int pg_bindir(char *out, size_t len)
+{
+  FILE *p = popen("pg_config --bindir 2>/dev/null", "r");
+  char line[256] = "", path[300];
+  if (p) {
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  snprintf(path, sizeof path, "%s/initdb", line);
+  if (line[0] && access(path, X_OK) == 0) return snprintf(out, len, "%s", line), 0;
+  glob_t g;
+  if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0 && g.gl_pathc) {
+    snprintf(out, len, "%.*s", (int)(strlen(g.gl_pathv[g.gl_pathc - 1]) - 7), g.gl_pathv[g.gl_pathc - 1]);
+    globfree(&g);
+    return 0;
+  }
+  p = popen("command -v initdb 2>/dev/null", "r");
+  line[0] = '\0';
+  if (p) {
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  if (!line[0]) return -1;
+  snprintf(out, len, "%.*s", (int)(strlen(line) - 7), line);
+  return 0;
+}
+
+/* See selftest.h. */
+int st_pg_start(st_pg *pg, char *why, size_t len)
+{
+  char cmd[1400];
+  memset(pg, 0, sizeof *pg);
+  if (pg_bindir(pg->bin, sizeof pg->bin))
+    return snprintf(why, len, "no PostgreSQL server installed (initdb not found: pg_config "
+                              "--bindir, /usr/lib/postgresql/*/bin, PATH)"), -1;
+  snprintf(pg->dir, sizeof pg->dir, "/tmp/perfgate-pg-XXXXXX");
+  if (!mkdtemp(pg->dir)) return snprintf(why, len, "mkdtemp: %s", strerror(errno)), -1;
+  if (geteuid() == 0) {
+    const char *user = st_shell("id -u postgres >/dev/null 2>&1") == 0 ? "postgres" : "nobody";
+    snprintf(pg->as, sizeof pg->as, "runuser -u %s -- ", user);
+    snprintf(cmd, sizeof cmd, "chown %s '%s'", user, pg->dir);
+    if (st_shell(cmd)) return snprintf(why, len, "cannot give %s to %s", pg->dir, user), -1;
+  }
+  snprintf(cmd, sizeof cmd, "%s'%s/initdb' -D '%s/data' -U perfgate --auth=trust -E UTF8 --no-sync "
+                            ">'%s/initdb.log' 2>&1", pg->as, pg->bin, pg->dir, pg->dir);
+  if (st_shell(cmd)) return snprintf(why, len, "initdb failed (see %s/initdb.log)", pg->dir), -1;
+  snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -l '%s/server.log' -w -t 60 -o "
+                            "\"-k %s -p 5432 -c listen_addresses=''\" start >/dev/null 2>&1",
+           pg->as, pg->bin, pg->dir, pg->dir, pg->dir);
+  if (st_shell(cmd)) return snprintf(why, len, "the server did not start (see %s/server.log)", pg->dir), -1;
+  pg->up = 1;
+  snprintf(pg->uri, sizeof pg->uri, "postgresql:///postgres?host=%s&port=5432&user=perfgate", pg->dir);
+  return 0;
+}
+
+/* See selftest.h. */
+void st_pg_stop(st_pg *pg)
+{
+  char cmd[800];
+  if (pg->up) {
+    snprintf(cmd, sizeof cmd, "%s'%s/pg_ctl' -D '%s/data' -m immediate stop >/dev/null 2>&1", pg->as,
+             pg->bin, pg->dir);
+    ST_CHECKF(st_shell(cmd) == 0, "pg_ctl stop");
+    pg->up = 0;
+  }
+  if (pg->dir[0]) {
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pg->dir);
+    st_shell(cmd);
+    pg->dir[0] = '\0';
+  }
 }

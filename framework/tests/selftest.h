@@ -125,6 +125,20 @@ void st_nobody_exec(st_run *r, const st_nobody *nb, const char *args);
  * the temporary directory. */
 void st_nobody_end(st_nobody *nb);
 
+/* A PostgreSQL server of the test's own in a temporary directory (its
+ * socket there, no TCP); as root it runs as the postgres user (or nobody).
+ * uri is the --history location that reaches it. */
+typedef struct st_pg {
+  char dir[128], bin[256], as[64], uri[400];
+  int up;
+} st_pg;
+/* Starts one. Returns 0, or -1 with why it cannot (no server installed,
+ * initdb or the server failed) in why[len]: the caller skips, saying so.
+ * Call st_pg_stop either way. */
+int st_pg_start(st_pg *pg, char *why, size_t len);
+/* Stops the server (checking that it stopped) and removes its directory. */
+void st_pg_stop(st_pg *pg);
+
 /* The keys of the JSON object o (a perf__jsontree_node; anything else:
  * none) joined by spaces, into buf[len]. Returns buf; never fails. */
 struct perf__jsontree_node;
