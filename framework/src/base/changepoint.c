@@ -1,4 +1,4 @@
-/* changepoint.c — where a series of measurements shifted: E-divisive means with a permutation test (Welch's t-test on short segments). */
+/* changepoint.c — where a series of measurements shifted: every change (E-divisive candidates kept by a permutation or t-test against their neighbouring segments, at least a minimum size) and the newest commits' suspected one. */
 #include "base/changepoint.h"
 
 #include <math.h>
@@ -8,7 +8,37 @@
 #include "base/rng.h"
 #include "base/status.h"
 
-enum { MAX_SEGMENTS = 256 };
+/* How far a candidate's test has gone. */
+enum { STALE, SCREENED, DECIDED };
+
+/* A candidate change point and the evidence for it in its window (from
+ * the cut before it to the cut after it). */
+typedef struct cut {
+  size_t at;
+  double p, size;
+  int t_test, suspected;
+  int state; /* STALE: to judge; SCREENED: 999 permutations, none as
+                large (likely p <= p_max, not yet sure); DECIDED */
+} cut;
+
+/* One search: the series, its options and the cuts so far. */
+typedef struct work {
+  const double *x;
+  size_t n;
+  const perf__changepoint_opts *o;
+  perf__rng rng;
+  double *scratch; /* n values */
+  cut *c;          /* k cuts, in index order */
+  size_t k;
+} work;
+
+/* Q from the three sums of distances of a split into a values before and
+ * b after: between the sides, within the first, within the second. */
+static double energy(double between, double within_a, double within_b, double a, double b)
+{
+  double e = 2 * between / (a * b) - within_a / (a * (a - 1) / 2) - within_b / (b * (b - 1) / 2);
+  return a * b / (a + b) * e;
+}
 
 /* The split of v[0..m) with the largest divergence Q, into *q; each side
  * at least min long. O(m^2): the three sums move with the split. Returns
@@ -23,10 +53,7 @@ static size_t best_split(const double *v, size_t m, size_t min, double *q)
   *q = 0;
   for (size_t t = 0; t + min <= m; t++) { /* t values before the split */
     if (t >= min && t >= 2 && m - t >= 2) {
-      double a = (double)t, b = (double)(m - t);
-      double e = 2 * between / (a * b) - within_before / (a * (a - 1) / 2) -
-                 within_after / (b * (b - 1) / 2);
-      double qt = a * b / (double)m * e;
+      double qt = energy(between, within_before, within_after, (double)t, (double)(m - t));
       if (!best || qt > *q) *q = qt, best = t;
     }
     double to_before = 0, to_after = 0; /* v[t] against each side */
@@ -39,27 +66,48 @@ static size_t best_split(const double *v, size_t m, size_t min, double *q)
   return best;
 }
 
-/* The permutation test's p-value for a best split of divergence q in
- * v[0..m): how often the values in random order split at least as well,
- * over reps permutations. It stops once the count shows p above p_max
- * (most tests of a stationary segment stop within a few dozen), and
- * spends at most about 4e9 distance terms on one test, never fewer than
- * 1999 permutations. scratch holds m values. Never fails. */
-static double p_value(const double *v, size_t m, size_t min, double q, unsigned reps,
-                      double p_max, perf__rng *rng, double *scratch)
+/* Q of the split of v[0..m) after t values (t and m - t at least 2).
+ * O(m^2). Never fails. */
+static double q_at(const double *v, size_t m, size_t t)
 {
+  double between = 0, within_a = 0, within_b = 0;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = i + 1; j < m; j++) {
+      double d = fabs(v[i] - v[j]);
+      if (j < t) within_a += d;
+      else if (i >= t) within_b += d;
+      else between += d;
+    }
+  return energy(between, within_a, within_b, (double)t, (double)(m - t));
+}
+
+/* The permutation test's p-value for a split of divergence q in v[0..m)
+ * (w's window at lo): how often the values in random order have a best
+ * split at least as large, over up to w's permutations. It stops once
+ * the count shows p above p_max (most tests of a stationary window stop
+ * within a few dozen), with screen also once 1/p_max - 1 permutations
+ * (999) had none as large (*screened = 1: p <= p_max is then likely, not
+ * sure), and spends at most about 4e9 distance terms on one test, never
+ * fewer than 1999 permutations. Never fails. */
+static double p_value(work *w, size_t lo, size_t m, double q, int screen, int *screened)
+{
+  const perf__changepoint_opts *o = w->o;
+  unsigned reps = o->permutations;
   double cap = 4e9 / ((double)m * (double)m);
   if (cap < reps) reps = cap > 1999 ? (unsigned)cap : (reps < 1999 ? reps : 1999);
-  unsigned as_large = 0, enough = (unsigned)(p_max * (reps + 1.0));
-  memcpy(scratch, v, m * sizeof *v);
+  unsigned as_large = 0, enough = (unsigned)(o->p_max * (reps + 1.0));
+  unsigned look = screen ? (unsigned)ceil(1 / o->p_max - 1e-9) - 1 : 0;
+  memcpy(w->scratch, w->x + lo, m * sizeof *w->x);
+  *screened = 0;
   for (unsigned r = 0; r < reps && as_large + 1 <= enough; r++) {
+    if (r == look && r && !as_large) return *screened = 1, 1.0 / (r + 1.0);
     for (size_t i = m - 1; i > 0; i--) {
-      size_t j = perf__rng_below(rng, (uint32_t)(i + 1));
-      double s = scratch[i];
-      scratch[i] = scratch[j], scratch[j] = s;
+      size_t j = perf__rng_below(&w->rng, (uint32_t)(i + 1));
+      double s = w->scratch[i];
+      w->scratch[i] = w->scratch[j], w->scratch[j] = s;
     }
     double qp;
-    best_split(scratch, m, min, &qp);
+    best_split(w->scratch, m, o->min_segment, &qp);
     if (qp >= q * (1 - 1e-12)) as_large++;
   }
   /* Stopped early or not, this is at most the p-value all reps would give,
@@ -90,7 +138,14 @@ static double incomplete_beta(double x, double a, double b)
   return front * (f - 1);
 }
 
-/* Mean and sample variance of v[0..n). */
+/* Student's two-sided p-value of t with df degrees of freedom (0 for an
+ * infinite t). Never fails. */
+static double student_p(double t, double df)
+{
+  return incomplete_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+/* Mean and sample variance of v[0..n); n >= 2. */
 static void moments(const double *v, size_t n, double *mu, double *var)
 {
   double s = 0, ss = 0;
@@ -101,8 +156,8 @@ static void moments(const double *v, size_t n, double *mu, double *var)
 }
 
 /* Welch's two-sided t-test of v[0..t) against v[t..m), its p-value times
- * the number of splits the best one was chosen from (Bonferroni), at most
- * 1. Never fails. */
+ * the number of splits the window has (Bonferroni), at most 1. Never
+ * fails. */
 static double t_p_value(const double *v, size_t m, size_t t, size_t min)
 {
   double ma, va, mb, vb, na = (double)t, nb = (double)(m - t);
@@ -112,8 +167,23 @@ static double t_p_value(const double *v, size_t m, size_t t, size_t min)
   if (!(se2 > 0)) return ma == mb ? 1 : 0;
   double tt = (ma - mb) / sqrt(se2);
   double df = se2 * se2 / (va * va / (na * na * (na - 1)) + vb * vb / (nb * nb * (nb - 1)));
-  double p = incomplete_beta(df / (df + tt * tt), df / 2, 0.5) * (double)(m - 2 * min + 1);
+  double p = student_p(tt, df) * (double)(m - 2 * min + 1);
   return p < 1 ? p : 1;
+}
+
+/* Student's t of v[t..m) against v[0..t) with their pooled variance (m -
+ * 2 degrees of freedom; t >= 2, the part after may be one value): 0 when
+ * both means are equal, +-INFINITY when they differ and neither part
+ * varies. Never fails. */
+static double pooled_t(const double *v, size_t m, size_t t)
+{
+  double ma, va, mb = v[t], vb = 0;
+  moments(v, t, &ma, &va);
+  if (m - t > 1) moments(v + t, m - t, &mb, &vb);
+  double pooled = ((double)(t - 1) * va + (double)(m - t - 1) * vb) / (double)(m - 2);
+  double se = sqrt(pooled * (1.0 / (double)t + 1.0 / (double)(m - t)));
+  if (!(se > 0)) return mb == ma ? 0 : mb > ma ? INFINITY : -INFINITY;
+  return (mb - ma) / se;
 }
 
 /* Whether a permutation test can decide the best split of m values after
@@ -133,23 +203,19 @@ static int permutations_resolve(size_t m, size_t split, double p_max)
 /* See changepoint.h. */
 void perf__changepoint_defaults(perf__changepoint_opts *o)
 {
-  *o = (perf__changepoint_opts){.min_segment = 5, .permutations = 9999, .p_max = 0.001, .seed = 1};
+  *o = (perf__changepoint_opts){
+      .min_segment = 5, .permutations = 9999, .p_max = 0.001, .min_size = 0.01, .seed = 1};
 }
 
 /* PERF__EINVAL for bad options or a value that is not finite. */
 static int check_input(const double *x, size_t n, const perf__changepoint_opts *o)
 {
-  if (o->min_segment < 2 || o->permutations < 19 || !(o->p_max > 0 && o->p_max < 1))
+  if (o->min_segment < 2 || o->permutations < 19 || !(o->p_max > 0 && o->p_max < 1) ||
+      !(o->min_size >= 0))
     return PERF__EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!isfinite(x[i])) return PERF__EINVAL;
   return 0;
-}
-
-static int by_index(const void *a, const void *b)
-{
-  size_t x = ((const perf__changepoint *)a)->at, y = ((const perf__changepoint *)b)->at;
-  return (x > y) - (x < y);
 }
 
 /* Mean of x[lo..hi). */
@@ -160,16 +226,202 @@ static double mean(const double *x, size_t lo, size_t hi)
   return s / (double)(hi - lo);
 }
 
-/* Fills each change point's segment means and size, once all are known.
- * out[0..k) is sorted by index. Never fails. */
-static void describe(const double *x, size_t n, perf__changepoint *out, size_t k)
+/* after / before - 1, NaN when before is 0. */
+static double relative(double before, double after)
 {
-  for (size_t c = 0; c < k; c++) {
-    size_t lo = c ? out[c - 1].at : 0, hi = c + 1 < k ? out[c + 1].at : n;
-    out[c].before = mean(x, lo, out[c].at);
-    out[c].after = mean(x, out[c].at, hi);
-    out[c].size = out[c].before != 0 ? out[c].after / out[c].before - 1 : NAN;
+  return before != 0 ? after / before - 1 : NAN;
+}
+
+/* Whether a cut's size is below the minimum (a NaN size is not). */
+static int too_small(const work *w, const cut *c)
+{
+  return fabs(c->size) < w->o->min_size;
+}
+
+/* Judges w->c[i] in its window: its size, then (when it is large
+ * enough) its p-value, screened or in full. Never fails. */
+static void judge(work *w, size_t i, int screen)
+{
+  cut *c = &w->c[i];
+  size_t lo = i ? w->c[i - 1].at : 0, hi = i + 1 < w->k ? w->c[i + 1].at : w->n;
+  size_t m = hi - lo, split = c->at - lo;
+  c->size = relative(mean(w->x, lo, c->at), mean(w->x, c->at, hi));
+  c->p = NAN, c->t_test = 0, c->state = DECIDED;
+  if (too_small(w, c)) return;
+  c->t_test = !permutations_resolve(m, split, w->o->p_max);
+  if (c->t_test) {
+    c->p = t_p_value(w->x + lo, m, split, w->o->min_segment);
+    return;
   }
+  int screened;
+  c->p = p_value(w, lo, m, q_at(w->x + lo, m, split), screen, &screened);
+  if (screened) c->state = SCREENED;
+}
+
+/* The weakest cut that fails, or w->k: one below the minimum size (the
+ * smallest first), else one whose p is above p_max (the largest
+ * first). */
+static size_t weakest(const work *w)
+{
+  size_t pick = w->k;
+  int pick_small = 0;
+  for (size_t i = 0; i < w->k; i++) {
+    const cut *c = &w->c[i], *b = &w->c[pick < w->k ? pick : 0];
+    int small = too_small(w, c);
+    if (!small && !(c->p > w->o->p_max)) continue;
+    if (pick == w->k || small > pick_small ||
+        (small == pick_small && (small ? fabs(c->size) < fabs(b->size) : c->p > b->p)))
+      pick = i, pick_small = small;
+  }
+  return pick;
+}
+
+/* Removes w->c[i]; its neighbours are judged again. */
+static void drop(work *w, size_t i)
+{
+  memmove(&w->c[i], &w->c[i + 1], (w->k - i - 1) * sizeof *w->c);
+  w->k--;
+  if (i) w->c[i - 1].state = STALE;
+  if (i < w->k) w->c[i].state = STALE;
+}
+
+/* Backward elimination: judges every stale cut (screened), removes the
+ * weakest that fails, until none fails; then the screened ones get their
+ * full test, and any that fails starts it again. Never fails. */
+static void prune(work *w)
+{
+  for (;;) {
+    for (size_t i = 0; i < w->k; i++)
+      if (w->c[i].state == STALE) judge(w, i, 1);
+    size_t i = weakest(w);
+    if (i < w->k) {
+      drop(w, i);
+      continue;
+    }
+    int screened = 0;
+    for (i = 0; i < w->k; i++)
+      if (w->c[i].state == SCREENED) judge(w, i, 0), screened = 1;
+    if (!screened) return;
+  }
+}
+
+static int by_at(const void *a, const void *b)
+{
+  size_t x = ((const cut *)a)->at, y = ((const cut *)b)->at;
+  return (x > y) - (x < y);
+}
+
+/* Candidate cuts: the best E-divisive split of the series, then of each
+ * part, down to parts shorter than two segments, into w->c (index
+ * order). Returns 0 or PERF__ENOMEM. */
+static int candidates(work *w)
+{
+  size_t min = w->o->min_segment, top = 0;
+  size_t *stack = malloc(2 * (w->n / min + 2) * sizeof *stack); /* parts of min or more */
+  if (!stack) return PERF__ENOMEM;
+  stack[top++] = 0, stack[top++] = w->n;
+  while (top) {
+    size_t hi = stack[--top], lo = stack[--top];
+    double q;
+    size_t t = hi - lo >= 2 * min ? best_split(w->x + lo, hi - lo, min, &q) : 0;
+    if (!t) continue;
+    w->c[w->k++] = (cut){.at = lo + t, .state = STALE};
+    stack[top++] = lo, stack[top++] = lo + t;
+    stack[top++] = lo + t, stack[top++] = hi;
+  }
+  free(stack);
+  qsort(w->c, w->k, sizeof *w->c, by_at);
+  return 0;
+}
+
+/* The split of the newest values of v[0..m): the t with at least min
+ * values before it and fewer than min after it whose |pooled t| is
+ * largest (*tt); *tried: how many there were. Returns t, or 0 when m <
+ * min + 1. */
+static size_t tail_split(const double *v, size_t m, size_t min, double *tt, size_t *tried)
+{
+  size_t best = 0;
+  *tt = 0, *tried = 0;
+  if (m < min + 1) return 0;
+  for (size_t t = m - min + 1 > min ? m - min + 1 : min; t < m; t++, (*tried)++) {
+    double s = fabs(pooled_t(v, m, t));
+    if (!best || s > *tt) *tt = s, best = t;
+  }
+  return best;
+}
+
+/* The suspected change at lo + t in w's window lo..n (|t| = tt, chosen
+ * from tried splits) into *c: 1 when its p-value times tried is at most
+ * p_max and its size at least the minimum, else 0. */
+static int tail_cut(const work *w, size_t lo, size_t t, double tt, size_t tried, cut *c)
+{
+  double p = student_p(tt, (double)(w->n - lo - 2)) * (double)tried;
+  *c = (cut){.at = lo + t, .p = p < 1 ? p : 1, .t_test = 1, .suspected = 1, .state = DECIDED,
+             .size = relative(mean(w->x, lo, lo + t), mean(w->x, lo + t, w->n))};
+  return c->p <= w->o->p_max && !too_small(w, c);
+}
+
+/* The newest values: a change fewer than min_segment values before the
+ * end, reported as suspected. When it splits the last cut's window better
+ * than that cut, the cut stood on a few of the newest values: it is
+ * removed (its neighbour judged again in its wider window) and the
+ * newest values tested after the cut before it. Never fails. */
+static void suspect(work *w)
+{
+  size_t min = w->o->min_segment, tried, t;
+  double tt;
+  cut c;
+  if (w->k) {
+    size_t lo = w->k >= 2 ? w->c[w->k - 2].at : 0, last = w->c[w->k - 1].at;
+    t = tail_split(w->x + lo, w->n - lo, min, &tt, &tried);
+    if (t && tt > fabs(pooled_t(w->x + lo, w->n - lo, last - lo)) &&
+        tail_cut(w, lo, t, tt, tried, &c)) {
+      drop(w, w->k - 1);
+      prune(w);
+    }
+  }
+  size_t lo = w->k ? w->c[w->k - 1].at : 0;
+  t = tail_split(w->x + lo, w->n - lo, min, &tt, &tried);
+  if (t && tail_cut(w, lo, t, tt, tried, &c)) w->c[w->k++] = c;
+}
+
+static int by_p(const void *a, const void *b)
+{
+  const perf__changepoint *x = a, *y = b;
+  if (x->p != y->p) return x->p < y->p ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int by_index(const void *a, const void *b)
+{
+  size_t x = ((const perf__changepoint *)a)->at, y = ((const perf__changepoint *)b)->at;
+  return (x > y) - (x < y);
+}
+
+/* w's cuts as change points with their segments' means into out[0..max):
+ * the max with the smallest p-values, in index order. Returns how many,
+ * or PERF__ENOMEM. */
+static int emit(const work *w, perf__changepoint *out, size_t max)
+{
+  perf__changepoint *all = malloc((w->k ? w->k : 1) * sizeof *all);
+  if (!all) return PERF__ENOMEM;
+  for (size_t i = 0; i < w->k; i++) {
+    const cut *c = &w->c[i];
+    size_t lo = i ? w->c[i - 1].at : 0, hi = i + 1 < w->k ? w->c[i + 1].at : w->n;
+    all[i] = (perf__changepoint){.at = c->at, .before = mean(w->x, lo, c->at),
+                                 .after = mean(w->x, c->at, hi), .p = c->p,
+                                 .t_test = c->t_test, .suspected = c->suspected};
+    all[i].size = relative(all[i].before, all[i].after);
+  }
+  size_t k = w->k;
+  if (k > max) {
+    qsort(all, k, sizeof *all, by_p);
+    k = max;
+    qsort(all, k, sizeof *all, by_index);
+  }
+  if (k) memcpy(out, all, k * sizeof *out);
+  free(all);
+  return (int)k;
 }
 
 /* See changepoint.h. */
@@ -177,32 +429,18 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
                            perf__changepoint *out, size_t max)
 {
   if (check_input(x, n, o)) return PERF__EINVAL;
-  double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-  if (!scratch) return PERF__ENOMEM;
-  perf__rng rng;
-  perf__rng_seed(&rng, o->seed);
-  size_t lo[MAX_SEGMENTS] = {0}, hi[MAX_SEGMENTS] = {n}, nseg = 1, k = 0;
-  while (k < max && nseg < MAX_SEGMENTS) {
-    size_t pick = 0, split = 0;
-    double q = -1;
-    for (size_t s = 0; s < nseg; s++) { /* the segment that splits best */
-      double qs;
-      size_t t = best_split(x + lo[s], hi[s] - lo[s], o->min_segment, &qs);
-      if (t && qs > q) q = qs, pick = s, split = t;
-    }
-    if (!split) break;
-    size_t m = hi[pick] - lo[pick];
-    int t_test = !permutations_resolve(m, split, o->p_max);
-    double p = t_test ? t_p_value(x + lo[pick], m, split, o->min_segment)
-                      : p_value(x + lo[pick], m, o->min_segment, q, o->permutations, o->p_max, &rng,
-                                scratch);
-    if (p > o->p_max) break;
-    out[k++] = (perf__changepoint){.at = lo[pick] + split, .p = p, .t_test = t_test};
-    lo[nseg] = lo[pick] + split, hi[nseg] = hi[pick], nseg++;
-    hi[pick] = lo[pick] + split;
+  work w = {.x = x, .n = n, .o = o};
+  w.scratch = malloc((n ? n : 1) * sizeof *w.scratch);
+  w.c = malloc((n / o->min_segment + 2) * sizeof *w.c);
+  int rc = w.scratch && w.c ? 0 : PERF__ENOMEM;
+  perf__rng_seed(&w.rng, o->seed);
+  if (!rc) rc = candidates(&w);
+  if (!rc) {
+    prune(&w);
+    suspect(&w);
+    rc = emit(&w, out, max);
   }
-  free(scratch);
-  qsort(out, k, sizeof *out, by_index);
-  describe(x, n, out, k);
-  return (int)k;
+  free(w.scratch);
+  free(w.c);
+  return rc;
 }

@@ -1,6 +1,7 @@
-/* trend.c — where a history series shifted: its change points by E-divisive means, placed on its commits. */
+/* trend.c — where a history series shifted: its change points by E-divisive means, placed on its commits, and the shifts of a whole machine (many workloads at one commit). */
 #include "history/trend.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "base/status.h"
@@ -25,4 +26,149 @@ int perf__trend_changes(const perf__series *s, perf__changepoint *out, size_t ma
   int n = perf__changepoint_find(x, s->n, &o, out, max);
   free(x);
   return n;
+}
+
+/* +1 for a change point upward, -1 downward. */
+static int direction(const perf__changepoint *cp)
+{
+  return cp->size > 0 ? 1 : -1;
+}
+
+/* The commit (axis index) of t's change point k. */
+static size_t commit_of(const perf__trend_series *t, int k)
+{
+  return t->s->pts[t->cp[k].at].at;
+}
+
+/* t's unmarked change point going dir within one commit of axis index at,
+ * the nearest, of at most bound in size; -1 when none. */
+static int near_cut(const perf__trend_series *t, size_t at, int dir, double bound)
+{
+  int best = -1;
+  size_t best_d = 2;
+  for (int k = 0; k < t->ncp; k++) {
+    size_t c = commit_of(t, k), d = c > at ? c - at : at - c;
+    if (!t->shift[k] && direction(&t->cp[k]) == dir && fabs(t->cp[k].size) <= bound && d < best_d)
+      best = k, best_d = d;
+  }
+  return best;
+}
+
+/* Whether t is a workload tested with commits on both sides of axis
+ * index at. */
+static int spans(const perf__trend_series *t, size_t at)
+{
+  const perf__series *s = t->s;
+  return !s->is_claim && s->n >= perf__trend_min_points() && s->pts[0].at < at &&
+         s->pts[s->n - 1].at >= at;
+}
+
+/* A vote for a machine's shift at one commit, one way, of change points
+ * up to bound in size. */
+typedef struct vote {
+  size_t at, moved, exact, of;
+  int dir;
+  double bound;
+} vote;
+
+/* The votes for a shift at axis index at going dir of change points up
+ * to bound in size; their sizes into sizes[0..moved). */
+static vote count(perf__trend_series *const *t, size_t n, size_t at, int dir, double bound,
+                  double *sizes)
+{
+  vote v = {at, 0, 0, 0, dir, bound};
+  for (size_t i = 0; i < n; i++) {
+    if (!spans(t[i], at)) continue;
+    v.of++;
+    int k = near_cut(t[i], at, dir, bound);
+    if (k < 0) continue;
+    sizes[v.moved++] = t[i]->cp[k].size;
+    v.exact += commit_of(t[i], k) == at;
+  }
+  return v;
+}
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of sizes[0..m) (sorted in place); NaN when m is 0. */
+static double median(double *sizes, size_t m)
+{
+  if (!m) return NAN;
+  qsort(sizes, m, sizeof *sizes, by_value);
+  return (sizes[(m - 1) / 2] + sizes[m / 2]) / 2;
+}
+
+/* The vote at axis index at going dir, of the change points at most twice
+ * the median size of all that are there: a workload that moved much more
+ * than the machine changed as well. */
+static vote vote_at(perf__trend_series *const *t, size_t n, size_t at, int dir, double *sizes)
+{
+  vote v = count(t, n, at, dir, INFINITY, sizes);
+  return count(t, n, at, dir, 2 * fabs(median(sizes, v.moved)), sizes);
+}
+
+/* The best vote among the commits of the workloads' unmarked change
+ * points: the most workloads, then the most at that very commit, then the
+ * earliest. dir is 0 when there is none. */
+static vote best_vote(perf__trend_series *const *t, size_t n, double *sizes)
+{
+  vote best = {0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; !t[i]->s->is_claim && k < t[i]->ncp; k++) {
+      if (t[i]->shift[k]) continue;
+      vote v = vote_at(t, n, commit_of(t[i], k), direction(&t[i]->cp[k]), sizes);
+      if (!best.dir || v.moved > best.moved || (v.moved == best.moved && v.exact > best.exact) ||
+          (v.moved == best.moved && v.exact == best.exact && v.at < best.at))
+        best = v;
+    }
+  return best;
+}
+
+/* Marks the change points of vote v as shift id and describes it. */
+static perf__trend_shift mark(perf__trend_series *const *t, size_t n, vote v, int id, double *sizes)
+{
+  perf__trend_shift s = {v.at, v.moved, v.of, 0, 0, 0, 1};
+  count(t, n, v.at, v.dir, v.bound, sizes);
+  for (size_t i = 0; i < n; i++) {
+    int k = spans(t[i], v.at) ? near_cut(t[i], v.at, v.dir, v.bound) : -1;
+    if (k < 0) continue;
+    t[i]->shift[k] = id;
+    s.suspected &= t[i]->cp[k].suspected;
+  }
+  s.size = median(sizes, v.moved);
+  s.smallest = sizes[0], s.largest = sizes[v.moved - 1];
+  return s;
+}
+
+/* See trend.h. */
+int perf__trend_shifts(perf__trend_series *const *t, size_t n, perf__trend_shift *out, size_t max)
+{
+  double *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  if (!sizes) return PERF__ENOMEM;
+  size_t found = 0;
+  while (found < max) {
+    vote v = best_vote(t, n, sizes);
+    if (!v.dir || v.moved < PERF__TREND_SHIFT_MIN || 2 * v.moved < v.of) break;
+    out[found] = mark(t, n, v, (int)found + 1, sizes);
+    found++;
+  }
+  free(sizes);
+  return (int)found;
+}
+
+/* See trend.h. */
+int perf__trend_undoes(const perf__trend_series *t, int k)
+{
+  perf__changepoint_opts o;
+  perf__changepoint_defaults(&o);
+  int j = k - 1;
+  while (j >= 0 && t->shift[j]) j--; /* the series' own change point before it */
+  if (j < 0) return -1;
+  const perf__changepoint *a = &t->cp[j], *b = &t->cp[k];
+  if (direction(a) == direction(b) || !(a->before > 0)) return -1;
+  return fabs(b->after / a->before - 1) < o.min_size ? j : -1;
 }

@@ -21,15 +21,19 @@
 #include "report/svg.h"
 #include "report/xml.h"
 
-enum { MAX_CUTS = 8 };
+enum { MAX_CUTS = PERF__TREND_MAX_CUTS, MAX_SHIFTS = 4 };
 
 /* One series with what was found in it. */
 typedef struct found {
-  const perf__series *s;
-  perf__changepoint cp[MAX_CUTS];
-  int ncp;
+  perf__trend_series t;
   double band[2]; /* the baseline's tolerance band (NaN: none) */
 } found;
+
+/* One GPU's machine shifts. */
+typedef struct gpu_shifts {
+  perf__trend_shift s[MAX_SHIFTS];
+  size_t n;
+} gpu_shifts;
 
 /* A value as text: a time, or a ratio "5.54x". */
 static char *value(const perf__series *s, double v, char *buf, size_t len)
@@ -44,9 +48,9 @@ static char *value(const perf__series *s, double v, char *buf, size_t len)
 static void band_of(found *x, const perf__baseline *b)
 {
   x->band[0] = x->band[1] = NAN;
-  if (x->s->is_claim || !b) return;
-  const perf__baseline_entry *e = perf__baseline_find(b, x->s->test, x->s->name);
-  if (!e || strcmp(e->clock, x->s->clock)) return;
+  if (x->t.s->is_claim || !b) return;
+  const perf__baseline_entry *e = perf__baseline_find(b, x->t.s->test, x->t.s->name);
+  if (!e || strcmp(e->clock, x->t.s->clock)) return;
   x->band[0] = e->median_s;
   x->band[1] = e->median_s * (1 + e->tolerance);
 }
@@ -77,49 +81,109 @@ static char *short_commit(const char *commit, char *out, size_t len)
   return out;
 }
 
-/* One change point as a console line. */
-static void print_cut(const perf__series_set *set, const found *x, const perf__changepoint *cp)
+/* Where axis index at of s's GPU is: "commit c14 (14 of 20, 2026-11-23)"
+ * into buf[len]. Returns buf. */
+static char *where_on_axis(const perf__series_set *set, size_t axis, size_t at, char *buf, size_t len)
 {
-  const perf__series_axis *a = &set->axes[x->s->axis];
-  char label[600], before[32], after[32];
-  size_t at = x->s->pts[cp->at].at;
-  printf("    %s\n      from commit %s (%zu of %zu, %.10s): %s -> %s (%+.1f %%), p = %.2g (%s)\n",
-         perf__series_label(x->s, label, sizeof label), a->commit[at], at + 1, a->n,
-         a->started[at], value(x->s, cp->before, before, sizeof before),
-         value(x->s, cp->after, after, sizeof after), 100 * cp->size, cp->p,
-         cp->t_test ? "t-test" : "permutations");
+  const perf__series_axis *a = &set->axes[axis];
+  snprintf(buf, len, "commit %s (%zu of %zu, %.10s)", a->commit[at], at + 1, a->n, a->started[at]);
+  return buf;
 }
 
-/* The console report of one GPU's series f[from..to). */
-static void print_gpu(const perf__series_set *set, const found *f, size_t from, size_t to, int verbose)
+/* Change point k of x as a console line: confirmed (the test that
+ * decided it) or suspected (how many of the newest commits show it), and
+ * the earlier one it undoes. */
+static void print_cut(const perf__series_set *set, const found *x, int k)
 {
-  const perf__series_axis *a = &set->axes[f[from].s->axis];
-  size_t tested = 0, cuts = 0;
+  const perf__series *s = x->t.s;
+  const perf__changepoint *cp = &x->t.cp[k];
+  char where[700], before[32], after[32], test[120], back[760] = "";
+  int undone = perf__trend_undoes(&x->t, k);
+  if (undone >= 0)
+    snprintf(back, sizeof back, ", back to the level before commit %s",
+             set->axes[s->axis].commit[s->pts[x->t.cp[undone].at].at]);
+  if (cp->suspected)
+    snprintf(test, sizeof test, "t-test of the newest %zu against the commits before: fewer than %zu, "
+             "not yet a change point", s->n - cp->at, perf__trend_min_points() / 2);
+  else snprintf(test, sizeof test, "%s", cp->t_test ? "t-test" : "permutations");
+  printf("      %s %s: %s -> %s (%+.1f %%), p = %.2g (%s)%s\n",
+         cp->suspected ? "suspected since" : "from",
+         where_on_axis(set, s->axis, s->pts[cp->at].at, where, sizeof where),
+         value(s, cp->before, before, sizeof before), value(s, cp->after, after, sizeof after),
+         100 * cp->size, cp->p, test, back);
+}
+
+/* One machine shift of GPU axis as console lines. */
+static void print_shift(const perf__series_set *set, size_t axis, const perf__trend_shift *m)
+{
+  char where[700];
+  printf("    the machine: %zu of %zu %s at once (ratio claims, measured within one process, "
+         "have no vote)\n      %s %s: %+.1f %% (their median; %+.1f %% to %+.1f %%): the machine changed "
+         "(a driver, its clocks, the host), not each workload\n",
+         m->moved, m->of, perf__units_noun((long long)m->of, "workload", "workloads"),
+         m->suspected ? "suspected since" : "from",
+         where_on_axis(set, axis, m->at, where, sizeof where), 100 * m->size, 100 * m->smallest,
+         100 * m->largest);
+}
+
+/* The series' own change points (not part of a machine shift), and how
+ * many of them are suspected. */
+static size_t own_cuts(const perf__trend_series *t, size_t *suspected)
+{
+  size_t n = 0;
+  for (int k = 0; k < t->ncp; k++)
+    if (!t->shift[k]) n++, *suspected += (size_t)t->cp[k].suspected;
+  return n;
+}
+
+/* The console report of one GPU's series f[from..to) and its machine
+ * shifts m. */
+static void print_gpu(const perf__series_set *set, const found *f, size_t from, size_t to,
+                      const gpu_shifts *m, int verbose)
+{
+  size_t axis = f[from].t.s->axis;
+  const perf__series_axis *a = &set->axes[axis];
+  size_t tested = 0, cuts = 0, suspected = 0, absorbed = 0;
   for (size_t i = from; i < to; i++) {
-    tested += f[i].s->n >= perf__trend_min_points();
-    cuts += (size_t)f[i].ncp;
+    tested += f[i].t.s->n >= perf__trend_min_points();
+    cuts += own_cuts(&f[i].t, &suspected);
+    absorbed += (size_t)f[i].t.ncp;
   }
-  char first[16], last[16];
+  absorbed -= cuts;
+  char first[16], last[16], extra[200] = "";
+  if (m->n)
+    snprintf(extra, sizeof extra, "; %zu %s of the machine (%zu %s change points, counted once)", m->n,
+             perf__units_noun((long long)m->n, "shift", "shifts"), absorbed,
+             perf__units_noun((long long)absorbed, "workload's", "workloads'"));
   printf("\n%s: %zu commit%s (%s, %.10s ... %s, %.10s)\n  %zu series, %zu with at least "
-         "%zu commits tested (fewer cannot be); %zu change point%s\n",
+         "%zu commits tested (fewer cannot be); %zu change point%s",
          a->gpu, a->n, a->n == 1 ? "" : "s", short_commit(a->commit[0], first, sizeof first),
          a->started[0], short_commit(a->commit[a->n - 1], last, sizeof last), a->started[a->n - 1],
          to - from, tested, perf__trend_min_points(), cuts, cuts == 1 ? "" : "s");
-  for (size_t i = from; i < to; i++)
-    for (int k = 0; k < f[i].ncp; k++) print_cut(set, &f[i], &f[i].cp[k]);
+  if (suspected) printf(" (%zu suspected)", suspected);
+  printf("%s\n", extra);
+  for (size_t k = 0; k < m->n; k++) print_shift(set, axis, &m->s[k]);
+  for (size_t i = from; i < to; i++) {
+    size_t none = 0;
+    if (!own_cuts(&f[i].t, &none)) continue;
+    char label[600];
+    printf("    %s\n", perf__series_label(f[i].t.s, label, sizeof label));
+    for (int k = 0; k < f[i].t.ncp; k++)
+      if (!f[i].t.shift[k]) print_cut(set, &f[i], k);
+  }
   for (size_t i = from; verbose && i < to; i++) {
     char label[600], v[32];
-    const perf__series_point *last = &f[i].s->pts[f[i].s->n - 1];
-    printf("    . %s: %zu %s, last %s\n", perf__series_label(f[i].s, label, sizeof label),
-           f[i].s->n, perf__units_noun((long long)f[i].s->n, "commit", "commits"),
-           value(f[i].s, last->value, v, sizeof v));
+    const perf__series_point *last = &f[i].t.s->pts[f[i].t.s->n - 1];
+    printf("    . %s: %zu %s, last %s\n", perf__series_label(f[i].t.s, label, sizeof label),
+           f[i].t.s->n, perf__units_noun((long long)f[i].t.s->n, "commit", "commits"),
+           value(f[i].t.s, last->value, v, sizeof v));
   }
 }
 
 /* The chart of one series as SVG text (malloc'd), or NULL. */
 static char *chart(const perf__series_set *set, const found *x)
 {
-  const perf__series *s = x->s;
+  const perf__series *s = x->t.s;
   const perf__series_axis *a = &set->axes[s->axis];
   double *xs = calloc(s->n + 1, 4 * sizeof *xs);
   char label[600], cut_text[MAX_CUTS][64], *text = NULL;
@@ -143,9 +207,12 @@ static char *chart(const perf__series_set *set, const found *x)
     c.title = title;
   }
   if (s->kind && !strcmp(s->kind, "FASTER") && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
-  for (int k = 0; k < x->ncp && k < MAX_CUTS; k++) {
-    c.cut[c.ncut] = (double)s->pts[x->cp[k].at].at;
-    snprintf(cut_text[k], sizeof cut_text[k], "%+.1f %% (p = %.2g)", 100 * x->cp[k].size, x->cp[k].p);
+  for (int k = 0; k < x->t.ncp && k < MAX_CUTS; k++) {
+    const perf__changepoint *cp = &x->t.cp[k];
+    c.cut[c.ncut] = (double)s->pts[cp->at].at;
+    if (x->t.shift[k]) snprintf(cut_text[k], sizeof cut_text[k], "the machine: %+.1f %%", 100 * cp->size);
+    else snprintf(cut_text[k], sizeof cut_text[k], "%s%+.1f %% (p = %.2g)", cp->suspected ? "suspected " : "",
+                  100 * cp->size, cp->p);
     c.cut_label[c.ncut++] = cut_text[k];
   }
   perf__svg_chart_write(f, &c);
@@ -187,9 +254,9 @@ static int plots(const char *dir, const perf__series_set *set, const found *f, s
   size_t written = 0;
   if (perf__plot_mkdir(dir, err, sizeof err)) return fprintf(stderr, "%s: %s\n", perf__progname(), err), 2;
   for (size_t i = 0; i < n; i++) {
-    if (f[i].s->n < 2) continue;
+    if (f[i].t.s->n < 2) continue;
     char name[300], path[4400], why[300];
-    file_name(set, f[i].s, name, sizeof name);
+    file_name(set, f[i].t.s, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *svg = chart(set, &f[i]);
     int e = !svg ? (snprintf(why, sizeof why, "out of memory"), -1)
@@ -211,13 +278,16 @@ static void page_body(FILE *p, const perf__series_set *set, const found *f, size
         "table{border-collapse:collapse}</style></head><body>\n<h1>perfgate trend</h1>\n", p);
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
-      if ((f[i].ncp > 0) != (pass == 0) || f[i].s->n < 2) continue;
+      size_t suspected = 0, own = own_cuts(&f[i].t, &suspected);
+      if ((own > 0) != (pass == 0) || f[i].t.s->n < 2) continue;
       char label[600];
       fputs("<figure><figcaption>", p);
-      perf__xml_str(p, set->axes[f[i].s->axis].gpu);
+      perf__xml_str(p, set->axes[f[i].t.s->axis].gpu);
       fputs(": ", p);
-      perf__xml_str(p, perf__series_label(f[i].s, label, sizeof label));
-      fprintf(p, "%s</figcaption>\n", f[i].ncp ? " <b>(change point)</b>" : "");
+      perf__xml_str(p, perf__series_label(f[i].t.s, label, sizeof label));
+      fprintf(p, "%s</figcaption>\n", own > suspected ? " <b>(change point)</b>"
+                                       : own       ? " <b>(suspected change)</b>"
+                                       : f[i].t.ncp ? " (the machine's shift)" : "");
       char *svg = chart(set, &f[i]);
       if (svg) fputs(svg, p);
       free(svg);
@@ -243,6 +313,24 @@ static int page(const char *path, const perf__series_set *set, const found *f, s
   return 0;
 }
 
+/* The machine shifts of each GPU's block of f (sorted by axis) into
+ * m[axis]. Returns 0 or -1 without memory. */
+static int machine_shifts(const perf__series_set *set, found *f, gpu_shifts *m)
+{
+  perf__trend_series **t = malloc((set->n ? set->n : 1) * sizeof *t);
+  if (!t) return -1;
+  int rc = 0;
+  for (size_t i = 0; i < set->n && rc >= 0;) {
+    size_t j = i, axis = f[i].t.s->axis;
+    for (; j < set->n && f[j].t.s->axis == axis; j++) t[j - i] = &f[j].t;
+    rc = perf__trend_shifts(t, j - i, m[axis].s, MAX_SHIFTS);
+    m[axis].n = rc > 0 ? (size_t)rc : 0;
+    i = j;
+  }
+  free(t);
+  return rc < 0 ? -1 : 0;
+}
+
 /* Finds the change points of every series, and its tolerance band. */
 static int analyse(const perf__options_cli *cli, const perf__series_set *set, found *f)
 {
@@ -251,9 +339,9 @@ static int analyse(const perf__options_cli *cli, const perf__series_set *set, fo
   for (size_t i = 0; i < set->naxes; i++) bl[i] = baseline_of(cli->baseline_dir, set->axes[i].gpu);
   int rc = 0;
   for (size_t i = 0; i < set->n && !rc; i++) {
-    f[i].s = &set->s[i];
-    f[i].ncp = perf__trend_changes(&set->s[i], f[i].cp, MAX_CUTS);
-    if (f[i].ncp < 0) rc = -1;
+    f[i].t.s = &set->s[i];
+    f[i].t.ncp = perf__trend_changes(&set->s[i], f[i].t.cp, MAX_CUTS);
+    if (f[i].t.ncp < 0) rc = -1;
     band_of(&f[i], bl[set->s[i].axis]);
   }
   for (size_t i = 0; i < set->naxes; i++)
@@ -263,16 +351,19 @@ static int analyse(const perf__options_cli *cli, const perf__series_set *set, fo
 }
 
 /* Prints and draws an analysed set. */
-static int report(const perf__options_cli *cli, const perf__series_set *set, const found *f, const char *where)
+static int report(const perf__options_cli *cli, const perf__series_set *set, const found *f,
+                  const gpu_shifts *m, const char *where)
 {
-  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means (p <= 0.001 by a "
-         "permutation test, or Welch's t-test where a split has too few arrangements; segments of at "
-         "least %zu commits)\n",
-         where, set->runs, set->runs == 1 ? "" : "s", perf__trend_min_points() / 2);
+  perf__changepoint_opts o;
+  perf__changepoint_defaults(&o);
+  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means, each against its "
+         "neighbouring segments (p <= %g by a permutation test, or Welch's t-test where a split has too "
+         "few arrangements; segments of at least %zu commits; changes of at least %g %%)\n",
+         where, set->runs, set->runs == 1 ? "" : "s", o.p_max, o.min_segment, 100 * o.min_size);
   for (size_t i = 0; i < set->n;) {
     size_t j = i;
     while (j < set->n && set->s[j].axis == set->s[i].axis) j++;
-    print_gpu(set, f, i, j, cli->verbose);
+    print_gpu(set, f, i, j, &m[set->s[i].axis], cli->verbose);
     i = j;
   }
   int code = 0;
@@ -345,8 +436,11 @@ int perf__trendreport_run(const perf__options_cli *cli)
   /* Sorting moves the series: the hash table no longer applies to them. */
   qsort(set.s, set.n, sizeof *set.s, by_axis);
   found *f = calloc(set.n, sizeof *f);
-  int code = !f || analyse(cli, &set, f) ? (fprintf(stderr, "%s: --trend: out of memory\n", perf__progname()), 2)
-                                         : report(cli, &set, f, where);
+  gpu_shifts *m = calloc(set.naxes + 1, sizeof *m);
+  int code = !f || !m || analyse(cli, &set, f) || machine_shifts(&set, f, m)
+                 ? (fprintf(stderr, "%s: --trend: out of memory\n", perf__progname()), 2)
+                 : report(cli, &set, f, m, where);
+  free(m);
   free(f);
   perf__series_free(&set);
   return code;
