@@ -46,20 +46,14 @@ static int temp_dir(char *dir, size_t len)
   " host_fingerprint, origin, exit_code, tests, passed, failed, skipped, claims, workloads)"       \
   " VALUES ('2026-01-01T00:00:00Z', 'x', 'old', 'test', 'GPU', 'h', '{}', 'run', 0, 1, 1, 0, 0, 0, 0)"
 
-/* A report document with one test "suite.t" and one FASTER claim of a
- * (a_s per iteration) against b (b_s), started minute m of the day; shard
- * (NULL: none) the run's "shard" member, failed its failed tests. */
-static perf__jsontree_node *doc_of(const char *gpu, int m, double a_s, double b_s,
-                                   const char *shard, int failed)
+/* Appends to out[len] at *u the member of "tests" of a test name with one
+ * FASTER claim of a (a_s per iteration) against b (b_s) and a NO_SYNC_IN
+ * claim, a "," before it unless first. */
+static void test_member(char *out, size_t len, size_t *u, const char *name, double a_s, double b_s,
+                        int first)
 {
-  char text[4096], err[300];
-  snprintf(text, sizeof text,
-           "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": "
-           "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"], "
-           "\"perfgate\": \"%s\"%s%s}, "
-           "\"totals\": {\"tests\": 1, \"passed\": %d, \"failed\": %d, \"skipped\": 0, \"seconds\": 1},"
-           " \"fingerprint\": {\"host\": {\"name\": \"test host\", \"cpus\": \"2\"}, \"gpu\": "
-           "{\"name\": \"%s\", \"driver\": \"580.1\"}}, \"tests\": [{\"name\": \"suite.t\", "
+  int w = snprintf(out + *u, len - *u,
+           "%s{\"name\": \"%s\", "
            "\"outcome\": \"PASS\", \"claims\": [{\"message\": \"FASTER(a, b, 2) at t.c:1: PASS\", "
            "\"outcome\": \"PASS\", \"kind\": \"FASTER\", \"clock\": \"events\", \"threshold\": 2, "
            "\"ratio\": %.17g, \"interval\": [%.17g, %.17g], \"confidence\": 0.95, \"rounds\": 10, "
@@ -70,13 +64,46 @@ static perf__jsontree_node *doc_of(const char *gpu, int m, double a_s, double b_
            "\"b\": {\"name\": \"b\", \"median_s\": %.17g, \"median_interval_s\": [%.17g, %.17g], "
            "\"median_confidence\": 0.95, \"mad_s\": 0, \"cold_start_s\": 0, "
            "\"iterations_per_sample\": 10, \"samples_s\": [%.17g], \"waits_for\": \"stream\", \"gpu_work_checked\": false, \"undeclared_streams\": false, \"gpu_work\": \"\"}}, "
-           "{\"message\": \"NO_SYNC_IN(a) at t.c:2: PASS\", \"outcome\": \"PASS\"}]}]}",
-           1 + m / 1440, m / 60 % 24, m % 60, perf_version(), shard ? ", \"shard\": " : "",
-           shard ? shard : "", !failed, failed, gpu, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
+           "{\"message\": \"NO_SYNC_IN(a) at t.c:2: PASS\", \"outcome\": \"PASS\"}]}",
+           first ? "" : ", ", name, b_s / a_s, b_s / a_s * 0.99, b_s / a_s * 1.01,
            a_s, a_s * 0.99, a_s * 1.01, a_s, b_s, b_s * 0.99, b_s * 1.01, b_s);
-  perf__jsontree_node *n = perf__jsontree_parse(text, "doc", err, sizeof err);
-  ST_CHECKF(n != NULL, "%s", err);
-  return n;
+  *u += w > 0 && (size_t)w < len - *u ? (size_t)w : 0;
+}
+
+/* A report document with the tests names[0..n), test k with one FASTER
+ * claim of a (a_s[k] per iteration) against b (b_s[k]), started minute m
+ * of the day; shard (NULL: none) the run's "shard" member, failed its
+ * failed tests. */
+static perf__jsontree_node *doc_tests(const char *gpu, int m, size_t n, const char *const *names,
+                                      const double *a_s, const double *b_s, const char *shard,
+                                      int failed)
+{
+  char text[32768];
+  char err[300];
+  size_t u = (size_t)snprintf(text, sizeof text,
+           "{\"schema\": \"perfgate-report/1\", \"run\": {\"started\": "
+           "\"2026-11-%02dT%02d:%02d:00Z\", \"exit_code\": 0, \"argv\": [\"perftest\"], "
+           "\"perfgate\": \"%s\"%s%s}, "
+           "\"totals\": {\"tests\": %zu, \"passed\": %d, \"failed\": %d, \"skipped\": 0, \"seconds\": 1},"
+           " \"fingerprint\": {\"host\": {\"name\": \"test host\", \"cpus\": \"2\"}, \"gpu\": "
+           "{\"name\": \"%s\", \"driver\": \"580.1\"}}, \"tests\": [",
+           1 + m / 1440, m / 60 % 24, m % 60, perf_version(), shard ? ", \"shard\": " : "",
+           shard ? shard : "", n, (int)n - failed, failed, gpu);
+  for (size_t k = 0; k < n; k++) test_member(text, sizeof text, &u, names[k], a_s[k], b_s[k], !k);
+  snprintf(text + u, sizeof text - u, "]}");
+  perf__jsontree_node *d = perf__jsontree_parse(text, "doc", err, sizeof err);
+  ST_CHECKF(d != NULL, "%s", err);
+  return d;
+}
+
+/* A report document with one test "suite.t" and one FASTER claim of a
+ * (a_s per iteration) against b (b_s), started minute m of the day; shard
+ * (NULL: none) the run's "shard" member, failed its failed tests. */
+static perf__jsontree_node *doc_of(const char *gpu, int m, double a_s, double b_s,
+                                   const char *shard, int failed)
+{
+  const char *name = "suite.t";
+  return doc_tests(gpu, m, 1, &name, &a_s, &b_s, shard, failed);
 }
 
 static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
@@ -619,6 +646,68 @@ ST_TEST(history_trend_finds_a_planted_step_and_a_creep)
   free(html);
   snprintf(args, sizeof args, "ls '%s/plots' | grep -c '^trend--GPU--suite.t-.*--[0-9a-f]\\{8\\}.svg$' | grep -qx 3", dir);
   ST_EQ(st_shell(args), 0);
+  st_rmtree(dir);
+}
+
+/* 20 commits of one GPU, 0.5 % noise: suite.bump's a is the issue's bump
+ * (150 us, 170 us for c08..c14, then back); suite.m1..m3's six workloads
+ * all shift -3 % from c16 (the machine: a driver, a slower host); suite.new's
+ * a is 10 % slower in the last 2 commits. --trend reports the bump at both
+ * ends (the second back to the level before the first), the machine's
+ * shift once and none of its workloads, and suite.new's a as suspected
+ * since c19. */
+ST_TEST(history_trend_reports_a_bump_a_machine_shift_and_suspected_commits)
+{
+  char dir[64], path[128], args[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  perf__rng r;
+  perf__rng_seed(&r, 34);
+  const char *names[5] = {"suite.bump", "suite.m1", "suite.m2", "suite.m3", "suite.new"};
+  for (int i = 0; i < 20; i++) {
+    double a[5], b[5];
+    for (int k = 0; k < 5; k++) {
+      double f = k >= 1 && k <= 3 && i >= 15 ? 0.97 : 1;
+      a[k] = (k == 0 && i >= 7 && i < 14 ? 170e-6 : k == 4 && i >= 18 ? 165e-6 : 150e-6) * f;
+      b[k] = 300e-6 * f;
+      a[k] *= 1 + 0.005 * perf__rng_normal(&r), b[k] *= 1 + 0.005 * perf__rng_normal(&r);
+    }
+    char c[16], err[600];
+    snprintf(c, sizeof c, "c%02d", i + 1);
+    perf__provenance p = {"", "--commit", "main"};
+    snprintf(p.commit, sizeof p.commit, "%s", c);
+    perf__jsontree_node *d = doc_tests("GPU", i, 5, names, a, b, NULL, 0);
+    ST_CHECKF(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0, "record: %s", err);
+    perf__jsontree_free(d);
+  }
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --trend --html='%s/t.html'", path, dir);
+  st_exec(&run, "", args);
+  ST_EQ(run.status, 0);
+  const char *bump = strstr(run.out, "suite.bump: a [events]\n      from commit c08 (8 of 20");
+  ST_CHECKF(bump && strstr(bump, "(+13.") && strstr(bump, "\n      from commit c15 (15 of 20") &&
+                strstr(bump, "back to the level before commit c08\n"),
+            "the bump at both ends: %s", run.out);
+  ST_CHECKF(strstr(run.out, "1 shift of the machine (6 workloads' change points, counted once)") &&
+                strstr(run.out, "the machine: 6 of 10 workloads at once") &&
+                strstr(run.out, "from commit c16 (16 of 20") && !strstr(run.out, "suite.m1: a [events]\n") &&
+                !strstr(run.out, "suite.m2: b [events]\n"),
+            "the machine's shift, once: %s", run.out);
+  ST_CHECKF(strstr(run.out, "suite.new: a [events]\n      suspected since commit c19 (19 of 20") &&
+                strstr(run.out, "(+10.") && strstr(run.out, "t-test of the newest 2 against the commits before"),
+            "the newest commits: %s", run.out);
+  ST_CHECKF(strstr(run.out, "changes of at least 1 %"), "the minimum size: %s", run.out);
+  st_run_free(&run);
+  char page[200];
+  snprintf(page, sizeof page, "%s/t.html", dir);
+  char *html = st_slurp(page);
+  ST_CHECKF(html && strstr(html, "the machine: -3.") && strstr(html, "suspected +10.") &&
+                strstr(html, "(suspected change)"),
+            "the page labels the machine's shift and the suspected change");
+  free(html);
   st_rmtree(dir);
 }
 
@@ -1540,13 +1629,13 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   st_run run;
   snprintf(args, sizeof args, "--history='%s' --commit-report=c2", path);
   st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 2 runs, 0 failed tests (1 retried shard "
+  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 1 run (2 shards), 0 failed tests (1 retried shard "
                                                "replaced by a later attempt)"),
             "exit %d: %s", run.status, run.out);
   st_run_free(&run);
   snprintf(args, sizeof args, "--history='%s' --commit-report=c3", path);
   st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(run.status == 125 && strstr(run.out, "GPU: INCOMPLETE: 2 runs, 0 failed tests; run 78: "
+  ST_CHECKF(run.status == 125 && strstr(run.out, "GPU: INCOMPLETE: 1 run (2 shards), 0 failed tests; run 78: "
                                                  "2 of 4 shards recorded, never green"),
             "exit %d: %s", run.status, run.out);
   st_run_free(&run);

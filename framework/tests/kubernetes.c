@@ -30,7 +30,7 @@ static int manifests(char names[][256], int max)
   for (struct dirent *e; (e = readdir(d)) && n < max;) {
     size_t len = strlen(e->d_name);
     if (len > 5 && !strcmp(e->d_name + len - 5, ".yaml"))
-      snprintf(names[n++], 256, K8S_DIR "/%s", e->d_name);
+      snprintf(names[n++], 256, K8S_DIR "/%.200s", e->d_name);
   }
   closedir(d);
   qsort(names, (size_t)n, 256, by_name);

@@ -44,7 +44,7 @@ ST_TEST(shard_from_each_engine)
   ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);
   ST_EQ(s.index, 3);
   ST_EQ(s.total, 4);
-  ST_STR(s.said, "shard 4 of 4, from GoogleTest's GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX");
+  ST_STR(s.said, "shard 3 of 4 (from 0), from GoogleTest's GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX");
   given((const char *const[]){"JOB_COMPLETION_INDEX", "1", "PERFGATE_TOTAL_SHARDS", "3",
                               "PERFGATE_RUN_ID", "uid-1234", NULL});
   ST_EQ(perf__shard_from_env(&s, err, sizeof err), 0);

@@ -149,7 +149,7 @@ int perf__shard_from_env(perf__shard *s, char *err, size_t len)
     }
     if (engines[e].read(s, err, len)) return PERF__EUSAGE;
     s->engine = (perf__shard_engine)e;
-    snprintf(s->said, sizeof s->said, "shard %ld of %ld, from %s", s->index + 1, s->total,
+    snprintf(s->said, sizeof s->said, "shard %ld of %ld (from 0), from %s", s->index, s->total,
              what[e]);
   }
   run_id(s);

@@ -31,7 +31,8 @@ typedef enum perf__shard_engine {
 typedef struct perf__shard {
   long index, total;         /* 0 of 1 when no engine shards the run */
   perf__shard_engine engine; /* PERF__SHARD_NONE: none */
-  char said[400];            /* "shard 2 of 4, from a Slurm job array's ... (task 7 of 1-7:2)",
+  char said[400];            /* "shard 2 of 4 (from 0), from a Slurm job array's ...": the
+                                index as GTEST_SHARD_INDEX and --merge count,
                                 and the engines ignored; "" when none */
   char run_id[96];           /* the run all shards share: PERFGATE_RUN_ID,
                                 else the engine's (SLURM_ARRAY_JOB_ID,

@@ -42,7 +42,8 @@ typedef struct gpu_row {
   attempt *at;         /* the last attempt of each shard, in recording order */
   size_t nat;
   long retried;        /* attempts a later one of the same shard replaced */
-  long runs, failed;   /* runs (shards) that count at the commit; failed tests in them */
+  long runs, shards, failed; /* runs (a run id's shards one run) and shards that count at
+                                the commit; failed tests in them */
   char incomplete[200]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
   const perf__series_axis *axis; /* NULL: the series have no point there */
   size_t series, compared;       /* series at the commit; those with an earlier commit */
@@ -188,12 +189,16 @@ static void tally_runs(gpu_row *g)
   for (size_t i = 0; i < g->nat; i++) {
     const attempt *a = &g->at[i];
     long seen;
-    g->runs++;
+    int first = 1; /* the first shard of its run id here */
+    for (size_t k = 0; a->run_key && k < i; k++)
+      first &= !g->at[k].run_key || strcmp(g->at[k].run_key, a->run_key);
+    g->runs += first;
+    g->shards++;
     g->failed += a->failed;
     if (!a->run_key || whole_run(g, a->run_key, a->total, &seen)) whole = 1;
     else if (!g->incomplete[0])
-      snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld shards recorded",
-               a->run_key, seen, a->total);
+      snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld %s recorded",
+               a->run_key, seen, a->total, perf__units_noun(a->total, "shard", "shards"));
   }
   if (whole) g->incomplete[0] = '\0';
 }
@@ -340,8 +345,9 @@ static void print_gpu(const gpu_row *g)
   char line[700], lab[600];
   printf("  %s: %s", g->name, verdict(g));
   if (!g->runs) return (void)printf(" this commit\n");
-  printf(": %ld %s, %ld failed %s", g->runs, perf__units_noun(g->runs, "run", "runs"), g->failed,
-         perf__units_noun(g->failed, "test", "tests"));
+  printf(": %ld %s", g->runs, perf__units_noun(g->runs, "run", "runs"));
+  if (g->shards != g->runs) printf(" (%ld %s)", g->shards, perf__units_noun(g->shards, "shard", "shards"));
+  printf(", %ld failed %s", g->failed, perf__units_noun(g->failed, "test", "tests"));
   if (g->retried) printf(" (%ld retried %s replaced by a later attempt)", g->retried,
                          perf__units_noun(g->retried, "shard", "shards"));
   if (g->incomplete[0]) printf("; %s, never green", g->incomplete);
