@@ -55,7 +55,8 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     "ALTER TABLE perfgate_runs ADD COLUMN run_key TEXT;"
     "ALTER TABLE perfgate_runs ADD COLUMN shard_index INTEGER;"
     "ALTER TABLE perfgate_runs ADD COLUMN shard_total INTEGER;"
-    "CREATE INDEX perfgate_runs_commit ON perfgate_runs (commit_id, gpu);",
+    "CREATE INDEX perfgate_runs_commit ON perfgate_runs (commit_id, gpu);"
+    "CREATE INDEX perfgate_runs_shard ON perfgate_runs (run_key, gpu, shard_index);",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)

@@ -229,6 +229,26 @@ static int count_cb(void *ctx, int n, const char *const *v)
   return 0;
 }
 
+/* Row: a whole number. */
+static int id_cb(void *ctx, int n, const char *const *v)
+{
+  *(long long *)ctx = n > 0 && v[0] ? atoll(v[0]) : 0;
+  return 0;
+}
+
+/* The newest run id at commit (0 on an error): the end of the window the
+ * report reads. */
+static long long last_id_at(perf__store *s, const char *commit)
+{
+  long long id = 0;
+  char err[300];
+  perf__store_value c = perf__store_text(commit);
+  if (perf__store_exec(s, "SELECT max(id) FROM perfgate_runs WHERE commit_id = $1", &c, 1, id_cb,
+                       &id, err, sizeof err))
+    return 0;
+  return id;
+}
+
 /* The runs recorded at commit (0 on an error). */
 static long runs_at(perf__store *s, const char *commit)
 {
@@ -468,7 +488,10 @@ static int run(const perf__options_cli *cli, perf__store *s, int version, report
 {
   char err[600];
   perf__series_set set;
-  perf__series_query q = {cli->filter, NULL, cli->branch, 0, 0, 0};
+  /* The window: each GPU's newest PERF__COMMITREPORT_WINDOW runs up to the
+   * commit's, not the whole history. */
+  perf__series_query q = {cli->filter, NULL, cli->branch, PERF__COMMITREPORT_WINDOW,
+                          last_id_at(s, r->commit), 0};
   if (read_gpus(s, r, version, err, sizeof err) || perf__series_load(s, &q, &set, err, sizeof err)) {
     fprintf(stderr, "%s: --commit-report: %s: not decided\n", perf__progname(), err);
     return PERF__COMMITREPORT_SKIP;
