@@ -412,7 +412,7 @@ ST_TEST(slurm_array_of_four_records_and_merges)
   ST_CHECKF(job[0] >= '1' && job[0] <= '9', "no job id in:\n%s", out);
   int visible = 0;
   for (int k = 0; k < 4; k++) {
-    char name[64], said[80];
+    char name[64], said[200];
     snprintf(name, sizeof name, "out/" MODEL "/task.%d.out", k);
     char *task = read_in(dir, name);
     snprintf(said, sizeof said, "perfgate: shard %d of 4 (from 0), from a Slurm job array's SLURM_ARRAY_TASK_ID", k);
@@ -515,7 +515,7 @@ ST_TEST(slurm_task_cancelled_half_way_leaves_the_run_incomplete)
             "exit %d:\n%s", code, out);
   free(task);
   task = read_in(dir, name);
-  char said[80];
+  char said[200];
   snprintf(said, sizeof said, "shard %d of 4 (from 0), from a Slurm job array", k);
   ST_CHECKF(strstr(task, said) && strstr(task, "CANCELLED") && !strstr(task, "perfgate: recorded run"),
             "task %d:\n%s", k, task);
