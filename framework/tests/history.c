@@ -759,6 +759,43 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
   st_rmtree(dir);
 }
 
+/* Two GPUs, 16 commits each, c16 run twice on GPU-A: --gpu reads one
+ * GPU's series, --last=N each GPU's newest N commits (commits, not runs:
+ * the re-run counts once), and a --gpu with no runs exits 2 naming the
+ * GPUs that have some. GPU-A's workload a steps 20 % at c09: found at 7 of
+ * --last=14's commits. */
+ST_TEST(history_trend_reads_one_gpu_and_its_newest_commits)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  perf__rng r;
+  perf__rng_seed(&r, 12);
+  for (int i = 0; i < 17; i++) {
+    char c[16];
+    snprintf(c, sizeof c, "c%02d", i < 16 ? i + 1 : 16);
+    for (int g = 0; g < 2; g++) {
+      double step = !g && i >= 8 ? 1.2 : 1;
+      if (i < 16 || !g)
+        record(s, c, g ? "GPU-B" : "GPU-A", i, 1e-3 * step * (1 + 0.002 * perf__rng_normal(&r)),
+               5e-3 * (1 + 0.002 * perf__rng_normal(&r)));
+    }
+  }
+  perf__store_close(s);
+  trend_says(path, " --gpu=GPU-B", 0, "\nGPU-B: 16 commits (c01, ", "GPU-A");
+  trend_says(path, " --gpu=GPU-A --last=14", 0, "suite.t: a [events]\n      from commit c09 (7 of 14",
+             "GPU-B");
+  trend_says(path, " --gpu=GPU-A --last=14", 0, "\nGPU-A: 14 commits (c03, ", NULL);
+  trend_says(path, " --last=10", 0, "\nGPU-A: 10 commits (c07, ", "GPU-B: 16");
+  trend_says(path, " --last=10", 0, "\nGPU-B: 10 commits (c07, ", NULL);
+  trend_says(path, " --gpu=GPU-C", 2,
+             "no runs recorded on GPU 'GPU-C'; the branches with runs: 'main' (33 runs); the GPUs with runs: "
+             "'GPU-A' (17 runs), 'GPU-B' (16 runs)", NULL);
+  st_rmtree(dir);
+}
+
 /* An existing store with nothing in it yet (an empty SQLite file, a
  * PostgreSQL database without perfgate's tables, other applications'
  * tables there included) and a perfgate history with no runs both say "no
@@ -1337,6 +1374,9 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
       {"--trend", "--trend reads a history: give it --history"},
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
+      {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads: give it with --trend"},
+      {"--history=%D/h.db --trend --last=0", "--last: expected a number of commits in 1..1000000, got '0'"},
+      {"--history=%D/h.db --trend --gpu=", "--gpu needs a GPU's name as the history records it"},
       {"--history=%D/h.db --commit= --filter=host.truth", "--commit needs"},
       {"--history=%D/h.db --commit=\"$(printf 'a\\033b')\" --filter=host.truth", "control character"},
       {"--history=/nonexistent-dir/h.db --filter=host.truth",

@@ -126,6 +126,18 @@ static int read_count(args *a, const char *opt, const char *v, uint64_t *dst)
   return read_whole(a, opt, v, dst, 0, UINT64_MAX, "a non-negative integer");
 }
 
+/* Fails unless v is a number of commits in 1..1000000. */
+static int read_commits(args *a, const char *opt, const char *v, uint64_t *dst)
+{
+  return read_whole(a, opt, v, dst, 1, 1000000, "a number of commits in 1..1000000");
+}
+
+/* Fails on an empty GPU name. */
+static int read_gpu_name(args *a, const char *opt, const char *v, const char **dst)
+{
+  return nonempty(a, opt, v, dst, "a GPU's name as the history records it");
+}
+
 /* Fails unless v is a decimal count in 1..100000. */
 static int read_repeats(args *a, const char *opt, const char *v, uint64_t *dst)
 {
@@ -235,7 +247,9 @@ typedef enum form {
   form_merge = EQUALS_ONLY,
   form_store = VALUE,
   form_label = VALUE,
-  form_trend = OPTIONAL_VALUE
+  form_trend = OPTIONAL_VALUE,
+  form_commits = VALUE,
+  form_gpu_name = VALUE
 } form;
 
 /* One setter per row, set_<field>: fails as its read_<kind> does. */
@@ -346,8 +360,11 @@ static int conflicts(args *a)
     return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
   if (c->trend && (refused_format(c, 1) || c->merge || c->devices ||
                    c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
-    return usage(a, "--trend runs no test: it takes --history, --branch, --filter, --plots, "
-                    "--html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
+    return usage(a, "--trend runs no test: it takes --history, --branch, --gpu, --last, --filter, "
+                    "--plots, --html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
+  if ((c->trend_gpu || c->trend_last) && !c->trend)
+    return usage(a, "%s picks what --trend reads: give it with --trend", c->trend_gpu ? "--gpu" : "--last",
+                 NULL);
   if (c->commit_report && !c->history)
     return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
   if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->trend || c->merge ||

@@ -41,6 +41,8 @@ typedef struct perf__options_cli {
   const char *commit_report;    /* --commit-report=COMMIT: read the history, run nothing */
   const char *trend;            /* --trend[=FILTER]: read the history, run nothing
                                    ("": the tests --filter picks) */
+  const char *trend_gpu;        /* --gpu=NAME: --trend reads this GPU's runs only */
+  uint64_t trend_last;          /* --last=N: --trend reads each GPU's newest N commits (0: all) */
   int device_label;             /* set in a --devices child: its GPU (else -1) */
   char **merge_in;              /* those reports */
   int merge_n;
@@ -60,7 +62,8 @@ typedef struct perf__options_cli {
  * name: "--name", given as --name=V or --name V (a flag: --name; merge: only
  * --name=V, the rest of the line its inputs); short: "-x" for a flag, or "";
  * kind: how its value is read (options.c: read_<kind>) - flag, text, dir, gpus,
- * seconds, count, repeats, color, check, unfit, worker, merge, store, label, trend; field: the perf__options_cli
+ * seconds, count, commits, repeats, color, check, unfit, worker, merge, store, label, trend,
+ * gpu_name; field: the perf__options_cli
  * member it sets; default: that member's value when the option is not given;
  * value: the placeholder after '=' in the help ("" none); help: its help text,
  * lines split by '\n' ("" none; NULL: internal, not listed). */
@@ -163,6 +166,12 @@ typedef struct perf__options_cli {
     "their change points (commit, size, p); runs no test.\n"                                  \
     "FILTER (else --filter) picks tests; --branch one\n"                                      \
     "branch's runs; --html and --plots draw the series")                                                                          \
+  X("--gpu", "", gpu_name, trend_gpu, NULL, "NAME",                                              \
+    "with --trend: only this GPU's series (its name as\n"                                       \
+    "recorded, e.g. 'NVIDIA H100 80GB HBM3')")                                                 \
+  X("--last", "", commits, trend_last, 0, "N",                                                 \
+    "with --trend: only each GPU's newest N commits\n"                                         \
+    "(default: all)")                                                                          \
   X("--run-id", "", label, run_id, NULL, "ID",                                                \
     "the run this shard belongs to, shared by all its shards\n"                               \
     "(default: the engine's: Slurm's array job id, PERFGATE_RUN_ID,\n"                        \

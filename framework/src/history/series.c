@@ -95,20 +95,58 @@ static int by_id(const void *x, const void *y)
   return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Keeps the newest q->last runs of each GPU (runs are in GPU, start
- * order), places them on axes, and sorts them by id. */
+static uint64_t hash(const char *s, uint64_t h);
+
+/* Whether the commit of runs[i] is among the newest `last` commits of its
+ * GPU, whose runs are runs[from..i] walked back: seen is a table of nseen
+ * slots (a power of two, over twice `last`) holding the commits taken so
+ * far, *taken of them. Never fails. */
+static int in_window(const run_at *runs, size_t i, const char **seen, size_t nseen, size_t *taken,
+                     size_t last)
+{
+  const char *c = runs[i].commit;
+  size_t at = hash(c, 1469598103934665603ull) & (nseen - 1);
+  for (; seen[at]; at = (at + 1) & (nseen - 1))
+    if (!strcmp(seen[at], c)) return 1;
+  if (*taken == last) return 0;
+  seen[at] = c, ++*taken;
+  return 1;
+}
+
+/* Marks (keep = 1) the runs of the newest q->last commits of the GPU
+ * whose runs are l->runs[g..end) (the newest q->last runs with per_run).
+ * Returns 0, or -1 without memory. */
+static int window(loader *l, size_t g, size_t end, char *keep)
+{
+  size_t last = l->q->last, n = end - g;
+  if (!last || n <= last) return memset(keep + g, 1, n), 0;
+  if (l->q->per_run) return memset(keep + end - last, 1, last), 0;
+  size_t nseen = perf__grow_cap(0, 2 * (last < n ? last : n) + 1, 16), taken = 0;
+  const char **seen = nseen ? calloc(nseen, sizeof *seen) : NULL;
+  if (!seen) return -1;
+  for (size_t i = end; i-- > g;) keep[i] = (char)in_window(l->runs, i, seen, nseen, &taken, last);
+  free(seen);
+  return 0;
+}
+
+/* Keeps the runs of each GPU's newest q->last commits (runs with per_run;
+ * runs are in GPU, id order), places them on axes, and sorts them by id.
+ * Returns 0, or -1 without memory. */
 static int place_runs(loader *l)
 {
-  size_t keep = 0;
+  size_t kept = 0;
+  char *keep = malloc(l->nruns + 1);
+  if (!keep) return -1;
   for (size_t g = 0, end; g < l->nruns; g = end) {
     for (end = g + 1; end < l->nruns && !strcmp(l->runs[end].gpu, l->runs[g].gpu); end++) {}
-    size_t from = l->q->last && end - g > l->q->last ? end - l->q->last : g;
-    for (size_t i = g; i < end; i++) {
-      if (i >= from) l->runs[keep++] = l->runs[i];
-      else free(l->runs[i].gpu), free(l->runs[i].commit), free(l->runs[i].started);
-    }
+    if (window(l, g, end, keep)) return free(keep), -1;
   }
-  l->nruns = keep;
+  for (size_t i = 0; i < l->nruns; i++) {
+    if (keep[i]) l->runs[kept++] = l->runs[i];
+    else free(l->runs[i].gpu), free(l->runs[i].commit), free(l->runs[i].started);
+  }
+  free(keep);
+  l->nruns = kept;
   for (size_t i = 0; i < l->nruns; i++)
     if (place(l, &l->runs[i])) return -1;
   if (l->nruns) qsort(l->runs, l->nruns, sizeof *l->runs, by_id); /* runs is NULL for none */
@@ -321,15 +359,20 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
   int rc = perf__store_exec(st, sql, p, np, run_row, l, err, len);
   if (!rc && place_runs(l)) l->oom = 1;
   if (rc || l->oom || !l->nruns) return rc;
-  perf__store_value ids[2] = {perf__store_int(l->runs[0].id), perf__store_int(l->runs[l->nruns - 1].id)};
-  rc = perf__store_exec(st, "SELECT run_id, test, workload, clock, sweep_param, sweep_value,"
-                            " median_s, median_lo_s, median_hi_s FROM perfgate_workloads"
-                            " WHERE run_id >= $1 AND run_id <= $2", ids, 2, workload_row, l, err, len);
-  if (!rc && !l->oom)
-    rc = perf__store_exec(st, "SELECT run_id, test, kind, a, b, clock, sweep_param, sweep_value,"
-                              " ratio, ratio_lo, ratio_hi, threshold FROM perfgate_claims"
-                              " WHERE ratio IS NOT NULL AND run_id >= $1 AND run_id <= $2",
-                          ids, 2, claim_row, l, err, len);
+  /* The rows of the kept runs' id range; of one GPU's runs in it when
+   * the query names one (one GPU's runs of a matrix are interleaved with
+   * every other GPU's). */
+  perf__store_value ids[3] = {perf__store_int(l->runs[0].id), perf__store_int(l->runs[l->nruns - 1].id),
+                              perf__store_text(q->gpu)};
+  const char *runs = q->gpu ? "run_id IN (SELECT id FROM perfgate_runs WHERE id >= $1 AND id <= $2 AND gpu = $3)"
+                            : "run_id >= $1 AND run_id <= $2";
+  snprintf(sql, sizeof sql, "SELECT run_id, test, workload, clock, sweep_param, sweep_value,"
+                            " median_s, median_lo_s, median_hi_s FROM perfgate_workloads WHERE %s", runs);
+  rc = perf__store_exec(st, sql, ids, q->gpu ? 3 : 2, workload_row, l, err, len);
+  snprintf(sql, sizeof sql, "SELECT run_id, test, kind, a, b, clock, sweep_param, sweep_value,"
+                            " ratio, ratio_lo, ratio_hi, threshold FROM perfgate_claims"
+                            " WHERE ratio IS NOT NULL AND %s", runs);
+  if (!rc && !l->oom) rc = perf__store_exec(st, sql, ids, q->gpu ? 3 : 2, claim_row, l, err, len);
   return rc;
 }
 
@@ -350,34 +393,39 @@ int perf__series_load(perf__store *st, const perf__series_query *q, perf__series
   return rc;
 }
 
-/* Where the branch list is written. */
-typedef struct branches {
+/* Where a list of values is written. */
+typedef struct listing {
   char *out;
   size_t len, u, n;
-} branches;
+  const char *none; /* the word for NULL */
+} listing;
 
-/* Row of the branches query: branch (NULL: none), runs. */
-static int branch_row(void *ctx, int n, const char *const *v)
+/* Row of a values query: value (NULL: none), runs. */
+static int value_row(void *ctx, int n, const char *const *v)
 {
-  branches *b = ctx;
+  listing *b = ctx;
   if (n < 2 || !v[1]) return 0;
   const char *sep = b->n ? ", " : "";
   long runs = strtol(v[1], NULL, 10);
   if (b->n++ == 10) b->u += (size_t)snprintf(b->out + b->u, b->len - b->u, ", and more");
   else if (b->n <= 10)
     b->u += (size_t)snprintf(b->out + b->u, b->len - b->u, "%s%s%s%s (%ld run%s)", sep, v[0] ? "'" : "",
-                             v[0] ? v[0] : "no branch", v[0] ? "'" : "", runs, runs == 1 ? "" : "s");
+                             v[0] ? v[0] : b->none, v[0] ? "'" : "", runs, runs == 1 ? "" : "s");
   if (b->u >= b->len) b->u = b->len - 1;
   return 0;
 }
 
 /* See series.h. */
-int perf__series_branches(perf__store *s, char *out, size_t len, char *err, size_t elen)
+int perf__series_values(perf__store *s, perf__series_column col, char *out, size_t len, char *err,
+                        size_t elen)
 {
-  branches b = {out, len, 0, 0};
+  listing b = {out, len, 0, 0, col == PERF__SERIES_GPU ? "no GPU" : "no branch"};
   out[0] = '\0';
-  return perf__store_exec(s, "SELECT branch, count(*) FROM perfgate_runs GROUP BY branch"
-                             " ORDER BY count(*) DESC, branch", NULL, 0, branch_row, &b, err, elen);
+  return perf__store_exec(s, col == PERF__SERIES_GPU
+                                 ? "SELECT gpu, count(*) FROM perfgate_runs GROUP BY gpu ORDER BY count(*) DESC, gpu"
+                                 : "SELECT branch, count(*) FROM perfgate_runs GROUP BY branch"
+                                   " ORDER BY count(*) DESC, branch",
+                          NULL, 0, value_row, &b, err, elen);
 }
 
 /* See series.h. */

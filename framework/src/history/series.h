@@ -11,7 +11,8 @@ typedef struct perf__series_query {
   const char *filter;  /* tests, as --filter (NULL: all) */
   const char *gpu;     /* only this GPU's runs (NULL: every GPU) */
   const char *branch;  /* only this branch's runs (NULL: every branch) */
-  size_t last;         /* only the newest this many runs per GPU (0: all) */
+  size_t last;         /* only the runs of each GPU's newest this many commits
+                          (with per_run, its newest this many runs; 0: all) */
   long long through;   /* only runs up to this id (0: all) */
   int per_run;         /* a point per run, not per commit */
 } perf__series_query;
@@ -68,11 +69,15 @@ typedef struct perf__series_set {
 int perf__series_load(perf__store *s, const perf__series_query *q, perf__series_set *set,
                       char *err, size_t len);
 
-/* The branches the store's runs were recorded on, most runs first, as
- * "main (12 runs), dev (1 run), no branch (3 runs)" (the first 10, then
- * "and N more"), into out[len]; "" when it has no runs. Returns 0 or the
- * store's error (err[elen]). */
-int perf__series_branches(perf__store *s, char *out, size_t len, char *err, size_t elen);
+/* A column perf__series_values lists. */
+typedef enum perf__series_column { PERF__SERIES_BRANCH, PERF__SERIES_GPU } perf__series_column;
+
+/* The branches (or GPUs) the store's runs were recorded on, most runs
+ * first, as "'main' (12 runs), 'dev' (1 run), no branch (3 runs)" (the
+ * first 10, then "and more"), into out[len]; "" when it has no runs.
+ * Returns 0 or the store's error (err[elen]). */
+int perf__series_values(perf__store *s, perf__series_column col, char *out, size_t len, char *err,
+                        size_t elen);
 
 /* "test: name [clock] n=4096" into out. Returns out. Never fails. */
 char *perf__series_label(const perf__series *s, char *out, size_t len);

@@ -488,7 +488,7 @@ static int run(const perf__options_cli *cli, perf__store *s, int version, report
 {
   char err[600];
   perf__series_set set;
-  /* The window: each GPU's newest PERF__COMMITREPORT_WINDOW runs up to the
+  /* The window: the runs of each GPU's newest PERF__COMMITREPORT_WINDOW commits up to the
    * commit's, not the whole history. */
   perf__series_query q = {cli->filter, NULL, cli->branch, PERF__COMMITREPORT_WINDOW,
                           last_id_at(s, r->commit), 0};

@@ -7,7 +7,7 @@
 /* The smallest change of a median or a ratio that the report calls a
  * change (with disjoint intervals): below it, a machine's drift. */
 #define PERF__COMMITREPORT_MIN_CHANGE 0.02
-/* The runs of each GPU read back, ending with the commit's: its earlier
+/* The commits of each GPU read back, ending with the commit: its earlier
  * commits are looked for among them. */
 #define PERF__COMMITREPORT_WINDOW 200
 /* The exit code of a commit that cannot be judged (never recorded, no

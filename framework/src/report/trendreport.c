@@ -380,20 +380,23 @@ static int by_axis(const void *x, const void *y)
   return strcmp(perf__series_label(a, la, sizeof la), perf__series_label(b, lb, sizeof lb));
 }
 
-/* Says why the set has no series, with the branches that have runs
- * when --branch matched none (listed in branches: "" when the history has
- * no runs). Returns the exit code: 0 for a history with no runs yet
- * whatever the filters (or with nothing to chart), 2 when a filter
- * (tests, or --branch) matched nothing in the runs it has, as --list
- * does. */
+/* Says why the set has no series, with the branches and GPUs that have
+ * runs when --branch or --gpu matched none (listed in have: "" when the
+ * history has no runs). Returns the exit code: 0 for a history with no
+ * runs yet whatever the filters (or with nothing to chart), 2 when a
+ * filter (tests, --branch, --gpu) matched nothing in the runs it has, as
+ * --list does. */
 static int nothing(const perf__options_cli *cli, const perf__series_set *set, const char *filter,
-                   const char *where, const char *branches)
+                   const char *where, const char *have)
 {
-  if (!set->runs && (!cli->branch || !branches[0]))
+  int picked = cli->branch || cli->trend_gpu;
+  if (!set->runs && (!picked || !have[0]))
     return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
   if (!set->runs) {
-    fprintf(stderr, "%s: --trend: %s: no runs recorded on branch '%s'; the branches with runs: "
-                    "%s\n", perf__progname(), where, cli->branch, branches);
+    fprintf(stderr, "%s: --trend: %s: no runs recorded%s%s%s%s%s%s; %s\n", perf__progname(), where,
+            cli->branch ? " on branch '" : "", cli->branch ? cli->branch : "", cli->branch ? "'" : "",
+            cli->trend_gpu ? " on GPU '" : "", cli->trend_gpu ? cli->trend_gpu : "",
+            cli->trend_gpu ? "'" : "", have);
     return 2;
   }
   if (filter && *filter) {
@@ -407,14 +410,27 @@ static int nothing(const perf__options_cli *cli, const perf__series_set *set, co
   return 0;
 }
 
+/* The branches and GPUs with runs, "the branches with runs: ...; the
+ * GPUs with runs: ..." into have[len] ("" when the store has no runs).
+ * Returns 0 or the store's error. */
+static int with_runs(perf__store *s, char *have, size_t len, char *err, size_t elen)
+{
+  char branches[600], gpus[600];
+  int rc = perf__series_values(s, PERF__SERIES_BRANCH, branches, sizeof branches, err, elen);
+  if (!rc) rc = perf__series_values(s, PERF__SERIES_GPU, gpus, sizeof gpus, err, elen);
+  have[0] = '\0';
+  if (!rc && branches[0]) snprintf(have, len, "the branches with runs: %s; the GPUs with runs: %s", branches, gpus);
+  return rc;
+}
+
 /* See trendreport.h. */
 int perf__trendreport_run(const perf__options_cli *cli)
 {
   perf__store *s = NULL;
   perf__series_set set;
-  char err[600], where[512], branches[600] = "";
+  char err[600], where[512], have[1300] = "";
   const char *filter = *cli->trend ? cli->trend : cli->filter;
-  perf__series_query q = {filter, NULL, cli->branch, 0, 0, 0};
+  perf__series_query q = {filter, cli->trend_gpu, cli->branch, (size_t)cli->trend_last, 0, 0};
   int v = 0, rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
   if (!rc) rc = perf__schema_version(s, &v, err, sizeof err);
@@ -423,13 +439,13 @@ int perf__trendreport_run(const perf__options_cli *cli)
     return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
   }
   if (!rc) rc = perf__series_load(s, &q, &set, err, sizeof err);
-  if (!rc && !set.n && cli->branch && !set.runs &&
-      (rc = perf__series_branches(s, branches, sizeof branches, err, sizeof err)))
+  if (!rc && !set.n && (cli->branch || cli->trend_gpu) && !set.runs &&
+      (rc = with_runs(s, have, sizeof have, err, sizeof err)))
     perf__series_free(&set);
   perf__store_close(s);
   if (rc) return fprintf(stderr, "%s: --history: %s\n", perf__progname(), err), 2;
   if (!set.n) {
-    int code = nothing(cli, &set, filter, where, branches);
+    int code = nothing(cli, &set, filter, where, have);
     perf__series_free(&set);
     return code;
   }
