@@ -6,11 +6,10 @@
 #     once: shards recorded, lost, wall time (and the same without --history);
 #  2. a history of GPUS x COMMITS runs (10 x 10000), 201 series per GPU
 #     (bench/history_gen.sql): load time, size per run;
-#  3. --commit-report for the newest commit; one GPU's newest 100, 300, 1000
-#     runs read from it (bench/history_trend.c: the series query's .gpu and
-#     .last, which --trend has no option for), and --trend on histories
-#     holding only those runs (same values), also timed read and analysed;
-#     --trend on the whole history, stopped after TREND_TIMEOUT s (60);
+#  3. --commit-report for the newest commit; --trend --gpu --last for one
+#     GPU's newest 100, 300, 1000 commits, and the same read and analysed
+#     apart (bench/history_trend.c); --trend on the whole history (every
+#     GPU, every commit), stopped after TREND_TIMEOUT s (60);
 #  4. EXPLAIN ANALYZE of the reads, with and without the indexes they use;
 #  5. the same history copied into SQLite: its size, --commit-report, and
 #     again without the index perfgate_runs_shard (stopped after TREND_TIMEOUT s).
@@ -107,13 +106,10 @@ echo "--commit-report=$newest (each GPU's newest 200 runs up to it): $(timed "$b
   --history="$(uri hist)" --commit-report="$newest")"
 sed -n '2,3p' "$dir/out.txt"
 for n in $windows; do
-  echo "-- $n commits"
-  echo "$gpu's newest $n runs of the whole history, read: $(trend "$(uri hist)" "$gpu" "$n" 0 read)"
-  newdb "w$n" # the same runs alone
-  sql "w$n" -v gpus=1 -v g0=1 -v c0=$((commits - n + 1)) -v c1="$commits" -v total="$commits" \
-    -f "$here/bench/history_gen.sql" >/dev/null
-  echo "--trend on a history of those runs alone: $(timed "$build/perftest" --history="$(uri "w$n")" --trend)"
-  echo "  the same read and analysed: $(trend "$(uri "w$n")" '' 0)"
+  echo "-- --trend --gpu='$gpu' --last=$n: $(timed "$build/perftest" --history="$(uri hist)" --trend \
+    --gpu="$gpu" --last="$n")"
+  sed -n '2,3p' "$dir/out.txt"
+  echo "  the same read, then analysed: $(trend "$(uri hist)" "$gpu" "$n" 0)"
 done
 echo "--trend on the whole history (exit 124: stopped): $(timed timeout "$timeout_s" "$build/perftest" \
   --history="$(uri hist)" --trend)"
@@ -132,10 +128,10 @@ explain() { # title, then psql's -c arguments (the last one's plan is shown)
 }
 explain "series.c: $gpu's runs" -c "EXPLAIN ANALYZE $runs_q AND gpu = '$gpu' ORDER BY gpu, id"
 explain "series.c: every GPU's runs" -c "EXPLAIN ANALYZE $runs_q ORDER BY gpu, id"
-explain "series.c: the workloads of $gpu's newest 1000 runs (ids $lo..$hi: every GPU's)" \
+explain "series.c: the workloads of $gpu's newest 1000 runs by id range (ids $lo..$hi: every GPU's)" \
   -c "EXPLAIN ANALYZE SELECT $cols FROM perfgate_workloads WHERE run_id >= $lo AND run_id <= $hi"
-explain "the same, only that GPU's runs" -c "EXPLAIN ANALYZE SELECT $cols FROM perfgate_workloads
-  WHERE run_id = ANY(ARRAY(SELECT id FROM perfgate_runs WHERE id >= $lo AND id <= $hi AND gpu = '$gpu'))"
+explain "the same, only that GPU's runs (as --gpu reads them)" -c "EXPLAIN ANALYZE SELECT $cols FROM perfgate_workloads
+  WHERE run_id IN (SELECT id FROM perfgate_runs WHERE id >= $lo AND id <= $hi AND gpu = '$gpu')"
 explain "commitreport.c: the runs at the commit" -c "EXPLAIN ANALYZE $at_commit"
 explain "the same without perfgate_runs_commit" -c "BEGIN" -c "DROP INDEX perfgate_runs_commit" \
   -c "EXPLAIN ANALYZE $at_commit" -c "ROLLBACK"
@@ -179,7 +175,8 @@ ANALYZE;
 SQL
 echo "copied in $(since "$t0") s; $(du -m "$db" | cut -f1) MB, $(( $(stat -c %s "$db") / $(sqlite3 "$db" "SELECT count(*) FROM perfgate_runs") )) bytes per run"
 echo "--commit-report=$newest: $(timed "$build/perftest" --history="$db" --commit-report="$newest")"
-echo "$gpu's newest 1000 runs, read: $(trend "$db" "$gpu" 1000 0 read)"
+echo "--trend --gpu='$gpu' --last=1000: $(timed "$build/perftest" --history="$db" --trend --gpu="$gpu" --last=1000)"
+echo "  the same read, then analysed: $(trend "$db" "$gpu" 1000 0)"
 sqlite3 "$db" "DROP INDEX perfgate_runs_shard"
 echo "--commit-report without perfgate_runs_shard (exit 124: stopped): $(timed timeout "$timeout_s" \
   "$build/perftest" --history="$db" --commit-report="$newest")"

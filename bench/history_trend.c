@@ -1,13 +1,13 @@
-/* history_trend.c — times what --trend does for one GPU's newest runs, with the
- * series query's .gpu and .last (perf__series_query), which --trend has no
- * option for yet: read the series, then find each one's change points (as
- * report/trendreport.c's analyse does; nothing printed or drawn).
+/* history_trend.c — times the two parts of what --trend --gpu --last does:
+ * read the series of one GPU's newest commits (perf__series_query's .gpu
+ * and .last), then find each one's change points (as report/trendreport.c's
+ * analyse does; nothing printed or drawn).
  *   history-trend LOCATION GPU LAST [THROUGH [read]]
- * GPU '': every GPU; LAST 0: all; THROUGH: only runs up to this id (0: all);
- * read: only read (what --commit-report reads). Prints one line: runs,
- * series, points, seconds to read, seconds to find the change points, how
- * many, the seconds spent on the series that have one, and the most one
- * series took. Built by bench/history-scale.sh. */
+ * GPU '': every GPU; LAST: commits (0: all); THROUGH: only runs up to this
+ * id (0: all); read: only read (what --commit-report reads). Prints one
+ * line: runs, series, points, seconds to read, seconds to find the change
+ * points, how many, the seconds spent on the series that have one, and the
+ * most one series took. Built by bench/history-scale.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

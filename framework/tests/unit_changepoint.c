@@ -64,6 +64,34 @@ ST_TEST(changepoint_bad_input_and_edges)
   ST_EQ(perf__changepoint_find(flat, 12, &o, cp, 4), PERF__EINVAL);
 }
 
+/* A long window with many ties (best splits by ranks and Fenwick trees):
+ * 1000 values on a grid of 0.5 % steps (about 9 distinct values a side),
+ * 5 % up from index 600, found there by the permutation test with the
+ * long window's smallest p (1 / 4001: 4000 permutations); the series reversed, at 400, 5 %
+ * down; 1000 equal values, nothing. */
+ST_TEST(changepoint_long_window_with_ties)
+{
+  perf__changepoint_opts o;
+  perf__changepoint_defaults(&o);
+  perf__rng r;
+  perf__rng_seed(&r, 1000);
+  enum { N = 1000 };
+  static double x[N], back[N];
+  for (size_t i = 0; i < N; i++) {
+    x[i] = 1 + 0.005 * round(perf__rng_normal(&r)) + (i >= 600 ? 0.05 : 0);
+    back[N - 1 - i] = x[i];
+  }
+  perf__changepoint cp[4];
+  int n = perf__changepoint_find(x, N, &o, cp, 4);
+  ST_CHECKF(n == 1 && cp[0].at == 600 && !cp[0].t_test && fabs(cp[0].p - 1 / 4001.0) < 1e-12 &&
+                fabs(cp[0].size - 0.05) < 0.002,
+            "found %d, at %zu, p %g, size %g", n, n > 0 ? cp[0].at : 0, n > 0 ? cp[0].p : 0, n > 0 ? cp[0].size : 0);
+  n = perf__changepoint_find(back, N, &o, cp, 4);
+  ST_CHECKF(n == 1 && cp[0].at == 400 && cp[0].size < -0.04, "reversed: found %d, at %zu", n, n > 0 ? cp[0].at : 0);
+  for (size_t i = 0; i < N; i++) x[i] = 2.5;
+  ST_EQ(perf__changepoint_find(x, N, &o, cp, 4), 0);
+}
+
 /* Ten commits, too few for a permutation test to reach p <= 0.001: the
  * best split is tested with Welch's t-test. A 3 % step after commit 5 in
  * 0.3 % noise (a GPU kernel's spread across runs) is found at 5 in each of

@@ -21,6 +21,24 @@ typedef struct cut {
                 large (likely p <= p_max, not yet sure); DECIDED */
 } cut;
 
+/* A value and its place in a window, to rank the window by sorting. */
+typedef struct placed {
+  double v;
+  size_t i;
+} placed;
+
+/* A window ranked for best_split, reused by every permutation of it: the
+ * sum of all distances and the sorted values' prefix sums do not change
+ * when the values are reordered, and the ranks move with them. */
+typedef struct ranked {
+  size_t *rank;   /* rank[i]: v[i]'s place in sorted order (ties apart) */
+  double *below;  /* below[r]: the sum of the r smallest values; m + 1 */
+  double total;   /* the sum of |v[i] - v[k]| over all pairs */
+  struct { double count, sum; } *tree; /* a Fenwick tree over ranks of the
+                     values before the split: how many, their sum; m + 1 */
+  placed *order;  /* sorting room */
+} ranked;
+
 /* One search: the series, its options and the cuts so far. */
 typedef struct work {
   const double *x;
@@ -28,6 +46,7 @@ typedef struct work {
   const perf__changepoint_opts *o;
   perf__rng rng;
   double *scratch; /* n values */
+  ranked rk;       /* room for a window of up to n values */
   cut *c;          /* k cuts, in index order */
   size_t k;
 } work;
@@ -40,30 +59,73 @@ static double energy(double between, double within_a, double within_b, double a,
   return a * b / (a + b) * e;
 }
 
-/* The split of v[0..m) with the largest divergence Q, into *q; each side
- * at least min long. O(m^2): the three sums move with the split. Returns
- * the size of the part before it (0 when m < 2 min). */
-static size_t best_split(const double *v, size_t m, size_t min, double *q)
+static int by_placed(const void *x, const void *y)
 {
-  double total = 0, within_before = 0, between = 0;
-  for (size_t i = 0; i < m; i++)
-    for (size_t k = i + 1; k < m; k++) total += fabs(v[i] - v[k]);
-  double within_after = total;
+  const placed *a = x, *b = y;
+  return a->v < b->v ? -1 : a->v > b->v ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Ranks v[0..m) into r (room for m values). O(m log m). Never fails. */
+static void rank_window(ranked *r, const double *v, size_t m)
+{
+  for (size_t i = 0; i < m; i++) r->order[i] = (placed){v[i], i};
+  qsort(r->order, m, sizeof *r->order, by_placed);
+  r->below[0] = r->total = 0;
+  for (size_t k = 0; k < m; k++) {
+    r->rank[r->order[k].i] = k;
+    r->below[k + 1] = r->below[k] + r->order[k].v;
+    r->total += r->order[k].v * (2.0 * (double)k - (double)m + 1); /* larger than k, smaller than m-1-k */
+  }
+}
+
+/* The distances of x (rank rk; the t values before it, of sum
+ * sum_before, in r's Fenwick tree) to the values before it and after
+ * it in the window of m values. Never fails. */
+static void distances(const ranked *r, size_t m, size_t t, double sum_before, size_t rk, double x,
+                      double *to_before, double *to_after)
+{
+  double less = 0, sum_less = 0; /* before it and smaller: how many, their sum */
+  for (size_t k = rk; k > 0; k -= k & -k) less += r->tree[k].count, sum_less += r->tree[k].sum;
+  double more = (double)t - less;
+  double sum_more = sum_before - sum_less;
+  *to_before = less * x - sum_less + sum_more - more * x;
+  double after_less = r->below[rk] - sum_less, after_more = r->below[m] - r->below[rk + 1] - sum_more;
+  *to_after = ((double)rk - less) * x - after_less + after_more - ((double)(m - rk - 1) - more) * x;
+}
+
+/* The split of v[0..m), ranked in r, with the largest divergence Q, into
+ * *q; each side at least min long. O(m log m): the three sums move with
+ * the split, each value's distances to both sides from the trees. Returns
+ * the size of the part before it (0 when m < 2 min). Never fails. */
+static size_t split_ranked(ranked *r, const double *v, size_t m, size_t min, double *q)
+{
+  double within_before = 0, between = 0, within_after = r->total, sum_before = 0;
   size_t best = 0;
+  memset(r->tree, 0, (m + 1) * sizeof *r->tree);
   *q = 0;
   for (size_t t = 0; t + min <= m; t++) { /* t values before the split */
     if (t >= min && t >= 2 && m - t >= 2) {
       double qt = energy(between, within_before, within_after, (double)t, (double)(m - t));
       if (!best || qt > *q) *q = qt, best = t;
     }
-    double to_before = 0, to_after = 0; /* v[t] against each side */
-    for (size_t i = 0; i < t; i++) to_before += fabs(v[i] - v[t]);
-    for (size_t j = t + 1; j < m; j++) to_after += fabs(v[t] - v[j]);
+    double to_before, to_after;
+    size_t rk = r->rank[t];
+    distances(r, m, t, sum_before, rk, v[t], &to_before, &to_after);
     within_before += to_before;
     within_after -= to_after;
     between += to_after - to_before;
+    for (size_t k = rk + 1; k <= m; k += k & -k) r->tree[k].count++, r->tree[k].sum += v[t];
+    sum_before += v[t];
   }
   return best;
+}
+
+/* The best split of v[0..m) (see split_ranked), ranked in w's room. Never
+ * fails. */
+static size_t best_split(work *w, const double *v, size_t m, double *q)
+{
+  rank_window(&w->rk, v, m);
+  return split_ranked(&w->rk, v, m, w->o->min_segment, q);
 }
 
 /* Q of the split of v[0..m) after t values (t and m - t at least 2).
@@ -87,8 +149,10 @@ static double q_at(const double *v, size_t m, size_t t)
  * the count shows p above p_max (most tests of a stationary window stop
  * within a few dozen), with screen also once 1/p_max - 1 permutations
  * (999) had none as large (*screened = 1: p <= p_max is then likely, not
- * sure), and spends at most about 4e9 distance terms on one test, never
- * fewer than 1999 permutations. Never fails. */
+ * sure), and runs at most 4e9 / m^2 permutations of a long window, never
+ * fewer than 1999 (p's floor is 1/4001 at 1000 values; the cap was the
+ * cost of a quadratic best split, kept so that a series gets the same
+ * p-values; each permutation now costs m log m). Never fails. */
 static double p_value(work *w, size_t lo, size_t m, double q, int screen, int *screened)
 {
   const perf__changepoint_opts *o = w->o;
@@ -97,17 +161,21 @@ static double p_value(work *w, size_t lo, size_t m, double q, int screen, int *s
   if (cap < reps) reps = cap > 1999 ? (unsigned)cap : (reps < 1999 ? reps : 1999);
   unsigned as_large = 0, enough = (unsigned)(o->p_max * (reps + 1.0));
   unsigned look = screen ? (unsigned)ceil(1 / o->p_max - 1e-9) - 1 : 0;
-  memcpy(w->scratch, w->x + lo, m * sizeof *w->x);
+  double *v = w->scratch;
+  size_t *rank = w->rk.rank;
+  memcpy(v, w->x + lo, m * sizeof *w->x);
+  rank_window(&w->rk, v, m); /* once: the ranks move with the values */
   *screened = 0;
   for (unsigned r = 0; r < reps && as_large + 1 <= enough; r++) {
     if (r == look && r && !as_large) return *screened = 1, 1.0 / (r + 1.0);
     for (size_t i = m - 1; i > 0; i--) {
-      size_t j = perf__rng_below(&w->rng, (uint32_t)(i + 1));
-      double s = w->scratch[i];
-      w->scratch[i] = w->scratch[j], w->scratch[j] = s;
+      size_t j = perf__rng_below(&w->rng, (uint32_t)(i + 1)), k = rank[i];
+      double s = v[i];
+      v[i] = v[j], v[j] = s;
+      rank[i] = rank[j], rank[j] = k;
     }
     double qp;
-    best_split(w->scratch, m, o->min_segment, &qp);
+    split_ranked(&w->rk, v, m, o->min_segment, &qp);
     if (qp >= q * (1 - 1e-12)) as_large++;
   }
   /* Stopped early or not, this is at most the p-value all reps would give,
@@ -323,7 +391,7 @@ static int candidates(work *w)
   while (top) {
     size_t hi = stack[--top], lo = stack[--top];
     double q;
-    size_t t = hi - lo >= 2 * min ? best_split(w->x + lo, hi - lo, min, &q) : 0;
+    size_t t = hi - lo >= 2 * min ? best_split(w, w->x + lo, hi - lo, &q) : 0;
     if (!t) continue;
     w->c[w->k++] = (cut){.at = lo + t, .state = STALE};
     stack[top++] = lo, stack[top++] = lo + t;
@@ -430,9 +498,13 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
 {
   if (check_input(x, n, o)) return PERF__EINVAL;
   work w = {.x = x, .n = n, .o = o};
-  w.scratch = malloc((n ? n : 1) * sizeof *w.scratch);
+  size_t room = n ? n : 1;
+  w.scratch = malloc(room * sizeof *w.scratch);
   w.c = malloc((n / o->min_segment + 2) * sizeof *w.c);
-  int rc = w.scratch && w.c ? 0 : PERF__ENOMEM;
+  w.rk = (ranked){.rank = malloc(room * sizeof *w.rk.rank), .below = malloc((room + 1) * sizeof *w.rk.below),
+                  .tree = malloc((room + 1) * sizeof *w.rk.tree),
+                  .order = malloc(room * sizeof *w.rk.order)};
+  int rc = w.scratch && w.c && w.rk.rank && w.rk.below && w.rk.tree && w.rk.order ? 0 : PERF__ENOMEM;
   perf__rng_seed(&w.rng, o->seed);
   if (!rc) rc = candidates(&w);
   if (!rc) {
@@ -442,5 +514,6 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
   }
   free(w.scratch);
   free(w.c);
+  free(w.rk.rank), free(w.rk.below), free(w.rk.tree), free(w.rk.order);
   return rc;
 }
