@@ -340,6 +340,27 @@ void st_expect(const st_run *r, const char *name, const char *word, const char *
   if (want) ST_CHECKF(strstr(line, want) != NULL, "%s: '%s' lacks '%s'", name, line, want);
 }
 
+int st_claim_verdict(const st_run *r, const char *head, const char *word)
+{
+  char line[2048], want[32];
+  snprintf(want, sizeof want, ": %s:", word);
+  if (st_line_with(r, head, want, line, sizeof line)) return 1;
+  const char *l = st_line_with(r, head, ": INCONCLUSIVE", line, sizeof line);
+  return l && strstr(l, "; the host: ") ? 0 : -1;
+}
+
+int st_claim_or_host(const st_run *r, const char *head, const char *word)
+{
+  char line[2048];
+  int v = st_claim_verdict(r, head, word);
+  const char *l = st_line_with(r, head, NULL, line, sizeof line);
+  if (!v) printf("    %s: INCONCLUSIVE, the host named as the cause (a loaded runner):%s\n", head,
+                 strstr(l, "; the host: ") + 11);
+  ST_CHECKF(v >= 0, "%s: expected %s (or INCONCLUSIVE naming the host), got: %s", head, word,
+            l ? l : "no verdict line");
+  return v;
+}
+
 double st_speedup(const st_run *r, const char *head)
 {
   char line[2048];

@@ -93,6 +93,14 @@ void st_exec_without_cupti(st_run *r, const char *args);
 /* Checks that test name's outcome is word and, unless want is NULL, that
  * its result line contains want. */
 void st_expect(const st_run *r, const char *name, const char *word, const char *want);
+/* The verdict of claim head in r, on a runner others may load: 1 when
+ * its line says word (": PASS:"); 0 when it is INCONCLUSIVE and names the
+ * host as the cause ("; the host: ..."), as perfgate must on a loaded
+ * machine (noted in the test's output); a check failure and -1 otherwise
+ * (the other verdict, or undecided with no host cause). */
+int st_claim_or_host(const st_run *r, const char *head, const char *word);
+/* The same without the check: 1, 0 or -1. */
+int st_claim_verdict(const st_run *r, const char *head, const char *word);
 /* The speedup printed on the verdict line of claim head, or -1. */
 double st_speedup(const st_run *r, const char *head);
 /* 1 when this machine has a usable CUDA device (GPU fixtures then run). */
