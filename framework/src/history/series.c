@@ -120,7 +120,7 @@ static int window(loader *l, size_t g, size_t end, char *keep)
 {
   size_t last = l->q->last, n = end - g;
   if (!last || n <= last) return memset(keep + g, 1, n), 0;
-  if (l->q->per_run) return memset(keep + end - last, 1, last), 0;
+  if (l->q->per_run) return memset(keep + g, 0, n - last), memset(keep + end - last, 1, last), 0;
   size_t nseen = perf__grow_cap(0, 2 * (last < n ? last : n) + 1, 16), taken = 0;
   const char **seen = nseen ? calloc(nseen, sizeof *seen) : NULL;
   if (!seen) return -1;
