@@ -1,7 +1,8 @@
 /* history_trend.c — times the two parts of what --trend --gpu --last does:
  * read the series of one GPU's newest commits (perf__series_query's .gpu
  * and .last), then find each one's change points (as report/trendreport.c's
- * analyse does; nothing printed or drawn).
+ * analyse does, but on one thread, each series timed; nothing printed or
+ * drawn).
  *   history-trend LOCATION GPU LAST [THROUGH [read]]
  * GPU '': every GPU; LAST: commits (0: all); THROUGH: only runs up to this
  * id (0: all); read: only read (what --commit-report reads). Prints one

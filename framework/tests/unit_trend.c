@@ -177,3 +177,32 @@ ST_TEST(trend_undoes_names_a_fixed_regression)
   t.cp[1].after = 160, t.cp[1].size = 160.0 / 170 - 1;
   ST_EQ(perf__trend_undoes(&t, 1), -1);
 }
+
+/* perf__trend_changes_each on 1, 3 and 64 threads: the change points of
+ * perf__trend_changes one series at a time, every one (steps at several
+ * commits, sizes and none). */
+ST_TEST(trend_changes_each_on_threads_answers_as_a_loop)
+{
+  fleet f;
+  perf__rng r;
+  perf__rng_seed(&r, 8);
+  fleet_init(&f, SERIES, 0);
+  for (size_t i = 0; i < SERIES; i++) fleet_values(&f, i, &r, 6 + i, i % 3 ? 0.04 * (double)i : 0);
+  perf__trend_series want[SERIES];
+  for (size_t i = 0; i < SERIES; i++) {
+    want[i] = f.t[i];
+    want[i].ncp = perf__trend_changes(&f.s[i], want[i].cp, PERF__TREND_MAX_CUTS);
+  }
+  int found = 0;
+  for (size_t i = 0; i < SERIES; i++) found += want[i].ncp > 0;
+  ST_CHECKF(found >= 4, "only %d series with a change point: the comparison shows little", found);
+  static const int threads[] = {1, 3, 64};
+  for (size_t k = 0; k < 3; k++) {
+    for (size_t i = 0; i < SERIES; i++) f.t[i].ncp = -7, memset(f.t[i].cp, 0, sizeof f.t[i].cp);
+    ST_EQ(perf__trend_changes_each(f.p, SERIES, threads[k]), 0);
+    for (size_t i = 0; i < SERIES; i++)
+      ST_CHECKF(f.t[i].ncp == want[i].ncp &&
+                    !memcmp(f.t[i].cp, want[i].cp, (size_t)(want[i].ncp > 0 ? want[i].ncp : 0) * sizeof *want[i].cp),
+                "%d threads: series %zu: %d change points, a loop %d", threads[k], i, f.t[i].ncp, want[i].ncp);
+  }
+}

@@ -2,6 +2,8 @@
 #include "history/trend.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "base/status.h"
@@ -26,6 +28,39 @@ int perf__trend_changes(const perf__series *s, perf__changepoint *out, size_t ma
   int n = perf__changepoint_find(x, s->n, &o, out, max);
   free(x);
   return n;
+}
+
+/* The series left to search, shared by the threads. */
+typedef struct queue {
+  perf__trend_series *const *t;
+  size_t n;
+  atomic_size_t next;
+  atomic_int failed;
+} queue;
+
+/* A thread's loop: takes the next series until none is left. */
+static void *search(void *arg)
+{
+  queue *q = arg;
+  for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+    q->t[i]->ncp = perf__trend_changes(q->t[i]->s, q->t[i]->cp, PERF__TREND_MAX_CUTS);
+    if (q->t[i]->ncp < 0) atomic_store(&q->failed, 1);
+  }
+  return NULL;
+}
+
+/* See trend.h. */
+int perf__trend_changes_each(perf__trend_series *const *t, size_t n, int threads)
+{
+  enum { MOST = 64 };
+  pthread_t id[MOST];
+  queue q = {t, n, 0, 0};
+  int started = 0, want = threads < 1 ? 1 : threads > MOST ? MOST : threads;
+  if ((size_t)want > n) want = n ? (int)n : 1;
+  while (started < want - 1 && !pthread_create(&id[started], NULL, search, &q)) started++;
+  search(&q);
+  for (int k = 0; k < started; k++) pthread_join(id[k], NULL);
+  return atomic_load(&q.failed) ? PERF__ENOMEM : 0;
 }
 
 /* +1 for a change point upward, -1 downward. */

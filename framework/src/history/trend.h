@@ -45,6 +45,13 @@ size_t perf__trend_min_points(void);
  * PERF__ENOMEM. The same series always gives the same answer. */
 int perf__trend_changes(const perf__series *s, perf__changepoint *out, size_t max);
 
+/* perf__trend_changes of each t[i]->s into t[i]->cp and ncp (at most
+ * PERF__TREND_MAX_CUTS), on up to threads threads at once (each series is
+ * its own search: the answers are a loop's). A thread that cannot start
+ * leaves its share to the others. Returns 0, or PERF__ENOMEM (that
+ * series' ncp then negative). */
+int perf__trend_changes_each(perf__trend_series *const *t, size_t n, int threads);
+
 /* The machine's shifts among t[0..n), one GPU's series with their change
  * points: a commit where at least PERF__TREND_SHIFT_MIN workloads, and at
  * least half of those tested with commits on both sides of it, have a

@@ -9,6 +9,7 @@
 
 #include "base/baseline.h"
 #include "base/blyaml.h"
+#include "base/cpumask.h"
 #include "base/file.h"
 #include "base/progname.h"
 #include "base/units.h"
@@ -337,13 +338,13 @@ static int analyse(const perf__options_cli *cli, const perf__series_set *set, fo
   perf__baseline **bl = calloc(set->naxes + 1, sizeof *bl);
   if (!bl) return -1;
   for (size_t i = 0; i < set->naxes; i++) bl[i] = baseline_of(cli->baseline_dir, set->axes[i].gpu);
-  int rc = 0;
-  for (size_t i = 0; i < set->n && !rc; i++) {
-    f[i].t.s = &set->s[i];
-    f[i].t.ncp = perf__trend_changes(&set->s[i], f[i].t.cp, MAX_CUTS);
-    if (f[i].t.ncp < 0) rc = -1;
-    band_of(&f[i], bl[set->s[i].axis]);
-  }
+  perf__trend_series **t = malloc((set->n + 1) * sizeof *t);
+  int rc = t ? 0 : -1;
+  for (size_t i = 0; i < set->n && !rc; i++) f[i].t.s = &set->s[i], t[i] = &f[i].t;
+  /* As many series at once as the CPUs this process may use. */
+  if (!rc && perf__trend_changes_each(t, set->n, perf__cpumask_count())) rc = -1;
+  for (size_t i = 0; i < set->n && !rc; i++) band_of(&f[i], bl[set->s[i].axis]);
+  free(t);
   for (size_t i = 0; i < set->naxes; i++)
     if (bl[i]) perf__baseline_free(bl[i]), free(bl[i]);
   free(bl);
