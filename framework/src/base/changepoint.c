@@ -27,13 +27,18 @@ typedef struct placed {
   size_t i;
 } placed;
 
-/* A window ranked for best_split, reused by every permutation of it: the
- * sum of all distances and the sorted values' prefix sums do not change
- * when the values are reordered, and the ranks move with them. */
+/* A window ranked for best_split, reused by every permutation of it: what
+ * does not change when the values are reordered (each value's distances
+ * to all the others, the sum of all distances, the weights of Q's terms
+ * at each split) is computed once, and the ranks move with the values. */
 typedef struct ranked {
   size_t *rank;   /* rank[i]: v[i]'s place in sorted order (ties apart) */
-  double *below;  /* below[r]: the sum of the r smallest values; m + 1 */
+  double *spread; /* spread[r]: the sum of |x - y| of the value of rank r
+                     to all the others */
   double total;   /* the sum of |v[i] - v[k]| over all pairs */
+  double *w_before, *w_after; /* Q at a split after t values, times m/2: the
+                     distances between the sides less within the first times
+                     w_before[t], less within the second times w_after[t] */
   struct { double count, sum; } *tree; /* a Fenwick tree over ranks of the
                      values before the split: how many, their sum; m + 1 */
   placed *order;  /* sorting room */
@@ -65,58 +70,54 @@ static int by_placed(const void *x, const void *y)
   return a->v < b->v ? -1 : a->v > b->v ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
-/* Ranks v[0..m) into r (room for m values). O(m log m). Never fails. */
+/* Ranks v[0..m) into r (room for m values) and weighs its splits.
+ * O(m log m). Never fails. */
 static void rank_window(ranked *r, const double *v, size_t m)
 {
   for (size_t i = 0; i < m; i++) r->order[i] = (placed){v[i], i};
   qsort(r->order, m, sizeof *r->order, by_placed);
-  r->below[0] = r->total = 0;
-  for (size_t k = 0; k < m; k++) {
+  double below = 0, all = 0;
+  for (size_t k = 0; k < m; k++) all += r->order[k].v;
+  r->total = 0;
+  for (size_t k = 0; k < m; k++) { /* k values below it, m - 1 - k above */
+    double x = r->order[k].v;
     r->rank[r->order[k].i] = k;
-    r->below[k + 1] = r->below[k] + r->order[k].v;
-    r->total += r->order[k].v * (2.0 * (double)k - (double)m + 1); /* larger than k, smaller than m-1-k */
+    r->spread[k] = (double)k * x - below + (all - below - x) - (double)(m - 1 - k) * x;
+    r->total += x * (2.0 * (double)k - (double)m + 1);
+    below += x;
   }
-}
-
-/* The distances of x (rank rk; the t values before it, of sum
- * sum_before, in r's Fenwick tree) to the values before it and after
- * it in the window of m values. Never fails. */
-static void distances(const ranked *r, size_t m, size_t t, double sum_before, size_t rk, double x,
-                      double *to_before, double *to_after)
-{
-  double less = 0, sum_less = 0; /* before it and smaller: how many, their sum */
-  for (size_t k = rk; k > 0; k -= k & -k) less += r->tree[k].count, sum_less += r->tree[k].sum;
-  double more = (double)t - less;
-  double sum_more = sum_before - sum_less;
-  *to_before = less * x - sum_less + sum_more - more * x;
-  double after_less = r->below[rk] - sum_less, after_more = r->below[m] - r->below[rk + 1] - sum_more;
-  *to_after = ((double)rk - less) * x - after_less + after_more - ((double)(m - rk - 1) - more) * x;
+  /* Q(t) = t b / m (2 B / (t b) - W1 / C(t, 2) - W2 / C(b, 2)), b = m - t,
+   *      = 2 / m (B - b / (t - 1) W1 - t / (b - 1) W2). */
+  for (size_t t = 2; t + 2 <= m; t++)
+    r->w_before[t] = (double)(m - t) / (double)(t - 1), r->w_after[t] = (double)t / (double)(m - t - 1);
 }
 
 /* The split of v[0..m), ranked in r, with the largest divergence Q, into
  * *q; each side at least min long. O(m log m): the three sums move with
- * the split, each value's distances to both sides from the trees. Returns
- * the size of the part before it (0 when m < 2 min). Never fails. */
+ * the split, each value's distances to the values before it from the
+ * tree. Returns the size of the part before it (0 when m < 2 min). Never
+ * fails. */
 static size_t split_ranked(ranked *r, const double *v, size_t m, size_t min, double *q)
 {
-  double within_before = 0, between = 0, within_after = r->total, sum_before = 0;
+  double within_before = 0, between = 0, sum_before = 0, best_q = 0;
   size_t best = 0;
   memset(r->tree, 0, (m + 1) * sizeof *r->tree);
-  *q = 0;
   for (size_t t = 0; t + min <= m; t++) { /* t values before the split */
     if (t >= min && t >= 2 && m - t >= 2) {
-      double qt = energy(between, within_before, within_after, (double)t, (double)(m - t));
-      if (!best || qt > *q) *q = qt, best = t;
+      double within_after = r->total - within_before - between;
+      double qt = between - r->w_before[t] * within_before - r->w_after[t] * within_after;
+      if (!best || qt > best_q) best_q = qt, best = t;
     }
-    double to_before, to_after;
     size_t rk = r->rank[t];
-    distances(r, m, t, sum_before, rk, v[t], &to_before, &to_after);
+    double x = v[t], less = 0, sum_less = 0; /* before it and smaller: how many, their sum */
+    for (size_t k = rk; k > 0; k -= k & -k) less += r->tree[k].count, sum_less += r->tree[k].sum;
+    double to_before = (2 * less - (double)t) * x + sum_before - 2 * sum_less;
     within_before += to_before;
-    within_after -= to_after;
-    between += to_after - to_before;
-    for (size_t k = rk + 1; k <= m; k += k & -k) r->tree[k].count++, r->tree[k].sum += v[t];
-    sum_before += v[t];
+    between += r->spread[rk] - 2 * to_before;
+    for (size_t k = rk + 1; k <= m; k += k & -k) r->tree[k].count++, r->tree[k].sum += x;
+    sum_before += x;
   }
+  *q = 2 * best_q / (double)m;
   return best;
 }
 
@@ -501,10 +502,11 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
   size_t room = n ? n : 1;
   w.scratch = malloc(room * sizeof *w.scratch);
   w.c = malloc((n / o->min_segment + 2) * sizeof *w.c);
-  w.rk = (ranked){.rank = malloc(room * sizeof *w.rk.rank), .below = malloc((room + 1) * sizeof *w.rk.below),
-                  .tree = malloc((room + 1) * sizeof *w.rk.tree),
+  w.rk = (ranked){.rank = malloc(room * sizeof *w.rk.rank),
+                  .spread = malloc(room * sizeof *w.rk.spread), .w_before = malloc((room + 1) * sizeof *w.rk.w_before),
+                  .w_after = malloc((room + 1) * sizeof *w.rk.w_after), .tree = malloc((room + 1) * sizeof *w.rk.tree),
                   .order = malloc(room * sizeof *w.rk.order)};
-  int rc = w.scratch && w.c && w.rk.rank && w.rk.below && w.rk.tree && w.rk.order ? 0 : PERF__ENOMEM;
+  int rc = w.scratch && w.c && w.rk.rank && w.rk.spread && w.rk.w_before && w.rk.w_after && w.rk.tree && w.rk.order ? 0 : PERF__ENOMEM;
   perf__rng_seed(&w.rng, o->seed);
   if (!rc) rc = candidates(&w);
   if (!rc) {
@@ -514,6 +516,6 @@ int perf__changepoint_find(const double *x, size_t n, const perf__changepoint_op
   }
   free(w.scratch);
   free(w.c);
-  free(w.rk.rank), free(w.rk.below), free(w.rk.tree), free(w.rk.order);
+  free(w.rk.rank), free(w.rk.spread), free(w.rk.w_before), free(w.rk.w_after), free(w.rk.tree), free(w.rk.order);
   return rc;
 }
