@@ -102,7 +102,7 @@ timed() { /usr/bin/time -f "%e s wall, %M KB max RSS, exit %x" "$@" 2>&1 >"$dir/
 cc -std=c11 -O2 -I"$here/framework/src" -I"$here/framework/include" "$here/bench/history_trend.c" \
   "$build/libperfgate.a" -lsqlite3 -lm -ldl -lpthread -o "$dir/history-trend"
 trend() { "$dir/history-trend" "$@"; }
-echo "--commit-report=$newest (each GPU's newest 200 runs up to it): $(timed "$build/perftest" \
+echo "--commit-report=$newest (each GPU's newest 200 commits up to it): $(timed "$build/perftest" \
   --history="$(uri hist)" --commit-report="$newest")"
 sed -n '2,3p' "$dir/out.txt"
 for n in $windows; do
