@@ -111,6 +111,18 @@ static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
   return doc_of(gpu, m, a_s, b_s, NULL, 0);
 }
 
+/* perf__record_run of the document d, its text the one d writes back as.
+ * Returns what perf__record_run does. */
+static int record_doc(perf__store *s, const perf__jsontree_node *d, const perf__provenance *p,
+                      long long *id, char *err, size_t len)
+{
+  perf__json j = {0};
+  perf__jsontree_write(&j, d);
+  int rc = j.oom ? PERF__ENOMEM : perf__record_run(s, d, j.s, p, "run", id, err, len);
+  perf__json_free(&j);
+  return rc;
+}
+
 /* Records doc_of(gpu, m, a_s, b_s, shard, failed) under commit. Returns
  * the run id or 0. */
 static long long record_of(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
@@ -122,7 +134,7 @@ static long long record_of(perf__store *s, const char *commit, const char *gpu, 
   snprintf(p.commit, sizeof p.commit, "%s", commit);
   perf__jsontree_node *d = doc_of(gpu, m, a_s, b_s, shard, failed);
   if (!d) return 0;
-  int rc = perf__record_run(s, d, &p, "run", &id, err, sizeof err);
+  int rc = record_doc(s, d, &p, &id, err, sizeof err);
   ST_CHECKF(rc == 0, "record: %s", err);
   perf__jsontree_free(d);
   return rc ? 0 : id;
@@ -287,16 +299,18 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   st_rmtree(dir);
 }
 
+enum { PG_STATE = 8000 }; /* pg_state's room */
+
 /* What the store holds, for "nothing changed": SQLite's file bytes are
  * compared by the caller; for PostgreSQL, its perfgate tables, their
  * columns and rows in a line. */
 static int state_row(void *ctx, int n, const char *const *v)
 {
-  snprintf(ctx, 2000, "%s", n > 0 && v[0] ? v[0] : "(null)");
+  snprintf(ctx, PG_STATE, "%s", n > 0 && v[0] ? v[0] : "(null)");
   return 0;
 }
 
-static void pg_state(perf__store *s, char out[2000])
+static void pg_state(perf__store *s, char out[PG_STATE])
 {
   static const char *const parts[] = {
       "SELECT string_agg(table_name || '.' || column_name || ':' || data_type, ',' ORDER BY"
@@ -306,9 +320,10 @@ static void pg_state(perf__store *s, char out[2000])
       "SELECT string_agg(version::text, ',') FROM perfgate_schema"};
   size_t u = 0;
   for (int k = 0; k < 3; k++) {
-    char part[2000] = "(none)", err[600];
+    char part[PG_STATE] = "(none)", err[600];
     perf__store_exec(s, parts[k], NULL, 0, state_row, part, err, sizeof err);
-    u += (size_t)snprintf(out + u, 2000 - u, "%s; ", part);
+    int w = snprintf(out + u, PG_STATE - u, "%s; ", part);
+    u = w > 0 && (size_t)w < PG_STATE - u ? u + (size_t)w : PG_STATE - 1;
   }
 }
 
@@ -340,14 +355,16 @@ static void broken_schemas(const char *where, const char *dir)
        "perfgate_schema's version is 1, but the index perfgate_runs_gpu of version 2 exists"},
       {"UPDATE perfgate_schema SET version = 2", NULL,
        "perfgate_schema's version is 2, but the column perfgate_runs.perfgate of version 3 exists"},
+      {"UPDATE perfgate_schema SET version = 5", NULL,
+       "perfgate_schema's version is 5, but the table perfgate_reports of version 6 exists"},
       {"DROP INDEX perfgate_claims_test", NULL, NULL},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    char err[600], args[900], before[2000] = "", after[2000] = "", cmd[600];
+    char err[600], args[900], before[PG_STATE] = "", after[PG_STATE] = "", cmd[600];
     perf__store *s = NULL;
     if (pg && !perf__connect_open(where, 0, &s, err, sizeof err))
-      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_workloads, perfgate_claims, perfgate_runs,"
-                          " perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
+      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_reports, perfgate_workloads, perfgate_claims,"
+                          " perfgate_runs, perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
     perf__store_close(s);
     if (!pg) {
       snprintf(cmd, sizeof cmd, "rm -f '%s'", where);
@@ -419,6 +436,7 @@ ST_TEST(history_records_claims_and_workloads_and_reads_them_as_series)
                   " AND branch = 'main' AND commit_from = '--commit'"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims WHERE kind = 'CHECK' AND ratio IS NULL"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads WHERE clock = 'events' AND samples = 1"), 10);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports r JOIN perfgate_runs u ON u.id = r.run_id"), 5);
 
   perf__series_query q = {NULL, "GPU", NULL, 0, 0, 0};
   perf__series_set set;
@@ -543,7 +561,7 @@ static void eight_loops(const char *where)
         snprintf(commit, sizeof commit, "loop-%d-%d", c, k);
         snprintf(p.commit, sizeof p.commit, "%s", commit);
         perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
-        bad = !d || perf__record_run(s, d, &p, "run", NULL, err, sizeof err);
+        bad = !d || record_doc(s, d, &p, NULL, err, sizeof err);
         perf__jsontree_free(d);
       }
       if (bad) fprintf(stderr, "writer %d: %s\n", c, err);
@@ -679,7 +697,7 @@ ST_TEST(history_trend_reports_a_bump_a_machine_shift_and_suspected_commits)
     perf__provenance p = {"", "--commit", "main"};
     snprintf(p.commit, sizeof p.commit, "%s", c);
     perf__jsontree_node *d = doc_tests("GPU", i, 5, names, a, b, NULL, 0);
-    ST_CHECKF(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0, "record: %s", err);
+    ST_CHECKF(d && record_doc(s, d, &p, NULL, err, sizeof err) == 0, "record: %s", err);
     perf__jsontree_free(d);
   }
   perf__store_close(s);
@@ -746,7 +764,7 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
     perf__provenance p = {"c1", "--commit", ""};
     snprintf(p.branch, sizeof p.branch, "%s", on[k] ? on[k] : "");
     perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
-    ST_CHECK(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0);
+    ST_CHECK(d && record_doc(s, d, &p, NULL, err, sizeof err) == 0);
     perf__jsontree_free(d);
   }
   perf__store_close(s);
@@ -1114,7 +1132,7 @@ ST_TEST(history_masks_passwords)
       " \"tests\": []}", "doc", err, sizeof err);
   perf__provenance p = {"c1", "--commit", ""};
   if (s && d) {
-    ST_EQ(perf__record_run(s, d, &p, "run", NULL, err, sizeof err), 0);
+    ST_EQ(record_doc(s, d, &p, NULL, err, sizeof err), 0);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%u:***@db%'"), 1);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%hunter2%'"), 0);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE perfgate IS NULL"), 1); /* no run.perfgate */
@@ -1500,7 +1518,7 @@ static void preflight_columns(const char *where, const char *dir)
     char sql[200];
     ST_CHECKF(d != NULL, "%s", err);
     if (!d) continue;
-    ST_EQ(perf__record_run(s, d, &p, "run", &id, err, sizeof err), 0);
+    ST_EQ(record_doc(s, d, &p, &id, err, sizeof err), 0);
     perf__jsontree_free(d);
     snprintf(sql, sizeof sql, "SELECT unfit FROM perfgate_runs WHERE id = %lld", id);
     ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
@@ -1745,3 +1763,4 @@ ST_TEST(history_merge_of_recorded_shards_counts_the_run_once)
   st_run_free(&run);
   st_rmtree(dir);
 }
+

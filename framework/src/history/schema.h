@@ -7,7 +7,7 @@
 #include "history/store.h"
 
 /* The schema this perfgate writes and reads. */
-enum { PERF__SCHEMA_VERSION = 5 };
+enum { PERF__SCHEMA_VERSION = 6 };
 
 /* The store's schema version into *v: 0 for a store with none of
  * perfgate's tables (an empty history: a run would create them; a reader

@@ -125,16 +125,15 @@ static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, per
   return 0;
 }
 
-/* The merged report from the checked reports r[0..n), written to out.
- * Returns its exit code, or 2 after a message. */
-static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards)
+/* The merged report from the checked reports r[0..n) into j (the
+ * caller frees it), written to out. Returns its exit code, or 2 after a
+ * message. */
+static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards, perf__json *j)
 {
-  perf__json j = {0};
   perf__jsonreport_totals t;
   int code = 0;
-  int err = merged(&j, r, n, shards, &t, &code);
-  if (!err) err = perf__report_save("--merge", out, &j) ? 2 : 0;
-  perf__json_free(&j);
+  int err = merged(j, r, n, shards, &t, &code);
+  if (!err) err = perf__report_save("--merge", out, j) ? 2 : 0;
   if (err) return err;
   printf("perfgate: merged %d %s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
          n, perf__units_noun(n, "report", "reports"), out, t.passed, t.failed, t.skipped, code);
@@ -225,17 +224,17 @@ static int pages(const perf__options_cli *cli, perf__jsontree_node **r, int n, i
   return err ? 2 : 0;
 }
 
-/* --history: the merged report, as written to out, recorded as one run.
- * Returns 0, or PERF__EIO after a message. */
-static int record(const char *out, const perf__options_cli *cli)
+/* --history: the merged report j, as written to the output, recorded as
+ * one run. Returns 0, or PERF__EIO after a message. */
+static int record(const perf__json *j, const perf__options_cli *cli)
 {
   char err[600];
-  perf__jsontree_node *doc = perf__jsontree_read(out, err, sizeof err);
+  perf__jsontree_node *doc = perf__jsontree_parse(j->s, "the merged report", err, sizeof err);
   if (!doc) {
     fprintf(stderr, "%s: --history: %s: the merged run was not recorded\n", perf__progname(), err);
     return PERF__EIO;
   }
-  int e = perf__recorder_record(cli, doc, "merge", NULL);
+  int e = perf__recorder_record(cli, doc, j->s, "merge", NULL);
   perf__jsontree_free(doc);
   return e;
 }
@@ -305,8 +304,10 @@ static int merge(const char *out, char **in, int n, int shards, const perf__opti
   char err[1400];
   if (!code && cli && perf__recorder_check_merge(cli, r[0], in[0], err, sizeof err))
     code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
-  if (!code) code = write_merged(out, r, n, shards);
-  if (code != 2 && cli && cli->history && record(out, cli)) code = 2;
+  perf__json j = {0};
+  if (!code) code = write_merged(out, r, n, shards, &j);
+  if (code != 2 && cli && cli->history && record(&j, cli)) code = 2;
+  perf__json_free(&j);
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
   for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
   free(r);

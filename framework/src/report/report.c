@@ -228,8 +228,8 @@ static int write_format(const perf__report_format *f, const run *x)
   return 0;
 }
 
-/* --history: the run recorded from its --json document. Returns 0 or
- * PERF__EIO with a message. */
+/* --history: the run recorded from its --json document (kept whole in
+ * the history). Returns 0 or PERF__EIO with a message. */
 static int record(run *x)
 {
   perf__json j = {0};
@@ -237,14 +237,15 @@ static int record(run *x)
   perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
   int oom = j.oom;
   perf__jsontree_node *doc = oom ? NULL : perf__jsontree_parse(j.s, "the run's report", err, sizeof err);
-  perf__json_free(&j);
   if (!doc) {
+    perf__json_free(&j);
     fprintf(stderr, "%s: --history: %s: the run was not recorded\n", perf__progname(),
             oom ? "out of memory" : err);
     return PERF__EIO;
   }
-  int e = perf__recorder_record(x->cli, doc, "run", &x->recorded);
+  int e = perf__recorder_record(x->cli, doc, j.s, "run", &x->recorded);
   perf__jsontree_free(doc);
+  perf__json_free(&j);
   return e;
 }
 
