@@ -1816,7 +1816,7 @@ static void merge_from_history(const char *where, const char *dir)
   char args[1400], path[200];
   shard_run(where, dir, 1, 3, "r3", "first1", "--seed=7");
   for (int k = 0; k < 3; k++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "s%d", k);
     shard_run(where, dir, k, 3, "r3", name, "--seed=8");
   }
