@@ -17,6 +17,7 @@
 #include "report/commitreport.h"
 #include "report/report.h"
 #include "report/merge.h"
+#include "report/mergehistory.h"
 #include "report/outputs.h"
 #include "report/recorder.h"
 #include "report/trendreport.h"
@@ -285,7 +286,10 @@ int perf_main(int argc, char **argv)
                : perf__trendreport_run(&cli);
   if (cli.commit_report)
     return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__commitreport_run(&cli);
-  if (cli.merge) return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__merge(&cli);
+  if (cli.merge)
+    return outputs_ok(&cli, prog, NULL, 0) ? 2
+           : cli.merge_n                   ? perf__merge(&cli)
+                                           : perf__mergehistory_run(&cli);
   if (shard_status_file(prog)) return 2;
   perf__shard sh;
   if (duplicate_names() || sharding(&sh)) return 2;

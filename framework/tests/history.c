@@ -1,4 +1,4 @@
-/* history.c — the history store: schema versions and migrations, what a run records, eight writers at once and a killed one (SQLite and a real PostgreSQL server), --trend, the Markdown comparison, --merge, and bad input. */
+/* history.c — the history store: schema versions and migrations, what a run records, eight writers at once and a killed one (SQLite and a real PostgreSQL server), --trend, the Markdown comparison, --merge (and from the history by run id), and bad input. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -111,6 +111,18 @@ static perf__jsontree_node *doc(const char *gpu, int m, double a_s, double b_s)
   return doc_of(gpu, m, a_s, b_s, NULL, 0);
 }
 
+/* perf__record_run of the document d, its text the one d writes back as.
+ * Returns what perf__record_run does. */
+static int record_doc(perf__store *s, const perf__jsontree_node *d, const perf__provenance *p,
+                      long long *id, char *err, size_t len)
+{
+  perf__json j = {0};
+  perf__jsontree_write(&j, d);
+  int rc = j.oom ? PERF__ENOMEM : perf__record_run(s, d, j.s, p, "run", id, err, len);
+  perf__json_free(&j);
+  return rc;
+}
+
 /* Records doc_of(gpu, m, a_s, b_s, shard, failed) under commit. Returns
  * the run id or 0. */
 static long long record_of(perf__store *s, const char *commit, const char *gpu, int m, double a_s,
@@ -122,7 +134,7 @@ static long long record_of(perf__store *s, const char *commit, const char *gpu, 
   snprintf(p.commit, sizeof p.commit, "%s", commit);
   perf__jsontree_node *d = doc_of(gpu, m, a_s, b_s, shard, failed);
   if (!d) return 0;
-  int rc = perf__record_run(s, d, &p, "run", &id, err, sizeof err);
+  int rc = record_doc(s, d, &p, &id, err, sizeof err);
   ST_CHECKF(rc == 0, "record: %s", err);
   perf__jsontree_free(d);
   return rc ? 0 : id;
@@ -287,16 +299,18 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   st_rmtree(dir);
 }
 
+enum { PG_STATE = 8000 }; /* pg_state's room */
+
 /* What the store holds, for "nothing changed": SQLite's file bytes are
  * compared by the caller; for PostgreSQL, its perfgate tables, their
  * columns and rows in a line. */
 static int state_row(void *ctx, int n, const char *const *v)
 {
-  snprintf(ctx, 2000, "%s", n > 0 && v[0] ? v[0] : "(null)");
+  snprintf(ctx, PG_STATE, "%s", n > 0 && v[0] ? v[0] : "(null)");
   return 0;
 }
 
-static void pg_state(perf__store *s, char out[2000])
+static void pg_state(perf__store *s, char out[PG_STATE])
 {
   static const char *const parts[] = {
       "SELECT string_agg(table_name || '.' || column_name || ':' || data_type, ',' ORDER BY"
@@ -306,9 +320,10 @@ static void pg_state(perf__store *s, char out[2000])
       "SELECT string_agg(version::text, ',') FROM perfgate_schema"};
   size_t u = 0;
   for (int k = 0; k < 3; k++) {
-    char part[2000] = "(none)", err[600];
+    char part[PG_STATE] = "(none)", err[600];
     perf__store_exec(s, parts[k], NULL, 0, state_row, part, err, sizeof err);
-    u += (size_t)snprintf(out + u, 2000 - u, "%s; ", part);
+    int w = snprintf(out + u, PG_STATE - u, "%s; ", part);
+    u = w > 0 && (size_t)w < PG_STATE - u ? u + (size_t)w : PG_STATE - 1;
   }
 }
 
@@ -340,14 +355,16 @@ static void broken_schemas(const char *where, const char *dir)
        "perfgate_schema's version is 1, but the index perfgate_runs_gpu of version 2 exists"},
       {"UPDATE perfgate_schema SET version = 2", NULL,
        "perfgate_schema's version is 2, but the column perfgate_runs.perfgate of version 3 exists"},
+      {"UPDATE perfgate_schema SET version = 5", NULL,
+       "perfgate_schema's version is 5, but the table perfgate_reports of version 6 exists"},
       {"DROP INDEX perfgate_claims_test", NULL, NULL},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    char err[600], args[900], before[2000] = "", after[2000] = "", cmd[600];
+    char err[600], args[900], before[PG_STATE] = "", after[PG_STATE] = "", cmd[600];
     perf__store *s = NULL;
     if (pg && !perf__connect_open(where, 0, &s, err, sizeof err))
-      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_workloads, perfgate_claims, perfgate_runs,"
-                          " perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
+      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_reports, perfgate_workloads, perfgate_claims,"
+                          " perfgate_runs, perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
     perf__store_close(s);
     if (!pg) {
       snprintf(cmd, sizeof cmd, "rm -f '%s'", where);
@@ -419,6 +436,7 @@ ST_TEST(history_records_claims_and_workloads_and_reads_them_as_series)
                   " AND branch = 'main' AND commit_from = '--commit'"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims WHERE kind = 'CHECK' AND ratio IS NULL"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads WHERE clock = 'events' AND samples = 1"), 10);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports r JOIN perfgate_runs u ON u.id = r.run_id"), 5);
 
   perf__series_query q = {NULL, "GPU", NULL, 0, 0, 0};
   perf__series_set set;
@@ -543,7 +561,7 @@ static void eight_loops(const char *where)
         snprintf(commit, sizeof commit, "loop-%d-%d", c, k);
         snprintf(p.commit, sizeof p.commit, "%s", commit);
         perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
-        bad = !d || perf__record_run(s, d, &p, "run", NULL, err, sizeof err);
+        bad = !d || record_doc(s, d, &p, NULL, err, sizeof err);
         perf__jsontree_free(d);
       }
       if (bad) fprintf(stderr, "writer %d: %s\n", c, err);
@@ -679,7 +697,7 @@ ST_TEST(history_trend_reports_a_bump_a_machine_shift_and_suspected_commits)
     perf__provenance p = {"", "--commit", "main"};
     snprintf(p.commit, sizeof p.commit, "%s", c);
     perf__jsontree_node *d = doc_tests("GPU", i, 5, names, a, b, NULL, 0);
-    ST_CHECKF(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0, "record: %s", err);
+    ST_CHECKF(d && record_doc(s, d, &p, NULL, err, sizeof err) == 0, "record: %s", err);
     perf__jsontree_free(d);
   }
   perf__store_close(s);
@@ -746,7 +764,7 @@ ST_TEST(history_trend_names_the_branches_a_filter_missed)
     perf__provenance p = {"c1", "--commit", ""};
     snprintf(p.branch, sizeof p.branch, "%s", on[k] ? on[k] : "");
     perf__jsontree_node *d = doc("GPU", k, 1e-3, 2e-3);
-    ST_CHECK(d && perf__record_run(s, d, &p, "run", NULL, err, sizeof err) == 0);
+    ST_CHECK(d && record_doc(s, d, &p, NULL, err, sizeof err) == 0);
     perf__jsontree_free(d);
   }
   perf__store_close(s);
@@ -1114,7 +1132,7 @@ ST_TEST(history_masks_passwords)
       " \"tests\": []}", "doc", err, sizeof err);
   perf__provenance p = {"c1", "--commit", ""};
   if (s && d) {
-    ST_EQ(perf__record_run(s, d, &p, "run", NULL, err, sizeof err), 0);
+    ST_EQ(record_doc(s, d, &p, NULL, err, sizeof err), 0);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%u:***@db%'"), 1);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE argv LIKE '%hunter2%'"), 0);
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE perfgate IS NULL"), 1); /* no run.perfgate */
@@ -1374,7 +1392,18 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
       {"--trend", "--trend reads a history: give it --history"},
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
-      {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads: give it with --trend"},
+      {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads, or the GPU whose "
+       "shards a merge from the history reads: give it with --trend, or with --history, --run-id and --merge=OUT"},
+      {"--history=%D/h.db --last=3 --filter=host.truth", "--last picks what --trend reads: give it with --trend"},
+      /* --merge: files or a run of the history, not neither, not both */
+      {"--merge=%D/o.json", "--merge=OUT needs the shards' --json reports after it, or --history=PATH|URI and "
+       "--run-id=ID before it"},
+      {"--history=%D/h.db --merge=%D/o.json", "merges a run from the history: give it --run-id=ID (before --merge)"},
+      {"--history=%D/h.db --run-id=7 --merge=%D/o.json %D/a.json", "give --run-id or the reports, not both"},
+      {"--merge=%D/o.json --history=%D/h.db --run-id=7", "--merge=OUT takes the rest of the line as its reports, "
+       "and '--history=%D/h.db' is an option: give the options before --merge"},
+      {"--gpu=H100 --merge=%D/o.json %D/a.json", "--gpu picks what --trend reads, or the GPU"},
+      {"--history=%D/missing.db --run-id=7 --merge=%D/o.json", "--merge: --history: %D/missing.db: no history there"},
       {"--history=%D/h.db --trend --last=0", "--last: expected a number of commits in 1..1000000, got '0'"},
       {"--history=%D/h.db --trend --gpu=", "--gpu needs a GPU's name as the history records it"},
       {"--history=%D/h.db --commit= --filter=host.truth", "--commit needs"},
@@ -1500,7 +1529,7 @@ static void preflight_columns(const char *where, const char *dir)
     char sql[200];
     ST_CHECKF(d != NULL, "%s", err);
     if (!d) continue;
-    ST_EQ(perf__record_run(s, d, &p, "run", &id, err, sizeof err), 0);
+    ST_EQ(record_doc(s, d, &p, &id, err, sizeof err), 0);
     perf__jsontree_free(d);
     snprintf(sql, sizeof sql, "SELECT unfit FROM perfgate_runs WHERE id = %lld", id);
     ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
@@ -1744,4 +1773,221 @@ ST_TEST(history_merge_of_recorded_shards_counts_the_run_once)
             "exit %d: %s", run.status, run.out);
   st_run_free(&run);
   st_rmtree(dir);
+}
+
+/* ---- --merge from the history (schema 6) --------------------------------- */
+
+/* The fixture's shard k of total of run id, recorded into where, its
+ * --json report at dir/NAME.json; extra: more options. */
+static void shard_run(const char *where, const char *dir, int k, int total, const char *id,
+                      const char *name, const char *extra)
+{
+  st_run run;
+  char env[400], args[1400];
+  snprintf(env, sizeof env, NO_CI "GTEST_TOTAL_SHARDS=%d GTEST_SHARD_INDEX=%d ", total, k);
+  snprintf(args, sizeof args, "--filter='host.four_x_work_is_2x_faster:host.aa_similar:host.truth' "
+           "--budget=0.2 --commit=m1 --run-id=%s --history='%s' --json='%s/%s.json' %s", id, where, dir,
+           name, extra);
+  st_exec(&run, env, args);
+  ST_CHECKF((run.status == 0 || run.status == 1) && strstr(run.out, "perfgate: recorded run"),
+            "shard %d: exit %d: %s", k, run.status, run.out);
+  st_run_free(&run);
+}
+
+/* The fixture with args; its exit status must be status and its output
+ * hold want (NULL: anything). Returns the exit status. */
+static int merge_says(const char *args, int status, const char *want)
+{
+  st_run run;
+  st_exec(&run, "", args);
+  int got = run.status;
+  ST_CHECKF(got == status && (!want || strstr(run.out, want)), "%s: exit %d: %s", args, got, run.out);
+  st_run_free(&run);
+  return got;
+}
+
+/* Three shards of run r3 recorded as they ran, shard 1 twice (--seed=7,
+ * then --seed=8: the later attempt counts). Merged from the history by
+ * run id, the report is byte for byte the merge of the shards' --json
+ * files (nothing in it differs: each shard's document is its --json
+ * report as written), its page drawn with --html; nothing is recorded. */
+static void merge_from_history(const char *where, const char *dir)
+{
+  char args[1400], path[200];
+  shard_run(where, dir, 1, 3, "r3", "first1", "--seed=7");
+  for (int k = 0; k < 3; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "s%d", k);
+    shard_run(where, dir, k, 3, "r3", name, "--seed=8");
+  }
+  snprintf(args, sizeof args, "--html='%s/h.html' --history='%s' --run-id=r3 --merge='%s/h.json'", dir,
+           where, dir);
+  st_run run;
+  st_exec(&run, "", args);
+  int code = run.status;
+  ST_CHECKF((code == 0 || code == 1) && strstr(run.out, "perfgate: merged 3 reports") &&
+                !strstr(run.out, "recorded"), "exit %d: %s", code, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--merge='%s/f.json' '%s/s0.json' '%s/s1.json' '%s/s2.json'", dir, dir, dir,
+           dir);
+  merge_says(args, code, "perfgate: merged 3 reports");
+  snprintf(path, sizeof path, "%s/h.json", dir);
+  char *h = st_slurp(path);
+  snprintf(path, sizeof path, "%s/f.json", dir);
+  char *f = st_slurp(path);
+  ST_CHECKF(h && f && !strcmp(h, f), "the merge from the history is not the files' merge:\n%s\n---\n%s",
+            h ? h : "(none)", f ? f : "(none)");
+  ST_CHECKF(h && strstr(h, "\"--seed=8\"") && !strstr(h, "\"--seed=7\""), "not shard 1's last attempt");
+  free(h);
+  free(f);
+  snprintf(path, sizeof path, "%s/h.html", dir);
+  char *page = st_slurp(path);
+  ST_CHECKF(page && strstr(page, "host.four_x_work_is_2x_faster"), "no page drawn");
+  free(page);
+  perf__store *s = open_at(where);
+  if (!s) return;
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 4);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports"), 4);
+  perf__store_close(s);
+}
+
+ST_TEST(history_sqlite_merge_from_the_history_is_the_merge_of_the_shards_files)
+{
+  on_sqlite(merge_from_history);
+}
+
+ST_TEST(history_postgres_merge_from_the_history_is_the_merge_of_the_shards_files)
+{
+  on_postgres(merge_from_history);
+}
+
+/* A merge from the history refused, exit 2 and no report written: a
+ * shard missing (named), two missing, a run id the history lacks, a run
+ * whose shards ran on two GPUs (named, with their shards) and a --gpu
+ * that has none of them; --gpu picks one GPU's shards. */
+static void merge_from_history_refused(const char *where, const char *dir)
+{
+  perf__store *s = open_at(where);
+  if (!s) return;
+  static const char *const shards[] = {"{\"index\": 0, \"total\": 4, \"run_id\": \"r4\"}",
+                                       "{\"index\": 1, \"total\": 4, \"run_id\": \"r4\"}",
+                                       "{\"index\": 3, \"total\": 4, \"run_id\": \"r4\"}",
+                                       "{\"index\": 0, \"total\": 3, \"run_id\": \"r6\"}"};
+  for (int k = 0; k < 4; k++) record_of(s, "c1", "GPU-A", k, 1e-3, 5e-3, shards[k], 0);
+  for (int k = 0; k < 4; k++) {
+    char shard[80];
+    snprintf(shard, sizeof shard, "{\"index\": %d, \"total\": 2, \"run_id\": \"r5\"}", k % 2);
+    record_of(s, "c2", k < 2 ? "GPU-A" : "GPU-B", 10 + k, 1e-3, 5e-3, shard, 0);
+  }
+  perf__store_close(s);
+  static const struct {
+    const char *opts, *want;
+  } bad[] = {
+      {"--run-id=r4", "--merge: shard 2 of 4 (from 0) of run 'r4' is not in the history "},
+      {"--run-id=r6", "--merge: shards 1 and 2 of 3 (from 0) of run 'r6' are not in the history "},
+      {"--run-id=nope", "--merge: run 'nope' is not in the history "},
+      {"--run-id=r5", ": 'GPU-A' (2 shards), 'GPU-B' (2 shards); pick one with --gpu=NAME"},
+      {"--run-id=r5 --gpu=GPU-C", "run 'r5' has no shard on GPU 'GPU-C' in "},
+  };
+  char args[1400], path[200];
+  snprintf(path, sizeof path, "%s/o.json", dir);
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    snprintf(args, sizeof args, "--history='%s' %s --merge='%s'", where, bad[k].opts, path);
+    merge_says(args, 2, bad[k].want);
+    ST_CHECKF(access(path, F_OK) != 0, "%s: a report was written", bad[k].opts);
+  }
+  snprintf(args, sizeof args, "--history='%s' --run-id=r5 --gpu=GPU-C --merge='%s'", where, path);
+  merge_says(args, 2, "; it ran on 'GPU-A' (2 shards), 'GPU-B' (2 shards)");
+  snprintf(args, sizeof args, "--history='%s' --run-id=r5 --gpu=GPU-B --merge='%s'", where, path);
+  merge_says(args, 0, "perfgate: merged 2 reports");
+  char *m = st_slurp(path);
+  ST_CHECKF(m && strstr(m, "\"name\": \"GPU-B\"") && !strstr(m, "GPU-A"), "%s", m ? m : "(none)");
+  free(m);
+}
+
+ST_TEST(history_sqlite_merge_from_the_history_names_what_is_missing)
+{
+  on_sqlite(merge_from_history_refused);
+}
+
+ST_TEST(history_postgres_merge_from_the_history_names_what_is_missing)
+{
+  on_postgres(merge_from_history_refused);
+}
+
+/* A shard as perfgate recorded it at schema 5 (no document). */
+#define SCHEMA_5_SHARD(index)                                                                      \
+  "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, gpu, host,"               \
+  " host_fingerprint, origin, exit_code, tests, passed, failed, skipped, claims, workloads,"       \
+  " run_key, shard_index, shard_total) VALUES ('2026-11-01T00:00:00Z', 'x', 'old', 'test', 'GPU',"  \
+  " 'h', '{}', 'run', 0, 1, 1, 0, 0, 0, 0, 'r-old', " #index ", 2)"
+
+static int text_dup_row(void *ctx, int n, const char *const *v)
+{
+  free(*(char **)ctx);
+  *(char **)ctx = n > 0 && v[0] ? strdup(v[0]) : NULL;
+  return 0;
+}
+
+/* A schema-5 store's shards (no documents): a merge from the history
+ * refuses them, naming them and the --json files to merge instead, and
+ * reads only (the store stays at version 5, unchanged); migrated to
+ * version 6 they stay, with no document, and the merge says the same; a
+ * run recorded then keeps its document as written. */
+static void schema_5_shards(const char *where, const char *dir)
+{
+  char err[600], args[1400], cmd[600], before[PG_STATE] = "", after[PG_STATE] = "";
+  int pg = perf__connect_is_postgres(where);
+  perf__store *s = NULL;
+  ST_EQ(perf__connect_open(where, 1, &s, err, sizeof err), 0);
+  if (!s) return;
+  ST_EQ(perf__schema_migrate(s, 5, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, SCHEMA_5_SHARD(0), NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, SCHEMA_5_SHARD(1), NULL, 0, NULL, NULL, err, sizeof err), 0);
+  if (pg) pg_state(s, before);
+  perf__store_close(s);
+  if (!pg) snprintf(cmd, sizeof cmd, "cp '%s' '%s/before.db'", where, dir), ST_EQ(st_shell(cmd), 0);
+  const char *want = "--merge: shards 0, 1 of run 'r-old' in ";
+  const char *instead = "were recorded before history schema 6, without their report: merge the "
+                        "shards' --json files instead";
+  snprintf(args, sizeof args, "--history='%s' --run-id=r-old --merge='%s/o.json'", where, dir);
+  merge_says(args, 2, want);
+  merge_says(args, 2, instead);
+  if (pg && (s = open_at_unchecked(where))) pg_state(s, after), perf__store_close(s);
+  if (pg) ST_CHECKF(!strcmp(before, after), "changed: %s -> %s", before, after);
+  if (!pg) snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s/before.db'", where, dir);
+  if (!pg) ST_CHECKF(st_shell(cmd) == 0, "the file changed");
+  if (!(s = open_at(where))) return; /* migrated to 6 */
+  int v = 0;
+  ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
+  ST_EQ(v, 6);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = 'r-old'"), 2);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports"), 0);
+  perf__store_close(s);
+  merge_says(args, 2, instead);
+  if (!(s = open_at(where))) return;
+  perf__provenance p = {"c6", "--commit", "main"};
+  perf__jsontree_node *d = doc("GPU", 1, 1e-3, 2e-3);
+  perf__json j = {0};
+  long long id = 0;
+  char sql[120], *kept = NULL;
+  if (d) perf__jsontree_write(&j, d);
+  ST_CHECKF(d && !j.oom && perf__record_run(s, d, j.s, &p, "run", &id, err, sizeof err) == 0, "%s", err);
+  snprintf(sql, sizeof sql, "SELECT document FROM perfgate_reports WHERE run_id = %lld", id);
+  ST_EQ(perf__store_exec(s, sql, NULL, 0, text_dup_row, &kept, err, sizeof err), 0);
+  ST_CHECKF(kept && j.s && !strcmp(kept, j.s), "kept: %s", kept ? kept : "(none)");
+  free(kept);
+  perf__json_free(&j);
+  perf__jsontree_free(d);
+  perf__store_close(s);
+}
+
+ST_TEST(history_sqlite_shards_of_schema_5_migrate_and_merge_from_their_files)
+{
+  on_sqlite(schema_5_shards);
+}
+
+ST_TEST(history_postgres_shards_of_schema_5_migrate_and_merge_from_their_files)
+{
+  on_postgres(schema_5_shards);
 }

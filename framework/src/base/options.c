@@ -348,6 +348,40 @@ static const char *one_stream_formats(char *buf, size_t n)
   return buf;
 }
 
+/* The first of --merge's inputs that is one of the options (misplaced:
+ * the rest of the line after --merge=OUT is its inputs), or NULL. Never
+ * fails. */
+static const char *option_among_inputs(const perf__options_cli *c)
+{
+  for (int i = 0; i < c->merge_n; i++)
+    for (size_t k = 0; k < NOPTIONS; k++) {
+      const char *v;
+      if (spelled(&options[k], c->merge_in[i], &v) != MISS) return c->merge_in[i];
+    }
+  return NULL;
+}
+
+/* Fails on a --merge that has neither input files nor a run to read from
+ * the history, or both, or an option among its inputs. */
+static int merge_conflicts(args *a)
+{
+  const perf__options_cli *c = a->cli;
+  const char *opt = option_among_inputs(c);
+  if (opt)
+    return usage(a, "--merge=OUT takes the rest of the line as its reports, and '%s' is an option: "
+                    "give the options before --merge", opt, NULL);
+  if (!c->merge_n && !c->history)
+    return usage(a, "--merge=OUT needs the shards' --json reports after it, or --history=PATH|URI and "
+                    "--run-id=ID before it (the run's shards from the history)", NULL, NULL);
+  if (!c->merge_n && !c->run_id)
+    return usage(a, "--merge=OUT with --history and no reports after it merges a run from the "
+                    "history: give it --run-id=ID (before --merge)", NULL, NULL);
+  if (c->merge_n && c->run_id)
+    return usage(a, "--run-id picks the run a merge reads from the history, and the reports after "
+                    "--merge=OUT carry their own run id: give --run-id or the reports, not both", NULL, NULL);
+  return 0;
+}
+
 /* Fails on options that do not combine. */
 static int conflicts(args *a)
 {
@@ -362,9 +396,12 @@ static int conflicts(args *a)
                    c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
     return usage(a, "--trend runs no test: it takes --history, --branch, --gpu, --last, --filter, "
                     "--plots, --html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
-  if ((c->trend_gpu || c->trend_last) && !c->trend)
-    return usage(a, "%s picks what --trend reads: give it with --trend", c->trend_gpu ? "--gpu" : "--last",
-                 NULL);
+  if (c->trend_last && !c->trend)
+    return usage(a, "--last picks what --trend reads: give it with --trend", NULL, NULL);
+  if (c->trend_gpu && !c->trend && !(c->merge && !c->merge_n))
+    return usage(a, "--gpu picks what --trend reads, or the GPU whose shards a merge from the history "
+                    "reads: give it with --trend, or with --history, --run-id and --merge=OUT", NULL, NULL);
+  if (c->merge && merge_conflicts(a)) return PERF__EUSAGE;
   if (c->commit_report && !c->history)
     return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
   if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->trend || c->merge ||

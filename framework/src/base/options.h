@@ -167,15 +167,18 @@ typedef struct perf__options_cli {
     "FILTER (else --filter) picks tests; --branch one\n"                                      \
     "branch's runs; --html and --plots draw the series")                                                                          \
   X("--gpu", "", gpu_name, trend_gpu, NULL, "NAME",                                              \
-    "with --trend: only this GPU's series (its name as\n"                                       \
-    "recorded, e.g. 'NVIDIA H100 80GB HBM3')")                                                 \
+    "with --trend: only this GPU's series; with a merge\n"                                      \
+    "from the history: this GPU's shards of the run (its\n"                                     \
+    "name as recorded, e.g. 'NVIDIA H100 80GB HBM3')")                                          \
   X("--last", "", commits, trend_last, 0, "N",                                                 \
     "with --trend: only each GPU's newest N commits\n"                                         \
     "(default: all)")                                                                          \
   X("--run-id", "", label, run_id, NULL, "ID",                                                \
     "the run this shard belongs to, shared by all its shards\n"                               \
     "(default: the engine's: Slurm's array job id, PERFGATE_RUN_ID,\n"                        \
-    "the CI's run id); recorded with --history")                                               \
+    "the CI's run id); recorded with --history; with\n"                                         \
+    "--history and --merge=OUT without reports, the run\n"                                      \
+    "to merge from the history")                                                                \
   X("--commit-report", "", label, commit_report, NULL, "COMMIT",                              \
     "with --history: COMMIT across GPUs (each GPU's\n"                                       \
     "verdict, what changed against its earlier commits,\n"                                   \
@@ -190,7 +193,10 @@ typedef struct perf__options_cli {
   X("--merge", "", merge, merge, NULL, "OUT A.json B.json ...",                                 \
     "merge the --json reports of all shards into one --json\n"                                  \
     "report OUT and exit with the run's code (2 if a shard\n"                                   \
-    "is missing); --plots and --html before it draw it")                                        \
+    "is missing); with --history=PATH|URI --run-id=ID before\n"                                 \
+    "it and no reports, the run's shards that the history\n"                                    \
+    "holds (each one's last attempt; nothing recorded);\n"                                      \
+    "--plots and --html before it draw it")                                                     \
   X("--verbose", "-v", flag, verbose, 0, "",                                                    \
     "timer floors, warm-up, every look, the tests' output")                                     \
   X("--color", "", color, color, PERF__COLOR_AUTO, "auto|always|never",                         \
@@ -266,7 +272,8 @@ typedef enum perf__options_gpus {
     "Indexed Job's JOB_COMPLETION_INDEX with PERFGATE_TOTAL_SHARDS; a Slurm\n"                 \
     "array's SLURM_ARRAY_TASK_*; a Slurm step's SLURM_PROCID of SLURM_NTASKS\n"               \
     "(GTEST_SHARD_STATUS_FILE, when set, is created); --merge joins the\n"                      \
-    "shards' --json reports into one.")                                                         \
+    "shards' --json reports into one, or the shards of a run the history\n"                     \
+    "holds (--history, --run-id).")                                                             \
   X("--verbose", "Output and help", "")
 
 /* 1 when the option named name (a row of PERF__OPTIONS_MAP, e.g. "--json")

@@ -1,4 +1,4 @@
-/* record.c — one run into the history store: a report document's run, fingerprints, claims and workloads, in one transaction. */
+/* record.c — one run into the history store: a report document's run, fingerprints, claims and workloads, and the document itself, in one transaction. */
 #include "history/record.h"
 
 #include <stdio.h>
@@ -244,14 +244,25 @@ static int insert_tests(rec *r, const perf__jsontree_node *doc)
   return 0;
 }
 
+/* The run's report document, as its writer wrote it. */
+static int insert_document(rec *r, const char *text)
+{
+  perf__store_value v[] = {perf__store_int(r->run), perf__store_text(text)};
+  return perf__store_exec(r->s, "INSERT INTO perfgate_reports (run_id, document) VALUES ($1, $2)", v,
+                          2, NULL, NULL, r->err, r->len);
+}
+
 /* See record.h. */
-int perf__record_run(perf__store *s, const perf__jsontree_node *report, const perf__provenance *p,
-                     const char *origin, long long *id, char *err, size_t len)
+int perf__record_run(perf__store *s, const perf__jsontree_node *report, const char *text,
+                     const perf__provenance *p, const char *origin, long long *id, char *err,
+                     size_t len)
 {
   rec r = {s, 0, 0, 0, err, len};
+  if (!text) return snprintf(err, len, "no report document to record"), PERF__EINVAL;
   int rc = perf__store_begin(s, err, len);
   if (rc) return rc;
   rc = insert_run(&r, report, p, origin);
+  if (!rc) rc = insert_document(&r, text);
   if (!rc) rc = insert_tests(&r, report);
   if (!rc) {
     perf__store_value v[] = {perf__store_int(r.claims), perf__store_int(r.workloads),

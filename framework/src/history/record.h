@@ -1,4 +1,4 @@
-/* record.h — one run into the history store: a report document's run, fingerprints, claims and workloads, in one transaction. */
+/* record.h — one run into the history store: a report document's run, fingerprints, claims and workloads, and the document itself, in one transaction. */
 #ifndef PERF_RECORD_H
 #define PERF_RECORD_H
 
@@ -9,7 +9,8 @@
 #include "history/store.h"
 
 /* Records report (a perfgate-report/1 document: a run's --json report, or
- * a merged one) as one run: its start, exit code and totals, the GPU
+ * a merged one), parsed from text (the document as its writer wrote it,
+ * kept whole in perfgate_reports), as one run: its start, exit code and totals, the GPU
  * (fingerprint "name"; without one, "no GPU: <the host's CPU model>", so
  * that host-only series of different machines stay apart) with its
  * fingerprint and driver, the
@@ -19,12 +20,14 @@
  * it unfit, "" when none; both NULL for a report without one), every claim (kind,
  * outcome, verdict line, clock, ratio and interval, sweep point) and every
  * workload measured for a ratio claim (median, its interval, samples,
- * clock). All of it or nothing: one transaction, rolled back on any error
- * (and by the store itself when the process dies half-way). The store must
- * be at the current schema (perf__schema_migrate). Returns 0 with the run's
- * id in *id (may be NULL), or a negative PERF__ code with the reason in
- * err[len] (a claim record that cannot be read: PERF__EPROTO). */
-int perf__record_run(perf__store *s, const perf__jsontree_node *report, const perf__provenance *p,
-                     const char *origin, long long *id, char *err, size_t len);
+ * clock), and the document itself. All of it or nothing: one transaction,
+ * rolled back on any error (and by the store itself when the process dies
+ * half-way). The store must be at the current schema
+ * (perf__schema_migrate). Returns 0 with the run's id in *id (may be
+ * NULL), or a negative PERF__ code with the reason in err[len] (a claim
+ * record that cannot be read: PERF__EPROTO). */
+int perf__record_run(perf__store *s, const perf__jsontree_node *report, const char *text,
+                     const perf__provenance *p, const char *origin, long long *id, char *err,
+                     size_t len);
 
 #endif

@@ -57,6 +57,12 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     "ALTER TABLE perfgate_runs ADD COLUMN shard_total INTEGER;"
     "CREATE INDEX perfgate_runs_commit ON perfgate_runs (commit_id, gpu);"
     "CREATE INDEX perfgate_runs_shard ON perfgate_runs (run_key, gpu, shard_index);",
+    /* 6: each run's report document (perfgate-report/1, as --json writes
+     * it), so that a run's shards merge from the history exactly as from
+     * their --json files. */
+    "CREATE TABLE perfgate_reports ("
+    " run_id BIGINT PRIMARY KEY REFERENCES perfgate_runs (id) ON DELETE CASCADE,"
+    " document TEXT NOT NULL);",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)

@@ -7,7 +7,17 @@
 #include "history/store.h"
 
 /* The schema this perfgate writes and reads. */
-enum { PERF__SCHEMA_VERSION = 5 };
+enum { PERF__SCHEMA_VERSION = 6 };
+
+/* The rule that a retried shard's last attempt counts, as an SQL
+ * condition on a run r of perfgate_runs (schema 5 on): true for a run
+ * recorded without a run id (a whole run), or one that no later run of the
+ * same run id, GPU and shard replaced; later is a further condition on
+ * that later run n, a string literal ("", or " AND n.id <= $1" for the
+ * history up to a run). */
+#define PERF__SCHEMA_LAST_ATTEMPT(later)                                                         \
+  "(r.run_key IS NULL OR NOT EXISTS (SELECT 1 FROM perfgate_runs n WHERE n.run_key = r.run_key" \
+  " AND n.gpu = r.gpu AND n.shard_index = r.shard_index AND n.id > r.id" later "))"
 
 /* The store's schema version into *v: 0 for a store with none of
  * perfgate's tables (an empty history: a run would create them; a reader

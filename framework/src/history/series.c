@@ -350,9 +350,7 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
                                                " WHERE id <= $1");
   /* A retried shard: its last attempt counts (schema 5 has run ids). */
   if (!perf__schema_version(st, &v, err, len) && v >= 5)
-    u += (size_t)snprintf(sql + u, sizeof sql - u, " AND (r.run_key IS NULL OR NOT EXISTS (SELECT 1 FROM perfgate_runs n"
-                          " WHERE n.run_key = r.run_key AND n.gpu = r.gpu AND n.shard_index ="
-                          " r.shard_index AND n.id > r.id AND n.id <= $1))");
+    u += (size_t)snprintf(sql + u, sizeof sql - u, " AND " PERF__SCHEMA_LAST_ATTEMPT(" AND n.id <= $1"));
   if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
   if (q->branch) p[np] = perf__store_text(q->branch), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND branch = $%d", np);
   snprintf(sql + u, sizeof sql - u, " ORDER BY gpu, id");

@@ -1,4 +1,4 @@
-/* merge.c — combines the --json reports of a sharded run into one report, one exit code and its charts. */
+/* merge.c — combines the --json reports of a sharded run (files, or its shards' documents in the history) into one report, one exit code and its charts. */
 #define _GNU_SOURCE
 #include "report/merge.h"
 
@@ -125,16 +125,15 @@ static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, per
   return 0;
 }
 
-/* The merged report from the checked reports r[0..n), written to out.
- * Returns its exit code, or 2 after a message. */
-static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards)
+/* The merged report from the checked reports r[0..n) into j (the
+ * caller frees it), written to out. Returns its exit code, or 2 after a
+ * message. */
+static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards, perf__json *j)
 {
-  perf__json j = {0};
   perf__jsonreport_totals t;
   int code = 0;
-  int err = merged(&j, r, n, shards, &t, &code);
-  if (!err) err = perf__report_save("--merge", out, &j) ? 2 : 0;
-  perf__json_free(&j);
+  int err = merged(j, r, n, shards, &t, &code);
+  if (!err) err = perf__report_save("--merge", out, j) ? 2 : 0;
   if (err) return err;
   printf("perfgate: merged %d %s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
          n, perf__units_noun(n, "report", "reports"), out, t.passed, t.failed, t.skipped, code);
@@ -225,17 +224,17 @@ static int pages(const perf__options_cli *cli, perf__jsontree_node **r, int n, i
   return err ? 2 : 0;
 }
 
-/* --history: the merged report, as written to out, recorded as one run.
- * Returns 0, or PERF__EIO after a message. */
-static int record(const char *out, const perf__options_cli *cli)
+/* --history: the merged report j, as written to the output, recorded as
+ * one run. Returns 0, or PERF__EIO after a message. */
+static int record(const perf__json *j, const perf__options_cli *cli)
 {
   char err[600];
-  perf__jsontree_node *doc = perf__jsontree_read(out, err, sizeof err);
+  perf__jsontree_node *doc = perf__jsontree_parse(j->s, "the merged report", err, sizeof err);
   if (!doc) {
     fprintf(stderr, "%s: --history: %s: the merged run was not recorded\n", perf__progname(), err);
     return PERF__EIO;
   }
-  int e = perf__recorder_record(cli, doc, "merge", NULL);
+  int e = perf__recorder_record(cli, doc, j->s, "merge", NULL);
   perf__jsontree_free(doc);
   return e;
 }
@@ -268,31 +267,94 @@ static int one_run(char **in, int n, perf__jsontree_node **r)
   return 0;
 }
 
-/* Reads and checks in[0..n) into r; returns 0 or 2 after a message. */
-static int read_all(char **in, int n, int shards, perf__jsontree_node **r)
+/* The shards of total that seen lacks, "1, 3 and 5", into out[len] (a
+ * long list ends ", ..."); returns how many there are. Never fails. */
+static long missing_list(const char *seen, long total, char *out, size_t len)
+{
+  long left = 0, n = 0;
+  for (long k = 0; k < total; k++) left += !seen[k];
+  out[0] = '\0';
+  for (long k = 0; k < total; k++) {
+    size_t u = strlen(out);
+    if (seen[k]) continue;
+    if (u + 32 > len) {
+      snprintf(out + u, len - u, ", ...");
+      break;
+    }
+    n++;
+    snprintf(out + u, len - u, "%s%ld", n == 1 ? "" : n == left ? " and " : ", ", k);
+  }
+  return left;
+}
+
+/* Refuses a run with a shard missing. Returns 0, or 2 after a message:
+ * files name the first shard missing; the history every one it lacks
+ * ("shards 1 and 3 of 4 (from 0) of run 'ID' are not in the history"). */
+static int missing(const char *seen, long total, const perf__merge_history *h)
+{
+  char list[400];
+  long n = missing_list(seen, total, list, sizeof list);
+  if (!n) return 0;
+  if (!h)
+    fprintf(stderr, "%s: --merge: shard %ld of %ld is missing\n", perf__progname(),
+            strtol(list, NULL, 10), total);
+  else
+    fprintf(stderr, "%s: --merge: %s %s of %ld (from 0) of run '%s' %s not in the history %s\n",
+            perf__progname(), n > 1 ? "shards" : "shard", list, total, h->run_id,
+            n > 1 ? "are" : "is", h->where);
+  return 2;
+}
+
+/* Checks the reports r[0..n) (name[i] names r[i]) as one run's: each a
+ * report, the shards' totals and indexes (none missing), one perfgate,
+ * one run id. Returns 0 or 2 after a message. */
+static int check_all(char **name, perf__jsontree_node **r, int n, int shards,
+                     const perf__merge_history *h)
 {
   char *seen = calloc(MAX_SHARDS, 1);
   long total = 0;
   int code = !seen ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2) : 0;
-  for (int i = 0; !code && i < n; i++) {
-    char err[600];
-    if (!(r[i] = perf__jsontree_read(in[i], err, sizeof err))) {
-      fprintf(stderr, "%s: --merge: %s\n", perf__progname(), err);
-      code = 2;
-    } else code = check(in[i], r[i], &total, seen, shards);
-  }
-  if (!code) code = one_version(in, n, r);
-  if (!code && shards) code = one_run(in, n, r);
-  for (long k = 0; !code && k < total; k++)
-    if (!seen[k]) {
-      fprintf(stderr, "%s: --merge: shard %ld of %ld is missing\n", perf__progname(), k, total);
-      code = 2;
-    }
+  for (int i = 0; !code && i < n; i++) code = check(name[i], r[i], &total, seen, shards);
+  if (!code) code = one_version(name, n, r);
+  if (!code && shards) code = one_run(name, n, r);
+  if (!code) code = missing(seen, total, h);
   free(seen);
   return code;
 }
 
-/* Merges; with cli, also its pages. */
+/* Merges the checked-to-be reports r[0..n) into out; with cli, also its
+ * pages, and with its --history (files only: h NULL) the merged run
+ * recorded. Returns the run's exit code, or 2 after a message. */
+static int merge_trees(const char *out, char **name, perf__jsontree_node **r, int n, int shards,
+                       const perf__options_cli *cli, const perf__merge_history *h)
+{
+  char err[1400];
+  int records = cli && cli->history && !h;
+  int code = check_all(name, r, n, shards, h);
+  if (!code && records && perf__recorder_check_merge(cli, r[0], name[0], err, sizeof err))
+    code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
+  perf__json j = {0};
+  if (!code) code = write_merged(out, r, n, shards, &j);
+  if (code != 2 && records && record(&j, cli)) code = 2;
+  perf__json_free(&j);
+  if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
+  return code;
+}
+
+/* Reads the files in[0..n) into r. Returns 0 or 2 after a message. */
+static int read_files(char **in, int n, perf__jsontree_node **r)
+{
+  for (int i = 0; i < n; i++) {
+    char err[600];
+    if (!(r[i] = perf__jsontree_read(in[i], err, sizeof err))) {
+      fprintf(stderr, "%s: --merge: %s\n", perf__progname(), err);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/* Merges the files in[0..n); with cli, also its pages and --history. */
 static int merge(const char *out, char **in, int n, int shards, const perf__options_cli *cli)
 {
   if (n < 1) {
@@ -301,13 +363,8 @@ static int merge(const char *out, char **in, int n, int shards, const perf__opti
   }
   perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
   int code = !r ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2)
-                : read_all(in, n, shards, r);
-  char err[1400];
-  if (!code && cli && perf__recorder_check_merge(cli, r[0], in[0], err, sizeof err))
-    code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
-  if (!code) code = write_merged(out, r, n, shards);
-  if (code != 2 && cli && cli->history && record(out, cli)) code = 2;
-  if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
+                : read_files(in, n, r);
+  if (!code) code = merge_trees(out, in, r, n, shards, cli, NULL);
   for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
   free(r);
   return code;
@@ -317,6 +374,13 @@ static int merge(const char *out, char **in, int n, int shards, const perf__opti
 int perf__merge(const perf__options_cli *cli)
 {
   return merge(cli->merge, cli->merge_in, cli->merge_n, 1, cli);
+}
+
+/* See merge.h. */
+int perf__merge_documents(const perf__options_cli *cli, perf__jsontree_node **r, char **name, int n,
+                          const perf__merge_history *h)
+{
+  return merge_trees(cli->merge, name, r, n, 1, cli, h);
 }
 
 /* See merge.h. */

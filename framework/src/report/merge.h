@@ -1,7 +1,8 @@
-/* merge.h — combines the --json reports of a sharded run into one report, one exit code and its charts. */
+/* merge.h — combines the --json reports of a sharded run (files, or its shards' documents in the history) into one report, one exit code and its charts. */
 #ifndef PERF_MERGE_H
 #define PERF_MERGE_H
 
+#include "base/jsontree.h"
 #include "base/options.h"
 
 /* Reads the reports in[0..n), checks that they are one run's shards (same
@@ -18,5 +19,19 @@ int perf__merge(const perf__options_cli *cli);
  * under "devices"). Returns the merged run's exit code as perf__merge does
  * (2 after a message when an input cannot be read or out written). */
 int perf__merge_reports(const char *out, char **in, int n, int shards);
+
+/* Where a merge from the history read its shards: the history (as
+ * messages name it) and the run id. */
+typedef struct perf__merge_history {
+  const char *where, *run_id;
+} perf__merge_history;
+
+/* perf__merge of the documents r[0..n) of run h->run_id's shards, read
+ * from the history h->where (name[i] names r[i] in messages) instead of
+ * files: checked and written the same, a missing shard named as "not in
+ * the history", and nothing recorded (the run is there, shard by shard).
+ * Frees none of r. Returns as perf__merge does. */
+int perf__merge_documents(const perf__options_cli *cli, perf__jsontree_node **r, char **name, int n,
+                          const perf__merge_history *h);
 
 #endif

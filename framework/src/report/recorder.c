@@ -110,8 +110,8 @@ static const char *recorded_already(perf__store *s, const perf__jsontree_node *d
 }
 
 /* See recorder.h. */
-int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *origin,
-                          perf__recorder_run *out)
+int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *text,
+                          const char *origin, perf__recorder_run *out)
 {
   char err[800], why[600];
   perf__provenance p;
@@ -134,7 +134,7 @@ int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_nod
     perf__store_close(s);
     return 0;
   }
-  int rc = s ? perf__record_run(s, doc, &p, origin, &id, why, sizeof why) : PERF__EIO;
+  int rc = s ? perf__record_run(s, doc, text, &p, origin, &id, why, sizeof why) : PERF__EIO;
   if (s) snprintf(where, sizeof where, "%s", s->where);
   perf__store_close(s);
   if (rc) {

@@ -30,14 +30,15 @@ int perf__recorder_check(const perf__options_cli *cli, char *err, size_t len);
 int perf__recorder_check_merge(const perf__options_cli *cli, const perf__jsontree_node *first,
                                const char *path, char *err, size_t len);
 
-/* Records doc (a perfgate-report/1 document) in cli->history as one run
- * from origin ("run", "merge"), with the commit and branch of
+/* Records doc (a perfgate-report/1 document, parsed from text: the
+ * document as written, kept whole) in cli->history as one run from
+ * origin ("run", "merge"), with the commit and branch of
  * --commit/--branch, the CI's variables or git; fills *out (may be NULL).
  * Prints "perfgate: recorded run N (commit C, GPU G) in LOC" on stdout.
  * Returns 0, or PERF__EIO after printing "PROG: --history=LOC: cannot
  * record the run: why" on stderr (nothing of the run is then in the
  * store). */
-int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *origin,
-                          perf__recorder_run *out);
+int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *text,
+                          const char *origin, perf__recorder_run *out);
 
 #endif

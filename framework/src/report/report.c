@@ -34,6 +34,8 @@ struct perf__report_run {
   int argc;
   char **argv;
   perf__recorder_run recorded; /* --history: the run's id there */
+  const perf__json *doc; /* the perfgate-report/1 document, composed once for --json and
+                            --history, so that both hold the same bytes (NULL: neither) */
 };
 typedef perf__report_run run;
 
@@ -55,16 +57,13 @@ static int write_markdown(FILE *f, const run *x)
   return 0;
 }
 
-/* --json: the document built in memory, then copied onto f. Fails (1)
- * when it ran out of memory. */
+/* --json: the run's document, composed once in memory (x->doc), copied
+ * onto f. Fails (1) when it ran out of memory. */
 static int write_json(FILE *f, const run *x)
 {
-  perf__json j = {0};
-  perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
-  int oom = j.oom;
-  if (!oom && j.len) fwrite(j.s, 1, j.len, f);
-  perf__json_free(&j);
-  return oom;
+  if (!x->doc || x->doc->oom) return 1;
+  if (x->doc->len) fwrite(x->doc->s, 1, x->doc->len, f);
+  return 0;
 }
 
 /* --html. Never fails (stream errors show in ferror(f)). */
@@ -228,22 +227,19 @@ static int write_format(const perf__report_format *f, const run *x)
   return 0;
 }
 
-/* --history: the run recorded from its --json document. Returns 0 or
- * PERF__EIO with a message. */
+/* --history: the run recorded from its --json document (x->doc, kept
+ * whole in the history). Returns 0 or PERF__EIO with a message. */
 static int record(run *x)
 {
-  perf__json j = {0};
   char err[600];
-  perf__jsonreport_write(&j, x->cli, x->tests, x->ntests, x->r, x->n, x->started, x->code);
-  int oom = j.oom;
-  perf__jsontree_node *doc = oom ? NULL : perf__jsontree_parse(j.s, "the run's report", err, sizeof err);
-  perf__json_free(&j);
+  int oom = !x->doc || x->doc->oom;
+  perf__jsontree_node *doc = oom ? NULL : perf__jsontree_parse(x->doc->s, "the run's report", err, sizeof err);
   if (!doc) {
     fprintf(stderr, "%s: --history: %s: the run was not recorded\n", perf__progname(),
             oom ? "out of memory" : err);
     return PERF__EIO;
   }
-  int e = perf__recorder_record(x->cli, doc, "run", &x->recorded);
+  int e = perf__recorder_record(x->cli, doc, x->doc->s, "run", &x->recorded);
   perf__jsontree_free(doc);
   return e;
 }
@@ -265,10 +261,16 @@ int perf__report_write(const perf__options_cli *cli, const perf__registry_test *
 {
   run x = {.cli = cli, .tests = tests, .ntests = ntests, .r = results, .n = nresults,
            .started = started, .code = code, .argc = cli->argc, .argv = cli->argv};
+  perf__json doc = {0};
+  if (cli->json || cli->history) {
+    perf__jsonreport_write(&doc, cli, tests, ntests, results, nresults, started, code);
+    x.doc = &doc;
+  }
   int err = 0;
   if (cli->history && record(&x)) err = PERF__EIO;
   if (cli->plots && perf__plot_dir(cli->plots, results, nresults)) err = PERF__EIO;
   for (const perf__report_format *f = formats; f->opt; f++)
     if (write_format(f, &x)) err = PERF__EIO;
+  perf__json_free(&doc);
   return err;
 }
