@@ -1,5 +1,5 @@
 -- bench/history_gen.sql: a generated perfgate history in PostgreSQL, rows
--- shaped as history/record.c writes them (schema 5), for bench/history-scale.sh.
+-- shaped as history/record.c writes them (schema 6; whole runs keep no report document), for bench/history-scale.sh.
 --   psql -v gpus=10 -v g0=1 -v c0=1 -v c1=10000 -v total=10000 -f bench/history_gen.sql
 -- Commits c0..c1 (of total), GPUs g0..g0+gpus-1; one run per commit and GPU,
 -- the GPUs of a commit recorded one after another (ids interleave, as a CI
@@ -13,7 +13,7 @@
 -- rebuilt after (with wal_level=minimal the load then writes no WAL).
 \set ON_ERROR_STOP on
 BEGIN;
-TRUNCATE perfgate_workloads, perfgate_claims, perfgate_runs;
+TRUNCATE perfgate_reports, perfgate_workloads, perfgate_claims, perfgate_runs;
 ALTER TABLE perfgate_claims DROP CONSTRAINT perfgate_claims_pkey;
 ALTER TABLE perfgate_workloads DROP CONSTRAINT perfgate_workloads_pkey;
 DROP INDEX perfgate_claims_test, perfgate_workloads_test, perfgate_runs_gpu, perfgate_runs_commit,

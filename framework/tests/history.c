@@ -436,7 +436,8 @@ ST_TEST(history_records_claims_and_workloads_and_reads_them_as_series)
                   " AND branch = 'main' AND commit_from = '--commit'"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_claims WHERE kind = 'CHECK' AND ratio IS NULL"), 5);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_workloads WHERE clock = 'events' AND samples = 1"), 10);
-  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports r JOIN perfgate_runs u ON u.id = r.run_id"), 5);
+  /* Whole runs keep no document (their --json file is the report). */
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports"), 0);
 
   perf__series_query q = {NULL, "GPU", NULL, 0, 0, 0};
   perf__series_set set;
@@ -470,6 +471,13 @@ ST_TEST(history_records_claims_and_workloads_and_reads_them_as_series)
   ST_EQ(set.n, 0);
   ST_EQ(set.runs, 6);
   perf__series_free(&set);
+  /* A shard of several keeps its document; a run of one shard does not. */
+  long long shard = record_of(s, "c5", "GPU", 5, 1e-3, 4e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"s\"}", 0);
+  record_of(s, "c5", "GPU", 5, 1e-3, 4e-3, "{\"index\": 0, \"total\": 1, \"run_id\": \"t\"}", 0);
+  char one[120];
+  snprintf(one, sizeof one, "SELECT count(*) FROM perfgate_reports WHERE run_id = %lld", shard);
+  ST_EQ(number(s, one), 1);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports"), 1);
   perf__store_close(s);
   st_rmtree(dir);
 }
@@ -1862,8 +1870,8 @@ ST_TEST(history_postgres_merge_from_the_history_is_the_merge_of_the_shards_files
 }
 
 /* A merge from the history refused, exit 2 and no report written: a
- * shard missing (named), two missing, a run id the history lacks, a run
- * whose shards ran on two GPUs (named, with their shards) and a --gpu
+ * shard missing (named), two missing, a run id the history lacks, a run of
+ * one shard (nothing to merge), a run whose shards ran on two GPUs (named, with their shards) and a --gpu
  * that has none of them; --gpu picks one GPU's shards. */
 static void merge_from_history_refused(const char *where, const char *dir)
 {
@@ -1872,8 +1880,9 @@ static void merge_from_history_refused(const char *where, const char *dir)
   static const char *const shards[] = {"{\"index\": 0, \"total\": 4, \"run_id\": \"r4\"}",
                                        "{\"index\": 1, \"total\": 4, \"run_id\": \"r4\"}",
                                        "{\"index\": 3, \"total\": 4, \"run_id\": \"r4\"}",
-                                       "{\"index\": 0, \"total\": 3, \"run_id\": \"r6\"}"};
-  for (int k = 0; k < 4; k++) record_of(s, "c1", "GPU-A", k, 1e-3, 5e-3, shards[k], 0);
+                                       "{\"index\": 0, \"total\": 3, \"run_id\": \"r6\"}",
+                                       "{\"index\": 0, \"total\": 1, \"run_id\": \"r1\"}"};
+  for (int k = 0; k < 5; k++) record_of(s, "c1", "GPU-A", k, 1e-3, 5e-3, shards[k], 0);
   for (int k = 0; k < 4; k++) {
     char shard[80];
     snprintf(shard, sizeof shard, "{\"index\": %d, \"total\": 2, \"run_id\": \"r5\"}", k % 2);
@@ -1886,6 +1895,8 @@ static void merge_from_history_refused(const char *where, const char *dir)
       {"--run-id=r4", "--merge: shard 2 of 4 (from 0) of run 'r4' is not in the history "},
       {"--run-id=r6", "--merge: shards 1 and 2 of 3 (from 0) of run 'r6' are not in the history "},
       {"--run-id=nope", "--merge: run 'nope' is not in the history "},
+      {"--run-id=r1", "--merge: run 'r1' in "},
+      {"--run-id=r1", " is one run, not shards: there is nothing to merge (its --json report is the run's report)"},
       {"--run-id=r5", ": 'GPU-A' (2 shards), 'GPU-B' (2 shards); pick one with --gpu=NAME"},
       {"--run-id=r5 --gpu=GPU-C", "run 'r5' has no shard on GPU 'GPU-C' in "},
   };
@@ -1967,7 +1978,7 @@ static void schema_5_shards(const char *where, const char *dir)
   merge_says(args, 2, instead);
   if (!(s = open_at(where))) return;
   perf__provenance p = {"c6", "--commit", "main"};
-  perf__jsontree_node *d = doc("GPU", 1, 1e-3, 2e-3);
+  perf__jsontree_node *d = doc_of("GPU", 1, 1e-3, 2e-3, "{\"index\": 0, \"total\": 2, \"run_id\": \"r-new\"}", 0);
   perf__json j = {0};
   long long id = 0;
   char sql[120], *kept = NULL;

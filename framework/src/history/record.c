@@ -244,9 +244,14 @@ static int insert_tests(rec *r, const perf__jsontree_node *doc)
   return 0;
 }
 
-/* The run's report document, as its writer wrote it. */
-static int insert_document(rec *r, const char *text)
+/* The run's report document, as its writer wrote it, when the run is one
+ * shard of several: the only documents a merge from the history reads (a
+ * whole run's report is its --json file; kept for every run, the
+ * documents would be most of the history). */
+static int insert_document(rec *r, const perf__jsontree_node *report, const char *text)
 {
+  const perf__jsontree_node *shard = perf__jsontree_get(perf__jsontree_get(report, "run"), "shard");
+  if (perf__jsontree_num(perf__jsontree_get(shard, "total"), 1) < 2) return 0;
   perf__store_value v[] = {perf__store_int(r->run), perf__store_text(text)};
   return perf__store_exec(r->s, "INSERT INTO perfgate_reports (run_id, document) VALUES ($1, $2)", v,
                           2, NULL, NULL, r->err, r->len);
@@ -262,7 +267,7 @@ int perf__record_run(perf__store *s, const perf__jsontree_node *report, const ch
   int rc = perf__store_begin(s, err, len);
   if (rc) return rc;
   rc = insert_run(&r, report, p, origin);
-  if (!rc) rc = insert_document(&r, text);
+  if (!rc) rc = insert_document(&r, report, text);
   if (!rc) rc = insert_tests(&r, report);
   if (!rc) {
     perf__store_value v[] = {perf__store_int(r.claims), perf__store_int(r.workloads),

@@ -57,12 +57,19 @@ static int one_gpu(perf__store *s, const perf__options_cli *cli, const perf__doc
   return 2;
 }
 
-/* Refuses shards recorded without their document (before schema 6),
- * naming them. Returns 0 or 2 after a message. */
+/* Refuses a run of one shard (its --json report is the run's report;
+ * the history keeps the documents of shards of several only) and shards
+ * recorded without their document (before schema 6), naming them.
+ * Returns 0 or 2 after a message. */
 static int all_documents(const perf__store *s, const perf__options_cli *cli, const perf__documents_set *set)
 {
   char list[400] = "";
   long n = 0;
+  if (set->n && set->shards[0].total < 2) {
+    fprintf(stderr, "%s: --merge: run '%s' in %s is one run, not shards: there is nothing to merge "
+                    "(its --json report is the run's report)\n", perf__progname(), cli->run_id, s->where);
+    return 2;
+  }
   for (size_t k = 0; k < set->n; k++) {
     size_t u = strlen(list);
     if (set->shards[k].text || u + 32 > sizeof list) continue;
