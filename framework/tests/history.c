@@ -1735,6 +1735,33 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   st_rmtree(dir);
 }
 
+/* --devices with --history and a run id: each GPU's run is recorded under
+ * the run id with "/gpuK" after it, so two GPUs of one model are two runs,
+ * not a shard and its retry (this machine may have no GPU: a device list
+ * still runs once per device, its GPU-tests skipped). */
+ST_TEST(history_devices_record_a_run_per_gpu)
+{
+  char dir[64], args[600], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  st_run run;
+  snprintf(args, sizeof args, "--devices=0,1 --history='%s' --run-id=R7 --commit=c1 --filter=host.truth", path);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0, "%s", run.out);
+  st_run_free(&run);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 2);
+  ST_EQ(number(s, "SELECT count(DISTINCT gpu) FROM perfgate_runs"), 1);
+  ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key IN ('R7/gpu0', 'R7/gpu1')"), 2);
+  perf__store_close(s);
+  snprintf(args, sizeof args, "--history='%s' --commit-report=c1", path);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(strstr(run.out, ": 2 runs, 0 failed tests"), "both GPUs' runs count: %s", run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* Shards of one run id recorded as they ran, then merged with --history:
  * the merged run is not recorded again (a run counts once); shards of two
  * run ids are not merged (exit 2, naming both). */

@@ -93,12 +93,16 @@ static void cpu_share(int k, int nd)
 }
 
 /* In the child: pinned to one GPU and its share of the CPUs, reports
- * renamed, the normal run. */
+ * renamed, the normal run. Its run id is the run's with "/gpuK" after it:
+ * each GPU's run is a run of its own in the history (two GPUs of one
+ * model under one run id would read as a shard and its retry, the first
+ * not counted). */
 static void run_child(child *c, int k, int nd, const perf__options_cli *cli, const perf__registry_test **tests,
                       size_t n, int argc, char **argv)
 {
-  char id[16];
+  char id[16], run_id[300];
   perf__options_cli mine = *cli;
+  if (cli->run_id) snprintf(run_id, sizeof run_id, "%.280s/gpu%d", cli->run_id, c->id), mine.run_id = run_id;
   perf__outputs_gpu names;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);
