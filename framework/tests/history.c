@@ -1737,7 +1737,8 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
 
 /* --devices with --history and a run id: each GPU's run is recorded under
  * the run id with "/gpuK" after it, so two GPUs of one model are two runs,
- * not a shard and its retry (this machine may have no GPU: a device list
+ * not a shard and its retry; the joined --json is the run's, its run id
+ * the run's (this machine may have no GPU: a device list
  * still runs once per device, its GPU-tests skipped). */
 ST_TEST(history_devices_record_a_run_per_gpu)
 {
@@ -1745,10 +1746,18 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   if (!temp_dir(dir, sizeof dir)) return;
   snprintf(path, sizeof path, "%s/h.db", dir);
   st_run run;
-  snprintf(args, sizeof args, "--devices=0,1 --history='%s' --run-id=R7 --commit=c1 --filter=host.truth", path);
+  snprintf(args, sizeof args, "--devices=0,1 --history='%s' --run-id=R7 --commit=c1 --filter=host.truth "
+                              "--json=%s/d.json", path, dir);
   st_exec(&run, "", args);
   ST_CHECKF(run.status == 0, "%s", run.out);
   st_run_free(&run);
+  /* The GPUs' reports joined are the run itself: its run id, not a GPU's. */
+  snprintf(args, sizeof args, "%s/d.json", dir);
+  char *joined = st_slurp(args);
+  ST_CHECKF(joined && strstr(joined, "\"shard\": {\"index\": 0, \"total\": 1, \"run_id\": \"R7\"}") &&
+                strstr(joined, "\"run_id\": \"R7/gpu1\"}"),
+            "%s", joined ? joined : "(no d.json)");
+  free(joined);
   perf__store *s = open_at(path);
   if (!s) return;
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 2);

@@ -22,7 +22,7 @@ static void merged_as_before(int shards, const char *want)
   fflush(stdout);
   int saved = dup(1); /* the summary line goes to a file, read below */
   ST_CHECK(saved >= 0 && freopen(path, "w", stdout) != NULL);
-  ST_EQ(perf__merge_reports(out, in, 2, shards), 1); /* one shard has a failed test */
+  ST_EQ(perf__merge_reports(out, in, 2, shards, NULL), 1); /* one shard has a failed test */
   fflush(stdout);
   ST_CHECK(dup2(saved, 1) == 1 && close(saved) == 0);
   char *said = st_slurp(path);

@@ -102,8 +102,8 @@ static const char *run_id_of(const perf__jsontree_node *r)
  * "devices"), their preflights and tests one after the other, the first
  * one's fingerprint; its totals in *t and exit code in *code. Returns 0,
  * or 2 after a message (no memory). */
-static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, perf__jsonreport_totals *t,
-                  int *code)
+static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, const perf__merge_whole *whole,
+                  perf__jsonreport_totals *t, int *code)
 {
   const perf__jsontree_node **part = calloc(3 * (size_t)n, sizeof *part);
   if (!part) return fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2;
@@ -115,8 +115,8 @@ static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, per
   *code = totals_of(r, n, t);
   perf__jsonreport_trees d = {
       .run = {.merged = 1, .perfgate = *version_of(r[0]) ? version_of(r[0]) : NULL,
-              .exit_code = *code, .argc = -1, .shard_index = 0, .shard_total = 1,
-              .run_id = run_id_of(r[0]),
+              .exit_code = *code, .argc = -1, .shard_index = whole ? whole->index : 0,
+              .shard_total = whole ? whole->total : 1, .run_id = whole ? whole->run_id : run_id_of(r[0]),
               .runs_key = shards ? "shards" : "devices", .runs = part, .nruns = (size_t)n},
       .totals = *t, .preflight = part + n, .npreflight = (size_t)n, .tests = part + 2 * n,
       .ntests = (size_t)n, .fingerprint = perf__jsontree_get(r[0], "fingerprint")};
@@ -128,11 +128,12 @@ static int merged(perf__json *j, perf__jsontree_node **r, int n, int shards, per
 /* The merged report from the checked reports r[0..n) into j (the
  * caller frees it), written to out. Returns its exit code, or 2 after a
  * message. */
-static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards, perf__json *j)
+static int write_merged(const char *out, perf__jsontree_node **r, int n, int shards,
+                        const perf__merge_whole *whole, perf__json *j)
 {
   perf__jsonreport_totals t;
   int code = 0;
-  int err = merged(j, r, n, shards, &t, &code);
+  int err = merged(j, r, n, shards, whole, &t, &code);
   if (!err) err = perf__report_save("--merge", out, j) ? 2 : 0;
   if (err) return err;
   printf("perfgate: merged %d %s into %s: %.0f passed, %.0f failed, %.0f skipped; exit %d\n",
@@ -326,7 +327,8 @@ static int check_all(char **name, perf__jsontree_node **r, int n, int shards,
  * pages, and with its --history (files only: h NULL) the merged run
  * recorded. Returns the run's exit code, or 2 after a message. */
 static int merge_trees(const char *out, char **name, perf__jsontree_node **r, int n, int shards,
-                       const perf__options_cli *cli, const perf__merge_history *h)
+                       const perf__merge_whole *whole, const perf__options_cli *cli,
+                       const perf__merge_history *h)
 {
   char err[1400];
   int records = cli && cli->history && !h;
@@ -334,7 +336,7 @@ static int merge_trees(const char *out, char **name, perf__jsontree_node **r, in
   if (!code && records && perf__recorder_check_merge(cli, r[0], name[0], err, sizeof err))
     code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
   perf__json j = {0};
-  if (!code) code = write_merged(out, r, n, shards, &j);
+  if (!code) code = write_merged(out, r, n, shards, whole, &j);
   if (code != 2 && records && record(&j, cli)) code = 2;
   perf__json_free(&j);
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
@@ -355,7 +357,8 @@ static int read_files(char **in, int n, perf__jsontree_node **r)
 }
 
 /* Merges the files in[0..n); with cli, also its pages and --history. */
-static int merge(const char *out, char **in, int n, int shards, const perf__options_cli *cli)
+static int merge(const char *out, char **in, int n, int shards, const perf__merge_whole *whole,
+                 const perf__options_cli *cli)
 {
   if (n < 1) {
     fprintf(stderr, "%s: --merge=OUT needs the shards' --json reports after it\n", perf__progname());
@@ -364,7 +367,7 @@ static int merge(const char *out, char **in, int n, int shards, const perf__opti
   perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
   int code = !r ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2)
                 : read_files(in, n, r);
-  if (!code) code = merge_trees(out, in, r, n, shards, cli, NULL);
+  if (!code) code = merge_trees(out, in, r, n, shards, whole, cli, NULL);
   for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
   free(r);
   return code;
@@ -373,18 +376,18 @@ static int merge(const char *out, char **in, int n, int shards, const perf__opti
 /* See merge.h. */
 int perf__merge(const perf__options_cli *cli)
 {
-  return merge(cli->merge, cli->merge_in, cli->merge_n, 1, cli);
+  return merge(cli->merge, cli->merge_in, cli->merge_n, 1, NULL, cli);
 }
 
 /* See merge.h. */
 int perf__merge_documents(const perf__options_cli *cli, perf__jsontree_node **r, char **name, int n,
                           const perf__merge_history *h)
 {
-  return merge_trees(cli->merge, name, r, n, 1, cli, h);
+  return merge_trees(cli->merge, name, r, n, 1, NULL, cli, h);
 }
 
 /* See merge.h. */
-int perf__merge_reports(const char *out, char **in, int n, int shards)
+int perf__merge_reports(const char *out, char **in, int n, int shards, const perf__merge_whole *whole)
 {
-  return merge(out, in, n, shards, NULL);
+  return merge(out, in, n, shards, whole, NULL);
 }

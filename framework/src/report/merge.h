@@ -14,11 +14,20 @@
  * cli->html it also writes the merged run's charts and page (2 when they
  * cannot be written). Inputs and output come from cli->merge*. */
 int perf__merge(const perf__options_cli *cli);
+/* The run a merge of --devices' reports is: its shard and run id (each
+ * GPU's run has a run id of its own). */
+typedef struct perf__merge_whole {
+  long index, total;
+  const char *run_id; /* NULL: none */
+} perf__merge_whole;
+
 /* The same for out and in[0..n) without pages; shards = 0 merges the
  * per-device reports of --devices (no shard check, the run records listed
- * under "devices"). Returns the merged run's exit code as perf__merge does
- * (2 after a message when an input cannot be read or out written). */
-int perf__merge_reports(const char *out, char **in, int n, int shards);
+ * under "devices"), the merged run's shard and run id whole's (NULL: the
+ * first report's run id, shard 0 of 1). Returns the merged run's exit
+ * code as perf__merge does (2 after a message when an input cannot be
+ * read or out written). */
+int perf__merge_reports(const char *out, char **in, int n, int shards, const perf__merge_whole *whole);
 
 /* Where a merge from the history read its shards: the history (as
  * messages name it) and the run id. */

@@ -189,7 +189,8 @@ static int merge_formats(const perf__options_cli *cli, const int *ids, int nd)
     }
     for (int k = 0; k < nd; k++)
       in[k] = perf__outputs_device_path(path, ids[k], names[k], sizeof names[k]);
-    if (perf__merge_reports(path, in, nd, 0) == 2) code = 2;
+    perf__merge_whole whole = {cli->shard_index, cli->shard_total, cli->run_id};
+    if (perf__merge_reports(path, in, nd, 0, &whole) == 2) code = 2;
   }
   free(names);
   return code;
