@@ -1400,6 +1400,8 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
       {"--trend", "--trend reads a history: give it --history"},
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
+      {"--history=%D/h.db --run-id=R1 --filter=host.truth --merge=%D/o.json",
+       "--merge runs no test: --filter is an option of a run"},
       {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads, or the GPU whose "
        "shards a merge from the history reads: give it with --trend, or with --history, --run-id and --merge=OUT"},
       {"--history=%D/h.db --last=3 --filter=host.truth", "--last picks what --trend reads: give it with --trend"},

@@ -361,12 +361,33 @@ static const char *option_among_inputs(const perf__options_cli *c)
   return NULL;
 }
 
+/* The options a --merge takes; any other is a run's, which a merge (of
+ * files or from the history) runs none of. */
+static const char *const merge_takes[] = {"--merge", "--history", "--run-id", "--gpu", "--plots", "--html",
+                                          "--commit", "--branch", "--verbose", "--color"};
+
+/* The first option given that a merge does not take, or NULL. Never
+ * fails. */
+static const char *run_option(const perf__options_cli *c)
+{
+  for (size_t k = 0; k < NOPTIONS; k++) {
+    int takes = 0;
+    for (size_t m = 0; m < sizeof merge_takes / sizeof *merge_takes; m++) takes |= !strcmp(options[k].name, merge_takes[m]);
+    if (!takes && (c->given >> k & 1)) return options[k].name;
+  }
+  return NULL;
+}
+
 /* Fails on a --merge that has neither input files nor a run to read from
- * the history, or both, or an option among its inputs. */
+ * the history, or both, or an option among its inputs, or an option of a
+ * run. */
 static int merge_conflicts(args *a)
 {
   const perf__options_cli *c = a->cli;
-  const char *opt = option_among_inputs(c);
+  const char *opt = option_among_inputs(c), *ran = run_option(c);
+  if (ran)
+    return usage(a, "--merge runs no test: %s is an option of a run (a merge takes --history, --run-id, "
+                    "--gpu, --plots, --html, --commit, --branch, --verbose and --color)", ran, NULL);
   if (opt)
     return usage(a, "--merge=OUT takes the rest of the line as its reports, and '%s' is an option: "
                     "give the options before --merge", opt, NULL);

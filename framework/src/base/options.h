@@ -175,10 +175,11 @@ typedef struct perf__options_cli {
     "(default: all)")                                                                          \
   X("--run-id", "", label, run_id, NULL, "ID",                                                \
     "the run this shard belongs to, shared by all its shards\n"                               \
-    "(default: the engine's: Slurm's array job id, PERFGATE_RUN_ID,\n"                        \
-    "the CI's run id); recorded with --history; with\n"                                         \
-    "--history and --merge=OUT without reports, the run\n"                                      \
-    "to merge from the history")                                                                \
+    "(default: PERFGATE_RUN_ID, else Slurm's array job or job\n"                              \
+    "id, else the CI's run id); recorded with --history (each\n"                               \
+    "GPU's run of --devices as ID/gpuK); with --history and\n"                                  \
+    "--merge=OUT without reports, the run to merge from the\n"                                  \
+    "history")                                                                                  \
   X("--commit-report", "", label, commit_report, NULL, "COMMIT",                              \
     "with --history: COMMIT across GPUs (each GPU's\n"                                       \
     "verdict, what changed against its earlier commits,\n"                                   \
