@@ -298,6 +298,10 @@ int perf_main(int argc, char **argv)
   cli.shard_total = total;
   cli.shard_said = sh.said;
   if (!cli.run_id && sh.run_id[0]) cli.run_id = sh.run_id;
+  if (total > 1 && !cli.run_id && cli.history && !cli.list)
+    fprintf(stderr, "perfgate: shard %ld of %ld (from 0) has no run id (--run-id, PERFGATE_RUN_ID, the "
+                    "engine's or the CI's): the history records it as a run of its own, not grouped with "
+                    "the other shards (no merge from the history, no whole-run count)\n", index, total);
   size_t n, matched;
   const perf__registry_test **sel = select_tests(&cli, total, index, &n, &matched);
   if (!sel) {

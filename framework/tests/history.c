@@ -1770,6 +1770,14 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   st_exec(&run, "GIT_DIR=/nonexistent ", args);
   ST_CHECKF(strstr(run.out, ": 2 runs, 0 failed tests"), "both GPUs' runs count: %s", run.out);
   st_run_free(&run);
+  /* A shard with no run id is recorded, with a word that the history
+   * cannot group it with its other shards. */
+  snprintf(args, sizeof args, "--history='%s' --commit=c2 --filter=host.truth", path);
+  st_exec(&run, "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID -u CI_PIPELINE_ID "
+                "-u BUILDKITE_BUILD_ID GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 ", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "shard 0 of 2 (from 0) has no run id") &&
+                strstr(run.out, "perfgate: recorded run"), "%s", run.out);
+  st_run_free(&run);
   st_rmtree(dir);
 }
 
