@@ -1733,7 +1733,17 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
               "replaced attempt's: %zu", a && a->n > 1 ? a->pts[1].nvalues : 0);
     perf__series_free(&set);
   }
+  /* A whole run and one not whole at one commit: decided by the whole one,
+   * the other named. */
+  if (s) record(s, "c4", "GPU", 7, 1e-3, 5e-3);
+  if (s) record_of(s, "c4", "GPU", 8, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"79\"}", 0);
   if (s) perf__store_close(s);
+  snprintf(args, sizeof args, "--history='%s' --commit-report=c4", path);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 2 runs, 0 failed tests; also run 79: 1 of 2 shards "
+                                               "recorded (not whole)"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
   st_rmtree(dir);
 }
 

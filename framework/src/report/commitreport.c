@@ -45,6 +45,7 @@ typedef struct gpu_row {
   long runs, shards, failed; /* runs (a run id's shards one run) and shards that count at
                                 the commit; failed tests in them */
   char incomplete[200]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
+  char partial[200];    /* the same for a run not whole beside a whole one */
   const perf__series_axis *axis; /* NULL: the series have no point there */
   size_t series, compared;       /* series at the commit; those with an earlier commit */
   change *ch;
@@ -200,7 +201,7 @@ static void tally_runs(gpu_row *g)
       snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld %s recorded",
                a->run_key, seen, a->total, perf__units_noun(a->total, "shard", "shards"));
   }
-  if (whole) g->incomplete[0] = '\0';
+  if (whole) memcpy(g->partial, g->incomplete, sizeof g->partial), g->incomplete[0] = '\0';
 }
 
 /* Every GPU of the history, and the shards that count at the commit on
@@ -371,6 +372,7 @@ static void print_gpu(const gpu_row *g)
   if (g->retried) printf(" (%ld retried %s replaced by a later attempt)", g->retried,
                          perf__units_noun(g->retried, "shard", "shards"));
   if (g->incomplete[0]) printf("; %s, never green", g->incomplete);
+  if (g->partial[0]) printf("; also %s (not whole)", g->partial);
   printf("; %zu of %zu series compared, %zu changed (%zu worse)\n", g->compared, g->series,
          g->nch, g->nworse);
   for (size_t i = 0; i < g->nch; i++)
@@ -392,6 +394,15 @@ static void markdown_body(FILE *f, const report *r, const char *how)
     fprintf(f, " | %s%s%s | %ld | %ld | %zu of %zu | %zu (%zu) |\n", g->nworse || g->failed ? "**" : "",
             verdict(g), g->nworse || g->failed ? "**" : "", g->runs, g->failed, g->compared,
             g->series, g->nch, g->nworse);
+  }
+  for (size_t i = 0, said = 0; i < r->ng; i++) {
+    const char *note = r->g[i].incomplete[0] ? r->g[i].incomplete : r->g[i].partial;
+    if (!note[0]) continue;
+    fputs(said++ ? "- " : "\n- ", f);
+    perf__tally_md_cell(f, r->g[i].name, SIZE_MAX);
+    fputs(": ", f);
+    perf__tally_md_cell(f, note, SIZE_MAX);
+    fputs(r->g[i].incomplete[0] ? ", never green\n" : " (not whole)\n", f);
   }
   for (size_t i = 0; i < r->ng; i++)
     for (size_t k = 0; k < r->g[i].nch; k++) {
@@ -422,8 +433,12 @@ static void html_body(FILE *f, const report *r, const char *how)
     const gpu_row *g = &r->g[i];
     fputs("<tr><td>", f);
     perf__xml_str(f, g->name);
-    fprintf(f, "</td><td class=\"%s\">%s</td><td>%ld</td><td>%ld</td><td>", g->nworse || g->failed
-            ? "bad" : "ok", verdict(g), g->runs, g->failed);
+    fprintf(f, "</td><td class=\"%s\">%s</td><td>%ld</td><td>%ld</td><td>",
+            g->nworse || g->failed ? "bad" : g->incomplete[0] ? "undecided" : "ok", verdict(g), g->runs, g->failed);
+    if (g->incomplete[0] || g->partial[0]) {
+      perf__xml_str(f, g->incomplete[0] ? g->incomplete : g->partial);
+      fputs(g->incomplete[0] ? ", never green<br>" : " (not whole)<br>", f);
+    }
     for (size_t k = 0; k < g->nch; k++) {
       perf__xml_str(f, perf__series_label(g->ch[k].s, lab, sizeof lab));
       fputs(": ", f);
