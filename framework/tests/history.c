@@ -1926,8 +1926,9 @@ ST_TEST(history_postgres_merge_from_the_history_is_the_merge_of_the_shards_files
 }
 
 /* A merge from the history refused, exit 2 and no report written: a
- * shard missing (named), two missing, a run id the history lacks, a run of
- * one shard (nothing to merge), a run whose shards ran on two GPUs (named, with their shards) and a --gpu
+ * shard missing (named), two missing, a run id the history lacks, shards of
+ * one run id at two commits, a run of one shard (nothing to merge), a run
+ * whose shards ran on two GPUs (named, with their shards) and a --gpu
  * that has none of them; --gpu picks one GPU's shards. */
 static void merge_from_history_refused(const char *where, const char *dir)
 {
@@ -1939,6 +1940,8 @@ static void merge_from_history_refused(const char *where, const char *dir)
                                        "{\"index\": 0, \"total\": 3, \"run_id\": \"r6\"}",
                                        "{\"index\": 0, \"total\": 1, \"run_id\": \"r1\"}"};
   for (int k = 0; k < 5; k++) record_of(s, "c1", "GPU-A", k, 1e-3, 5e-3, shards[k], 0);
+  record_of(s, "c1", "GPU-A", 5, 1e-3, 5e-3, "{\"index\": 0, \"total\": 2, \"run_id\": \"r2\"}", 0);
+  record_of(s, "c9", "GPU-A", 6, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"r2\"}", 0);
   for (int k = 0; k < 4; k++) {
     char shard[80];
     snprintf(shard, sizeof shard, "{\"index\": %d, \"total\": 2, \"run_id\": \"r5\"}", k % 2);
@@ -1951,6 +1954,7 @@ static void merge_from_history_refused(const char *where, const char *dir)
       {"--run-id=r4", "--merge: shard 2 of 4 (from 0) of run 'r4' is not in the history "},
       {"--run-id=r6", "--merge: shards 1 and 2 of 3 (from 0) of run 'r6' are not in the history "},
       {"--run-id=nope", "--merge: run 'nope' is not in the history "},
+      {"--run-id=r2", " has shards of two commits (shard 0 at c1, shard 1 at c9): two runs were given one run id"},
       {"--run-id=r1", "--merge: run 'r1' in "},
       {"--run-id=r1", " is one run, not shards: there is nothing to merge (its --json report is the run's report)"},
       {"--run-id=r5", ": 'GPU-A' (2 shards), 'GPU-B' (2 shards); pick one with --gpu=NAME"},

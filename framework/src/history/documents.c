@@ -15,15 +15,15 @@
 static int shard_row(void *ctx, int n, const char *const *v)
 {
   perf__documents_set *set = ctx;
-  if (n < 4 || !v[0]) return 0;
+  if (n < 5 || !v[0]) return 0;
   perf__documents_shard *sh = perf__grow(set->shards, &set->cap, set->n + 1, sizeof *sh, 8);
   if (!sh) return PERF__ENOMEM;
   set->shards = sh;
   sh = &set->shards[set->n];
   *sh = (perf__documents_shard){strtoll(v[0], NULL, 10), strdup(v[1] ? v[1] : "none"),
                                 v[2] ? strtol(v[2], NULL, 10) : 0, v[3] ? strtol(v[3], NULL, 10) : 1,
-                                NULL};
-  if (!sh->gpu) return PERF__ENOMEM;
+                                strdup(v[4] ? v[4] : "unknown"), NULL};
+  if (!sh->gpu || !sh->commit) return free(sh->gpu), free(sh->commit), PERF__ENOMEM;
   set->n++;
   return 0;
 }
@@ -33,9 +33,9 @@ int perf__documents_shards(perf__store *s, const char *key, const char *gpu,
                            perf__documents_set *set, char *err, size_t len)
 {
   static const char *const sql[2] = {
-      "SELECT id, gpu, shard_index, shard_total FROM perfgate_runs r WHERE run_key = $1 AND "
+      "SELECT id, gpu, shard_index, shard_total, commit_id FROM perfgate_runs r WHERE run_key = $1 AND "
       PERF__SCHEMA_LAST_ATTEMPT("") " ORDER BY gpu, shard_index",
-      "SELECT id, gpu, shard_index, shard_total FROM perfgate_runs r WHERE run_key = $1 AND gpu = $2"
+      "SELECT id, gpu, shard_index, shard_total, commit_id FROM perfgate_runs r WHERE run_key = $1 AND gpu = $2"
       " AND " PERF__SCHEMA_LAST_ATTEMPT("") " ORDER BY gpu, shard_index"};
   perf__store_value p[] = {perf__store_text(key), perf__store_text(gpu)};
   memset(set, 0, sizeof *set);
@@ -73,7 +73,7 @@ int perf__documents_load(perf__store *s, perf__documents_set *set, char *err, si
 void perf__documents_free(perf__documents_set *set)
 {
   for (size_t k = 0; k < set->n; k++) {
-    free(set->shards[k].gpu);
+    free(set->shards[k].gpu), free(set->shards[k].commit);
     free(set->shards[k].text);
   }
   free(set->shards);

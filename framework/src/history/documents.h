@@ -11,6 +11,7 @@ typedef struct perf__documents_shard {
   long long run;     /* its id in perfgate_runs */
   char *gpu;         /* the GPU (or "no GPU: CPU") it was recorded under */
   long index, total; /* which shard, of how many */
+  char *commit;      /* the commit it was recorded at */
   char *text;        /* its perfgate-report/1 document (perf__documents_load);
                         NULL: recorded before schema 6, without one */
 } perf__documents_shard;

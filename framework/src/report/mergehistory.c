@@ -57,6 +57,22 @@ static int one_gpu(perf__store *s, const perf__options_cli *cli, const perf__doc
   return 2;
 }
 
+/* Refuses shards of one run recorded at different commits (two runs
+ * given one run id), naming two of them. Returns 0 or 2 after a
+ * message. */
+static int one_commit(const perf__store *s, const perf__options_cli *cli, const perf__documents_set *set)
+{
+  for (size_t k = 1; k < set->n; k++)
+    if (strcmp(set->shards[k].commit, set->shards[0].commit)) {
+      fprintf(stderr, "%s: --merge: run '%s' in %s has shards of two commits (shard %ld at %s, shard %ld "
+                      "at %s): two runs were given one run id; nothing merged\n", perf__progname(), cli->run_id,
+              s->where, set->shards[0].index, set->shards[0].commit, set->shards[k].index,
+              set->shards[k].commit);
+      return 2;
+    }
+  return 0;
+}
+
 /* Refuses a run of one shard (its --json report is the run's report;
  * the history keeps the documents of shards of several only) and shards
  * recorded without their document (before schema 6), naming them.
@@ -141,6 +157,7 @@ int perf__mergehistory_run(const perf__options_cli *cli)
   if (!code) code = perf__documents_shards(s, cli->run_id, cli->trend_gpu, &set, err, sizeof err);
   code = code ? unreadable(err) : one_gpu(s, cli, &set);
   if (!code && perf__documents_load(s, &set, err, sizeof err)) code = unreadable(err);
+  if (!code) code = one_commit(s, cli, &set);
   if (!code) code = all_documents(s, cli, &set);
   perf__store_close(s);
   if (!code) code = merge_set(cli, where, &set);
