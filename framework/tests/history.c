@@ -1816,9 +1816,21 @@ ST_TEST(history_merge_of_recorded_shards_counts_the_run_once)
            dir, dir, dir, dir);
   st_exec(&run, "", args);
   ST_CHECKF((run.status == 0 || run.status == 1) &&
-                strstr(run.out, "run 'r1' is in ") && strstr(run.out, "not recorded again"),
+                strstr(run.out, "run 'r1' is in ") && strstr(run.out, " shard by shard already: the merged run is "
+                                                                       "not recorded again"),
             "%s", run.out);
   st_run_free(&run);
+  /* Merged into a history that holds no shard of it: recorded once; the
+   * same merge again is not recorded twice. */
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "--history='%s/m.db' --merge='%s/all.json' '%s/s0.json' '%s/s1.json'",
+             dir, dir, dir, dir);
+    st_exec(&run, "", args);
+    ST_CHECKF(!k ? strstr(run.out, "perfgate: recorded run 1 ") != NULL
+                 : strstr(run.out, "run 'r1' is in ") && strstr(run.out, " as one merged run already"),
+              "merge %d: %s", k, run.out);
+    st_run_free(&run);
+  }
   snprintf(args, sizeof args, "%s/h.db", dir);
   perf__store *s = open_at(args);
   if (s) {

@@ -92,9 +92,10 @@ static int count_row(void *ctx, int n, const char *const *v)
 }
 
 /* The run id of a merged report whose runs the store already holds under
- * that id (its shards, recorded as they ran), or NULL: a merged run is
- * recorded only when no shard of it was, so that no run counts twice. */
-static const char *recorded_already(perf__store *s, const perf__jsontree_node *doc)
+ * that id (its shards, recorded as they ran, or the merged run, recorded
+ * before: *whole 1), or NULL: a merged run is recorded only when nothing
+ * of it was, so that no run counts twice. */
+static const char *recorded_already(perf__store *s, const perf__jsontree_node *doc, int *whole)
 {
   const perf__jsontree_node *run = perf__jsontree_get(doc, "run");
   const perf__jsontree_node *id = perf__jsontree_get(perf__jsontree_get(run, "shard"), "run_id");
@@ -106,6 +107,10 @@ static const char *recorded_already(perf__store *s, const perf__jsontree_node *d
   if (perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = $1", &v, 1,
                        count_row, &n, err, sizeof err))
     return NULL;
+  long shards = 0;
+  if (n > 0 && !perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = $1 AND shard_total > 1",
+                                 &v, 1, count_row, &shards, err, sizeof err))
+    *whole = shards == 0;
   return n > 0 ? id->text : NULL;
 }
 
@@ -127,10 +132,11 @@ int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_nod
                     "repository): the run is recorded as commit 'unknown'\n");
   char where[512] = "";
   perf__store *s = open_store(cli->history, err, sizeof err);
-  const char *twice = s ? recorded_already(s, doc) : NULL;
+  int whole = 0;
+  const char *twice = s ? recorded_already(s, doc, &whole) : NULL;
   if (twice) {
-    printf("perfgate: run '%s' is in %s shard by shard already: the merged run is not recorded "
-           "again (a run counts once)\n", twice, s->where);
+    printf("perfgate: run '%s' is in %s %s already: the merged run is not recorded "
+           "again (a run counts once)\n", twice, s->where, whole ? "as one merged run" : "shard by shard");
     perf__store_close(s);
     return 0;
   }
