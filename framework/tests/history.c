@@ -1780,6 +1780,11 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   st_exec(&run, "GIT_DIR=/nonexistent ", args);
   ST_CHECKF(strstr(run.out, ": 2 runs, 0 failed tests"), "both GPUs' runs count: %s", run.out);
   st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s' --run-id=R7 --merge=%s/o.json", path, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "run 'R7' is not in the history") &&
+                strstr(run.out, "each GPU's run as its own run id: e.g. 'R7/gpu0'"), "%s", run.out);
+  st_run_free(&run);
   /* A shard with no run id is recorded, with a word that the history
    * cannot group it with its other shards. */
   snprintf(args, sizeof args, "--history='%s' --commit=c2 --filter=host.truth", path);

@@ -31,6 +31,29 @@ static size_t gpus_of(const perf__documents_set *set, char *out, size_t len)
   return n;
 }
 
+/* Keeps the first run id a row holds in ctx (a char[200]). */
+static int key_row(void *ctx, int n, const char *const *v)
+{
+  char *key = ctx;
+  if (n > 0 && v[0] && !key[0]) snprintf(key, 200, "%s", v[0]);
+  return 0;
+}
+
+/* "; --devices recorded each GPU's run as ID/gpuK: e.g. 'ID/gpu0'" into
+ * out[len] when the history has such runs of id, else "". Returns out.
+ * Never fails (a store error leaves out empty). */
+static const char *gpu_runs(perf__store *s, const char *id, char *out, size_t len)
+{
+  char pattern[300], key[200] = "", err[300];
+  snprintf(pattern, sizeof pattern, "%s/gpu%%", id);
+  perf__store_value v = perf__store_text(pattern);
+  out[0] = '\0';
+  if (!perf__store_exec(s, "SELECT run_key FROM perfgate_runs WHERE run_key LIKE $1 ORDER BY run_key", &v, 1,
+                        key_row, key, err, sizeof err) && key[0])
+    snprintf(out, len, "; --devices recorded each GPU's run as its own run id: e.g. '%s'", key);
+  return out;
+}
+
 /* Refuses a run id with no shard here (on cli's --gpu: naming the GPUs
  * the run has shards on, read again from s), or whose shards ran on
  * several GPUs without a --gpu. Returns 0 or 2 after a message. */
@@ -52,7 +75,7 @@ static int one_gpu(perf__store *s, const perf__options_cli *cli, const perf__doc
             cli->run_id, cli->trend_gpu, s->where, gpus);
   } else
     fprintf(stderr, "%s: --merge: run '%s' is not in the history %s (no shard was recorded with "
-                    "that run id)\n", prog, cli->run_id, s->where);
+                    "that run id)%s\n", prog, cli->run_id, s->where, gpu_runs(s, cli->run_id, gpus, sizeof gpus));
   perf__documents_free(&all);
   return 2;
 }
