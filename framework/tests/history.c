@@ -1686,6 +1686,19 @@ ST_TEST(history_commit_report_compares_with_git_ancestors)
   st_rmtree(dir);
 }
 
+/* --commit-report=commit on the history at path, outside any repository
+ * (the order of recording): its exit status must be status and its output
+ * hold want. */
+static void commit_report_says(const char *path, const char *commit, int status, const char *want)
+{
+  char args[600];
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --commit-report=%s", path, commit);
+  st_exec(&run, "GIT_DIR=/nonexistent ", args);
+  ST_CHECKF(run.status == status && strstr(run.out, want), "%s: exit %d: %s", args, run.status, run.out);
+  st_run_free(&run);
+}
+
 /* Shards of one run id: a run is whole when every shard is recorded; a
  * retried shard's last attempt counts (a failed first attempt then
  * passed is not a failure); a run with a shard missing is INCOMPLETE and
@@ -1693,7 +1706,7 @@ ST_TEST(history_commit_report_compares_with_git_ancestors)
  * series. */
 ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
 {
-  char dir[64], path[128], args[600];
+  char dir[64], path[128];
   if (!temp_dir(dir, sizeof dir)) return;
   snprintf(path, sizeof path, "%s/h.db", dir);
   perf__store *s = open_at(path);
@@ -1705,19 +1718,10 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   record_of(s, "c3", "GPU", 5, 1e-3, 5e-3, "{\"index\": 0, \"total\": 4, \"run_id\": \"78\"}", 0);
   record_of(s, "c3", "GPU", 6, 1e-3, 5e-3, "{\"index\": 2, \"total\": 4, \"run_id\": \"78\"}", 0);
   perf__store_close(s);
-  st_run run;
-  snprintf(args, sizeof args, "--history='%s' --commit-report=c2", path);
-  st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 1 run (2 shards), 0 failed tests (1 retried shard "
-                                               "replaced by a later attempt)"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
-  snprintf(args, sizeof args, "--history='%s' --commit-report=c3", path);
-  st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(run.status == 125 && strstr(run.out, "GPU: INCOMPLETE: 1 run (2 shards), 0 failed tests; run 78: "
-                                                 "2 of 4 shards recorded, never green"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
+  commit_report_says(path, "c2", 0, "GPU: held: 1 run (2 shards), 0 failed tests (1 retried shard replaced by "
+                                    "a later attempt)");
+  commit_report_says(path, "c3", 125, "GPU: INCOMPLETE: 1 run (2 shards), 0 failed tests; run 78: 2 of 4 shards "
+                                      "recorded, never green");
   s = open_at(path);
   if (s) {
     ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = '77' AND shard_index = 1"), 2);
@@ -1738,12 +1742,8 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   if (s) record(s, "c4", "GPU", 7, 1e-3, 5e-3);
   if (s) record_of(s, "c4", "GPU", 8, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"79\"}", 0);
   if (s) perf__store_close(s);
-  snprintf(args, sizeof args, "--history='%s' --commit-report=c4", path);
-  st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(run.status == 0 && strstr(run.out, "GPU: held: 2 runs, 0 failed tests; also run 79: 1 of 2 shards "
-                                               "recorded (not whole)"),
-            "exit %d: %s", run.status, run.out);
-  st_run_free(&run);
+  commit_report_says(path, "c4", 0, "GPU: held: 2 runs, 0 failed tests; also run 79: 1 of 2 shards recorded (not "
+                                    "whole)");
   st_rmtree(dir);
 }
 
@@ -1776,10 +1776,7 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   ST_EQ(number(s, "SELECT count(DISTINCT gpu) FROM perfgate_runs"), 1);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key IN ('R7/gpu0', 'R7/gpu1')"), 2);
   perf__store_close(s);
-  snprintf(args, sizeof args, "--history='%s' --commit-report=c1", path);
-  st_exec(&run, "GIT_DIR=/nonexistent ", args);
-  ST_CHECKF(strstr(run.out, ": 2 runs, 0 failed tests"), "both GPUs' runs count: %s", run.out);
-  st_run_free(&run);
+  commit_report_says(path, "c1", 125, ": 2 runs, 0 failed tests"); /* both GPUs' runs count; nothing earlier */
   snprintf(args, sizeof args, "--history='%s' --run-id=R7 --merge=%s/o.json", path, dir);
   st_exec(&run, "", args);
   ST_CHECKF(run.status == 2 && strstr(run.out, "run 'R7' is not in the history") &&
