@@ -64,11 +64,11 @@ ST_TEST(changepoint_bad_input_and_edges)
   ST_EQ(perf__changepoint_find(flat, 12, &o, cp, 4), PERF__EINVAL);
 }
 
-/* A long window with many ties (best splits by ranks and Fenwick trees):
+/* A long window with many ties (best splits by ranks and a Fenwick tree):
  * 1000 values on a grid of 0.5 % steps (about 9 distinct values a side),
  * 5 % up from index 600, found there by the permutation test with the
- * long window's smallest p (1 / 4001: 4000 permutations); the series reversed, at 400, 5 %
- * down; 1000 equal values, nothing. */
+ * long window's smallest p (1 / 4001: 4000 permutations); the series
+ * reversed, at 400, 5 % down; 1000 equal values, nothing. */
 ST_TEST(changepoint_long_window_with_ties)
 {
   perf__changepoint_opts o;

@@ -85,9 +85,12 @@ int perf__recorder_check_merge(const perf__options_cli *cli, const perf__jsontre
   return check(cli, commit_of_run(perf__jsontree_get(first, "run")), path, "written", err, len);
 }
 
-static int count_row(void *ctx, int n, const char *const *v)
+/* Row of two counts (NULL: 0) into ((long *)ctx)[0..2). */
+static int counts_row(void *ctx, int n, const char *const *v)
 {
-  *(long *)ctx = n > 0 && v[0] ? atol(v[0]) : 0;
+  long *c = ctx;
+  c[0] = n > 0 && v[0] ? atol(v[0]) : 0;
+  c[1] = n > 1 && v[1] ? atol(v[1]) : 0;
   return 0;
 }
 
@@ -101,17 +104,14 @@ static const char *recorded_already(perf__store *s, const perf__jsontree_node *d
   const perf__jsontree_node *id = perf__jsontree_get(perf__jsontree_get(run, "shard"), "run_id");
   if (!perf__jsontree_get(run, "merged") || !id || id->type != PERF__J_STRING || !*id->text)
     return NULL;
-  long n = 0;
+  long n[2] = {0, 0}; /* its runs, and of those the shards of a split run */
   char err[300];
   perf__store_value v = perf__store_text(id->text);
-  if (perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = $1", &v, 1,
-                       count_row, &n, err, sizeof err))
+  if (perf__store_exec(s, "SELECT count(*), sum(CASE WHEN shard_total > 1 THEN 1 ELSE 0 END) FROM perfgate_runs"
+                          " WHERE run_key = $1", &v, 1, counts_row, n, err, sizeof err))
     return NULL;
-  long shards = 0;
-  if (n > 0 && !perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = $1 AND shard_total > 1",
-                                 &v, 1, count_row, &shards, err, sizeof err))
-    *whole = shards == 0;
-  return n > 0 ? id->text : NULL;
+  *whole = n[1] == 0;
+  return n[0] > 0 ? id->text : NULL;
 }
 
 /* See recorder.h. */
