@@ -95,7 +95,11 @@ static int by_id(const void *x, const void *y)
   return (a->id > b->id) - (a->id < b->id);
 }
 
-static uint64_t hash(const char *s, uint64_t h);
+static uint64_t hash(const char *s, uint64_t h)
+{
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (h ^ 0x1f) * 1099511628211ull;
+}
 
 /* Whether the commit of runs[i] is among the newest `last` commits of its
  * GPU, whose runs are runs[from..i] walked back: seen is a table of nseen
@@ -151,12 +155,6 @@ static int place_runs(loader *l)
     if (place(l, &l->runs[i])) return -1;
   if (l->nruns) qsort(l->runs, l->nruns, sizeof *l->runs, by_id); /* runs is NULL for none */
   return 0;
-}
-
-static uint64_t hash(const char *s, uint64_t h)
-{
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return (h ^ 0x1f) * 1099511628211ull;
 }
 
 static int same(const char *a, const char *b)
