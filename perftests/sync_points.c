@@ -85,9 +85,20 @@ static void lower_precision_beats_fp32(cudaDataType t, double factor)
   gemm_init_typed(&fp32, 8192, CUDA_R_32F);
   gemm_wrote_c(&lo);
   gemm_wrote_c(&fp32);
-  perf_workload fast = PERF_WORKLOAD(gemm_once, &lo, .stream = lo.stream);
-  perf_workload slow = PERF_WORKLOAD(gemm_once, &fp32, .stream = fp32.stream);
+  double flops = 2.0 * 8192 * 8192 * 8192;
+  perf_workload fast = PERF_WORKLOAD(gemm_once, &lo, .stream = lo.stream, .flops = flops,
+                                     .flop_type = t == CUDA_R_16F ? PERF_FLOP_FP16 : PERF_FLOP_BF16);
+  perf_workload slow = PERF_WORKLOAD(gemm_once, &fp32, .stream = fp32.stream, .flops = flops,
+                                     .flop_type = PERF_FLOP_FP32);
   PERF_EXPECT_FASTER(fast, slow, factor);
+  /* Speed of light: cuBLAS's GEMM behind this claim gets what cuBLASLt's
+   * heuristic pick for the type gets, timed in the same rounds (H100,
+   * 2026-11-26: fp16 0.994 [0.988, 1.041] of 689 TFLOP/s, bf16 0.998
+   * [0.975, 1.019] of 707; 64-66 % of the spec peak at 1980 MHz). fp32's
+   * own claim (1.007 of 51 TFLOP/s) is left out: 1.1-1.5 s of suite time
+   * for a kernel no document claims anything of; its throughput is still
+   * reported. */
+  PERF_EXPECT_FLOPS(fast, 0.9);
 }
 
 /* 003: "FP16 / BF16: ~20-25 ms, FP32: ~70 ms" — tensor-core types are much

@@ -17,7 +17,7 @@
  * raised whenever a public struct's layout or an enum's values change.
  * perf_abi_describe() describes it for bindings (python/perfgate checks
  * its mirror against it). */
-#define PERF_ABI_VERSION 1
+#define PERF_ABI_VERSION 2
 
 /* What became of a test or of one claim, in severity order (a test that
  * makes several claims takes the most severe). X(name, word). */
@@ -51,6 +51,27 @@ typedef enum perf_line_kind {
 #undef PERF__X
   PERF_LINE_KIND_COUNT
 } perf_line_kind;
+
+/* The data type of a workload's declared math (perf_workload's
+ * .flop_type): which of the GPU's peak math rates its FLOP/s are a share
+ * of (README, "Throughput"). X(name, word); the word names it in reports,
+ * baseline files and the history. */
+#define PERF_FLOP_TYPE_MAP(X) \
+  X(NONE, "none")             \
+  X(FP64, "fp64")             \
+  X(FP32, "fp32")             \
+  X(TF32, "tf32")             \
+  X(FP16, "fp16")             \
+  X(BF16, "bf16")             \
+  X(FP8, "fp8")               \
+  X(INT8, "int8")
+
+typedef enum perf_flop_type {
+#define PERF__X(sym, word) PERF_FLOP_##sym,
+  PERF_FLOP_TYPE_MAP(PERF__X)
+#undef PERF__X
+  PERF_FLOP_TYPE_COUNT
+} perf_flop_type;
 
 #endif /* PERFGATE_ABI_H */
 
@@ -102,7 +123,13 @@ typedef struct perf__wstate perf__wstate;
  * queues work on is followed. The wall and submit clocks then wait for the
  * device when it queued any GPU work outside .stream (for nothing when it
  * queued none); the events, device and cold clocks are an ERROR when work
- * their stream does not wait for exists. */
+ * their stream does not wait for exists.
+ * What one iteration moves and computes may be declared (0: not declared):
+ * every report then gives its throughput beside its time (bytes and math
+ * per second of the same clock, with the time's interval), and the share
+ * of the GPU's peaks (README, "Throughput"). Bytes count what the GPU's
+ * memory serves and takes (read + written once each); flops count
+ * operations, a multiply-add as 2 (an m x n x k GEMM: 2mnk). */
 typedef struct perf_workload {
   const char *name;          /* unset: the first claim names it as written */
   perf_fn *fn;               /* runs one iteration */
@@ -110,14 +137,20 @@ typedef struct perf_workload {
   cudaStream_t stream;       /* the stream its GPU work goes to (or joins
                                 back to): the GPU clocks time on it */
   perf_clock clock;          /* PERF_CLOCK_AUTO unless set */
+  double bytes_read;         /* bytes one iteration reads (0: not declared) */
+  double bytes_written;      /* bytes one iteration writes */
+  double flops;              /* math operations one iteration does */
+  perf_flop_type flop_type;  /* their data type: the peak they are a share of */
   perf__wstate *perf__state; /* owned by the framework; leave unset */
   unsigned long perf__gen;   /* the test perf__state belongs to; leave unset */
 } perf_workload;
 
 /* PERF_WORKLOAD(fn, arg[, .stream = s][, .clock = PERF_CLOCK_WALL]
- *               [, .name = "label"])
+ *               [, .name = "label"][, .bytes_read = n][, .bytes_written = n]
+ *               [, .flops = n, .flop_type = PERF_FLOP_FP16])
  * In C++ (a .cu file) fn may be a captureless lambda; the options then go
- * in the order .name, .stream, .clock (C++ designated initialisers), and a
+ * in the order .name, .stream, .clock, .bytes_read, .bytes_written, .flops,
+ * .flop_type (C++ designated initialisers), and a
  * lambda or template whose text has a comma outside parentheses (a
  * <<<grid, block>>> launch) is put in parentheses, as for any macro. */
 #define PERF_WORKLOAD(...) PERF__WORKLOAD(__VA_ARGS__, )
@@ -335,6 +368,29 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal);
 
+/* ---- Speed of light --------------------------------------------------------
+ * PERF_EXPECT_BANDWIDTH(w, share): w moves its declared bytes
+ * (.bytes_read + .bytes_written) at no less than share (0.8: 80 %) of the
+ * DRAM bandwidth this GPU achieves, measured by perfgate's streaming copy
+ * timed in the same ABBA rounds as w, on w's stream and clock. Decided on
+ * the ratio of their rates as FASTER is (interval, sequential looks,
+ * INCONCLUSIVE when the budget ends undecided). A working set below twice
+ * the L2 may be served from L2: such a w needs .clock = PERF_CLOCK_COLD.
+ * PERF_EXPECT_FLOPS(w, share): the same for w's declared .flops against a
+ * large cuBLASLt GEMM of its .flop_type (cuBLASLt loaded at run time).
+ * The verdict line gives w's rate, its share of the measured peak with its
+ * interval, the measured and the spec peaks, and the clock. A claim this
+ * machine cannot calibrate (no cuBLASLt, a type the GPU lacks) is
+ * skipped, saying why; w without the declared work is an ERROR. */
+#define PERF_EXPECT_BANDWIDTH(w, share) \
+  perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 0)
+#define PERF_ASSERT_BANDWIDTH(w, share) \
+  perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 1)
+#define PERF_EXPECT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 0)
+#define PERF_ASSERT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 1)
+int perf__speed_of_light(perf_workload *w, double share, int math, const char *wn,
+                         const char *file, int line, int fatal);
+
 /* ---- Results --------------------------------------------------------------
  * PERF_EXPECT_NEAR(got, want, n, tol): |got[i] - want[i]| <= tol for each of
  * n doubles; PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol): <= tol *
@@ -448,7 +504,8 @@ typedef struct perf_embed_options {
  * mirror of it: {"abi": PERF_ABI_VERSION, "version": "M.m.p", "structs":
  * {NAME: {"size": S, "fields": {MEMBER: [OFFSET, SIZE]}}} for perf_workload
  * and perf_embed_options, "enums": {"perf_clock": {NAME: VALUE},
- * "perf_outcome": {WORD: VALUE}, "perf_line_kind": {NAME: VALUE}}}. A
+ * "perf_outcome": {WORD: VALUE}, "perf_line_kind": {NAME: VALUE},
+ * "perf_flop_type": {WORD: VALUE}}}. A
  * static string; never fails. */
 const char *perf_abi_describe(void);
 /* Returns 0, or 2 when a test is already running. o may be NULL. */
@@ -461,6 +518,10 @@ int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const c
                       const char *bn, const char *file, int line);
 int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                        const char *bn, const char *file, int line);
+/* PERF_EXPECT_BANDWIDTH (math 0) or PERF_EXPECT_FLOPS (math 1): 1 held,
+ * 0 not (or skipped: its line says why), -1 as above. */
+int perf_embed_speed_of_light(perf_workload *w, double share, int math, const char *wn,
+                              const char *file, int line);
 /* PERF_EXPECT_BASELINE: 1 held, 0 slower than its baseline entry or no
  * entry to compare with (a line says which), -1 as above. */
 int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line);
@@ -557,6 +618,10 @@ struct perf__wopts {
   const char *name = NULL;
   cudaStream_t stream = NULL;
   perf_clock clock = PERF_CLOCK_AUTO;
+  double bytes_read = 0;
+  double bytes_written = 0;
+  double flops = 0;
+  perf_flop_type flop_type = PERF_FLOP_NONE;
 };
 
 static inline perf_workload perf__workload_of(perf_fn *fn, void *arg, perf__wopts o)
@@ -567,6 +632,10 @@ static inline perf_workload perf__workload_of(perf_fn *fn, void *arg, perf__wopt
   w.arg = arg;
   w.stream = o.stream;
   w.clock = o.clock;
+  w.bytes_read = o.bytes_read;
+  w.bytes_written = o.bytes_written;
+  w.flops = o.flops;
+  w.flop_type = o.flop_type;
   return w;
 }
 

@@ -20,8 +20,9 @@ typedef struct field {
 
 static const field workload_fields[] = {
     FIELD(perf_workload, name),  FIELD(perf_workload, fn),          FIELD(perf_workload, arg),
-    FIELD(perf_workload, stream), FIELD(perf_workload, clock),      FIELD(perf_workload, perf__state),
-    FIELD(perf_workload, perf__gen),
+    FIELD(perf_workload, stream), FIELD(perf_workload, clock),      FIELD(perf_workload, bytes_read),
+    FIELD(perf_workload, bytes_written), FIELD(perf_workload, flops), FIELD(perf_workload, flop_type),
+    FIELD(perf_workload, perf__state), FIELD(perf_workload, perf__gen),
 };
 static const field options_fields[] = {
     FIELD(perf_embed_options, budget_s),     FIELD(perf_embed_options, seed),
@@ -70,6 +71,11 @@ static void add_enums(char *buf, size_t len, size_t *at)
 #define PERF__X(sym, meaning) \
   add(buf, len, at, "%s\"%s\": %d", PERF_LINE_##sym ? ", " : "", #sym, PERF_LINE_##sym);
   PERF_LINE_KIND_MAP(PERF__X)
+#undef PERF__X
+  add(buf, len, at, "}, \"perf_flop_type\": {");
+#define PERF__X(sym, word) \
+  add(buf, len, at, "%s\"%s\": %d", PERF_FLOP_##sym ? ", " : "", word, PERF_FLOP_##sym);
+  PERF_FLOP_TYPE_MAP(PERF__X)
 #undef PERF__X
   add(buf, len, at, "}");
 }

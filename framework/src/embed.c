@@ -14,6 +14,7 @@
 #include "supervisor/rebaseline.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/ratio.h"
+#include "worker/claim/solight.h"
 #include "worker/sync/callsite.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
@@ -134,6 +135,24 @@ int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, con
   call c = {.a = a, .b = b, .x = tolerance, .an = an, .bn = bn, .file = file, .line = line,
             .similar = 1};
   return armed(ratio, &c);
+}
+
+/* A speed-of-light claim (x: the share; at_least: math), refused after
+ * a sync check as a ratio claim is. */
+static int speed_of_light(const call *c)
+{
+  char head[300];
+  refuse_after_sync_check(perf__solight_head(head, sizeof head, c->at_least, c->x, c->an, c->file,
+                                             c->line));
+  return perf__speed_of_light(c->a, c->x, c->at_least, c->an, c->file, c->line, 0);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_speed_of_light(perf_workload *w, double share, int math, const char *wn,
+                              const char *file, int line)
+{
+  call c = {.a = w, .x = share, .an = wn, .file = file, .line = line, .at_least = !!math};
+  return armed(speed_of_light, &c);
 }
 
 /* PERF_EXPECT_BASELINE, refused after a sync check as a ratio claim is. */

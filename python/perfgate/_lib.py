@@ -9,10 +9,11 @@ from ._header import package_version
 
 # The mirror of perfgate.h's ABI, checked against the library's own
 # description (perf_abi_describe) when it is loaded: abi_mismatches().
-ABI = 1  # PERF_ABI_VERSION
+ABI = 2  # PERF_ABI_VERSION
 CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}  # perf_clock
 OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]  # perf_outcome, by value
 LINE_KINDS = ["DETAIL", "VERBOSE", "INFO", "NOTICE", "RECORD", "CLAIM"]  # perf_line_kind, by value
+FLOP_TYPES = ["none", "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"]  # perf_flop_type, by value
 LINE_DETAIL, LINE_VERBOSE, LINE_INFO, LINE_NOTICE, LINE_RECORD, LINE_CLAIM = range(len(LINE_KINDS))
 
 FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -29,6 +30,10 @@ class Workload(ctypes.Structure):
         ("arg", ctypes.c_void_p),
         ("stream", ctypes.c_void_p),
         ("clock", ctypes.c_int),
+        ("bytes_read", ctypes.c_double),
+        ("bytes_written", ctypes.c_double),
+        ("flops", ctypes.c_double),
+        ("flop_type", ctypes.c_int),
         ("state", ctypes.c_void_p),
         ("gen", ctypes.c_ulong),
     ]
@@ -116,7 +121,7 @@ def _described(lib):
 
 def abi_mismatches(lib):
     """Where this module's mirror of the ABI (ABI, Workload, Options,
-    CLOCKS, OUTCOMES, LINE_KINDS) differs from what lib says of itself: a
+    CLOCKS, OUTCOMES, LINE_KINDS, FLOP_TYPES) differs from what lib says of itself: a
     list of sentences, empty when they agree."""
     d = _described(lib)
     if d is None:
@@ -141,7 +146,9 @@ def abi_mismatches(lib):
                                ("perf_outcome", enums["perf_outcome"],
                                 {w: i for i, w in enumerate(OUTCOMES)}),
                                ("perf_line_kind", enums["perf_line_kind"],
-                                {k: i for i, k in enumerate(LINE_KINDS)})):
+                                {k: i for i, k in enumerate(LINE_KINDS)}),
+                               ("perf_flop_type", enums.get("perf_flop_type"),
+                                {k: i for i, k in enumerate(FLOP_TYPES)})):
         if theirs != mine:
             bad.append(f"{name} is {theirs}, the package's {mine}")
     return bad
@@ -165,6 +172,9 @@ def _declare(lib):
         f.argtypes = [w, w, ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                       ctypes.c_int]
         f.restype = ctypes.c_int
+    lib.perf_embed_speed_of_light.argtypes = [w, ctypes.c_double, ctypes.c_int, ctypes.c_char_p,
+                                              ctypes.c_char_p, ctypes.c_int]
+    lib.perf_embed_speed_of_light.restype = ctypes.c_int
     lib.perf_embed_baseline.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.perf_embed_baseline.restype = ctypes.c_int
     lib.perf_embed_syncs.argtypes = [w, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,

@@ -112,9 +112,14 @@ class Workload:
     """A callable as a perfgate workload: one call is one iteration. stream:
     the CUDA stream its GPU work goes to (a torch.cuda.Stream, or a raw
     cudaStream_t as an int); clock: "auto", "events", "wall", "submit",
-    "device" or "cold" (auto: events with a stream, wall without)."""
+    "device" or "cold" (auto: events with a stream, wall without).
+    bytes_read, bytes_written, flops: what one call moves and computes (0:
+    not declared), flop_type: "fp64", "fp32", "tf32", "fp16", "bf16",
+    "fp8" or "int8" (needed with flops): the reports then give the
+    throughput and its share of the GPU's peaks, as perftest's do."""
 
-    def __init__(self, fn, name=None, stream=None, clock=None):
+    def __init__(self, fn, name=None, stream=None, clock=None, bytes_read=0, bytes_written=0,
+                 flops=0, flop_type=None):
         if not callable(fn):
             raise PerfError(f"perfgate: a workload must be callable, got {type(fn).__name__}")
         import inspect
@@ -127,6 +132,19 @@ class Workload:
                                 f"calling it only creates the object and does none of its work")
         if clock is not None and clock not in _lib.CLOCKS:
             raise PerfError(f"perfgate: unknown clock {clock!r}: one of {', '.join(_lib.CLOCKS)}")
+        for what, v in (("bytes_read", bytes_read), ("bytes_written", bytes_written),
+                        ("flops", flops)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0 \
+                    or not math.isfinite(v):
+                raise PerfError(f"perfgate: {what} must be a number >= 0, got {v!r}")
+        if flop_type is not None and flop_type not in _lib.FLOP_TYPES[1:]:
+            raise PerfError(f"perfgate: unknown flop_type {flop_type!r}: one of "
+                            f"{', '.join(_lib.FLOP_TYPES[1:])}")
+        if flops and flop_type is None:
+            raise PerfError("perfgate: flops needs its flop_type (\"fp32\", \"fp16\", ...): the peak "
+                            "it is a share of")
+        self.work = (float(bytes_read), float(bytes_written), float(flops),
+                     _lib.FLOP_TYPES.index(flop_type) if flop_type else 0)
         self.fn = fn
         self.name = name
         self.stream = stream
@@ -167,7 +185,7 @@ class Workload:
             self._fn = _lib.FN(self._call)
             self._name = self.name.encode()
             self._c = _lib.Workload(self._name, self._fn, None, self._stream_handle(),
-                                    _lib.CLOCKS[self.clock], None, 0)
+                                    _lib.CLOCKS[self.clock], *self.work, None, 0)
         return self._c
 
 
@@ -214,9 +232,10 @@ class Perf:
         else:
             self.lines.append((kind, t))
 
-    def workload(self, fn, name=None, stream=None, clock=None):
-        """fn as a Workload (see Workload)."""
-        return Workload(fn, name=name, stream=stream, clock=clock)
+    def workload(self, fn, name=None, stream=None, clock=None, **work):
+        """fn as a Workload (see Workload: work is bytes_read, bytes_written,
+        flops, flop_type)."""
+        return Workload(fn, name=name, stream=stream, clock=clock, **work)
 
     def _as_workload(self, w, default):
         """w as a Workload with a name no other workload of this test has
@@ -341,6 +360,33 @@ class Perf:
     def assert_similar(self, a, b, tolerance):
         if not self.expect_similar(a, b, tolerance, _depth=2):
             raise AssertionError(self.failures[-1])
+
+    def expect_bandwidth(self, a, share, _depth=1):
+        """a moves its declared bytes at no less than share (0.8: 80 %) of the
+        DRAM bandwidth this GPU achieves (a streaming copy timed in the
+        same rounds), as PERF_EXPECT_BANDWIDTH decides it."""
+        return self._speed_of_light(a, share, 0, _depth + 1)
+
+    def expect_flops(self, a, share, _depth=1):
+        """a computes its declared flops at no less than share of the rate a
+        large cuBLASLt GEMM of its flop_type achieves (PERF_EXPECT_FLOPS)."""
+        return self._speed_of_light(a, share, 1, _depth + 1)
+
+    def _speed_of_light(self, a, share, math_, depth):
+        if not self._open:
+            raise PerfError("perfgate: this test has ended; no claim can run in it")
+        if isinstance(share, bool) or not isinstance(share, (int, float)):
+            raise self._error(f"perfgate: share must be a number, got {share!r}")
+        wa = self._as_workload(a, "a")
+        file, line = _where(depth)
+        mark = self._mark()
+        before = mark[0]
+        got = self._lib.perf_embed_speed_of_light(ctypes.byref(wa._c), float(share), math_,
+                                                  wa._name, file.encode(), line)
+        self._after_call(got, (wa,), mark, "claim", file, line)
+        if got == 0 and len(self.claims) > before:
+            self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
+        return got == 1
 
     def expect_baseline(self, a):
         """a is not slower than its entry in this machine's baseline file."""

@@ -15,9 +15,9 @@ static const char *const sides[] = {"slower", "undecided", "faster", "tied"};
 /* Never fails. */
 static const struct kind_row {
   const char *word;
-  int ratio;
+  int ratio, at_least;
 } kinds[] = {
-#define PERF__X(kind, word, ratio) {word, ratio},
+#define PERF__X(kind, word, ratio, at_least) {word, ratio, at_least},
     PERF__CLAIMREC_KIND_MAP(PERF__X)
 #undef PERF__X
 };
@@ -31,6 +31,14 @@ const char *perf__claimrec_kind_word(perf__claimrec_kind k)
 int perf__claimrec_is_ratio(perf__claimrec_kind k)
 {
   return (unsigned)k < PERF__CLAIMREC_KIND_COUNT && kinds[k].ratio;
+}
+
+/* See claimrec.h. */
+int perf__claimrec_at_least(const char *word)
+{
+  for (int k = 0; word && k < PERF__CLAIMREC_KIND_COUNT; k++)
+    if (kinds[k].word && !strcmp(kinds[k].word, word)) return kinds[k].at_least;
+  return 0;
 }
 
 /* ---- writer ------------------------------------------------------------------ */
@@ -112,6 +120,49 @@ static void put_route(perf__json *j, const perf__claimrec_workload *w)
   put_str(j, "gpu_work", w->gpu_work);
 }
 
+/* ", \"key\": [rate, lo, hi]" of work over the workload's median, when
+ * work > 0. Never fails (j->oom). */
+static void put_rate(perf__json *j, const char *key, double work, const perf__claimrec_workload *w)
+{
+  double r[3];
+  if (!(work > 0)) return;
+  perf__peaks_rate(work, w->median_s, w->median_interval_s, r);
+  perf__json_raw(j, ", \"%s\": [", key);
+  for (int i = 0; i < 3; i++) {
+    if (i) perf__json_raw(j, ", ");
+    perf__json_num(j, r[i]);
+  }
+  perf__json_raw(j, "]");
+}
+
+/* ", \"key\": v" when v > 0. Never fails (j->oom). */
+static void put_known(perf__json *j, const char *key, double v)
+{
+  if (v > 0) put_num(j, key, v);
+}
+
+/* The declared work and its rates, when it declared any. Never fails
+ * (j->oom). */
+static void put_work(perf__json *j, const perf__claimrec_workload *w)
+{
+  const perf__work *k = &w->work;
+  if (!perf__peaks_declared(k)) return;
+  perf__json_raw(j, ", \"work\": {\"bytes_read\": ");
+  perf__json_num(j, k->bytes_read);
+  put_num(j, "bytes_written", k->bytes_written);
+  put_num(j, "flops", k->flops);
+  put_str(j, "flop_type", perf__peaks_type_word(k->type));
+  put_rate(j, "bytes_per_s", perf__peaks_bytes(k), w);
+  put_rate(j, "flops_per_s", k->flops, w);
+  put_known(j, "spec_dram_bytes_per_s", w->spec_dram);
+  put_known(j, "spec_math_per_s", w->spec_math);
+  if (w->spec_math_basis) put_str(j, "spec_math_basis", w->spec_math_basis);
+  put_known(j, "measured_dram_bytes_per_s", w->measured_dram);
+  put_known(j, "measured_math_per_s", w->measured_math);
+  if (w->measured_from) put_str(j, "measured_from", w->measured_from);
+  perf__json_raw(j, "}");
+}
+
 /* One workload as a JSON object. Never fails (j->oom). */
 static void put_workload(perf__json *j, const perf__claimrec_workload *w)
 {
@@ -131,6 +182,7 @@ static void put_workload(perf__json *j, const perf__claimrec_workload *w)
   perf__json_raw(j, "]");
   put_route(j, w);
   put_watch(j, w);
+  put_work(j, w);
   perf__json_raw(j, "}");
 }
 
@@ -408,6 +460,41 @@ static int read_watch(reader *rd, const perf__jsontree_node *o, perf__claimrec_w
   return e;
 }
 
+/* A number member that may be absent (then 0). Returns 0 or
+ * PERF__EPROTO. */
+static int get_optional(reader *rd, const perf__jsontree_node *obj, const char *key, double *out)
+{
+  *out = 0;
+  return perf__jsontree_get(obj, key) ? get_num(rd, obj, key, out) : 0;
+}
+
+/* The declared work and its peaks, when there is any (its rates are
+ * derived, not read). Returns 0, PERF__EPROTO or PERF__ENOMEM. */
+static int read_work(reader *rd, const perf__jsontree_node *o, perf__claimrec_workload *w)
+{
+  const perf__jsontree_node *n;
+  char *type = NULL;
+  if (!perf__jsontree_get(o, "work")) return 0;
+  int e = member(rd, o, "work", PERF__J_OBJECT, &n);
+  if (!e) e = get_num(rd, n, "bytes_read", &w->work.bytes_read);
+  if (!e) e = get_num(rd, n, "bytes_written", &w->work.bytes_written);
+  if (!e) e = get_num(rd, n, "flops", &w->work.flops);
+  if (!e) e = get_str(rd, n, "flop_type", &type);
+  if (!e && perf__peaks_type_of(type) == PERF_FLOP_TYPE_COUNT)
+    e = bad(rd, "work.flop_type", "is not a flop type perfgate knows");
+  if (!e) w->work.type = perf__peaks_type_of(type);
+  free(type);
+  if (!e) e = get_optional(rd, n, "spec_dram_bytes_per_s", &w->spec_dram);
+  if (!e) e = get_optional(rd, n, "spec_math_per_s", &w->spec_math);
+  if (!e && perf__jsontree_get(n, "spec_math_basis"))
+    e = get_str(rd, n, "spec_math_basis", &w->spec_math_basis);
+  if (!e) e = get_optional(rd, n, "measured_dram_bytes_per_s", &w->measured_dram);
+  if (!e) e = get_optional(rd, n, "measured_math_per_s", &w->measured_math);
+  if (!e && perf__jsontree_get(n, "measured_from"))
+    e = get_str(rd, n, "measured_from", &w->measured_from);
+  return e;
+}
+
 /* Appends prefix to the reader's path (truncated when too long), returning
  * the old path in old[64]. Never fails. */
 static void enter(reader *rd, const char *prefix, char *old)
@@ -442,6 +529,7 @@ static int read_workload(reader *rd, const perf__jsontree_node *o, const char *k
   if (!e) e = get_bool(rd, n, "undeclared_streams", &w->undeclared_streams);
   if (!e) e = get_str(rd, n, "gpu_work", &w->gpu_work);
   if (!e) e = read_watch(rd, n, w);
+  if (!e) e = read_work(rd, n, w);
   memcpy(rd->at, old, sizeof rd->at);
   return e;
 }
@@ -592,7 +680,7 @@ static int read_kind(reader *rd, const perf__jsontree_node *o, perf__claimrec_ki
     const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
     if (w && !strcmp(n->text, w)) return *out = (perf__claimrec_kind)k, 0;
   }
-  return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR or CROSSOVER)");
+  return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH or FLOPS)");
 }
 
 /* The optional members of confirm before failing: id, attempt (1 or 2),
@@ -670,6 +758,8 @@ static int copy_workload(perf__claimrec_workload *dst, const perf__claimrec_work
   e |= dup_str(&dst->waits_for, src->waits_for);
   e |= dup_str(&dst->gpu_work, src->gpu_work);
   e |= dup_str(&dst->throttle_reasons, src->throttle_reasons);
+  e |= dup_str(&dst->spec_math_basis, src->spec_math_basis);
+  e |= dup_str(&dst->measured_from, src->measured_from);
   dst->samples_s = dup_array(src->samples_s, src->nsamples, sizeof *src->samples_s, &e);
   dst->sm_clock_mhz = dup_array(src->sm_clock_mhz, src->nsamples, sizeof *src->sm_clock_mhz, &e);
   return e;
@@ -730,6 +820,8 @@ static void free_workload(perf__claimrec_workload *w)
   free(w->gpu_work);
   free(w->sm_clock_mhz);
   free(w->throttle_reasons);
+  free(w->spec_math_basis);
+  free(w->measured_from);
 }
 
 /* Frees what a measurement owns. Never fails. */

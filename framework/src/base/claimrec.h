@@ -20,25 +20,32 @@
 
 #include "base/json.h"
 #include "base/jsontree.h"
+#include "base/peaks.h"
 #include "base/status.h"
 
 /* The most points a sweep has, so the most a CROSSOVER record holds. */
 enum { PERF__CLAIMREC_MAX_POINTS = 64 };
 
-/* The kinds of record, one row each: X(kind, word, ratio). PLAIN (TRUE,
- * the sync checks, BASELINE) has a message and an outcome only and no
- * word in the JSON; a ratio kind carries one ratio measurement (the
- * "ratio" member, in the headroom table and the history's ratio rows). A
- * new kind with measurements of its own is a row here, its members below,
- * and their writer and reader in claimrec.c. */
+/* The kinds of record, one row each: X(kind, word, ratio, at_least).
+ * PLAIN (TRUE, the sync checks, BASELINE) has a message and an outcome
+ * only and no word in the JSON; a ratio kind carries one ratio
+ * measurement (the "ratio" member, in the headroom table and the
+ * history's ratio rows), which at_least needs to be at least its
+ * threshold (else within the band SIMILAR's tolerance makes). BANDWIDTH
+ * and FLOPS (speed-of-light claims) are ratio kinds whose ratio is the
+ * workload's share of the peak measured in the same rounds (its "b" is
+ * the calibration). A new kind with measurements of its own is a row
+ * here, its members below, and their writer and reader in claimrec.c. */
 #define PERF__CLAIMREC_KIND_MAP(X)   \
-  X(PLAIN, NULL, 0)                  \
-  X(FASTER, "FASTER", 1)             \
-  X(SIMILAR, "SIMILAR", 1)           \
-  X(CROSSOVER, "CROSSOVER", 0)
+  X(PLAIN, NULL, 0, 0)               \
+  X(FASTER, "FASTER", 1, 1)          \
+  X(SIMILAR, "SIMILAR", 1, 0)        \
+  X(CROSSOVER, "CROSSOVER", 0, 0)    \
+  X(BANDWIDTH, "BANDWIDTH", 1, 1)    \
+  X(FLOPS, "FLOPS", 1, 1)
 
 typedef enum perf__claimrec_kind {
-#define PERF__X(kind, word, ratio) PERF__CLAIMREC_##kind,
+#define PERF__X(kind, word, ratio, at_least) PERF__CLAIMREC_##kind,
   PERF__CLAIMREC_KIND_MAP(PERF__X)
 #undef PERF__X
   PERF__CLAIMREC_KIND_COUNT
@@ -63,6 +70,17 @@ typedef struct perf__claimrec_workload {
   unsigned *sm_clock_mhz;       /* nsamples of them; 0: unknown */
   long throttled_discarded, throttled_kept;
   char *throttle_reasons;
+  /* What it declared one iteration moves and computes (all 0: nothing;
+   * the JSON's "work", with the rates it gives over the median), and the
+   * peaks it is a share of (0: unknown): the GPU's spec DRAM bandwidth
+   * and math rate of work.type (base/peaks.h; basis: how, or why
+   * unknown), and the peaks measured on this machine (calibrate.h; from:
+   * where they were measured). */
+  perf__work work;
+  double spec_dram, spec_math;
+  char *spec_math_basis;
+  double measured_dram, measured_math;
+  char *measured_from;
 } perf__claimrec_workload;
 
 /* Where in a PERF_SWEEP a claim was made. */
@@ -140,6 +158,10 @@ const char *perf__claimrec_kind_word(perf__claimrec_kind k);
 /* 1 for a kind that carries one ratio measurement (the table's ratio
  * column). Never fails. */
 int perf__claimrec_is_ratio(perf__claimrec_kind k);
+/* 1 when the kind the word names ("FASTER", "BANDWIDTH") needs its ratio
+ * to be at least its threshold; 0 for SIMILAR's band, another word or
+ * NULL. Never fails. */
+int perf__claimrec_at_least(const char *word);
 
 /* Appends r as one JSON object to j. Never fails (j->oom says when memory
  * ran out; the text is then incomplete). */

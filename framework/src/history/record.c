@@ -157,6 +157,12 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   return rc;
 }
 
+/* A declared amount of work: NULL when not declared (0). */
+static perf__store_value declared(double v)
+{
+  return v > 0 ? perf__store_real(v) : perf__store_text(NULL);
+}
+
 /* One workload of claim seq (point -1: the claim's own; else a crossover
  * point's). */
 static int insert_workload(rec *r, const char *test, long seq, long point, const char *role,
@@ -170,12 +176,15 @@ static int insert_workload(rec *r, const char *test, long seq, long point, const
       m->sweep.set ? perf__store_int(m->sweep.value) : perf__store_text(NULL),
       perf__store_real(w->median_s), perf__store_real(w->median_interval_s[0]),
       perf__store_real(w->median_interval_s[1]), perf__store_int((long long)w->nsamples),
-      perf__store_int(w->iterations_per_sample)};
+      perf__store_int(w->iterations_per_sample), declared(w->work.bytes_read),
+      declared(w->work.bytes_written), declared(w->work.flops),
+      perf__store_text(w->work.flops > 0 ? perf__peaks_type_word(w->work.type) : NULL)};
   r->workloads++;
   return perf__store_exec(r->s,
       "INSERT INTO perfgate_workloads (run_id, claim_seq, point, role, test, workload, clock,"
       " sweep_param, sweep_value, median_s, median_lo_s, median_hi_s, samples,"
-      " iterations_per_sample) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+      " iterations_per_sample, bytes_read, bytes_written, flops, flop_type)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
       v, (int)(sizeof v / sizeof v[0]), NULL, NULL, r->err, r->len);
 }
 

@@ -7,7 +7,7 @@
 #include "history/store.h"
 
 /* The schema this perfgate writes and reads. */
-enum { PERF__SCHEMA_VERSION = 6 };
+enum { PERF__SCHEMA_VERSION = 7 };
 
 /* The rule that a retried shard's last attempt counts, as an SQL
  * condition on a run r of perfgate_runs (schema 5 on): true for a run

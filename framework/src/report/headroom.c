@@ -26,6 +26,7 @@ typedef struct building {
 typedef struct record {
   char claim[400];
   int similar;
+  const char *kind;
   double threshold, ratio, lo, hi;
   perf_outcome outcome;
 } record;
@@ -39,6 +40,7 @@ static int read_record(const perf__claimrec *c, record *out)
   char *colon = strrchr(out->claim, ':'); /* "...: PASS" */
   if (colon && colon > out->claim) *colon = '\0';
   out->similar = c->kind == PERF__CLAIMREC_SIMILAR;
+  out->kind = perf__claimrec_kind_word(c->kind);
   out->threshold = m->threshold;
   out->ratio = m->ratio;
   out->lo = m->interval[0];
@@ -73,6 +75,7 @@ static building *row_for(building **rows, size_t *n, size_t *cap, const char *te
   snprintf(b->row.test, sizeof b->row.test, "%s", test);
   snprintf(b->row.claim, sizeof b->row.claim, "%s", c->claim);
   b->row.similar = c->similar;
+  b->row.kind = c->kind;
   b->row.threshold = c->threshold;
   b->row.ratio_min = b->row.lo_min = b->row.headroom = INFINITY;
   b->row.ratio_max = b->row.hi_max = -INFINITY;
@@ -253,7 +256,7 @@ void perf__headroom_json(perf__json *j, const perf__headroom_row *rows, size_t n
     perf__json_str(j, r->test);
     perf__json_raw(j, ", \"claim\": ");
     perf__json_str(j, r->claim);
-    perf__json_raw(j, ", \"kind\": \"%s\", \"threshold\": ", r->similar ? "SIMILAR" : "FASTER");
+    perf__json_raw(j, ", \"kind\": \"%s\", \"threshold\": ", r->kind ? r->kind : "FASTER");
     perf__json_num(j, r->threshold);
     perf__json_raw(j, ", \"runs\": %d, \"outcomes\": {\"PASS\": %d, \"FAIL\": %d, "
                       "\"INCONCLUSIVE\": %d}, \"flips\": %d, \"ratio\": {\"min\": ",

@@ -19,7 +19,8 @@
 typedef struct perf__headroom_row {
   char test[256];
   char claim[400];     /* "FASTER(a, b, 2) at t.c:9 [n=16]" */
-  int similar;         /* SIMILAR (else FASTER) */
+  int similar;         /* SIMILAR (else at least: FASTER, BANDWIDTH, FLOPS) */
+  const char *kind;    /* its word (claimrec.h), static */
   double threshold;    /* FASTER: factor; SIMILAR: tolerance */
   int runs, passed, failed, inconclusive;
   int flips;           /* runs whose outcome is not the most common one */

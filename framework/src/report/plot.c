@@ -162,7 +162,7 @@ static void put_row(charts *c, const char *text, const char *suffix, const char 
   const char *at = strstr(text, " at ");
   snprintf(c->row_label[i], sizeof c->row_label[i], "%.*s%s", at ? (int)(at - text) : 80, text,
            suffix);
-  int faster = !strcmp(kind, "FASTER");
+  int faster = perf__claimrec_at_least(kind);
   c->rows[i] = (perf__svg_row){c->row_label[i], value, lo, hi, faster ? t : 1 / (1 + t),
                                faster ? NAN : 1 + t, mark};
 }
@@ -270,7 +270,7 @@ static void site_charts(charts *c, int xlog)
       site_row(c, s);
       continue;
     }
-    int faster = !strcmp(s->kind, "FASTER");
+    int faster = perf__claimrec_at_least(s->kind);
     perf__svg_series se = series_of(&s->l);
     se.label = faster ? "speedup, interval" : "ratio, interval";
     char suffix[160], yl[120];

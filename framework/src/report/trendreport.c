@@ -207,7 +207,7 @@ static char *chart(const perf__series_set *set, const found *x)
     snprintf(title, sizeof title, "%s (green: baseline to its tolerance)", label);
     c.title = title;
   }
-  if (s->kind && !strcmp(s->kind, "FASTER") && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
+  if (perf__claimrec_at_least(s->kind) && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
   for (int k = 0; k < x->t.ncp && k < MAX_CUTS; k++) {
     const perf__changepoint *cp = &x->t.cp[k];
     c.cut[c.ncut] = (double)s->pts[cp->at].at;

@@ -1,9 +1,11 @@
 /* baselinecheck.c — baseline checks in the worker: this machine's file, comparing or recording measurements. */
 #include "worker/claim/baselinecheck.h"
+#include "worker/claim/throughput.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/baseline.h"
@@ -271,6 +273,17 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
   return perf__blrule_busy_host_explains(rel, se, host_rel);
 }
 
+/* The throughput line of w's measurement (median per iteration, its
+ * interval not known here), when w declared its work. Never fails. */
+static void throughput(const perf_workload *w, double median, const char *clock)
+{
+  perf__claimrec_workload t = {.name = (char *)w->name, .median_s = median,
+                               .median_interval_s = {NAN, NAN}};
+  perf__throughput_record(&t, w);
+  perf__throughput_print(&t, clock);
+  free(t.spec_math_basis);
+}
+
 /* Compares with the entry on time; the line adds what the SM clock of the
  * samples (clk) says against the entry's (perf__baseline_clock_note), what
  * perfgate's references and the host's load since host (NULL: unknown) say
@@ -344,6 +357,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
              perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
+  throughput(w, median, clock);
   return o;
 }
 

@@ -18,6 +18,7 @@
 #include "worker/claim/hostnoise.h"
 #include "worker/device/nvtx.h"
 #include "worker/claim/sweep.h"
+#include "worker/claim/throughput.h"
 #include "worker/sync/syncdetect.h"
 #include "worker/sample/workload.h"
 
@@ -236,6 +237,8 @@ void perf__compare_print(const char *head, const char *word, const char *need,
              perf__units_noun(r->looks, "look", "looks"), r->seconds,
              perf__verdict_note(r),
              m->disturbed);
+  perf__throughput_print(&m->rec.a, m->rec.clock);
+  if (b != a) perf__throughput_print(&m->rec.b, m->rec.clock);
 }
 
 /* See compare.h. */
@@ -308,6 +311,7 @@ static void workload_record(perf__claimrec_workload *o, const perf_workload *w, 
   o->nsamples = o->samples_s ? s->n : 0;
   route_record(o, w);
   watch_record(o, w, s, before);
+  perf__throughput_record(o, w);
 }
 
 /* The sweep point the claim was made at, if any. */
@@ -504,6 +508,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__context_on_release(release);
   if (!a->name) a->name = an;
   if (!b->name) b->name = bn;
+  perf__throughput_check(head, a);
+  perf__throughput_check(head, b);
   cfg.budget_s = perf__context_opt.budget_s;
   cfg.idled_s = perf__workload_idled_s; /* waiting out a power cap is not sampling */
   cfg.alpha *= alpha_scale;

@@ -50,7 +50,9 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim 
                             double now, perf__verdict_result *r);
 
 /* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
- * R, CI [..], need; rounds, looks, seconds". Never fails. */
+ * R, CI [..], need; rounds, looks, seconds", then a line of throughput for
+ * each workload that declared its work (throughput.h), from m->rec. Never
+ * fails. */
 void perf__compare_print(const char *head, const char *word, const char *need,
                           const char *ratio_name, const perf_workload *a,
                           const perf_workload *b, const perf__compare_result *m);

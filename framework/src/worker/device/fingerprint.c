@@ -64,3 +64,27 @@ int perf__fingerprint_gpu(perf__baseline *b)
   nvml_fields(b);
   return 0;
 }
+
+/* See fingerprint.h. */
+const perf__peaks_device *perf__fingerprint_peaks(void)
+{
+  static perf__peaks_device d;
+  static int done;
+  if (done) return &d;
+  done = 1;
+  if (perf__gpu()->err) return &d;
+  int v[7] = {attr(cudaDevAttrComputeCapabilityMajor), attr(cudaDevAttrComputeCapabilityMinor),
+              attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrClockRate),
+              attr(cudaDevAttrMemoryClockRate), attr(cudaDevAttrGlobalMemoryBusWidth),
+              attr(cudaDevAttrL2CacheSize)};
+  d = (perf__peaks_device){
+      .cc_major = v[0] > 0 ? v[0] : 0,
+      .cc_minor = v[1] >= 0 ? v[1] : 0,
+      .sms = v[2] > 0 ? v[2] : 0,
+      .sm_clock_mhz = v[3] > 0 ? v[3] / 1000.0 : 0,
+      .mem_clock_mhz = v[4] > 0 ? v[4] / 1000.0 : 0,
+      .bus_bits = v[5] > 0 ? v[5] : 0,
+      .l2_bytes = v[6] > 0 ? v[6] : 0,
+  };
+  return &d;
+}

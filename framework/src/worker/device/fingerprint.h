@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "base/baseline.h"
+#include "base/peaks.h"
 
 /* Fills b's fingerprint with device 0's name, compute capability, SM
  * count, memory, L2, driver and runtime versions, max and current SM clock,
@@ -12,5 +13,12 @@
  * current clock when present; "unknown" otherwise). Returns 0, or the error
  * of perf__gpu() (PERF__ENODEV / PERF__ECUDA) with nothing set. Worker only. */
 int perf__fingerprint_gpu(perf__baseline *b);
+
+/* What device 0 says of itself for its spec peaks (base/peaks.h: SM
+ * count and highest clock, memory clock and bus width, from
+ * cudaDeviceGetAttribute: CUDA 13's cudaDeviceProp has no memory clock),
+ * read once per process; all 0 without a device, a member 0 where the
+ * runtime did not give it. Worker only. Never fails. */
+const perf__peaks_device *perf__fingerprint_peaks(void);
 
 #endif

@@ -1,0 +1,72 @@
+/* peaks.c — bench-peaks: this GPU's spec peaks beside the rates perfgate's calibration work achieves (the figures speed-of-light claims decide against). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/peaks.h"
+#include "perfgate.h"
+#include "worker/context.h"
+#include "worker/device/fingerprint.h"
+#include "worker/sample/calibrate.h"
+
+enum { WARM = 3, CALLS = 20 };
+
+/* Times CALLS calls of w with events on its stream after WARM; seconds a
+ * call. A CUDA error ends the run. */
+static double per_call(perf_workload *w)
+{
+  cudaEvent_t a, b;
+  float ms = 0;
+  PERF_CUDA(cudaEventCreate(&a));
+  PERF_CUDA(cudaEventCreate(&b));
+  for (int i = 0; i < WARM; i++) w->fn(w->arg);
+  PERF_CUDA(cudaEventRecord(a, w->stream));
+  for (int i = 0; i < CALLS; i++) w->fn(w->arg);
+  PERF_CUDA(cudaEventRecord(b, w->stream));
+  PERF_CUDA(cudaEventSynchronize(b));
+  PERF_CUDA(cudaEventElapsedTime(&ms, a, b));
+  PERF_CUDA(cudaEventDestroy(a));
+  PERF_CUDA(cudaEventDestroy(b));
+  return ms * 1e-3 / CALLS;
+}
+
+static int only_copy;
+
+/* One row per calibration: its achieved rate (events clock), the spec
+ * peak and the share. */
+static void body(void)
+{
+  const perf__peaks_device *d = perf__fingerprint_peaks();
+  perf_workload like = {.clock = PERF_CLOCK_EVENTS};
+  printf("%-22s %16s %16s %8s  %s\n", "calibration", "achieved", "spec peak", "share", "spec basis");
+  for (int t = 0; t < PERF_FLOP_TYPE_COUNT; t++) {
+    perf_workload w;
+    char why[300], rate[48], spec[48], basis[300] = "";
+    if (only_copy && t) break;
+    if (perf__calibrate_make((perf_flop_type)t, &like, &w, why, sizeof why)) {
+      printf("%-22s %s\n", perf__peaks_type_word((perf_flop_type)t), why);
+      continue;
+    }
+    double s = per_call(&w), work = t ? w.flops : w.bytes_read + w.bytes_written;
+    double peak = t ? perf__peaks_math(d, (perf_flop_type)t, basis, sizeof basis) : perf__peaks_dram(d);
+    if (!t) snprintf(basis, sizeof basis, "%.0f MHz x 2 x %d bits", d->mem_clock_mhz, d->bus_bits);
+    printf("%-22s %16s %16s %7.1f%%  %s\n", w.name, perf__peaks_rate_text(rate, sizeof rate, work / s, !t, (perf_flop_type)t),
+           perf__peaks_rate_text(spec, sizeof spec, peak, !t, (perf_flop_type)t), 100 * work / s / peak, basis);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  perf__context_result res;
+  only_copy = argc > 1 && !strcmp(argv[1], "copy");
+  jmp_buf *end = perf__context_begin("bench-peaks", &res);
+  if (setjmp(*end) == 0) body();
+  perf__context_finish_checks();
+  perf__context_finish();
+  if (res.outcome != PERF_OUTCOME_PASS) {
+    fprintf(stderr, "bench-peaks: %s: %s\n", perf__status_word(res.outcome), res.reason);
+    return 2;
+  }
+  return 0;
+}

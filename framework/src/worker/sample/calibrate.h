@@ -1,0 +1,49 @@
+/* calibrate.h — the work a GPU's achievable peaks are measured with: a streaming copy for DRAM bandwidth, a large cuBLASLt GEMM per data type for math. */
+#ifndef PERF_CALIBRATE_H
+#define PERF_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "perfgate.h"
+
+/* A speed-of-light claim (claim/solight.c) decides a workload's share of
+ * what this GPU achieves, not of its datasheet: the calibration work is
+ * timed in the same ABBA rounds as the workload, on its stream and clock,
+ * so that whatever the GPU's clock, power or neighbours do to one does it
+ * to the other, and the claim is decided on their ratio (a peak measured
+ * in another process brings back the between-process noise that baseline
+ * checks fight).
+ *
+ * dram: perfgate's streaming copy (hand-written PTX, 16 bytes a thread,
+ *       as the blocking kernel is: no nvcc in the framework) of a buffer of
+ *       PERF__CALIBRATE_COPY_BYTES (an eighth of the GPU's memory when that
+ *       is less) into another: 2 x that many bytes a call, 40 x an H100's
+ *       50 MiB L2, so that they come from DRAM on any clock.
+ * math: one m = n = k = PERF__CALIBRATE_GEMM_N GEMM through cuBLASLt
+ *       (loaded with dlopen: only a claim that needs it needs cuBLAS),
+ *       A transposed (the layout FP8 and INT8 need), of inputs filled with
+ *       bounded random values (a kernel of hashed bits: constant inputs
+ *       flatter the tensor cores' power), 2 x n^3 operations a call. Per
+ *       type: fp64 (compute 64F), fp32 (32F), tf32 (32F_FAST_TF32, fp32
+ *       data), fp16 and bf16 (32F accumulate), fp8 (E4M3 in, BF16 out),
+ *       int8 (32I). */
+#define PERF__CALIBRATE_COPY_BYTES ((size_t)1 << 30)
+#define PERF__CALIBRATE_GEMM_N 8192
+
+/* Makes *out a workload of the calibration for type t (PERF_FLOP_NONE: the
+ * DRAM copy) that runs on like's stream with like's clock, its work
+ * declared, named "perfgate_copy" or "cublasLt_<type>_gemm". Its buffers
+ * live until the test ends (made once per test and type). Returns 0; or 1
+ * with why[len] when this machine cannot run it (cuBLASLt not found, no
+ * algorithm for the type on this GPU): the claim cannot be decided here.
+ * Ends the test on a CUDA error (FAIL, or SKIP without a device). */
+int perf__calibrate_make(perf_flop_type t, const perf_workload *like, perf_workload *out, char *why,
+                         size_t len);
+
+/* What the calibration for type t is, for a verdict line: "perfgate's
+ * streaming copy of 1.0 GiB (2.0 GiB moved a call)" or "cuBLASLt fp16
+ * GEMM 8192^3 (algorithm's kernel chosen by cuBLASLt's heuristic)".
+ * Returns buf. Never fails. */
+char *perf__calibrate_describe(perf_flop_type t, char *buf, size_t len);
+
+#endif
