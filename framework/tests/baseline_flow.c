@@ -1,5 +1,6 @@
 /* baseline_flow.c — the baseline flow end to end: missing, record, re-run, regression, bad files, the SM clock of the samples. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,5 +546,41 @@ ST_TEST(baseline_flow_sm_clock_recorded_and_named_on_a_gpu)
   ST_CHECK(st_line_with(&r, "BASELINE(a) (--baseline-check=all)", " vs baseline ", line,
                         sizeof line) && !strstr(line, "SM clock"));
   st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* An update's E records with the declared work (a workload's, and a
+ * speed-of-light claim's calibration as an entry of perfgate's own) write
+ * it into the entry; a record whose flop type perfgate does not know is
+ * refused. */
+ST_TEST(baseline_update_keeps_the_declared_work_and_the_calibration)
+{
+  char dir[] = "/tmp/perfgate-work-XXXXXX", path[600], err[600], line[900], name[64];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  perf__baseline_peak_name(PERF_FLOP_NONE, "events", name, sizeof name);
+  ST_STR(name, "peak_dram_events");
+  perf__rebaseline_runs *u = perf__rebaseline_new();
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6.142e-05\t1e-8\t64\t1980\t1980\t1980"
+             "\t0\t0\t0\t67108864\t67108864\t0\tnone", path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\t%s\t%s\tevents\t7.12e-04\t1e-7\t12\t1980\t1980\t1980"
+             "\t0\t0\t0\t1073741824\t1073741824\t0\tnone", path, PERF__BLR_REFERENCE_TEST, name);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6e-05\t1e-8\t64\t0\t0\t0\t0\t0\t0\t1\t1\t1"
+           "\tfp4", path);
+  ST_EQ(perf__rebaseline_take(u, line, 0), PERF__EPROTO);
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+  perf__baseline b;
+  ST_CHECKF(perf__blyaml_load(path, &b, err, sizeof err) == 0, "%s", err);
+  const perf__baseline_entry *one = perf__baseline_find(&b, "bl.sol", "one");
+  const perf__baseline_entry *cal = perf__baseline_find(&b, PERF__BLR_REFERENCE_TEST, name);
+  ST_CHECK(one && one->work.bytes_read == 67108864 && one->work.flops == 0);
+  ST_CHECKF(cal && fabs(perf__peaks_bytes(&cal->work) / cal->median_s / 3.016e12 - 1) < 1e-3, "%g",
+            cal ? perf__peaks_bytes(&cal->work) / cal->median_s : -1);
+  perf__baseline_free(&b);
   st_rmtree(dir);
 }

@@ -2042,10 +2042,10 @@ static void schema_5_shards(const char *where, const char *dir)
   if (pg) ST_CHECKF(!strcmp(before, after), "changed: %s -> %s", before, after);
   if (!pg) snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s/before.db'", where, dir);
   if (!pg) ST_CHECKF(st_shell(cmd) == 0, "the file changed");
-  if (!(s = open_at(where))) return; /* migrated to 6 */
+  if (!(s = open_at(where))) return; /* migrated to the current version */
   int v = 0;
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
-  ST_EQ(v, 6);
+  ST_EQ(v, PERF__SCHEMA_VERSION);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE run_key = 'r-old'"), 2);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_reports"), 0);
   perf__store_close(s);

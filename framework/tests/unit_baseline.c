@@ -94,6 +94,15 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        * what is wrong, not the bounds */
       {"schema: 1\nentries:\n- {" E ", sm_clock_mhz: 1980}\n", "b.yaml:3:",
        "'sm_clock_mhz' is a field of schema version 2, but the file says schema: 1"},
+      /* the declared work (issue 35): schema version 2, flops with its type */
+      {"schema: 1\nentries:\n- {" E ", bytes_read: 1024}\n", "b.yaml:3:",
+       "'bytes_read' is a field of schema version 2, but the file says schema: 1"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, flops: 2e9}\n", "b.yaml:3:",
+       "'flops' needs its 'flop_type'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, flops: 2e9, flop_type: fp4}\n",
+       "b.yaml:3:", "'flop_type' must be fp64, fp32, tf32, fp16, bf16, fp8 or int8, got 'fp4'"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, bytes_written: -1}\n", "b.yaml:3:",
+       "bytes_written"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown}\n- {" E2 "}\n", "b.yaml:4:",
        "an entry lacks 'sm_clock_mhz' (schema version 2"},
       {"entries:\n- {" E "}\nschema: 2\n", "b.yaml:2:", "an entry lacks 'sm_clock_mhz'"},
@@ -229,6 +238,8 @@ ST_TEST(baseline_round_trips_through_a_file)
   e.runs_s[0] = 3.138e-5, e.runs_s[1] = 2.341e-5, e.runs_s[2] = 2.128e-5;
   e.nslow = 1; /* a slow mode the update saw (base/blrule.h) */
   e.slow_s[0] = 2.5e-5;
+  e.work = (perf__peaks_work){.bytes_read = 67108864, .bytes_written = 67108864,
+                              .flops = 1.099511627776e12, .type = PERF_FLOP_FP16};
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
   perf__baseline_entry wide = e; /* 16 runs: still one line, one line in a diff */
   snprintf(wide.workload, sizeof wide.workload, "%s", "sixteen");
@@ -240,7 +251,9 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
                              "  sm_clock_max_mhz: 1995\n  runs_s: [3.138e-05, 2.341e-05, "
-                             "2.128e-05]\n  slow_runs_s: [2.5e-05]\n"),
+                             "2.128e-05]\n  slow_runs_s: [2.5e-05]\n  bytes_read: 67108864\n"
+                             "  bytes_written: 67108864\n  flops: 1.09951163e+12\n"
+                             "  flop_type: fp16\n"),
             "%s", text ? text : "(no file)");
   const char *sixteen = text ? strstr(text, "workload: sixteen") : NULL;
   const char *list = sixteen ? strstr(sixteen, "  runs_s: [") : NULL;
@@ -256,6 +269,9 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(u && u->sm_clock.median == 0 && u->sm_clock.min == 0 && u->sm_clock.max == 0);
   ST_CHECK(q && q->nruns == 3 && q->runs_s[0] == 3.138e-5 && q->runs_s[2] == 2.128e-5);
   ST_CHECK(q && q->nslow == 1 && q->slow_s[0] == 2.5e-5);
+  ST_CHECK(q && q->work.bytes_read == 67108864 && q->work.bytes_written == 67108864 &&
+           fabs(q->work.flops / 1.099511627776e12 - 1) < 1e-8 && q->work.type == PERF_FLOP_FP16);
+  ST_CHECK(u && !perf__peaks_declared(&u->work));
   ST_CHECK(u && u->nruns == 0 && u->nslow == 0); /* none recorded in version 1 */
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__baseline_free(&a);

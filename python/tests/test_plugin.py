@@ -78,6 +78,10 @@ def test_it(perf):
     ("perf.expect_similar(f, f, float('nan'))", "tolerance"),
     ("perf.expect_faster(f, 3, 2)", "a workload must be callable, got int"),
     ("perf.workload(f, clock='sundial')", "unknown clock 'sundial'"),
+    ("perf.workload(f, flops=1e6)", "flops needs its flop_type"),
+    ("perf.workload(f, flops=1e6, flop_type='fp4')", "unknown flop_type 'fp4'"),
+    ("perf.workload(f, bytes_read=-1)", "bytes_read must be a number >= 0, got -1"),
+    ("perf.expect_bandwidth(f, 0.8)", "declares no .bytes_read or .bytes_written"),
 ])
 def test_bad_input_is_refused_by_name(pytester, call, message):
     r = run(pytester, f'''
@@ -89,6 +93,21 @@ def test_it(perf):
 ''')
     r.assert_outcomes(failed=1)
     assert message in r.stdout.str()
+
+
+def test_declared_work_gives_its_rate_in_the_record(pytester, tmp_path):
+    out = tmp_path / "r.json"
+    r = run(pytester, '''
+def test_it(perf):
+    a = perf.workload(lambda: work(100), name="a", bytes_read=4096, flops=100, flop_type="fp64")
+    perf.expect_faster(a, lambda: work(800), 2)
+''', f"--perf-json={out}")
+    assert r.ret in (0, 1)  # a loaded runner may leave the claim undecided
+    doc = json.loads(out.read_text())
+    w = doc["tests"][0]["claims"][0]["a"]["work"]
+    assert (w["bytes_read"], w["flops"], w["flop_type"]) == (4096, 100, "fp64")
+    assert len(w["bytes_per_s"]) == 3 and w["bytes_per_s"][0] > 0
+    assert "work" not in doc["tests"][0]["claims"][0]["b"]
 
 
 def test_a_workload_that_raises_decides_nothing(pytester, tmp_path):

@@ -273,3 +273,11 @@ int perf__baseline_set_fp_printf(perf__baseline *b, const char *key, const char 
   va_end(ap);
   return perf__baseline_set_fp(b, key, v);
 }
+
+/* See baseline.h. */
+char *perf__baseline_peak_name(perf_flop_type t, const char *clock, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s%s_%s", PERF__BL_PEAK_PREFIX,
+           t == PERF_FLOP_NONE ? "dram" : perf__peaks_type_word(t), clock);
+  return buf;
+}

@@ -4,16 +4,25 @@
 
 #include <stddef.h>
 
+#include "base/peaks.h"
+
 /* The baseline schema version this perfgate writes; it reads 1 and 2.
  * Version 2 adds each entry's SM clock (sm_clock_mhz, issue 31 item 7). It
  * is the one schema bump the baseline issue (32) owns and is not released
  * yet: issue 32 adds its fields (the per-run values) to this same version
  * 2 before any release, so that released files know only versions 1 and 2.
- * A version-1 file still loads, its entries' SM clock unknown. */
+ * A version-1 file still loads, its entries' SM clock unknown. Version 2
+ * also holds each entry's declared work (bytes_read, bytes_written,
+ * flops, flop_type: issue 35) and, as entries of the test "perfgate"
+ * named PERF__BL_PEAK_PREFIX + type + "_" + clock, the calibration that
+ * measured this machine's achievable peaks (worker/sample/calibrate.h). */
 #define PERF__BL_SCHEMA 2
 /* The tolerance of an entry written without one (by hand); an update
  * writes the one its runs allow (base/blrule.h). */
 #define PERF__BL_TOLERANCE 0.05
+/* A calibration entry's workload name: "peak_" + "dram" or a flop type's
+ * word, "_" + its clock ("peak_dram_events", "peak_fp16_cold"). */
+#define PERF__BL_PEAK_PREFIX "peak_"
 /* The SM clock has "moved" between a baseline and a measurement when the
  * medians differ by more than this fraction (NVML's clock steps are 15 MHz,
  * 0.8 % of 1980 MHz). */
@@ -50,6 +59,8 @@ typedef struct perf__baseline_entry {
                                        slower than the others while perfgate's
                                        reference ran as usual (base/blrule.h) */
   int nslow;
+  perf__peaks_work work;    /* schema 2: what one iteration declared it moves and
+                         computes (all 0: nothing; base/peaks.h) */
   char recorded[32];  /* date, YYYY-MM-DD */
 } perf__baseline_entry;
 
@@ -131,6 +142,11 @@ perf__baseline_mhz perf__baseline_mhz_merge(const perf__baseline_mhz *runs, size
  * returns 1; otherwise buf is "" and it returns 0. Never fails. */
 int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
                               perf__baseline_mhz now, char *buf, size_t len);
+
+/* A calibration entry's workload name for type t (PERF_FLOP_NONE: the DRAM
+ * copy) on clock: "peak_dram_events", "peak_fp16_cold". Returns buf;
+ * truncates. Never fails. */
+char *perf__baseline_peak_name(perf_flop_type t, const char *clock, char *buf, size_t len);
 
 /* A file-name-safe slug of a model name: lower-case letters, digits and
  * single '-' between words, at most 64 characters; "unknown" when nothing

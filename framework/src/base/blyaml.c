@@ -339,6 +339,43 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
   return r;
 }
 
+/* A field of schema version 2 only: remembered for the version check, or
+ * refused in a file that says schema: 1. Returns 0 or PERF__EBADFILE. */
+static int v2_field(parser *p, const field *f, const char *key)
+{
+  if (!p->v2_key) p->v2_key = key, p->v2_mark = f->key_mark;
+  if (p->schema == 1)
+    return fail_at(p, f->key_mark, "'%s' is a field of schema version 2, but the file says "
+                   "schema: 1", key);
+  return 0;
+}
+
+/* An entry's declared work (schema version 2, each field optional):
+ * bytes_read, bytes_written and flops numbers from 0 to 1e21, flop_type a
+ * perf_flop_type's word, which flops needs. Returns 0 or PERF__EBADFILE. */
+static int declared_work(parser *p, const fields *fs, perf__peaks_work *w)
+{
+  static const char *const keys[] = {"bytes_read", "bytes_written", "flops"};
+  double *v[] = {&w->bytes_read, &w->bytes_written, &w->flops};
+  int r = 0;
+  for (int i = 0; !r && i < 3; i++) {
+    const field *f = get(fs, keys[i]);
+    if (f) r = v2_field(p, f, keys[i]);
+    if (f && !r) r = number(p, f, 0, 1e21, v[i]);
+  }
+  const field *t = get(fs, "flop_type");
+  if (!r && t) r = v2_field(p, t, "flop_type");
+  if (!r && t) {
+    w->type = perf__peaks_type_of(t->value);
+    if (w->type == PERF_FLOP_TYPE_COUNT || w->type == PERF_FLOP_NONE)
+      r = fail_at(p, t->value_mark, "'flop_type' must be fp64, fp32, tf32, fp16, bf16, fp8 or "
+                  "int8, got '%s'", t->value);
+  }
+  if (!r && w->flops > 0 && !t)
+    r = fail_at(p, get(fs, "flops")->key_mark, "'flops' needs its 'flop_type' (fp32, fp16, ...)");
+  return r;
+}
+
 _Static_assert(PERF__BL_MAX_RUNS == 16, "run_values' message names 16");
 
 /* An entry's list of run medians named key (schema version 2: runs_s,
@@ -349,10 +386,8 @@ static int run_values(parser *p, const fields *fs, const char *key, double *v, i
   const field *f = get(fs, key);
   *n = 0;
   if (!f) return 0;
-  if (!p->v2_key) p->v2_key = key, p->v2_mark = f->key_mark;
-  if (p->schema == 1)
-    return fail_at(p, f->key_mark, "'%s' is a field of schema version 2, but the file says "
-                   "schema: 1", key);
+  int bad = v2_field(p, f, key);
+  if (bad) return bad;
   if (!f->list || !f->value[0])
     return fail_at(p, f->value_mark, "'%s' must be a list of 1 to 16 numbers, e.g. "
                    "[2.1e-05, 2.3e-05]", key);
@@ -376,7 +411,8 @@ static int entry(parser *p, perf__baseline *b)
   static const char *const keys[] = {"test", "workload", "clock", "median_s",
                                      "spread_s", "samples", "tolerance",
                                      "sm_clock_mhz", "sm_clock_min_mhz",
-                                     "sm_clock_max_mhz", "runs_s", "slow_runs_s", "recorded", NULL};
+                                     "sm_clock_max_mhz", "runs_s", "slow_runs_s", "bytes_read",
+                                     "bytes_written", "flops", "flop_type", "recorded", NULL};
   static const char *const lists[] = {"runs_s", "slow_runs_s", NULL};
   fields fs;
   perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
@@ -399,6 +435,7 @@ static int entry(parser *p, perf__baseline *b)
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
   if (!r) r = run_values(p, &fs, "runs_s", e.runs_s, &e.nruns);
   if (!r) r = run_values(p, &fs, "slow_runs_s", e.slow_s, &e.nslow);
+  if (!r) r = declared_work(p, &fs, &e.work);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
   if (!r && perf__baseline_find(b, e.test, e.workload))
     r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
@@ -680,6 +717,10 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r) r = emit_mhz(e, &x->sm_clock);
   if (!r && x->nruns > 0) r = emit_runs(e, "runs_s", x->runs_s, x->nruns);
   if (!r && x->nslow > 0) r = emit_runs(e, "slow_runs_s", x->slow_s, x->nslow);
+  if (!r && x->work.bytes_read > 0) r = kv_num(e, "bytes_read", x->work.bytes_read);
+  if (!r && x->work.bytes_written > 0) r = kv_num(e, "bytes_written", x->work.bytes_written);
+  if (!r && x->work.flops > 0) r = kv_num(e, "flops", x->work.flops);
+  if (!r && x->work.flops > 0) r = kv(e, "flop_type", perf__peaks_type_word(x->work.type));
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }

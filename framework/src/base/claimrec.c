@@ -145,7 +145,7 @@ static void put_known(perf__json *j, const char *key, double v)
  * (j->oom). */
 static void put_work(perf__json *j, const perf__claimrec_workload *w)
 {
-  const perf__work *k = &w->work;
+  const perf__peaks_work *k = &w->work;
   if (!perf__peaks_declared(k)) return;
   perf__json_raw(j, ", \"work\": {\"bytes_read\": ");
   perf__json_num(j, k->bytes_read);

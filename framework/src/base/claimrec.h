@@ -76,7 +76,7 @@ typedef struct perf__claimrec_workload {
    * and math rate of work.type (base/peaks.h; basis: how, or why
    * unknown), and the peaks measured on this machine (calibrate.h; from:
    * where they were measured). */
-  perf__work work;
+  perf__peaks_work work;
   double spec_dram, spec_math;
   char *spec_math_basis;
   double measured_dram, measured_math;

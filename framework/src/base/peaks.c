@@ -1,6 +1,8 @@
 /* peaks.c — a workload's declared work and what it is a share of: the flop types' words, throughput from a time, a GPU's peak rates from its specification. */
 #include "base/peaks.h"
 
+#include "base/units.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,13 +28,13 @@ perf_flop_type perf__peaks_type_of(const char *word)
 }
 
 /* See peaks.h. */
-int perf__peaks_declared(const perf__work *w)
+int perf__peaks_declared(const perf__peaks_work *w)
 {
   return w->bytes_read > 0 || w->bytes_written > 0 || w->flops > 0;
 }
 
 /* See peaks.h. */
-double perf__peaks_bytes(const perf__work *w) { return w->bytes_read + w->bytes_written; }
+double perf__peaks_bytes(const perf__peaks_work *w) { return w->bytes_read + w->bytes_written; }
 
 /* See peaks.h. */
 void perf__peaks_rate(double work, double seconds, const double *ci, double rate[3])
@@ -73,7 +75,7 @@ static void rate_with_interval(char *buf, size_t len, double work, double med, c
 }
 
 /* See peaks.h. */
-char *perf__peaks_throughput_text(char *buf, size_t len, const perf__work *w, double med,
+char *perf__peaks_throughput_text(char *buf, size_t len, const perf__peaks_work *w, double med,
                                   const double *ci, const char *clock)
 {
   char b[96] = "", f[160] = "";
@@ -91,7 +93,7 @@ char *perf__peaks_throughput_text(char *buf, size_t len, const perf__work *w, do
 }
 
 /* See peaks.h. */
-int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__work *w)
+int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__peaks_work *w)
 {
   return d->l2_bytes > 0 && perf__peaks_bytes(w) < PERF__PEAKS_L2_FACTOR * d->l2_bytes;
 }
@@ -132,7 +134,8 @@ double perf__peaks_math(const perf__peaks_device *d, perf_flop_type t, char *bas
     snprintf(basis, len, "peak unknown: the GPU did not say its SM count and clock");
     return 0;
   }
-  snprintf(basis, len, "%s on %s: %g/SM/clock x %d SMs x %.0f MHz (%s)", perf__peaks_type_word(t),
-           r->units, r->per_sm_clock, d->sms, d->sm_clock_mhz, r->source);
+  snprintf(basis, len, "%s on %s: %g/SM/clock x %d %s x %.0f MHz (%s)", perf__peaks_type_word(t),
+           r->units, r->per_sm_clock, d->sms, perf__units_noun(d->sms, "SM", "SMs"),
+           d->sm_clock_mhz, r->source);
   return r->per_sm_clock * d->sms * d->sm_clock_mhz * 1e6;
 }

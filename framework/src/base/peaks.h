@@ -20,10 +20,10 @@
  * on. */
 
 /* One iteration's declared work; all 0: none declared. */
-typedef struct perf__work {
+typedef struct perf__peaks_work {
   double bytes_read, bytes_written, flops;
   perf_flop_type type;
-} perf__work;
+} perf__peaks_work;
 
 /* What a GPU says of itself (cudaDeviceGetAttribute), for its peaks; a 0
  * member is unknown. */
@@ -58,9 +58,9 @@ const char *perf__peaks_type_word(perf_flop_type t);
 perf_flop_type perf__peaks_type_of(const char *word);
 
 /* 1 when w declares any work. Never fails. */
-int perf__peaks_declared(const perf__work *w);
+int perf__peaks_declared(const perf__peaks_work *w);
 /* The bytes one iteration moves (read + written). Never fails. */
-double perf__peaks_bytes(const perf__work *w);
+double perf__peaks_bytes(const perf__peaks_work *w);
 
 /* The rate of work per second over a time per iteration, and its interval
  * from the time's (ci: [lo, hi] seconds, NaN: unknown): rate[0] the rate,
@@ -76,7 +76,7 @@ char *perf__peaks_rate_text(char *buf, size_t len, double rate, int bytes, perf_
  * [2.69, 2.73] and 1.10 TFLOP/s [..] (fp32) (events clock)", for w's work
  * over a median time med with interval ci; "" when w declares nothing.
  * Returns buf; truncates. Never fails. */
-char *perf__peaks_throughput_text(char *buf, size_t len, const perf__work *w, double med,
+char *perf__peaks_throughput_text(char *buf, size_t len, const perf__peaks_work *w, double med,
                                   const double *ci, const char *clock);
 
 /* The DRAM share of a rate is the share of a peak only when the bytes
@@ -87,7 +87,7 @@ char *perf__peaks_throughput_text(char *buf, size_t len, const perf__work *w, do
 /* 1 when w's bytes may come from d's L2 rather than DRAM on a clock that
  * does not flush it (cold: flushes): bytes moved below
  * PERF__PEAKS_L2_FACTOR x L2. 0 when the L2 is unknown. Never fails. */
-int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__work *w);
+int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__peaks_work *w);
 
 /* The GPU's spec DRAM bandwidth in bytes per second (memory clock x 2 x
  * bus bytes), or 0 when d does not say. Never fails. */

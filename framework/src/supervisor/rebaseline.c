@@ -19,6 +19,9 @@
 #include "base/grow.h"
 
 enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = RUNS + PERF__UPDATE_RERUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
+/* An E record's declared work (4 fields: bytes read, written, flops, the
+ * flop type's word) follows its references, when it has any. */
+enum { WORK_AT = 12 + PERF__BLR_NREFS };
 
 typedef struct meas {
   int file;
@@ -31,6 +34,7 @@ typedef struct meas {
   double ref[PERF__BLR_NREFS][MAX_RUNS]; /* perfgate's references in that run's
                                             process (0: not measured) */
   int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
+  perf__peaks_work work;                       /* its declared work (the last run's) */
 } meas;
 
 struct perf__rebaseline_runs {
@@ -113,10 +117,17 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
     return 0;
   }
   int ratio = !strcmp(f[0], "R");
-  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > 11 + 1 + PERF__BLR_NREFS)))
+  if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > WORK_AT + 4)))
     return PERF__EPROTO;
+  perf__peaks_work work = {0};
+  if (!ratio && n == WORK_AT + 4) {
+    work = (perf__peaks_work){strtod(f[WORK_AT], NULL), strtod(f[WORK_AT + 1], NULL),
+                              strtod(f[WORK_AT + 2], NULL), perf__peaks_type_of(f[WORK_AT + 3])};
+    if (work.type == PERF_FLOP_TYPE_COUNT) return PERF__EPROTO;
+  }
   meas *m = find_or_add(u, file, f[2], f[3], ratio);
   if (!m) return PERF__ENOMEM;
+  m->work = work;
   m->seen[run] = 1;
   m->value[run] = strtod(f[ratio ? 4 : 5], NULL);
   if (!ratio) {
@@ -261,6 +272,7 @@ static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas 
   snprintf(e.test, sizeof e.test, "%s", m->test);
   snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
+  e.work = m->work;
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
   for (int r = 0; r < runs_of(m); r++) {
     if (slow_mode(u, m, f, r)) e.slow_s[e.nslow++] = m->value[r];

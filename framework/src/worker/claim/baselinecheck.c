@@ -1,4 +1,5 @@
 /* baselinecheck.c — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+#define _POSIX_C_SOURCE 200809L
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/throughput.h"
 
@@ -235,23 +236,37 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
   return explained;
 }
 
-/* The supervisor's record of one measurement (rebaseline.h): its time, the
- * SM clock of its samples (0 0 0: unknown), on the events clock the host's
- * share of it queueing the work (workload.h: queue_share), and perfgate's
- * references as this process timed them (0: not measured). Never fails. */
+/* The supervisor's record of one measurement (rebaseline.h) as entry of
+ * test_name: its time, the SM clock of its samples (0 0 0: unknown), on
+ * the events clock the host's share of it queueing the work (workload.h:
+ * queue_share), perfgate's references as this process timed them (0: not
+ * measured) and w's declared work, when it declares any. Never fails. */
+static void record_as(struct machine *m, const char *test_name, const char *entry,
+                      const perf_workload *w, double median, double mad, long samples,
+                      perf__baseline_mhz clk)
+{
+  char test[200], name[96], work[160] = "";
+  clean(test, sizeof test, test_name);
+  clean(name, sizeof name, entry);
+  send_fingerprint(m);
+  gen_refs refs = record_references(m);
+  perf__peaks_work k = perf__throughput_work(w);
+  if (perf__peaks_declared(&k))
+    snprintf(work, sizeof work, "\t%.17g\t%.17g\t%.17g\t%s", k.bytes_read, k.bytes_written,
+             k.flops, perf__peaks_type_word(k.type));
+  _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
+  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g%s",
+                     m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
+                     samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
+                     refs.median[0], refs.median[1], work);
+}
+
+/* The record of w's measurement as the running test's entry. */
 static void record(struct machine *m, const perf_workload *w, double median,
                    double mad, long samples, perf__baseline_mhz clk)
 {
-  char test[200], name[96], k[160];
-  clean(test, sizeof test, perf__context_name());
-  clean(name, sizeof name, key(w, k, sizeof k));
-  send_fingerprint(m);
-  gen_refs refs = record_references(m);
-  _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
-  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g",
-                     m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
-                     samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
-                     refs.median[0], refs.median[1]);
+  char k[160];
+  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk);
 }
 
 /* 1 when the host interfered with a host-paced measurement of w (the
@@ -280,8 +295,10 @@ static void throughput(const perf_workload *w, double median, const char *clock)
   perf__claimrec_workload t = {.name = (char *)w->name, .median_s = median,
                                .median_interval_s = {NAN, NAN}};
   perf__throughput_record(&t, w);
+  perf__baselinecheck_peaks(&t, w, clock);
   perf__throughput_print(&t, clock);
   free(t.spec_math_basis);
+  free(t.measured_from);
 }
 
 /* Compares with the entry on time; the line adds what the SM clock of the
@@ -404,6 +421,49 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
     perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
                                  perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
                                  &m->host_before);
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_calibration(const perf_workload *cal, perf_flop_type t,
+                                     const perf__claimrec_workload *o)
+{
+  if (!perf__context_opt.update_baselines) return;
+  struct machine *m = machine_of(cal);
+  char name[64];
+  perf__baseline_peak_name(t, perf__clock_name(cal->perf__state->clock), name, sizeof name);
+  record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, o->median_s, o->mad_s, (long)o->nsamples,
+            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0));
+}
+
+/* The rate of this machine's calibration entry for t on clock, into
+ * *rate, with "baselines/x.yaml, recorded DATE" in from; 0 when there is
+ * none. A malformed file ends the test (machine_of). */
+static void peak_of(const perf_workload *w, perf_flop_type t, const char *clock, double *rate,
+                    char *from, size_t len)
+{
+  struct machine *m = machine_of(w);
+  char name[64];
+  *rate = 0;
+  if (!m->exists) return;
+  const perf__baseline_entry *e =
+      perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
+                          perf__baseline_peak_name(t, clock, name, sizeof name));
+  double work = !e ? 0 : t == PERF_FLOP_NONE ? perf__peaks_bytes(&e->work) : e->work.flops;
+  if (!(work > 0) || !(e->median_s > 0)) return;
+  *rate = work / e->median_s;
+  snprintf(from, len, "perfgate's calibration in %s, recorded %s", m->path, e->recorded);
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_peaks(perf__claimrec_workload *o, const perf_workload *w, const char *clock)
+{
+  char from[4400] = "";
+  if (!perf__peaks_declared(&o->work) || !w->perf__state->uses_gpu || !clock) return;
+  if (perf__peaks_bytes(&o->work) > 0 && !(o->measured_dram > 0))
+    peak_of(w, PERF_FLOP_NONE, clock, &o->measured_dram, from, sizeof from);
+  if (o->work.flops > 0 && !(o->measured_math > 0))
+    peak_of(w, o->work.type, clock, &o->measured_math, from, sizeof from);
+  if (from[0] && !o->measured_from) o->measured_from = strdup(from);
 }
 
 /* See baselinecheck.h. */

@@ -277,6 +277,8 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
                     perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
   perf__baselinecheck_pair(a, b, &m);
+  perf__baselinecheck_peaks(&m.rec.a, a, m.rec.clock);
+  perf__baselinecheck_peaks(&m.rec.b, b, m.rec.clock);
   /* A point is decided only when its own verdict is: a co-tenant's rounds
    * or samples the host preempted on every retake leave it undecided,
    * whatever side the interval of its rounds shows. */

@@ -49,6 +49,8 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim c, 
   perf__compare_run(a, b, c, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(), head,
                     an, bn, &m);
   perf__baselinecheck_pair(a, b, &m);
+  perf__baselinecheck_peaks(&m.rec.a, a, m.rec.clock);
+  perf__baselinecheck_peaks(&m.rec.b, b, m.rec.clock);
   char word[96], need[64];
   if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && m.r.why)
     snprintf(word, sizeof word, "%s (%s)", perf__status_word(m.r.verdict), m.r.why);

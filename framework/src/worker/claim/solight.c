@@ -48,7 +48,7 @@ char *perf__solight_head(char *buf, size_t len, int math, double share, const ch
 static double checked_work(const char *head, const perf_workload *w, const sol *s)
 {
   perf__throughput_check(head, w);
-  perf__work k = perf__throughput_work(w);
+  perf__peaks_work k = perf__throughput_work(w);
   double work = s->math ? k.flops : perf__peaks_bytes(&k);
   if (!(work > 0))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' declares no %s", head, w->name,
@@ -164,6 +164,7 @@ int perf__speed_of_light(perf_workload *w, double share, int math, const char *w
   else
     snprintf(word, sizeof word, "%s", perf__status_word(v));
   print(head, word, &s, &m);
+  perf__baselinecheck_calibration(&cal, s.type, &m.rec.b);
   record(v, head, &s, &m);
   perf__context_claim_close();
   if (v != PERF_OUTCOME_PASS && fatal)

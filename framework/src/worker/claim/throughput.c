@@ -14,9 +14,9 @@
 #include "worker/sample/workload.h"
 
 /* See throughput.h. */
-perf__work perf__throughput_work(const perf_workload *w)
+perf__peaks_work perf__throughput_work(const perf_workload *w)
 {
-  return (perf__work){w->bytes_read, w->bytes_written, w->flops, w->flop_type};
+  return (perf__peaks_work){w->bytes_read, w->bytes_written, w->flops, w->flop_type};
 }
 
 /* 1 when v is a number >= 0. */
@@ -68,7 +68,7 @@ static void share(char *buf, size_t len, size_t *used, double rate, double peak,
 /* See throughput.h. */
 void perf__throughput_print(const perf__claimrec_workload *o, const char *clock)
 {
-  const perf__work *k = &o->work;
+  const perf__peaks_work *k = &o->work;
   if (!perf__peaks_declared(k)) return;
   const perf__peaks_device *d = perf__fingerprint_peaks();
   char line[1400], dram[120] = "";

@@ -7,7 +7,7 @@
 #include "perfgate.h"
 
 /* w's declared work (its public members). Never fails. */
-perf__work perf__throughput_work(const perf_workload *w);
+perf__peaks_work perf__throughput_work(const perf_workload *w);
 
 /* Ends the test as ERROR, naming head and w, when w's declared work is
  * not what perfgate.h says: a member negative or not a number, a

@@ -151,7 +151,7 @@ static struct {
 #define X(name, ret, args) ret(*name) args;
   LT_FUNCS(X)
 #undef X
-} lt;
+} cublaslt;
 
 /* The copy and fill kernels, loaded once per process. */
 static struct {
@@ -175,28 +175,28 @@ typedef struct cal {
 static cal cals[PERF_FLOP_TYPE_COUNT];
 
 /* Loads cuBLASLt and creates its handle once per process. Returns 0, or 1
- * with lt.why set. */
+ * with cublaslt.why set. */
 static int load_lt(void)
 {
-  if (lt.tried) return lt.so && lt.handle ? 0 : 1;
-  lt.tried = 1;
-  lt.so = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
-  if (!lt.so) lt.so = dlopen("libcublasLt.so", RTLD_NOW | RTLD_LOCAL);
-  if (!lt.so) {
-    snprintf(lt.why, sizeof lt.why, "cuBLASLt could not be loaded (%s): install cuBLAS", dlerror());
+  if (cublaslt.tried) return cublaslt.so && cublaslt.handle ? 0 : 1;
+  cublaslt.tried = 1;
+  cublaslt.so = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+  if (!cublaslt.so) cublaslt.so = dlopen("libcublasLt.so", RTLD_NOW | RTLD_LOCAL);
+  if (!cublaslt.so) {
+    snprintf(cublaslt.why, sizeof cublaslt.why, "cuBLASLt could not be loaded (%s): install cuBLAS", dlerror());
     return 1;
   }
 #define X(name, ret, args)                                                                   \
-  if (!(*(void **)&lt.name = dlsym(lt.so, #name))) {                                         \
-    snprintf(lt.why, sizeof lt.why, "cuBLASLt has no %s: a cuBLAS older than 13", #name);   \
+  if (!(*(void **)&cublaslt.name = dlsym(cublaslt.so, #name))) {                                         \
+    snprintf(cublaslt.why, sizeof cublaslt.why, "cuBLASLt has no %s: a cuBLAS older than 13", #name);   \
     return 1;                                                                                \
   }
   LT_FUNCS(X)
 #undef X
-  cublasStatus_t s = lt.cublasLtCreate(&lt.handle);
+  cublasStatus_t s = cublaslt.cublasLtCreate(&cublaslt.handle);
   if (s != CUBLAS_STATUS_SUCCESS) {
-    lt.handle = NULL;
-    snprintf(lt.why, sizeof lt.why, "cublasLtCreate failed (status %d)", (int)s);
+    cublaslt.handle = NULL;
+    snprintf(cublaslt.why, sizeof cublaslt.why, "cublasLtCreate failed (status %d)", (int)s);
     return 1;
   }
   return 0;
@@ -239,10 +239,10 @@ static void free_cal(cal *c)
   void *bufs[] = {c->a, c->b, c->d, c->ws};
   for (int i = 0; i < 4; i++)
     if (bufs[i]) perf__gpu_tolerate(cudaFree(bufs[i]));
-  if (c->op) lt.cublasLtMatmulDescDestroy(c->op);
+  if (c->op) cublaslt.cublasLtMatmulDescDestroy(c->op);
   cublasLtMatrixLayout_t ls[] = {c->la, c->lb, c->ld};
   for (int i = 0; i < 3; i++)
-    if (ls[i]) lt.cublasLtMatrixLayoutDestroy(ls[i]);
+    if (ls[i]) cublaslt.cublasLtMatrixLayoutDestroy(ls[i]);
   *c = (cal){0};
 }
 
@@ -294,7 +294,7 @@ static void run_gemm(void *arg)
                       : c->row->scale == CUDA_R_32I ? (const void *)&one_i : (const void *)&one32;
   const void *beta = c->row->scale == CUDA_R_64F ? (const void *)&zero64
                      : c->row->scale == CUDA_R_32I ? (const void *)&zero_i : (const void *)&zero32;
-  cublasStatus_t s = lt.cublasLtMatmul(lt.handle, c->op, alpha, c->a, c->la, c->b, c->lb, beta, c->d,
+  cublasStatus_t s = cublaslt.cublasLtMatmul(cublaslt.handle, c->op, alpha, c->a, c->la, c->b, c->lb, beta, c->d,
                                        c->ld, c->d, c->ld, &c->algo, c->ws, WORKSPACE, c->stream);
   perf__cublas_check((int)s, "cublasLtMatmul", __FILE__, __LINE__);
 }
@@ -310,19 +310,19 @@ static int plan_gemm(cal *c, char *why, size_t len)
   cublasLtMatmulHeuristicResult_t h;
   int found = 0;
   size_t ws = WORKSPACE;
-  cublasStatus_t s = lt.cublasLtMatmulDescCreate(&c->op, r->compute, r->scale);
-  if (!s) s = lt.cublasLtMatmulDescSetAttribute(c->op, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr);
-  if (!s) s = lt.cublasLtMatrixLayoutCreate(&c->la, r->ab, n, n, (int64_t)n);
-  if (!s) s = lt.cublasLtMatrixLayoutCreate(&c->lb, r->ab, n, n, (int64_t)n);
-  if (!s) s = lt.cublasLtMatrixLayoutCreate(&c->ld, r->cd, n, n, (int64_t)n);
-  if (!s) s = lt.cublasLtMatmulPreferenceCreate(&pref);
+  cublasStatus_t s = cublaslt.cublasLtMatmulDescCreate(&c->op, r->compute, r->scale);
+  if (!s) s = cublaslt.cublasLtMatmulDescSetAttribute(c->op, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr);
+  if (!s) s = cublaslt.cublasLtMatrixLayoutCreate(&c->la, r->ab, n, n, (int64_t)n);
+  if (!s) s = cublaslt.cublasLtMatrixLayoutCreate(&c->lb, r->ab, n, n, (int64_t)n);
+  if (!s) s = cublaslt.cublasLtMatrixLayoutCreate(&c->ld, r->cd, n, n, (int64_t)n);
+  if (!s) s = cublaslt.cublasLtMatmulPreferenceCreate(&pref);
   if (!s)
-    s = lt.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+    s = cublaslt.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                 sizeof ws);
   if (!s)
-    s = lt.cublasLtMatmulAlgoGetHeuristic(lt.handle, c->op, c->la, c->lb, c->ld, c->ld, pref, 1, &h,
+    s = cublaslt.cublasLtMatmulAlgoGetHeuristic(cublaslt.handle, c->op, c->la, c->lb, c->ld, c->ld, pref, 1, &h,
                                           &found);
-  if (pref) lt.cublasLtMatmulPreferenceDestroy(pref);
+  if (pref) cublaslt.cublasLtMatmulPreferenceDestroy(pref);
   if (s || !found) {
     snprintf(why, len, "cuBLASLt has no %s GEMM for this GPU (status %d, %d algorithms)",
              perf__peaks_type_word(r->type), (int)s, found);
@@ -341,7 +341,7 @@ static int make_gemm(cal *c, perf_flop_type t, char *why, size_t len)
   for (size_t i = 0; i < sizeof gemms / sizeof gemms[0]; i++)
     if (gemms[i].type == t) c->row = &gemms[i];
   if (!c->row) return snprintf(why, len, "no calibration for %s", perf__peaks_type_word(t)), 1;
-  if (load_lt()) return snprintf(why, len, "%s", lt.why), 1;
+  if (load_lt()) return snprintf(why, len, "%s", cublaslt.why), 1;
   if (plan_gemm(c, why, len)) return 1;
   alloc(&c->a, n * n * c->row->ab_bytes);
   alloc(&c->b, n * n * c->row->ab_bytes);
