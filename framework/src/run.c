@@ -184,6 +184,7 @@ static int serve_as_worker(const perf__options_cli *cli)
       .seed = cli->seed,
       .allow_no_sync_check = cli->allow_no_sync_check,
       .baseline_dir = cli->baseline_dir,
+      .trace_dir = cli->trace_dir,
       .update_baselines = cli->update_baselines,
       .baseline_check_all = cli->baseline_check_all,
       .strict_improvements = cli->strict_improvements,

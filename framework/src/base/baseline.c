@@ -24,6 +24,7 @@ void perf__baseline_init(perf__baseline *b)
 /* Never fails. */
 void perf__baseline_free(perf__baseline *b)
 {
+  for (size_t i = 0; i < b->nentries; i++) free(b->entries[i].trace);
   free(b->entries);
   free(b->ratios);
   free(b->entry_slots);
@@ -113,16 +114,23 @@ const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const c
 int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
 {
   perf__baseline_entry *old = (perf__baseline_entry *)perf__baseline_find(b, e->test, e->workload);
+  char *trace = e->trace ? strdup(e->trace) : NULL;
+  if (e->trace && !trace) return PERF__ENOMEM;
   if (old) {
+    free(old->trace);
     *old = *e;
+    old->trace = trace;
     return 0;
   }
   perf__baseline_entry *all =
       perf__grow(b->entries, &b->cap_entries, b->nentries + 1, sizeof *all, 16);
   if (all) b->entries = all;
-  if (!all || reserve(b, &b->entry_slots, &b->nentry_slots, b->nentries, entry_key))
+  if (!all || reserve(b, &b->entry_slots, &b->nentry_slots, b->nentries, entry_key)) {
+    free(trace);
     return PERF__ENOMEM;
+  }
   b->entries[b->nentries] = *e;
+  b->entries[b->nentries].trace = trace;
   *probe(b, b->entry_slots, b->nentry_slots, entry_key, e->test, e->workload) = ++b->nentries;
   return 0;
 }

@@ -61,6 +61,10 @@ typedef struct perf__baseline_entry {
   int nslow;
   perf__peaks_work work;    /* schema 2: what one iteration declared it moves and
                          computes (all 0: nothing; base/peaks.h) */
+  char *trace;        /* schema 2: what the GPU did for one iteration, as
+                         base/trace.h's JSON text; NULL: none. A baseline
+                         owns the text of the entries it holds
+                         (perf__baseline_put_entry copies it) */
   char recorded[32];  /* date, YYYY-MM-DD */
 } perf__baseline_entry;
 
@@ -97,8 +101,8 @@ void perf__baseline_free(perf__baseline *b);
 unsigned long long perf__baseline_key_compares(void);
 
 
-/* Replaces the entry with the same test and workload, or appends it.
- * Returns 0 or PERF__ENOMEM. */
+/* Replaces the entry with the same test and workload, or appends it, with
+ * a copy of e->trace. Returns 0 or PERF__ENOMEM (b unchanged). */
 int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e);
 /* Same for a ratio, keyed by test and claim. */
 int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r);

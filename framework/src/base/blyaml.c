@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/status.h"
+#include "base/trace.h"
 
 /* ---- loading: libyaml events, checked one by one ------------------------ */
 
@@ -102,7 +103,14 @@ typedef struct fields {
   field f[32];
   size_t n;
   yaml_mark_t start;
+  char *text;             /* the value of the key LONG_KEY (malloc'd; NULL: absent) */
+  yaml_mark_t text_mark;
 } fields;
+
+/* The one key whose value may be long text (up to MAX_TEXT bytes): an
+ * entry's trace, JSON (base/trace.h). */
+#define LONG_KEY "trace"
+enum { MAX_TEXT = 1 << 16 };
 
 /* Separates a list's items in field.value: a plain scalar may hold spaces
  * ("[1 2, 3]" is two items, the first "1 2"), never this. */
@@ -142,11 +150,14 @@ static int listed(const char *const *lists, const char *key)
 
 /* Reads a mapping of scalar keys to scalar values (its start consumed);
  * the keys in lists (NULL-terminated, or NULL) may hold a list
- * (scalar_list). */
-static int flat_mapping(parser *p, fields *out, const char *what, const char *const *lists)
+ * (scalar_list); with long_text, LONG_KEY's value goes to out->text (the
+ * caller frees it, whatever this returns). */
+static int flat_mapping(parser *p, fields *out, const char *what, const char *const *lists,
+                        int long_text)
 {
   int r;
   out->n = 0;
+  out->text = NULL;
   out->start = p->ev.start_mark;
   for (;;) {
     if ((r = next(p))) return r;
@@ -174,6 +185,18 @@ static int flat_mapping(parser *p, fields *out, const char *what, const char *co
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a single value",
                      f->key, what);
+    if (long_text && !strcmp(f->key, LONG_KEY)) {
+      if (p->ev.data.scalar.length >= MAX_TEXT)
+        return fail_at(p, p->ev.start_mark, "value of '%s' too long (over 64 KiB)", f->key);
+      free(out->text);
+      if (!(out->text = strdup(scalar(p)))) return fail_at(p, p->ev.start_mark, "out of memory");
+      out->text_mark = p->ev.start_mark;
+      snprintf(f->value, sizeof f->value, "(text)");
+      f->plain = 0;
+      f->value_mark = p->ev.start_mark;
+      out->n++;
+      continue;
+    }
     if (p->ev.data.scalar.length >= sizeof f->value)
       return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
     snprintf(f->value, sizeof f->value, "%s", scalar(p));
@@ -376,6 +399,24 @@ static int declared_work(parser *p, const fields *fs, perf__peaks_work *w)
   return r;
 }
 
+/* An entry's trace (schema version 2, optional): base/trace.h's JSON text,
+ * checked as perf__trace_parse reads it; e->trace borrows fs's text.
+ * Returns 0 or PERF__EBADFILE. */
+static int trace_text(parser *p, const fields *fs, perf__baseline_entry *e)
+{
+  const field *f = get(fs, LONG_KEY);
+  perf__trace t;
+  char why[200];
+  if (!f) return 0;
+  int r = v2_field(p, f, LONG_KEY);
+  if (r) return r;
+  if (perf__trace_parse(fs->text, &t, why, sizeof why))
+    return fail_at(p, fs->text_mark, "'%s' is not a trace perfgate wrote: %s", LONG_KEY, why);
+  perf__trace_free(&t);
+  e->trace = fs->text;
+  return 0;
+}
+
 _Static_assert(PERF__BL_MAX_RUNS == 16, "run_values' message names 16");
 
 /* An entry's list of run medians named key (schema version 2: runs_s,
@@ -412,12 +453,13 @@ static int entry(parser *p, perf__baseline *b)
                                      "spread_s", "samples", "tolerance",
                                      "sm_clock_mhz", "sm_clock_min_mhz",
                                      "sm_clock_max_mhz", "runs_s", "slow_runs_s", "bytes_read",
-                                     "bytes_written", "flops", "flop_type", "recorded", NULL};
+                                     "bytes_written", "flops", "flop_type", LONG_KEY, "recorded",
+                                     NULL};
   static const char *const lists[] = {"runs_s", "slow_runs_s", NULL};
   fields fs;
   perf__baseline_entry e = {.tolerance = PERF__BL_TOLERANCE};
   double samples;
-  int r = flat_mapping(p, &fs, "an entry", lists);
+  int r = flat_mapping(p, &fs, "an entry", lists, 1);
   if (!r) r = only(p, &fs, keys, "an entry");
   if (!r) r = text(p, &fs, "test", "an entry", e.test, sizeof e.test);
   if (!r) r = text(p, &fs, "workload", "an entry", e.workload, sizeof e.workload);
@@ -436,11 +478,14 @@ static int entry(parser *p, perf__baseline *b)
   if (!r) r = run_values(p, &fs, "runs_s", e.runs_s, &e.nruns);
   if (!r) r = run_values(p, &fs, "slow_runs_s", e.slow_s, &e.nslow);
   if (!r) r = declared_work(p, &fs, &e.work);
+  if (!r) r = trace_text(p, &fs, &e);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
   if (!r && perf__baseline_find(b, e.test, e.workload))
     r = fail_at(p, fs.start, "a second entry for %s / %s", e.test, e.workload);
   e.samples = (long)samples;
-  return r ? r : perf__baseline_put_entry(b, &e);
+  if (!r) r = perf__baseline_put_entry(b, &e);
+  free(fs.text);
+  return r;
 }
 
 static int ratio(parser *p, perf__baseline *b)
@@ -448,7 +493,7 @@ static int ratio(parser *p, perf__baseline *b)
   static const char *const keys[] = {"test", "claim", "ratio", "recorded", NULL};
   fields fs;
   perf__baseline_ratio q = {0};
-  int r = flat_mapping(p, &fs, "a ratio", NULL);
+  int r = flat_mapping(p, &fs, "a ratio", NULL, 0);
   if (!r) r = only(p, &fs, keys, "a ratio");
   if (!r) r = text(p, &fs, "test", "a ratio", q.test, sizeof q.test);
   if (!r) r = text(p, &fs, "claim", "a ratio", q.claim, sizeof q.claim);
@@ -478,7 +523,7 @@ static int fingerprint(parser *p, perf__baseline *b)
 {
   fields fs;
   int r = expect(p, YAML_MAPPING_START_EVENT, "a mapping under 'fingerprint'");
-  if (!r) r = flat_mapping(p, &fs, "the fingerprint", NULL);
+  if (!r) r = flat_mapping(p, &fs, "the fingerprint", NULL, 0);
   for (size_t i = 0; !r && i < fs.n; i++)
     if (perf__baseline_set_fp(b, fs.f[i].key, fs.f[i].value))
       r = fail_at(p, fs.f[i].key_mark, "too many fingerprint fields");
@@ -721,6 +766,7 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r && x->work.bytes_written > 0) r = kv_num(e, "bytes_written", x->work.bytes_written);
   if (!r && x->work.flops > 0) r = kv_num(e, "flops", x->work.flops);
   if (!r && x->work.flops > 0) r = kv(e, "flop_type", perf__peaks_type_word(x->work.type));
+  if (!r && x->trace) r = kv(e, LONG_KEY, x->trace);
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }

@@ -183,6 +183,10 @@ static void put_workload(perf__json *j, const perf__claimrec_workload *w)
   put_route(j, w);
   put_watch(j, w);
   put_work(j, w);
+  if (w->trace.calls || w->trace.why_not[0]) {
+    perf__json_raw(j, ", \"trace\": ");
+    perf__trace_write(j, &w->trace);
+  }
   perf__json_raw(j, "}");
 }
 
@@ -530,6 +534,12 @@ static int read_workload(reader *rd, const perf__jsontree_node *o, const char *k
   if (!e) e = get_str(rd, n, "gpu_work", &w->gpu_work);
   if (!e) e = read_watch(rd, n, w);
   if (!e) e = read_work(rd, n, w);
+  if (!e && perf__jsontree_get(n, "trace")) {
+    char why[160];
+    e = perf__trace_read(perf__jsontree_get(n, "trace"), &w->trace, why, sizeof why);
+    if (e == PERF__EPROTO) e = bad(rd, "trace", why);
+    if (e == PERF__ENOMEM) e = no_memory(rd);
+  }
   memcpy(rd->at, old, sizeof rd->at);
   return e;
 }
@@ -762,6 +772,7 @@ static int copy_workload(perf__claimrec_workload *dst, const perf__claimrec_work
   e |= dup_str(&dst->measured_from, src->measured_from);
   dst->samples_s = dup_array(src->samples_s, src->nsamples, sizeof *src->samples_s, &e);
   dst->sm_clock_mhz = dup_array(src->sm_clock_mhz, src->nsamples, sizeof *src->sm_clock_mhz, &e);
+  if (perf__trace_copy(&dst->trace, &src->trace)) e = -1;
   return e;
 }
 
@@ -822,6 +833,7 @@ static void free_workload(perf__claimrec_workload *w)
   free(w->throttle_reasons);
   free(w->spec_math_basis);
   free(w->measured_from);
+  perf__trace_free(&w->trace);
 }
 
 /* Frees what a measurement owns. Never fails. */

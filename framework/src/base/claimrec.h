@@ -22,6 +22,7 @@
 #include "base/jsontree.h"
 #include "base/peaks.h"
 #include "base/status.h"
+#include "base/trace.h"
 
 /* The most points a sweep has, so the most a CROSSOVER record holds. */
 enum { PERF__CLAIMREC_MAX_POINTS = 64 };
@@ -81,6 +82,9 @@ typedef struct perf__claimrec_workload {
   char *spec_math_basis;
   double measured_dram, measured_math;
   char *measured_from;
+  /* What the GPU did in one iteration (base/trace.h, without its events;
+   * calls 0 and why_not "": no trace was tried, a host workload). */
+  perf__trace trace;
 } perf__claimrec_workload;
 
 /* Where in a PERF_SWEEP a claim was made. */

@@ -33,6 +33,7 @@ typedef struct perf__options_cli {
                                    (PERF__OPTIONS_STDOUT): the original stdout */
   const char *json;             /* --json=FILE: everything, every sample */
   const char *plots;            /* --plots=DIR: SVG charts */
+  const char *trace_dir;        /* --trace-dir=DIR: each GPU workload's trace, Chrome JSON */
   const char *html;             /* --html=FILE: one self-contained report page */
   const char *merge;            /* --merge=OUT: merge the reports that follow */
   const char *devices;          /* --devices=all|0,1: one run per GPU, in parallel */
@@ -130,6 +131,10 @@ typedef struct perf__options_cli {
     "write baseline entries whose runs disagree, allow a\n"                                    \
     "tolerance over 10 % or are launch-bound (without it\n"                                    \
     "they are not written, exit 1)")                                                            \
+  X("--trace-dir", "", text, trace_dir, NULL, "DIR",                                           \
+    "write what the GPU did in each GPU workload's routing\n"                                     \
+    "pass (kernels, copies, memsets, untimed) as a Chrome\n"                                     \
+    "trace for Perfetto: DIR/<test>.<workload>.json")                                          \
   X("--junit", "", text, junit, NULL, "FILE",                                                   \
     "JUnit XML: a testcase per test (file, line); a failure\n"                                  \
     "names the failing claim; verdict lines and output go\n"                                    \

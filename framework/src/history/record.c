@@ -178,14 +178,21 @@ static int insert_workload(rec *r, const char *test, long seq, long point, const
       perf__store_real(w->median_interval_s[1]), perf__store_int((long long)w->nsamples),
       perf__store_int(w->iterations_per_sample), declared(w->work.bytes_read),
       declared(w->work.bytes_written), declared(w->work.flops),
-      perf__store_text(w->work.flops > 0 ? perf__peaks_type_word(w->work.type) : NULL)};
+      perf__store_text(w->work.flops > 0 ? perf__peaks_type_word(w->work.type) : NULL),
+      perf__store_text(NULL)};
+  char *trace = w->trace.calls ? perf__trace_text(&w->trace) : NULL;
+  if (w->trace.calls && !trace) return snprintf(r->err, r->len, "out of memory"), PERF__ENOMEM;
+  v[sizeof v / sizeof v[0] - 1] = perf__store_text(trace);
   r->workloads++;
-  return perf__store_exec(r->s,
+  int rc = perf__store_exec(r->s,
       "INSERT INTO perfgate_workloads (run_id, claim_seq, point, role, test, workload, clock,"
       " sweep_param, sweep_value, median_s, median_lo_s, median_hi_s, samples,"
-      " iterations_per_sample, bytes_read, bytes_written, flops, flop_type)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+      " iterations_per_sample, bytes_read, bytes_written, flops, flop_type, trace)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
+      " $19)",
       v, (int)(sizeof v / sizeof v[0]), NULL, NULL, r->err, r->len);
+  free(trace);
+  return rc;
 }
 
 /* The workloads of a ratio measurement. */

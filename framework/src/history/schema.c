@@ -64,11 +64,14 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     " run_id BIGINT PRIMARY KEY REFERENCES perfgate_runs (id) ON DELETE CASCADE,"
     " document TEXT NOT NULL);",
     /* 7: what each workload declared one iteration moves and computes
-     * (NULL: nothing), so that a series gives throughput beside time. */
+     * (NULL: nothing), so that a series gives throughput beside time, and
+     * what the GPU did for one iteration (base/trace.h's JSON; NULL: not
+     * traced), so that a change point can say what changed. */
     "ALTER TABLE perfgate_workloads ADD COLUMN bytes_read DOUBLE PRECISION;"
     "ALTER TABLE perfgate_workloads ADD COLUMN bytes_written DOUBLE PRECISION;"
     "ALTER TABLE perfgate_workloads ADD COLUMN flops DOUBLE PRECISION;"
-    "ALTER TABLE perfgate_workloads ADD COLUMN flop_type TEXT;",
+    "ALTER TABLE perfgate_workloads ADD COLUMN flop_type TEXT;"
+    "ALTER TABLE perfgate_workloads ADD COLUMN trace TEXT;",
 };
 
 static int count_row(void *ctx, int n, const char *const *v)

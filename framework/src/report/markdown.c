@@ -21,8 +21,9 @@ static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r,
   perf__tally_md_code(f, perf__registry_fullname(t, name, sizeof name), SIZE_MAX);
   fprintf(f, " | %.2f s | ", r->seconds);
   int shown_lines = 0;
-  for (size_t k = 0; (bad || r->first) && k < r->nlines && shown_lines < 8; k++)
-    if (!r->verbose_only[k] && ((bad && perf__tally_verdict_line(r->lines[k])) ||
+  for (size_t k = 0; (bad || r->first) && k < r->nlines && shown_lines < 14; k++)
+    if (!r->verbose_only[k] && ((bad && (perf__tally_verdict_line(r->lines[k]) ||
+                                         perf__tally_explain_line(r->lines[k]))) ||
                                 perf__tally_first_attempt_line(r->lines[k]))) {
       fputs(shown_lines++ ? "<br>" : "", f);
       perf__tally_md_cell(f, r->lines[k], 600);

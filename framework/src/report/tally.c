@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "base/trace.h"
+
 /* See tally.h. */
 int perf__tally_is_failure(perf_outcome o) { return o == PERF_OUTCOME_FAIL || o == PERF_OUTCOME_INCONCLUSIVE; }
 
@@ -25,6 +27,13 @@ perf__tally perf__tally_count(const perf__result *r, size_t n)
 int perf__tally_verdict_line(const char *l)
 {
   return strstr(l, ": FAIL:") || strstr(l, ": INCONCLUSIVE") || strstr(l, ": ERROR:");
+}
+
+/* See tally.h. */
+int perf__tally_explain_line(const char *l)
+{
+  return !strncmp(l, PERF__TRACE_CHANGED, strlen(PERF__TRACE_CHANGED)) ||
+         !strncmp(l, "  what changed in ", 18);
 }
 
 /* See tally.h. */

@@ -23,6 +23,10 @@ perf__tally perf__tally_count(const perf__result *r, size_t n);
 /* 1 when a detail line gives a claim's failing verdict with its numbers.
  * Never fails. */
 int perf__tally_verdict_line(const char *line);
+/* 1 for a line of what changed in a failed measurement's GPU work (its
+ * header, "  what changed in ...", and each change, base/trace.h's
+ * PERF__TRACE_CHANGED). Never fails. */
+int perf__tally_explain_line(const char *line);
 
 /* 1 when a detail line is a first attempt's (PERF__RESULT_FIRST), 2 when
  * it says what the second attempt did (PERF__RESULT_CONFIRMED), else 0:

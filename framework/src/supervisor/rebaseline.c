@@ -15,6 +15,7 @@
 #include "base/blrule.h"
 #include "base/units.h"
 #include "base/stats.h"
+#include "base/trace.h"
 #include "base/status.h"
 #include "base/grow.h"
 
@@ -35,6 +36,7 @@ typedef struct meas {
                                             process (0: not measured) */
   int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
   perf__peaks_work work;                       /* its declared work (the last run's) */
+  char *trace;                           /* its trace's JSON (the last run's); NULL */
 } meas;
 
 struct perf__rebaseline_runs {
@@ -57,6 +59,7 @@ perf__rebaseline_runs *perf__rebaseline_new(void) { return calloc(1, sizeof(perf
 void perf__rebaseline_free(perf__rebaseline_runs *u)
 {
   if (!u) return;
+  for (size_t i = 0; i < u->n; i++) free(u->m[i].trace);
   free(u->m);
   free(u);
 }
@@ -103,10 +106,32 @@ static int split(char *line, char **f, int max)
   return n;
 }
 
+/* "T\tpath\ttest\tworkload\tJSON": the trace of the entry's measurement
+ * in that run, kept as it came (the last run's is written). Returns 0,
+ * PERF__EPROTO (not four fields, a trace perfgate cannot read) or
+ * PERF__ENOMEM. */
+static int take_trace(perf__rebaseline_runs *u, const char *text)
+{
+  char *copy = strdup(text), *f[5], why[200];
+  if (!copy) return PERF__ENOMEM;
+  int n = split(copy, f, 5), rc = n == 5 ? 0 : PERF__EPROTO;
+  int file = rc ? -1 : file_index(u, f[1]);
+  perf__trace t;
+  if (!rc && (file < 0 || perf__trace_parse(f[4], &t, why, sizeof why))) rc = PERF__EPROTO;
+  if (!rc) perf__trace_free(&t);
+  meas *m = rc ? NULL : find_or_add(u, file, f[2], f[3], 0);
+  char *json = m ? strdup(f[4]) : NULL;
+  if (!rc && !json) rc = PERF__ENOMEM;
+  if (!rc) free(m->trace), m->trace = json;
+  free(copy);
+  return rc;
+}
+
 /* See rebaseline.h. */
 int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
 {
   char line[8192], *f[MAX_FIELDS];
+  if (!strncmp(text, "T\t", 2)) return run < 0 || run >= MAX_RUNS ? PERF__EPROTO : take_trace(u, text);
   snprintf(line, sizeof line, "%s", text);
   int n = split(line, f, MAX_FIELDS);
   if (n < 2 || run < 0 || run >= MAX_RUNS) return PERF__EPROTO;
@@ -273,6 +298,7 @@ static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas 
   snprintf(e.workload, sizeof e.workload, "%.95s", m->name);
   snprintf(e.clock, sizeof e.clock, "%s", m->clock);
   e.work = m->work;
+  e.trace = m->trace; /* borrowed: perf__baseline_put_entry copies it */
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
   for (int r = 0; r < runs_of(m); r++) {
     if (slow_mode(u, m, f, r)) e.slow_s[e.nslow++] = m->value[r];

@@ -21,7 +21,10 @@ void perf__rebaseline_free(perf__rebaseline_runs *u);
  * "F\tpath\tkey\tvalue...", "E\tpath\ttest\tworkload\tclock\tmedian\tmad\tsamples\t
  * mhz\tmin_mhz\tmax_mhz[\tqueue_share[\thost_ref\tgpu_ref]]" (the SM clock of the
  * samples, 0: unknown; the events clock's queueing share; perfgate's
- * references timed in that process, base/blrule.h, 0: not measured) or
+ * references timed in that process, base/blrule.h, 0: not measured;
+ * then, when the workload declared its work, "\tbytes_read\tbytes_written\t
+ * flops\tflop_type"), "T\tpath\ttest\tworkload\tJSON" (the trace of
+ * that measurement, base/trace.h; the last run's is kept) or
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
 int perf__rebaseline_take(perf__rebaseline_runs *u, const char *line, int run);
 

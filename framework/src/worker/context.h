@@ -28,6 +28,7 @@ typedef struct perf__context_opts {
   uint64_t seed;   /* bootstrap seed */
   int allow_no_sync_check; /* no CUPTI: skip sync checks instead of failing */
   const char *baseline_dir;
+  const char *trace_dir;   /* --trace-dir: write each workload's trace there; NULL */
   int update_baselines;    /* record measurements instead of comparing */
   int baseline_check_all;  /* compare every measured workload */
   int strict_improvements;

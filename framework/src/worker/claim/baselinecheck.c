@@ -236,6 +236,21 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
   return explained;
 }
 
+/* The T record of an entry's trace (rebaseline.h), when it has one.
+ * Never fails (without memory it is not sent: the entry keeps none). */
+static void record_trace(const char *path, const char *test, const char *name,
+                         const perf__trace *t)
+{
+  perf__json j = {0};
+  perf__trace bare = *t;
+  if (!t->calls) return;
+  bare.events = NULL, bare.nevents = 0;
+  perf__json_raw(&j, "T\t%s\t%s\t%s\t", path, test, name);
+  perf__trace_write(&j, &bare);
+  if (!j.oom) perf__context_line_raw(PERF_LINE_RECORD, j.s);
+  perf__json_free(&j);
+}
+
 /* The supervisor's record of one measurement (rebaseline.h) as entry of
  * test_name: its time, the SM clock of its samples (0 0 0: unknown), on
  * the events clock the host's share of it queueing the work (workload.h:
@@ -259,6 +274,7 @@ static void record_as(struct machine *m, const char *test_name, const char *entr
                      m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
                      samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
                      refs.median[0], refs.median[1], work);
+  record_trace(m->path, test, name, &w->perf__state->trace);
 }
 
 /* The record of w's measurement as the running test's entry. */
@@ -299,6 +315,43 @@ static void throughput(const perf_workload *w, double median, const char *clock)
   perf__throughput_print(&t, clock);
   free(t.spec_math_basis);
   free(t.measured_from);
+}
+
+/* Detail lines: what changed in w's GPU work between the trace of entry
+ * e (test/workload k) and the one the routing pass took now (worker/
+ * streams/streamcheck.h), for a median that went from e's to median (SM
+ * clock mhz now): base/trace.h's explanation, or why there is none. Host
+ * work has none. Never fails. */
+static void explain(const perf__baseline_entry *e, const perf_workload *w, double median,
+                    unsigned mhz)
+{
+  const perf__trace *now = &w->perf__state->trace;
+  enum { LEN = 1 << 14 };
+  char why[240];
+  perf__trace was;
+  if (!w->perf__state->uses_gpu) return;
+  if (!e->trace || !now->calls) {
+    perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work: not known: %s",
+                       !e->trace ? "the baseline entry has no trace (re-record it with "
+                                   "--update-baselines to keep one)"
+                       : now->why_not[0] ? now->why_not : "no trace was taken now");
+    return;
+  }
+  char *buf = malloc(LEN);
+  if (!buf || perf__trace_parse(e->trace, &was, why, sizeof why)) {
+    free(buf);
+    return;
+  }
+  perf__trace_explain(&was, now, e->median_s, median, e->sm_clock.median, mhz,
+                      PERF__TRACE_CHANGED, buf, LEN);
+  perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work since the baseline "
+                     "(recorded %s; traced with CUPTI's Activity API outside the timed samples), "
+                     "by the time each change explains:", e->recorded);
+  char *save = NULL;
+  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+    perf__context_line(PERF_LINE_DETAIL, "%s", line);
+  perf__trace_free(&was);
+  free(buf);
 }
 
 /* Compares with the entry on time; the line adds what the SM clock of the
@@ -375,6 +428,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
   throughput(w, median, clock);
+  if (c == PERF__BL_SLOWER) explain(e, w, median, clk.median);
   return o;
 }
 
@@ -387,6 +441,20 @@ static struct machine *machine_of(const perf_workload *w)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", m->err);
   }
   return m;
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned mhz)
+{
+  char k[160];
+  struct machine *m = machine_of(w);
+  const perf__baseline_entry *e =
+      m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
+  if (e) explain(e, w, median, mhz);
+  else if (w->perf__state->uses_gpu)
+    perf__context_line(PERF_LINE_DETAIL, "  what changed in %s's GPU work: not known: no "
+                       "baseline entry holds an earlier trace of it (record one with "
+                       "--update-baselines)", w->name);
 }
 
 /* See baselinecheck.h. */

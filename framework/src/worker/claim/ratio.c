@@ -35,6 +35,12 @@ static void record(perf__claimrec_kind kind, perf_outcome v, const char *msg,
   perf__claimrec_free(&r);
 }
 
+/* The median SM clock of a workload's samples (0: unknown). */
+static unsigned last_mhz(const perf__claimrec_workload *w)
+{
+  return perf__baseline_mhz_of(w->sm_clock_mhz, w->sm_clock_mhz ? w->nsamples : 0).median;
+}
+
 /* Runs one ratio claim made at file:line; returns 1 when it held (or was
  * taken from a first attempt where it did). Ends the test on a fatal
  * failure, a CUDA error, a missing device or misuse. */
@@ -63,6 +69,10 @@ static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim c, 
            perf__sweep_tag(tag, sizeof tag));
   perf__baselinecheck_ratio(a, key, m.r.ratio);
   perf_outcome v = m.r.verdict;
+  if (v == PERF_OUTCOME_FAIL) {
+    perf__baselinecheck_explain(a, m.r.med_a, last_mhz(&m.rec.a));
+    if (b != a) perf__baselinecheck_explain(b, m.r.med_b, last_mhz(&m.rec.b));
+  }
   snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
   record(faster ? PERF__CLAIMREC_FASTER : PERF__CLAIMREC_SIMILAR, v, msg, &m.rec);
   perf__context_claim_close();

@@ -21,6 +21,7 @@
 #include "base/stats.h"
 #include "base/status.h"
 #include "worker/streams/streamcheck.h"
+#include "worker/streams/traceexport.h"
 #include "worker/context.h"
 
 enum {
@@ -50,6 +51,7 @@ static void release_all(void)
     live = st->next;
     if (st->ev[0]) cudaEventDestroy(st->ev[0]);
     if (st->ev[1]) cudaEventDestroy(st->ev[1]);
+    perf__trace_free(&st->trace);
     free(st);
   }
 }
@@ -639,6 +641,23 @@ static void report(const perf_workload *w)
   report_route(w);
 }
 
+/* --trace-dir: w's trace as a Chrome trace file, named in a verbose line
+ * (in a sweep, each point's replaces the last); a file that cannot be
+ * written is said (once per worker) and the run goes on. Never fails. */
+static void export_trace(const perf_workload *w)
+{
+  static int told;
+  char path[600], err[600];
+  const char *dir = perf__context_opt.trace_dir;
+  if (!dir || !w->perf__state->trace.nevents) return;
+  if (perf__traceexport_write(dir, perf__context_name(), w->name, &w->perf__state->trace, path, sizeof path, err,
+                              sizeof err)) {
+    if (!told++) perf__context_line(PERF_LINE_NOTICE, "%s", err);
+    return;
+  }
+  if (path[0]) perf__context_line(PERF_LINE_VERBOSE, "%s: trace written to %s", w->name, path);
+}
+
 /* Finds where w's GPU work goes (after its first call, before any sample)
  * and how its clock must wait; ends the test as ERROR when the clock cannot
  * time it, or when a CUDA call of w failed: in the first call (failed:
@@ -651,6 +670,9 @@ static void route(perf_workload *w, const char *failed)
   perf__wstate *st = w->perf__state;
   char why[600];
   int err = perf__streamcheck(w, st->clock, &st->route, why, sizeof why);
+  perf__trace_free(&st->trace);
+  perf__streamcheck_take_trace(&st->trace);
+  export_trace(w);
   st->routed = 1;
   if (st->route.failed[0])
     perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': %s; %s", w->name, st->route.failed, FIX);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/streams/tracesite.h"
+#include "worker/sync/activity.h"
 #include "worker/sync/callsite.h"
 #include "base/clock.h"
 #include "base/units.h"
@@ -193,6 +195,7 @@ static struct {
   stream_flags_fn flags;
   stream_ctx_fn stream_ctx;
   ctx_current_fn current;
+  perf__trace trace;      /* what the GPU did in the watched calls */
 } pass = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* Resolves the driver calls the pass asks itself, once. Never fails: a
@@ -374,6 +377,21 @@ static void note_result(CUpti_CallbackId id, const CUpti_CallbackData *cd)
   pthread_mutex_unlock(&pass.mu);
 }
 
+/* For the trace: the call site of a copy or memset (by the correlation id
+ * its activity record will carry), and of a call that makes the host
+ * wait. */
+static void note_site(const op *r, perf__synctable_host_wait hw, const CUpti_CallbackData *cd)
+{
+  const char *outer = perf__cupti_runtime_call(NULL), *api = outer ? outer : cd->functionName;
+  int mem = r->kind == OP_WORK && (r->work == PERF__WORK_COPY || r->work == PERF__WORK_MEMSET);
+  if (mem) perf__tracesite_note(cd->correlationId, api, 0, NULL);
+  if (hw != PERF__WAIT_NONE)
+    perf__tracesite_note(cd->correlationId, api, 1,
+                         r->work == PERF__WORK_COPY ? "synchronous copy" : "synchronous memset");
+  else if (r->kind == OP_HOST_STREAM || r->kind == OP_HOST_EVENT || r->kind == OP_HOST_CTX)
+    perf__tracesite_note(cd->correlationId, api, 1, "explicit");
+}
+
 /* CUPTI handler: driver calls at entry, in the order the host made them;
  * runtime calls at exit, for their results. */
 static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
@@ -389,6 +407,7 @@ static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
   int lost = !r && unfollowed(cd->functionName);
   if (!r && !lost) return;
   perf__synctable_host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;
+  if (r) note_site(r, hw, cd);
   stream_id sid = {0};
   if (r && r->kind != OP_HOST_EVENT && r->kind != OP_HOST_CTX)
     sid = identify(stream_param(r, cd->functionParams), r->per_thread, cd->context);
@@ -407,6 +426,7 @@ void perf__streamcheck_release(void)
   atomic_store(&pass.watching, 0);
   if (!pass.open) return;
   pass.open = 0;
+  perf__activity_release();
   perf__cupti_detach();
   perf__streamorder_free(&pass.o);
 }
@@ -643,6 +663,13 @@ static void conclude(const perf_workload *w, perf_clock clock, perf__streamcheck
 }
 
 /* See streamcheck.h. */
+void perf__streamcheck_take_trace(perf__trace *t)
+{
+  *t = pass.trace;
+  memset(&pass.trace, 0, sizeof pass.trace);
+}
+
+/* See streamcheck.h. */
 int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_routing *out, char *why,
                       size_t len)
 {
@@ -661,12 +688,21 @@ int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_rout
   pass.runner = pthread_self();
   set_anchor(w, clock);
   char no[300];
+  perf__trace_free(&pass.trace);
   if (perf__cupti_attach(on_call, no, sizeof no)) {
     perf__streamcheck_release();
     unchecked(w, clock, no, out);
+    snprintf(pass.trace.why_not, sizeof pass.trace.why_not, "%.200s", no);
     return perf__gpu_wait_devices(NULL, -1, why, len);
   }
+  perf__tracesite_begin();
+  int traced = !perf__activity_begin(pass.trace.why_not, sizeof pass.trace.why_not);
   watch_calls(w);
+  if (traced) {
+    perf__activity_end(&pass.trace, perf__tracesite_lookup, NULL);
+    perf__tracesite_syncs(&pass.trace);
+    perf__trace_finish(&pass.trace, PERF__ROUTE_CALLS);
+  }
   perf__cupti_detach();
   conclude(w, clock, out);
   perf__streamcheck_release();

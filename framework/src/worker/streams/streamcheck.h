@@ -2,6 +2,7 @@
 #ifndef PERF_STREAMCHECK_H
 #define PERF_STREAMCHECK_H
 
+#include "base/trace.h"
 #include "perfgate.h"
 #include "worker/streams/streamorder.h"
 
@@ -46,6 +47,13 @@ typedef struct perf__streamcheck_routing {
  * PERF_CUDA inside it); perf__streamcheck_release then cleans up. */
 int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_routing *out, char *why,
                       size_t len);
+
+/* The trace the last pass took of w's calls (base/trace.h: kernels,
+ * copies, memsets and host syncs per iteration, CUPTI's Activity API on
+ * the same untimed calls), moved into *t (the pass keeps none): t->calls 0
+ * and t->why_not saying why when there is none (CUPTI held by a profiler,
+ * no GPU work looked for). Never fails. */
+void perf__streamcheck_take_trace(perf__trace *t);
 
 /* Detaches CUPTI and frees the model if a test ended inside a pass. Never
  * fails. */

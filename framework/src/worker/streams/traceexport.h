@@ -1,0 +1,19 @@
+/* traceexport.h — --trace-dir: a workload's trace written as a Chrome trace (JSON) that Perfetto and chrome://tracing open. */
+#ifndef PERF_TRACEEXPORT_H
+#define PERF_TRACEEXPORT_H
+
+#include <stddef.h>
+
+#include "base/trace.h"
+
+/* Writes t's events (the routing pass's calls) to dir/<test>.<workload>.json
+ * (each name's characters other than letters, digits, '-', '_', '.',
+ * '[', ']' and '=' made '_'; dir made when missing, one level), replacing
+ * the file atomically; the path into path[plen]. Returns 0, or PERF__EIO
+ * with the reason in err[len] (dir cannot be made, the file cannot be
+ * written). Nothing is written for a trace without events (returns 0,
+ * path ""). */
+int perf__traceexport_write(const char *dir, const char *test, const char *workload,
+                            const perf__trace *t, char *path, size_t plen, char *err, size_t len);
+
+#endif

@@ -1,0 +1,79 @@
+/* tracesite.c — the call sites of a routing pass's copies, memsets and host syncs, for the workload's trace. */
+#include "worker/streams/tracesite.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/sync/callsite.h"
+
+enum { MAX_NOTES = 256 };
+
+typedef struct note {
+  unsigned corr;
+  int sync;
+  const char *api, *why; /* static strings (CUPTI's names, the table's words) */
+  perf__callsite_site site;
+  char where[200];       /* resolved, "" until asked */
+  int resolved;
+} note;
+
+static struct {
+  pthread_mutex_t mu;
+  note n[MAX_NOTES];
+  int count;
+} ts = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* See tracesite.h. */
+void perf__tracesite_begin(void)
+{
+  pthread_mutex_lock(&ts.mu);
+  ts.count = 0;
+  pthread_mutex_unlock(&ts.mu);
+}
+
+/* See tracesite.h. */
+void perf__tracesite_note(unsigned corr, const char *api, int sync, const char *why)
+{
+  perf__callsite_site site;
+  perf__callsite_capture(&site);
+  pthread_mutex_lock(&ts.mu);
+  if (ts.count < MAX_NOTES)
+    ts.n[ts.count++] = (note){.corr = corr, .sync = sync, .api = api, .why = why, .site = site};
+  pthread_mutex_unlock(&ts.mu);
+}
+
+/* n's call site as "file:line (fn)", resolved once. Never fails. */
+static const char *where_of(note *n)
+{
+  if (!n->resolved) {
+    int line = 0;
+    n->resolved = 1;
+    if (n->site.lang[0]) snprintf(n->where, sizeof n->where, "%s", n->site.lang);
+    else if (n->site.pc) perf__callsite_name(&n->site, n->where, sizeof n->where, &line);
+  }
+  return n->where;
+}
+
+/* See tracesite.h. */
+int perf__tracesite_lookup(unsigned corr, char *api, size_t alen, char *where, size_t wlen,
+                           void *ctx)
+{
+  (void)ctx;
+  for (int i = 0; i < ts.count; i++)
+    if (!ts.n[i].sync && ts.n[i].corr == corr) {
+      snprintf(api, alen, "%s", ts.n[i].api);
+      snprintf(where, wlen, "%s", where_of(&ts.n[i]));
+      return 1;
+    }
+  return 0;
+}
+
+/* See tracesite.h. */
+void perf__tracesite_syncs(perf__trace *t)
+{
+  for (int i = 0; i < ts.count; i++)
+    if (ts.n[i].sync && perf__trace_add(t, PERF__TRACE_SYNC, ts.n[i].api, ts.n[i].why,
+                                        where_of(&ts.n[i]), 0, 0, 0, 0))
+      t->dropped++;
+}
