@@ -22,14 +22,14 @@ static struct {
   pthread_mutex_t mu;
   note n[MAX_NOTES];
   int count;
-} ts = {.mu = PTHREAD_MUTEX_INITIALIZER};
+} tsites = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* See tracesite.h. */
 void perf__tracesite_begin(void)
 {
-  pthread_mutex_lock(&ts.mu);
-  ts.count = 0;
-  pthread_mutex_unlock(&ts.mu);
+  pthread_mutex_lock(&tsites.mu);
+  tsites.count = 0;
+  pthread_mutex_unlock(&tsites.mu);
 }
 
 /* See tracesite.h. */
@@ -37,10 +37,10 @@ void perf__tracesite_note(unsigned corr, const char *api, int sync, const char *
 {
   perf__callsite_site site;
   perf__callsite_capture(&site);
-  pthread_mutex_lock(&ts.mu);
-  if (ts.count < MAX_NOTES)
-    ts.n[ts.count++] = (note){.corr = corr, .sync = sync, .api = api, .why = why, .site = site};
-  pthread_mutex_unlock(&ts.mu);
+  pthread_mutex_lock(&tsites.mu);
+  if (tsites.count < MAX_NOTES)
+    tsites.n[tsites.count++] = (note){.corr = corr, .sync = sync, .api = api, .why = why, .site = site};
+  pthread_mutex_unlock(&tsites.mu);
 }
 
 /* n's call site as "file:line (fn)", resolved once. Never fails. */
@@ -60,10 +60,10 @@ int perf__tracesite_lookup(unsigned corr, char *api, size_t alen, char *where, s
                            void *ctx)
 {
   (void)ctx;
-  for (int i = 0; i < ts.count; i++)
-    if (!ts.n[i].sync && ts.n[i].corr == corr) {
-      snprintf(api, alen, "%s", ts.n[i].api);
-      snprintf(where, wlen, "%s", where_of(&ts.n[i]));
+  for (int i = 0; i < tsites.count; i++)
+    if (!tsites.n[i].sync && tsites.n[i].corr == corr) {
+      snprintf(api, alen, "%s", tsites.n[i].api);
+      snprintf(where, wlen, "%s", where_of(&tsites.n[i]));
       return 1;
     }
   return 0;
@@ -72,8 +72,8 @@ int perf__tracesite_lookup(unsigned corr, char *api, size_t alen, char *where, s
 /* See tracesite.h. */
 void perf__tracesite_syncs(perf__trace *t)
 {
-  for (int i = 0; i < ts.count; i++)
-    if (ts.n[i].sync && perf__trace_add(t, PERF__TRACE_SYNC, ts.n[i].api, ts.n[i].why,
-                                        where_of(&ts.n[i]), 0, 0, 0, 0))
+  for (int i = 0; i < tsites.count; i++)
+    if (tsites.n[i].sync && perf__trace_add(t, PERF__TRACE_SYNC, tsites.n[i].api, tsites.n[i].why,
+                                        where_of(&tsites.n[i]), 0, 0, 0, 0))
       t->dropped++;
 }
