@@ -11,6 +11,7 @@
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
 #   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
+#   make bench-peaks     this GPU's spec peaks beside what perfgate's calibration achieves (GPU)
 #   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
@@ -95,7 +96,7 @@ ifeq ($(PQ_HEADER),)
 $(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
 endif
-ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-peaks $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -132,13 +133,13 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-baselines install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-baselines bench-peaks install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 python: $(BUILD)/libperfgate.so
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -197,6 +198,9 @@ $(BUILD)/bench-fidelity: $(BUILD)/obj/bench/fidelity.o $(KRN_OBJS) $(LIB)
 $(BUILD)/bench-peaks: $(BUILD)/obj/bench/peaks.o $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench-peaks: $(BUILD)/bench-peaks
+	$(Q)$(BUILD)/bench-peaks
 
 # The same kernels as a shared library, for triton.testing.do_bench (ctypes).
 $(BUILD)/libperfkernels.so: $(KERNELS)/elementwise.cu $(KERNELS)/fill.cu $(KERNELS)/gemm.cu

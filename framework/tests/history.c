@@ -23,6 +23,7 @@
 #include "history/store.h"
 #include "history/trend.h"
 #include "report/lastruns.h"
+#include "base/trace.h"
 #include "selftest.h"
 
 /* ---- helpers --------------------------------------------------------- */
@@ -734,6 +735,64 @@ ST_TEST(history_trend_reports_a_bump_a_machine_shift_and_suspected_commits)
                 strstr(html, "(suspected change)"),
             "the page labels the machine's shift and the suspected change");
   free(html);
+  st_rmtree(dir);
+}
+
+/* A trace of one kernel launched n times an iteration, us each, as JSON
+ * text (malloc'd). */
+static char *trace_json(int n, double us)
+{
+  perf__trace t = {0};
+  for (int i = 0; i < n; i++)
+    perf__trace_add(&t, PERF__TRACE_KERNEL, "reduce(float*)", "grid 1x1x1, block 256x1x1", "", 0, 7,
+                    1000, 1000 + (unsigned long long)(us * 1e3));
+  perf__trace_finish(&t, 1);
+  char *j = perf__trace_text(&t);
+  perf__trace_free(&t);
+  return j;
+}
+
+/* A change point of a workload whose runs recorded traces: --trend says
+ * under it what changed in the GPU's work between the commit before and
+ * the one after (here a kernel launched twice from c16 on); a series with
+ * no traces says that it is not known. */
+ST_TEST(history_trend_explains_a_change_point_from_traces)
+{
+  char dir[64], path[128], args[600], sql[1200], err[600];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  perf__rng r;
+  perf__rng_seed(&r, 7);
+  for (int i = 0; i < 30; i++) {
+    char c[16];
+    snprintf(c, sizeof c, "c%02d", i + 1);
+    record(s, c, "GPU", i, 1e-3 * (i >= 15 ? 1.2 : 1) * (1 + 0.01 * perf__rng_normal(&r)),
+           5e-3 * (i >= 15 ? 1.2 : 1) * (1 + 0.01 * perf__rng_normal(&r)));
+  }
+  char *one = trace_json(1, 200), *two = trace_json(2, 200);
+  for (int late = 0; late < 2; late++) {
+    snprintf(sql, sizeof sql, "UPDATE perfgate_workloads SET trace = '%s' WHERE workload = 'a' AND "
+             "run_id IN (SELECT id FROM perfgate_runs WHERE commit_id %s 'c16')",
+             late ? two : one, late ? ">=" : "<");
+    ST_EQ(perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  }
+  free(one), free(two);
+  perf__store_close(s);
+  st_run run;
+  snprintf(args, sizeof args, "--history='%s' --trend='suite.*'", path);
+  st_exec(&run, "", args);
+  ST_EQ(run.status, 0);
+  const char *a = strstr(run.out, "suite.t: a [events]\n      from commit c16 (16 of 30");
+  ST_CHECKF(a && strstr(a, "\n        what changed in the GPU's work between commit c15 and c16 "
+                           "(the traces the history recorded):\n        changed: kernel "
+                           "`reduce(float*)`: 2 launches an iteration, was 1 (+200.0 us)\n"),
+            "%s", run.out);
+  const char *b = strstr(run.out, "suite.t: b [events]\n      from commit c16");
+  ST_CHECKF(b && strstr(b, "what changed in the GPU's work: not known: no trace recorded at both "
+                           "commits"), "%s", run.out);
+  st_run_free(&run);
   st_rmtree(dir);
 }
 

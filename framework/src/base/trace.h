@@ -118,7 +118,8 @@ int perf__trace_copy(perf__trace *dst, const perf__trace *src);
  *   new kernel `k` (+5.0 us) / kernel `k` gone (-5.0 us)
  *   1 new cudaMemcpy host→device 4.0 MiB pageable at train.c:88 (+1.2 ms)
  *   1 new host sync cudaStreamSynchronize at t.c:9
- * or, when the same kernels ran as often and none changed by itself,
+ * (a time a call counts when it moved by over 10 % and 1 us: a trace is
+ * two calls) or, when the same kernels ran as often and none changed,
  * that the trace cannot explain it, with both SM clocks. Returns the
  * number of changes found (0: unexplained). Never fails (truncates). */
 int perf__trace_explain(const perf__trace *was, const perf__trace *now, double was_s, double now_s,

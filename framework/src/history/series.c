@@ -448,3 +448,28 @@ void perf__series_free(perf__series_set *set)
   free(set->axes), free(set->s), free(set->slots);
   memset(set, 0, sizeof *set);
 }
+
+static int first_text(void *ctx, int n, const char *const *v)
+{
+  char **out = ctx;
+  if (!*out && n > 0 && v[0]) *out = strdup(v[0]);
+  return 0;
+}
+
+/* See series.h. */
+int perf__series_trace(perf__store *s, const perf__series_set *set, const perf__series *x,
+                       size_t k, char **json, char *err, size_t len)
+{
+  const perf__series_axis *a = &set->axes[x->axis];
+  perf__store_value v[] = {perf__store_text(a->gpu), perf__store_text(a->commit[k]),
+                           perf__store_text(x->test), perf__store_text(x->name),
+                           perf__store_text(x->clock), perf__store_text(x->sweep ? x->sweep : "")};
+  *json = NULL;
+  return perf__store_exec(
+      s,
+      "SELECT w.trace FROM perfgate_workloads w JOIN perfgate_runs r ON r.id = w.run_id"
+      " WHERE r.gpu = $1 AND r.commit_id = $2 AND w.test = $3 AND w.workload = $4 AND w.clock = $5"
+      " AND coalesce(w.sweep_param || '=' || w.sweep_value, '') = $6 AND w.trace IS NOT NULL"
+      " ORDER BY r.id DESC LIMIT 1",
+      v, 6, first_text, json, err, len);
+}

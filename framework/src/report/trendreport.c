@@ -12,6 +12,7 @@
 #include "base/cpumask.h"
 #include "base/file.h"
 #include "base/progname.h"
+#include "base/trace.h"
 #include "base/units.h"
 #include "history/schema.h"
 #include "history/series.h"
@@ -94,7 +95,10 @@ static char *where_on_axis(const perf__series_set *set, size_t axis, size_t at, 
 /* Change point k of x as a console line: confirmed (the test that
  * decided it) or suspected (how many of the newest commits show it), and
  * the earlier one it undoes. */
-static void print_cut(const perf__series_set *set, const found *x, int k)
+static void explain_cut(perf__store *st, const perf__series_set *set, const perf__series *s,
+                        const perf__changepoint *cp);
+
+static void print_cut(perf__store *st, const perf__series_set *set, const found *x, int k)
 {
   const perf__series *s = x->t.s;
   const perf__changepoint *cp = &x->t.cp[k];
@@ -112,6 +116,36 @@ static void print_cut(const perf__series_set *set, const found *x, int k)
          where_on_axis(set, s->axis, s->pts[cp->at].at, where, sizeof where),
          value(s, cp->before, before, sizeof before), value(s, cp->after, after, sizeof after),
          100 * cp->size, cp->p, test, back);
+  if (!s->is_claim && cp->at > 0) explain_cut(st, set, s, cp);
+}
+
+/* Under a workload's change point: what changed in its GPU work between
+ * the last commit before it and the first after, from the traces the
+ * history recorded (base/trace.h), or why that is not known. Never fails
+ * (a store error is said in the line). */
+static void explain_cut(perf__store *st, const perf__series_set *set, const perf__series *s,
+                        const perf__changepoint *cp)
+{
+  enum { LEN = 1 << 14 };
+  char *was_json = NULL, *now_json = NULL, err[600] = "", why[200], *buf = NULL;
+  size_t before = s->pts[cp->at - 1].at, after = s->pts[cp->at].at;
+  perf__trace was = {0}, now = {0};
+  int rc = st ? perf__series_trace(st, set, s, before, &was_json, err, sizeof err) : -1;
+  if (!rc) rc = perf__series_trace(st, set, s, after, &now_json, err, sizeof err);
+  if (rc || !was_json || !now_json)
+    printf("        what changed in the GPU's work: not known: %s\n",
+           rc ? (err[0] ? err : "the history is not open") : "no trace recorded at both commits");
+  else if (perf__trace_parse(was_json, &was, why, sizeof why) ||
+           perf__trace_parse(now_json, &now, why, sizeof why) || !(buf = malloc(LEN)))
+    printf("        what changed in the GPU's work: not known: %s\n", buf ? why : "out of memory");
+  else {
+    perf__trace_explain(&was, &now, cp->before, cp->after, 0, 0, "        changed: ", buf, LEN);
+    printf("        what changed in the GPU's work between commit %s and %s (the traces the "
+           "history recorded):\n%s\n", set->axes[s->axis].commit[before],
+           set->axes[s->axis].commit[after], buf);
+  }
+  perf__trace_free(&was), perf__trace_free(&now);
+  free(buf), free(was_json), free(now_json);
 }
 
 /* One machine shift of GPU axis as console lines. */
@@ -139,8 +173,8 @@ static size_t own_cuts(const perf__trend_series *t, size_t *suspected)
 
 /* The console report of one GPU's series f[from..to) and its machine
  * shifts m. */
-static void print_gpu(const perf__series_set *set, const found *f, size_t from, size_t to,
-                      const gpu_shifts *m, int verbose)
+static void print_gpu(perf__store *st, const perf__series_set *set, const found *f, size_t from,
+                      size_t to, const gpu_shifts *m, int verbose)
 {
   size_t axis = f[from].t.s->axis;
   const perf__series_axis *a = &set->axes[axis];
@@ -170,7 +204,7 @@ static void print_gpu(const perf__series_set *set, const found *f, size_t from, 
     char label[600];
     printf("    %s\n", perf__series_label(f[i].t.s, label, sizeof label));
     for (int k = 0; k < f[i].t.ncp; k++)
-      if (!f[i].t.shift[k]) print_cut(set, &f[i], k);
+      if (!f[i].t.shift[k]) print_cut(st, set, &f[i], k);
   }
   for (size_t i = from; verbose && i < to; i++) {
     char label[600], v[32];
@@ -352,8 +386,8 @@ static int analyse(const perf__options_cli *cli, const perf__series_set *set, fo
 }
 
 /* Prints and draws an analysed set. */
-static int report(const perf__options_cli *cli, const perf__series_set *set, const found *f,
-                  const gpu_shifts *m, const char *where)
+static int report(perf__store *st, const perf__options_cli *cli, const perf__series_set *set,
+                  const found *f, const gpu_shifts *m, const char *where)
 {
   perf__changepoint_opts o;
   perf__changepoint_defaults(&o);
@@ -364,7 +398,7 @@ static int report(const perf__options_cli *cli, const perf__series_set *set, con
   for (size_t i = 0; i < set->n;) {
     size_t j = i;
     while (j < set->n && set->s[j].axis == set->s[i].axis) j++;
-    print_gpu(set, f, i, j, &m[set->s[i].axis], cli->verbose);
+    print_gpu(st, set, f, i, j, &m[set->s[i].axis], cli->verbose);
     i = j;
   }
   int code = 0;
@@ -443,11 +477,12 @@ int perf__trendreport_run(const perf__options_cli *cli)
   if (!rc && !set.n && (cli->branch || cli->trend_gpu) && !set.runs &&
       (rc = with_runs(s, have, sizeof have, err, sizeof err)))
     perf__series_free(&set);
-  perf__store_close(s);
+  if (rc) perf__store_close(s);
   if (rc) return fprintf(stderr, "%s: --history: %s\n", perf__progname(), err), 2;
   if (!set.n) {
     int code = nothing(cli, &set, filter, where, have);
     perf__series_free(&set);
+    perf__store_close(s);
     return code;
   }
   /* Sorting moves the series: the hash table no longer applies to them. */
@@ -456,7 +491,8 @@ int perf__trendreport_run(const perf__options_cli *cli)
   gpu_shifts *m = calloc(set.naxes + 1, sizeof *m);
   int code = !f || !m || analyse(cli, &set, f) || machine_shifts(&set, f, m)
                  ? (fprintf(stderr, "%s: --trend: out of memory\n", perf__progname()), 2)
-                 : report(cli, &set, f, m, where);
+                 : report(s, cli, &set, f, m, where);
+  perf__store_close(s);
   free(m);
   free(f);
   perf__series_free(&set);

@@ -44,8 +44,8 @@ static void CUPTIAPI requested(uint8_t **buf, size_t *size, size_t *max_records)
   *max_records = 0;
 }
 
-/* A kernel's name: demangled by the C++ runtime's __cxa_demangle when one
- * is loaded, else as CUPTI gave it. */
+/* A kernel's name: demangled by the C++ runtime's __cxa_demangle (the
+ * process's, or libstdc++.so.6 loaded for it), else as CUPTI gave it. */
 static void kernel_name(const char *mangled, char *out, size_t len)
 {
   char *plain = NULL;
@@ -53,6 +53,8 @@ static void kernel_name(const char *mangled, char *out, size_t len)
   if (!act.demangler_looked) {
     act.demangler_looked = 1;
     *(void **)&act.demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    void *cxx = act.demangle ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (cxx) *(void **)&act.demangle = dlsym(cxx, "__cxa_demangle"); /* kept loaded */
   }
   if (mangled && act.demangle && mangled[0] == '_' && mangled[1] == 'Z')
     plain = act.demangle(mangled, NULL, NULL, &status);
@@ -166,7 +168,8 @@ void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx)
   perf__cupti_quiet_end();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   stop();
-  snprintf(t->names, sizeof t->names, "%s", act.demangle ? "demangled" : "mangled (no C++ runtime loaded)");
+  snprintf(t->names, sizeof t->names, "%s",
+           act.demangle || !act.demangler_looked ? "demangled" : "mangled (no libstdc++ found)");
   for (size_t i = 0; i < act.n; i++) {
     const rec *x = &act.r[i];
     const char *name = x->name;
