@@ -203,3 +203,65 @@ ST_TEST(trace_in_a_baseline_entry_round_trips)
   perf__trace_free(&t);
   st_rmtree(dir);
 }
+
+/* ---- real H100 traces --------------------------------------------------
+ * framework/tests/fixtures/traces/: the traces an H100 recorded
+ * (2026-11-26, --update-baselines) of one workload, a cuBLAS SGEMM and an
+ * element-wise kernel, and of that workload with one change planted each:
+ * kernel (TF32 tensor-core math: cuBLAS picks another GEMM), copy (a 4 MiB
+ * pageable cudaMemcpy), sync (a cudaStreamSynchronize), slow (the
+ * element-wise kernel over 4x the data), launches (it runs twice). Each
+ * file: {"median_s", "sm_clock_mhz", "trace"}. */
+
+/* Loads fixture name into t, its median into *median. */
+static int fixture(const char *name, perf__trace *t, double *median)
+{
+  char path[200], err[300];
+  snprintf(path, sizeof path, "framework/tests/fixtures/traces/%s.json", name);
+  perf__jsontree_node *n = perf__jsontree_read(path, err, sizeof err);
+  int rc = n ? perf__trace_read(perf__jsontree_get(n, "trace"), t, err, sizeof err) : -1;
+  *median = n ? perf__jsontree_num(perf__jsontree_get(n, "median_s"), 0) : 0;
+  ST_CHECKF(rc == 0, "%s: %s", path, err);
+  perf__jsontree_free(n);
+  return rc;
+}
+
+/* The explanation of now against was (fixtures), its first line into
+ * first[len]. Returns the number of changes. */
+static int explain_fixtures(const char *was_name, const char *now_name, char *first, size_t len)
+{
+  perf__trace was, now;
+  double was_s = 0, now_s = 0;
+  char out[8192];
+  if (fixture(was_name, &was, &was_s) || fixture(now_name, &now, &now_s)) return -1;
+  int n = perf__trace_explain(&was, &now, was_s, now_s, 1980, 1980, "", out, sizeof out);
+  snprintf(first, len, "%.*s", (int)strcspn(out, "\n"), out);
+  perf__trace_free(&was), perf__trace_free(&now);
+  return n;
+}
+
+ST_TEST(trace_explains_each_change_planted_on_an_h100)
+{
+  char line[2000];
+  /* the baseline ran TF32 on the tensor cores, now the FFMA SGEMM: a swap */
+  ST_EQ(explain_fixtures("kernel", "none", line, sizeof line), 1);
+  ST_CHECKF(strstr(line, "kernel `sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x128x32") &&
+                strstr(line, "replaced by `sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x64x8") &&
+                strstr(line, "(+41.12 us of +41.09 us)"),
+            "%s", line);
+  ST_EQ(explain_fixtures("none", "copy", line, sizeof line), 2); /* the copy, and its host wait */
+  ST_STR(line, "1 new cudaMemcpy host→device, pageable 4.0 MiB at .probe/plant/plant.c:29 (step) "
+               "(+182.3 us)");
+  ST_EQ(explain_fixtures("none", "sync", line, sizeof line), 1);
+  ST_STR(line, "1 new host sync cudaStreamSynchronize (explicit) at .probe/plant/plant.c:30 (step) "
+               "an iteration (host time, not in the GPU's trace)");
+  /* the SGEMM moved 7 % between these processes: noise, not named */
+  ST_EQ(explain_fixtures("none", "slow", line, sizeof line), 1);
+  ST_STR(line, "kernel `ew_kernel(float*, unsigned long, int)`: 8.256 us -> 57.27 us a launch "
+               "(+49.01 us)");
+  ST_EQ(explain_fixtures("none", "launches", line, sizeof line), 1);
+  ST_STR(line, "kernel `ew_kernel(float*, unsigned long, int)`: 2 launches an iteration, was 1 "
+             "(+7.505 us)");
+  ST_EQ(explain_fixtures("none", "none", line, sizeof line), 0);
+  ST_CHECKF(strstr(line, "the trace cannot explain it"), "%s", line);
+}
