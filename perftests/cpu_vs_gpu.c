@@ -133,9 +133,14 @@ PERF_TEST(cpu_vs_gpu, matmul_sweep_gpu_overtakes_cpu)
     mm m;
     mm_init(&m, (int)n);
     mm_check(&m);
-    perf_workload cpu = PERF_WORKLOAD(mm_cpu, &m, .name = "cpu");
-    perf_workload gpu_io = PERF_WORKLOAD(mm_gpu_io, &m, .name = "gpu_with_transfers");
-    perf_workload gpu = PERF_WORKLOAD(mm_gpu, &m, .name = "gpu_without_transfers");
+    /* each does one fp32 n^3 product: the charts give its FLOP/s too */
+    double flops = 2.0 * (double)n * (double)n * (double)n;
+    perf_workload cpu = PERF_WORKLOAD(mm_cpu, &m, .name = "cpu", .flops = flops,
+                                      .flop_type = PERF_FLOP_FP32);
+    perf_workload gpu_io = PERF_WORKLOAD(mm_gpu_io, &m, .name = "gpu_with_transfers",
+                                         .flops = flops, .flop_type = PERF_FLOP_FP32);
+    perf_workload gpu = PERF_WORKLOAD(mm_gpu, &m, .name = "gpu_without_transfers", .flops = flops,
+                                      .flop_type = PERF_FLOP_FP32);
     /* Tied within 15 %: at 2^6 and 2^7 the GPU with transfers and the CPU
      * are near even, and the ratio moves between processes by more than
      * its interval (0.61x-1.14x at 2^6 over 10 suite runs on the H100,

@@ -95,3 +95,26 @@ ST_TEST(throughput_bandwidth_of_host_work)
   }
   st_run_free(&r);
 }
+
+/* A sweep whose workloads declare their work: --plots draws their time
+ * and their throughput against the parameter. */
+ST_TEST(throughput_charts_beside_the_time_charts)
+{
+  char dir[] = "/tmp/perfgate-wplot-XXXXXX", args[400], path[400];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--filter=work.sweep_throughput --budget=0.2 --plots=%s", dir);
+  st_run r;
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 0 || r.status == 1, "%s", r.out);
+  snprintf(path, sizeof path, "%s/work.sweep_throughput--throughput-n.svg", dir);
+  char *svg = st_slurp(path);
+  ST_CHECKF(svg && strstr(svg, "throughput against n") && strstr(svg, "a bytes (wall)") &&
+                strstr(svg, "b bytes (wall)"), "%s", svg ? svg : r.out);
+  free(svg);
+  snprintf(path, sizeof path, "%s/work.sweep_throughput--time-n.svg", dir);
+  svg = st_slurp(path);
+  ST_CHECK(svg != NULL);
+  free(svg);
+  st_run_free(&r);
+  st_rmtree(dir);
+}

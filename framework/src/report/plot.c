@@ -1,4 +1,4 @@
-/* plot.c — the charts a run's claim records make: time against a sweep's parameter, ratios against their thresholds. */
+/* plot.c — the charts a run's claim records make: time and throughput against a sweep's parameter, ratios against their thresholds. */
 #define _GNU_SOURCE
 #include "report/plot.h"
 
@@ -14,6 +14,7 @@
 #include "base/claimrec.h"
 #include "base/file.h"
 #include "base/json.h"
+#include "base/peaks.h"
 #include "base/status.h"
 #include "report/svg.h"
 #include "base/progname.h"
@@ -27,11 +28,14 @@ typedef struct line {
   size_t n;
 } line;
 
-/* Time against one sweep parameter, a line per workload. */
+/* Time against one sweep parameter, a line per workload; and the rate of
+ * the work the workloads declared, a line per workload and unit. */
 typedef struct timechart {
   char param[64];
   line w[MAX_LINES];
   size_t nw;
+  line r[MAX_LINES];
+  size_t nr;
 } timechart;
 
 /* One ratio claim made at every point of a sweep. */
@@ -109,6 +113,33 @@ static timechart *time_chart(charts *c, const char *param)
   return t;
 }
 
+/* The line labelled label among lines[0..*n) (added when new), or NULL
+ * when the chart holds MAX_LINES already. */
+static line *line_of(line *lines, size_t *n, const char *label)
+{
+  size_t i = 0;
+  while (i < *n && strcmp(lines[i].label, label)) i++;
+  if (i == MAX_LINES) return NULL;
+  if (i == *n) snprintf(lines[(*n)++].label, sizeof lines[0].label, "%s", label);
+  return &lines[i];
+}
+
+/* w's declared work at point x as rates (base/peaks.h): one line for its
+ * bytes, one for its math. */
+static void add_rates(timechart *t, const perf__claimrec_workload *w, const char *clock, double x)
+{
+  double amount[2] = {perf__peaks_bytes(&w->work), w->work.flops}, r[3];
+  for (int k = 0; k < 2; k++) {
+    char label[128];
+    if (!(amount[k] > 0)) continue;
+    snprintf(label, sizeof label, "%s %s (%s)", w->name,
+             k ? perf__peaks_type_word(w->work.type) : "bytes", clock);
+    line *l = line_of(t->r, &t->nr, label);
+    perf__peaks_rate(amount[k], w->median_s, w->median_interval_s, r);
+    if (l) put(l, x, r[0], r[1], r[2], PERF__MARK_PLAIN);
+  }
+}
+
 /* Both workloads of a measurement at sweep point x. */
 static void add_times(charts *c, const perf__claimrec_ratio *m, const char *param, double x)
 {
@@ -118,12 +149,9 @@ static void add_times(charts *c, const perf__claimrec_ratio *m, const char *para
     if (!w->name) continue;
     char label[128];
     snprintf(label, sizeof label, "%s (%s)", w->name, or_what(m->clock));
-    size_t i = 0;
-    while (i < t->nw && strcmp(t->w[i].label, label)) i++;
-    if (i == MAX_LINES) continue;
-    if (i == t->nw) snprintf(t->w[t->nw++].label, sizeof t->w[0].label, "%s", label);
-    put(&t->w[i], x, w->median_s, w->median_interval_s[0], w->median_interval_s[1],
-        PERF__MARK_PLAIN);
+    line *l = line_of(t->w, &t->nw, label);
+    if (l) put(l, x, w->median_s, w->median_interval_s[0], w->median_interval_s[1], PERF__MARK_PLAIN);
+    add_rates(t, w, or_what(m->clock), x);
   }
 }
 
@@ -249,6 +277,15 @@ static void time_charts(charts *c, int xlog)
                           .ylabel = "time per iteration (median, 95% interval band)",
                           .s = s, .ns = t->nw};
     emit(c, suffix, draw_chart, &ch);
+    if (!t->nr) continue;
+    for (size_t k = 0; k < t->nr; k++) s[k] = series_of(&t->r[k]);
+    snprintf(title, sizeof title, "%s: throughput against %s", c->test, t->param);
+    snprintf(suffix, sizeof suffix, "throughput-%s", t->param);
+    perf__svg_chart rc = {.title = title, .xlabel = xl, .xlog = xlog, .ylog = 1,
+                          .ylabel = "declared work per second: bytes (B/s) or operations of the "
+                                    "type named (from the medians, 95% interval band)",
+                          .s = s, .ns = t->nr};
+    emit(c, suffix, draw_chart, &rc);
   }
 }
 
