@@ -4,6 +4,7 @@
 
 #include <cupti.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,13 @@ typedef struct rec {
 } rec;
 
 static struct {
+  pthread_mutex_t mu;  /* CUPTI hands buffers back on a thread of its own */
   int on;
   rec *r;
   size_t n, lost;
   char *(*demangle)(const char *, char *, size_t *, int *);
   int demangler_looked;
-} act;
+} act = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                           CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
@@ -122,7 +124,9 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buf, siz
 {
   CUpti_Activity *a = NULL;
   (void)ctx, (void)stream, (void)size;
+  pthread_mutex_lock(&act.mu);
   while (act.r && cuptiActivityGetNextRecord(buf, valid, &a) == CUPTI_SUCCESS) keep(a);
+  pthread_mutex_unlock(&act.mu);
   free(buf);
 }
 
@@ -168,6 +172,7 @@ void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx)
   perf__cupti_quiet_end();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   stop();
+  pthread_mutex_lock(&act.mu);
   snprintf(t->names, sizeof t->names, "%s",
            act.demangle || !act.demangler_looked ? "demangled" : "mangled (no libstdc++ found)");
   for (size_t i = 0; i < act.n; i++) {
@@ -183,6 +188,7 @@ void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx)
       t->dropped++;
   }
   t->dropped += act.lost;
+  pthread_mutex_unlock(&act.mu);
 }
 
 /* See activity.h. */
