@@ -378,6 +378,10 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
  * the L2 may be served from L2: such a w needs .clock = PERF_CLOCK_COLD.
  * PERF_EXPECT_FLOPS(w, share): the same for w's declared .flops against a
  * large cuBLASLt GEMM of its .flop_type (cuBLASLt loaded at run time).
+ * PERF_EXPECT_LINK_BANDWIDTH(w, share): the same for copies between host
+ * and device: w's declared bytes (.bytes_written: to the device,
+ * .bytes_read: back) against pinned copies to the device and back at once
+ * (the host link's rate both ways: PCIe is full duplex).
  * The verdict line gives w's rate, its share of the measured peak with its
  * interval, the measured and the spec peaks, and the clock. A claim this
  * machine cannot calibrate (no cuBLASLt, a type the GPU lacks) is
@@ -388,7 +392,12 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 1)
 #define PERF_EXPECT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 0)
 #define PERF_ASSERT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 1)
-int perf__speed_of_light(perf_workload *w, double share, int math, const char *wn,
+#define PERF_EXPECT_LINK_BANDWIDTH(w, share) \
+  perf__speed_of_light(&(w), (share), 2, #w, PERF__HERE, 0)
+#define PERF_ASSERT_LINK_BANDWIDTH(w, share) \
+  perf__speed_of_light(&(w), (share), 2, #w, PERF__HERE, 1)
+/* what: 0 DRAM bandwidth, 1 math, 2 host-link bandwidth. */
+int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn,
                          const char *file, int line, int fatal);
 
 /* ---- Results --------------------------------------------------------------
@@ -518,9 +527,10 @@ int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const c
                       const char *bn, const char *file, int line);
 int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                        const char *bn, const char *file, int line);
-/* PERF_EXPECT_BANDWIDTH (math 0) or PERF_EXPECT_FLOPS (math 1): 1 held,
- * 0 not (or skipped: its line says why), -1 as above. */
-int perf_embed_speed_of_light(perf_workload *w, double share, int math, const char *wn,
+/* PERF_EXPECT_BANDWIDTH (what 0), PERF_EXPECT_FLOPS (1) or
+ * PERF_EXPECT_LINK_BANDWIDTH (2): 1 held, 0 not (or skipped: its line says
+ * why), -1 as above. */
+int perf_embed_speed_of_light(perf_workload *w, double share, int what, const char *wn,
                               const char *file, int line);
 /* PERF_EXPECT_BASELINE: 1 held, 0 slower than its baseline entry or no
  * entry to compare with (a line says which), -1 as above. */

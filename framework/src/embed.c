@@ -137,21 +137,21 @@ int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, con
   return armed(ratio, &c);
 }
 
-/* A speed-of-light claim (x: the share; at_least: math), refused after
- * a sync check as a ratio claim is. */
+/* A speed-of-light claim (x: the share; n: which, perf_embed_speed_of_light's
+ * what), refused after a sync check as a ratio claim is. */
 static int speed_of_light(const call *c)
 {
   char head[300];
-  refuse_after_sync_check(perf__solight_head(head, sizeof head, c->at_least, c->x, c->an, c->file,
+  refuse_after_sync_check(perf__solight_head(head, sizeof head, c->n, c->x, c->an, c->file,
                                              c->line));
-  return perf__speed_of_light(c->a, c->x, c->at_least, c->an, c->file, c->line, 0);
+  return perf__speed_of_light(c->a, c->x, c->n, c->an, c->file, c->line, 0);
 }
 
 /* Public: see perfgate.h. */
-int perf_embed_speed_of_light(perf_workload *w, double share, int math, const char *wn,
+int perf_embed_speed_of_light(perf_workload *w, double share, int what, const char *wn,
                               const char *file, int line)
 {
-  call c = {.a = w, .x = share, .an = wn, .file = file, .line = line, .at_least = !!math};
+  call c = {.a = w, .x = share, .an = wn, .file = file, .line = line, .n = what};
   return armed(speed_of_light, &c);
 }
 

@@ -558,7 +558,7 @@ ST_TEST(baseline_update_keeps_the_declared_work_and_the_calibration)
   char dir[] = "/tmp/perfgate-work-XXXXXX", path[600], err[600], line[900], name[64];
   ST_CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
-  perf__baseline_peak_name(PERF_FLOP_NONE, "events", name, sizeof name);
+  perf__baseline_peak_name("dram", "events", name, sizeof name);
   ST_STR(name, "peak_dram_events");
   perf__rebaseline_runs *u = perf__rebaseline_new();
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {

@@ -80,19 +80,18 @@ ST_TEST(throughput_speed_of_light_refusals_name_the_fix)
   st_run_free(&r);
 }
 
-/* Host work: without a GPU the calibration cannot run (skipped, saying
- * so); with one, host work is no share of a GPU's peak (ERROR). */
+/* Host work: without a GPU the calibrations cannot run (skipped, saying
+ * so); with one, host work is no share of a GPU's peak (ERROR): DRAM's
+ * and the host link's alike. */
 ST_TEST(throughput_bandwidth_of_host_work)
 {
   st_run r;
-  st_exec(&r, "", "--filter=work.bandwidth_of_host_work --budget=0.2");
-  if (st_have_gpu()) {
-    st_expect(&r, "work.bandwidth_of_host_work", "ERROR", "queued no GPU work");
-    ST_EQ(r.status, 1);
-  } else {
-    st_expect(&r, "work.bandwidth_of_host_work", "SKIP", "no CUDA device");
-    ST_EQ(r.status, 0);
-  }
+  st_exec(&r, "", "--filter=work.bandwidth_of_host_work:work.link_bandwidth_needs_a_gpu --budget=0.2");
+  static const char *const names[] = {"work.bandwidth_of_host_work", "work.link_bandwidth_needs_a_gpu"};
+  for (int i = 0; i < 2; i++)
+    if (st_have_gpu()) st_expect(&r, names[i], "ERROR", "queued no GPU work");
+    else st_expect(&r, names[i], "SKIP", "no CUDA device");
+  ST_EQ(r.status, st_have_gpu() ? 1 : 0);
   st_run_free(&r);
 }
 

@@ -33,6 +33,25 @@ ST_TEST(peaks_h100_spec_from_its_attributes)
   ST_EQ(perf__peaks_math(&h100, PERF_FLOP_NONE, basis, sizeof basis), 0);
 }
 
+/* The host link: an H100 SXM's PCIe gen 5 x16 is 63.0 GB/s each way,
+ * 126.0 GB/s both; an unknown generation has no peak. */
+ST_TEST(peaks_host_link_from_its_generation_and_lanes)
+{
+  char basis[200];
+  perf__peaks_device d = h100;
+  d.pcie_gen = 5, d.pcie_lanes = 16;
+  ST_NEAR(perf__peaks_link(&d, basis, sizeof basis), 126.016e9, 1e6);
+  ST_STR(basis, "PCIe gen 5 x16: 63.0 GB/s each way");
+  d.pcie_gen = 4, d.pcie_lanes = 8;
+  ST_NEAR(perf__peaks_link(&d, basis, sizeof basis), 31.504e9, 1e6);
+  d.pcie_gen = 9;
+  ST_EQ(perf__peaks_link(&d, basis, sizeof basis), 0);
+  ST_CHECKF(strstr(basis, "link peak unknown"), "%s", basis);
+  d.pcie_gen = 0;
+  ST_EQ(perf__peaks_link(&d, basis, sizeof basis), 0);
+  ST_CHECKF(strstr(basis, "NVML did not say"), "%s", basis);
+}
+
 ST_TEST(peaks_unknown_gpu_says_why)
 {
   perf__peaks_device a100 = h100;

@@ -262,6 +262,16 @@ ST_TEST(trace_explains_each_change_planted_on_an_h100)
   ST_EQ(explain_fixtures("none", "launches", line, sizeof line), 1);
   ST_STR(line, "kernel `ew_kernel(float*, unsigned long, int)`: 2 launches an iteration, was 1 "
              "(+7.505 us)");
+  perf__trace t;
+  double median;
+  if (!fixture("copy", &t, &median)) { /* the pageable copy is most of its device time */
+    ST_NEAR(perf__trace_host_copy_share(&t), 182.27 / (182.27 + 56.62 + 8.54), 0.01);
+    perf__trace_free(&t);
+  }
+  if (!fixture("none", &t, &median)) {
+    ST_EQ(perf__trace_host_copy_share(&t), 0);
+    perf__trace_free(&t);
+  }
   ST_EQ(explain_fixtures("none", "none", line, sizeof line), 0);
   ST_CHECKF(strstr(line, "the trace cannot explain it"), "%s", line);
 }

@@ -372,7 +372,13 @@ class Perf:
         large cuBLASLt GEMM of its flop_type achieves (PERF_EXPECT_FLOPS)."""
         return self._speed_of_light(a, share, 1, _depth + 1)
 
-    def _speed_of_light(self, a, share, math_, depth):
+    def expect_link_bandwidth(self, a, share, _depth=1):
+        """a moves its declared bytes between host and device at no less than
+        share of what pinned copies both ways at once achieve
+        (PERF_EXPECT_LINK_BANDWIDTH)."""
+        return self._speed_of_light(a, share, 2, _depth + 1)
+
+    def _speed_of_light(self, a, share, what, depth):
         if not self._open:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         if isinstance(share, bool) or not isinstance(share, (int, float)):
@@ -381,7 +387,7 @@ class Perf:
         file, line = _where(depth)
         mark = self._mark()
         before = mark[0]
-        got = self._lib.perf_embed_speed_of_light(ctypes.byref(wa._c), float(share), math_,
+        got = self._lib.perf_embed_speed_of_light(ctypes.byref(wa._c), float(share), what,
                                                   wa._name, file.encode(), line)
         self._after_call(got, (wa,), mark, "claim", file, line)
         if got == 0 and len(self.claims) > before:

@@ -283,9 +283,8 @@ int perf__baseline_set_fp_printf(perf__baseline *b, const char *key, const char 
 }
 
 /* See baseline.h. */
-char *perf__baseline_peak_name(perf_flop_type t, const char *clock, char *buf, size_t len)
+char *perf__baseline_peak_name(const char *what, const char *clock, char *buf, size_t len)
 {
-  snprintf(buf, len, "%s%s_%s", PERF__BL_PEAK_PREFIX,
-           t == PERF_FLOP_NONE ? "dram" : perf__peaks_type_word(t), clock);
+  snprintf(buf, len, "%s%s_%s", PERF__BL_PEAK_PREFIX, what, clock);
   return buf;
 }

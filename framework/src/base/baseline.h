@@ -20,8 +20,8 @@
 /* The tolerance of an entry written without one (by hand); an update
  * writes the one its runs allow (base/blrule.h). */
 #define PERF__BL_TOLERANCE 0.05
-/* A calibration entry's workload name: "peak_" + "dram" or a flop type's
- * word, "_" + its clock ("peak_dram_events", "peak_fp16_cold"). */
+/* A calibration entry's workload name: "peak_" + "dram", "link" or a flop
+ * type's word, "_" + its clock ("peak_dram_events", "peak_fp16_cold"). */
 #define PERF__BL_PEAK_PREFIX "peak_"
 /* The SM clock has "moved" between a baseline and a measurement when the
  * medians differ by more than this fraction (NVML's clock steps are 15 MHz,
@@ -147,10 +147,10 @@ perf__baseline_mhz perf__baseline_mhz_merge(const perf__baseline_mhz *runs, size
 int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
                               perf__baseline_mhz now, char *buf, size_t len);
 
-/* A calibration entry's workload name for type t (PERF_FLOP_NONE: the DRAM
- * copy) on clock: "peak_dram_events", "peak_fp16_cold". Returns buf;
- * truncates. Never fails. */
-char *perf__baseline_peak_name(perf_flop_type t, const char *clock, char *buf, size_t len);
+/* A calibration entry's workload name for the peak named what ("dram",
+ * "link" or a flop type's word) on clock: "peak_dram_events",
+ * "peak_fp16_cold". Returns buf; truncates. Never fails. */
+char *perf__baseline_peak_name(const char *what, const char *clock, char *buf, size_t len);
 
 /* A file-name-safe slug of a model name: lower-case letters, digits and
  * single '-' between words, at most 64 characters; "unknown" when nothing

@@ -156,9 +156,11 @@ static void put_work(perf__json *j, const perf__claimrec_workload *w)
   put_rate(j, "flops_per_s", k->flops, w);
   put_known(j, "spec_dram_bytes_per_s", w->spec_dram);
   put_known(j, "spec_math_per_s", w->spec_math);
+  put_known(j, "spec_link_bytes_per_s", w->spec_link);
   if (w->spec_math_basis) put_str(j, "spec_math_basis", w->spec_math_basis);
   put_known(j, "measured_dram_bytes_per_s", w->measured_dram);
   put_known(j, "measured_math_per_s", w->measured_math);
+  put_known(j, "measured_link_bytes_per_s", w->measured_link);
   if (w->measured_from) put_str(j, "measured_from", w->measured_from);
   perf__json_raw(j, "}");
 }
@@ -490,10 +492,12 @@ static int read_work(reader *rd, const perf__jsontree_node *o, perf__claimrec_wo
   free(type);
   if (!e) e = get_optional(rd, n, "spec_dram_bytes_per_s", &w->spec_dram);
   if (!e) e = get_optional(rd, n, "spec_math_per_s", &w->spec_math);
+  if (!e) e = get_optional(rd, n, "spec_link_bytes_per_s", &w->spec_link);
   if (!e && perf__jsontree_get(n, "spec_math_basis"))
     e = get_str(rd, n, "spec_math_basis", &w->spec_math_basis);
   if (!e) e = get_optional(rd, n, "measured_dram_bytes_per_s", &w->measured_dram);
   if (!e) e = get_optional(rd, n, "measured_math_per_s", &w->measured_math);
+  if (!e) e = get_optional(rd, n, "measured_link_bytes_per_s", &w->measured_link);
   if (!e && perf__jsontree_get(n, "measured_from"))
     e = get_str(rd, n, "measured_from", &w->measured_from);
   return e;
@@ -690,7 +694,8 @@ static int read_kind(reader *rd, const perf__jsontree_node *o, perf__claimrec_ki
     const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
     if (w && !strcmp(n->text, w)) return *out = (perf__claimrec_kind)k, 0;
   }
-  return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH or FLOPS)");
+  return bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, FLOPS or "
+               "LINK_BANDWIDTH)");
 }
 
 /* The optional members of confirm before failing: id, attempt (1 or 2),

@@ -32,8 +32,8 @@ enum { PERF__CLAIMREC_MAX_POINTS = 64 };
  * only and no word in the JSON; a ratio kind carries one ratio
  * measurement (the "ratio" member, in the headroom table and the
  * history's ratio rows), which at_least needs to be at least its
- * threshold (else within the band SIMILAR's tolerance makes). BANDWIDTH
- * and FLOPS (speed-of-light claims) are ratio kinds whose ratio is the
+ * threshold (else within the band SIMILAR's tolerance makes). BANDWIDTH,
+ * FLOPS and LINK_BANDWIDTH (speed-of-light claims) are ratio kinds whose ratio is the
  * workload's share of the peak measured in the same rounds (its "b" is
  * the calibration). A new kind with measurements of its own is a row
  * here, its members below, and their writer and reader in claimrec.c. */
@@ -43,7 +43,8 @@ enum { PERF__CLAIMREC_MAX_POINTS = 64 };
   X(SIMILAR, "SIMILAR", 1, 0)        \
   X(CROSSOVER, "CROSSOVER", 0, 0)    \
   X(BANDWIDTH, "BANDWIDTH", 1, 1)    \
-  X(FLOPS, "FLOPS", 1, 1)
+  X(FLOPS, "FLOPS", 1, 1)            \
+  X(LINK_BANDWIDTH, "LINK_BANDWIDTH", 1, 1)
 
 typedef enum perf__claimrec_kind {
 #define PERF__X(kind, word, ratio, at_least) PERF__CLAIMREC_##kind,
@@ -75,12 +76,14 @@ typedef struct perf__claimrec_workload {
    * the JSON's "work", with the rates it gives over the median), and the
    * peaks it is a share of (0: unknown): the GPU's spec DRAM bandwidth
    * and math rate of work.type (base/peaks.h; basis: how, or why
-   * unknown), and the peaks measured on this machine (calibrate.h; from:
-   * where they were measured). */
+   * unknown; for work whose trace is mostly copies between host and
+   * device, the host link's instead of DRAM's), and the peaks measured on this machine (calibrate.h; from:
+   * where they were measured; link: the host link, by a LINK_BANDWIDTH
+   * claim). */
   perf__peaks_work work;
-  double spec_dram, spec_math;
+  double spec_dram, spec_math, spec_link;
   char *spec_math_basis;
-  double measured_dram, measured_math;
+  double measured_dram, measured_math, measured_link;
   char *measured_from;
   /* What the GPU did in one iteration (base/trace.h, without its events;
    * calls 0 and why_not "": no trace was tried, a host workload). */

@@ -105,6 +105,20 @@ double perf__peaks_dram(const perf__peaks_device *d)
   return d->mem_clock_mhz * 1e6 * 2 * (d->bus_bits / 8.0);
 }
 
+/* See peaks.h. */
+double perf__peaks_link(const perf__peaks_device *d, char *basis, size_t len)
+{
+  static const double lane_gb[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+  if (!d->pcie_gen || !d->pcie_lanes || d->pcie_gen >= sizeof lane_gb / sizeof lane_gb[0]) {
+    snprintf(basis, len, "link peak unknown: %s", d->pcie_gen ? "a PCIe generation perfgate does "
+                                                              "not know" : "NVML did not say the PCIe link");
+    return 0;
+  }
+  double each = lane_gb[d->pcie_gen] * d->pcie_lanes * 1e9;
+  snprintf(basis, len, "PCIe gen %u x%u: %.1f GB/s each way", d->pcie_gen, d->pcie_lanes, each / 1e9);
+  return 2 * each;
+}
+
 typedef struct row {
   int major, minor;
   perf_flop_type type;

@@ -33,6 +33,7 @@ typedef struct perf__peaks_device {
   double mem_clock_mhz; /* its memory clock */
   int bus_bits;         /* its memory bus width */
   double l2_bytes;      /* its L2 cache */
+  unsigned pcie_gen, pcie_lanes; /* the most its host link reaches (NVML) */
 } perf__peaks_device;
 
 /* Rates of math per SM per clock, dense, by compute capability and data
@@ -92,6 +93,13 @@ int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__peaks_work *w);
 /* The GPU's spec DRAM bandwidth in bytes per second (memory clock x 2 x
  * bus bytes), or 0 when d does not say. Never fails. */
 double perf__peaks_dram(const perf__peaks_device *d);
+
+/* The host link's spec bandwidth in bytes per second, both directions at
+ * once (PCIe is full duplex): 2 x lanes x the generation's rate a lane
+ * after its encoding (gen 1: 0.25 GB/s, 2: 0.5, 3: 0.985, 4: 1.969, 5:
+ * 3.938, 6: 7.563), "PCIe gen 5 x16: 63.0 GB/s each way" into basis;
+ * 0 when d does not say or the generation is unknown. Never fails. */
+double perf__peaks_link(const perf__peaks_device *d, char *basis, size_t len);
 
 /* The GPU's spec math rate for type t in operations per second, or 0 when
  * the table has no row for its architecture and t; basis[len] gets how it

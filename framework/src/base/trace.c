@@ -162,6 +162,18 @@ double perf__trace_device_s(const perf__trace *t)
 }
 
 /* See trace.h. */
+double perf__trace_host_copy_share(const perf__trace *t)
+{
+  double all = perf__trace_device_s(t), host = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    const perf__trace_item *x = &t->items[i];
+    if (x->kind == PERF__TRACE_COPY && strstr(x->shape, "host") && !strstr(x->shape, "host→host"))
+      host += x->device_s;
+  }
+  return all > 0 ? host / all : 0;
+}
+
+/* See trace.h. */
 void perf__trace_write(perf__json *j, const perf__trace *t)
 {
   perf__json_raw(j, "{\"calls\": %d", t->calls);

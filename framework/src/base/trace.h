@@ -92,6 +92,10 @@ void perf__trace_finish(perf__trace *t, int calls);
 /* Device time of one iteration: kernels, copies and memsets. Never fails. */
 double perf__trace_device_s(const perf__trace *t);
 
+/* The share of t's device time spent in copies between host and device
+ * (0 when it has none or no device time). Never fails. */
+double perf__trace_host_copy_share(const perf__trace *t);
+
 /* Appends t as one JSON object (no events). Never fails (j->oom). */
 void perf__trace_write(perf__json *j, const perf__trace *t);
 /* t as JSON text (malloc'd), or NULL without memory. */

@@ -309,7 +309,8 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
 static void throughput(const perf_workload *w, double median, const char *clock)
 {
   perf__claimrec_workload t = {.name = (char *)w->name, .median_s = median,
-                               .median_interval_s = {NAN, NAN}};
+                               .median_interval_s = {NAN, NAN},
+                               .trace = w->perf__state->trace}; /* borrowed, not freed */
   perf__throughput_record(&t, w);
   perf__baselinecheck_peaks(&t, w, clock);
   perf__throughput_print(&t, clock);
@@ -492,13 +493,16 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
 }
 
 /* See baselinecheck.h. */
-void perf__baselinecheck_calibration(const perf_workload *cal, perf_flop_type t,
-                                     const perf__claimrec_workload *o)
+void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_peak peak,
+                                     perf_flop_type t, const perf__claimrec_workload *o)
 {
   if (!perf__context_opt.update_baselines) return;
   struct machine *m = machine_of(cal);
   char name[64];
-  perf__baseline_peak_name(t, perf__clock_name(cal->perf__state->clock), name, sizeof name);
+  perf__baseline_peak_name(peak == PERF__CAL_LINK ? "link"
+                           : peak == PERF__CAL_DRAM ? "dram"
+                                                    : perf__peaks_type_word(t),
+                           perf__clock_name(cal->perf__state->clock), name, sizeof name);
   record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, o->median_s, o->mad_s, (long)o->nsamples,
             perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0));
 }
@@ -515,7 +519,9 @@ static void peak_of(const perf_workload *w, perf_flop_type t, const char *clock,
   if (!m->exists) return;
   const perf__baseline_entry *e =
       perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
-                          perf__baseline_peak_name(t, clock, name, sizeof name));
+                          perf__baseline_peak_name(t == PERF_FLOP_NONE ? "dram"
+                                                                       : perf__peaks_type_word(t),
+                                                   clock, name, sizeof name));
   double work = !e ? 0 : t == PERF_FLOP_NONE ? perf__peaks_bytes(&e->work) : e->work.flops;
   if (!(work > 0) || !(e->median_s > 0)) return;
   *rate = work / e->median_s;

@@ -4,6 +4,7 @@
 
 #include "base/baseline.h"
 #include "perfgate.h"
+#include "worker/sample/calibrate.h"
 #include "worker/claim/compare.h"
 
 /* A workload measured by a ratio claim (median, MAD, samples; clk: the SM
@@ -28,14 +29,14 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
  * (truncates). */
 char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const char *file, int line);
 
-/* With --update-baselines, records calibration work cal (its record o, as
- * a speed-of-light claim measured it; t: PERF_FLOP_NONE for the DRAM copy)
- * in this machine's file as the entry PERF__BL_PEAK_PREFIX + type + "_" +
- * clock of the test "perfgate", with its declared work: the achievable
+/* With --update-baselines, records calibration work cal of peak (of type t
+ * for math; its record o, as a speed-of-light claim measured it) in this
+ * machine's file as the entry PERF__BL_PEAK_PREFIX + "dram", "link" or the
+ * type + "_" + clock of the test "perfgate", with its declared work: the achievable
  * peak that reports outside such claims give shares of. Nothing
  * otherwise. A malformed file ends the test as ERROR. */
-void perf__baselinecheck_calibration(const perf_workload *cal, perf_flop_type t,
-                                     const perf__claimrec_workload *o);
+void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_peak peak,
+                                     perf_flop_type t, const perf__claimrec_workload *o);
 
 /* The peaks measured on this machine, from its GPU file's calibration
  * entries for clock (measured_dram, measured_math, measured_from: "..."),

@@ -311,12 +311,12 @@ static void workload_record(perf__claimrec_workload *o, const perf_workload *w, 
   o->nsamples = o->samples_s ? s->n : 0;
   route_record(o, w);
   watch_record(o, w, s, before);
-  perf__throughput_record(o, w);
   if (!perf__trace_copy(&o->trace, &w->perf__state->trace)) { /* the record keeps no events */
     free(o->trace.events);
     o->trace.events = NULL;
     o->trace.nevents = o->trace.cap_events = 0;
   }
+  perf__throughput_record(o, w);
 }
 
 /* The sweep point the claim was made at, if any. */

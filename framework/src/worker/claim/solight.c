@@ -1,4 +1,4 @@
-/* solight.c — speed-of-light claims: a workload's share of the DRAM bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
+/* solight.c — speed-of-light claims: a workload's share of the DRAM bandwidth, host-link bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/solight.h"
 
@@ -20,6 +20,24 @@
 #include "worker/sample/calibrate.h"
 #include "worker/sample/workload.h"
 
+/* The claims, one row each: X(peak, word, record kind). Their what
+ * argument (perfgate.h) is the row's index. */
+#define SOL_MAP(X)                                   \
+  X(PERF__CAL_DRAM, "BANDWIDTH", PERF__CLAIMREC_BANDWIDTH) \
+  X(PERF__CAL_MATH, "FLOPS", PERF__CLAIMREC_FLOPS)         \
+  X(PERF__CAL_LINK, "LINK_BANDWIDTH", PERF__CLAIMREC_LINK_BANDWIDTH)
+
+static const struct sol_row {
+  perf__calibrate_peak peak;
+  const char *word;
+  perf__claimrec_kind kind;
+} rows[] = {
+#define X(peak, word, kind) {peak, word, kind},
+    SOL_MAP(X)
+#undef X
+};
+enum { NROWS = sizeof rows / sizeof rows[0] };
+
 /* The claim: a share w's rate must reach of the rate of the calibration
  * work. With ta, tb the two medians per iteration and wa, wb the work of
  * one iteration of each, the share is (wa / ta) / (wb / tb) = (tb / ta) x
@@ -27,41 +45,62 @@
  * decided by the same rule on the same rounds; its ratio and interval
  * times wa / wb are the share and its interval. */
 typedef struct sol {
-  int math;
+  const struct sol_row *row;
   double share, scale; /* scale: wa / wb */
   perf_flop_type type;
 } sol;
 
 /* See solight.h. */
-char *perf__solight_head(char *buf, size_t len, int math, double share, const char *wn,
+char *perf__solight_head(char *buf, size_t len, int what, double share, const char *wn,
                          const char *file, int line)
 {
   char tag[96];
-  snprintf(buf, len, "%s(%s, %g) at %s:%d%s", math ? "FLOPS" : "BANDWIDTH", wn, share, file, line,
-           perf__sweep_tag(tag, sizeof tag));
+  snprintf(buf, len, "%s(%s, %g) at %s:%d%s", (unsigned)what < NROWS ? rows[what].word : "?", wn,
+           share, file, line, perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
 
+/* The work of w that the claim is about: its flops, or its bytes. */
+static double work_of(const sol *s, const perf__peaks_work *k)
+{
+  return s->row->peak == PERF__CAL_MATH ? k->flops : perf__peaks_bytes(k);
+}
+
 /* Ends the test as ERROR when w cannot make the claim: no work of the
- * claim's kind declared, or (bandwidth) a working set L2 may serve on a
- * clock that keeps L2 warm. Returns w's work of that kind. */
+ * claim's kind declared, or (DRAM) a working set L2 may serve on a clock
+ * that keeps L2 warm. Returns w's work of that kind. */
 static double checked_work(const char *head, const perf_workload *w, const sol *s)
 {
   perf__throughput_check(head, w);
   perf__peaks_work k = perf__throughput_work(w);
-  double work = s->math ? k.flops : perf__peaks_bytes(&k);
+  double work = work_of(s, &k);
   if (!(work > 0))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' declares no %s", head, w->name,
-                      s->math ? ".flops (and .flop_type): what one iteration computes"
-                              : ".bytes_read or .bytes_written: what one iteration moves");
+                      s->row->peak == PERF__CAL_MATH
+                          ? ".flops (and .flop_type): what one iteration computes"
+                          : ".bytes_read or .bytes_written: what one iteration moves");
   const perf__peaks_device *d = perf__fingerprint_peaks();
-  if (!s->math && !perf__clock_flushes_l2(w->clock) && perf__peaks_fits_l2(d, &k))
+  if (s->row->peak == PERF__CAL_DRAM && !perf__clock_flushes_l2(w->clock) &&
+      perf__peaks_fits_l2(d, &k))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' moves %.1f MiB an iteration, less "
                       "than %d x the %.0f MiB L2: its bytes may come from L2, not DRAM; give it "
                       ".clock = PERF_CLOCK_COLD (L2 flushed before each sample) or a working set "
                       "larger than L2", head, w->name, perf__peaks_bytes(&k) / (1 << 20),
                       PERF__PEAKS_L2_FACTOR, d->l2_bytes / (1 << 20));
   return work;
+}
+
+/* The spec peak the claim's share is also given of (0: unknown), and how
+ * it was computed into basis. */
+static double spec_of(const sol *s, const perf__claimrec_workload *a, char *basis, size_t len)
+{
+  basis[0] = '\0';
+  if (s->row->peak == PERF__CAL_LINK) return perf__peaks_link(perf__fingerprint_peaks(), basis, len);
+  if (s->row->peak == PERF__CAL_MATH) {
+    snprintf(basis, len, "%s", a->spec_math_basis ? a->spec_math_basis : "");
+    return a->spec_math;
+  }
+  return a->spec_dram;
 }
 
 /* The verdict line: w's rate, its share of the measured peak with the
@@ -71,11 +110,10 @@ static void print(const char *head, const char *word, const sol *s, const perf__
 {
   const perf__verdict_result *r = &m->r;
   const perf__claimrec_workload *a = &m->rec.a, *b = &m->rec.b;
-  int bytes = !s->math;
-  double wa = bytes ? perf__peaks_bytes(&a->work) : a->work.flops;
-  double wb = bytes ? perf__peaks_bytes(&b->work) : b->work.flops;
-  double spec = bytes ? a->spec_dram : a->spec_math;
-  char rate[48], peak[48], specs[48], cal[160], line[2000];
+  int bytes = s->row->peak != PERF__CAL_MATH;
+  double wa = work_of(s, &a->work), wb = work_of(s, &b->work);
+  char rate[48], peak[48], specs[48], cal[160], basis[300], line[2000];
+  double spec = spec_of(s, a, basis, sizeof basis);
   size_t used = 0;
   perf__peaks_rate_text(rate, sizeof rate, wa / r->med_a, bytes, s->type);
   perf__peaks_rate_text(peak, sizeof peak, wb / r->med_b, bytes, s->type);
@@ -83,19 +121,22 @@ static void print(const char *head, const char *word, const sol *s, const perf__
                      "%s: %s: %s %s is %.3f of the measured peak %s, 95%% CI [%.3f, %.3f], needs >= "
                      "%.3f (%s, timed in the same %d ABBA %s, %s clock)", head, word, a->name, rate,
                      r->ratio * s->scale, peak, r->lo * s->scale, r->hi * s->scale, s->share,
-                     perf__calibrate_describe(s->math ? s->type : PERF_FLOP_NONE, cal, sizeof cal),
-                     r->rounds, perf__units_noun(r->rounds, "round", "rounds"), m->rec.clock);
+                     perf__calibrate_describe(s->row->peak, s->type, cal, sizeof cal), r->rounds,
+                     perf__units_noun(r->rounds, "round", "rounds"), m->rec.clock);
   if (spec > 0)
-    perf__units_append(line, sizeof line, &used, "; %.1f %% of the spec peak %s",
+    perf__units_append(line, sizeof line, &used, "; %.1f %% of the spec peak %s%s%s%s",
                        100 * wa / r->med_a / spec,
-                       perf__peaks_rate_text(specs, sizeof specs, spec, bytes, s->type));
-  else if (s->math && a->spec_math_basis)
-    perf__units_append(line, sizeof line, &used, "; %s", a->spec_math_basis);
+                       perf__peaks_rate_text(specs, sizeof specs, spec, bytes, s->type),
+                       basis[0] && s->row->peak == PERF__CAL_LINK ? " (" : "",
+                       s->row->peak == PERF__CAL_LINK ? basis : "",
+                       basis[0] && s->row->peak == PERF__CAL_LINK ? ", both ways)" : "");
+  else if (basis[0])
+    perf__units_append(line, sizeof line, &used, "; %s", basis);
   perf__units_append(line, sizeof line, &used, "; %d %s, %.2f s wall%s%s", r->looks,
                      perf__units_noun(r->looks, "look", "looks"), r->seconds, perf__verdict_note(r),
                      m->disturbed);
   perf__context_line(PERF_LINE_DETAIL, "%s", line);
-  perf__throughput_print(a, m->rec.clock);
+  if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(a, m->rec.clock);
 }
 
 /* The record: the share as the ratio (its interval, the claim's share as
@@ -103,53 +144,58 @@ static void print(const char *head, const char *word, const sol *s, const perf__
 static void record(perf_outcome v, const char *head, const sol *s, perf__compare_result *m)
 {
   perf__claimrec_ratio *q = &m->rec;
-  double wb = s->math ? q->b.work.flops : perf__peaks_bytes(&q->b.work);
+  double wb = work_of(s, &q->b.work);
   char what[160], from[200], msg[1024];
   q->threshold = s->share;
   q->ratio *= s->scale;
   q->interval[0] *= s->scale;
   q->interval[1] *= s->scale;
-  *(s->math ? &q->a.measured_math : &q->a.measured_dram) = wb / q->b.median_s;
+  double *measured = s->row->peak == PERF__CAL_MATH   ? &q->a.measured_math
+                     : s->row->peak == PERF__CAL_LINK ? &q->a.measured_link
+                                                      : &q->a.measured_dram;
+  *measured = wb / q->b.median_s;
   snprintf(from, sizeof from, "%s, in the same ABBA rounds",
-           perf__calibrate_describe(s->math ? s->type : PERF_FLOP_NONE, what, sizeof what));
+           perf__calibrate_describe(s->row->peak, s->type, what, sizeof what));
   free(q->a.measured_from);
   q->a.measured_from = strdup(from);
   snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
-  perf__claimrec r = {.message = strdup(msg), .outcome = v,
-                      .kind = s->math ? PERF__CLAIMREC_FLOPS : PERF__CLAIMREC_BANDWIDTH, .ratio = *q};
+  perf__claimrec r = {.message = strdup(msg), .outcome = v, .kind = s->row->kind, .ratio = *q};
   *q = (perf__claimrec_ratio){0};
   perf__context_claim(&r);
   perf__claimrec_free(&r);
 }
 
-/* Public: PERF_EXPECT_BANDWIDTH / PERF_EXPECT_FLOPS (and ASSERT). A share
- * outside (0, 1] or a workload without the work is an ERROR; a machine
- * that cannot calibrate skips the claim. */
-int perf__speed_of_light(perf_workload *w, double share, int math, const char *wn,
+/* Public: PERF_EXPECT_BANDWIDTH, _FLOPS, _LINK_BANDWIDTH (and ASSERT). A
+ * share outside (0, 1] or a workload without the work is an ERROR; a
+ * machine that cannot calibrate skips the claim. */
+int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn,
                          const char *file, int line, int fatal)
 {
   char head[300], point[96], why[300];
-  perf__solight_head(head, sizeof head, math, share, wn, file, line);
+  perf__solight_head(head, sizeof head, what, share, wn, file, line);
+  if ((unsigned)what >= NROWS) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: no such claim", head);
   if (!(share > 0 && share <= 1))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the share must be a number in (0, 1] (0.8: 80 %% "
                       "of the peak measured on this GPU)", head);
   if (!w->name) w->name = wn;
-  sol s = {.math = math, .share = share, .type = math ? w->flop_type : PERF_FLOP_NONE};
+  sol s = {.row = &rows[what], .share = share};
+  s.type = s.row->peak == PERF__CAL_MATH ? w->flop_type : PERF_FLOP_NONE;
   double work = checked_work(head, w, &s);
   if (perf__context_claim_open(file, line, perf__sweep_tag(point, sizeof point), 0))
     return perf__context_claim_kept(head);
   perf_workload cal;
-  if (perf__calibrate_make(s.type, w, &cal, why, sizeof why)) {
+  if (perf__calibrate_make(s.row->peak, s.type, w, &cal, why, sizeof why)) {
     perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no peak to measure on this machine: %s",
                        head, why);
     perf__context_skipped_check("%s: %s", head, why);
     perf__context_claim_close();
     return 0;
   }
-  s.scale = work / (math ? cal.flops : cal.bytes_read + cal.bytes_written);
+  perf__peaks_work cw = perf__throughput_work(&cal);
+  s.scale = work / work_of(&s, &cw);
   perf__compare_result m;
   perf__compare_run(w, &cal, (perf__verdict_claim){PERF__CLAIM_FASTER, share / s.scale},
-                    math ? "FLOPS" : "BANDWIDTH", perf__context_alpha_share(), head, wn, cal.name, &m);
+                    s.row->word, perf__context_alpha_share(), head, wn, cal.name, &m);
   if (!w->perf__state->uses_gpu)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
                       "GPU's peak is about GPU work", head, w->name);
@@ -164,7 +210,7 @@ int perf__speed_of_light(perf_workload *w, double share, int math, const char *w
   else
     snprintf(word, sizeof word, "%s", perf__status_word(v));
   print(head, word, &s, &m);
-  perf__baselinecheck_calibration(&cal, s.type, &m.rec.b);
+  perf__baselinecheck_calibration(&cal, s.row->peak, s.type, &m.rec.b);
   record(v, head, &s, &m);
   perf__context_claim_close();
   if (v != PERF_OUTCOME_PASS && fatal)

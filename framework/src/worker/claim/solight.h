@@ -1,13 +1,13 @@
-/* solight.h — speed-of-light claims: a workload's share of the DRAM bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
+/* solight.h — speed-of-light claims: a workload's share of the DRAM bandwidth, host-link bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
 #ifndef PERF_SOLIGHT_H
 #define PERF_SOLIGHT_H
 
 #include <stddef.h>
 
-/* The claim's head, "BANDWIDTH(w, 0.8) at f.c:9" (math: "FLOPS(...)"),
- * with the sweep point inside a sweep. Returns buf; truncates. Never
- * fails. */
-char *perf__solight_head(char *buf, size_t len, int math, double share, const char *wn,
+/* The claim's head, "BANDWIDTH(w, 0.8) at f.c:9" (what: 0 BANDWIDTH, 1
+ * FLOPS, 2 LINK_BANDWIDTH, as perfgate.h's macros pass it), with the sweep
+ * point inside a sweep. Returns buf; truncates. Never fails. */
+char *perf__solight_head(char *buf, size_t len, int what, double share, const char *wn,
                          const char *file, int line);
 
 #endif

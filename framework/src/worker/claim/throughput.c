@@ -46,7 +46,10 @@ void perf__throughput_record(perf__claimrec_workload *o, const perf_workload *w)
   o->work = perf__throughput_work(w);
   if (!perf__peaks_declared(&o->work) || !w->perf__state->uses_gpu) return;
   const perf__peaks_device *d = perf__fingerprint_peaks();
-  o->spec_dram = perf__peaks_bytes(&o->work) > 0 ? perf__peaks_dram(d) : 0;
+  char link[120];
+  int over_link = perf__trace_host_copy_share(&o->trace) > 0.5;
+  o->spec_dram = perf__peaks_bytes(&o->work) > 0 && !over_link ? perf__peaks_dram(d) : 0;
+  o->spec_link = perf__peaks_bytes(&o->work) > 0 && over_link ? perf__peaks_link(d, link, sizeof link) : 0;
   if (o->work.flops > 0) {
     o->spec_math = perf__peaks_math(d, o->work.type, basis, sizeof basis);
     o->spec_math_basis = dup(basis);
@@ -84,6 +87,14 @@ void perf__throughput_print(const perf__claimrec_workload *o, const char *clock)
     share(line, sizeof line, &used, r[0], o->spec_dram, 1, 0, "spec DRAM peak", dram);
     share(line, sizeof line, &used, r[0], o->measured_dram, 1, 0, "measured DRAM peak",
           o->measured_from);
+    if (o->spec_link > 0) {
+      char link[120];
+      perf__peaks_link(d, link, sizeof link);
+      perf__units_append(line, sizeof line, &used, "; its traced device time is mostly copies "
+                         "between host and device");
+      share(line, sizeof line, &used, r[0], o->spec_link, 1, 0, "spec host-link peak (both ways)",
+            link);
+    }
     perf_clock c = (perf_clock)perf__clock_of_name(clock);
     if (o->spec_dram > 0 && !perf__clock_flushes_l2(c) && perf__peaks_fits_l2(d, k)) {
       char mb[32], l2[32];

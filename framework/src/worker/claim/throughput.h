@@ -15,7 +15,9 @@ perf__peaks_work perf__throughput_work(const perf_workload *w);
 void perf__throughput_check(const char *head, const perf_workload *w);
 
 /* w's work and the spec peaks it is a share of (for GPU work only) into
- * its record o; a speed-of-light claim adds the peak it measured
+ * its record o: DRAM's, or the host link's when o's trace (taken before)
+ * spends over half its device time in copies between host and device;
+ * math's for its flops. A speed-of-light claim adds the peak it measured
  * (solight.c). Nothing when w declares no work. Never fails (without
  * memory the basis text is left out). */
 void perf__throughput_record(perf__claimrec_workload *o, const perf_workload *w);

@@ -86,5 +86,8 @@ const perf__peaks_device *perf__fingerprint_peaks(void)
       .bus_bits = v[5] > 0 ? v[5] : 0,
       .l2_bytes = v[6] > 0 ? v[6] : 0,
   };
+  char bus[32] = "", why[200];
+  perf__gpu_tolerate(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+  if (!perf__gpuwatch_open(bus, why, sizeof why)) perf__gpuwatch_pcie(&d.pcie_gen, &d.pcie_lanes);
   return &d;
 }

@@ -32,6 +32,7 @@ static struct {
   int (*app)(void *, int, unsigned *), (*default_app)(void *, int, unsigned *); /* optional: */
   int (*persistence)(void *, int *), (*ecc)(void *, int *, int *);             /* the settings */
   int (*mig)(void *, unsigned *, unsigned *);
+  int (*pcie_gen)(void *, unsigned *), (*pcie_width)(void *, unsigned *); /* optional */
 } nvml; /* NVML, loaded with dlopen on first use */
 
 static void *sym(void *h, const char *name, const char **missing)
@@ -68,6 +69,8 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&nvml.persistence = dlsym(h, "nvmlDeviceGetPersistenceMode");
   *(void **)&nvml.ecc = dlsym(h, "nvmlDeviceGetEccMode");
   *(void **)&nvml.mig = dlsym(h, "nvmlDeviceGetMigMode");
+  *(void **)&nvml.pcie_gen = dlsym(h, "nvmlDeviceGetMaxPcieLinkGeneration");
+  *(void **)&nvml.pcie_width = dlsym(h, "nvmlDeviceGetMaxPcieLinkWidth");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -312,5 +315,14 @@ int perf__gpuwatch_settings(perf__gpuwatch_setting *s)
   if (nvml.persistence) rc = nvml.persistence(nvml.dev, &p), s->persistence = mode_of(rc, p);
   if (nvml.ecc) rc = nvml.ecc(nvml.dev, &e, &pending), s->ecc = mode_of(rc, e);
   if (nvml.mig) rc = nvml.mig(nvml.dev, &m, &m_pending), s->mig = mode_of(rc, (long)m);
+  return 0;
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_pcie(unsigned *gen, unsigned *width)
+{
+  *gen = *width = 0;
+  if (!nvml.ok || !nvml.pcie_gen || !nvml.pcie_width) return -1;
+  if (nvml.pcie_gen(nvml.dev, gen) || nvml.pcie_width(nvml.dev, width)) return *gen = *width = 0, -1;
   return 0;
 }

@@ -28,6 +28,12 @@ int perf__gpuwatch_sm_clock(unsigned *cur_mhz, unsigned *max_mhz);
  * or -1. */
 int perf__gpuwatch_reasons(unsigned long long *reasons);
 
+/* The PCIe link the device and the system can reach at most: generation
+ * and lanes (nvmlDeviceGetMaxPcieLinkGeneration, ...Width: not the
+ * current ones, which drop while the link idles). Returns 0, or -1 (not
+ * open, an older NVML, NVML said no) with both 0. */
+int perf__gpuwatch_pcie(unsigned *gen, unsigned *width);
+
 /* The driver release ("580.159.04"). Returns 0 or -1. */
 int perf__gpuwatch_driver(char *buf, size_t len);
 

@@ -163,8 +163,12 @@ static struct {
 /* One type's calibration as made for the running test. */
 typedef struct cal {
   int made;
-  void *a, *b, *d, *ws;  /* copy: a the source, d the destination */
-  size_t bytes;          /* copy: bytes of each buffer */
+  void *a, *b, *d, *ws;  /* copy: a the source, d the destination; link: a, d
+                            on the device */
+  void *host_in, *host_out; /* link: pinned */
+  cudaStream_t back;     /* link: the second stream, for the way back */
+  cudaEvent_t fork, join;
+  size_t bytes;          /* copy, link: bytes of each buffer */
   const gemm_row *row;
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t la, lb, ld;
@@ -172,7 +176,8 @@ typedef struct cal {
   cudaStream_t stream;
 } cal;
 
-static cal cals[PERF_FLOP_TYPE_COUNT];
+enum { LINK = PERF_FLOP_TYPE_COUNT }; /* cals[0]: the DRAM copy; [t]: type t's GEMM */
+static cal cals[PERF_FLOP_TYPE_COUNT + 1];
 
 /* Loads cuBLASLt and creates its handle once per process. Returns 0, or 1
  * with cublaslt.why set. */
@@ -239,6 +244,12 @@ static void free_cal(cal *c)
   void *bufs[] = {c->a, c->b, c->d, c->ws};
   for (int i = 0; i < 4; i++)
     if (bufs[i]) perf__gpu_tolerate(cudaFree(bufs[i]));
+  void *pinned[] = {c->host_in, c->host_out};
+  for (int i = 0; i < 2; i++)
+    if (pinned[i]) perf__gpu_tolerate(cudaFreeHost(pinned[i]));
+  if (c->back) perf__gpu_tolerate(cudaStreamDestroy(c->back));
+  if (c->fork) perf__gpu_tolerate(cudaEventDestroy(c->fork));
+  if (c->join) perf__gpu_tolerate(cudaEventDestroy(c->join));
   if (c->op) cublaslt.cublasLtMatmulDescDestroy(c->op);
   cublasLtMatrixLayout_t ls[] = {c->la, c->lb, c->ld};
   for (int i = 0; i < 3; i++)
@@ -250,7 +261,7 @@ static void free_cal(cal *c)
  * fails. */
 static void release(void)
 {
-  for (int t = 0; t < PERF_FLOP_TYPE_COUNT; t++)
+  for (int t = 0; t <= LINK; t++)
     if (cals[t].made) free_cal(&cals[t]);
 }
 
@@ -280,6 +291,38 @@ static void make_copy(cal *c)
   alloc(&c->a, c->bytes);
   alloc(&c->d, c->bytes);
   fill(c->a, c->bytes, 0xffffffffu, 0xffffffffu);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+/* One call of the link's calibration: to the device on the workload's
+ * stream, back on the second stream at once, joined. */
+static void run_link(void *arg)
+{
+  cal *c = arg;
+  check(cudaEventRecord(c->fork, c->stream), "cudaEventRecord");
+  check(cudaStreamWaitEvent(c->back, c->fork, 0), "cudaStreamWaitEvent");
+  check(cudaMemcpyAsync(c->a, c->host_in, c->bytes, cudaMemcpyHostToDevice, c->stream),
+        "cudaMemcpyAsync");
+  check(cudaMemcpyAsync(c->host_out, c->d, c->bytes, cudaMemcpyDeviceToHost, c->back),
+        "cudaMemcpyAsync");
+  check(cudaEventRecord(c->join, c->back), "cudaEventRecord");
+  check(cudaStreamWaitEvent(c->stream, c->join, 0), "cudaStreamWaitEvent");
+}
+
+/* Makes the link's buffers, stream and events. Ends the test on a CUDA
+ * error. */
+static void make_link(cal *c)
+{
+  c->bytes = PERF__CALIBRATE_LINK_BYTES;
+  alloc(&c->a, c->bytes);
+  alloc(&c->d, c->bytes);
+  check(cudaMallocHost(&c->host_in, c->bytes), "cudaMallocHost");
+  check(cudaMallocHost(&c->host_out, c->bytes), "cudaMallocHost");
+  check(cudaStreamCreateWithFlags(&c->back, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  memset(c->host_in, 1, c->bytes);
+  fill(c->d, c->bytes, 0xffffffffu, 0xffffffffu);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
@@ -353,18 +396,28 @@ static int make_gemm(cal *c, perf_flop_type t, char *why, size_t len)
   return 0;
 }
 
-/* See calibrate.h. */
-int perf__calibrate_make(perf_flop_type t, const perf_workload *like, perf_workload *out, char *why,
-                         size_t len)
+/* The slot of cals a calibration keeps its state in (-1: no such one). */
+static int slot(perf__calibrate_peak peak, perf_flop_type t)
 {
-  static char names[PERF_FLOP_TYPE_COUNT][40];
-  if ((unsigned)t >= PERF_FLOP_TYPE_COUNT) return snprintf(why, len, "no such flop type"), 1;
-  cal *c = &cals[t];
+  if (peak == PERF__CAL_DRAM) return 0;
+  if (peak == PERF__CAL_LINK) return LINK;
+  return peak == PERF__CAL_MATH && t > PERF_FLOP_NONE && t < PERF_FLOP_TYPE_COUNT ? (int)t : -1;
+}
+
+/* See calibrate.h. */
+int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf_workload *like,
+                         perf_workload *out, char *why, size_t len)
+{
+  static char names[LINK + 1][40];
+  int k = slot(peak, t);
+  if (k < 0) return snprintf(why, len, "no such calibration"), 1;
+  cal *c = &cals[k];
   perf__context_on_release(release);
   if (!c->made) {
     c->made = 1; /* from here release() frees what is made, however this ends */
     load_kernels();
-    if (t == PERF_FLOP_NONE) make_copy(c);
+    if (k == 0) make_copy(c);
+    else if (k == LINK) make_link(c);
     else if (make_gemm(c, t, why, len)) {
       free_cal(c);
       return 1;
@@ -372,21 +425,24 @@ int perf__calibrate_make(perf_flop_type t, const perf_workload *like, perf_workl
   }
   c->stream = like->stream;
   double n = PERF__CALIBRATE_GEMM_N;
-  if (t == PERF_FLOP_NONE) snprintf(names[t], sizeof names[t], "perfgate_copy");
-  else snprintf(names[t], sizeof names[t], "cublasLt_%s_gemm", perf__peaks_type_word(t));
-  *out = (perf_workload){.name = names[t], .fn = t == PERF_FLOP_NONE ? run_copy : run_gemm,
+  if (k == 0 || k == LINK) snprintf(names[k], sizeof names[k], k ? "perfgate_link" : "perfgate_copy");
+  else snprintf(names[k], sizeof names[k], "cublasLt_%s_gemm", perf__peaks_type_word(t));
+  *out = (perf_workload){.name = names[k], .fn = k == 0 ? run_copy : k == LINK ? run_link : run_gemm,
                          .arg = c, .stream = like->stream, .clock = like->clock};
-  if (t == PERF_FLOP_NONE) out->bytes_read = out->bytes_written = (double)c->bytes;
+  if (k == 0 || k == LINK) out->bytes_read = out->bytes_written = (double)c->bytes;
   else out->flops = 2 * n * n * n, out->flop_type = t;
   return 0;
 }
 
 /* See calibrate.h. */
-char *perf__calibrate_describe(perf_flop_type t, char *buf, size_t len)
+char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, char *buf, size_t len)
 {
-  if (t == PERF_FLOP_NONE)
+  if (peak == PERF__CAL_DRAM)
     snprintf(buf, len, "perfgate's streaming copy of %.2f GiB into another",
-             (cals[t].bytes ? (double)cals[t].bytes : (double)PERF__CALIBRATE_COPY_BYTES) / (1 << 30));
+             (cals[0].bytes ? (double)cals[0].bytes : (double)PERF__CALIBRATE_COPY_BYTES) / (1 << 30));
+  else if (peak == PERF__CAL_LINK)
+    snprintf(buf, len, "perfgate's pinned copies of %zu MiB to the device and back at once",
+             PERF__CALIBRATE_LINK_BYTES >> 20);
   else
     snprintf(buf, len, "a cuBLASLt %s GEMM, %d^3, algorithm by cuBLASLt's heuristic",
              perf__peaks_type_word(t), PERF__CALIBRATE_GEMM_N);

@@ -26,24 +26,38 @@
  *       flatter the tensor cores' power), 2 x n^3 operations a call. Per
  *       type: fp64 (compute 64F), fp32 (32F), tf32 (32F_FAST_TF32, fp32
  *       data), fp16 and bf16 (32F accumulate), fp8 (E4M3 in, BF16 out),
- *       int8 (32I). */
+ *       int8 (32I).
+ * link: PERF__CALIBRATE_LINK_BYTES from pinned host memory to the device on
+ *       the workload's stream and as many back on a second stream at once
+ *       (forked from and joined to it): the host link's rate both ways
+ *       (PCIe is full duplex), what copies from and to pinned memory can
+ *       reach. */
 #define PERF__CALIBRATE_COPY_BYTES ((size_t)1 << 30)
+#define PERF__CALIBRATE_LINK_BYTES ((size_t)256 << 20)
 #define PERF__CALIBRATE_GEMM_N 8192
 
-/* Makes *out a workload of the calibration for type t (PERF_FLOP_NONE: the
- * DRAM copy) that runs on like's stream with like's clock, its work
- * declared, named "perfgate_copy" or "cublasLt_<type>_gemm". Its buffers
- * live until the test ends (made once per test and type). Returns 0; or 1
+/* The peaks a calibration measures. */
+typedef enum perf__calibrate_peak {
+  PERF__CAL_DRAM, /* the streaming copy */
+  PERF__CAL_LINK, /* pinned copies both ways at once */
+  PERF__CAL_MATH  /* a GEMM of a flop type */
+} perf__calibrate_peak;
+
+/* Makes *out a workload of the calibration of peak (PERF__CAL_MATH: for
+ * type t) that runs on like's stream with like's clock, its work declared
+ * (the link's: bytes read and written, one way each), named
+ * "perfgate_copy", "perfgate_link" or "cublasLt_<type>_gemm". Its buffers
+ * live until the test ends (made once per test and peak). Returns 0; or 1
  * with why[len] when this machine cannot run it (cuBLASLt not found, no
  * algorithm for the type on this GPU): the claim cannot be decided here.
  * Ends the test on a CUDA error (FAIL, or SKIP without a device). */
-int perf__calibrate_make(perf_flop_type t, const perf_workload *like, perf_workload *out, char *why,
-                         size_t len);
+int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf_workload *like,
+                         perf_workload *out, char *why, size_t len);
 
-/* What the calibration for type t is, for a verdict line: "perfgate's
- * streaming copy of 1.0 GiB (2.0 GiB moved a call)" or "cuBLASLt fp16
- * GEMM 8192^3 (algorithm's kernel chosen by cuBLASLt's heuristic)".
+/* What the calibration is, for a verdict line: "perfgate's streaming copy
+ * of 1.00 GiB into another", "perfgate's pinned copies of 256 MiB to the
+ * device and back at once" or "a cuBLASLt fp16 GEMM, 8192^3, ...".
  * Returns buf. Never fails. */
-char *perf__calibrate_describe(perf_flop_type t, char *buf, size_t len);
+char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, char *buf, size_t len);
 
 #endif
