@@ -40,19 +40,27 @@ static void body(void)
   const perf__peaks_device *d = perf__fingerprint_peaks();
   perf_workload like = {.clock = PERF_CLOCK_EVENTS};
   printf("%-22s %16s %16s %8s  %s\n", "calibration", "achieved", "spec peak", "share", "spec basis");
-  for (int t = 0; t < PERF_FLOP_TYPE_COUNT; t++) {
+  /* row 0: DRAM, 1: the host link, then each flop type's GEMM */
+  for (int k = 0; k < PERF_FLOP_TYPE_COUNT + 1; k++) {
     perf_workload w;
     char why[300], rate[48], spec[48], basis[300] = "";
-    if (only_copy && t) break;
-    if (perf__calibrate_make((perf_flop_type)t, &like, &w, why, sizeof why)) {
-      printf("%-22s %s\n", perf__peaks_type_word((perf_flop_type)t), why);
+    perf_flop_type t = k < 2 ? PERF_FLOP_NONE : (perf_flop_type)(k - 1);
+    perf__calibrate_peak peak = k == 0 ? PERF__CAL_DRAM : k == 1 ? PERF__CAL_LINK : PERF__CAL_MATH;
+    if (only_copy && k) break;
+    if (perf__calibrate_make(peak, t, &like, &w, why, sizeof why)) {
+      printf("%-22s %s\n", perf__peaks_type_word(t), why);
       continue;
     }
-    double s = per_call(&w), work = t ? w.flops : w.bytes_read + w.bytes_written;
-    double peak = t ? perf__peaks_math(d, (perf_flop_type)t, basis, sizeof basis) : perf__peaks_dram(d);
-    if (!t) snprintf(basis, sizeof basis, "%.0f MHz x 2 x %d bits", d->mem_clock_mhz, d->bus_bits);
-    printf("%-22s %16s %16s %7.1f%%  %s\n", w.name, perf__peaks_rate_text(rate, sizeof rate, work / s, !t, (perf_flop_type)t),
-           perf__peaks_rate_text(spec, sizeof spec, peak, !t, (perf_flop_type)t), 100 * work / s / peak, basis);
+    int bytes = peak != PERF__CAL_MATH;
+    double s = per_call(&w), work = bytes ? w.bytes_read + w.bytes_written : w.flops;
+    double top = peak == PERF__CAL_MATH ? perf__peaks_math(d, t, basis, sizeof basis)
+                 : peak == PERF__CAL_LINK ? perf__peaks_link(d, basis, sizeof basis)
+                                          : perf__peaks_dram(d);
+    if (peak == PERF__CAL_DRAM)
+      snprintf(basis, sizeof basis, "%.0f MHz x 2 x %d bits", d->mem_clock_mhz, d->bus_bits);
+    printf("%-22s %16s %16s %7.1f%%  %s\n", w.name, perf__peaks_rate_text(rate, sizeof rate, work / s, bytes, t),
+           perf__peaks_rate_text(spec, sizeof spec, top, bytes, t), top > 0 ? 100 * work / s / top : 0,
+           basis);
   }
 }
 
