@@ -135,7 +135,20 @@ ST_TEST(trace_explains_a_new_copy_and_a_new_sync_with_their_sites)
   perf__trace_free(&was), perf__trace_free(&now);
 }
 
-/* The same kernels as often, each within 3 %: the trace cannot say; the
+/* A copy whose line moved (an edit above it) is the same copy. */
+ST_TEST(trace_a_call_site_that_moved_is_the_same_site)
+{
+  perf__trace was = {0}, now = {0};
+  char out[8192];
+  add(&was, PERF__TRACE_COPY, "cudaMemcpy", "host→device, pageable", "train.c:88 (step)", 4 << 20, 1200, 1);
+  add(&now, PERF__TRACE_COPY, "cudaMemcpy", "host→device, pageable", "train.c:91 (step)", 4 << 20, 1210, 1);
+  perf__trace_finish(&was, 1), perf__trace_finish(&now, 1);
+  ST_EQ(explain(&was, &now, 1300, 1310, out), 0);
+  ST_CHECKF(strstr(out, "the trace cannot explain it"), "%s", out);
+  perf__trace_free(&was), perf__trace_free(&now);
+}
+
+/* The same kernels as often, each within 10 %: the trace cannot say; the
  * line gives both SM clocks. */
 ST_TEST(trace_says_when_it_cannot_explain)
 {

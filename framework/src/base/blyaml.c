@@ -766,7 +766,8 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r && x->work.bytes_written > 0) r = kv_num(e, "bytes_written", x->work.bytes_written);
   if (!r && x->work.flops > 0) r = kv_num(e, "flops", x->work.flops);
   if (!r && x->work.flops > 0) r = kv(e, "flop_type", perf__peaks_type_word(x->work.type));
-  if (!r && x->trace) r = kv(e, LONG_KEY, x->trace);
+  if (!r && x->trace && strlen(x->trace) < MAX_TEXT) r = kv(e, LONG_KEY, x->trace); /* longer: left
+                                                         out, never a file this cannot read */
   if (!r) r = kv(e, "recorded", x->recorded);
   return r ? r : close_map(e);
 }

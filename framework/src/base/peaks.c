@@ -59,7 +59,8 @@ char *perf__peaks_rate_text(char *buf, size_t len, double rate, int bytes, perf_
   return buf;
 }
 
-/* "R [lo, hi]" of work w over med with interval ci into buf. */
+/* "R [lo, hi]" of work w over med with interval ci into buf. Never fails
+ * (truncates). */
 static void rate_with_interval(char *buf, size_t len, double work, double med, const double *ci,
                                int bytes, perf_flop_type t)
 {

@@ -98,7 +98,7 @@ int perf__trace_add(perf__trace *t, perf__trace_kind kind, const char *name, con
   if (end_ns <= start_ns) return 0;
   if (t->nevents == PERF__TRACE_MAX_EVENTS) return t->dropped++, 0;
   perf__trace_event *ev = perf__grow(t->events, &t->cap_events, t->nevents + 1, sizeof *t->events, 64);
-  if (!ev) return PERF__ENOMEM;
+  if (!ev) return t->dropped++, 0; /* counted; only its event is not kept */
   t->events = ev;
   t->events[t->nevents++] = (perf__trace_event){(int)i, stream, start_ns, end_ns};
   return 0;
@@ -262,13 +262,14 @@ int perf__trace_read(const perf__jsontree_node *n, perf__trace *t, char *err, si
   const char *bad = NULL;
   double calls = -1, dropped = 0;
   memset(t, 0, sizeof *t);
-  if (!n || n->type != PERF__J_OBJECT || get_amount(n, "calls", &calls) || calls != floor(calls))
+  if (!n || n->type != PERF__J_OBJECT || get_amount(n, "calls", &calls) || calls != floor(calls) ||
+      calls > 1e6)
     bad = "calls";
   else if (calls == 0 && get_text(n, "why_not", t->why_not, sizeof t->why_not))
     bad = "why_not";
   const perf__jsontree_node *items = calls > 0 ? perf__jsontree_get(n, "items") : NULL;
   if (!bad && calls > 0 && (get_text(n, "names", t->names, sizeof t->names) ||
-                            get_amount(n, "dropped", &dropped)))
+                            get_amount(n, "dropped", &dropped) || dropped > 1e12))
     bad = "names or dropped";
   if (!bad && calls > 0 && (!items || items->type != PERF__J_ARRAY)) bad = "items";
   if (!bad && items && items->n) {
@@ -332,13 +333,32 @@ typedef struct groups {
   size_t n;
 } groups;
 
-/* 1 when items a and b belong to one group. */
+/* 1 when call sites a and b are one place: "file:line (fn)" alike but for
+ * the line (an edit above a call moves its line, not the call). Never
+ * fails. */
+static int same_site(const char *a, const char *b)
+{
+  for (;;) {
+    if (*a == ':' && *b == ':') {
+      do a++; while (isdigit((unsigned char)*a));
+      do b++; while (isdigit((unsigned char)*b));
+      continue;
+    }
+    if (*a != *b) return 0;
+    if (!*a) return 1;
+    a++, b++;
+  }
+}
+
+/* 1 when items a and b belong to one group. Never fails. */
 static int same_group(const perf__trace_item *a, const perf__trace_item *b)
 {
   if (a->kind != b->kind || strcmp(a->name, b->name)) return 0;
-  return a->kind == PERF__TRACE_KERNEL || (!strcmp(a->shape, b->shape) && !strcmp(a->where, b->where));
+  return a->kind == PERF__TRACE_KERNEL || (!strcmp(a->shape, b->shape) && same_site(a->where, b->where));
 }
 
+/* t's items grouped into out (the first PERF__TRACE_MAX_ITEMS groups).
+ * Never fails. */
 static void group_of(const perf__trace *t, groups *out)
 {
   out->n = 0;
@@ -368,6 +388,7 @@ typedef struct changes {
   size_t n;
 } changes;
 
+/* A new change explaining s seconds, or NULL when cs is full. */
 static change *add_change(changes *cs, double s)
 {
   if (cs->n == sizeof cs->c / sizeof cs->c[0]) return NULL;
@@ -387,7 +408,7 @@ static void say(char *buf, size_t len, const char *fmt, ...)
   va_end(ap);
 }
 
-/* "+41.00 us" for a signed time. */
+/* "+41.00 us" for a signed time. Never fails. */
 static const char *signed_time(char *buf, size_t len, double s)
 {
   if (len < 2) return buf;
@@ -396,14 +417,14 @@ static const char *signed_time(char *buf, size_t len, double s)
   return buf;
 }
 
-/* " at file:line (fn)" or "". */
+/* " at file:line (fn)" or "". Never fails. */
 static const char *at(char *buf, size_t len, const perf__trace_item *x)
 {
   snprintf(buf, len, "%s%s", x->where[0] ? " at " : "", x->where);
   return buf;
 }
 
-/* "4.0 MiB" / "512 B". */
+/* "4.0 MiB" / "512 B". Never fails. */
 static const char *size_text(char *buf, size_t len, double bytes)
 {
   if (bytes >= 1 << 20) snprintf(buf, len, "%.1f MiB", bytes / (1 << 20));
@@ -412,7 +433,7 @@ static const char *size_text(char *buf, size_t len, double bytes)
   return buf;
 }
 
-/* A count of an iteration as text: "2", "0.5". */
+/* A count of an iteration as text: "2", "0.5". Never fails. */
 static const char *count_text(char *buf, size_t len, double n)
 {
   snprintf(buf, len, "%.*f", n == floor(n) ? 0 : 1, n);
@@ -421,7 +442,7 @@ static const char *count_text(char *buf, size_t len, double n)
 
 /* What a group that only one side has is: "kernel `k` (grid ..)",
  * "cudaMemcpy host→device, pageable 4.0 MiB at t.c:8", "host sync
- * cudaStreamSynchronize (explicit) at t.c:9". */
+ * cudaStreamSynchronize (explicit) at t.c:9". Never fails (truncates). */
 static void what(char *buf, size_t len, const group *g)
 {
   const perf__trace_item *x = g->first;
@@ -436,7 +457,8 @@ static void what(char *buf, size_t len, const group *g)
              size_text(sz, sizeof sz, g->count > 0 ? g->bytes / g->count : 0), at(w, sizeof w, x));
 }
 
-/* A group only was has (gone) or only now has (new). */
+/* A group only was has (gone) or only now has (new). Never fails (a full
+ * list drops it). */
 static void one_sided(changes *cs, const group *g, int added)
 {
   char w[700], n[32], d[32];
@@ -455,7 +477,8 @@ static void one_sided(changes *cs, const group *g, int added)
 }
 
 /* A group both sides have: a count that changed, or a time per call that
- * moved by more than SLOWER and SLOWER_S. */
+ * moved by more than SLOWER and SLOWER_S. Never fails (a full list drops
+ * it). */
 static void both_sides(changes *cs, const group *a, const group *b)
 {
   char w[700], n[32], m[32], d[32], x[32], y[32];
@@ -481,32 +504,49 @@ static void both_sides(changes *cs, const group *a, const group *b)
              signed_time(d, sizeof d, s));
 }
 
-/* The words (letters only, 3 or more) a kernel name has in common with
- * another: how an algorithm swap is told from unrelated kernels. */
+/* Words of a C++ signature or a library's naming that say nothing of what
+ * a kernel does. */
+static const char *const stop_words[] = {"void", "const", "float", "double", "int", "char",
+                                         "unsigned", "long", "short", "bool", "std", "operator",
+                                         "kernel", "execute", "true", "false", "struct", "class",
+                                         "cublas", "cutlass", "cub", "detail", "impl", NULL};
+
+/* Word k (letters only, 3 or more, lower case, not a stop word) of name
+ * into w[len], from *p on; 0 when there is none left. Never fails. */
+static int next_word(const char **p, char *w, size_t len)
+{
+  while (**p) {
+    while (**p && !isalpha((unsigned char)**p)) (*p)++;
+    size_t n = 0;
+    while (isalpha((unsigned char)**p)) {
+      if (n + 1 < len) w[n++] = (char)tolower((unsigned char)**p);
+      (*p)++;
+    }
+    w[n] = '\0';
+    int stop = n < 3;
+    for (const char *const *s = stop_words; !stop && *s; s++) stop = !strcmp(w, *s);
+    if (!stop) return 1;
+  }
+  return 0;
+}
+
+/* How many whole words (next_word's) kernel names a and b have in common:
+ * how an algorithm swap is told from unrelated kernels. Never fails. */
 static int shared_words(const char *a, const char *b)
 {
+  char wa[64], wb[64];
   int n = 0;
-  for (const char *p = a; *p;) {
-    while (*p && !isalpha((unsigned char)*p)) p++;
-    const char *s = p;
-    while (isalpha((unsigned char)*p)) p++;
-    size_t k = (size_t)(p - s);
-    if (k < 3) continue;
-    char word[64];
-    if (k >= sizeof word) k = sizeof word - 1;
-    memcpy(word, s, k);
-    word[k] = '\0';
-    for (size_t i = 0; i < k; i++) word[i] = (char)tolower((unsigned char)word[i]);
-    char *lower = strdup(b);
-    if (!lower) return n;
-    for (char *q = lower; *q; q++) *q = (char)tolower((unsigned char)*q);
-    if (strstr(lower, word)) n++;
-    free(lower);
-  }
+  for (const char *p = a; next_word(&p, wa, sizeof wa);)
+    for (const char *q = b; next_word(&q, wb, sizeof wb);)
+      if (!strcmp(wa, wb)) {
+        n++;
+        break;
+      }
   return n;
 }
 
-/* Pairs kernels only was ran with kernels only now runs: replacements. */
+/* Pairs kernels only was ran with kernels only now runs: replacements.
+ * Never fails. */
 static void replacements(changes *cs, groups *was, groups *now, double total)
 {
   for (int pass = 0; pass < 2; pass++)
@@ -536,7 +576,8 @@ static void replacements(changes *cs, groups *was, groups *now, double total)
     }
 }
 
-/* Larger explained time first; host-time changes (NaN) after. */
+/* Larger explained time first; host-time changes (NaN) after. Never
+ * fails. */
 static int by_explained(const void *pa, const void *pb)
 {
   const change *a = pa, *b = pb;

@@ -19,13 +19,16 @@
  * (launch shapes summed); what is left on each side is a kernel that went
  * and one that came, which is what an algorithm swap (cuBLAS picking
  * another GEMM) looks like: they are paired as a replacement, first those
- * whose names share a word (gemm, xmma, reduce...), then by device time,
- * largest first, so that the swap is named with the time it explains
- * rather than as two unrelated changes. */
+ * whose names share a word (gemm, xmma, reduce...: whole words of three
+ * letters or more, not C++'s own such as void or const), then by device
+ * time, largest first, so that the swap is named with the time it
+ * explains rather than as two unrelated changes. Copies, memsets and
+ * syncs match by call, shape and call site, the site's line left out (an
+ * edit above a call moves its line, not the call). */
 
 enum {
   PERF__TRACE_MAX_ITEMS = 48,   /* items kept, by device time */
-  PERF__TRACE_NAME = 200,       /* a name's bytes (longer names are cut) */
+  PERF__TRACE_NAME = 480,       /* a name's bytes (longer names are cut) */
   PERF__TRACE_MAX_EVENTS = 4096 /* raw events kept for export */
 };
 

@@ -157,7 +157,7 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   return rc;
 }
 
-/* A declared amount of work: NULL when not declared (0). */
+/* A declared amount of work: NULL when not declared (0). Never fails. */
 static perf__store_value declared(double v)
 {
   return v > 0 ? perf__store_real(v) : perf__store_text(NULL);

@@ -449,6 +449,8 @@ void perf__series_free(perf__series_set *set)
   memset(set, 0, sizeof *set);
 }
 
+/* A row's first column, kept (strdup) when none is yet: the newest trace.
+ * Never fails (without memory none is kept). */
 static int first_text(void *ctx, int n, const char *const *v)
 {
   char **out = ctx;

@@ -114,7 +114,7 @@ static timechart *time_chart(charts *c, const char *param)
 }
 
 /* The line labelled label among lines[0..*n) (added when new), or NULL
- * when the chart holds MAX_LINES already. */
+ * when the chart holds MAX_LINES already. Never fails otherwise. */
 static line *line_of(line *lines, size_t *n, const char *label)
 {
   size_t i = 0;
@@ -125,7 +125,7 @@ static line *line_of(line *lines, size_t *n, const char *label)
 }
 
 /* w's declared work at point x as rates (base/peaks.h): one line for its
- * bytes, one for its math. */
+ * bytes, one for its math. Never fails (a full chart drops the line). */
 static void add_rates(timechart *t, const perf__claimrec_workload *w, const char *clock, double x)
 {
   double amount[2] = {perf__peaks_bytes(&w->work), w->work.flops}, r[3];

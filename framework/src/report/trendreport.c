@@ -134,7 +134,9 @@ static void explain_cut(perf__store *st, const perf__series_set *set, const perf
   if (!rc) rc = perf__series_trace(st, set, s, after, &now_json, err, sizeof err);
   if (rc || !was_json || !now_json)
     printf("        what changed in the GPU's work: not known: %s\n",
-           rc ? (err[0] ? err : "the history is not open") : "no trace recorded at both commits");
+           !st   ? "the history was recorded before perfgate kept traces (schema 7)"
+           : rc  ? err
+                 : "no trace recorded at both commits");
   else if (perf__trace_parse(was_json, &was, why, sizeof why) ||
            perf__trace_parse(now_json, &now, why, sizeof why) || !(buf = malloc(LEN)))
     printf("        what changed in the GPU's work: not known: %s\n", buf ? why : "out of memory");
@@ -491,7 +493,7 @@ int perf__trendreport_run(const perf__options_cli *cli)
   gpu_shifts *m = calloc(set.naxes + 1, sizeof *m);
   int code = !f || !m || analyse(cli, &set, f) || machine_shifts(&set, f, m)
                  ? (fprintf(stderr, "%s: --trend: out of memory\n", perf__progname()), 2)
-                 : report(s, cli, &set, f, m, where);
+                 : report(v >= 7 ? s : NULL, cli, &set, f, m, where);
   perf__store_close(s);
   free(m);
   free(f);

@@ -169,8 +169,15 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
   return 0;
 }
 
-/* 1 when m is one of perfgate's reference entries. Never fails. */
-static int is_reference(const meas *m) { return !strcmp(m->test, PERF__BLR_REFERENCE_TEST); }
+/* 1 when m is one of perfgate's reference entries (not a calibration
+ * entry of the same test). Never fails. */
+static int is_reference(const meas *m)
+{
+  if (strcmp(m->test, PERF__BLR_REFERENCE_TEST)) return 0;
+  for (int k = 0; k < PERF__BLR_NREFS; k++)
+    if (!strcmp(m->name, perf__blrule_ref_name((perf__blrule_ref)k))) return 1;
+  return 0; /* a calibration (peak_*): judged as any entry */
+}
 
 static double median_of_runs(const double *v)
 {

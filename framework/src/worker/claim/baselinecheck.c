@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/baseline.h"
 #include "base/blyaml.h"
@@ -340,6 +341,8 @@ static void explain(const perf__baseline_entry *e, const perf_workload *w, doubl
   }
   char *buf = malloc(LEN);
   if (!buf || perf__trace_parse(e->trace, &was, why, sizeof why)) {
+    perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work: not known: %s",
+                       buf ? why : "out of memory");
     free(buf);
     return;
   }
@@ -448,11 +451,15 @@ static struct machine *machine_of(const perf_workload *w)
 void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned mhz)
 {
   char k[160];
-  struct machine *m = machine_of(w);
+  struct stat st;
+  if (!w->perf__state->uses_gpu || stat(perf__context_opt.baseline_dir, &st) || !S_ISDIR(st.st_mode))
+    return; /* no baselines kept here: nothing to compare with, nothing to say */
+  struct machine *m = machine(1);
+  if (m->bad) return; /* a check in this test says what is wrong with the file */
   const perf__baseline_entry *e =
       m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
   if (e) explain(e, w, median, mhz);
-  else if (w->perf__state->uses_gpu)
+  else
     perf__context_line(PERF_LINE_DETAIL, "  what changed in %s's GPU work: not known: no "
                        "baseline entry holds an earlier trace of it (record one with "
                        "--update-baselines)", w->name);

@@ -48,9 +48,11 @@ void perf__baselinecheck_peaks(perf__claimrec_workload *o, const perf_workload *
 
 /* Detail lines for a claim that failed: what changed in w's GPU work
  * (the routing pass's trace now against the trace in its entry of this
- * machine's file, base/trace.h) for a median per iteration now median at
- * SM clock mhz (0: unknown); or that no entry or trace holds an earlier
- * one. Nothing for host work. A malformed file ends the test as ERROR. */
+ * machine's GPU file, base/trace.h) for a median per iteration now median
+ * at SM clock mhz (0: unknown); or that no entry or trace holds an
+ * earlier one. Nothing for host work, without a baseline directory, or
+ * with a malformed file (a check says what is wrong with it). Never ends
+ * the test; never fails. */
 void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned mhz);
 
 #endif

@@ -60,7 +60,8 @@ char *perf__solight_head(char *buf, size_t len, int what, double share, const ch
   return buf;
 }
 
-/* The work of w that the claim is about: its flops, or its bytes. */
+/* The work of w that the claim is about: its flops, or its bytes. Never
+ * fails. */
 static double work_of(const sol *s, const perf__peaks_work *k)
 {
   return s->row->peak == PERF__CAL_MATH ? k->flops : perf__peaks_bytes(k);
@@ -91,7 +92,7 @@ static double checked_work(const char *head, const perf_workload *w, const sol *
 }
 
 /* The spec peak the claim's share is also given of (0: unknown), and how
- * it was computed into basis. */
+ * it was computed into basis. Never fails. */
 static double spec_of(const sol *s, const perf__claimrec_workload *a, char *basis, size_t len)
 {
   basis[0] = '\0';
@@ -140,7 +141,9 @@ static void print(const char *head, const char *word, const sol *s, const perf__
 }
 
 /* The record: the share as the ratio (its interval, the claim's share as
- * the threshold), and the measured peak in w's workload record. */
+ * the threshold), and the measured peak in w's workload record, sent and
+ * counted. Never fails (without memory the record goes short of its
+ * strings). */
 static void record(perf_outcome v, const char *head, const sol *s, perf__compare_result *m)
 {
   perf__claimrec_ratio *q = &m->rec;

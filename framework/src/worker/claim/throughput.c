@@ -19,7 +19,7 @@ perf__peaks_work perf__throughput_work(const perf_workload *w)
   return (perf__peaks_work){w->bytes_read, w->bytes_written, w->flops, w->flop_type};
 }
 
-/* 1 when v is a number >= 0. */
+/* 1 when v is a number >= 0. Never fails. */
 static int amount(double v) { return isfinite(v) && v >= 0; }
 
 /* See throughput.h. */
@@ -36,7 +36,7 @@ void perf__throughput_check(const char *head, const perf_workload *w)
   if (bad) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s': %s", head, w->name, bad);
 }
 
-/* strdup that takes NULL. */
+/* strdup that takes NULL; NULL without memory. */
 static char *dup(const char *s) { return s ? strdup(s) : NULL; }
 
 /* See throughput.h. */
@@ -57,7 +57,8 @@ void perf__throughput_record(perf__claimrec_workload *o, const perf_workload *w)
 }
 
 /* "; 80.9 % of the NAME peak 3.35 TB/s (basis)" for rate against peak
- * (nothing when either is unknown), appended at *used. */
+ * (nothing when either is unknown), appended at *used. Never fails
+ * (truncates). */
 static void share(char *buf, size_t len, size_t *used, double rate, double peak, int bytes,
                   perf_flop_type t, const char *name, const char *basis)
 {

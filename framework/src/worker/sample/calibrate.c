@@ -224,7 +224,7 @@ static void load_kernels(void)
   krn.ready = 1;
 }
 
-/* Grid of one thread per item of n, THREADS a block. */
+/* Grid of one thread per item of n, THREADS a block. Never fails. */
 static dim3 grid_of(size_t n) { return (dim3){(unsigned)((n + THREADS - 1) / THREADS), 1, 1}; }
 
 /* Fills bytes of p with bounded random values (masks even, odd) on the
@@ -265,13 +265,23 @@ static void release(void)
     if (cals[t].made) free_cal(&cals[t]);
 }
 
-/* Allocates bytes of device memory into *p; ends the test on failure. */
-static void alloc(void **p, size_t bytes)
+/* Allocates bytes of device memory into *p. Returns 0, or 1 with why when
+ * the GPU has not that much free (the claim cannot be calibrated here:
+ * skipped, not failed); ends the test on another CUDA error. */
+static int alloc(void **p, size_t bytes, char *why, size_t len)
 {
-  check(cudaMalloc(p, bytes), "cudaMalloc");
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    perf__gpu_tolerate(cudaGetLastError());
+    *p = NULL;
+    return snprintf(why, len, "the GPU has not %.0f MiB free for the calibration's buffers",
+                    (double)bytes / (1 << 20)), 1;
+  }
+  check(e, "cudaMalloc");
+  return 0;
 }
 
-/* One call of the copy. */
+/* One call of the copy; a failed launch ends the test (FAIL). */
 static void run_copy(void *arg)
 {
   cal *c = arg;
@@ -281,21 +291,23 @@ static void run_copy(void *arg)
                          c->stream), "cudaLaunchKernel");
 }
 
-/* Makes the copy's buffers. Ends the test on a CUDA error. */
-static void make_copy(cal *c)
+/* Makes the copy's buffers. Returns 0, or 1 with why (alloc); ends the
+ * test on a CUDA error. */
+static int make_copy(cal *c, char *why, size_t len)
 {
   size_t free_b = 0, total = 0;
   check(cudaMemGetInfo(&free_b, &total), "cudaMemGetInfo");
   c->bytes = PERF__CALIBRATE_COPY_BYTES;
   while (c->bytes > ((size_t)16 << 20) && c->bytes > total / 8) c->bytes /= 2;
-  alloc(&c->a, c->bytes);
-  alloc(&c->d, c->bytes);
+  if (alloc(&c->a, c->bytes, why, len) || alloc(&c->d, c->bytes, why, len)) return 1;
   fill(c->a, c->bytes, 0xffffffffu, 0xffffffffu);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return 0;
 }
 
 /* One call of the link's calibration: to the device on the workload's
- * stream, back on the second stream at once, joined. */
+ * stream, back on the second stream at once, joined; a failed call ends
+ * the test (FAIL). */
 static void run_link(void *arg)
 {
   cal *c = arg;
@@ -309,13 +321,12 @@ static void run_link(void *arg)
   check(cudaStreamWaitEvent(c->stream, c->join, 0), "cudaStreamWaitEvent");
 }
 
-/* Makes the link's buffers, stream and events. Ends the test on a CUDA
- * error. */
-static void make_link(cal *c)
+/* Makes the link's buffers, stream and events. Returns 0, or 1 with why
+ * (alloc); ends the test on a CUDA error. */
+static int make_link(cal *c, char *why, size_t len)
 {
   c->bytes = PERF__CALIBRATE_LINK_BYTES;
-  alloc(&c->a, c->bytes);
-  alloc(&c->d, c->bytes);
+  if (alloc(&c->a, c->bytes, why, len) || alloc(&c->d, c->bytes, why, len)) return 1;
   check(cudaMallocHost(&c->host_in, c->bytes), "cudaMallocHost");
   check(cudaMallocHost(&c->host_out, c->bytes), "cudaMallocHost");
   check(cudaStreamCreateWithFlags(&c->back, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -324,9 +335,11 @@ static void make_link(cal *c)
   memset(c->host_in, 1, c->bytes);
   fill(c->d, c->bytes, 0xffffffffu, 0xffffffffu);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return 0;
 }
 
-/* One call of the GEMM: D = A^T B, alpha 1, beta 0 (C is D). */
+/* One call of the GEMM: D = A^T B, alpha 1, beta 0 (C is D); a failed
+ * call ends the test (FAIL). */
 static void run_gemm(void *arg)
 {
   cal *c = arg;
@@ -386,10 +399,10 @@ static int make_gemm(cal *c, perf_flop_type t, char *why, size_t len)
   if (!c->row) return snprintf(why, len, "no calibration for %s", perf__peaks_type_word(t)), 1;
   if (load_lt()) return snprintf(why, len, "%s", cublaslt.why), 1;
   if (plan_gemm(c, why, len)) return 1;
-  alloc(&c->a, n * n * c->row->ab_bytes);
-  alloc(&c->b, n * n * c->row->ab_bytes);
-  alloc(&c->d, n * n * c->row->cd_bytes);
-  alloc(&c->ws, WORKSPACE);
+  if (alloc(&c->a, n * n * c->row->ab_bytes, why, len) ||
+      alloc(&c->b, n * n * c->row->ab_bytes, why, len) ||
+      alloc(&c->d, n * n * c->row->cd_bytes, why, len) || alloc(&c->ws, WORKSPACE, why, len))
+    return 1;
   fill(c->a, n * n * c->row->ab_bytes, c->row->even, c->row->odd);
   fill(c->b, n * n * c->row->ab_bytes, c->row->even, c->row->odd);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -416,9 +429,9 @@ int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf
   if (!c->made) {
     c->made = 1; /* from here release() frees what is made, however this ends */
     load_kernels();
-    if (k == 0) make_copy(c);
-    else if (k == LINK) make_link(c);
-    else if (make_gemm(c, t, why, len)) {
+    int no = k == 0 ? make_copy(c, why, len) : k == LINK ? make_link(c, why, len)
+                                                         : make_gemm(c, t, why, len);
+    if (no) {
       free_cal(c);
       return 1;
     }

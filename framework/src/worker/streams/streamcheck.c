@@ -379,7 +379,7 @@ static void note_result(CUpti_CallbackId id, const CUpti_CallbackData *cd)
 
 /* For the trace: the call site of a copy or memset (by the correlation id
  * its activity record will carry), and of a call that makes the host
- * wait. */
+ * wait. Never fails (tracesite.h: past its room, calls go unnamed). */
 static void note_site(const op *r, perf__synctable_host_wait hw, const CUpti_CallbackData *cd)
 {
   const char *outer = perf__cupti_runtime_call(NULL), *api = outer ? outer : cd->functionName;
@@ -698,8 +698,8 @@ int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_rout
   perf__tracesite_begin();
   int traced = !perf__activity_begin(pass.trace.why_not, sizeof pass.trace.why_not);
   watch_calls(w);
-  if (traced) {
-    perf__activity_end(&pass.trace, perf__tracesite_lookup, NULL);
+  if (traced) perf__activity_end(&pass.trace, perf__tracesite_lookup, NULL);
+  if (traced && !pass.trace.why_not[0]) { /* else no trace: why_not says why */
     perf__tracesite_syncs(&pass.trace);
     perf__trace_finish(&pass.trace, PERF__ROUTE_CALLS);
   }

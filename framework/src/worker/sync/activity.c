@@ -38,7 +38,8 @@ static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
                                           CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 enum { NKINDS = sizeof kinds / sizeof kinds[0] };
 
-/* CUPTI asks for a buffer: 1 MiB, 8-byte aligned (malloc's). */
+/* CUPTI asks for a buffer: 1 MiB, 8-byte aligned (malloc's); without
+ * memory, size 0 (CUPTI then drops records, and counts them). */
 static void CUPTIAPI requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
   *buf = malloc(BUFFER);
@@ -47,7 +48,8 @@ static void CUPTIAPI requested(uint8_t **buf, size_t *size, size_t *max_records)
 }
 
 /* A kernel's name: demangled by the C++ runtime's __cxa_demangle (the
- * process's, or libstdc++.so.6 loaded for it), else as CUPTI gave it. */
+ * process's, or libstdc++.so.6 loaded for it), else as CUPTI gave it.
+ * Never fails (truncates). */
 static void kernel_name(const char *mangled, char *out, size_t len)
 {
   char *plain = NULL;
@@ -64,7 +66,8 @@ static void kernel_name(const char *mangled, char *out, size_t len)
   free(plain);
 }
 
-/* "host→device" and the like, from CUPTI's copy kind. */
+/* "host→device" and the like, from CUPTI's copy kind ("?" unknown). Never
+ * fails. */
 static const char *direction(unsigned k)
 {
   static const char *const words[] = {"?",          "host→device",  "device→host",
@@ -74,7 +77,8 @@ static const char *direction(unsigned k)
   return k < sizeof words / sizeof words[0] ? words[k] : "?";
 }
 
-/* The memory a host side of a copy is: "pageable", "pinned", ... */
+/* The memory a host side of a copy is: "pageable", "pinned", ...
+ * ("unknown"). Never fails. */
 static const char *memory(unsigned k)
 {
   static const char *const words[] = {"unknown", "pageable", "pinned", "device", "array",
@@ -82,7 +86,8 @@ static const char *memory(unsigned k)
   return k < sizeof words / sizeof words[0] ? words[k] : "unknown";
 }
 
-/* Keeps one record (the first MAX_RECORDS; the rest are counted lost). */
+/* Keeps one record (the first MAX_RECORDS; the rest are counted lost).
+ * Never fails. */
 static void keep(const CUpti_Activity *a)
 {
   if (act.n == MAX_RECORDS) {
@@ -118,7 +123,8 @@ static void keep(const CUpti_Activity *a)
   act.n++;
 }
 
-/* CUPTI hands a buffer back: its records kept, the buffer freed. */
+/* CUPTI hands a buffer back: its records kept, the buffer freed. Never
+ * fails. */
 static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
                                size_t valid)
 {
@@ -170,9 +176,18 @@ void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx)
   perf__cupti_quiet_begin();
   perf__gpu_wait_devices(NULL, -1, why, sizeof why); /* every record complete */
   perf__cupti_quiet_end();
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  size_t lost_by_cupti = 0;
+  if (cuptiActivityGetNumDroppedRecords(NULL, 0, &lost_by_cupti) != CUPTI_SUCCESS) lost_by_cupti = 0;
   stop();
   pthread_mutex_lock(&act.mu);
+  if (flushed != CUPTI_SUCCESS) { /* what came back may be short: no trace rather than a wrong one */
+    const char *msg = "unknown error";
+    cuptiGetResultString(flushed, &msg);
+    snprintf(t->why_not, sizeof t->why_not, "cuptiActivityFlushAll: %s", msg);
+    act.n = 0;
+  }
+  act.lost += lost_by_cupti;
   snprintf(t->names, sizeof t->names, "%s",
            act.demangle || !act.demangler_looked ? "demangled" : "mangled (no libstdc++ found)");
   for (size_t i = 0; i < act.n; i++) {

@@ -26,6 +26,8 @@ int perf__activity_begin(char *why, size_t len);
  * runtime's demangler is loaded; t->names says) and grid and block; copies
  * and memsets by the API call and site site() gives (NULL: none) and
  * direction and host memory kind. Must run before CUPTI is detached.
+ * When CUPTI could not flush its records, t gets none and t->why_not
+ * says so (a short trace would explain a change that did not happen).
  * Never fails (without memory the trace is short of items, t->dropped
  * counts them). */
 void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx);
