@@ -339,8 +339,11 @@ PERF_TEST(cpu_vs_gpu, chunked_streams_overlap_transfers_and_compute)
                                         .bytes_read = bytes);
   PERF_EXPECT_FASTER(chunked, serial, 1.3);
   /* Copies from and to pinned memory: the chunks keep the host link busy
-   * both ways for most of the time. */
-  PERF_EXPECT_LINK_BANDWIDTH(chunked, 0.3);
+   * both ways nearly all the time (H100, PCIe gen 5 x16, 2026-11-26: 80.6
+   * and 87.1 GB/s, 0.927 [0.886, 0.942] and 0.940 [0.852, 1.425] of
+   * perfgate's pinned copies both ways in the same rounds; 64-69 % of the
+   * spec 126 GB/s). */
+  PERF_EXPECT_LINK_BANDWIDTH(chunked, 0.7);
 }
 
 /* ---- the first call of a kernel and of a library handle ------------------ */
