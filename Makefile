@@ -12,7 +12,7 @@
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
 #   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
 #   make bench-peaks     this GPU's spec peaks beside what perfgate's calibration achieves (GPU)
-#   make install         header, library, perfgate.pc and perfgate-nvcc.pc under PREFIX (and DESTDIR)
+#   make install         header, libraries (.a, .so), pkg-config and CMake files under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
 #
@@ -126,6 +126,7 @@ BIN2C     ?= $(CUDA_HOME)/bin/bin2c
 
 ST_SRCS   := $(wildcard framework/tests/*.c)
 ST_OBJS   := $(ST_SRCS:framework/tests/%.c=$(BUILD)/obj/selftest/%.o)
+CMAKE_FILES := $(BUILD)/cmake/perfgateConfig.cmake $(BUILD)/cmake/perfgateConfigVersion.cmake
 FX_SRCS   := $(wildcard framework/tests/fixtures/*.c)
 FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 
@@ -293,10 +294,11 @@ $(BUILD)/libstoprename.so: framework/tests/shim/stoprename.c
 TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
 TEST_BINS += $(BUILD)/oldcuda/libcuda.so.1 $(BUILD)/libpreempt.so $(BUILD)/libstoprename.so
 TEST_BINS += $(BUILD)/libfakenvml-old.so
-# The Python package's tests load libperfgate.so into python3: not under the
-# sanitizers (the interpreter would need their runtime preloaded).
+# The Python package's tests load libperfgate.so into python3, and the CMake
+# example links it: not under the sanitizers (the interpreter would need their
+# runtime preloaded, the example built against it too).
 ifeq ($(findstring sanitize,$(CFLAGS)),)
-TEST_BINS += $(BUILD)/libperfgate.so
+TEST_BINS += $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(CMAKE_FILES)
 endif
 test-binaries: $(TEST_BINS)
 test: $(TEST_BINS)
@@ -366,12 +368,27 @@ $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc: FORCE
 	  > $@
 $(BUILD)/perfgate-nvcc.pc: NVCC_PC := 1
 
-install: $(LIB) $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc
+# main() alone, for the shared library's users (CMake's perfgate::perfgate).
+$(BUILD)/libperfgate_main.a: $(BUILD)/obj/framework/main.o
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The CMake package: the config with the version and ABI written in.
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in framework/include/perfgate.h
+	$(call say,GEN,$@)
+	$(Q)mkdir -p $(@D) && sed -e 's/@PERF_ABI@/$(PERF_ABI)/g' -e 's/@PERF_VERSION@/$(PERF_VERSION)/g' \
+	  -e 's/@PERF_VERSION_MAJOR@/$(firstword $(subst ., ,$(PERF_VERSION)))/g' $< > $@
+
+CMDIR = $(DESTDIR)$(PREFIX)/lib/cmake/perfgate
+install: $(LIB) $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(CMAKE_FILES)
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(CMDIR)
 	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
-	$(Q)install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 644 $(LIB) $(BUILD)/libperfgate_main.a $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 755 $(BUILD)/libperfgate.so $(DESTDIR)$(PREFIX)/lib/libperfgate.so.$(PERF_ABI)
+	$(Q)ln -sf libperfgate.so.$(PERF_ABI) $(DESTDIR)$(PREFIX)/lib/libperfgate.so
 	$(Q)install -m 644 $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(Q)install -m 644 $(CMAKE_FILES) cmake/perfgateDiscoverTests.cmake cmake/perfgateDiscoverTestsImpl.cmake $(CMDIR)/
 
 clean:
 	$(call say,CLEAN,$(BUILD))

@@ -1,0 +1,83 @@
+/* cmake.c — the CMake package: examples/cmake/ built against a `make install` into a temporary prefix, its perf tests discovered by perfgate_discover_tests and run by ctest. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "selftest.h"
+
+/* Runs cmd (its output into dir/log); 0 or the shell's status, the log's
+ * text in *out (malloc'd). */
+static int run(const char *dir, const char *cmd, char **out)
+{
+  char line[3000], log[300];
+  snprintf(log, sizeof log, "%s/log", dir);
+  snprintf(line, sizeof line, "( %s ) > '%s' 2>&1", cmd, log);
+  int rc = st_shell(line);
+  *out = st_slurp(log);
+  return rc;
+}
+
+/* examples/cmake/ as a CMake user builds it: `make install` into a
+ * temporary prefix, cmake -S/-B with that prefix, ctest. Every PERF_TEST
+ * becomes a CTest test labelled with its suite and "gpu"; without a GPU
+ * each is skipped (CTest's "Skipped", perfgate's reason in its output),
+ * with one each passes. */
+ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  st_skip("built with AddressSanitizer: the example would link a sanitized library");
+  return;
+#endif
+  char dir[] = "/tmp/perfgate-cmake-XXXXXX", cmd[2500], nvcc[600] = "";
+  char *out = NULL;
+  if (st_shell("command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1")) {
+    st_skip("cmake not found (apt-get install cmake; .ci/run installs it)");
+    return;
+  }
+  if (st_shell("cmake --version | awk 'NR == 1 { split($3, v, \".\"); exit !(v[1] > 3 || "
+               "(v[1] == 3 && v[2] >= 24)) }'")) {
+    st_skip("cmake is older than 3.24 (the example's minimum)");
+    return;
+  }
+  const char *home = getenv("CUDA_HOME");
+  snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
+  if (st_shell("command -v nvcc >/dev/null 2>&1") == 0) snprintf(nvcc, sizeof nvcc, "nvcc");
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "make -s install PREFIX='%s/prefix' BUILD='%s'", dir, st_build_dir());
+  int rc = run(dir, cmd, &out);
+  ST_CHECKF(rc == 0, "%s: %s", cmd, out ? out : "");
+  free(out);
+  snprintf(cmd, sizeof cmd, "ls -l '%s/prefix/lib' '%s/prefix/lib/cmake/perfgate'", dir, dir);
+  run(dir, cmd, &out);
+  ST_CHECKF(out && strstr(out, "libperfgate.so -> libperfgate.so.2") &&
+                strstr(out, "perfgateConfig.cmake") && strstr(out, "perfgateConfigVersion.cmake"),
+            "%s", out ? out : "");
+  free(out);
+  snprintf(cmd, sizeof cmd,
+           "cmake -S examples/cmake -B '%s/b' -DCMAKE_PREFIX_PATH='%s/prefix' "
+           "-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER='%s' && cmake --build '%s/b'",
+           dir, dir, nvcc, dir);
+  rc = run(dir, cmd, &out);
+  ST_CHECKF(rc == 0, "%s: %s", cmd, out ? out : "");
+  free(out);
+  if (rc) return;
+  snprintf(cmd, sizeof cmd, "ctest --test-dir '%s/b' -N -L gpu && ctest --test-dir '%s/b' -N -L saxpy",
+           dir, dir);
+  run(dir, cmd, &out);
+  ST_CHECKF(out && st_count(out, "Total Tests: 2") == 2 && strstr(out, "saxpy.one_pass_beats_two") &&
+                strstr(out, "saxpy.streams_near_the_dram_peak"),
+            "%s", out ? out : "");
+  free(out);
+  snprintf(cmd, sizeof cmd, "ctest --test-dir '%s/b' -V", dir);
+  rc = run(dir, cmd, &out);
+  if (st_have_gpu())
+    ST_CHECKF(rc == 0 && out && strstr(out, "100% tests passed, 0 tests failed out of 2"), "%s",
+              out ? out : "");
+  else
+    ST_CHECKF(rc == 0 && out && st_count(out, "***Skipped") == 2 &&
+                  st_count(out, "skipped: no CUDA device") >= 2,
+              "%s", out ? out : "");
+  free(out);
+  st_rmtree(dir);
+}
