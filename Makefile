@@ -369,6 +369,9 @@ $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc: FORCE
 $(BUILD)/perfgate-nvcc.pc: NVCC_PC := 1
 
 # main() alone, for the shared library's users (CMake's perfgate::perfgate).
+# The shared library is installed under its soname only: no libperfgate.so
+# link, so that -lperfgate (pkg-config) keeps linking libperfgate.a, main()
+# inside.
 $(BUILD)/libperfgate_main.a: $(BUILD)/obj/framework/main.o
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -386,7 +389,6 @@ install: $(LIB) $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(BUILD)/per
 	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
 	$(Q)install -m 644 $(LIB) $(BUILD)/libperfgate_main.a $(DESTDIR)$(PREFIX)/lib/
 	$(Q)install -m 755 $(BUILD)/libperfgate.so $(DESTDIR)$(PREFIX)/lib/libperfgate.so.$(PERF_ABI)
-	$(Q)ln -sf libperfgate.so.$(PERF_ABI) $(DESTDIR)$(PREFIX)/lib/libperfgate.so
 	$(Q)install -m 644 $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(Q)install -m 644 $(CMAKE_FILES) cmake/perfgateDiscoverTests.cmake cmake/perfgateDiscoverTestsImpl.cmake $(CMDIR)/
 
