@@ -39,6 +39,8 @@ static void body(void)
 {
   const perf__peaks_device *d = perf__fingerprint_peaks();
   perf_workload like = {.clock = PERF_CLOCK_EVENTS};
+  printf("achieved: CUDA events around %d calls after %d warm ones, on the legacy stream\n", CALLS,
+         WARM);
   printf("%-22s %16s %16s %8s  %s\n", "calibration", "achieved", "spec peak", "share", "spec basis");
   /* row 0: DRAM, 1: the host link, then each flop type's GEMM */
   for (int k = 0; k < PERF_FLOP_TYPE_COUNT + 1; k++) {
