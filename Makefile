@@ -55,6 +55,7 @@ NVCCFLAGS  ?= -O3
 # information only), so that GPU work a launcher queues is named at its line.
 ALL_NVCCFLAGS := -arch=$(CUDA_ARCH) $(NVCCFLAGS) -g -Xcompiler -Wall,-Wextra,-Werror,-fno-optimize-sibling-calls -MMD -MP
 LDFLAGS ?=
+comma   := ,
 # The framework needs CUPTI and the runtime; cuBLAS only the tests that use it.
 # Programs find them through a run path to this toolkit; libperfgate.so has
 # none: the Python package finds them where the user's environment has them
@@ -158,9 +159,12 @@ $(BUILD)/pic/framework/%.o: framework/src/%.c
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -fPIC -Iframework/src -c $< -o $@
 
 # Relinked when the Makefile changes (its link flags live here).
+# Every symbol resolved at link time, except in a sanitizer build: there the
+# sanitizer's runtime comes from the executable that loads the library.
+SO_NOUNDEF := $(if $(findstring sanitize,$(CFLAGS)),,-Wl$(comma)--no-undefined)
 $(BUILD)/libperfgate.so: $(PIC_OBJS) Makefile
 	$(call say,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libperfgate.so.$(PERF_ABI) -Wl,--no-undefined -o $@ $(PIC_OBJS) $(LDFLAGS) $(SO_LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libperfgate.so.$(PERF_ABI) $(SO_NOUNDEF) -o $@ $(PIC_OBJS) $(LDFLAGS) $(SO_LDLIBS)
 
 # Perf tests keep their frames (no sibling-call jumps), so that a host sync
 # is reported at the line that made it.
@@ -351,7 +355,6 @@ check-baselines: $(BUILD)/perftest
 # and linker's flags only in its -Xcompiler= and -Xlinker= forms, and links
 # the shared runtime (-cudart=shared: the one the library calls).
 PC_CFLAGS = -I$${includedir} -I$(CUDA_HOME)/include -g $(call pc_host,-fno-optimize-sibling-calls)
-comma    := ,
 PC_LIBS   = -L$${libdir} -lperfgate -L$${cudalib} $(call pc_link,-rpath$(comma)$${cudalib}) -L$${cuptilib} $(call pc_link,-rpath$(comma)$${cuptilib}) -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
 pc_host   = $(if $(NVCC_PC),-Xcompiler=$(1),$(1))
 pc_link   = $(if $(NVCC_PC),-Xlinker=$(1),-Wl,$(1))
