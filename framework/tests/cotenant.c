@@ -319,6 +319,23 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
   ST_EQ(r.verdict, PERF_OUTCOME_FAIL);
 }
 
+/* Which cause an undecided claim names once shared rounds were dropped: the
+ * co-tenant when it changed the verdict, left too few rounds, or shared
+ * most of them (on an H100 beside bench-noise's load, 118 of 141 rounds
+ * shared were headed "time budget spent"); the claim's own reason when a
+ * few shared rounds were dropped from a claim undecided without them. */
+ST_TEST(cotenant_undecided_claim_names_the_co_tenant_that_shared_most_rounds)
+{
+  const char *co = "another process used the GPU";
+  ST_STR(perf__compare_shared_why(PERF_OUTCOME_PASS, 40, 1, 12), co);
+  ST_STR(perf__compare_shared_why(PERF_OUTCOME_FAIL, 40, 1, 12), co);
+  ST_STR(perf__compare_shared_why(PERF_OUTCOME_INCONCLUSIVE, 40, 30, 12), co); /* 10 left */
+  ST_STR(perf__compare_shared_why(PERF_OUTCOME_INCONCLUSIVE, 141, 118, 12), co);
+  ST_STR(perf__compare_shared_why(PERF_OUTCOME_INCONCLUSIVE, 40, 20, 12), co); /* half */
+  ST_CHECK(perf__compare_shared_why(PERF_OUTCOME_INCONCLUSIVE, 40, 19, 12) == NULL);
+  ST_CHECK(perf__compare_shared_why(PERF_OUTCOME_INCONCLUSIVE, 141, 3, 12) == NULL);
+}
+
 /* Opens the stand-in NVML lib (under the build directory). */
 static int open_fake(const char *lib)
 {

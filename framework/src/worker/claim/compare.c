@@ -420,6 +420,15 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim 
   return err ? err : dropped;
 }
 
+/* See compare.h. */
+const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int first_look)
+{
+  if (first != PERF_OUTCOME_INCONCLUSIVE || n - k < (size_t)(first_look > 0 ? first_look : 0) ||
+      2 * k >= n)
+    return "another process used the GPU";
+  return NULL;
+}
+
 /* Rounds during which another process used the GPU, as NVML tells after
  * the last of them (a window is reported once it closed), are no evidence:
  * with any, the claim is decided again on the others alone
@@ -454,8 +463,8 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
              "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
     return 0;
   }
-  if (first != PERF_OUTCOME_INCONCLUSIVE || (int)(n - k) < cfg->first_look)
-    r->why = "another process used the GPU";
+  const char *why = perf__compare_shared_why(first, n, k, cfg->first_look);
+  if (why) r->why = why;
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,

@@ -49,6 +49,15 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim 
                             const double *t0, const double *t1, size_t *n, double from,
                             double now, perf__verdict_result *r);
 
+/* The cause an INCONCLUSIVE claim names once perf__compare_unshared dropped
+ * k of its n rounds as shared: "another process used the GPU" when the
+ * claim was decided before they were dropped (first: that verdict), when
+ * fewer than first_look clean rounds are left, or when at least half of the
+ * rounds were shared (the co-tenant then spread the samples and slowed the
+ * rounds that spent the budget); NULL when the claim's own reason stands.
+ * Never fails. */
+const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int first_look);
+
 /* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
  * R, CI [..], need; rounds, looks, seconds", then a line of throughput for
  * each workload that declared its work (throughput.h), from m->rec. Never
