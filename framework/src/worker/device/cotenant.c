@@ -300,6 +300,7 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
   int order[PERF__COTENANT_PROCS], k = 0;
   size_t used = 0;
   buf[0] = '\0';
+  since -= PERF__COTENANT_QUIET_S;
   for (int i = 0; i < s->nprocs; i++) {
     if (s->procs[i].last_busy < since) continue;
     int j = k++;

@@ -127,8 +127,9 @@ void perf__cotenant_begin(void);
  * less than PERF__COTENANT_QUIET_S before t0. Never fails. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
 
-/* The foreign processes seen using the GPU since `since` (our clock),
- * busiest first: "pid 4145 (python3), 97 % SM; pid 77, 12 % SM" (no name
+/* The foreign processes seen using the GPU since `since` (our clock) or
+ * less than PERF__COTENANT_QUIET_S before it (perf__cotenant_overlaps's
+ * rule: the processes of the spans it finds), busiest first: "pid 4145 (python3), 97 % SM; pid 77, 12 % SM" (no name
  * where /proc does not show it), "2 processes NVML lists by host PID (not
  * nameable from this PID namespace)", "pid 9 (x), SM share unknown",
  * "GPU time no process NVML lists accounts for (up to 60 % of a
