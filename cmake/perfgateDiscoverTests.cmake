@@ -17,7 +17,11 @@
 # reason in the output), 1 a claim failed, 2 perfgate refused to run (a bad
 # flag, a malformed baseline file, nothing matched): a failure whose output
 # says why. Labels: the suite, "gpu" (perfgate cannot tell from the binary
-# which tests touch the GPU) and LABELS.
+# which tests touch the GPU) and LABELS. JSON_DIR (relative: to the
+# binary's directory) is created at discovery. The target's CUDA runtime is
+# set to the shared one (CUDA_RUNTIME_LIBRARY Shared): the one perfgate
+# calls; CMake's default, the static one, would put a second runtime in the
+# binary.
 set(_perfgate_discover_script "${CMAKE_CURRENT_LIST_DIR}/perfgateDiscoverTestsImpl.cmake")
 
 function(perfgate_discover_tests)
@@ -39,6 +43,7 @@ function(perfgate_discover_tests)
   if(arg_HISTORY)
     list(APPEND flags "--history=${arg_HISTORY}")
   endif()
+  set_property(TARGET ${arg_TARGET} PROPERTY CUDA_RUNTIME_LIBRARY Shared)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}")
   set(ctest_file "${dir}/${arg_TARGET}_perfgate_tests.cmake")
   set(include_file "${dir}/${arg_TARGET}_perfgate_include.cmake")

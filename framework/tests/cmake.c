@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "selftest.h"
 
@@ -16,6 +17,30 @@ static int run(const char *dir, const char *cmd, char **out)
   int rc = st_shell(line);
   *out = st_slurp(log);
   return rc;
+}
+
+/* JSON_DIR names a directory that need not exist (relative: to the
+ * binary's): discovery makes it, and each test writes its report there,
+ * a skip's too. dir holds the prefix the example was built against. */
+static void json_dir_is_made(const char *dir, const char *nvcc)
+{
+  char cmd[2500], here[600], *out = NULL;
+  ST_CHECK(getcwd(here, sizeof here) != NULL); /* the tests run in the repository's root */
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/j' && printf '%%s\\n' 'cmake_minimum_required(VERSION 3.24)' "
+           "'project(j LANGUAGES CXX CUDA)' 'find_package(perfgate CONFIG REQUIRED)' "
+           "'enable_testing()' 'add_executable(t %s/examples/cmake/saxpy_perf.cu)' "
+           "'target_link_libraries(t PRIVATE perfgate::perfgate)' "
+           "'perfgate_discover_tests(TARGET t JSON_DIR reports/new)' > '%s/j/CMakeLists.txt' && "
+           "cmake -S '%s/j' -B '%s/jb' -DCMAKE_PREFIX_PATH='%s/prefix' "
+           "-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER='%s' && cmake --build '%s/jb' && "
+           "ctest --test-dir '%s/jb' && ls '%s/jb/reports/new'",
+           dir, here, dir, dir, dir, dir, nvcc, dir, dir, dir);
+  int rc = run(dir, cmd, &out);
+  ST_CHECKF(rc == 0 && out && strstr(out, "saxpy.one_pass_beats_two.json") &&
+                strstr(out, "saxpy.streams_near_the_dram_peak.json"),
+            "%d: %s", rc, out ? out : "");
+  free(out);
 }
 
 /* examples/cmake/ as a CMake user builds it: `make install` into a
@@ -79,5 +104,8 @@ ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
                   st_count(out, "skipped: no CUDA device") >= 2,
               "%s", out ? out : "");
   free(out);
+  snprintf(cmd, sizeof cmd, "grep -l cudart_static '%s/b/CMakeFiles/saxpy_perf.dir/link.txt'", dir);
+  ST_CHECKF(st_shell(cmd) != 0, "the example links CMake's static CUDA runtime beside perfgate's");
+  json_dir_is_made(dir, nvcc);
   st_rmtree(dir);
 }
