@@ -374,7 +374,8 @@ class Perf:
 
     def expect_link_bandwidth(self, a, share, _depth=1):
         """a moves its declared bytes between host and device at no less than
-        share of what pinned copies both ways at once achieve
+        share of what pinned copies the same ways achieve: to the device
+        (bytes_written), back (bytes_read), or both at once
         (PERF_EXPECT_LINK_BANDWIDTH)."""
         return self._speed_of_light(a, share, 2, _depth + 1)
 

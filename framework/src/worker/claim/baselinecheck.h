@@ -31,7 +31,7 @@ char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const ch
 
 /* With --update-baselines, records calibration work cal of peak (of type t
  * for math; its record o, as a speed-of-light claim measured it) in this
- * machine's file as the entry PERF__BL_PEAK_PREFIX + "dram", "link" or the
+ * machine's file as the entry PERF__BL_PEAK_PREFIX + "dram", "link" (or "link_h2d", "link_d2h") or the
  * type + "_" + clock of the test "perfgate", with its declared work: the achievable
  * peak that reports outside such claims give shares of. Nothing
  * otherwise. A malformed file ends the test as ERROR. */

@@ -48,6 +48,7 @@ typedef struct sol {
   const struct sol_row *row;
   double share, scale; /* scale: wa / wb */
   perf_flop_type type;
+  int ways; /* the link's: perf__calibrate_link_ways of w */
 } sol;
 
 /* See solight.h. */
@@ -96,7 +97,8 @@ static double checked_work(const char *head, const perf_workload *w, const sol *
 static double spec_of(const sol *s, const perf__claimrec_workload *a, char *basis, size_t len)
 {
   basis[0] = '\0';
-  if (s->row->peak == PERF__CAL_LINK) return perf__peaks_link(perf__fingerprint_peaks(), basis, len);
+  if (s->row->peak == PERF__CAL_LINK) /* both ways: twice one way's */
+    return perf__peaks_link(perf__fingerprint_peaks(), basis, len) / (s->ways == PERF__LINK_BOTH ? 1 : 2);
   if (s->row->peak == PERF__CAL_MATH) {
     snprintf(basis, len, "%s", a->spec_math_basis ? a->spec_math_basis : "");
     return a->spec_math;
@@ -122,7 +124,7 @@ static void print(const char *head, const char *word, const sol *s, const perf__
                      "%s: %s: %s %s is %.3f of the measured peak %s, 95%% CI [%.3f, %.3f], needs >= "
                      "%.3f (%s, timed in the same %d ABBA %s, %s clock)", head, word, a->name, rate,
                      r->ratio * s->scale, peak, r->lo * s->scale, r->hi * s->scale, s->share,
-                     perf__calibrate_describe(s->row->peak, s->type, cal, sizeof cal), r->rounds,
+                     perf__calibrate_describe(s->row->peak, s->type, s->ways, cal, sizeof cal), r->rounds,
                      perf__units_noun(r->rounds, "round", "rounds"), m->rec.clock);
   if (spec > 0)
     perf__units_append(line, sizeof line, &used, "; %.1f %% of the spec peak %s%s%s%s",
@@ -130,7 +132,9 @@ static void print(const char *head, const char *word, const sol *s, const perf__
                        perf__peaks_rate_text(specs, sizeof specs, spec, bytes, s->type),
                        basis[0] && s->row->peak == PERF__CAL_LINK ? " (" : "",
                        s->row->peak == PERF__CAL_LINK ? basis : "",
-                       basis[0] && s->row->peak == PERF__CAL_LINK ? ", both ways)" : "");
+                       !basis[0] || s->row->peak != PERF__CAL_LINK ? ""
+                       : s->ways == PERF__LINK_BOTH                ? ", both ways)"
+                                                                   : ", one way)");
   else if (basis[0])
     perf__units_append(line, sizeof line, &used, "; %s", basis);
   perf__units_append(line, sizeof line, &used, "; %d %s, %.2f s wall%s%s", r->looks,
@@ -158,7 +162,7 @@ static void record(perf_outcome v, const char *head, const sol *s, perf__compare
                                                       : &q->a.measured_dram;
   *measured = wb / q->b.median_s;
   snprintf(from, sizeof from, "%s, in the same ABBA rounds",
-           perf__calibrate_describe(s->row->peak, s->type, what, sizeof what));
+           perf__calibrate_describe(s->row->peak, s->type, s->ways, what, sizeof what));
   free(q->a.measured_from);
   q->a.measured_from = strdup(from);
   snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
@@ -183,6 +187,7 @@ int perf__speed_of_light(perf_workload *w, double share, int what, const char *w
   if (!w->name) w->name = wn;
   sol s = {.row = &rows[what], .share = share};
   s.type = s.row->peak == PERF__CAL_MATH ? w->flop_type : PERF_FLOP_NONE;
+  s.ways = perf__calibrate_link_ways(w);
   double work = checked_work(head, w, &s);
   if (perf__context_claim_open(file, line, perf__sweep_tag(point, sizeof point), 0))
     return perf__context_claim_kept(head);

@@ -169,6 +169,7 @@ typedef struct cal {
   cudaStream_t back;     /* link: the second stream, for the way back */
   cudaEvent_t fork, join;
   size_t bytes;          /* copy, link: bytes of each buffer */
+  int ways;              /* link: PERF__LINK_TO_DEVICE, _TO_HOST or _BOTH */
   const gemm_row *row;
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t la, lb, ld;
@@ -306,11 +307,18 @@ static int make_copy(cal *c, char *why, size_t len)
 }
 
 /* One call of the link's calibration: to the device on the workload's
- * stream, back on the second stream at once, joined; a failed call ends
- * the test (FAIL). */
+ * stream, back on the second stream at once, joined; or the one way of
+ * c->ways on the workload's stream. A failed call ends the test (FAIL). */
 static void run_link(void *arg)
 {
   cal *c = arg;
+  if (c->ways != PERF__LINK_BOTH) {
+    int up = c->ways == PERF__LINK_TO_DEVICE;
+    check(cudaMemcpyAsync(up ? c->a : c->host_out, up ? c->host_in : c->d, c->bytes,
+                          up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, c->stream),
+          "cudaMemcpyAsync");
+    return;
+  }
   check(cudaEventRecord(c->fork, c->stream), "cudaEventRecord");
   check(cudaStreamWaitEvent(c->back, c->fork, 0), "cudaStreamWaitEvent");
   check(cudaMemcpyAsync(c->a, c->host_in, c->bytes, cudaMemcpyHostToDevice, c->stream),
@@ -409,6 +417,19 @@ static int make_gemm(cal *c, perf_flop_type t, char *why, size_t len)
   return 0;
 }
 
+/* See calibrate.h. */
+int perf__calibrate_link_ways(const perf_workload *w)
+{
+  int ways = (w->bytes_written > 0 ? PERF__LINK_TO_DEVICE : 0) | (w->bytes_read > 0 ? PERF__LINK_TO_HOST : 0);
+  return ways ? ways : PERF__LINK_BOTH;
+}
+
+/* See calibrate.h. */
+const char *perf__calibrate_link_word(int ways)
+{
+  return ways == PERF__LINK_TO_DEVICE ? "link_h2d" : ways == PERF__LINK_TO_HOST ? "link_d2h" : "link";
+}
+
 /* The slot of cals a calibration keeps its state in (-1: no such one). */
 static int slot(perf__calibrate_peak peak, perf_flop_type t)
 {
@@ -437,25 +458,34 @@ int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf
     }
   }
   c->stream = like->stream;
+  c->ways = perf__calibrate_link_ways(like);
   double n = PERF__CALIBRATE_GEMM_N;
-  if (k == 0 || k == LINK) snprintf(names[k], sizeof names[k], k ? "perfgate_link" : "perfgate_copy");
+  if (k == 0) snprintf(names[k], sizeof names[k], "perfgate_copy");
+  else if (k == LINK) snprintf(names[k], sizeof names[k], "perfgate_%s", perf__calibrate_link_word(c->ways));
   else snprintf(names[k], sizeof names[k], "cublasLt_%s_gemm", perf__peaks_type_word(t));
   *out = (perf_workload){.name = names[k], .fn = k == 0 ? run_copy : k == LINK ? run_link : run_gemm,
                          .arg = c, .stream = like->stream, .clock = like->clock};
-  if (k == 0 || k == LINK) out->bytes_read = out->bytes_written = (double)c->bytes;
-  else out->flops = 2 * n * n * n, out->flop_type = t;
+  if (k == 0) out->bytes_read = out->bytes_written = (double)c->bytes;
+  else if (k == LINK) {
+    out->bytes_written = c->ways & PERF__LINK_TO_DEVICE ? (double)c->bytes : 0;
+    out->bytes_read = c->ways & PERF__LINK_TO_HOST ? (double)c->bytes : 0;
+  } else out->flops = 2 * n * n * n, out->flop_type = t;
   return 0;
 }
 
 /* See calibrate.h. */
-char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, char *buf, size_t len)
+char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, int ways, char *buf,
+                               size_t len)
 {
   if (peak == PERF__CAL_DRAM)
     snprintf(buf, len, "perfgate's streaming copy of %.2f GiB into another",
              (cals[0].bytes ? (double)cals[0].bytes : (double)PERF__CALIBRATE_COPY_BYTES) / (1 << 30));
   else if (peak == PERF__CAL_LINK)
-    snprintf(buf, len, "perfgate's pinned copies of %zu MiB to the device and back at once",
-             PERF__CALIBRATE_LINK_BYTES >> 20);
+    snprintf(buf, len, "perfgate's pinned %s of %zu MiB %s", ways == PERF__LINK_BOTH ? "copies" : "copy",
+             PERF__CALIBRATE_LINK_BYTES >> 20,
+             ways == PERF__LINK_TO_DEVICE ? "to the device"
+             : ways == PERF__LINK_TO_HOST ? "from the device"
+                                          : "to the device and back at once");
   else
     snprintf(buf, len, "a cuBLASLt %s GEMM, %d^3, algorithm by cuBLASLt's heuristic",
              perf__peaks_type_word(t), PERF__CALIBRATE_GEMM_N);

@@ -31,7 +31,9 @@
  *       the workload's stream and as many back on a second stream at once
  *       (forked from and joined to it): the host link's rate both ways
  *       (PCIe is full duplex), what copies from and to pinned memory can
- *       reach. */
+ *       reach; or one way alone, the way the workload's bytes go
+ *       (perf__calibrate_link_ways): a one-way copy is held to a one-way
+ *       peak. */
 #define PERF__CALIBRATE_COPY_BYTES ((size_t)1 << 30)
 #define PERF__CALIBRATE_LINK_BYTES ((size_t)256 << 20)
 #define PERF__CALIBRATE_GEMM_N 8192
@@ -43,10 +45,22 @@ typedef enum perf__calibrate_peak {
   PERF__CAL_MATH  /* a GEMM of a flop type */
 } perf__calibrate_peak;
 
+/* The ways of the host link a workload's declared bytes take, as a mask:
+ * PERF__LINK_TO_DEVICE (.bytes_written), PERF__LINK_TO_HOST (.bytes_read),
+ * both; both when it declares neither. Never fails. */
+enum { PERF__LINK_TO_DEVICE = 1, PERF__LINK_TO_HOST = 2, PERF__LINK_BOTH = 3 };
+int perf__calibrate_link_ways(const perf_workload *w);
+
+/* The link calibration's word for ways: "link" (both), "link_h2d",
+ * "link_d2h"; its baseline entry and workload names are made from it.
+ * Never fails. */
+const char *perf__calibrate_link_word(int ways);
+
 /* Makes *out a workload of the calibration of peak (PERF__CAL_MATH: for
  * type t) that runs on like's stream with like's clock, its work declared
- * (the link's: bytes read and written, one way each), named
- * "perfgate_copy", "perfgate_link" or "cublasLt_<type>_gemm". Its buffers
+ * (the link's: the bytes of each way it copies: like's ways,
+ * perf__calibrate_link_ways), named "perfgate_copy", "perfgate_link",
+ * "perfgate_link_h2d", "perfgate_link_d2h" or "cublasLt_<type>_gemm". Its buffers
  * live until the test ends (made once per test and peak). Returns 0; or 1
  * with why[len] when this machine cannot run it (cuBLASLt not found, no
  * algorithm for the type on this GPU): the claim cannot be decided here.
@@ -56,8 +70,10 @@ int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf
 
 /* What the calibration is, for a verdict line: "perfgate's streaming copy
  * of 1.00 GiB into another", "perfgate's pinned copies of 256 MiB to the
- * device and back at once" or "a cuBLASLt fp16 GEMM, 8192^3, ...".
- * Returns buf. Never fails. */
-char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, char *buf, size_t len);
+ * device and back at once" (ways: the link's, PERF__LINK_BOTH; "perfgate's
+ * pinned copy of 256 MiB to the device", "... from the device") or "a
+ * cuBLASLt fp16 GEMM, 8192^3, ...". Returns buf. Never fails. */
+char *perf__calibrate_describe(perf__calibrate_peak peak, perf_flop_type t, int ways, char *buf,
+                               size_t len);
 
 #endif
