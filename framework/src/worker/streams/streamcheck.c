@@ -392,6 +392,26 @@ static void note_site(const op *r, perf__synctable_host_wait hw, const CUpti_Cal
     perf__tracesite_note(cd->correlationId, api, 1, "explicit");
 }
 
+/* Driver calls that queue no work but make the host wait for the device
+ * (cudaFree, cudaFreeHost: the device finishes what it has before memory
+ * goes back), for the trace's host syncs. */
+static const struct {
+  CUpti_CallbackId id;
+  const char *why;
+} frees[] = {{CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "implicit: frees device memory"},
+             {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, "implicit: frees pinned memory"}};
+
+/* For the trace: a free that waits for the device, at its call site. Never
+ * fails (tracesite.h: past its room, calls go unnamed). */
+static void note_free(CUpti_CallbackId id, const CUpti_CallbackData *cd)
+{
+  for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
+    if (frees[i].id == id) {
+      const char *outer = perf__cupti_runtime_call(NULL);
+      perf__tracesite_note(cd->correlationId, outer ? outer : cd->functionName, 1, frees[i].why);
+    }
+}
+
 /* CUPTI handler: driver calls at entry, in the order the host made them;
  * runtime calls at exit, for their results. */
 static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
@@ -404,6 +424,7 @@ static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
       !atomic_load(&pass.watching))
     return;
   const op *r = op_lookup(id);
+  if (!r) note_free(id, cd);
   int lost = !r && unfollowed(cd->functionName);
   if (!r && !lost) return;
   perf__synctable_host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;

@@ -1,0 +1,35 @@
+/* tracerun.c — the trace a real run records: what the routing pass's CUPTI callbacks add beside the Activity records. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "selftest.h"
+
+/* cudaFree makes the host wait for the device: the workload's trace lists
+ * it as a host sync ("implicit: frees device memory") at its call site, so
+ * that a free added to a loop is explained as a new sync. Skipped, saying
+ * so, without a GPU. */
+ST_TEST(tracerun_a_free_is_a_host_sync_at_its_line)
+{
+  char dir[] = "/tmp/perfgate-tracerun-XXXXXX", args[400], path[300];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--filter=tracefx.free_waits_for_the_device --json=%s/r.json", dir);
+  st_run r;
+  st_exec(&r, "", args);
+  if (!st_have_gpu()) {
+    st_expect(&r, "tracefx.free_waits_for_the_device", "SKIP", "skipped: no CUDA device (");
+  } else {
+    ST_CHECKF(r.status == 0 || r.status == 1, "%s", r.out);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    char *json = st_slurp(path);
+    ST_CHECKF(json && strstr(json, "{\"kind\": \"sync\", \"name\": \"cudaFree\", \"shape\": "
+                                   "\"implicit: frees device memory\", \"where\": "
+                                   "\"framework/tests/fixtures/cuda.c:") &&
+                  strstr(json, "(alloc_fill_free)\", \"count\": 1,"),
+              "%s", json ? json : "(no report)");
+    free(json);
+  }
+  st_run_free(&r);
+  st_rmtree(dir);
+}
