@@ -33,3 +33,26 @@ ST_TEST(tracerun_a_free_is_a_host_sync_at_its_line)
   st_run_free(&r);
   st_rmtree(dir);
 }
+
+/* A speed-of-light claim that fails says what changed in its workload's
+ * GPU work since the baseline entry, as a FASTER failure does; with no
+ * entry yet, that none holds an earlier trace and how to record one.
+ * Skipped, saying so, without a GPU. */
+ST_TEST(tracerun_failed_bandwidth_claim_says_what_changed)
+{
+  char dir[] = "/tmp/perfgate-tracerun-XXXXXX", args[400], line[2000];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--filter=solfx.understated_memset_fails_its_bandwidth "
+           "--baseline-dir=%s", dir);
+  st_run r;
+  st_exec(&r, "", args);
+  if (!st_have_gpu()) {
+    st_expect(&r, "solfx.understated_memset_fails_its_bandwidth", "SKIP", "skipped: no CUDA device (");
+  } else {
+    st_expect(&r, "solfx.understated_memset_fails_its_bandwidth", "FAIL", "BANDWIDTH(m, 0.5)");
+    ST_CHECKF(st_line_with(&r, "what changed in m's GPU work: not known: no baseline entry", NULL,
+                           line, sizeof line), "%s", r.out);
+  }
+  st_run_free(&r);
+  st_rmtree(dir);
+}

@@ -207,10 +207,8 @@ int perf__speed_of_light(perf_workload *w, double share, int what, const char *w
   if (!w->perf__state->uses_gpu)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
                       "GPU's peak is about GPU work", head, w->name);
-  perf__baselinecheck_measured(w, m.r.med_a, m.r.mad_a, m.r.rounds,
-                               perf__baseline_mhz_of(m.rec.a.sm_clock_mhz,
-                                                     m.rec.a.sm_clock_mhz ? m.rec.a.nsamples : 0),
-                               &m.host_before);
+  perf__baseline_mhz mhz = perf__baseline_mhz_of(m.rec.a.sm_clock_mhz, m.rec.a.sm_clock_mhz ? m.rec.a.nsamples : 0);
+  perf__baselinecheck_measured(w, m.r.med_a, m.r.mad_a, m.r.rounds, mhz, &m.host_before);
   char word[96];
   perf_outcome v = m.r.verdict;
   if (v == PERF_OUTCOME_INCONCLUSIVE && m.r.why)
@@ -218,6 +216,7 @@ int perf__speed_of_light(perf_workload *w, double share, int what, const char *w
   else
     snprintf(word, sizeof word, "%s", perf__status_word(v));
   print(head, word, &s, &m);
+  if (v == PERF_OUTCOME_FAIL) perf__baselinecheck_explain(w, m.r.med_a, mhz.median); /* vs its entry's trace */
   perf__baselinecheck_calibration(&cal, s.row->peak, s.type, &m.rec.b);
   record(v, head, &s, &m);
   perf__context_claim_close();
