@@ -388,6 +388,7 @@ $(BUILD)/cmake/%.cmake: cmake/%.cmake.in framework/include/perfgate.h
 CMDIR = $(DESTDIR)$(PREFIX)/lib/cmake/perfgate
 install: $(LIB) $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(CMAKE_FILES)
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	$(if $(findstring sanitize,$(CFLAGS)),@echo "perfgate: warning: installing a sanitizer build (CFLAGS has -fsanitize): libperfgate.so.$(PERF_ABI) loads only into a program built with the same sanitizers" >&2)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(CMDIR)
 	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
 	$(Q)install -m 644 $(LIB) $(BUILD)/libperfgate_main.a $(DESTDIR)$(PREFIX)/lib/

@@ -375,13 +375,15 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
  * timed in the same ABBA rounds as w, on w's stream and clock. Decided on
  * the ratio of their rates as FASTER is (interval, sequential looks,
  * INCONCLUSIVE when the budget ends undecided). A working set below twice
- * the L2 may be served from L2: such a w needs .clock = PERF_CLOCK_COLD.
+ * the L2 (its declared bytes, read plus written) may be served from L2:
+ * such a w needs .clock = PERF_CLOCK_COLD.
  * PERF_EXPECT_FLOPS(w, share): the same for w's declared .flops against a
  * large cuBLASLt GEMM of its .flop_type (cuBLASLt loaded at run time).
  * PERF_EXPECT_LINK_BANDWIDTH(w, share): the same for copies between host
  * and device: w's declared bytes (.bytes_written: to the device,
- * .bytes_read: back) against pinned copies to the device and back at once
- * (the host link's rate both ways: PCIe is full duplex).
+ * .bytes_read: back) against pinned copies the same ways: to the device and
+ * back at once when w declares both (PCIe is full duplex), one pinned copy
+ * the one way when it declares one.
  * The verdict line gives w's rate, its share of the measured peak with its
  * interval, the measured and the spec peaks, and the clock. A claim this
  * machine cannot calibrate (no cuBLASLt, a type the GPU lacks) is

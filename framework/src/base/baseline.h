@@ -20,7 +20,8 @@
 /* The tolerance of an entry written without one (by hand); an update
  * writes the one its runs allow (base/blrule.h). */
 #define PERF__BL_TOLERANCE 0.05
-/* A calibration entry's workload name: "peak_" + "dram", "link" or a flop
+/* A calibration entry's workload name: "peak_" + "dram", "link",
+ * "link_h2d", "link_d2h" or a flop
  * type's word, "_" + its clock ("peak_dram_events", "peak_fp16_cold"). */
 #define PERF__BL_PEAK_PREFIX "peak_"
 /* The SM clock has "moved" between a baseline and a measurement when the
@@ -148,7 +149,7 @@ int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
                               perf__baseline_mhz now, char *buf, size_t len);
 
 /* A calibration entry's workload name for the peak named what ("dram",
- * "link" or a flop type's word) on clock: "peak_dram_events",
+ * "link", "link_h2d", "link_d2h" or a flop type's word) on clock: "peak_dram_events",
  * "peak_fp16_cold". Returns buf; truncates. Never fails. */
 char *perf__baseline_peak_name(const char *what, const char *clock, char *buf, size_t len);
 

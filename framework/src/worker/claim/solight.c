@@ -133,8 +133,8 @@ static void print(const char *head, const char *word, const sol *s, const perf__
                        basis[0] && s->row->peak == PERF__CAL_LINK ? " (" : "",
                        s->row->peak == PERF__CAL_LINK ? basis : "",
                        !basis[0] || s->row->peak != PERF__CAL_LINK ? ""
-                       : s->ways == PERF__LINK_BOTH                ? ", both ways)"
-                                                                   : ", one way)");
+                       : s->ways == PERF__LINK_BOTH                ? "; both ways)"
+                                                                   : "; one way)");
   else if (basis[0])
     perf__units_append(line, sizeof line, &used, "; %s", basis);
   perf__units_append(line, sizeof line, &used, "; %d %s, %.2f s wall%s%s", r->looks,
@@ -161,6 +161,10 @@ static void record(perf_outcome v, const char *head, const sol *s, perf__compare
                      : s->row->peak == PERF__CAL_LINK ? &q->a.measured_link
                                                       : &q->a.measured_dram;
   *measured = wb / q->b.median_s;
+  if (s->row->peak == PERF__CAL_LINK) { /* the spec of the ways w copies */
+    char basis[300];
+    q->a.spec_link = spec_of(s, &q->a, basis, sizeof basis);
+  }
   snprintf(from, sizeof from, "%s, in the same ABBA rounds",
            perf__calibrate_describe(s->row->peak, s->type, s->ways, what, sizeof what));
   free(q->a.measured_from);

@@ -458,7 +458,7 @@ int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf
     }
   }
   c->stream = like->stream;
-  c->ways = perf__calibrate_link_ways(like);
+  if (k == LINK) c->ways = perf__calibrate_link_ways(like); /* claims run one at a time */
   double n = PERF__CALIBRATE_GEMM_N;
   if (k == 0) snprintf(names[k], sizeof names[k], "perfgate_copy");
   else if (k == LINK) snprintf(names[k], sizeof names[k], "perfgate_%s", perf__calibrate_link_word(c->ways));

@@ -41,7 +41,7 @@
 /* The peaks a calibration measures. */
 typedef enum perf__calibrate_peak {
   PERF__CAL_DRAM, /* the streaming copy */
-  PERF__CAL_LINK, /* pinned copies both ways at once */
+  PERF__CAL_LINK, /* pinned copies the ways the workload's bytes go */
   PERF__CAL_MATH  /* a GEMM of a flop type */
 } perf__calibrate_peak;
 

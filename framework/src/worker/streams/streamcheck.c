@@ -405,6 +405,11 @@ static const struct {
  * fails (tracesite.h: past its room, calls go unnamed). */
 static void note_free(CUpti_CallbackId id, const CUpti_CallbackData *cd)
 {
+  const void *prm = cd->functionParams;
+  if (!prm) return;
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 && !((const cuMemFree_v2_params *)prm)->dptr)
+    return; /* freeing NULL waits for nothing */
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost && !((const cuMemFreeHost_params *)prm)->p) return;
   for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
     if (frees[i].id == id) {
       const char *outer = perf__cupti_runtime_call(NULL);

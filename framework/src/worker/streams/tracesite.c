@@ -60,20 +60,25 @@ int perf__tracesite_lookup(unsigned corr, char *api, size_t alen, char *where, s
                            void *ctx)
 {
   (void)ctx;
-  for (int i = 0; i < tsites.count; i++)
+  int found = 0;
+  pthread_mutex_lock(&tsites.mu);
+  for (int i = 0; i < tsites.count && !found; i++)
     if (!tsites.n[i].sync && tsites.n[i].corr == corr) {
       snprintf(api, alen, "%s", tsites.n[i].api);
       snprintf(where, wlen, "%s", where_of(&tsites.n[i]));
-      return 1;
+      found = 1;
     }
-  return 0;
+  pthread_mutex_unlock(&tsites.mu);
+  return found;
 }
 
 /* See tracesite.h. */
 void perf__tracesite_syncs(perf__trace *t)
 {
+  pthread_mutex_lock(&tsites.mu);
   for (int i = 0; i < tsites.count; i++)
     if (tsites.n[i].sync && perf__trace_add(t, PERF__TRACE_SYNC, tsites.n[i].api, tsites.n[i].why,
                                         where_of(&tsites.n[i]), 0, 0, 0, 0))
       t->dropped++;
+  pthread_mutex_unlock(&tsites.mu);
 }
