@@ -20,6 +20,10 @@
 /* The tolerance of an entry written without one (by hand); an update
  * writes the one its runs allow (base/blrule.h). */
 #define PERF__BL_TOLERANCE 0.05
+/* The range of a tolerance the file format holds (the loader refuses
+ * others; an update writes no more than the largest). */
+#define PERF__BL_TOLERANCE_MIN 0.001
+#define PERF__BL_TOLERANCE_MAX 10.0
 /* A calibration entry's workload name: "peak_" + "dram", "link",
  * "link_h2d", "link_d2h" or a flop
  * type's word, "_" + its clock ("peak_dram_events", "peak_fp16_cold"). */

@@ -62,7 +62,8 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
   int k = f->too_few ? n : f->nclean;
   f->median = perf__stats_median_of(use, (size_t)k, scratch);
   f->spread = sd(use, k) / f->median;
-  f->tolerance = fmax(PERF__BLR_FLOOR, PERF__BLR_Z * f->spread * sqrt(1 + 1.0 / k));
+  f->tolerance = fmin(PERF__BL_TOLERANCE_MAX,
+                      fmax(PERF__BLR_FLOOR, PERF__BLR_Z * f->spread * sqrt(1 + 1.0 / k)));
   f->wide = f->tolerance > PERF__BLR_CEILING;
   return 0;
 }

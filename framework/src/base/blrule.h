@@ -83,7 +83,8 @@
 #define PERF__BLR_MAX_OUT 1
 #define PERF__BLR_Z 4.0
 #define PERF__BLR_FLOOR 0.01
-#define PERF__BLR_CEILING 0.10
+#define PERF__BLR_CEILING 0.10 /* and PERF__BL_TOLERANCE_MAX bounds it: runs spread
+                                  wider (a busy host) still give a file the loader reads */
 #define PERF__BLR_SIG 3.0
 /* An events-clock sample is launch-bound when the host took this share of
  * its time or more to queue the batch (worker/sample/workload.h: queue_share); an
@@ -135,7 +136,8 @@ typedef struct perf__blrule_fit {
   double off[PERF__BL_MAX_RUNS]; /* each run's (value - median of all) / median of all */
   unsigned top_mhz; /* the fastest run's SM clock (0: none known) */
   double spread;    /* the clean runs' standard deviation / median; 0 for one run */
-  double tolerance; /* max(floor, Z x spread x sqrt(1 + 1/k)) */
+  double tolerance; /* max(floor, Z x spread x sqrt(1 + 1/k)), at most
+                       PERF__BL_TOLERANCE_MAX (the file's bound) */
   int too_few;      /* more than PERF__BLR_MAX_OUT runs out: computed from all */
   int wide;         /* tolerance > PERF__BLR_CEILING */
 } perf__blrule_fit;

@@ -473,7 +473,7 @@ static int entry(parser *p, perf__baseline *b)
   if (!r && samples != floor(samples))
     r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number");
   if (!r && get(&fs, "tolerance"))
-    r = number(p, get(&fs, "tolerance"), 0.001, 10, &e.tolerance);
+    r = number(p, get(&fs, "tolerance"), PERF__BL_TOLERANCE_MIN, PERF__BL_TOLERANCE_MAX, &e.tolerance);
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
   if (!r) r = run_values(p, &fs, "runs_s", e.runs_s, &e.nruns);
   if (!r) r = run_values(p, &fs, "slow_runs_s", e.slow_s, &e.nslow);
