@@ -7,7 +7,7 @@
 #include "selftest.h"
 
 /* cudaFree makes the host wait for the device: the workload's trace lists
- * it as a host sync ("implicit: frees device memory") at its call site, so
+ * it as a host sync ("implicit: releasing memory") at its call site, so
  * that a free added to a loop is explained as a new sync. Skipped, saying
  * so, without a GPU. */
 ST_TEST(tracerun_a_free_is_a_host_sync_at_its_line)
@@ -25,7 +25,7 @@ ST_TEST(tracerun_a_free_is_a_host_sync_at_its_line)
     char *json = st_slurp(path);
     /* the free's own item: its site's function and count before its '}' */
     const char *item = json ? strstr(json, "{\"kind\": \"sync\", \"name\": \"cudaFree\", \"shape\": "
-                                           "\"implicit: frees device memory\", \"where\": "
+                                           "\"implicit: releasing memory\", \"where\": "
                                            "\"framework/tests/fixtures/cuda.c:") : NULL;
     const char *site = item ? strstr(item, "(alloc_fill_free)\", \"count\": 1,") : NULL;
     ST_CHECKF(item && site && site < strchr(item, '}'), "%s", json ? json : "(no report)");

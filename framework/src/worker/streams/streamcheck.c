@@ -392,29 +392,22 @@ static void note_site(const op *r, perf__synctable_host_wait hw, const CUpti_Cal
     perf__tracesite_note(cd->correlationId, api, 1, "explicit");
 }
 
-/* Driver calls that queue no work but make the host wait for the device
- * (cudaFree, cudaFreeHost: the device finishes what it has before memory
- * goes back), for the trace's host syncs. */
-static const struct {
-  CUpti_CallbackId id;
-  const char *why;
-} frees[] = {{CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "implicit: frees device memory"},
-             {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, "implicit: frees pinned memory"}};
-
-/* For the trace: a free that waits for the device, at its call site. Never
- * fails (tracesite.h: past its room, calls go unnamed). */
+/* For the trace: a driver call the sync table says releases memory
+ * (cudaFree, cudaFreeHost, ...: the device finishes what it has before the
+ * memory goes back; not a free of NULL, as the sync check rules), a host
+ * sync at its call site. Never fails (tracesite.h: past its room, calls go
+ * unnamed). */
 static void note_free(CUpti_CallbackId id, const CUpti_CallbackData *cd)
 {
-  const void *prm = cd->functionParams;
-  if (!prm) return;
-  if (id == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 && !((const cuMemFree_v2_params *)prm)->dptr)
-    return; /* freeing NULL waits for nothing */
-  if (id == CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost && !((const cuMemFreeHost_params *)prm)->p) return;
-  for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
-    if (frees[i].id == id) {
-      const char *outer = perf__cupti_runtime_call(NULL);
-      perf__tracesite_note(cd->correlationId, outer ? outer : cd->functionName, 1, frees[i].why);
-    }
+  const perf__synctable_entry *e = perf__synctable_lookup(PERF__DOMAIN_DRIVER, id);
+  perf__synctable_mem dst, src;
+  char why[80];
+  if (!e || e->rule != PERF__RULE_FREE || !cd->functionParams) return;
+  perf__hostmem_sides(e, cd->functionParams, &dst, &src);
+  if (!perf__synctable_decide(e->rule, dst, src, why, sizeof why)) return;
+  const char *outer = perf__cupti_runtime_call(NULL);
+  perf__tracesite_note(cd->correlationId, outer ? outer : cd->functionName, 1,
+                       "implicit: releasing memory");
 }
 
 /* CUPTI handler: driver calls at entry, in the order the host made them;
