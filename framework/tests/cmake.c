@@ -104,10 +104,12 @@ ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
                   st_count(out, "skipped: no CUDA device") >= 2,
               "%s", out ? out : "");
   free(out);
-  /* the link line (link.txt with Makefiles, build.ninja with Ninja) */
-  snprintf(cmd, sizeof cmd, "f='%s/b/CMakeFiles/saxpy_perf.dir/link.txt'; [ -f \"$f\" ] || "
-           "f='%s/b/build.ninja'; [ -f \"$f\" ] && grep -q saxpy_perf \"$f\" && "
-           "! grep -q cudart_static \"$f\"", dir, dir);
+  /* the link line: link.txt and the libraries' linkLibs.rsp with Makefiles,
+   * build.ninja with Ninja; the runtime is the shared libcudart */
+  snprintf(cmd, sizeof cmd, "d='%s/b/CMakeFiles/saxpy_perf.dir'; l=$(cat \"$d/link.txt\" "
+           "\"$d\"/*.rsp 2>/dev/null || cat '%s/b/build.ninja') && "
+           "echo \"$l\" | grep -q -- '-lcudart\\b\\|libcudart\\.so' && ! echo \"$l\" | grep -q cudart_static",
+           dir, dir);
   ST_CHECKF(st_shell(cmd) == 0, "the example links CMake's static CUDA runtime beside perfgate's "
             "(or its link line was not found): %s", cmd);
   json_dir_is_made(dir, nvcc);
