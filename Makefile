@@ -12,6 +12,7 @@
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
 #   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
 #   make bench-peaks     this GPU's spec peaks beside what perfgate's calibration achieves (GPU)
+#   make bench-commit-noise --commit-report on unchanged code recorded N times (GPU; CN_HOST=1: host only)
 #   make install         header, libraries (.a, .so), pkg-config and CMake files under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
@@ -97,7 +98,7 @@ ifeq ($(PQ_HEADER),)
 $(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
 endif
-ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-peaks $(BUILD)/perftest,$(GOALS)),)
+ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-commit-noise bench-peaks $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -135,13 +136,13 @@ FX_OBJS   := $(FX_SRCS:framework/tests/fixtures/%.c=$(BUILD)/obj/fixtures/%.o)
 PT_LIST   := $(BUILD)/perftest.sources
 $(shell mkdir -p $(BUILD); echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' | cmp -s - $(PT_LIST) 2>/dev/null || echo '$(abspath $(PT_SRCS) $(KRN_SRCS))' > $(PT_LIST))
 
-.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-baselines bench-peaks install clean help fuzz FORCE
+.PHONY: python all test test-asan test-valgrind test-binaries perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-baselines bench-commit-noise bench-peaks install clean help fuzz FORCE
 all: $(LIB) $(BUILD)/perftest
 
 python: $(BUILD)/libperfgate.so
 
 help:
-	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -245,6 +246,26 @@ $(BUILD)/bench-baselines: $(BUILD)/obj/bench-baselines/cases.o $(KRN_OBJS) $(LIB
 
 bench-baselines: $(BUILD)/bench-baselines
 	$(Q)BUILD=$(BUILD) bash bench/baselines.sh
+
+# bench-commit-noise: --commit-report on a history of unchanged code (one
+# binary recorded at RUNS commits, then each commit's report), on the GPU
+# suite or, with CN_HOST=1, on a host-clock suite (bench/commitnoise/cases.c);
+# CN_RUNS, CN_OUT, CN_SLOW (a planted slowdown at the last commit). And the
+# rule's rates by simulation (bench/commit_rates.c).
+$(BUILD)/obj/bench-commitnoise/%.o: bench/commitnoise/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(PT_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench-commitnoise: $(BUILD)/obj/bench-commitnoise/cases.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -fopenmp -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/commit-rates: $(BUILD)/obj/bench/commit_rates.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(FW_LDLIBS)
+
+bench-commit-noise: $(if $(CN_HOST),$(BUILD)/bench-commitnoise,$(BUILD)/perftest) $(BUILD)/commit-rates
+	$(Q)BUILD=$(BUILD) CN_BIN=$(if $(CN_HOST),$(BUILD)/bench-commitnoise,$(BUILD)/perftest) bash bench/commit-noise.sh
 
 $(BUILD)/obj/selftest/%.o: framework/tests/%.c
 	$(call say,CC,$<)

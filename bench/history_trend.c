@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 {
   if (argc < 4) return fprintf(stderr, "usage: %s LOCATION GPU LAST [THROUGH [read]]\n", argv[0]), 2;
   perf__series_query q = {NULL, *argv[2] ? argv[2] : NULL, NULL, strtoul(argv[3], NULL, 10),
-                          argc > 4 ? strtoll(argv[4], NULL, 10) : 0, 0};
+                          argc > 4 ? strtoll(argv[4], NULL, 10) : 0, 0, 0};
   perf__store *s = NULL;
   perf__series_set set;
   char err[600];

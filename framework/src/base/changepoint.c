@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dist.h"
 #include "base/rng.h"
 #include "base/status.h"
 
@@ -184,36 +185,6 @@ static double p_value(work *w, size_t lo, size_t m, double q, int screen, int *s
   return (as_large + 1.0) / (reps + 1.0);
 }
 
-/* The regularized incomplete beta function I_x(a, b), by its continued
- * fraction (modified Lentz), on the side where it converges fast. Never
- * fails: NaN only for a NaN argument. */
-static double incomplete_beta(double x, double a, double b)
-{
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(1 - x, b, a);
-  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x)) / a;
-  double f = 1, c = 1, d = 0;
-  for (int i = 0; i <= 400; i++) {
-    int m = i / 2;
-    double num = !i ? 1 : i % 2 ? -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1))
-                                : (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
-    d = 1 + num * d;
-    d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d);
-    c = 1 + num / (fabs(c) < 1e-300 ? 1e-300 : c);
-    f *= c * d;
-    if (fabs(1 - c * d) < 1e-14) break;
-  }
-  return front * (f - 1);
-}
-
-/* Student's two-sided p-value of t with df degrees of freedom (0 for an
- * infinite t). Never fails. */
-static double student_p(double t, double df)
-{
-  return incomplete_beta(df / (df + t * t), df / 2, 0.5);
-}
-
 /* Mean and sample variance of v[0..n); n >= 2. */
 static void moments(const double *v, size_t n, double *mu, double *var)
 {
@@ -236,7 +207,7 @@ static double t_p_value(const double *v, size_t m, size_t t, size_t min)
   if (!(se2 > 0)) return ma == mb ? 1 : 0;
   double tt = (ma - mb) / sqrt(se2);
   double df = se2 * se2 / (va * va / (na * na * (na - 1)) + vb * vb / (nb * nb * (nb - 1)));
-  double p = student_p(tt, df) * (double)(m - 2 * min + 1);
+  double p = perf__dist_student_p(tt, df) * (double)(m - 2 * min + 1);
   return p < 1 ? p : 1;
 }
 
@@ -424,7 +395,7 @@ static size_t tail_split(const double *v, size_t m, size_t min, double *tt, size
  * p_max and its size at least the minimum, else 0. */
 static int tail_cut(const work *w, size_t lo, size_t t, double tt, size_t tried, cut *c)
 {
-  double p = student_p(tt, (double)(w->n - lo - 2)) * (double)tried;
+  double p = perf__dist_student_p(tt, (double)(w->n - lo - 2)) * (double)tried;
   *c = (cut){.at = lo + t, .p = p < 1 ? p : 1, .t_test = 1, .suspected = 1, .state = DECIDED,
              .size = relative(mean(w->x, lo, lo + t), mean(w->x, lo + t, w->n))};
   return c->p <= w->o->p_max && !too_small(w, c);

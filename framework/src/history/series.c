@@ -349,6 +349,7 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
   /* A retried shard: its last attempt counts (schema 5 has run ids). */
   if (!perf__schema_version(st, &v, err, len) && v >= 5)
     u += (size_t)snprintf(sql + u, sizeof sql - u, " AND " PERF__SCHEMA_LAST_ATTEMPT(" AND n.id <= $1"));
+  if (q->fit_only && v >= 4) u += (size_t)snprintf(sql + u, sizeof sql - u, " AND (unfit IS NULL OR unfit = '')");
   if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
   if (q->branch) p[np] = perf__store_text(q->branch), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND branch = $%d", np);
   snprintf(sql + u, sizeof sql - u, " ORDER BY gpu, id");

@@ -15,6 +15,8 @@ typedef struct perf__series_query {
                           (with per_run, its newest this many runs; 0: all) */
   long long through;   /* only runs up to this id (0: all) */
   int per_run;         /* a point per run, not per commit */
+  int fit_only;        /* only runs recorded on a fit runner (their unfit
+                          '' or NULL; a history before schema 4: all) */
 } perf__series_query;
 
 /* The x axis of one GPU: its commits in the order first recorded (by the

@@ -10,29 +10,38 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/progname.h"
 #include "base/status.h"
 #include "base/units.h"
+#include "history/band.h"
 #include "history/connect.h"
+#include "history/judge.h"
 #include "history/schema.h"
 #include "history/series.h"
 #include "history/store.h"
 #include "report/tally.h"
 #include "report/xml.h"
 
-/* One series that changed at the commit on one GPU. */
+/* One series that moved at the commit on one GPU, or could not be
+ * decided though it moved. */
 typedef struct change {
   const perf__series *s;
-  perf__series_point was, now;
-  const char *was_commit;
-  double rel;  /* now / was - 1 */
+  perf__series_point was, now; /* was: the newest earlier commit's point */
+  const char *was_commit;      /* that commit */
+  const char *band_from;       /* the band's first commit */
+  perf__band band;
+  double p, rel;               /* rel: now against the band's centre (undecided: against was) */
+  double tail_p, tail_nu;      /* as judge.h's rule 2 reads it, and its tails */
+  perf__judge_class cls;       /* WORSE, BETTER or SHORT (undecided) */
   int worse;
 } change;
 
 /* One shard's last attempt at the commit on one GPU. */
 typedef struct attempt {
   char *run_key;       /* NULL: a run recorded with no run id (one whole run) */
+  char *unfit;         /* NULL: recorded fit (or before schema 4); else its causes */
   long shard, total, failed;
 } attempt;
 
@@ -43,13 +52,18 @@ typedef struct gpu_row {
   size_t nat;
   long retried;        /* attempts a later one of the same shard replaced */
   long runs, shards, failed; /* runs (a run id's shards one run) and shards that count at
-                                the commit; failed tests in them */
+                                the commit; failed tests in the fit ones */
+  long unfit, unfit_failed;  /* shards recorded unfit; failed tests in them */
+  const char *unfit_why;     /* the first unfit shard's causes */
   char incomplete[200]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
   char partial[200];    /* the same for a run not whole beside a whole one */
   const perf__series_axis *axis; /* NULL: the series have no point there */
   size_t series, compared;       /* series at the commit; those with an earlier commit */
+  size_t decided, machine;       /* those with a band long enough; moved with the machine */
+  perf__judge_machine shift;
   change *ch;
-  size_t nch, nworse;
+  size_t nch, nworse, nundecided; /* undecided: nshort + ntail */
+  size_t nshort, ntail;          /* moved, too short a band; within a host clock's tails */
 } gpu_row;
 
 typedef struct report {
@@ -148,25 +162,32 @@ static int gpu_cb(void *ctx, int n, const char *const *v)
   return n < 1 || !v[0] ? 0 : !gpu_named(ctx, v[0]);
 }
 
-/* Row: gpu, failed, run_key, shard_index, shard_total (in recording
- * order): a later attempt of the same shard of the same run replaces the
- * earlier. */
+/* Frees what an attempt holds. Never fails. */
+static void attempt_free(attempt *a)
+{
+  free(a->run_key);
+  free(a->unfit);
+}
+
+/* Row: gpu, failed, run_key, shard_index, shard_total, unfit (in
+ * recording order): a later attempt of the same shard of the same run
+ * replaces the earlier. */
 static int attempt_cb(void *ctx, int n, const char *const *v)
 {
-  gpu_row *g = n >= 5 && v[0] ? gpu_named(ctx, v[0]) : NULL;
-  if (!g) return n >= 5 && v[0];
-  attempt a = {v[2] ? strdup(v[2]) : NULL, v[3] ? atol(v[3]) : 0, v[4] ? atol(v[4]) : 1,
-               v[1] ? atol(v[1]) : 0};
-  if (v[2] && !a.run_key) return 1;
+  gpu_row *g = n >= 6 && v[0] ? gpu_named(ctx, v[0]) : NULL;
+  if (!g) return n >= 6 && v[0];
+  attempt a = {v[2] ? strdup(v[2]) : NULL, v[5] && *v[5] ? strdup(v[5]) : NULL,
+               v[3] ? atol(v[3]) : 0, v[4] ? atol(v[4]) : 1, v[1] ? atol(v[1]) : 0};
+  if ((v[2] && !a.run_key) || (v[5] && *v[5] && !a.unfit)) return attempt_free(&a), 1;
   for (size_t i = 0; a.run_key && i < g->nat; i++)
     if (g->at[i].run_key && !strcmp(g->at[i].run_key, a.run_key) && g->at[i].shard == a.shard) {
-      free(g->at[i].run_key);
+      attempt_free(&g->at[i]);
       g->at[i] = a;
       g->retried++;
       return 0;
     }
   attempt *more = realloc(g->at, (g->nat + 1) * sizeof *more);
-  if (!more) return free(a.run_key), 1;
+  if (!more) return attempt_free(&a), 1;
   g->at = more;
   g->at[g->nat++] = a;
   return 0;
@@ -195,7 +216,12 @@ static void tally_runs(gpu_row *g)
       first &= !g->at[k].run_key || strcmp(g->at[k].run_key, a->run_key);
     g->runs += first;
     g->shards++;
-    g->failed += a->failed;
+    if (a->unfit) {
+      g->unfit++, g->unfit_failed += a->failed;
+      if (!g->unfit_why) g->unfit_why = a->unfit;
+    } else {
+      g->failed += a->failed;
+    }
     if (!a->run_key || whole_run(g, a->run_key, a->total, &seen)) whole = 1;
     else if (!g->incomplete[0])
       snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld %s recorded",
@@ -204,21 +230,28 @@ static void tally_runs(gpu_row *g)
   if (whole) memcpy(g->partial, g->incomplete, sizeof g->partial), g->incomplete[0] = '\0';
 }
 
+/* The attempts query of a schema version: before 4 no unfit column,
+ * before 5 no run ids. */
+static const char *attempts_sql(int version)
+{
+  return version >= 5 ? "SELECT gpu, failed, run_key, shard_index, shard_total, unfit FROM "
+                        "perfgate_runs WHERE commit_id = $1 ORDER BY id"
+         : version >= 4 ? "SELECT gpu, failed, NULL, 0, 1, unfit FROM perfgate_runs WHERE "
+                          "commit_id = $1 ORDER BY id"
+                        : "SELECT gpu, failed, NULL, 0, 1, NULL FROM perfgate_runs WHERE "
+                          "commit_id = $1 ORDER BY id";
+}
+
 /* Every GPU of the history, and the shards that count at the commit on
- * each (version: the store's schema; before 5 no run ids). Returns 0 or
- * the store's error (err[len]). */
+ * each (version: the store's schema). Returns 0 or the store's error
+ * (err[len]). */
 static int read_gpus(perf__store *s, report *r, int version, char *err, size_t len)
 {
   perf__store_value c = perf__store_text(r->commit);
   int e = perf__store_exec(s, "SELECT DISTINCT gpu FROM perfgate_runs ORDER BY gpu", NULL, 0,
                            gpu_cb, r, err, len);
   if (!e)
-    e = perf__store_exec(s, version >= 5
-                                ? "SELECT gpu, failed, run_key, shard_index, shard_total FROM "
-                                  "perfgate_runs WHERE commit_id = $1 ORDER BY id"
-                                : "SELECT gpu, failed, NULL, 0, 1 FROM perfgate_runs WHERE "
-                                  "commit_id = $1 ORDER BY id",
-                         &c, 1, attempt_cb, r, err, len);
+    e = perf__store_exec(s, attempts_sql(version), &c, 1, attempt_cb, r, err, len);
   for (size_t i = 0; !e && i < r->ng; i++) tally_runs(&r->g[i]);
   return e;
 }
@@ -270,41 +303,123 @@ static int disjoint(const perf__series_point *a, const perf__series_point *b)
   return a->lo > b->hi || a->hi < b->lo;
 }
 
-/* Whether now is worse than was for series s: a slower median, a FASTER
- * ratio that fell, a SIMILAR ratio further from 1. */
-static int is_worse(const perf__series *s, double was, double now)
+/* How series s is worse: a slower median, a FASTER ratio that fell, a
+ * SIMILAR ratio farther from 1. Never fails. */
+static perf__judge_worse worse_of(const perf__series *s)
 {
-  if (!s->is_claim) return now > was;
-  if (s->kind && !strcmp(s->kind, "SIMILAR")) return fabs(log(now)) > fabs(log(was));
-  return now < was;
+  if (!s->is_claim) return PERF__JUDGE_HIGHER;
+  return s->kind && !strcmp(s->kind, "SIMILAR") ? PERF__JUDGE_FARTHER : PERF__JUDGE_LOWER;
 }
 
-/* Compares series s at index at of its axis with its latest earlier
- * commit; adds a change to g when it moved. Returns 0, or -1 without
- * memory. */
-static int compare(report *r, gpu_row *g, const perf__series *s, size_t at)
+/* Whether now is worse than was for series s (as worse_of says). */
+static int is_worse(const perf__series *s, double was, double now)
 {
-  const perf__series_point *now = NULL, *was = NULL;
-  for (size_t k = s->n; k-- > 0;) {
-    if (s->pts[k].at == at) now = &s->pts[k];
-    else if (s->pts[k].at < at && now && earlier(r, g->axis->commit[s->pts[k].at])) {
-      was = &s->pts[k];
-      break;
-    }
-  }
-  if (!now) return 0;
-  g->series++;
-  if (!was) return 0;
-  g->compared++;
-  double rel = now->value / was->value - 1;
-  if (!disjoint(now, was) || !(fabs(rel) >= PERF__COMMITREPORT_MIN_CHANGE)) return 0;
+  perf__judge_worse w = worse_of(s);
+  return w == PERF__JUDGE_HIGHER ? now > was
+         : w == PERF__JUDGE_LOWER ? now < was
+                                  : fabs(log(now)) > fabs(log(was));
+}
+
+/* One series at the commit: its point there, its newest earlier one,
+ * and the axis index of its band's first commit. */
+typedef struct look {
+  const perf__series *s;
+  const perf__series_point *now, *was;
+  size_t from;         /* the axis index of the band's first commit */
+} look;
+
+/* Room for one GPU's series: looks and judge items (one per series of
+ * the axis), and a series' earlier values with their point indexes. */
+typedef struct room {
+  look *lk;
+  perf__judge_item *it;
+  double *v;
+  size_t *ix;
+} room;
+
+/* Adds a change of kind cls for look l to g. Returns 0, or -1 without
+ * memory. */
+static int add_change(gpu_row *g, const look *l, const perf__judge_item *x, perf__judge_class cls)
+{
   change *c = realloc(g->ch, (g->nch + 1) * sizeof *c);
   if (!c) return -1;
   g->ch = c;
-  g->ch[g->nch++] = (change){s, *was, *now, g->axis->commit[was->at], rel,
-                             is_worse(s, was->value, now->value)};
-  g->nworse += g->ch[g->nch - 1].worse;
+  c = &g->ch[g->nch++];
+  *c = (change){l->s, *l->was, *l->now, g->axis->commit[l->was->at], g->axis->commit[l->from],
+                x->band, x->p, x->fall.rel, x->tail_p, x->tail_nu, cls, cls == PERF__JUDGE_WORSE};
+  if (cls == PERF__JUDGE_SHORT) {
+    c->rel = l->now->value / l->was->value - 1;
+    c->worse = 1;
+    g->nshort++;
+  }
+  if (cls == PERF__JUDGE_TAIL) c->worse = is_worse(l->s, exp(x->band.mean), l->now->value), g->ntail++;
+  g->nundecided += cls == PERF__JUDGE_SHORT || cls == PERF__JUDGE_TAIL;
+  g->nworse += cls == PERF__JUDGE_WORSE;
   return 0;
+}
+
+/* Series s on g's axis at index at: its look and judge item into
+ * rm->lk[*k] and rm->it[*k] (*k counts it) when it has a point there and
+ * an earlier commit; g's counts. Returns 0, or -1 without memory. */
+static int look_at(report *r, gpu_row *g, const perf__series *s, size_t at, room *rm, size_t *k)
+{
+  const perf__series_point *now = NULL;
+  size_t nv = 0;
+  for (size_t j = 0; j < s->n; j++) {
+    if (s->pts[j].at == at) now = &s->pts[j];
+    else if (s->pts[j].at < at && earlier(r, g->axis->commit[s->pts[j].at]))
+      rm->v[nv] = s->pts[j].value, rm->ix[nv++] = j;
+  }
+  if (!now) return 0;
+  g->series++;
+  if (!nv || !(now->value > 0) || !isfinite(now->value)) return 0;
+  perf__judge_item *x = &rm->it[*k];
+  *x = (perf__judge_item){.is_claim = s->is_claim, .clock = s->clock, .worse = worse_of(s),
+                          .host = perf__clock_host_side(perf__clock_of_name(s->clock)), .y = now->value};
+  int e = perf__band_of(rm->v, nv, &x->band);
+  if (e == PERF__ENOMEM) return -1;
+  if (e) return 0; /* a value that is not positive: nothing to compare with */
+  g->compared++;
+  rm->lk[(*k)++] = (look){s, now, &s->pts[rm->ix[nv - 1]], s->pts[rm->ix[x->band.from]].at};
+  return 0;
+}
+
+/* Records what the judge said of g's n looks. Returns 0, or -1 without
+ * memory. */
+static int collect(gpu_row *g, const room *rm, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    const look *l = &rm->lk[i];
+    const perf__judge_item *x = &rm->it[i];
+    double moved = l->now->value / l->was->value - 1;
+    g->machine += x->cls == PERF__JUDGE_MACHINE;
+    if (perf__judge_moved(x->cls) && add_change(g, l, x, x->cls)) return -1;
+    /* Too short a band: a move the within-run intervals call one is
+     * named, undecided, never a regression. */
+    if (x->cls == PERF__JUDGE_SHORT && fabs(moved) >= PERF__JUDGE_MIN_CHANGE &&
+        disjoint(l->now, l->was) && is_worse(l->s, l->was->value, l->now->value) &&
+        add_change(g, l, x, PERF__JUDGE_SHORT))
+      return -1;
+  }
+  return 0;
+}
+
+/* Judges the series of axis a at its index at for g. Returns 0, or -1
+ * without memory. */
+static int judge_gpu(report *r, gpu_row *g, const perf__series_set *set, size_t a, size_t at)
+{
+  size_t ns = 0, most = 0, k = 0;
+  for (size_t i = 0; i < set->n; i++)
+    if (set->s[i].axis == a) ns++, most = set->s[i].n > most ? set->s[i].n : most;
+  room rm = {calloc(ns + 1, sizeof *rm.lk), calloc(ns + 1, sizeof *rm.it),
+             malloc((most + 1) * sizeof *rm.v), malloc((most + 1) * sizeof *rm.ix)};
+  int e = !rm.lk || !rm.it || !rm.v || !rm.ix ? -1 : 0;
+  for (size_t i = 0; !e && i < set->n; i++)
+    if (set->s[i].axis == a) e = look_at(r, g, &set->s[i], at, &rm, &k);
+  if (!e) e = perf__judge_commit(rm.it, k, &g->shift, &g->decided) ? -1 : 0;
+  if (!e) e = collect(g, &rm, k);
+  free(rm.lk), free(rm.it), free(rm.v), free(rm.ix);
+  return e;
 }
 
 /* Fills each GPU's series and changes from set. Returns 0 or -1 without
@@ -319,8 +434,7 @@ static int analyse(report *r, const perf__series_set *set)
       if (!strcmp(set->axes[a].commit[k], r->commit)) at = k;
     if (at == SIZE_MAX) continue;
     g->axis = &set->axes[a];
-    for (size_t i = 0; i < set->n; i++)
-      if (set->s[i].axis == a && compare(r, g, &set->s[i], at)) return -1;
+    if (judge_gpu(r, g, set, a, at)) return -1;
   }
   return 0;
 }
@@ -335,37 +449,105 @@ static char *value(const perf__series *s, double v, char *buf, size_t len)
   return buf;
 }
 
-/* "+5.1% slower: 1.051 ms [1.041 ms, 1.061 ms] vs 1.000 ms [...] at c09".
- * Never fails. */
+/* A change as one line: "+5.1% worse: 1.051 ms [1.041 ms, 1.061 ms]
+ * against 1.000 ms, the centre of 12 earlier commits from c01 (+-0.8 %
+ * between runs; p = 3.1e-07)"; undecided: "... vs 1.000 ms [...] at c03:
+ * undecided: 2 earlier commits (5 tell the noise between runs)". Never
+ * fails. */
 static char *describe(const change *c, char *buf, size_t len)
 {
   char a[32], al[32], ah[32], b[32], bl[32], bh[32];
   const perf__series *s = c->s;
-  snprintf(buf, len, "%+.1f%% %s: %s [%s, %s] vs %s [%s, %s] at %.12s", 100 * c->rel,
-           c->worse ? "worse" : "better", value(s, c->now.value, a, sizeof a),
-           value(s, c->now.lo, al, sizeof al), value(s, c->now.hi, ah, sizeof ah),
-           value(s, c->was.value, b, sizeof b), value(s, c->was.lo, bl, sizeof bl),
-           value(s, c->was.hi, bh, sizeof bh), c->was_commit);
+  int u = snprintf(buf, len, "%+.1f%% %s: %s [%s, %s] ", 100 * c->rel, c->worse ? "worse" : "better",
+                   value(s, c->now.value, a, sizeof a), value(s, c->now.lo, al, sizeof al),
+                   value(s, c->now.hi, ah, sizeof ah));
+  if (u < 0 || (size_t)u >= len) return buf;
+  if (c->cls == PERF__JUDGE_SHORT)
+    snprintf(buf + u, len - (size_t)u, "vs %s [%s, %s] at %.12s: undecided: %zu earlier %s%s%.12s "
+             "(%d tell the noise between runs)", value(s, c->was.value, b, sizeof b),
+             value(s, c->was.lo, bl, sizeof bl), value(s, c->was.hi, bh, sizeof bh), c->was_commit,
+             c->band.n, perf__units_noun((long long)c->band.n, "commit", "commits"),
+             c->band.cut ? " since its change at " : "", c->band.cut ? c->band_from : "",
+             PERF__BAND_MIN_COMMITS);
+  else
+    u += snprintf(buf + u, len - (size_t)u, "against %s, the centre of %zu earlier commits %s "
+                  "%.12s (+-%.1f %% between runs; p = %.2g)", value(s, exp(c->band.mean), b, sizeof b),
+                  c->band.n, c->band.cut ? "since its change at" : "from", c->band_from,
+                  100 * expm1(c->band.n ? sqrt(c->band.var) : 0), c->p);
+  if (c->cls == PERF__JUDGE_TAIL && u > 0 && (size_t)u < len)
+    snprintf(buf + u, len - (size_t)u, ": undecided: the noise of its kind reaches this far by "
+             "itself (p = %.2g in the tails its GPU's history shows, Student's t with %.3g degrees "
+             "of freedom%s)", c->tail_p, c->tail_nu,
+             perf__clock_host_side(perf__clock_of_name(c->s->clock)) ? ", at most a host clock's" : "");
   return buf;
 }
 
-/* The GPU's verdict word: REGRESSED (a failed test or a change for the
- * worse), "did not run", UNDECIDED (no earlier commit for any series), or
- * held. */
+/* The GPU's verdict word: "did not run"; INCOMPLETE (no run of it whole);
+ * UNDECIDED (every shard recorded unfit, a series moved with too short a
+ * band, or no series has a band long enough); REGRESSED (a failed test in
+ * a fit shard or a change for the worse); held. Never fails. */
 static const char *verdict(const gpu_row *g)
 {
   if (!g->runs) return "did not run";
-  if (g->failed || g->nworse) return "REGRESSED";
   if (g->incomplete[0]) return "INCOMPLETE";
-  if (!g->compared) return "UNDECIDED";
+  if (g->unfit == g->shards) return "UNDECIDED";
+  if (g->failed || g->nworse) return "REGRESSED";
+  if (g->nundecided || !g->decided) return "UNDECIDED";
   return "held";
+}
+
+/* Why g is UNDECIDED, into buf[len] ("" for another verdict). Never
+ * fails. */
+static const char *undecided_why(const gpu_row *g, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  if (strcmp(verdict(g), "UNDECIDED")) return buf;
+  if (g->unfit == g->shards)
+    snprintf(buf, len, "every run of it was recorded on an unfit runner: %.200s",
+             g->unfit_why ? g->unfit_why : "");
+  else if (g->nshort && g->ntail)
+    snprintf(buf, len, "%zu %s moved with fewer than %d earlier commits to tell the noise between "
+             "runs, %zu no farther than the noise of its kind reaches by itself", g->nshort,
+             perf__units_noun((long long)g->nshort, "series", "series"), PERF__BAND_MIN_COMMITS,
+             g->ntail);
+  else if (g->nshort)
+    snprintf(buf, len, "%zu %s moved with fewer than %d earlier commits to tell the noise between "
+             "runs", g->nshort, perf__units_noun((long long)g->nshort, "series", "series"),
+             PERF__BAND_MIN_COMMITS);
+  else if (g->ntail)
+    snprintf(buf, len, "%zu %s moved beyond %s band but no farther than the noise of %s kind "
+             "reaches by itself", g->ntail, perf__units_noun((long long)g->ntail, "series", "series"),
+             g->ntail == 1 ? "its" : "their", g->ntail == 1 ? "its" : "their");
+  else
+    snprintf(buf, len, "no series has %d earlier commits to tell the noise between runs yet",
+             PERF__BAND_MIN_COMMITS);
+  return buf;
+}
+
+/* g's notes, each a line: the runs recorded unfit, the machine's move.
+ * Returns how many (at most 2), into note[k][len]. Never fails. */
+static int notes_of(const gpu_row *g, char note[2][400])
+{
+  int k = 0;
+  if (g->unfit && g->unfit < g->shards)
+    snprintf(note[k++], 400, "%ld of %ld %s recorded on an unfit runner (%.200s), %ld failed %s in "
+             "them: not counted, they do not decide alone", g->unfit, g->shards,
+             g->shards == g->runs ? "runs" : "shards", g->unfit_why ? g->unfit_why : "",
+             g->unfit_failed, perf__units_noun(g->unfit_failed, "test", "tests"));
+  if (g->shift.moved)
+    snprintf(note[k++], 400, "the machine: %zu of %zu workloads %+.1f %% at once (%+.1f %% .. %+.1f "
+             "%%): a driver, the clocks or the host changed; %zu not counted as changes",
+             g->shift.moved, g->shift.of, 100 * g->shift.size, 100 * g->shift.smallest,
+             100 * g->shift.largest, g->machine);
+  return k;
 }
 
 static void print_gpu(const gpu_row *g)
 {
-  char line[700], lab[600];
+  char line[700], lab[600], why[300], note[2][400];
   printf("  %s: %s", g->name, verdict(g));
   if (!g->runs) return (void)printf(" this commit\n");
+  if (*undecided_why(g, why, sizeof why)) printf(" (%s)", why);
   printf(": %ld %s", g->runs, perf__units_noun(g->runs, "run", "runs"));
   if (g->shards != g->runs) printf(" (%ld %s)", g->shards, perf__units_noun(g->shards, "shard", "shards"));
   printf(", %ld failed %s", g->failed, perf__units_noun(g->failed, "test", "tests"));
@@ -373,36 +555,56 @@ static void print_gpu(const gpu_row *g)
                          perf__units_noun(g->retried, "shard", "shards"));
   if (g->incomplete[0]) printf("; %s, never green", g->incomplete);
   if (g->partial[0]) printf("; also %s (not whole)", g->partial);
-  printf("; %zu of %zu series compared, %zu changed (%zu worse)\n", g->compared, g->series,
-         g->nch, g->nworse);
+  printf("; %zu of %zu series compared, %zu decided, %zu changed (%zu worse)", g->compared,
+         g->series, g->decided, g->nch - g->nundecided, g->nworse);
+  if (g->nundecided) printf(", %zu undecided", g->nundecided);
+  putchar('\n');
+  for (int k = 0, n = notes_of(g, note); k < n; k++) printf("      %s\n", note[k]);
   for (size_t i = 0; i < g->nch; i++)
     printf("      %s: %s\n", perf__series_label(g->ch[i].s, lab, sizeof lab),
            describe(&g->ch[i], line, sizeof line));
 }
 
+/* The rule in one sentence, into buf[len]. Never fails. */
+static const char *rule(char *buf, size_t len)
+{
+  snprintf(buf, len, "A series moved when its value lies beyond the noise between runs its earlier "
+           "commits show (since its last change point; at least %d of them: a prediction "
+           "interval, p <= %g over the series of the GPU) by %.0f %% or more; a move that most "
+           "workloads share is the machine's", PERF__BAND_MIN_COMMITS, PERF__JUDGE_ALPHA,
+           100 * PERF__JUDGE_MIN_CHANGE);
+  return buf;
+}
+
 static void markdown_body(FILE *f, const report *r, const char *how)
 {
-  char line[700], lab[600];
-  fprintf(f, "### perfgate: commit `%.40s` across GPUs\n\nEarlier commits: %s. A change is a "
-             "move of %.0f %% or more with disjoint intervals.\n\n| GPU | verdict | runs | failed "
-             "tests | series compared | changed (worse) |\n|---|---|---|---|---|---|\n",
-          r->commit, how, 100 * PERF__COMMITREPORT_MIN_CHANGE);
+  char line[700], lab[600], text[400], note[2][400];
+  fprintf(f, "### perfgate: commit `%.40s` across GPUs\n\nEarlier commits: %s. %s.\n\n| GPU | "
+             "verdict | runs | failed tests | series compared (decided) | changed (worse) | "
+             "undecided |\n|---|---|---|---|---|---|---|\n",
+          r->commit, how, rule(text, sizeof text));
   for (size_t i = 0; i < r->ng; i++) {
     const gpu_row *g = &r->g[i];
+    int bad = !strcmp(verdict(g), "REGRESSED");
     fputs("| ", f);
     perf__tally_md_cell(f, g->name, SIZE_MAX);
-    fprintf(f, " | %s%s%s | %ld | %ld | %zu of %zu | %zu (%zu) |\n", g->nworse || g->failed ? "**" : "",
-            verdict(g), g->nworse || g->failed ? "**" : "", g->runs, g->failed, g->compared,
-            g->series, g->nch, g->nworse);
+    fprintf(f, " | %s%s%s | %ld | %ld | %zu of %zu (%zu) | %zu (%zu) | %zu |\n", bad ? "**" : "",
+            verdict(g), bad ? "**" : "", g->runs, g->failed, g->compared, g->series, g->decided,
+            g->nch - g->nundecided, g->nworse, g->nundecided);
   }
   for (size_t i = 0, said = 0; i < r->ng; i++) {
-    const char *note = r->g[i].incomplete[0] ? r->g[i].incomplete : r->g[i].partial;
-    if (!note[0]) continue;
-    fputs(said++ ? "- " : "\n- ", f);
-    perf__tally_md_cell(f, r->g[i].name, SIZE_MAX);
-    fputs(": ", f);
-    perf__tally_md_cell(f, note, SIZE_MAX);
-    fputs(r->g[i].incomplete[0] ? ", never green\n" : " (not whole)\n", f);
+    const gpu_row *g = &r->g[i];
+    int n = notes_of(g, note);
+    const char *what[4] = {g->incomplete[0] ? g->incomplete : g->partial, undecided_why(g, text, sizeof text),
+                           n > 0 ? note[0] : "", n > 1 ? note[1] : ""};
+    for (int k = 0; k < 4; k++) {
+      if (!what[k][0]) continue;
+      fputs(said++ ? "- " : "\n- ", f);
+      perf__tally_md_cell(f, g->name, SIZE_MAX);
+      fputs(": ", f);
+      perf__tally_md_cell(f, what[k], SIZE_MAX);
+      fputs(k ? "\n" : g->incomplete[0] ? ", never green\n" : " (not whole)\n", f);
+    }
   }
   for (size_t i = 0; i < r->ng; i++)
     for (size_t k = 0; k < r->g[i].nch; k++) {
@@ -419,7 +621,7 @@ static void markdown_body(FILE *f, const report *r, const char *how)
 
 static void html_body(FILE *f, const report *r, const char *how)
 {
-  char line[700], lab[600];
+  char line[700], lab[600], text[400], note[2][400];
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfgate: "
         "commit ", f);
   perf__xml_str(f, r->commit);
@@ -427,18 +629,24 @@ static void html_body(FILE *f, const report *r, const char *how)
   perf__xml_str(f, r->commit);
   fputs("</code> across GPUs</h1>\n<p>Earlier commits: ", f);
   perf__xml_str(f, how);
+  fputs(". ", f);
+  perf__xml_str(f, rule(text, sizeof text));
   fputs(".</p>\n<table><tr><th>GPU</th><th>verdict</th><th>runs</th><th>failed tests</th>"
         "<th>changes</th></tr>\n", f);
   for (size_t i = 0; i < r->ng; i++) {
     const gpu_row *g = &r->g[i];
+    const char *v = verdict(g);
     fputs("<tr><td>", f);
     perf__xml_str(f, g->name);
     fprintf(f, "</td><td class=\"%s\">%s</td><td>%ld</td><td>%ld</td><td>",
-            g->nworse || g->failed ? "bad" : g->incomplete[0] ? "undecided" : "ok", verdict(g), g->runs, g->failed);
+            !strcmp(v, "REGRESSED") ? "bad" : !strcmp(v, "held") ? "ok" : "undecided", v, g->runs,
+            g->failed);
     if (g->incomplete[0] || g->partial[0]) {
       perf__xml_str(f, g->incomplete[0] ? g->incomplete : g->partial);
       fputs(g->incomplete[0] ? ", never green<br>" : " (not whole)<br>", f);
     }
+    if (*undecided_why(g, text, sizeof text)) perf__xml_str(f, text), fputs("<br>", f);
+    for (int k = 0, n = notes_of(g, note); k < n; k++) perf__xml_str(f, note[k]), fputs("<br>", f);
     for (size_t k = 0; k < g->nch; k++) {
       perf__xml_str(f, perf__series_label(g->ch[k].s, lab, sizeof lab));
       fputs(": ", f);
@@ -468,28 +676,33 @@ static int write_file(const char *opt, const char *path, const report *r, const 
   return e ? 2 : 0;
 }
 
-/* The exit code of the analysed report, its reason into *why: 1 when a
- * GPU regressed; 125 when a run's shards were not all recorded (never
- * green) or no GPU that ran it could be judged; else 0. Never fails. */
+/* The exit code of the analysed report, its reason into *why: 125 when a
+ * GPU's run of it is INCOMPLETE (never green, whatever else it shows: the
+ * commit is judged once its run is whole); else 1 when a GPU regressed;
+ * 0 when every GPU that ran it held; else 125 (a GPU UNDECIDED, or none
+ * ran it). Never fails. */
 static int code_of(const report *r, const char **why)
 {
-  int judged = 0, incomplete = 0;
+  int held = 0, regressed = 0, undecided = 0;
   for (size_t i = 0; i < r->ng; i++) {
-    const gpu_row *g = &r->g[i];
-    if (g->runs && (g->failed || g->nworse)) return *why = "a GPU regressed", 1;
-    judged |= g->runs && g->compared;
-    incomplete |= g->runs && g->incomplete[0];
+    const char *v = verdict(&r->g[i]);
+    if (!strcmp(v, "INCOMPLETE"))
+      return *why = "not decided: a run's shards were not all recorded", PERF__COMMITREPORT_SKIP;
+    regressed |= !strcmp(v, "REGRESSED");
+    undecided |= !strcmp(v, "UNDECIDED");
+    held |= !strcmp(v, "held");
   }
-  *why = incomplete ? "not decided: a run's shards were not all recorded"
-         : judged   ? "every GPU that ran it held"
-                    : "not decided: no GPU that ran it has an earlier commit";
-  return judged && !incomplete ? 0 : PERF__COMMITREPORT_SKIP;
+  if (regressed) return *why = "a GPU regressed", 1;
+  if (held && !undecided) return *why = "every GPU that ran it held", 0;
+  *why = held ? "not decided: a GPU that ran it is UNDECIDED"
+              : "not decided: no GPU that ran it could be judged";
+  return PERF__COMMITREPORT_SKIP;
 }
 
 static void report_free(report *r)
 {
   for (size_t i = 0; i < r->ng; i++) {
-    for (size_t k = 0; k < r->g[i].nat; k++) free(r->g[i].at[k].run_key);
+    for (size_t k = 0; k < r->g[i].nat; k++) attempt_free(&r->g[i].at[k]);
     free(r->g[i].at);
     free(r->g[i].ch);
   }
@@ -506,7 +719,7 @@ static int run(const perf__options_cli *cli, perf__store *s, int version, report
   /* The window: the runs of each GPU's newest PERF__COMMITREPORT_WINDOW commits up to the
    * commit's, not the whole history. */
   perf__series_query q = {cli->filter, NULL, cli->branch, PERF__COMMITREPORT_WINDOW,
-                          last_id_at(s, r->commit), 0};
+                          last_id_at(s, r->commit), 0, 1};
   if (read_gpus(s, r, version, err, sizeof err) || perf__series_load(s, &q, &set, err, sizeof err)) {
     fprintf(stderr, "%s: --commit-report: %s: not decided\n", perf__progname(), err);
     return PERF__COMMITREPORT_SKIP;

@@ -4,9 +4,6 @@
 
 #include "base/options.h"
 
-/* The smallest change of a median or a ratio that the report calls a
- * change (with disjoint intervals): below it, a machine's drift. */
-#define PERF__COMMITREPORT_MIN_CHANGE 0.02
 /* The commits of each GPU read back, ending with the commit: its earlier
  * commits are looked for among them. */
 #define PERF__COMMITREPORT_WINDOW 200
@@ -19,13 +16,17 @@
  * --filter picks) to stdout, and writes --markdown and --html when given.
  * Earlier commits are the commit's ancestors in git when the repository
  * in the working directory has it, else those recorded before it (the
- * report says which). Returns 0 (every GPU that ran it held), 1 (a GPU
- * regressed: a test failed at the commit, or a median or ratio changed
- * for the worse by PERF__COMMITREPORT_MIN_CHANGE or more with disjoint
- * intervals) or PERF__COMMITREPORT_SKIP (also when a GPU's run has
- * shards that were never recorded: INCOMPLETE, never green), with the
- * reason on stderr. The shards of one run id count once each: the last
- * attempt of a retried shard replaces the earlier. */
+ * report says which). Each GPU's series are judged by history/judge.h's
+ * rule against the noise between runs its earlier commits show; runs
+ * recorded on an unfit runner are named and decide nothing (their series
+ * and failed tests are left out). Returns 0 (every GPU that ran it
+ * held), 1 (a GPU regressed: a failed test in a fit run, or a series
+ * moved for the worse) or PERF__COMMITREPORT_SKIP (a GPU's run has
+ * shards that were never recorded: INCOMPLETE, whatever else; a GPU
+ * UNDECIDED: a series moved with too few earlier commits to know the
+ * noise, no band long enough, every run recorded unfit), with the reason
+ * on stderr. The shards of one run id count once each: the last attempt
+ * of a retried shard replaces the earlier. */
 int perf__commitreport_run(const perf__options_cli *cli);
 
 #endif

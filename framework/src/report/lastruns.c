@@ -153,7 +153,7 @@ void perf__lastruns_markdown(FILE *f, const perf__lastruns *h, long room)
           strncmp(h->gpu, "no GPU: ", 8) ? "GPU" : "machine");
   perf__tally_md_cell(f, h->gpu, SIZE_MAX);
   fputs(")\n\n", f);
-  perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1};
+  perf__series_query q = {NULL, h->gpu, NULL, h->last + 1, h->run, 1, 0};
   int v = 0, rc = perf__connect_open(h->location, 0, &s, err, sizeof err);
   if (!rc) rc = perf__schema_version(s, &v, err, sizeof err);
   if (!rc && !v) {

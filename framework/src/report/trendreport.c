@@ -467,7 +467,7 @@ int perf__trendreport_run(const perf__options_cli *cli)
   perf__series_set set;
   char err[600], where[512], have[1300] = "";
   const char *filter = *cli->trend ? cli->trend : cli->filter;
-  perf__series_query q = {filter, cli->trend_gpu, cli->branch, (size_t)cli->trend_last, 0, 0};
+  perf__series_query q = {filter, cli->trend_gpu, cli->branch, (size_t)cli->trend_last, 0, 0, 0};
   int v = 0, rc = perf__connect_open(cli->history, 0, &s, err, sizeof err);
   if (!rc) snprintf(where, sizeof where, "%s", s->where);
   if (!rc) rc = perf__schema_version(s, &v, err, sizeof err);
