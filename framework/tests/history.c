@@ -1852,6 +1852,128 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   st_rmtree(dir);
 }
 
+#define NO_RUN_ID "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID " \
+                  "-u CI_PIPELINE_ID -u BUILDKITE_BUILD_ID "
+
+/* Shard k of 2 of the fixture's host.truth under the environment's run
+ * id (var=value, as the shell reads it), recorded into dir/h.db, its
+ * --json report dir/NAME.json. Returns the exit status; *out (may be
+ * NULL) its output (st_run_free it). */
+static int env_shard(const char *dir, int k, const char *var, const char *value, const char *name,
+                     const char *extra, st_run *out)
+{
+  char env[900], args[600];
+  st_run run;
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d %s=%s ", k, var, value);
+  snprintf(args, sizeof args, "--filter=host.truth --commit=c1 --history='%s/h.db' --json='%s/%s.json' %s", dir,
+           dir, name, extra);
+  st_exec(&run, env, args);
+  int status = run.status;
+  if (out) *out = run;
+  else st_run_free(&run);
+  return status;
+}
+
+/* Issue 48: a run id from the environment follows --run-id's rule. Ids
+ * that share their first 95 bytes are two runs, kept whole (the files do
+ * not merge as one, the history merges neither as whole); a 100-byte id
+ * is recorded as it is and merged from the history by it; a trailing
+ * space, a newline, invalid UTF-8 and 121 bytes are refused before
+ * anything runs, naming the variable (exit 2, no report, nothing
+ * recorded); with --devices, the id with "/gpuK" after it must keep the
+ * rule too. */
+ST_TEST(history_run_ids_from_the_environment_follow_the_label_rule)
+{
+  char dir[64], p95[96], id[160], args[1400], path[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  memset(p95, 'p', 95), p95[95] = '\0';
+  for (int k = 0; k < 2; k++) {
+    snprintf(id, sizeof id, "%sRUN%d", p95, k + 1);
+    ST_EQ(env_shard(dir, k, "PERFGATE_RUN_ID", id, k ? "s1" : "s0", "", NULL), 0);
+  }
+  snprintf(args, sizeof args, "--merge='%s/o.json' '%s/s0.json' '%s/s1.json'", dir, dir, dir);
+  st_run run;
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "RUN1' and ") && strstr(run.out, "RUN2': the shards of one run only"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s/h.db' --run-id=%sRUN1 --merge='%s/o.json'", dir, p95, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "shard 1 of 2 (from 0) of run 'pppp") &&
+                strstr(run.out, "RUN1' is not in the history"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  /* 100 bytes: whole, in the reports and the history */
+  memset(id, 'r', 100), id[100] = '\0';
+  for (int k = 0; k < 2; k++) ST_EQ(env_shard(dir, k, "GITHUB_RUN_ID", id, k ? "l1" : "l0", "", NULL), 0);
+  snprintf(args, sizeof args, "--history='%s/h.db' --run-id=%s --merge='%s/l.json'", dir, id, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "perfgate: merged 2 reports"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (s) {
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE run_key = '%s'", id);
+    ST_EQ(number(s, sql), 2);
+    ST_EQ(number(s, "SELECT count(DISTINCT run_key) FROM perfgate_runs"), 3);
+    perf__store_close(s);
+  }
+  /* a report an older perfgate wrote with such an id: refused by --merge too */
+  snprintf(args, sizeof args, "for k in 0 1; do sed 's/\"run_id\": \"r*\"/\"run_id\": \"run-7 \"/' '%s/l'$k.json > "
+           "'%s/m'$k.json; done", dir, dir);
+  ST_EQ(st_shell(args), 0);
+  snprintf(args, sizeof args, "--merge='%s/m.json' '%s/m0.json' '%s/m1.json'", dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "m0.json: its run id (run.shard.run_id): a space at its start or end: "
+                                               "'run-7 '"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  /* refused, each naming its variable: nothing run, no report, nothing recorded */
+  static const struct {
+    const char *var, *value, *says;
+  } bad[] = {
+      {"PERFGATE_RUN_ID", "'run-7 '", "PERFGATE_RUN_ID (the run id; --run-id=ID overrides it): a space at its start "
+                                      "or end: 'run-7 '"},
+      {"CI_PIPELINE_ID", "\"$(printf 'run\\n7')\"", "CI_PIPELINE_ID (the run id; --run-id=ID overrides it): a "
+                                                    "control character: 'run\\n7'"},
+      {"BUILDKITE_BUILD_ID", "\"$(printf 'run\\3777')\"", "BUILDKITE_BUILD_ID (the run id; --run-id=ID overrides "
+                                                        "it): not valid UTF-8: 'run\\xff7'"},
+      {"GITHUB_RUN_ID", "$(printf 'g%.0s' $(seq 121))", "GITHUB_RUN_ID (the run id; --run-id=ID overrides it): 121 "
+                                                       "bytes, more than the 120 a label may have"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char fresh[64];
+    if (!temp_dir(fresh, sizeof fresh)) break;
+    int status = env_shard(fresh, 0, bad[i].var, bad[i].value, "b", "", &run);
+    char line[400];
+    ST_CHECKF(status == 2 && strstr(run.out, bad[i].says) && !strstr(run.out, "perfgate: 1 test") &&
+                  !strstr(run.out, "recorded run") && !strstr(st_last_line(&run, line, sizeof line), "passed"),
+              "case %zu: exit %d: %s", i, status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/h.db", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "case %zu: the history was created", i);
+    snprintf(path, sizeof path, "%s/b.json", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "case %zu: a report was written", i);
+    st_rmtree(fresh);
+  }
+  /* --devices: 118 bytes and "/gpu1" are 123, past the rule */
+  char fresh[64];
+  if (temp_dir(fresh, sizeof fresh)) {
+    memset(id, 'd', 118), id[118] = '\0';
+    snprintf(args, sizeof args, "--devices=0,1 --filter=host.truth --commit=c1 --history='%s/h.db'", fresh);
+    char env[800];
+    snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERFGATE_RUN_ID=%s ", id);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "PERFGATE_RUN_ID with --devices (each GPU's run is recorded under "
+                                                 "the run id and /gpuK: '.../gpu0'): 123 bytes, more than the 120") &&
+                  !strstr(run.out, "perfgate: 1 test"), "exit %d: %s", run.status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/h.db", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "--devices: the history was created");
+    st_rmtree(fresh);
+  }
+  st_rmtree(dir);
+}
+
 /* Shards of one run id recorded as they ran, then merged with --history:
  * the merged run is not recorded again (a run counts once); shards of two
  * run ids are not merged (exit 2, naming both). */
