@@ -1806,6 +1806,44 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   st_rmtree(dir);
 }
 
+/* --trend counts runs as --commit-report does: a run id's shards on a GPU
+ * are one run, the shards said beside it (a retried shard's replaced
+ * attempt not among them); a run without a run id is one. */
+ST_TEST(history_trend_counts_a_run_ids_shards_as_one_run)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  for (int k = 0; k < 3; k++) {
+    char shard[100];
+    snprintf(shard, sizeof shard, "{\"index\": %d, \"total\": 3, \"run_id\": \"r3\"}", k);
+    record_of(s, "c1", "GPU", 1 + k, 1e-3, 5e-3, shard, 0);
+  }
+  perf__store_close(s);
+  commit_report_says(path, "c1", 125, "GPU: UNDECIDED: 1 run (3 shards), 0 failed tests");
+  char want[300];
+  snprintf(want, sizeof want, "perfgate trend: %s: 1 run (3 shards); change points", path);
+  trend_says(path, "", 0, want, NULL);
+  snprintf(want, sizeof want, "no series matches the filter nothing.* in the 1 run (3 shards)");
+  trend_says(path, "='nothing.*'", 2, want, NULL);
+  /* a retried shard, a whole run, another GPU's shards of the same run id */
+  if ((s = open_at(path))) {
+    record_of(s, "c2", "GPU", 4, 1e-3, 5e-3, "{\"index\": 1, \"total\": 3, \"run_id\": \"r3\"}", 0);
+    record(s, "c2", "GPU", 5, 1e-3, 5e-3);
+    record_of(s, "c2", "GPU-B", 6, 1e-3, 5e-3, "{\"index\": 0, \"total\": 2, \"run_id\": \"r3\"}", 0);
+    record_of(s, "c2", "GPU-B", 7, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"r3\"}", 0);
+    perf__store_close(s);
+  }
+  snprintf(want, sizeof want, "perfgate trend: %s: 3 runs (6 shards); change points", path);
+  trend_says(path, "", 0, want, NULL);
+  /* GPU's newest commit: r3's shard 1 again and the whole run: 2 runs, no shards to say */
+  snprintf(want, sizeof want, "perfgate trend: %s: 2 runs; change points", path);
+  trend_says(path, " --gpu=GPU --last=1", 0, want, NULL);
+  st_rmtree(dir);
+}
+
 /* --devices with --history and a run id: each GPU's run is recorded under
  * the run id with "/gpuK" after it, so two GPUs of one model are two runs,
  * not a shard and its retry; the joined --json is the run's, its run id
