@@ -1459,6 +1459,12 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
       {"--trend", "--trend reads a history: give it --history"},
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
+      /* two modes: two commands, neither an option of a run */
+      {"--history=%D/h.db --trend --commit-report=c1", "--trend and --commit-report are two modes, not options of "
+       "one another: --trend prints each GPU's series and their change points, --commit-report judges one commit "
+       "across GPUs; give one of them"},
+      {"--history=%D/h.db --commit-report=c1 --list", "--commit-report and --list are two modes"},
+      {"--history=%D/h.db --trend --merge=%D/o.json %D/a.json", "--trend and --merge are two modes"},
       {"--history=%D/h.db --run-id=R1 --filter=host.truth --merge=%D/o.json",
        "--merge runs no test: --filter is an option of a run"},
       {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads, or the GPU whose "
