@@ -33,6 +33,9 @@
 #define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
               " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
               " -u CIRCLE_BRANCH -u GIT_BRANCH "
+/* The same for a run id (base/shard.h). */
+#define NO_RUN_ID "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID " \
+                  "-u CI_PIPELINE_ID -u BUILDKITE_BUILD_ID "
 
 /* A temporary directory (mkdtemp) into dir[len]. */
 static int temp_dir(char *dir, size_t len)
@@ -1812,6 +1815,62 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   st_rmtree(dir);
 }
 
+/* A recording that fails after the run's check (the history spoiled
+ * while the run goes on, as a database that goes down): the message
+ * gives the command that records the run's --json report later, under
+ * the commit and branch it would have had, and that command records it;
+ * without --json it says how a run could be; a shard's says why it
+ * cannot be. */
+ST_TEST(history_a_failed_recording_says_how_to_record_the_run_later)
+{
+  char dir[64], env[600], args[900], path[900];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERF_SELFTEST_SPOIL='%s/h.db' ", dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/h.db' --commit=c9 --branch='b 1' "
+           "--json='%s/r.json'", dir, dir);
+  st_run run;
+  st_exec(&run, env, args);
+  char want[700];
+  snprintf(want, sizeof want, "the run was not recorded; its report %s/r.json keeps it: record it later with: %s "
+           "--history=%s/h.db --commit=c9 '--branch=b 1' --merge=/dev/null %s/r.json", dir, st_fixture, dir, dir);
+  const char *cmd = strstr(run.out, "record it later with: ");
+  ST_CHECKF(run.status == 2 && strstr(run.out, want), "exit %d, wanted %s: %s", run.status, want, run.out);
+  if (cmd) { /* the history back, empty; the command as given */
+    char later[700];
+    snprintf(later, sizeof later, "%.*s", (int)strcspn(cmd + 22, "\n"), cmd + 22);
+    snprintf(path, sizeof path, "rm '%s/h.db' && %s > '%s/later.log' 2>&1", dir, later, dir);
+    ST_CHECKF(st_shell(path) == 0, "%s", later);
+    snprintf(path, sizeof path, "%s/later.log", dir);
+    char *log = st_slurp(path);
+    ST_CHECKF(log && strstr(log, "perfgate: recorded run 1 (commit c9, "), "%s", log ? log : "(no log)");
+    free(log);
+    snprintf(path, sizeof path, "%s/h.db", dir);
+    perf__store *s = open_at(path);
+    if (s) {
+      ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = 'c9' AND branch = 'b 1' AND passed = 1"),
+            1);
+      perf__store_close(s);
+    }
+  }
+  st_run_free(&run);
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERF_SELFTEST_SPOIL='%s/n.db' ", dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/n.db' --commit=c9", dir);
+  st_exec(&run, env, args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "the run was not recorded (a run given --json=FILE can be recorded "
+                                               "later from that file: --history=LOCATION --merge=/dev/null FILE)"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 PERF_SELFTEST_SPOIL='%s/s.db' ",
+           dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/s.db' --commit=c9 --json='%s/s.json'",
+           dir, dir);
+  st_exec(&run, env, args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "s.json keeps it, but a shard cannot be recorded later"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* --trend counts runs as --commit-report does: a run id's shards on a GPU
  * are one run, the shards said beside it (a retried shard's replaced
  * attempt not among them); a run without a run id is one. */
@@ -1895,9 +1954,6 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   st_run_free(&run);
   st_rmtree(dir);
 }
-
-#define NO_RUN_ID "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID " \
-                  "-u CI_PIPELINE_ID -u BUILDKITE_BUILD_ID "
 
 /* Shard k of 2 of the fixture's host.truth under the environment's run
  * id (var=value, as the shell reads it), recorded into dir/h.db, its
