@@ -1559,6 +1559,47 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
   st_rmtree(dir);
 }
 
+/* --history=a symbolic link to nothing is refused as a report path's is
+ * (exit 2 naming the link's target; the target never created), for a
+ * run, --trend and a merge from the history; once its target exists (an
+ * empty file: an empty history) the link is the history. */
+ST_TEST(history_a_link_to_nothing_is_refused_as_a_report_path_is)
+{
+  char dir[64], args[900], path[200], link[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(link, sizeof link, "%s/h.db", dir);
+  ST_EQ(symlink("real.db", link), 0);
+  static const struct {
+    const char *args, *want;
+  } cases[] = {
+      {"--filter=host.truth --commit=c1", ": cannot record there: a symbolic link to 'real.db', which does not "
+                                         "exist (create the file it names first: an empty file is an empty "
+                                         "history; or name another path) (nothing was run)"},
+      {"--trend", ": no history there: a symbolic link to 'real.db', which does not exist"},
+      {"--run-id=r1 --merge=%s/o.json", ": no history there: a symbolic link to 'real.db', which does not exist"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char extra[300];
+    snprintf(extra, sizeof extra, cases[k].args, dir);
+    snprintf(args, sizeof args, "--history='%s' %s", link, extra);
+    st_run run;
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want) && !strstr(run.out, "passed,"), "%s: exit %d: %s",
+              args, run.status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/real.db", dir);
+    ST_CHECKF(access(path, F_OK) != 0, "%s: the link's target was created", args);
+  }
+  snprintf(args, sizeof args, ": > '%s/real.db'", dir);
+  ST_EQ(st_shell(args), 0);
+  snprintf(args, sizeof args, "--history='%s' --filter=host.truth --commit=c1", link);
+  st_run run;
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "recorded run 1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
 /* ---- the runner before the run (schema version 4) ------------------- */
 
 static int long_text_row(void *ctx, int n, const char *const *v)
