@@ -2,7 +2,7 @@
 # PERF_TEST of a perf-test binary, asked after each build (`--list`), in the
 # manner of GoogleTest's gtest_discover_tests().
 #
-#   perfgate_discover_tests(TARGET target
+#   perfgate_discover_tests(target | TARGET target   # first, as gtest_discover_tests(target)
 #                           [EXTRA_ARGS arg...]     # runner flags for every test
 #                           [BASELINE_DIR dir]      # --baseline-dir
 #                           [HISTORY location]      # --history (SQLite file or postgresql://)
@@ -25,13 +25,40 @@
 set(_perfgate_discover_script "${CMAKE_CURRENT_LIST_DIR}/perfgateDiscoverTestsImpl.cmake")
 
 function(perfgate_discover_tests)
-  cmake_parse_arguments(arg "" "TARGET;BASELINE_DIR;HISTORY;JSON_DIR;TEST_PREFIX;DISCOVERY_TIMEOUT"
-                        "EXTRA_ARGS;LABELS" ${ARGN})
-  if(NOT arg_TARGET OR NOT TARGET ${arg_TARGET})
-    message(FATAL_ERROR "perfgate_discover_tests: TARGET must name a target (got '${arg_TARGET}')")
+  set(one TARGET BASELINE_DIR HISTORY JSON_DIR TEST_PREFIX DISCOVERY_TIMEOUT)
+  set(many EXTRA_ARGS LABELS)
+  set(usage "perfgate_discover_tests(mytarget ...) or perfgate_discover_tests(TARGET mytarget ...)")
+  set(args ${ARGN})
+  set(positional "")
+  # The target may come first without its keyword, as gtest_discover_tests(mytarget) takes it.
+  if(ARGC GREATER 0 AND NOT "${ARGV0}" STREQUAL "" AND NOT "${ARGV0}" IN_LIST one AND
+     NOT "${ARGV0}" IN_LIST many)
+    set(positional "${ARGV0}")
+    list(REMOVE_AT args 0)
+  endif()
+  cmake_parse_arguments(arg "" "${one}" "${many}" ${args})
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "perfgate_discover_tests: ${arg_KEYWORDS_MISSING_VALUES} given without a value "
+                        "(arguments: '${ARGN}')")
+  endif()
+  if(NOT positional STREQUAL "" AND NOT "${arg_TARGET}" STREQUAL "")
+    message(FATAL_ERROR "perfgate_discover_tests: two targets, '${positional}' and TARGET '${arg_TARGET}': "
+                        "name one, as ${usage}")
+  endif()
+  if(NOT positional STREQUAL "")
+    set(arg_TARGET "${positional}")
+  endif()
+  if("${arg_TARGET}" STREQUAL "")
+    message(FATAL_ERROR "perfgate_discover_tests: no target named (arguments: '${ARGN}'): ${usage}")
+  endif()
+  if(NOT TARGET "${arg_TARGET}")
+    message(FATAL_ERROR "perfgate_discover_tests: '${arg_TARGET}' is not a target in this project: "
+                        "add_executable(${arg_TARGET} ...) comes before perfgate_discover_tests")
   endif()
   if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "perfgate_discover_tests: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "perfgate_discover_tests(${arg_TARGET}): unknown arguments '${arg_UNPARSED_ARGUMENTS}' "
+                        "(it takes EXTRA_ARGS, BASELINE_DIR, HISTORY, JSON_DIR, TEST_PREFIX, LABELS and "
+                        "DISCOVERY_TIMEOUT after the target)")
   endif()
   if(NOT arg_DISCOVERY_TIMEOUT)
     set(arg_DISCOVERY_TIMEOUT 60)

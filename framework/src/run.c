@@ -25,6 +25,7 @@
 #include "supervisor/devices.h"
 #include "supervisor/runner.h"
 #include "base/filter.h"
+#include "base/label.h"
 #include "perfgate.h"
 #include "base/registry.h"
 #include "base/shard.h"
@@ -35,12 +36,13 @@
 #include "worker/process/worker.h"
 #include "base/progname.h"
 
-/* This process's shard, from the engine that started it (base/shard.h).
- * Returns 0, or PERF__EUSAGE with a message on stderr. */
-static int sharding(perf__shard *sh)
+/* This process's shard, from the engine that started it, and its run id:
+ * run_id (--run-id), else the environment's (base/shard.h). Returns 0, or
+ * PERF__EUSAGE with a message on stderr. */
+static int sharding(perf__shard *sh, const char *run_id)
 {
   char err[600];
-  if (!perf__shard_from_env(sh, err, sizeof err)) return 0;
+  if (!perf__shard_from_env(sh, run_id, err, sizeof err)) return 0;
   fprintf(stderr, "%s: %s\n", perf__progname(), err);
   return PERF__EUSAGE;
 }
@@ -228,6 +230,13 @@ static int preflight(perf__options_cli *cli, const char *prog, int *ids, int *nd
   }
   if (cli->devices && *nd == 0) cli->devices = NULL;
   else note[0] = '\0';
+  for (int k = 0; cli->devices && k < *nd; k++) {
+    char id[PERF__LABEL_MAX + 1];
+    if (perf__devices_run_id(cli, ids[k], id, sizeof id, err, sizeof err)) {
+      fprintf(stderr, "%s: %s\n", prog, err);
+      return 2;
+    }
+  }
   if (outputs_ok(cli, prog, ids, *nd) || baseline_dir_ok(cli, prog))
     return 2;
   if (perf__report_check(cli, err, sizeof err) || perf__recorder_check(cli, err, sizeof err)) {
@@ -293,12 +302,13 @@ int perf_main(int argc, char **argv)
                                            : perf__mergehistory_run(&cli);
   if (shard_status_file(prog)) return 2;
   perf__shard sh;
-  if (duplicate_names() || sharding(&sh)) return 2;
+  if (duplicate_names() || sharding(&sh, cli.run_id)) return 2;
   long total = sh.total, index = sh.index;
   cli.shard_index = index;
   cli.shard_total = total;
   cli.shard_said = sh.said;
-  if (!cli.run_id && sh.run_id[0]) cli.run_id = sh.run_id;
+  cli.run_id = sh.run_id[0] ? sh.run_id : NULL;
+  cli.run_id_from = sh.run_id_from;
   if (total > 1 && !cli.run_id && cli.history && !cli.list)
     fprintf(stderr, "perfgate: shard %ld of %ld (from 0) has no run id (--run-id, PERFGATE_RUN_ID, the "
                     "engine's or the CI's): the history records it as a run of its own, not grouped with "

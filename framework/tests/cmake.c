@@ -1,4 +1,4 @@
-/* cmake.c — the CMake package: examples/cmake/ built against a `make install` into a temporary prefix, its perf tests discovered by perfgate_discover_tests and run by ctest. */
+/* cmake.c — the CMake package: examples/cmake/ built against a `make install` into a temporary prefix, its perf tests discovered by perfgate_discover_tests (the target named with TARGET or first, as gtest_discover_tests takes it) and run by ctest. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,8 @@ static int run(const char *dir, const char *cmd, char **out)
 
 /* JSON_DIR names a directory that need not exist (relative: to the
  * binary's): discovery makes it, and each test writes its report there,
- * a skip's too. dir holds the prefix the example was built against. */
+ * a skip's too; the target is named the GoogleTest way, first, without
+ * TARGET. dir holds the prefix the example was built against. */
 static void json_dir_is_made(const char *dir, const char *nvcc)
 {
   char cmd[2500], here[600], *out = NULL;
@@ -31,7 +32,7 @@ static void json_dir_is_made(const char *dir, const char *nvcc)
            "'project(j LANGUAGES CXX CUDA)' 'find_package(perfgate CONFIG REQUIRED)' "
            "'enable_testing()' 'add_executable(t %s/examples/cmake/saxpy_perf.cu)' "
            "'target_link_libraries(t PRIVATE perfgate::perfgate)' "
-           "'perfgate_discover_tests(TARGET t JSON_DIR reports/new)' > '%s/j/CMakeLists.txt' && "
+           "'perfgate_discover_tests(t JSON_DIR reports/new)' > '%s/j/CMakeLists.txt' && "
            "cmake -S '%s/j' -B '%s/jb' -DCMAKE_PREFIX_PATH='%s/prefix' "
            "-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER='%s' && cmake --build '%s/jb' && "
            "ctest --test-dir '%s/jb' && ls '%s/jb/reports/new'",
@@ -41,6 +42,49 @@ static void json_dir_is_made(const char *dir, const char *nvcc)
                 strstr(out, "saxpy.streams_near_the_dram_peak.json"),
             "%d: %s", rc, out ? out : "");
   free(out);
+}
+
+/* perfgate_discover_tests as a CMake line calls it, in a project of one
+ * target t configured against the prefix in dir (configured only: nothing
+ * is built): want NULL, it configures; else it stops with want in its
+ * output. The GoogleTest form, the target first without TARGET, is taken;
+ * a mistake names what was given. */
+static void discover_call_says(const char *dir, const char *call, const char *want)
+{
+  char cmd[2500], *out = NULL;
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/e' && : > '%s/e/t.c' && printf '%%s\n' 'cmake_minimum_required(VERSION 3.24)' "
+           "'project(e LANGUAGES C)' 'find_package(perfgate CONFIG REQUIRED)' 'enable_testing()' "
+           "'add_executable(t t.c)' '%s' > '%s/e/CMakeLists.txt' && "
+           "cmake -S '%s/e' -B '%s/eb' -DCMAKE_PREFIX_PATH='%s/prefix'",
+           dir, dir, call, dir, dir, dir, dir);
+  int rc = run(dir, cmd, &out);
+  size_t u = 0; /* CMake wraps a message's lines and indents them: one space each */
+  for (size_t k = 0; out && out[k]; k++)
+    if (!strchr(" \n", out[k]) || (u && out[u - 1] != ' ')) out[u++] = out[k] == '\n' ? ' ' : out[k];
+  if (out) out[u] = '\0';
+  if (!want)
+    ST_CHECKF(rc == 0, "%s: exit %d: %s", call, rc, out ? out : "");
+  else
+    ST_CHECKF(rc != 0 && out && strstr(out, want), "%s: exit %d, wanted '%s': %s", call, rc, want, out ? out : "");
+  free(out);
+}
+
+static void discover_calls(const char *dir)
+{
+  discover_call_says(dir, "perfgate_discover_tests(t)", NULL);
+  discover_call_says(dir, "perfgate_discover_tests(t LABELS perf EXTRA_ARGS --budget=1)", NULL);
+  discover_call_says(dir, "perfgate_discover_tests(TARGET t)", NULL);
+  discover_call_says(dir, "perfgate_discover_tests(mytarget)",
+                     "perfgate_discover_tests: 'mytarget' is not a target in this project: "
+                     "add_executable(mytarget ...) comes before perfgate_discover_tests");
+  discover_call_says(dir, "perfgate_discover_tests()", "perfgate_discover_tests: no target named (arguments: ''): "
+                     "perfgate_discover_tests(mytarget ...) or perfgate_discover_tests(TARGET mytarget ...)");
+  discover_call_says(dir, "perfgate_discover_tests(t TARGET u)",
+                     "perfgate_discover_tests: two targets, 't' and TARGET 'u'");
+  discover_call_says(dir, "perfgate_discover_tests(TARGET)", "perfgate_discover_tests: TARGET given without a value");
+  discover_call_says(dir, "perfgate_discover_tests(t JSON-DIR r)",
+                     "perfgate_discover_tests(t): unknown arguments 'JSON-DIR;r'");
 }
 
 /* examples/cmake/ as a CMake user builds it: `make install` into a
@@ -79,6 +123,7 @@ ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
                 strstr(out, "perfgateConfig.cmake") && strstr(out, "perfgateConfigVersion.cmake"),
             "%s", out ? out : "");
   free(out);
+  discover_calls(dir);
   snprintf(cmd, sizeof cmd,
            "cmake -S examples/cmake -B '%s/b' -DCMAKE_PREFIX_PATH='%s/prefix' "
            "-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER='%s' && cmake --build '%s/b'",

@@ -121,7 +121,7 @@ ST_TEST(files_reports_on_devices_fifos_and_symlinks)
     /* a link to nothing: refused, left as it is */
     ST_EQ(symlink("missing", p), 0);
     st_exec(&r, "", args);
-    ST_CHECKF(r.status == 2 && strstr(r.out, "a symbolic link to a file that does not exist") &&
+    ST_CHECKF(r.status == 2 && strstr(r.out, "it is a symbolic link to 'missing', which does not exist") &&
                   kind(p) == 'l',
               "%s=dangling: %d: %s", flag, r.status, r.out);
     st_run_free(&r);

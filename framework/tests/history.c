@@ -33,6 +33,9 @@
 #define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
               " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
               " -u CIRCLE_BRANCH -u GIT_BRANCH "
+/* The same for a run id (base/shard.h). */
+#define NO_RUN_ID "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID " \
+                  "-u CI_PIPELINE_ID -u BUILDKITE_BUILD_ID "
 
 /* A temporary directory (mkdtemp) into dir[len]. */
 static int temp_dir(char *dir, size_t len)
@@ -1459,6 +1462,12 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
       {"--history=", "--history needs a SQLite file or a postgresql:// URI"},
       {"--trend", "--trend reads a history: give it --history"},
       {"--history=%D/h.db --trend --json=%D/t.json", "--trend runs no test"},
+      /* two modes: two commands, neither an option of a run */
+      {"--history=%D/h.db --trend --commit-report=c1", "--trend and --commit-report are two modes, not options of "
+       "one another: --trend prints each GPU's series and their change points, --commit-report judges one commit "
+       "across GPUs; give one of them"},
+      {"--history=%D/h.db --commit-report=c1 --list", "--commit-report and --list are two modes"},
+      {"--history=%D/h.db --trend --merge=%D/o.json %D/a.json", "--trend and --merge are two modes"},
       {"--history=%D/h.db --run-id=R1 --filter=host.truth --merge=%D/o.json",
        "--merge runs no test: --filter is an option of a run"},
       {"--history=%D/h.db --gpu=H100 --filter=host.truth", "--gpu picks what --trend reads, or the GPU whose "
@@ -1547,6 +1556,47 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
   char *notes = st_slurp(args);
   ST_CHECK(notes && !strncmp(notes, "these are notes", 15));
   free(notes);
+  st_rmtree(dir);
+}
+
+/* --history=a symbolic link to nothing is refused as a report path's is
+ * (exit 2 naming the link's target; the target never created), for a
+ * run, --trend and a merge from the history; once its target exists (an
+ * empty file: an empty history) the link is the history. */
+ST_TEST(history_a_link_to_nothing_is_refused_as_a_report_path_is)
+{
+  char dir[64], args[900], path[200], link[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(link, sizeof link, "%s/h.db", dir);
+  ST_EQ(symlink("real.db", link), 0);
+  static const struct {
+    const char *args, *want;
+  } cases[] = {
+      {"--filter=host.truth --commit=c1", ": cannot record there: a symbolic link to 'real.db', which does not "
+                                         "exist (create the file it names first: an empty file is an empty "
+                                         "history; or name another path) (nothing was run)"},
+      {"--trend", ": no history there: a symbolic link to 'real.db', which does not exist"},
+      {"--run-id=r1 --merge=%s/o.json", ": no history there: a symbolic link to 'real.db', which does not exist"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char extra[300];
+    snprintf(extra, sizeof extra, cases[k].args, dir);
+    snprintf(args, sizeof args, "--history='%s' %s", link, extra);
+    st_run run;
+    st_exec(&run, "", args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, cases[k].want) && !strstr(run.out, "passed,"), "%s: exit %d: %s",
+              args, run.status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/real.db", dir);
+    ST_CHECKF(access(path, F_OK) != 0, "%s: the link's target was created", args);
+  }
+  snprintf(args, sizeof args, ": > '%s/real.db'", dir);
+  ST_EQ(st_shell(args), 0);
+  snprintf(args, sizeof args, "--history='%s' --filter=host.truth --commit=c1", link);
+  st_run run;
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "recorded run 1"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
   st_rmtree(dir);
 }
 
@@ -1881,6 +1931,100 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   st_rmtree(dir);
 }
 
+/* A recording that fails after the run's check (the history spoiled
+ * while the run goes on, as a database that goes down): the message
+ * gives the command that records the run's --json report later, under
+ * the commit and branch it would have had, and that command records it;
+ * without --json it says how a run could be; a shard's says why it
+ * cannot be. */
+ST_TEST(history_a_failed_recording_says_how_to_record_the_run_later)
+{
+  char dir[64], env[600], args[900], path[900];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERF_SELFTEST_SPOIL='%s/h.db' ", dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/h.db' --commit=c9 --branch='b 1' "
+           "--json='%s/r.json'", dir, dir);
+  st_run run;
+  st_exec(&run, env, args);
+  char want[700];
+  snprintf(want, sizeof want, "the run was not recorded; its report %s/r.json keeps it: record it later with: %s "
+           "--history=%s/h.db --commit=c9 '--branch=b 1' --merge=/dev/null %s/r.json", dir, st_fixture, dir, dir);
+  const char *cmd = strstr(run.out, "record it later with: ");
+  ST_CHECKF(run.status == 2 && strstr(run.out, want), "exit %d, wanted %s: %s", run.status, want, run.out);
+  if (cmd) { /* the history back, empty; the command as given */
+    char later[700];
+    snprintf(later, sizeof later, "%.*s", (int)strcspn(cmd + 22, "\n"), cmd + 22);
+    snprintf(path, sizeof path, "rm '%s/h.db' && %s > '%s/later.log' 2>&1", dir, later, dir);
+    ST_CHECKF(st_shell(path) == 0, "%s", later);
+    snprintf(path, sizeof path, "%s/later.log", dir);
+    char *log = st_slurp(path);
+    ST_CHECKF(log && strstr(log, "perfgate: recorded run 1 (commit c9, "), "%s", log ? log : "(no log)");
+    free(log);
+    snprintf(path, sizeof path, "%s/h.db", dir);
+    perf__store *s = open_at(path);
+    if (s) {
+      ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = 'c9' AND branch = 'b 1' AND passed = 1"),
+            1);
+      perf__store_close(s);
+    }
+  }
+  st_run_free(&run);
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERF_SELFTEST_SPOIL='%s/n.db' ", dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/n.db' --commit=c9", dir);
+  st_exec(&run, env, args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "the run was not recorded (a run given --json=FILE can be recorded "
+                                               "later from that file: --history=LOCATION --merge=/dev/null FILE)"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 PERF_SELFTEST_SPOIL='%s/s.db' ",
+           dir);
+  snprintf(args, sizeof args, "--filter=files.spoils_the_history --history='%s/s.db' --commit=c9 --json='%s/s.json'",
+           dir, dir);
+  st_exec(&run, env, args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "s.json keeps it, but a shard cannot be recorded later"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  st_rmtree(dir);
+}
+
+/* --trend counts runs as --commit-report does: a run id's shards on a GPU
+ * are one run, the shards said beside it (a retried shard's replaced
+ * attempt not among them); a run without a run id is one. */
+ST_TEST(history_trend_counts_a_run_ids_shards_as_one_run)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  for (int k = 0; k < 3; k++) {
+    char shard[100];
+    snprintf(shard, sizeof shard, "{\"index\": %d, \"total\": 3, \"run_id\": \"r3\"}", k);
+    record_of(s, "c1", "GPU", 1 + k, 1e-3, 5e-3, shard, 0);
+  }
+  perf__store_close(s);
+  commit_report_says(path, "c1", 125, "GPU: UNDECIDED: 1 run (3 shards), 0 failed tests");
+  char want[300];
+  snprintf(want, sizeof want, "perfgate trend: %s: 1 run (3 shards); change points", path);
+  trend_says(path, "", 0, want, NULL);
+  snprintf(want, sizeof want, "no series matches the filter nothing.* in the 1 run (3 shards)");
+  trend_says(path, "='nothing.*'", 2, want, NULL);
+  /* a retried shard, a whole run, another GPU's shards of the same run id */
+  if ((s = open_at(path))) {
+    record_of(s, "c2", "GPU", 4, 1e-3, 5e-3, "{\"index\": 1, \"total\": 3, \"run_id\": \"r3\"}", 0);
+    record(s, "c2", "GPU", 5, 1e-3, 5e-3);
+    record_of(s, "c2", "GPU-B", 6, 1e-3, 5e-3, "{\"index\": 0, \"total\": 2, \"run_id\": \"r3\"}", 0);
+    record_of(s, "c2", "GPU-B", 7, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"r3\"}", 0);
+    perf__store_close(s);
+  }
+  snprintf(want, sizeof want, "perfgate trend: %s: 3 runs (6 shards); change points", path);
+  trend_says(path, "", 0, want, NULL);
+  /* GPU's newest commit: r3's shard 1 again and the whole run: 2 runs, no shards to say */
+  snprintf(want, sizeof want, "perfgate trend: %s: 2 runs; change points", path);
+  trend_says(path, " --gpu=GPU --last=1", 0, want, NULL);
+  st_rmtree(dir);
+}
+
 /* --devices with --history and a run id: each GPU's run is recorded under
  * the run id with "/gpuK" after it, so two GPUs of one model are two runs,
  * not a shard and its retry; the joined --json is the run's, its run id
@@ -1924,6 +2068,125 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   ST_CHECKF(run.status == 0 && strstr(run.out, "shard 0 of 2 (from 0) has no run id") &&
                 strstr(run.out, "perfgate: recorded run"), "%s", run.out);
   st_run_free(&run);
+  st_rmtree(dir);
+}
+
+/* Shard k of 2 of the fixture's host.truth under the environment's run
+ * id (var=value, as the shell reads it), recorded into dir/h.db, its
+ * --json report dir/NAME.json. Returns the exit status; *out (may be
+ * NULL) its output (st_run_free it). */
+static int env_shard(const char *dir, int k, const char *var, const char *value, const char *name,
+                     const char *extra, st_run *out)
+{
+  char env[900], args[600];
+  st_run run;
+  snprintf(env, sizeof env, NO_CI NO_RUN_ID "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=%d %s=%s ", k, var, value);
+  snprintf(args, sizeof args, "--filter=host.truth --commit=c1 --history='%s/h.db' --json='%s/%s.json' %s", dir,
+           dir, name, extra);
+  st_exec(&run, env, args);
+  int status = run.status;
+  if (out) *out = run;
+  else st_run_free(&run);
+  return status;
+}
+
+/* Issue 48: a run id from the environment follows --run-id's rule. Ids
+ * that share their first 95 bytes are two runs, kept whole (the files do
+ * not merge as one, the history merges neither as whole); a 100-byte id
+ * is recorded as it is and merged from the history by it; a trailing
+ * space, a newline, invalid UTF-8 and 121 bytes are refused before
+ * anything runs, naming the variable (exit 2, no report, nothing
+ * recorded); with --devices, the id with "/gpuK" after it must keep the
+ * rule too. */
+ST_TEST(history_run_ids_from_the_environment_follow_the_label_rule)
+{
+  char dir[64], p95[96], id[160], args[1400], path[200];
+  if (!temp_dir(dir, sizeof dir)) return;
+  memset(p95, 'p', 95), p95[95] = '\0';
+  for (int k = 0; k < 2; k++) {
+    snprintf(id, sizeof id, "%sRUN%d", p95, k + 1);
+    ST_EQ(env_shard(dir, k, "PERFGATE_RUN_ID", id, k ? "s1" : "s0", "", NULL), 0);
+  }
+  snprintf(args, sizeof args, "--merge='%s/o.json' '%s/s0.json' '%s/s1.json'", dir, dir, dir);
+  st_run run;
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "RUN1' and ") && strstr(run.out, "RUN2': the shards of one run only"),
+            "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(args, sizeof args, "--history='%s/h.db' --run-id=%sRUN1 --merge='%s/o.json'", dir, p95, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "shard 1 of 2 (from 0) of run 'pppp") &&
+                strstr(run.out, "RUN1' is not in the history"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  /* 100 bytes: whole, in the reports and the history */
+  memset(id, 'r', 100), id[100] = '\0';
+  for (int k = 0; k < 2; k++) ST_EQ(env_shard(dir, k, "GITHUB_RUN_ID", id, k ? "l1" : "l0", "", NULL), 0);
+  snprintf(args, sizeof args, "--history='%s/h.db' --run-id=%s --merge='%s/l.json'", dir, id, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 0 && strstr(run.out, "perfgate: merged 2 reports"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (s) {
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE run_key = '%s'", id);
+    ST_EQ(number(s, sql), 2);
+    ST_EQ(number(s, "SELECT count(DISTINCT run_key) FROM perfgate_runs"), 3);
+    perf__store_close(s);
+  }
+  /* a report an older perfgate wrote with such an id: refused by --merge too */
+  snprintf(args, sizeof args, "for k in 0 1; do sed 's/\"run_id\": \"r*\"/\"run_id\": \"run-7 \"/' '%s/l'$k.json > "
+           "'%s/m'$k.json; done", dir, dir);
+  ST_EQ(st_shell(args), 0);
+  snprintf(args, sizeof args, "--merge='%s/m.json' '%s/m0.json' '%s/m1.json'", dir, dir, dir);
+  st_exec(&run, "", args);
+  ST_CHECKF(run.status == 2 && strstr(run.out, "m0.json: its run id (run.shard.run_id): a space at its start or end: "
+                                               "'run-7 '"), "exit %d: %s", run.status, run.out);
+  st_run_free(&run);
+  /* refused, each naming its variable: nothing run, no report, nothing recorded */
+  static const struct {
+    const char *var, *value, *says;
+  } bad[] = {
+      {"PERFGATE_RUN_ID", "'run-7 '", "PERFGATE_RUN_ID (the run id; --run-id=ID overrides it): a space at its start "
+                                      "or end: 'run-7 '"},
+      {"CI_PIPELINE_ID", "\"$(printf 'run\\n7')\"", "CI_PIPELINE_ID (the run id; --run-id=ID overrides it): a "
+                                                    "control character: 'run\\n7'"},
+      {"BUILDKITE_BUILD_ID", "\"$(printf 'run\\3777')\"", "BUILDKITE_BUILD_ID (the run id; --run-id=ID overrides "
+                                                        "it): not valid UTF-8: 'run\\xff7'"},
+      {"GITHUB_RUN_ID", "$(printf 'g%.0s' $(seq 121))", "GITHUB_RUN_ID (the run id; --run-id=ID overrides it): 121 "
+                                                       "bytes, more than the 120 a label may have"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char fresh[64];
+    if (!temp_dir(fresh, sizeof fresh)) break;
+    int status = env_shard(fresh, 0, bad[i].var, bad[i].value, "b", "", &run);
+    char line[400];
+    ST_CHECKF(status == 2 && strstr(run.out, bad[i].says) && !strstr(run.out, "perfgate: 1 test") &&
+                  !strstr(run.out, "recorded run") && !strstr(st_last_line(&run, line, sizeof line), "passed"),
+              "case %zu: exit %d: %s", i, status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/h.db", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "case %zu: the history was created", i);
+    snprintf(path, sizeof path, "%s/b.json", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "case %zu: a report was written", i);
+    st_rmtree(fresh);
+  }
+  /* --devices: 118 bytes and "/gpu1" are 123, past the rule */
+  char fresh[64];
+  if (temp_dir(fresh, sizeof fresh)) {
+    memset(id, 'd', 118), id[118] = '\0';
+    snprintf(args, sizeof args, "--devices=0,1 --filter=host.truth --commit=c1 --history='%s/h.db'", fresh);
+    char env[800];
+    snprintf(env, sizeof env, NO_CI NO_RUN_ID "PERFGATE_RUN_ID=%s ", id);
+    st_exec(&run, env, args);
+    ST_CHECKF(run.status == 2 && strstr(run.out, "PERFGATE_RUN_ID with --devices (each GPU's run is recorded under "
+                                                 "the run id and /gpuK: '.../gpu0'): 123 bytes, more than the 120") &&
+                  !strstr(run.out, "perfgate: 1 test"), "exit %d: %s", run.status, run.out);
+    st_run_free(&run);
+    snprintf(path, sizeof path, "%s/h.db", fresh);
+    ST_CHECKF(access(path, F_OK) != 0, "--devices: the history was created");
+    st_rmtree(fresh);
+  }
   st_rmtree(dir);
 }
 

@@ -85,3 +85,24 @@ ST_TEST(file_replace_failures_are_errors_with_errno_and_step)
   ST_EQ(st_temp_files(dir), 0);
   st_rmtree(dir);
 }
+
+/* A link to nothing is told from a missing path, a link that resolves and
+ * a file, its target read as the link holds it. */
+ST_TEST(file_dangling_is_a_link_to_nothing_only)
+{
+  char dir[] = "/tmp/perfgate-file-XXXXXX", path[300], to[300];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/link", dir);
+  ST_EQ(symlink("no/such.db", path), 0);
+  ST_EQ(perf__file_dangling(path, to, sizeof to), 1);
+  ST_STR(to, "no/such.db");
+  snprintf(path, sizeof path, "%s/missing", dir);
+  ST_EQ(perf__file_dangling(path, to, sizeof to), 0);
+  snprintf(path, sizeof path, "%s/file", dir);
+  ST_EQ(perf__file_replace(path, "x", 1, 0, NULL, to, sizeof to), 0);
+  ST_EQ(perf__file_dangling(path, to, sizeof to), 0);
+  snprintf(path, sizeof path, "%s/good", dir);
+  ST_EQ(symlink("file", path), 0);
+  ST_EQ(perf__file_dangling(path, to, sizeof to), 0);
+  st_rmtree(dir);
+}

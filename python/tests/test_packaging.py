@@ -160,3 +160,42 @@ def test_a_cuda_library_already_loaded_is_the_one_used(tmp_path):
     for n in names:
         assert got["found"][n] == os.path.join(own, n)
         assert [m for m in got["maps"] if os.path.basename(m).startswith(n)] == [os.path.join(own, n)]
+
+
+README_PATH = "/home/me/venv/lib/python3.11/site-packages/perfgate/libperfgate.so"
+
+
+def readme_library_not_found():
+    """The LibraryNotFound text the README quotes (its code block after
+    "with `LibraryNotFound`"), unindented."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    after = text[text.index("with `LibraryNotFound` naming it"):]
+    block = re.search(r"\n( *)```\n(.*?)\n *```\n", after, re.S)
+    indent = len(block.group(1))
+    return "\n".join(line[indent:] for line in block.group(2).split("\n"))
+
+
+def test_the_readme_quotes_the_real_library_not_found_text():
+    # A machine without CUDA: no CUDA library anywhere perfgate looks, no
+    # CUDA_HOME or CUDA_PATH, no NVIDIA wheels (-S), no nvcc on the PATH.
+    code = ("import os, perfgate, perfgate._deps as D\n"
+            "cuda = lambda p: any(os.path.basename(p).startswith(k + '.') for k in D.CUDA_LIBS)\n"
+            "real_open, real_exists = D._open, os.path.exists\n"
+            "D._open = lambda n, mode=os.RTLD_GLOBAL: ('gone' if cuda(n) else real_open(n, mode))\n"
+            "D.os.path.exists = lambda p: False if cuda(p) else real_exists(p)\n"
+            "D.shutil.which = lambda name: None\n"
+            "try:\n"
+            "    perfgate.library_version()\n"
+            "except perfgate.LibraryNotFound as e:\n"
+            "    print(str(e))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
+    env["PYTHONPATH"] = PYTHON_DIR
+    r = subprocess.run([sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    lib = re.match(r"perfgate: cannot load (\S+): ", r.stdout).group(1)
+    real = r.stdout.rstrip("\n").replace(lib, README_PATH)
+    needed = [n for n in _deps.needed(lib) if n.split(".so")[0] in _deps.CUDA_LIBS]
+    assert needed == ["libcupti.so.13", "libcudart.so.13"], needed  # what the README's machine lacks
+    assert readme_library_not_found() == real, f"README:\n{readme_library_not_found()}\nreal:\n{real}"

@@ -130,6 +130,17 @@ static int open_in_place(perf__file *w, int fifo, const perf__file_why *why)
   return 0;
 }
 
+/* See file.h. */
+int perf__file_dangling(const char *path, char *target, size_t len)
+{
+  struct stat st, lst;
+  if (len) target[0] = '\0';
+  if (!stat(path, &st) || errno != ENOENT || lstat(path, &lst) || !S_ISLNK(lst.st_mode)) return 0;
+  ssize_t n = len > 1 ? readlink(path, target, len - 1) : -1;
+  if (n >= 0) target[n] = '\0';
+  return 1;
+}
+
 /* How path is written: WRITE_NEW (a new file: renamed into place),
  * WRITE_REPLACE (a regular file, or a link to one: target set to the file
  * replaced), WRITE_OWN (*fd: one of our descriptors 0-2), WRITE_FIFO,
@@ -141,8 +152,13 @@ static int classify(const char *path, char *target, size_t len, int *fd, const p
   snprintf(target, len, "%s", path);
   if (stat(path, &st) != 0) {
     if (errno != ENOENT) return failed(why, PERF__FILE_CREATE, errno), -1; /* ELOOP, EACCES */
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-      return refused(why, "it is a symbolic link to a file that does not exist"), -1;
+    char to[4096];
+    if (perf__file_dangling(path, to, sizeof to)) {
+      char text[4200];
+      snprintf(text, sizeof text, "it is a symbolic link to '%s', which does not exist (create the file it "
+                                  "names first, or name another path)", to);
+      return refused(why, text), -1;
+    }
     return under_proc(path) ? (failed(why, PERF__FILE_CREATE, ENOENT), -1) : WRITE_NEW;
   }
   if ((*fd = own_fd(&st)) >= 0) return WRITE_OWN;

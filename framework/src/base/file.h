@@ -61,6 +61,13 @@ typedef struct perf__file_why {
   size_t errlen;
 } perf__file_why;
 
+/* 1 when path is a symbolic link to nothing (its target, as the link
+ * holds it, into target[len]); 0 otherwise (a path that does not exist,
+ * a link that resolves, anything else). The one test of a dangling link
+ * for every file perfgate writes (reports, the SQLite history): such a
+ * link is refused, never followed to create its target. Never fails. */
+int perf__file_dangling(const char *path, char *target, size_t len);
+
 /* Whether path can be written, before anything is (the checks a run
  * makes up front): for a new or regular file, that the directory of the
  * file it resolves to is writable; a device is opened for writing as the

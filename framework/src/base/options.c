@@ -403,18 +403,54 @@ static int merge_conflicts(args *a)
   return 0;
 }
 
+/* The modes of perftest besides a run: each does one thing and runs no
+ * test, so that two of them on one command line are two commands, not
+ * an option of the other. X(option, what it does). */
+#define PERF__OPTIONS_MODES(X)                                            \
+  X("--trend", "prints each GPU's series and their change points")        \
+  X("--commit-report", "judges one commit across GPUs")                   \
+  X("--merge", "merges a run's shards into one report")                   \
+  X("--check-baselines", "validates the baseline files")                  \
+  X("--print-baseline-file", "prints the baseline file this machine uses") \
+  X("--list", "lists the tests")
+
+/* Fails on two modes given together, naming both and what each does. */
+static int two_modes(args *a)
+{
+  static const struct {
+    const char *opt, *does;
+  } modes[] = {
+#define PERF__X(o, d) {o, d},
+      PERF__OPTIONS_MODES(PERF__X)
+#undef PERF__X
+  };
+  int first = -1;
+  for (int k = 0; k < (int)(sizeof modes / sizeof modes[0]); k++) {
+    if (!perf__options_given(a->cli, modes[k].opt)) continue;
+    if (first < 0) {
+      first = k;
+      continue;
+    }
+    snprintf(a->err, a->len, "%s and %s are two modes, not options of one another: %s %s, %s %s; give "
+             "one of them", modes[first].opt, modes[k].opt, modes[first].opt, modes[first].does,
+             modes[k].opt, modes[k].does);
+    return PERF__EUSAGE;
+  }
+  return 0;
+}
+
 /* Fails on options that do not combine. */
 static int conflicts(args *a)
 {
   const perf__options_cli *c = a->cli;
   char formats[200];
+  if (two_modes(a)) return PERF__EUSAGE;
   if (c->devices && (refused_format(c, 0) || c->update_baselines))
     return usage(a, "--devices runs one report per GPU: it does not combine with "
                     "%s or --update-baselines", one_stream_formats(formats, sizeof formats), NULL);
   if (c->trend && !c->history)
     return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
-  if (c->trend && (refused_format(c, 1) || c->merge || c->devices ||
-                   c->update_baselines || c->list || c->repeat > 1 || c->check_baselines))
+  if (c->trend && (refused_format(c, 1) || c->devices || c->update_baselines || c->repeat > 1))
     return usage(a, "--trend runs no test: it takes --history, --branch, --gpu, --last, --filter, "
                     "--plots, --html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
   if (c->trend_last && !c->trend)
@@ -425,9 +461,8 @@ static int conflicts(args *a)
   if (c->merge && merge_conflicts(a)) return PERF__EUSAGE;
   if (c->commit_report && !c->history)
     return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
-  if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->trend || c->merge ||
-                           c->devices || c->update_baselines || c->list || c->repeat > 1 ||
-                           c->check_baselines))
+  if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->devices || c->update_baselines ||
+                           c->repeat > 1))
     return usage(a, "--commit-report runs no test: it takes --history, --branch, --filter, "
                     "--markdown, --html and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))

@@ -50,6 +50,7 @@ typedef struct perf__options_cli {
   long shard_index, shard_total; /* set by perf_main: this run's shard */
   const char *shard_said;        /* set by perf_main: the engine it came from ("": none) */
   const char *run_id;            /* --run-id, else the engine's (base/shard.h); NULL: none */
+  const char *run_id_from;       /* set by perf_main: what gave run_id ("--run-id" or a variable) */
   const struct perf__preflight *preflight; /* set by perf_main: each GPU's preflight */
   int npreflight;                          /* (for --json; 0: none taken) */
   int argc;                     /* set by perf_main: the command line, for --json */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/label.h"
 #include "base/status.h"
 
 /* v's value, or NULL when it is unset or empty. Never fails. */
@@ -122,21 +123,48 @@ static const char *const what[] = {
 #undef PERF__X
 };
 
-/* The run's id from the engine e (PERFGATE_RUN_ID first, for any). Never
- * fails. */
-static void run_id(perf__shard *s)
+/* The variables a run id is read from, in order: X(variable, engine
+ * whose runs alone it names, NONE for any). PERFGATE_RUN_ID is set on
+ * purpose; the engine's next; then a CI's run, the same for every job of
+ * it and every re-run attempt. */
+#define PERF__SHARD_RUN_IDS(X)        \
+  X("PERFGATE_RUN_ID", NONE)          \
+  X("SLURM_ARRAY_JOB_ID", SLURM_ARRAY) \
+  X("SLURM_JOB_ID", SLURM_STEP)       \
+  X("GITHUB_RUN_ID", NONE)            \
+  X("CI_PIPELINE_ID", NONE)           \
+  X("BUILDKITE_BUILD_ID", NONE)
+
+/* The run's id into s: given, else the first variable that names it for
+ * s's engine, whole. Returns 0, or PERF__EUSAGE when the label rule
+ * refuses it, naming the variable, in err[len] (nothing is cut: an id
+ * longer than the rule allows is refused). */
+static int run_id(perf__shard *s, const char *given, char *err, size_t len)
 {
-  const char *id = env("PERFGATE_RUN_ID");
-  if (!id && s->engine == PERF__SHARD_SLURM_ARRAY) id = env("SLURM_ARRAY_JOB_ID");
-  if (!id && s->engine == PERF__SHARD_SLURM_STEP) id = env("SLURM_JOB_ID");
-  /* A CI's run: the same for every job of it and every re-run attempt. */
-  static const char *const ci[] = {"GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_ID"};
-  for (size_t i = 0; !id && i < sizeof ci / sizeof ci[0]; i++) id = env(ci[i]);
-  snprintf(s->run_id, sizeof s->run_id, "%s", id ? id : "");
+  static const struct {
+    const char *var;
+    perf__shard_engine engine;
+  } from[] = {
+#define PERF__X(v, e) {v, PERF__SHARD_##e},
+      PERF__SHARD_RUN_IDS(PERF__X)
+#undef PERF__X
+  };
+  const char *id = given, *var = given ? "--run-id" : NULL;
+  for (size_t i = 0; !id && i < sizeof from / sizeof from[0]; i++)
+    if (from[i].engine == PERF__SHARD_NONE || from[i].engine == s->engine)
+      if ((id = env(from[i].var))) var = from[i].var;
+  if (!id) return 0;
+  char what[160];
+  snprintf(what, sizeof what, "%s (the run id%s)", var, given ? "" : "; --run-id=ID overrides it");
+  if (perf__label_check(what, id, err, len)) return PERF__EUSAGE;
+  _Static_assert(sizeof s->run_id > PERF__LABEL_MAX, "a run id the rule allows fits whole");
+  snprintf(s->run_id, sizeof s->run_id, "%s", id);
+  s->run_id_from = var;
+  return 0;
 }
 
 /* See shard.h. */
-int perf__shard_from_env(perf__shard *s, char *err, size_t len)
+int perf__shard_from_env(perf__shard *s, const char *given, char *err, size_t len)
 {
   *s = (perf__shard){.index = 0, .total = 1, .engine = PERF__SHARD_NONE};
   for (int e = 0; e < PERF__SHARD_NENGINES; e++) {
@@ -152,6 +180,5 @@ int perf__shard_from_env(perf__shard *s, char *err, size_t len)
     snprintf(s->said, sizeof s->said, "shard %ld of %ld (from 0), from %s", s->index, s->total,
              what[e]);
   }
-  run_id(s);
-  return 0;
+  return run_id(s, given, err, len);
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "base/label.h"
+
 /* The engines, in the order that decides when several have set their
  * variables (the first whose variables are set wins; the others are named
  * as ignored): X(engine, what the run says it used). GoogleTest's
@@ -34,19 +36,27 @@ typedef struct perf__shard {
   char said[400];            /* "shard 2 of 4 (from 0), from a Slurm job array's ...": the
                                 index as GTEST_SHARD_INDEX and --merge count,
                                 and the engines ignored; "" when none */
-  char run_id[96];           /* the run all shards share: PERFGATE_RUN_ID,
-                                else the engine's (SLURM_ARRAY_JOB_ID,
-                                SLURM_JOB_ID), else the CI's
-                                (GITHUB_RUN_ID, CI_PIPELINE_ID,
+  char run_id[PERF__LABEL_MAX + 1]; /* the run all shards share, whole (an id the
+                                label rule refuses is an error, never cut):
+                                --run-id, else PERFGATE_RUN_ID, else the
+                                engine's (SLURM_ARRAY_JOB_ID, SLURM_JOB_ID),
+                                else the CI's (GITHUB_RUN_ID, CI_PIPELINE_ID,
                                 BUILDKITE_BUILD_ID: the same for each job
                                 and each re-run attempt); "" when none */
+  const char *run_id_from;   /* what gave it: "--run-id" or the variable's
+                                name; NULL when none */
 } perf__shard;
 
-/* Reads the shard from getenv. Returns 0, or PERF__EUSAGE with the
- * reason in err[len]: an engine's variables half set or malformed
+/* Reads the shard from getenv, and the run id: given (--run-id, which
+ * the options checked) when not NULL, else the first variable of the
+ * list above that is set (to more than ""), checked by the label rule of
+ * commits and branches (base/label.h). Returns 0, or PERF__EUSAGE with
+ * the reason in err[len]: an engine's variables half set or malformed
  * (not a whole number, index outside 0..total-1), a Kubernetes index
  * without PERFGATE_TOTAL_SHARDS, a Slurm array that is a list (1,4,9)
- * rather than a range with a step. */
-int perf__shard_from_env(perf__shard *s, char *err, size_t len);
+ * rather than a range with a step; a run id the rule refuses (longer than
+ * PERF__LABEL_MAX bytes, not UTF-8, a control character, a space at
+ * either end), naming its variable. */
+int perf__shard_from_env(perf__shard *s, const char *given, char *err, size_t len);
 
 #endif

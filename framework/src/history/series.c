@@ -18,6 +18,7 @@ typedef struct run_at {
   long long id;
   size_t axis, at;
   char *gpu, *commit, *started;
+  char *key; /* its run id (NULL: a whole run, recorded without one) */
 } run_at;
 
 /* State while reading. */
@@ -34,11 +35,11 @@ static char *dup(const char *s)
   return s ? strdup(s) : NULL;
 }
 
-/* Row of the runs query: id, gpu, commit, started. */
+/* Row of the runs query: id, gpu, commit, started, run id. */
 static int run_row(void *ctx, int n, const char *const *v)
 {
   loader *l = ctx;
-  if (n < 4 || !v[0]) return 0;
+  if (n < 5 || !v[0]) return 0;
   run_at *runs = perf__grow(l->runs, &l->cap, l->nruns + 1, sizeof *runs, 16);
   if (!runs) return l->oom = 1, 1;
   l->runs = runs;
@@ -48,8 +49,40 @@ static int run_row(void *ctx, int n, const char *const *v)
   r->gpu = dup(v[1] ? v[1] : "none");
   r->commit = dup(v[2] ? v[2] : "unknown");
   r->started = dup(v[3] ? v[3] : "");
-  if (!r->gpu || !r->commit || !r->started) l->oom = 1;
+  r->key = dup(v[4]);
+  if (!r->gpu || !r->commit || !r->started || (v[4] && !r->key)) l->oom = 1;
   return l->oom;
+}
+
+/* Frees what run r holds. Never fails. */
+static void run_free(run_at *r)
+{
+  free(r->gpu), free(r->commit), free(r->started), free(r->key);
+}
+
+static int by_gpu_key(const void *x, const void *y)
+{
+  const run_at *a = *(run_at *const *)x, *b = *(run_at *const *)y;
+  int c = strcmp(a->gpu, b->gpu);
+  return c ? c : strcmp(a->key, b->key);
+}
+
+/* The runs among runs[0..n) as --commit-report counts them: the shards
+ * of one run id on one GPU are one run, a run recorded without a run id
+ * one of its own. Returns the count, or SIZE_MAX without memory. */
+static size_t count_runs(run_at *runs, size_t n)
+{
+  run_at **keyed = malloc((n + 1) * sizeof *keyed);
+  size_t m = 0, count = 0;
+  if (!keyed) return SIZE_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (runs[i].key) keyed[m++] = &runs[i];
+    else count++;
+  }
+  qsort(keyed, m, sizeof *keyed, by_gpu_key);
+  for (size_t i = 0; i < m; i++) count += !i || by_gpu_key(&keyed[i - 1], &keyed[i]);
+  free(keyed);
+  return count;
 }
 
 /* The axis of gpu, added when new; SIZE_MAX without memory. */
@@ -147,7 +180,7 @@ static int place_runs(loader *l)
   }
   for (size_t i = 0; i < l->nruns; i++) {
     if (keep[i]) l->runs[kept++] = l->runs[i];
-    else free(l->runs[i].gpu), free(l->runs[i].commit), free(l->runs[i].started);
+    else run_free(&l->runs[i]);
   }
   free(keep);
   l->nruns = kept;
@@ -344,10 +377,11 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
   perf__store_value p[3] = {perf__store_int(q->through > 0 ? q->through : INT64_MAX)};
   char sql[700];
   int np = 1, v = 0;
-  size_t u = (size_t)snprintf(sql, sizeof sql, "SELECT id, gpu, commit_id, started FROM perfgate_runs r"
-                                               " WHERE id <= $1");
   /* A retried shard: its last attempt counts (schema 5 has run ids). */
-  if (!perf__schema_version(st, &v, err, len) && v >= 5)
+  int keys = !perf__schema_version(st, &v, err, len) && v >= 5;
+  size_t u = (size_t)snprintf(sql, sizeof sql, "SELECT id, gpu, commit_id, started, %s FROM perfgate_runs r"
+                                               " WHERE id <= $1", keys ? "run_key" : "NULL");
+  if (keys)
     u += (size_t)snprintf(sql + u, sizeof sql - u, " AND " PERF__SCHEMA_LAST_ATTEMPT(" AND n.id <= $1"));
   if (q->fit_only && v >= 4) u += (size_t)snprintf(sql + u, sizeof sql - u, " AND (unfit IS NULL OR unfit = '')");
   if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
@@ -380,10 +414,12 @@ int perf__series_load(perf__store *st, const perf__series_query *q, perf__series
   loader l = {q, set, NULL, 0, 0, 0};
   memset(set, 0, sizeof *set);
   int rc = read_rows(st, &l, err, len);
-  set->runs = l.nruns;
+  set->shards = l.nruns;
+  set->runs = rc || l.oom ? 0 : count_runs(l.runs, l.nruns);
+  if (set->runs == SIZE_MAX) l.oom = 1;
   for (size_t i = 0; !rc && !l.oom && i < set->n; i++)
     if (group(&set->s[i])) l.oom = 1;
-  for (size_t i = 0; i < l.nruns; i++) free(l.runs[i].gpu), free(l.runs[i].commit), free(l.runs[i].started);
+  for (size_t i = 0; i < l.nruns; i++) run_free(&l.runs[i]);
   free(l.runs);
   if (l.oom) rc = (snprintf(err, len, "%s: out of memory", st->where), PERF__ENOMEM);
   if (rc) perf__series_free(set);

@@ -60,7 +60,10 @@ typedef struct perf__series_set {
   size_t naxes;
   perf__series *s;
   size_t n, cap;
-  size_t runs;         /* runs read */
+  size_t runs;         /* runs read, as --commit-report counts them: one run id's
+                          shards on one GPU are one run */
+  size_t shards;       /* what was recorded of them: each shard's last attempt
+                          (a run of one shard, or without a run id, is one) */
   /* Internal: key -> series index. */
   size_t *slots;
   size_t nslots;

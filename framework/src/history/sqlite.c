@@ -210,6 +210,11 @@ static int path_check(const char *path, int create, char *err, size_t len)
   const char *d = perf__file_dir_of(path, dir, sizeof dir);
   if (stat(path, &st)) {
     if (errno != ENOENT) return unreachable(path, create, errno, err, len);
+    char to[4096]; /* a link to nothing: refused as a report path's is, its target never created */
+    if (perf__file_dangling(path, to, sizeof to))
+      return snprintf(err, len, "%s: %s: a symbolic link to '%s', which does not exist (create the file it "
+                                "names first: an empty file is an empty history; or name another path)",
+                      path, create ? "cannot record there" : "no history there", to), PERF__EIO;
     if ((stat(d, &ds) || !S_ISDIR(ds.st_mode)) && create)
       return snprintf(err, len, "%s: cannot create it: the directory %s does not exist (create it "
                                 "first)", path, d), PERF__EIO;

@@ -16,6 +16,7 @@
 #include "base/claimrec.h"
 #include "base/json.h"
 #include "base/jsontree.h"
+#include "base/label.h"
 #include "base/progname.h"
 #include "base/status.h"
 #include "base/units.h"
@@ -36,8 +37,17 @@ static const char *version_of(const perf__jsontree_node *report)
   return text_of(perf__jsontree_get(report, "run"), "perfgate");
 }
 
+/* The run id report r's shard carries ("" when none). Never fails. */
+static const char *run_id_of(const perf__jsontree_node *r)
+{
+  const perf__jsontree_node *id =
+      perf__jsontree_get(perf__jsontree_get(perf__jsontree_get(r, "run"), "shard"), "run_id");
+  return id && id->type == PERF__J_STRING ? id->text : "";
+}
 
-/* Checks one report; returns 0 or 2 after a message. */
+/* Checks one report: a perfgate report whose run id, if any, keeps the
+ * one rule of run ids (base/label.h: a report an older perfgate wrote may
+ * hold one cut or with a newline); returns 0 or 2 after a message. */
 static int check(const char *path, const perf__jsontree_node *r, long *total, char *seen, int shards)
 {
   const perf__jsontree_node *schema = perf__jsontree_get(r, "schema"), *run = perf__jsontree_get(r, "run"),
@@ -54,6 +64,11 @@ static int check(const char *path, const perf__jsontree_node *r, long *total, ch
               path, why);
       return 2;
     }
+  }
+  char why[400];
+  if (*run_id_of(r) && perf__label_check("its run id (run.shard.run_id)", run_id_of(r), why, sizeof why)) {
+    fprintf(stderr, "%s: --merge: %s: %s\n", perf__progname(), path, why);
+    return 2;
   }
   if (!shards) return 0;
   long idx = (long)perf__jsontree_num(perf__jsontree_get(shard, "index"), -1),
@@ -87,14 +102,6 @@ static int totals_of(perf__jsontree_node **r, int n, perf__jsonreport_totals *t)
       *sum[k] += perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(r[i], "totals"), keys[k]), 0);
   }
   return code;
-}
-
-/* The run id report r's shard carries ("" when none). Never fails. */
-static const char *run_id_of(const perf__jsontree_node *r)
-{
-  const perf__jsontree_node *id =
-      perf__jsontree_get(perf__jsontree_get(perf__jsontree_get(r, "run"), "shard"), "run_id");
-  return id && id->type == PERF__J_STRING ? id->text : "";
 }
 
 /* The merged document of the checked reports r[0..n) into j, through the

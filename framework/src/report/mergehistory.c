@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/jsontree.h"
+#include "base/label.h"
 #include "base/progname.h"
 #include "base/units.h"
 #include "history/connect.h"
@@ -31,11 +32,12 @@ static size_t gpus_of(const perf__documents_set *set, char *out, size_t len)
   return n;
 }
 
-/* Keeps the first run id a row holds in ctx (a char[200]). */
+/* Keeps the first run id a row holds in *(char **)ctx (strdup: whole).
+ * Never fails (without memory none is kept). */
 static int key_row(void *ctx, int n, const char *const *v)
 {
-  char *key = ctx;
-  if (n > 0 && v[0] && !key[0]) snprintf(key, 200, "%s", v[0]);
+  char **key = ctx;
+  if (n > 0 && v[0] && !*key) *key = strdup(v[0]);
   return 0;
 }
 
@@ -44,13 +46,20 @@ static int key_row(void *ctx, int n, const char *const *v)
  * Never fails (a store error leaves out empty). */
 static const char *gpu_runs(perf__store *s, const char *id, char *out, size_t len)
 {
-  char pattern[300], key[200] = "", err[300];
-  snprintf(pattern, sizeof pattern, "%s/gpu%%", id);
+  /* LIKE's own characters in the id match only themselves. */
+  char pattern[2 * PERF__LABEL_MAX + 16], *key = NULL, err[300];
+  size_t u = 0;
+  for (const char *c = id; *c && u + 8 < sizeof pattern; c++) {
+    if (*c == '%' || *c == '_' || *c == '!') pattern[u++] = '!';
+    pattern[u++] = *c;
+  }
+  snprintf(pattern + u, sizeof pattern - u, "/gpu%%");
   perf__store_value v = perf__store_text(pattern);
   out[0] = '\0';
-  if (!perf__store_exec(s, "SELECT run_key FROM perfgate_runs WHERE run_key LIKE $1 ORDER BY run_key", &v, 1,
-                        key_row, key, err, sizeof err) && key[0])
+  if (!perf__store_exec(s, "SELECT run_key FROM perfgate_runs WHERE run_key LIKE $1 ESCAPE '!' ORDER BY run_key",
+                        &v, 1, key_row, &key, err, sizeof err) && key)
     snprintf(out, len, "; --devices recorded each GPU's run as its own run id: e.g. '%s'", key);
+  free(key);
   return out;
 }
 

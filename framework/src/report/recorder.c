@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/progname.h"
 #include "base/status.h"
 #include "history/provenance.h"
 #include "history/record.h"
 #include "history/schema.h"
+#include "history/secret.h"
 #include "history/connect.h"
 #include "history/store.h"
 
@@ -114,6 +116,58 @@ static const char *recorded_already(perf__store *s, const perf__jsontree_node *d
   return n[0] > 0 ? id->text : NULL;
 }
 
+/* s as one shell word (quoted when it holds anything but [A-Za-z0-9_./:@%+=,-])
+ * appended to out[len] after a space. Never fails (a long one is cut with
+ * the line). */
+static void word(char *out, size_t len, const char *s)
+{
+  size_t u = strlen(out);
+  int plain = *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == strlen(s);
+  u += (size_t)snprintf(out + u, u < len ? len - u : 0, plain ? " %s" : " '", s);
+  for (const char *c = s; !plain && *c && u + 5 < len; c++)
+    u += (size_t)snprintf(out + u, len - u, *c == '\'' ? "'\\''" : "%c", *c);
+  if (!plain && u + 1 < len) snprintf(out + u, len - u, "'");
+}
+
+/* How the run that could not be recorded can be later, or why not, for
+ * the message after "the run was not recorded" (origin as recorded: a
+ * run's own --json report, or a merge's OUT), into out[len]: the command
+ * that records its report file (a whole run: --merge of that one report,
+ * under the commit and branch p it would have had; the password of the
+ * location masked), or what keeps that from being done. Never fails. */
+static void later(const perf__options_cli *cli, const perf__jsontree_node *doc, const perf__provenance *p,
+                  const char *origin, char *out, size_t len)
+{
+  const char *file = !strcmp(origin, "run") ? cli->json : cli->merge;
+  int in_place = 1;
+  char why[600];
+  out[0] = '\0';
+  if (!file || perf__file_check(file, &in_place, why, sizeof why) || in_place) {
+    if (!strcmp(origin, "run"))
+      snprintf(out, len, " (a run given --json=FILE can be recorded later from that file: --history=LOCATION "
+                         "--merge=/dev/null FILE)");
+    return;
+  }
+  double total = perf__jsontree_num(perf__jsontree_get(perf__jsontree_get(perf__jsontree_get(doc, "run"), "shard"),
+                                                       "total"), 1);
+  if (total > 1) {
+    snprintf(out, len, "; this shard's --json report %s keeps it, but a shard cannot be recorded later: "
+                       "--history with --merge=OUT A.json B.json ... records a run whole, and only when no shard "
+                       "of it is in the history", file);
+    return;
+  }
+  char *where = perf__secret_masked(cli->history), opt[400];
+  snprintf(out, len, "; its report %s keeps it: record it later with:", file);
+  word(out, len, cli->argv && cli->argc > 0 ? cli->argv[0] : perf__progname());
+  snprintf(opt, sizeof opt, "--history=%s", where ? where : "LOCATION");
+  word(out, len, opt);
+  if (strcmp(p->from, "none")) snprintf(opt, sizeof opt, "--commit=%s", p->commit), word(out, len, opt);
+  if (p->branch[0]) snprintf(opt, sizeof opt, "--branch=%s", p->branch), word(out, len, opt);
+  word(out, len, "--merge=/dev/null");
+  word(out, len, file);
+  free(where);
+}
+
 /* See recorder.h. */
 int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_node *doc, const char *text,
                           const char *origin, perf__recorder_run *out)
@@ -144,8 +198,10 @@ int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_nod
   if (s) snprintf(where, sizeof where, "%s", s->where);
   perf__store_close(s);
   if (rc) {
+    char hint[1400];
     if (where[0]) snprintf(err, sizeof err, "--history: %s", why);
-    fprintf(stderr, "%s: %s: the run was not recorded\n", perf__progname(), err);
+    later(cli, doc, &p, origin, hint, sizeof hint);
+    fprintf(stderr, "%s: %s: the run was not recorded%s\n", perf__progname(), err, hint);
     return PERF__EIO;
   }
   const perf__jsontree_node *gpu = perf__jsontree_get(perf__jsontree_get(doc, "fingerprint"), "gpu");

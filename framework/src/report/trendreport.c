@@ -387,16 +387,28 @@ static int analyse(const perf__options_cli *cli, const perf__series_set *set, fo
   return rc;
 }
 
+/* "N runs", and " (M shards)" when a run id's shards made them fewer, as
+ * --commit-report says it, into out[len]. Returns out; never fails. */
+static const char *runs_of(const perf__series_set *set, char *out, size_t len)
+{
+  int u = snprintf(out, len, "%zu %s", set->runs, perf__units_noun((long long)set->runs, "run", "runs"));
+  if (set->shards != set->runs && u > 0 && (size_t)u < len)
+    snprintf(out + u, len - (size_t)u, " (%zu %s)", set->shards,
+             perf__units_noun((long long)set->shards, "shard", "shards"));
+  return out;
+}
+
 /* Prints and draws an analysed set. */
 static int report(perf__store *st, const perf__options_cli *cli, const perf__series_set *set,
                   const found *f, const gpu_shifts *m, const char *where)
 {
   perf__changepoint_opts o;
   perf__changepoint_defaults(&o);
-  printf("perfgate trend: %s: %zu run%s; change points by E-divisive means, each against its "
+  char runs[80];
+  printf("perfgate trend: %s: %s; change points by E-divisive means, each against its "
          "neighbouring segments (p <= %g by a permutation test, or Welch's t-test where a split has too "
          "few arrangements; segments of at least %zu commits; changes of at least %g %%)\n",
-         where, set->runs, set->runs == 1 ? "" : "s", o.p_max, o.min_segment, 100 * o.min_size);
+         where, runs_of(set, runs, sizeof runs), o.p_max, o.min_segment, 100 * o.min_size);
   for (size_t i = 0; i < set->n;) {
     size_t j = i;
     while (j < set->n && set->s[j].axis == set->s[i].axis) j++;
@@ -427,6 +439,7 @@ static int nothing(const perf__options_cli *cli, const perf__series_set *set, co
                    const char *where, const char *have)
 {
   int picked = cli->branch || cli->trend_gpu;
+  char runs[80];
   if (!set->runs && (!picked || !have[0]))
     return printf("perfgate trend: %s: no runs recorded yet\n", where), 0;
   if (!set->runs) {
@@ -437,13 +450,12 @@ static int nothing(const perf__options_cli *cli, const perf__series_set *set, co
     return 2;
   }
   if (filter && *filter) {
-    fprintf(stderr, "%s: --trend: no series matches the filter %s in the %zu run%s%s%s\n", perf__progname(), filter,
-            set->runs, set->runs == 1 ? "" : "s", cli->branch ? " of branch " : "",
-            cli->branch ? cli->branch : "");
+    fprintf(stderr, "%s: --trend: no series matches the filter %s in the %s%s%s\n", perf__progname(), filter,
+            runs_of(set, runs, sizeof runs), cli->branch ? " of branch " : "", cli->branch ? cli->branch : "");
     return 2;
   }
-  printf("perfgate trend: %s: %zu run%s, with no series to follow (a FASTER or SIMILAR claim's ratio "
-         "and its workloads' medians are one)\n", where, set->runs, set->runs == 1 ? "" : "s");
+  printf("perfgate trend: %s: %s, with no series to follow (a FASTER or SIMILAR claim's ratio "
+         "and its workloads' medians are one)\n", where, runs_of(set, runs, sizeof runs));
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/cpumask.h"
 #include "base/hostshare.h"
+#include "base/label.h"
 #include "base/units.h"
 #include "worker/process/probe.h"
 #include "report/merge.h"
@@ -63,6 +64,22 @@ int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)
   return n;
 }
 
+/* See devices.h. */
+int perf__devices_run_id(const perf__options_cli *cli, int device, char *out, size_t len, char *err,
+                         size_t elen)
+{
+  char id[PERF__LABEL_MAX + 32], what[200];
+  out[0] = '\0';
+  if (!cli->run_id) return 0;
+  snprintf(id, sizeof id, "%s/gpu%d", cli->run_id, device); /* the run id fits whole: <= PERF__LABEL_MAX */
+  snprintf(what, sizeof what, "%s with --devices (each GPU's run is recorded under the run id and "
+           "/gpuK: '.../gpu%d')", cli->run_id_from ? cli->run_id_from : "--run-id", device);
+  if (perf__label_check(what, id, err, elen)) return PERF__EUSAGE;
+  if (strlen(id) >= len) return snprintf(err, elen, "%s: no room for it", what), PERF__EUSAGE;
+  memcpy(out, id, strlen(id) + 1);
+  return 0;
+}
+
 typedef struct child {
   int id;
   pid_t pid;
@@ -100,9 +117,14 @@ static void cpu_share(int k, int nd)
 static void run_child(child *c, int k, int nd, const perf__options_cli *cli, const perf__registry_test **tests,
                       size_t n, int argc, char **argv)
 {
-  char id[16], run_id[300];
+  char id[16], run_id[PERF__LABEL_MAX + 1], err[600];
   perf__options_cli mine = *cli;
-  if (cli->run_id) snprintf(run_id, sizeof run_id, "%.280s/gpu%d", cli->run_id, c->id), mine.run_id = run_id;
+  if (perf__devices_run_id(cli, c->id, run_id, sizeof run_id, err, sizeof err)) { /* checked before the run */
+    fprintf(stderr, "%s: %s\n", perf__progname(), err);
+    fflush(NULL);
+    _exit(2);
+  }
+  mine.run_id = run_id[0] ? run_id : NULL;
   perf__outputs_gpu names;
   snprintf(id, sizeof id, "%d", c->id);
   setenv("CUDA_VISIBLE_DEVICES", id, 1);

@@ -19,6 +19,15 @@ enum { PERF__DEVICES_MAX = 64 };
  * without --devices, and those that need a GPU skip. */
 int perf__devices_parse(const char *spec, int *ids, char *err, size_t len);
 
+/* The run id of device's run under --devices, cli->run_id with "/gpuK"
+ * after it (K the device), whole into out[len] ("" without a run id; len
+ * at least PERF__LABEL_MAX + 1). Returns 0, or PERF__EUSAGE when that id
+ * breaks the label rule of run ids (longer than PERF__LABEL_MAX bytes),
+ * with the reason naming what gave the run id (cli->run_id_from) in
+ * err[elen]: the run checks every device's before it starts. */
+int perf__devices_run_id(const perf__options_cli *cli, int device, char *out, size_t len, char *err,
+                         size_t elen);
+
 /* Runs tests[0..n) on every device of ids[0..nd): one forked supervisor per
  * device sees only that GPU (so its baselines are the GPU's own) and runs
  * on an equal share of the CPUs, their output comes back line by line
