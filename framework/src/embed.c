@@ -18,6 +18,7 @@
 #include "worker/sync/callsite.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
+#include "worker/sample/workload.h"
 #include "worker/sync/syncdetect.h"
 
 /* The one test an embedder runs at a time. */
@@ -49,6 +50,7 @@ int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_s
   emb.sink = sink;
   emb.ctx = ctx;
   perf__context_set_sink(to_embedder);
+  perf__workload_on_unqueued(perf__baselinecheck_explain);
   emb.end = perf__context_begin(name ? name : "embedded", &emb.res);
   perf__gpu_test_begin();
   emb.owner = pthread_self();

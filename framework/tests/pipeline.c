@@ -247,7 +247,9 @@ ST_TEST(pipeline_device_and_cold_clocks)
   st_expect(&r, "gpuclock.cold_sees_4x_bytes", "PASS", NULL);
   st_expect(&r, "gpuclock.device_excludes_host_gaps", "PASS", NULL);
   st_expect(&r, "gpuclock.device_refuses_a_host_sync", "ERROR",
-         "the device clock cannot time it: one iteration was not queued within 200 ms");
+         "the device clock cannot time it: one iteration was not queued within 200 ms behind the "
+         "blocking kernel: it makes the host wait for the GPU (traced outside the timed samples: "
+         "cudaStreamSynchronize (explicit) at framework/tests/fixtures/cuda.c:");
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(device clock, medians)", line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "(cold clock, medians)", line, sizeof line));
   ST_CHECK(st_line_with(&r, "q: cold clock: each sample is one iteration after an L2 flush",
@@ -256,6 +258,38 @@ ST_TEST(pipeline_device_and_cold_clocks)
   ST_CHECK(st_line_with(&r, "FASTER(all_ev, sleepy_ev, 1.2)", ": PASS", line, sizeof line));
   ST_EQ(r.status, 1);
   st_run_free(&r);
+}
+
+/* A device-clock workload that gained a host sync since its baseline entry
+ * (recorded without it): the ERROR names the sync and its call site, and
+ * the entry's trace says what changed, as a failed claim's does. Skipped
+ * without a GPU. */
+ST_TEST(pipeline_device_clock_names_a_gained_host_sync)
+{
+  st_run r;
+  char dir[64], args[300];
+  if (!st_have_gpu()) {
+    st_exec(&r, "", "--filter='gpusync.*'");
+    st_expect(&r, "gpusync.device_clock_gains_a_host_sync", "SKIP", "skipped: no CUDA device (");
+    ST_EQ(r.status, 0);
+    st_run_free(&r);
+    return;
+  }
+  snprintf(dir, sizeof dir, "/tmp/perfgate-gpusync-XXXXXX");
+  if (!ST_CHECK(mkdtemp(dir) != NULL)) return;
+  snprintf(args, sizeof args, "--filter='gpusync.*' --update-baselines --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 0, "the update: exit %d\n%s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(args, sizeof args, "--filter='gpusync.*' --baseline-dir=%s", dir);
+  st_exec(&r, "PERF_FIXTURE_HOST_SYNC=1 ", args);
+  st_expect(&r, "gpusync.device_clock_gains_a_host_sync", "ERROR",
+            "it makes the host wait for the GPU (traced outside the timed samples: "
+            "cudaStreamSynchronize (explicit) at framework/tests/fixtures/cuda.c:");
+  ST_CHECKF(strstr(r.out, "what changed in the GPU's work since the baseline") &&
+                strstr(r.out, "new host sync cudaStreamSynchronize"), "%s", r.out);
+  st_run_free(&r);
+  st_rmtree(dir);
 }
 
 /* The GPU watch with a stand-in NVML that reports the power cap on every

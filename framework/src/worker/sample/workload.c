@@ -260,19 +260,60 @@ static void wait_alone(perf__wstate *st)
   }
 }
 
+/* What the claims' side says of a workload the device clock cannot time
+ * (perf__workload_on_unqueued); NULL: nothing. */
+static void (*unqueued)(const perf_workload *w, double median, unsigned mhz);
+
+/* See workload.h. */
+void perf__workload_on_unqueued(void (*fn)(const perf_workload *w, double median, unsigned mhz))
+{
+  unqueued = fn;
+}
+
+/* The host waits the routing pass traced in w's calls, "cudaStreamSynchronize
+ * (explicit) at t.c:9 (fn)", at most three, into buf[len]; "" when it saw
+ * none. Never fails (truncates). */
+static const char *traced_waits(const perf__wstate *st, char *buf, size_t len)
+{
+  size_t u = 0, k = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < st->trace.n && k < 3 && u < len; i++) {
+    const perf__trace_item *x = &st->trace.items[i];
+    if (x->kind != PERF__TRACE_SYNC) continue;
+    u += (size_t)snprintf(buf + u, len - u, "%s%s (%s)%s%s", k++ ? "; " : "", x->name, x->shape,
+                          x->where[0] ? " at " : "", x->where);
+  }
+  return buf;
+}
+
 /* The blocking kernel gave up on a batch of *n: halves the batch for good.
- * Ends the test as ERROR when a single iteration could not be queued. */
+ * Ends the test as ERROR when a single iteration could not be queued,
+ * naming the host waits the routing pass traced in it and, through
+ * perf__workload_on_unqueued, what changed since its baseline entry. */
 static void shrink(perf_workload *w, long *n)
 {
   perf__wstate *st = w->perf__state;
+  char waits[700];
   st->blocked++;
-  if (*n <= 1)
+  if (*n <= 1 && *traced_waits(st, waits, sizeof waits)) {
+    if (unqueued) unqueued(w, 0, 0);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': the %s clock cannot time it: one "
+                      "iteration was not queued within %.0f ms behind the blocking kernel: it "
+                      "makes the host wait for the GPU (traced outside the timed samples: %s); "
+                      "remove the wait, or use the events clock", w->name,
+                      perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6, waits);
+  }
+  if (*n <= 1) {
+    if (unqueued) unqueued(w, 0, 0);
     perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': the %s clock cannot time it: "
                    "one iteration was not queued within %.0f ms behind the "
-                   "blocking kernel, so it waits for the GPU (a host sync "
-                   "inside, or a module loaded on its first launch?); use the "
-                   "events clock", w->name,
-                   perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6);
+                   "blocking kernel, so it waits for the GPU (%s); use the "
+                   "events clock", w->name, perf__clock_name(st->clock),
+                   PERF__BLOCK_TIMEOUT_NS * 1e-6,
+                   st->trace.calls ? "no host wait was traced in its calls: a module loaded "
+                                     "on its first launch?"
+                                   : "a host sync inside, or a module loaded on its first launch?");
+  }
   *n /= 2;
   st->max_batch = *n;
   if (st->batch > *n) st->batch = *n;

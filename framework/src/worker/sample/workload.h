@@ -95,6 +95,13 @@ int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, doubl
                                int min_n, int max_n, double budget_s, double rel, int *n,
                                char *why, size_t len);
 
+/* Sets what is called with a workload the device clock cannot time (one
+ * iteration never queued behind the blocking kernel), before its test
+ * ends as ERROR: the claims' side, which says what changed in its GPU work
+ * since its baseline entry (claim/baselinecheck.h), median and SM clock 0
+ * (not measured). Set once by the worker; NULL: nothing. Never fails. */
+void perf__workload_on_unqueued(void (*fn)(const perf_workload *w, double median, unsigned mhz));
+
 /* Seconds this process has idled before retaking throttled samples (for
  * budgets that should not count it). Never fails. */
 double perf__workload_idled_s(void);
