@@ -3,7 +3,7 @@
  * their earlier commits drawn from a noise model, the commit's values
  * from the same one (unchanged code) or with a planted change; the rule
  * judges them as the report does (perf__band_of, perf__judge_commit).
- *   commit-rates [REPLICATES]
+ *   commit-rates [REPLICATES [CASE-SUBSTRING]]
  * Prints one row per case: how often the GPU was called REGRESSED, and
  * for a planted change how often that series was found worse. A
  * benchmark of the rule, not a test (framework/tests/unit_judge.c
@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/rng.h"
 #include "history/band.h"
@@ -63,7 +64,7 @@ static int replicate(const scenario *c, perf__rng *r, int *regressed, int *seen,
     it[i] = (perf__judge_item){.is_claim = claim, .clock = c->host ? "wall" : "events", .host = c->host,
                                .worse = claim ? PERF__JUDGE_LOWER : PERF__JUDGE_HIGHER,
                                .y = base * exp(draw(r, c->model, sd) + log1p(change))};
-    if (perf__band_of(v, c->earlier, &it[i].band)) return free(it), free(v), -1;
+    if (perf__band_of(v, NULL, NULL, c->earlier, &it[i].band)) return free(it), free(v), -1;
   }
   perf__judge_machine m;
   size_t decided;
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
   };
   printf("| case | GPU REGRESSED | a series TAIL (GPU undecided) | planted change found | machine's move |\n|---|---|---|---|---|\n");
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (argc > 2 && !strstr(cases[c].name, argv[2])) continue;
     perf__rng r;
     perf__rng_seed(&r, 1000 + c);
     long regressed = 0, seen = 0, found = 0, shifted = 0;

@@ -277,7 +277,7 @@ ST_TEST(pipeline_device_clock_names_a_gained_host_sync)
   }
   snprintf(dir, sizeof dir, "/tmp/perfgate-gpusync-XXXXXX");
   if (!ST_CHECK(mkdtemp(dir) != NULL)) return;
-  snprintf(args, sizeof args, "--filter='gpusync.*' --update-baselines --baseline-dir=%s", dir);
+  snprintf(args, sizeof args, "--filter='gpusync.*' --update-baselines --accept-wide --baseline-dir=%s", dir);
   st_exec(&r, "", args);
   ST_CHECKF(r.status == 0, "the update: exit %d\n%s", r.status, r.out);
   st_run_free(&r);

@@ -33,8 +33,16 @@ enum {
  * of identical values must not call the next 0.01 % a change. */
 #define PERF__BAND_FLOOR 0.001
 
-/* The fewest left-out deviations a fit of tails reads. */
-enum { PERF__BAND_TAIL_MIN = 30 };
+/* A prior's trend is kept when its slope is at least this many standard
+ * errors from none. */
+#define PERF__BAND_TREND_SE 3.0
+
+/* The fewest left-out deviations a fit of tails reads; the fewest bands
+ * a prior's trend is fitted to; the fewest degrees of freedom a prior
+ * lends (a prior worth fewer runs says the series differ too much in
+ * noise to lend each other theirs: under it, a quiet series among noisy
+ * ones would take their noise: on an H200 a 0.4 % series got 1.7 %). */
+enum { PERF__BAND_TAIL_MIN = 30, PERF__BAND_TREND_MIN = 8, PERF__BAND_PRIOR_MIN_DF = 4 };
 
 typedef struct perf__band {
   size_t n;          /* earlier commits in it */
@@ -43,6 +51,9 @@ typedef struct perf__band {
                         window's start */
   int cut;           /* 1: it starts at a change point */
   double mean, var;  /* of the log values; var the sample variance, 0 for n < 2 */
+  double floor;      /* the least deviation it assumes: PERF__BAND_FLOOR, or the
+                        median within-run standard error of its values
+                        (no run's value is surer than its own interval) */
   double x[PERF__BAND_WINDOW]; /* its n log values */
 } perf__band;
 
@@ -53,11 +64,13 @@ typedef struct perf__band_tails {
   double nu, scale;
 } perf__band_tails;
 
-/* Smyth's prior: d0 degrees of freedom and the variance s0^2. df 0: no
- * prior (each series on its own); INFINITY: every series has the prior's
- * variance. */
+/* Smyth's prior: d0 degrees of freedom and the variance s0^2 of a band
+ * centred at `at`, s0^2 exp(slope (centre - at)) at another centre (a
+ * trend: a GPU's short workloads vary more between runs than its long
+ * ones). df 0: no prior (each series on its own); INFINITY: every series
+ * has the prior's variance. */
 typedef struct perf__band_prior {
-  double df, var;
+  double df, var, slope, at;
 } perf__band_prior;
 
 /* Where one value falls against a band. */
@@ -72,15 +85,21 @@ typedef struct perf__band_fall {
  * first (positive; the newest PERF__BAND_WINDOW are read): those since
  * the last change point among them (perf__changepoint_find with --trend's
  * options; a suspected one, a few newest values apart, is not yet a
- * level and stays in). Returns 0, PERF__EINVAL for a value that is not
- * positive and finite, or PERF__ENOMEM. */
-int perf__band_of(const double *v, size_t n, perf__band *b);
+ * level and stays in). lo[i] and hi[i] (or NULL) are each value's
+ * within-run interval: the noise between runs is never taken as less
+ * than the noise within one (five values of a ratio within 0.1 % of each
+ * other, each known to +-0.8 %, were a fluke on an H200, and the next run
+ * 2.8 % off no regression). Returns 0, PERF__EINVAL for a value that is
+ * not positive and finite, or PERF__ENOMEM. */
+int perf__band_of(const double *v, const double *lo, const double *hi, size_t n, perf__band *b);
 
 /* The prior from the bands b[0..n) of one GPU's series of one kind:
  * limma's fitFDist by moments over those with n >= 2 (each variance at
- * least PERF__BAND_FLOOR squared); no prior (df 0) with fewer than three.
- * Never fails. */
-void perf__band_prior_of(const perf__band *b, size_t n, perf__band_prior *p);
+ * least PERF__BAND_FLOOR squared), with trend its variance a log-linear
+ * function of the bands' centres (limma-trend; from PERF__BAND_TREND_MIN
+ * bands on); no prior (df 0) with fewer than three bands, or one worth
+ * fewer than PERF__BAND_PRIOR_MIN_DF degrees of freedom. Never fails. */
+void perf__band_prior_of(const perf__band *b, size_t n, int trend, perf__band_prior *p);
 
 /* Each of b's values against the others, left out of them, under the
  * prior p: the statistic perf__band_fall_of gives a value the band does

@@ -48,13 +48,13 @@ static size_t groups_of(const perf__judge_item *it, size_t n, group *g, perf__ba
     size_t k = 0;
     while (k < ng && !of_group(&it[i], &g[k])) k++;
     if (k == ng)
-      g[ng++] = (group){it[i].is_claim, it[i].host, it[i].clock ? it[i].clock : "", {0, 0}, {0, 0}};
+      g[ng++] = (group){it[i].is_claim, it[i].host, it[i].clock ? it[i].clock : "", {0, 0, 0, 0}, {0, 0}};
   }
   for (size_t k = 0; k < ng; k++) {
     size_t nb = 0;
     for (size_t i = 0; i < n; i++)
       if (of_group(&it[i], &g[k])) room[nb++] = it[i].band;
-    perf__band_prior_of(room, nb, &g[k].prior);
+    perf__band_prior_of(room, nb, !g[k].is_claim, &g[k].prior);
     tails_of(it, n, &g[k], devs);
   }
   return ng;

@@ -333,7 +333,7 @@ typedef struct look {
 typedef struct room {
   look *lk;
   perf__judge_item *it;
-  double *v;
+  double *v, *lo, *hi; /* a series' earlier values and their within-run intervals */
   size_t *ix;
 } room;
 
@@ -368,7 +368,7 @@ static int look_at(report *r, gpu_row *g, const perf__series *s, size_t at, room
   for (size_t j = 0; j < s->n; j++) {
     if (s->pts[j].at == at) now = &s->pts[j];
     else if (s->pts[j].at < at && earlier(r, g->axis->commit[s->pts[j].at]))
-      rm->v[nv] = s->pts[j].value, rm->ix[nv++] = j;
+      rm->v[nv] = s->pts[j].value, rm->lo[nv] = s->pts[j].lo, rm->hi[nv] = s->pts[j].hi, rm->ix[nv++] = j;
   }
   if (!now) return 0;
   g->series++;
@@ -376,7 +376,7 @@ static int look_at(report *r, gpu_row *g, const perf__series *s, size_t at, room
   perf__judge_item *x = &rm->it[*k];
   *x = (perf__judge_item){.is_claim = s->is_claim, .clock = s->clock, .worse = worse_of(s),
                           .host = perf__clock_host_side(perf__clock_of_name(s->clock)), .y = now->value};
-  int e = perf__band_of(rm->v, nv, &x->band);
+  int e = perf__band_of(rm->v, rm->lo, rm->hi, nv, &x->band);
   if (e == PERF__ENOMEM) return -1;
   if (e) return 0; /* a value that is not positive: nothing to compare with */
   g->compared++;
@@ -412,13 +412,14 @@ static int judge_gpu(report *r, gpu_row *g, const perf__series_set *set, size_t 
   for (size_t i = 0; i < set->n; i++)
     if (set->s[i].axis == a) ns++, most = set->s[i].n > most ? set->s[i].n : most;
   room rm = {calloc(ns + 1, sizeof *rm.lk), calloc(ns + 1, sizeof *rm.it),
-             malloc((most + 1) * sizeof *rm.v), malloc((most + 1) * sizeof *rm.ix)};
-  int e = !rm.lk || !rm.it || !rm.v || !rm.ix ? -1 : 0;
+             malloc((most + 1) * sizeof *rm.v), malloc((most + 1) * sizeof *rm.lo),
+             malloc((most + 1) * sizeof *rm.hi), malloc((most + 1) * sizeof *rm.ix)};
+  int e = !rm.lk || !rm.it || !rm.v || !rm.lo || !rm.hi || !rm.ix ? -1 : 0;
   for (size_t i = 0; !e && i < set->n; i++)
     if (set->s[i].axis == a) e = look_at(r, g, &set->s[i], at, &rm, &k);
   if (!e) e = perf__judge_commit(rm.it, k, &g->shift, &g->decided) ? -1 : 0;
   if (!e) e = collect(g, &rm, k);
-  free(rm.lk), free(rm.it), free(rm.v), free(rm.ix);
+  free(rm.lk), free(rm.it), free(rm.v), free(rm.lo), free(rm.hi), free(rm.ix);
   return e;
 }
 
