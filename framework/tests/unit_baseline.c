@@ -175,6 +175,13 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 1\nfingerprint: {a: &x b}\nentries: [*x]\n", "b.yaml:3:11:", "aliases are not allowed"},
       {"schema: 1\n---\nschema: 1\n", "b.yaml:2:1:", "one document"},
       {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 0, recorded: 2026-01-01}\n", "b.yaml:3:", "'ratio' must be a number"},
+      /* one entry per test and workload, one ratio per test and claim: a
+       * second is refused where it starts (the last no longer wins) */
+      {"schema: 1\nentries:\n- {" E "}\n- {" E "}\n", "b.yaml:4:3:", "a second entry for t / w"},
+      {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 1, recorded: 2026-01-01}\n"
+       "- {test: u, claim: c, ratio: 1, recorded: 2026-01-01}\n"
+       "- {test: t, claim: c, ratio: 2, recorded: 2026-01-02}\n", "b.yaml:5:3:",
+       "a second ratio for t / c"},
       /* strict: numbers are plain decimals, dates exist, no tags, no NUL */
       {"schema: \"1\"\n", "b.yaml:1:9:", "the schema version must be a number, not quoted text"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: \"1\", spread_s: 0, samples: 1, recorded: 2026-01-01}\n",

@@ -110,6 +110,15 @@ const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const c
   return *s ? &b->entries[*s - 1] : NULL;
 }
 
+/* NULL when there is none. */
+const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
+                                                      const char *claim)
+{
+  if (!b->nratio_slots) return NULL;
+  size_t *s = probe(b, b->ratio_slots, b->nratio_slots, ratio_key, test, claim);
+  return *s ? &b->ratios[*s - 1] : NULL;
+}
+
 /* 0 or PERF__ENOMEM. */
 int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
 {
@@ -138,11 +147,9 @@ int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
 /* 0 or PERF__ENOMEM. */
 int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r)
 {
-  size_t *s = b->nratio_slots
-                  ? probe(b, b->ratio_slots, b->nratio_slots, ratio_key, r->test, r->claim)
-                  : NULL;
-  if (s && *s) {
-    b->ratios[*s - 1] = *r;
+  perf__baseline_ratio *old = (perf__baseline_ratio *)perf__baseline_find_ratio(b, r->test, r->claim);
+  if (old) {
+    *old = *r;
     return 0;
   }
   perf__baseline_ratio *all = perf__grow(b->ratios, &b->cap_ratios, b->nratios + 1, sizeof *all, 16);

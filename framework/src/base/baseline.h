@@ -114,6 +114,9 @@ int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r);
 /* The entry for test and workload, or NULL. */
 const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
                                     const char *workload);
+/* The ratio for test and claim, or NULL. */
+const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
+                                                      const char *claim);
 /* Sets a fingerprint field (replacing one with the same key); 0, or
  * PERF__EINVAL when the table is full. */
 int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);

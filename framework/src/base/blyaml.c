@@ -499,6 +499,8 @@ static int ratio(parser *p, perf__baseline *b)
   if (!r) r = text(p, &fs, "claim", "a ratio", q.claim, sizeof q.claim);
   if (!r) r = num_key(p, &fs, "ratio", "a ratio", 1e-9, 1e9, &q.ratio);
   if (!r) r = date(p, &fs, "a ratio", q.recorded, sizeof q.recorded);
+  if (!r && perf__baseline_find_ratio(b, q.test, q.claim))
+    r = fail_at(p, fs.start, "a second ratio for %s / %s", q.test, q.claim);
   return r ? r : perf__baseline_put_ratio(b, &q);
 }
 
