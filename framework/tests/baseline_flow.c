@@ -439,6 +439,33 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
   st_rmtree(dir);
 }
 
+/* This machine's baseline file as a symbolic link to nothing is no
+ * missing file: a run ends its baseline check as ERROR (exit 2) naming the
+ * link and its target, as --check-baselines and --update-baselines refuse
+ * it (a run said "no baseline ... Create it" and skipped, exit 0); nothing
+ * is created where the link points. */
+ST_TEST(baseline_flow_a_link_to_nothing_is_refused_by_a_run_too)
+{
+  char dir[] = "/tmp/perfgate-dangle-XXXXXX", path[600], want[800];
+  host_dir(dir, path, sizeof path);
+  ST_EQ(symlink("nowhere.yaml", path), 0);
+  snprintf(want, sizeof want, "%s is a symbolic link to 'nowhere.yaml', which does not exist", path);
+  static const char *const cmds[] = {"--filter=bl.host_work", "--check-baselines",
+                                     "--update-baselines --filter=bl.host_work"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    st_run r;
+    ST_EQ(run(&r, "", dir, cmds[k]), 2);
+    ST_CHECKF(strstr(r.out, want) && !strstr(r.out, "no baseline for this machine"), "%s: %s",
+              cmds[k], r.out);
+    st_run_free(&r);
+  }
+  char target[32] = "", other[700];
+  ST_CHECK(readlink(path, target, sizeof target - 1) == 12 && !strcmp(target, "nowhere.yaml"));
+  snprintf(other, sizeof other, "%s/nowhere.yaml", dir);
+  ST_CHECK(access(other, F_OK) != 0);
+  st_rmtree(dir);
+}
+
 /* Writes the baseline file at path back as version 1: "schema: 1" and no
  * entry's SM clock (the fingerprint's sm_clock_mhz stays: it is not an
  * entry's). */

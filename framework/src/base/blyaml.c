@@ -634,6 +634,12 @@ int perf__blyaml_load(const char *path, perf__baseline *b, char *err,
   perf__baseline_init(b);
   /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  char target[4096];
+  if (fd < 0 && errno == ENOENT && perf__file_dangling(path, target, sizeof target)) {
+    snprintf(err, errlen, "%s is a symbolic link to '%s', which does not exist: create the "
+             "file it names, or remove the link", path, target);
+    return PERF__EBADFILE; /* not "no file": a run does not skip its checks on it */
+  }
   if (fd < 0 || fstat(fd, &st)) {
     int e = errno;
     if (fd >= 0) close(fd);

@@ -16,7 +16,9 @@
 int perf__blyaml_parse(const char *name, const unsigned char *buf, size_t len, perf__baseline *b,
                        char *err, size_t errlen);
 
-/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT. */
+/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT; a
+ * symbolic link to nothing is no missing file: PERF__EBADFILE naming the
+ * link and its target. */
 int perf__blyaml_load(const char *path, perf__baseline *b, char *err, size_t errlen);
 
 /* Writes b to path atomically: a temporary file "path.tmp.PID" in the same

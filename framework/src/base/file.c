@@ -130,6 +130,18 @@ static int open_in_place(perf__file *w, int fifo, const perf__file_why *why)
   return 0;
 }
 
+/* See file.h. */
+int perf__file_dangling(const char *path, char *target, size_t len)
+{
+  struct stat st;
+  if (!stat(path, &st) || errno != ENOENT || lstat(path, &st) || !S_ISLNK(st.st_mode)) return 0;
+  char text[4096];
+  ssize_t n = readlink(path, text, sizeof text - 1);
+  text[n > 0 ? n : 0] = '\0';
+  snprintf(target, len, "%s", text);
+  return 1;
+}
+
 /* How path is written: WRITE_NEW (a new file: renamed into place),
  * WRITE_REPLACE (a regular file, or a link to one: target set to the file
  * replaced), WRITE_OWN (*fd: one of our descriptors 0-2), WRITE_FIFO,

@@ -30,6 +30,11 @@ char *perf__file_tmp_name(const char *path, char *buf, size_t len);
  * into buf[len] (truncated to fit). Returns buf; never fails. */
 char *perf__file_dir_of(const char *path, char *buf, size_t len);
 
+/* 1 when path is a symbolic link to nothing (its target, or a link it
+ * leads to, does not exist), with the link's own text into target[len]
+ * (truncated to fit); 0 otherwise (target untouched). Never fails. */
+int perf__file_dangling(const char *path, char *target, size_t len);
+
 /* A write under way. What path is decides how it is written:
  * - a regular file, or no file yet: a temporary file in its directory,
  *   renamed over it on commit (readers see the old file or the whole new

@@ -58,11 +58,8 @@ static int check_file(const char *dir, const char *name, const char *who, FILE *
  * err[len]; 0 otherwise. Never fails. */
 static int dangling(const char *dir, char *err, size_t len)
 {
-  struct stat st;
   char target[4096];
-  if (lstat(dir, &st) || !S_ISLNK(st.st_mode)) return 0;
-  ssize_t n = readlink(dir, target, sizeof target - 1);
-  target[n > 0 ? n : 0] = '\0';
+  if (!perf__file_dangling(dir, target, sizeof target)) return 0;
   snprintf(err, len, "the baseline directory '%s' is a symbolic link to '%s', which does not "
            "exist: create the directory it names, or remove the link (--baseline-dir=DIR names "
            "another)", dir, target);
