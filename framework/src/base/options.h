@@ -113,7 +113,8 @@ typedef struct perf__options_cli {
   X("--check-baselines", "", flag, check_baselines, 0, "",                                      \
     "validate every *.yaml file in the baseline directory\n"                                    \
     "and exit (no test runs, no GPU needed; exit 2 at a\n"                                      \
-    "malformed one; exit 0 with a note when the default\n"                                      \
+    "malformed one, or naming a *.yml file no run reads;\n"                                     \
+    "exit 0 with a note when the default\n"                                                     \
     "directory does not exist yet, 2 when a --baseline-dir\n"                                   \
     "named does not)")                                                                          \
   X("--baseline-check", "", check, baseline_check_all, 0, "all",                                \

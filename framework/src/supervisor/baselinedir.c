@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +26,38 @@ static int is_baseline(const struct dirent *e)
 {
   size_t n = strlen(e->d_name);
   return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
+}
+
+/* The length of e's name without a YAML suffix that no run reads
+ * (".yml", ".YAML", ".Yml", ...: any case of ".yaml" or ".yml" but
+ * ".yaml" itself), or 0 for another name. */
+static size_t misnamed_stem(const char *name)
+{
+  size_t n = strlen(name);
+  if (n > 4 && !strcasecmp(name + n - 4, ".yml")) return n - 4;
+  if (n > 5 && !strcasecmp(name + n - 5, ".yaml") && strcmp(name + n - 5, ".yaml")) return n - 5;
+  return 0;
+}
+
+static int is_misnamed(const struct dirent *e) { return misnamed_stem(e->d_name) > 0; }
+
+/* Names each file of dir that looks like a baseline file but is not read
+ * by a run (misnamed_stem), after "who: ", on err. Returns 2 when there is
+ * one, 0 when there is none or dir cannot be listed (the caller's scan
+ * says why). */
+static int misnamed(const char *dir, const char *who, FILE *err)
+{
+  struct dirent **names;
+  int n = scandir(dir, &names, is_misnamed, alphasort);
+  for (int i = 0; i < n; i++) {
+    const char *name = names[i]->d_name;
+    fprintf(err, "%s: %s: %s/%s: not read by a run, which reads only files named '.yaml': rename "
+            "it to %.*s.yaml, or remove it\n", perf__progname(), who, dir, name,
+            (int)misnamed_stem(name), name);
+    free(names[i]);
+  }
+  if (n > 0) free(names);
+  return n > 0 ? 2 : 0;
 }
 
 /* Validates one file, printing its line to out (unless NULL) or its
@@ -99,6 +132,7 @@ int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *o
                    "(--update-baselines creates it)\n", dir);
     return 0;
   }
+  if (misnamed(dir, who, err)) return 2;
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {

@@ -24,7 +24,9 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
  * valid file to out and a total (out NULL: nothing). Returns 0 when all
  * are valid, or there is none, or dir is the default directory (not given)
  * and does not exist yet (each said on out); 2 after "who: file:line:column:
- * problem" on err for the first malformed or unreadable file, or after
+ * problem" on err for the first malformed or unreadable file, after a line
+ * naming each file that looks like a baseline file but that no run reads
+ * (x.yml, x.YAML: checked first, nothing else is read then), or after
  * perf__baselinedir_usable's message when dir cannot be used. who names the
  * command ("--check-baselines", "--update-baselines"). */
 int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *out, FILE *err);
