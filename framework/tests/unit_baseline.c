@@ -376,7 +376,7 @@ ST_TEST(fingerprint_of_the_host_names_the_cpu)
   perf__baseline_slug(model, slug, sizeof slug);
   perf__baseline_path("some/dir", &b, path, sizeof path);
   char want[300];
-  snprintf(want, sizeof want, "some/dir/%s.yaml", slug);
+  snprintf(want, sizeof want, "some/dir/%s-%s-cpus.yaml", slug, b.fp[1].value);
   ST_CHECK(!strcmp(path, want));
   perf__baseline none;
   perf__baseline_init(&none);
