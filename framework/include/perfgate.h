@@ -73,18 +73,6 @@ typedef enum perf_flop_type {
   PERF_FLOP_TYPE_COUNT
 } perf_flop_type;
 
-#endif /* PERFGATE_ABI_H */
-
-#if !defined(PERFGATE_H) && !defined(PERF_ABI_ONLY)
-#define PERFGATE_H
-
-#include <stddef.h>
-#include <cuda_runtime_api.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* ---- Clocks ------------------------------------------------------------
  * Every measured number is reported with the clock that produced it.
  *   events  CUDA events recorded on the workload's stream around a batch;
@@ -112,6 +100,18 @@ typedef enum perf_clock {
   PERF_CLOCK_DEVICE,
   PERF_CLOCK_COLD
 } perf_clock;
+
+#endif /* PERFGATE_ABI_H */
+
+#if !defined(PERFGATE_H) && !defined(PERF_ABI_ONLY)
+#define PERFGATE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef void perf_fn(void *arg);
 typedef struct perf__wstate perf__wstate;

@@ -288,6 +288,11 @@ typedef enum perf__options_gpus {
  * option. Never fails. */
 int perf__options_given(const perf__options_cli *cli, const char *name);
 
+/* The first option on the command line that filled cli that is not one of
+ * takes[n] (names of PERF__OPTIONS_MAP rows), or NULL: for a command that
+ * takes a few of them. Never fails. */
+const char *perf__options_other(const perf__options_cli *cli, const char *const *takes, size_t n);
+
 /* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a
  * one-line message naming the bad argument in err[len]. */
 int perf__options_parse(int argc, char **argv, perf__options_cli *cli, char *err,
