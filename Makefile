@@ -162,10 +162,12 @@ $(BUILD)/obj/framework/%.o: framework/src/%.c
 # perfgate-baselines: --check-baselines from the modules that need no CUDA
 # (framework/src/supervisor/baselinetool.h), compiled here without the toolkit's headers
 # and linked with libyaml alone, so that CPU-only CI builds and runs it.
-BLT_SRCS := supervisor/baselinetool.c supervisor/baselinedir.c base/baseline.c base/blyaml.c base/clock.c \
-            base/file.c base/grow.c base/json.c base/jsontree.c base/label.c base/machine.c \
-            base/options.c base/peaks.c base/progname.c base/rng.c base/stats.c base/status.c \
-            base/trace.c base/units.c base/version.c
+# BL_SRCS: the baseline loader and what it needs (also the fuzzer's).
+BL_SRCS  := base/baseline.c base/blyaml.c base/clock.c base/file.c base/grow.c base/json.c \
+            base/jsontree.c base/peaks.c base/progname.c base/rng.c base/stats.c base/status.c \
+            base/trace.c base/units.c
+BLT_SRCS := $(BL_SRCS) supervisor/baselinetool.c supervisor/baselinedir.c base/label.c \
+            base/machine.c base/options.c base/version.c
 BLT_OBJS := $(BLT_SRCS:%.c=$(BUILD)/obj/cpu/%.o) $(BUILD)/obj/cpu/tools/baselines.o
 BLT_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -Iframework/src $(YAML_CFLAGS) -MMD -MP
 
@@ -358,11 +360,11 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/blyaml.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c framework/src/base/clock.c framework/src/base/stats.c framework/src/base/rng.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c $(addprefix framework/src/,$(BL_SRCS))
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -Iframework/src -Iframework/include -I$(CUDA_HOME)/include $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
+	  -fno-sanitize-recover=undefined -Iframework/src -Iframework/include $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
 
 fuzz: $(BUILD)/fuzz-baseline
 	$(Q)rm -rf $(BUILD)/fuzz-corpus && cp -r framework/tests/fuzz/corpus $(BUILD)/fuzz-corpus
