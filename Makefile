@@ -6,14 +6,14 @@
 #   make test-valgrind   the same tests under valgrind memcheck (build/valgrind; slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
 #   make baseline-update re-measure this machine's baseline file (5 runs each; exit 1 names entries too wide to write)
-#   make check-baselines validate every file in baselines/ (no GPU; exit 2 at a bad one)
+#   make check-baselines validate every file in baselines/ (no GPU, no CUDA: build/perfgate-baselines; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
 #   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
 #   make bench-peaks     this GPU's spec peaks beside what perfgate's calibration achieves (GPU)
 #   make bench-commit-noise --commit-report on unchanged code recorded N times (GPU; CN_HOST=1: host only)
-#   make install         header, libraries (.a, .so), pkg-config and CMake files under PREFIX (and DESTDIR)
+#   make install         header, libraries (.a, .so), perfgate-baselines, pkg-config and CMake files under PREFIX (and DESTDIR)
 #   make python          build/libperfgate.so, the library the Python package loads
 #   make clean
 #
@@ -75,7 +75,11 @@ endif
 
 # ---- prerequisites: one line naming what to install ----------------------------
 GOALS := $(or $(MAKECMDGOALS),all)
-ifneq ($(filter-out clean help fuzz,$(GOALS)),)
+# Goals built from the modules that need no CUDA (perfgate-baselines): a C
+# compiler and libyaml, no toolkit, SQLite or libpq.
+CPU_GOALS := check-baselines $(BUILD)/perfgate-baselines
+NO_YAML := perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS
+ifneq ($(filter-out clean help fuzz $(CPU_GOALS),$(GOALS)),)
 ifeq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
 $(error perfgate: CUDA headers not found under '$(CUDA_HOME)': install the CUDA toolkit (13.x) or set CUDA_HOME)
 endif
@@ -89,7 +93,7 @@ ifeq ($(wildcard $(CUPTI_LIB)/libcupti.so),)
 $(error perfgate: libcupti.so not found (looked in '$(CUPTI_LIB)'): install CUPTI (cuda-cupti-dev) or set CUPTI_LIB)
 endif
 ifeq ($(strip $(YAML_LIBS)),)
-$(error perfgate: libyaml not found: install libyaml-dev (apt-get install libyaml-dev) or set YAML_CFLAGS and YAML_LIBS)
+$(error $(NO_YAML))
 endif
 ifeq ($(strip $(SQLITE_LIBS)),)
 $(error perfgate: SQLite not found: install libsqlite3-dev (apt-get install libsqlite3-dev) or set SQLITE_CFLAGS and SQLITE_LIBS)
@@ -97,8 +101,12 @@ endif
 ifeq ($(PQ_HEADER),)
 $(error perfgate: libpq-fe.h not found: install libpq-dev (apt-get install libpq-dev) or set PQ_CFLAGS=-I<dir with libpq-fe.h>)
 endif
+else ifneq ($(filter $(CPU_GOALS),$(GOALS)),)
+ifeq ($(strip $(YAML_LIBS)),)
+$(error $(NO_YAML))
 endif
-ifneq ($(filter all perftest baseline-update check-baselines bench-fidelity bench-compare bench-noise bench-commit-noise bench-peaks $(BUILD)/perftest,$(GOALS)),)
+endif
+ifneq ($(filter all perftest baseline-update bench-fidelity bench-compare bench-noise bench-commit-noise bench-peaks $(BUILD)/perftest,$(GOALS)),)
 ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
 $(error perfgate: nvcc not found (looked for '$(NVCC)'): install the CUDA toolkit (nvcc) or set NVCC)
 endif
@@ -151,6 +159,30 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/obj/framework/%.o: framework/src/%.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -Iframework/src -c $< -o $@
+
+# perfgate-baselines: --check-baselines from the modules that need no CUDA
+# (framework/src/supervisor/baselinetool.h), compiled here without the toolkit's headers
+# and linked with libyaml alone, so that CPU-only CI builds and runs it.
+# BL_SRCS: the baseline loader and what it needs (also the fuzzer's).
+BL_SRCS  := base/baseline.c base/blyaml.c base/clock.c base/file.c base/grow.c base/json.c \
+            base/jsontree.c base/peaks.c base/progname.c base/rng.c base/stats.c base/status.c \
+            base/trace.c base/units.c
+BLT_SRCS := $(BL_SRCS) supervisor/baselinetool.c supervisor/baselinedir.c base/label.c \
+            base/machine.c base/options.c base/version.c
+BLT_OBJS := $(BLT_SRCS:%.c=$(BUILD)/obj/cpu/%.o) $(BUILD)/obj/cpu/tools/baselines.o
+BLT_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -Iframework/src $(YAML_CFLAGS) -MMD -MP
+
+$(BUILD)/obj/cpu/tools/%.o: framework/tools/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(BLT_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cpu/%.o: framework/src/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(BLT_CFLAGS) -c $< -o $@
+
+$(BUILD)/perfgate-baselines: $(BLT_OBJS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BLT_OBJS) $(YAML_LIBS) -lm
 
 # libperfgate.so: the framework without main(), position-independent, for
 # the Python package (python/: ctypes over perf_embed_*).
@@ -316,7 +348,7 @@ $(BUILD)/libstoprename.so: framework/tests/shim/stoprename.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
-TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
+TEST_BINS := $(BUILD)/selftest $(BUILD)/perfgate-baselines $(BUILD)/perfgate.pc $(BUILD)/fixture-perftest $(BUILD)/libnocupti.so $(BUILD)/libnvtxlog.so $(BUILD)/libfakenvml.so
 TEST_BINS += $(BUILD)/oldcuda/libcuda.so.1 $(BUILD)/libpreempt.so $(BUILD)/libstoprename.so
 TEST_BINS += $(BUILD)/libfakenvml-old.so
 # The Python package's tests load libperfgate.so into python3, and the CMake
@@ -349,11 +381,11 @@ test-valgrind:
 # libFuzzer on the baseline loader, under ASan and UBSan (clang).
 FUZZ_CC   ?= clang
 FUZZ_RUNS ?= 1000000
-FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c framework/src/base/baseline.c framework/src/base/blyaml.c framework/src/base/file.c framework/src/base/status.c framework/src/base/progname.c framework/src/base/clock.c framework/src/base/stats.c framework/src/base/rng.c
+FUZZ_SRCS := framework/tests/fuzz/fuzz_baseline.c $(addprefix framework/src/,$(BL_SRCS))
 $(BUILD)/fuzz-baseline: $(FUZZ_SRCS)
 	$(call say,FUZZCC,$@)
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -Iframework/src -Iframework/include -I$(CUDA_HOME)/include $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
+	  -fno-sanitize-recover=undefined -Iframework/src -Iframework/include $(YAML_CFLAGS) $(FUZZ_SRCS) $(YAML_LIBS) -lm -o $@
 
 fuzz: $(BUILD)/fuzz-baseline
 	$(Q)rm -rf $(BUILD)/fuzz-corpus && cp -r framework/tests/fuzz/corpus $(BUILD)/fuzz-corpus
@@ -367,9 +399,9 @@ baseline-update: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest --update-baselines $(ARGS)
 
 # Every baseline file read and validated (schema, types, positions); no test
-# runs and no GPU is needed, so CPU-only CI can run it.
-check-baselines: $(BUILD)/perftest
-	$(Q)$(BUILD)/perftest --check-baselines $(ARGS)
+# runs and neither a GPU nor CUDA is needed, so CPU-only CI can run it.
+check-baselines: $(BUILD)/perfgate-baselines
+	$(Q)$(BUILD)/perfgate-baselines $(ARGS)
 
 # Two pkg-config modules with the same content: perfgate for cc, and
 # perfgate-nvcc for .cu files built by nvcc, which takes the host compiler's
@@ -407,10 +439,11 @@ $(BUILD)/cmake/%.cmake: cmake/%.cmake.in framework/include/perfgate.h
 	  -e 's/@PERF_VERSION_MAJOR@/$(firstword $(subst ., ,$(PERF_VERSION)))/g' $< > $@
 
 CMDIR = $(DESTDIR)$(PREFIX)/lib/cmake/perfgate
-install: $(LIB) $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(CMAKE_FILES)
+install: $(LIB) $(BUILD)/libperfgate.so $(BUILD)/libperfgate_main.a $(BUILD)/perfgate-baselines $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc $(CMAKE_FILES)
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
 	$(if $(findstring sanitize,$(CFLAGS)),@echo "perfgate: warning: installing a sanitizer build (CFLAGS has -fsanitize): libperfgate.so.$(PERF_ABI) loads only into a program built with the same sanitizers" >&2)
-	$(Q)install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(CMDIR)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(CMDIR)
+	$(Q)install -m 755 $(BUILD)/perfgate-baselines $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 644 framework/include/perfgate.h $(DESTDIR)$(PREFIX)/include/
 	$(Q)install -m 644 $(LIB) $(BUILD)/libperfgate_main.a $(DESTDIR)$(PREFIX)/lib/
 	$(Q)install -m 755 $(BUILD)/libperfgate.so $(DESTDIR)$(PREFIX)/lib/libperfgate.so.$(PERF_ABI)

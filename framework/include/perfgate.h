@@ -73,18 +73,6 @@ typedef enum perf_flop_type {
   PERF_FLOP_TYPE_COUNT
 } perf_flop_type;
 
-#endif /* PERFGATE_ABI_H */
-
-#if !defined(PERFGATE_H) && !defined(PERF_ABI_ONLY)
-#define PERFGATE_H
-
-#include <stddef.h>
-#include <cuda_runtime_api.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* ---- Clocks ------------------------------------------------------------
  * Every measured number is reported with the clock that produced it.
  *   events  CUDA events recorded on the workload's stream around a batch;
@@ -112,6 +100,18 @@ typedef enum perf_clock {
   PERF_CLOCK_DEVICE,
   PERF_CLOCK_COLD
 } perf_clock;
+
+#endif /* PERFGATE_ABI_H */
+
+#if !defined(PERFGATE_H) && !defined(PERF_ABI_ONLY)
+#define PERFGATE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef void perf_fn(void *arg);
 typedef struct perf__wstate perf__wstate;
@@ -558,6 +558,15 @@ void perf_embed_set_where(perf_embed_where *fn);
 /* How many runs --update-baselines takes (5): an embedder runs its tests
  * that many times, numbered 0 to this less one. Never fails. */
 int perf_embed_update_runs(void);
+/* What --update-baselines checks before it runs anything, for an embedder
+ * that is about to run its tests perf_embed_update_runs() times: every
+ * baseline file of dir is valid (a malformed one, a file no run reads, a
+ * directory that cannot be read), and this host's file is not another
+ * machine's. Returns 0, or 2 with each problem, one per line, in err[len]
+ * (truncated to fit), after "who: " (the embedder's option, e.g.
+ * "--perf-update-baselines"). A directory that does not exist yet is no
+ * problem: the update creates it. */
+int perf_embed_check_baselines(const char *dir, const char *who, char *err, size_t len);
 /* --update-baselines for an embedder: lines[0..n) are the PERF_LINE_RECORD lines its
  * tests emitted with update_baselines set, runs[k] the run (from 0, below
  * perf_embed_update_runs()) each came from; entries measured in all runs

@@ -1,8 +1,10 @@
 /* embed.c — claims run from another test runner (the Python package): a test in this process, its lines and claim records handed to a sink, and the run's report. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,6 +13,7 @@
 #include "base/status.h"
 #include "perfgate.h"
 #include "report/jsonreport.h"
+#include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/ratio.h"
@@ -232,6 +235,24 @@ int perf_embed_no_sync_close(void)
 
 /* Public: see perfgate.h. */
 int perf_embed_update_runs(void) { return PERF__UPDATE_RUNS; }
+
+/* Public: see perfgate.h. */
+int perf_embed_check_baselines(const char *dir, const char *who, char *err, size_t len)
+{
+  char *text = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&text, &n);
+  if (!f) return snprintf(err, len, "%s: out of memory", who), 2;
+  int bad = perf__baselinedir_check(dir, 0, who, NULL, f) || perf__baselinedir_host_file(dir, who, f);
+  if (fclose(f)) { /* the messages could not be kept */
+    free(text);
+    return snprintf(err, len, "%s: out of memory", who), 2;
+  }
+  while (n && text[n - 1] == '\n') text[--n] = '\0';
+  snprintf(err, len, "%s", bad ? text : "");
+  free(text);
+  return bad ? 2 : 0;
+}
 
 /* Public: see perfgate.h. */
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,

@@ -281,7 +281,7 @@ int perf_main(int argc, char **argv)
   }
   if (cli.version) {
     char line[128];
-    puts(perf__version_line(line, sizeof line));
+    puts(perf__version_line(line, sizeof line, CUDART_VERSION));
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli, prog);

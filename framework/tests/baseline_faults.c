@@ -551,3 +551,55 @@ ST_TEST(check_baselines_validates_the_directory)
   ST_CHECKF(strstr(r.out, "cannot read the directory '/nonexistent-perfgate-dir'"), "%s", r.out);
   st_run_free(&r);
 }
+
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* A file named like a baseline file that no run reads (x.yml, x.YAML) is
+ * named, with the name a run would read, and --check-baselines exits 2
+ * (it passed over them and said "0 baseline files ... all valid"); so does
+ * --update-baselines, before it runs anything. README.md and an updater's
+ * temporaries pass; without the misnamed files the directory is valid. */
+ST_TEST(check_baselines_names_files_no_run_reads)
+{
+  char dir[] = "/tmp/perfgate-yml-XXXXXX", args[200];
+  st_run r;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  const char *valid = "schema: 1\nfingerprint:\n  name: x\nentries: []\nratios: []\n";
+  put_file(dir, "a.yml", valid);
+  put_file(dir, "b.YAML", valid);
+  put_file(dir, "README.md", "# notes\n");
+  put_file(dir, "c.yaml.tmp.123", "half");
+  snprintf(args, sizeof args, "--check-baselines --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "/a.yml: not read by a run, which reads only files "
+                                           "named '.yaml': rename it to a.yaml, or remove it") &&
+                strstr(r.out, "/b.YAML: not read by a run") && strstr(r.out, "rename it to b.yaml") &&
+                !strstr(r.out, "README") && !strstr(r.out, "tmp.123") && !strstr(r.out, "all valid"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(args, sizeof args, "--update-baselines --filter=host.truth --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 2 && strstr(r.out, "/a.yml: not read by a run") &&
+                strstr(r.out, "nothing was run") && !strstr(r.out, "passed,"), "%d: %s", r.status,
+            r.out);
+  st_run_free(&r);
+  char path[700], to[700];
+  snprintf(path, sizeof path, "%s/a.yml", dir);
+  snprintf(to, sizeof to, "%s/a.yaml", dir);
+  ST_EQ(rename(path, to), 0);
+  snprintf(path, sizeof path, "%s/b.YAML", dir);
+  ST_EQ(unlink(path), 0);
+  snprintf(args, sizeof args, "--check-baselines --baseline-dir=%s", dir);
+  st_exec(&r, "", args);
+  ST_CHECKF(r.status == 0 && strstr(r.out, "1 baseline file in ") && strstr(r.out, "all valid"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  st_rmtree(dir);
+}

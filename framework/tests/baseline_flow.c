@@ -9,6 +9,7 @@
 #include "base/baseline.h"
 #include "base/blyaml.h"
 #include "base/blrule.h"
+#include "base/machine.h"
 #include "base/status.h"
 #include "supervisor/rebaseline.h"
 #include "selftest.h"
@@ -436,6 +437,179 @@ ST_TEST(baseline_flow_malformed_file_exits_2_untouched)
   free(before);
   free(after);
   st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* This machine's baseline file as a symbolic link to nothing is no
+ * missing file: a run ends its baseline check as ERROR (exit 2) naming the
+ * link and its target, as --check-baselines and --update-baselines refuse
+ * it (a run said "no baseline ... Create it" and skipped, exit 0); nothing
+ * is created where the link points. */
+ST_TEST(baseline_flow_a_link_to_nothing_is_refused_by_a_run_too)
+{
+  char dir[] = "/tmp/perfgate-dangle-XXXXXX", path[600], want[800];
+  host_dir(dir, path, sizeof path);
+  ST_EQ(symlink("nowhere.yaml", path), 0);
+  snprintf(want, sizeof want, "%s is a symbolic link to 'nowhere.yaml', which does not exist", path);
+  static const char *const cmds[] = {"--filter=bl.host_work", "--check-baselines",
+                                     "--update-baselines --filter=bl.host_work"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    st_run r;
+    ST_EQ(run(&r, "", dir, cmds[k]), 2);
+    ST_CHECKF(strstr(r.out, want) && !strstr(r.out, "no baseline for this machine"), "%s: %s",
+              cmds[k], r.out);
+    st_run_free(&r);
+  }
+  char target[32] = "", other[700];
+  ST_CHECK(readlink(path, target, sizeof target - 1) == 12 && !strcmp(target, "nowhere.yaml"));
+  snprintf(other, sizeof other, "%s/nowhere.yaml", dir);
+  ST_CHECK(access(other, F_OK) != 0);
+  st_rmtree(dir);
+}
+
+/* Sets fingerprint field key of the baseline file at path to value. */
+static void set_fp(const char *path, const char *key, const char *value)
+{
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  perf__baseline_set_fp(&b, key, value);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
+}
+
+/* A host file of this machine's name recorded on another machine (a
+ * memory 5 times this one's) is named and its check is not decided on its
+ * numbers: SKIP with both fingerprints on the check's line, how to record
+ * this machine's in the notice, exit 2 with --strict-baselines, a note from
+ * --check-baselines, and an update refused before it runs (the file
+ * untouched). Memory within the tolerance is this machine. A file under
+ * the name host files had before (the model alone) is read where it is
+ * this machine's, and updated there; another machine's there is not. */
+ST_TEST(baseline_flow_another_machines_host_file_is_named_and_not_decided)
+{
+  char dir[] = "/tmp/perfgate-other-XXXXXX", path[600], line[LINE], mem[32], gib[32], want[1600];
+  host_dir(dir, path, sizeof path);
+  st_run r;
+  ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  st_run_free(&r);
+  set_tolerance(path, st_slow() ? 2.0 : 1.0);
+  perf__baseline now;
+  perf__baseline_init(&now);
+  perf__machine_host(&now);
+  snprintf(mem, sizeof mem, "%s", perf__baseline_fp(&now, "memory_gib"));
+  /* 2 % more memory: this machine (decided, whatever the time says) */
+  snprintf(gib, sizeof gib, "%.1f", atof(mem) * 1.02);
+  set_fp(path, "memory_gib", gib);
+  run(&r, "", dir, "--filter=bl.host_work");
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", " vs baseline ", line, sizeof line) &&
+                !strstr(r.out, "another machine"), "%s", r.out);
+  st_run_free(&r);
+  /* 5 times the memory: another machine */
+  snprintf(gib, sizeof gib, "%.1f", atof(mem) * 5);
+  set_fp(path, "memory_gib", gib);
+  char *before = st_slurp(path), is[300], was[300];
+  perf__machine_describe(&now, is, sizeof is);
+  snprintf(was, sizeof was, "%s, %s CPUs, %s GiB", perf__baseline_model(&now),
+           perf__baseline_fp(&now, "cpus"), gib);
+  snprintf(want, sizeof want, "SKIPPED: %s is another machine's baseline file: it was recorded on "
+           "%s; this machine is %s: not decided on another machine's numbers", path, was, is);
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", want, line, sizeof line) &&
+                strstr(r.out, "SKIP  bl.host_work") &&
+                strstr(r.out, "Record this machine's file with --update-baselines once that one is "
+                              "moved away"), "want '%s' in: %s", want, r.out);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work --strict-baselines"), 2);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--check-baselines"), 0);
+  ST_CHECKF(strstr(r.out, "note: another machine's file under this machine's name (recorded on ") &&
+                strstr(r.out, is), "%s", r.out);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter=bl.host_work"), 2);
+  ST_CHECKF(strstr(r.out, "is another machine's baseline file") && strstr(r.out, "nothing was run") &&
+                !strstr(r.out, "run 1 of 5"), "%s", r.out);
+  st_run_free(&r);
+  char *after = st_slurp(path);
+  ST_CHECK(before && after && !strcmp(before, after));
+  free(after);
+  free(before);
+  /* under the name host files had before, this machine's: read and updated there */
+  char old[600];
+  ST_EQ(perf__baseline_path_before(dir, &now, old, sizeof old), 1);
+  ST_EQ(rename(path, old), 0);
+  set_fp(old, "memory_gib", mem);
+  run(&r, "", dir, "--filter=bl.host_work");
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", " vs baseline ", line, sizeof line) &&
+                st_line_with(&r, "has the name host files had before", old, line, sizeof line),
+            "%s", r.out);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--print-baseline-file"), 0);
+  ST_CHECKF(!strncmp(r.out, old, strlen(old)), "%s", r.out);
+  st_run_free(&r);
+  ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "baselines: wrote", old, line, sizeof line) && access(path, F_OK) != 0,
+            "%s", r.out);
+  st_run_free(&r);
+  /* under that name, another machine's (more CPUs): not read */
+  char cpus[16];
+  snprintf(cpus, sizeof cpus, "%d", atoi(perf__baseline_fp(&now, "cpus")) + 1);
+  set_fp(old, "cpus", cpus);
+  ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 0);
+  snprintf(want, sizeof want, "(%s is another machine's baseline file", old);
+  ST_CHECKF(st_line_with(&r, "no baseline for this machine", want, line, sizeof line) &&
+                strstr(r.out, "SKIP  bl.host_work"), "%s", r.out);
+  st_run_free(&r);
+  perf__baseline_free(&now);
+  st_rmtree(dir);
+}
+
+/* The update's own guard (the Python package's updates have no check
+ * before they run): measurements are never merged into a file whose host
+ * fingerprint is another machine's; the file stays as it was. */
+ST_TEST(baseline_update_never_merges_into_another_machines_file)
+{
+  char dir[] = "/tmp/perfgate-merge-other-XXXXXX", path[600], line[900], err[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/x-2-cpus.yaml", dir);
+  perf__baseline b;
+  perf__baseline_init(&b);
+  perf__baseline_set_fp(&b, "name", "X");
+  perf__baseline_set_fp(&b, "cpus", "2");
+  perf__baseline_set_fp(&b, "memory_gib", "125.9");
+  perf__baseline_entry e = {.test = "old.t", .workload = "w", .clock = "wall", .median_s = 1e-3,
+                            .samples = 8, .tolerance = 0.05, .recorded = "2026-11-28"};
+  ST_EQ(perf__baseline_put_entry(&b, &e), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  perf__baseline_free(&b);
+  char *before = st_slurp(path);
+  for (int k = 0; k < 2; k++) {
+    perf__rebaseline_runs *u = perf__rebaseline_new();
+    snprintf(line, sizeof line, "F\t%s\tname\tX\tcpus\t2\tmemory_gib\t%s", path, k ? "125.0" : "23.5");
+    ST_EQ(perf__rebaseline_take(u, line, 0), 0);
+    for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+      snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\twall\t1e-05\t1e-8\t64\t0\t0\t0", path);
+      ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    }
+    int rc = perf__rebaseline_write(u, 1, err, sizeof err);
+    perf__rebaseline_free(u);
+    if (!k) {
+      ST_CHECKF(rc == PERF__EBADFILE && strstr(err, "x-2-cpus.yaml is another machine's baseline "
+                                                    "file: it was recorded on X, 2 CPUs, 125.9 GiB; "
+                                                    "this machine is X, 2 CPUs, 23.5 GiB: move it away"),
+                "%d: %s", rc, err);
+      char *after = st_slurp(path);
+      ST_CHECK(before && after && !strcmp(before, after));
+      free(after);
+    } else { /* 125.0 GiB: the same machine, merged */
+      ST_EQ(rc, 0);
+      ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+      ST_CHECK(b.nentries == 2 && perf__baseline_find(&b, "old.t", "w") &&
+               !strcmp(perf__baseline_fp(&b, "memory_gib"), "125.0"));
+      perf__baseline_free(&b);
+    }
+  }
+  free(before);
   st_rmtree(dir);
 }
 

@@ -52,6 +52,46 @@ ST_TEST(build_missing_prerequisites_name_what_to_install)
   rc = sh("make -n CUDA_HOME=/nonexistent test", &out);
   ST_CHECKF(rc == 2 && strstr(out, "install the CUDA toolkit"), "%d: %s", rc, out);
   free(out);
+  /* make check-baselines asks for libyaml alone: not the toolkit, nvcc,
+   * SQLite or libpq */
+  rc = sh("make -n CUDA_HOME=/nonexistent NVCC=/nonexistent/nvcc SQLITE_LIBS= PQ_CFLAGS=-I/nonexistent "
+          "check-baselines", &out);
+  ST_CHECKF(rc == 0 && strstr(out, "perfgate-baselines"), "%d: %s", rc, out);
+  free(out);
+  rc = sh("make -n YAML_LIBS= YAML_CFLAGS= check-baselines", &out);
+  ST_CHECKF(rc == 2 && strstr(out, "install libyaml-dev"), "%d: %s", rc, out);
+  free(out);
+}
+
+/* make check-baselines on a machine without CUDA (CPU-only CI): with no
+ * toolkit, SQLite or libpq to build with, it builds build/perfgate-baselines
+ * from the modules that need none, linked with libyaml alone (ldd names no
+ * CUDA library: perftest --check-baselines needed libcublas and exited 127
+ * without it), and validates the shipped baselines/ as perftest
+ * --check-baselines does; an option of perftest's is refused (exit 2). */
+ST_TEST(build_check_baselines_needs_no_cuda)
+{
+  char dir[] = "/tmp/perfgate-cpuonly-XXXXXX", cmd[1200], *out;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "make -s BUILD=%s CUDA_HOME=/nonexistent NVCC=/nonexistent/nvcc "
+           "SQLITE_LIBS= SQLITE_CFLAGS= PQ_CFLAGS=-I/nonexistent check-baselines", dir);
+  int rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "ok    baselines/nvidia-h100-80gb-hbm3.yaml: ") &&
+                strstr(out, "baseline files in baselines, all valid"), "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "ldd %s/perfgate-baselines", dir);
+  rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0 && strstr(out, "libyaml") && !strstr(out, "libcuda") && !strstr(out, "libcublas") &&
+                !strstr(out, "libcupti") && !strstr(out, "libsqlite") && !strstr(out, "libpq"),
+            "%d: %s", rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "%s/perfgate-baselines --filter=x", dir);
+  rc = sh(cmd, &out);
+  ST_CHECKF(rc == 2 && strstr(out, "perfgate-baselines: --filter is an option of perftest"), "%d: %s",
+            rc, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  free((sh(cmd, &out), out));
 }
 
 static const char *user_test =
@@ -70,11 +110,12 @@ ST_TEST(build_install_and_link_through_pkg_config)
            "make -s install BUILD=%s PREFIX=%s/prefix && printf \"%s\" > %s/mine.c && "
            "export PKG_CONFIG_PATH=%s/prefix/lib/pkgconfig && "
            "cc -std=c11 -o %s/mine %s/mine.c $(pkg-config --cflags --libs perfgate) $LDFLAGS && "
-           "%s/mine --color=never",
-           st_build_dir(), dir, user_test, dir, dir, dir, dir, dir);
+           "%s/mine --color=never && %s/prefix/bin/perfgate-baselines --version",
+           st_build_dir(), dir, user_test, dir, dir, dir, dir, dir, dir);
   int rc = sh(cmd, &out);
   ST_CHECKF(rc == 0 && strstr(out, "PASS  mine.works") &&
-                strstr(out, "1 passed, 0 failed, 0 skipped"),
+                strstr(out, "1 passed, 0 failed, 0 skipped") &&
+                strstr(out, "(built without CUDA: baseline files only)"),
             "%d: %s", rc, out);
   free(out);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

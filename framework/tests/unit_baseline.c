@@ -162,7 +162,7 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1e300, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
        "b.yaml:3:", "got '1e300'"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1.5, recorded: 2026-01-01}\n",
-       "b.yaml:3:", "whole number"},
+       "b.yaml:3:", "'samples' must be a whole number, got '1.5'"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: hourglass, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
        "b.yaml:3:", "'clock' must be events, wall, submit, device or cold"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: yesterday}\n",
@@ -175,6 +175,13 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
       {"schema: 1\nfingerprint: {a: &x b}\nentries: [*x]\n", "b.yaml:3:11:", "aliases are not allowed"},
       {"schema: 1\n---\nschema: 1\n", "b.yaml:2:1:", "one document"},
       {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 0, recorded: 2026-01-01}\n", "b.yaml:3:", "'ratio' must be a number"},
+      /* one entry per test and workload, one ratio per test and claim: a
+       * second is refused where it starts (the last no longer wins) */
+      {"schema: 1\nentries:\n- {" E "}\n- {" E "}\n", "b.yaml:4:3:", "a second entry for t / w"},
+      {"schema: 1\nratios:\n- {test: t, claim: c, ratio: 1, recorded: 2026-01-01}\n"
+       "- {test: u, claim: c, ratio: 1, recorded: 2026-01-01}\n"
+       "- {test: t, claim: c, ratio: 2, recorded: 2026-01-02}\n", "b.yaml:5:3:",
+       "a second ratio for t / c"},
       /* strict: numbers are plain decimals, dates exist, no tags, no NUL */
       {"schema: \"1\"\n", "b.yaml:1:9:", "the schema version must be a number, not quoted text"},
       {"schema: 1\nentries:\n- {test: t, workload: w, clock: wall, median_s: \"1\", spread_s: 0, samples: 1, recorded: 2026-01-01}\n",
@@ -369,7 +376,7 @@ ST_TEST(fingerprint_of_the_host_names_the_cpu)
   perf__baseline_slug(model, slug, sizeof slug);
   perf__baseline_path("some/dir", &b, path, sizeof path);
   char want[300];
-  snprintf(want, sizeof want, "some/dir/%s.yaml", slug);
+  snprintf(want, sizeof want, "some/dir/%s-%s-cpus.yaml", slug, b.fp[1].value);
   ST_CHECK(!strcmp(path, want));
   perf__baseline none;
   perf__baseline_init(&none);
@@ -516,4 +523,35 @@ ST_TEST(baseline_runs_s_error_points_at_the_item)
   ST_EQ(perf__blyaml_parse("x.yaml", (const unsigned char *)spaced, strlen(spaced), &b, err,
                              sizeof err), PERF__EBADFILE);
   ST_CHECKF(strstr(err, "x.yaml:11:12: ") && strstr(err, "'1 2'"), "%s", err);
+}
+
+/* A runs_s of 10 000 items is refused for what it is, at the first item
+ * past the limit: "at most 16", not "too long"; a list of 16 numbers each
+ * written with many digits says how long a value may be instead. */
+ST_TEST(baseline_a_long_runs_s_names_its_limit)
+{
+  enum { ITEMS = 10000 };
+  const char *head = "schema: 2\nentries:\n- test: a.b\n  workload: w\n  clock: wall\n"
+                     "  median_s: 1e-5\n  spread_s: 0\n  samples: 8\n  sm_clock_mhz: unknown\n"
+                     "  runs_s: [";
+  size_t cap = strlen(head) + ITEMS * 8 + 100, used = 0;
+  char *text = malloc(cap), err[400];
+  ST_CHECK(text != NULL);
+  if (!text) return;
+  used += (size_t)snprintf(text, cap, "%s", head);
+  for (int i = 0; i < ITEMS; i++) used += (size_t)snprintf(text + used, cap - used, "%s1e-5", i ? ", " : "");
+  snprintf(text + used, cap - used, "]\n  recorded: 2026-11-26\n");
+  perf__baseline b;
+  ST_EQ(parse(text, &b, err), PERF__EBADFILE);
+  /* the 17th item: column 12 + 16 items of "1e-5, " */
+  ST_CHECKF(strstr(err, "b.yaml:10:108: 'runs_s' holds too many values (at most 16)") &&
+                !strstr(err, "too long"), "%s", err);
+  used = (size_t)snprintf(text, cap, "%s", head);
+  for (int i = 0; i < 16; i++)
+    used += (size_t)snprintf(text + used, cap - used, "%s1.00000000000000000001e-5", i ? ", " : "");
+  snprintf(text + used, cap - used, "]\n  recorded: 2026-11-26\n");
+  ST_EQ(parse(text, &b, err), PERF__EBADFILE);
+  ST_CHECKF(strstr(err, "'runs_s' is too long: a list may hold at most 255 characters; write "
+                        "its numbers with fewer digits"), "%s", err);
+  free(text);
 }

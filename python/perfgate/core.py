@@ -501,6 +501,17 @@ def update_runs():
     return _lib.load().perf_embed_update_runs()
 
 
+def check_baselines(baseline_dir, who):
+    """What --update-baselines checks before it runs anything: every file of
+    baseline_dir valid, none a file no run reads, this host's file not another
+    machine's (the C core's check, messages after "who: "). Raises PerfError
+    with the problems, one per line."""
+    lib = _lib.load()
+    err = ctypes.create_string_buffer(4096)
+    if lib.perf_embed_check_baselines(baseline_dir.encode(), who.encode(), err, len(err)):
+        raise PerfError(err.value.decode("utf-8", "replace"))
+
+
 class WideBaselines(PerfError):
     """Some baseline entries were not written: their runs disagree, allow a
     tolerance over the ceiling, or were launch-bound (the other entries were

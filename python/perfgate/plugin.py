@@ -8,8 +8,8 @@ import warnings
 import pytest
 
 from ._lib import LibraryNotFound
-from .core import (Perf, PerfError, Skipped, WideBaselines, update_runs, write_baselines,
-                   write_report)
+from .core import (Perf, PerfError, Skipped, WideBaselines, check_baselines, update_runs,
+                   write_baselines, write_report)
 
 
 class PerfWarning(UserWarning):
@@ -71,6 +71,11 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: item.get_closest_marker("perf_sync") is not None)
 
 
+def _baseline_dir(config):
+    """--perf-baseline-dir, under the root directory when relative."""
+    return os.path.join(str(config.rootpath), config.getoption("--perf-baseline-dir"))
+
+
 @pytest.fixture
 def perf(request):
     """A perfgate test for this pytest test: perf.expect_faster(a, b, 1.5),
@@ -80,7 +85,7 @@ def perf(request):
     cfg = request.config
     p = Perf(request.node.nodeid, budget=cfg._perfgate_budget,
              seed=cfg.getoption("--perf-seed"),
-             baseline_dir=os.path.join(str(cfg.rootpath), cfg.getoption("--perf-baseline-dir")),
+             baseline_dir=_baseline_dir(cfg),
              update_baselines=cfg.getoption("--perf-update-baselines"))
     request.node._perfgate = p
     started = time.time()
@@ -156,6 +161,13 @@ def pytest_runtestloop(session):
     if not config.getoption("--perf-update-baselines") or session.testsfailed or \
             config.option.collectonly:
         return None
+    # a malformed baseline file would end every perf test of every run as an
+    # error, after measuring (perftest --update-baselines refuses it first too)
+    try:
+        check_baselines(_baseline_dir(config), "--perf-update-baselines")
+    except PerfError as e:
+        raise pytest.UsageError(f"{e}\nperfgate: --perf-update-baselines: nothing was run; fix or "
+                                f"remove that file") from None
     items = session.items
     for run in range(update_runs()):
         config._perfgate_run = run
@@ -235,8 +247,7 @@ def _update_baselines(session):
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     try:
-        os.makedirs(os.path.join(str(config.rootpath), config.getoption("--perf-baseline-dir")),
-                    exist_ok=True)
+        os.makedirs(_baseline_dir(config), exist_ok=True)
         write_baselines(config._perfgate_measured, config.getoption("--perf-accept-wide"))
     except WideBaselines as e:
         out.line(f"{e}; see the table above (--perf-accept-wide writes them)", red=True)

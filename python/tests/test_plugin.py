@@ -318,6 +318,33 @@ def test_it(perf):
     assert "BASELINE(w) at test_inner.py:" in r.stdout.str()
 
 
+@pytest.mark.parametrize("name,text,says", [
+    ("x.yaml", "schema: 1\nentries: 7\n", "x.yaml:2:10: expected a list under 'entries'"),
+    ("x.yml", "schema: 1\nentries: []\n", "x.yml: not read by a run, which reads only files named "
+                                            "'.yaml': rename it to x.yaml"),
+])
+def test_update_refuses_a_bad_baseline_file_before_running(pytester, tmp_path, name, text, says):
+    """A baseline file perftest --update-baselines refuses before it runs
+    anything: --perf-update-baselines refuses it up front too (a usage error,
+    naming it), where it ran every perf test 5 times, each an error against
+    the malformed file; the file is left as it was."""
+    base = tmp_path / "baselines"
+    base.mkdir()
+    bad = base / name
+    bad.write_text(text)
+    body = '''
+def test_it(perf):
+    print("RAN test_it")
+    perf.expect_baseline(perf.workload(lambda: work(300), name="w"))
+'''
+    r = run(pytester, body, f"--perf-baseline-dir={base}", "--perf-update-baselines", "-s")
+    out = r.stdout.str() + r.stderr.str()
+    assert r.ret == pytest.ExitCode.USAGE_ERROR, out
+    assert says in out and "--perf-update-baselines: nothing was run; fix or remove that file" in out, out
+    assert "RAN test_it" not in out, out
+    assert bad.read_text() == text
+
+
 def test_update_refuses_an_entry_whose_runs_spread_wide(pytester, tmp_path):
     """Runs spread 30 % apart each (run k does 1 + 0.3 k times the work): the
     tolerance they allow is over the ceiling, so the entry is not written and

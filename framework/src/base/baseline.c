@@ -110,6 +110,15 @@ const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const c
   return *s ? &b->entries[*s - 1] : NULL;
 }
 
+/* NULL when there is none. */
+const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
+                                                      const char *claim)
+{
+  if (!b->nratio_slots) return NULL;
+  size_t *s = probe(b, b->ratio_slots, b->nratio_slots, ratio_key, test, claim);
+  return *s ? &b->ratios[*s - 1] : NULL;
+}
+
 /* 0 or PERF__ENOMEM. */
 int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
 {
@@ -138,11 +147,9 @@ int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
 /* 0 or PERF__ENOMEM. */
 int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r)
 {
-  size_t *s = b->nratio_slots
-                  ? probe(b, b->ratio_slots, b->nratio_slots, ratio_key, r->test, r->claim)
-                  : NULL;
-  if (s && *s) {
-    b->ratios[*s - 1] = *r;
+  perf__baseline_ratio *old = (perf__baseline_ratio *)perf__baseline_find_ratio(b, r->test, r->claim);
+  if (old) {
+    *old = *r;
     return 0;
   }
   perf__baseline_ratio *all = perf__grow(b->ratios, &b->cap_ratios, b->nratios + 1, sizeof *all, 16);
@@ -254,11 +261,28 @@ int perf__baseline_clock_note(const perf__baseline_entry *base, double median,
 }
 
 /* Never fails. */
-const char *perf__baseline_model(const perf__baseline *b)
+const char *perf__baseline_fp(const perf__baseline *b, const char *key)
 {
   for (size_t i = 0; i < b->nfp; i++)
-    if (!strcmp(b->fp[i].key, "name")) return b->fp[i].value;
-  return "unknown";
+    if (!strcmp(b->fp[i].key, key)) return b->fp[i].value;
+  return NULL;
+}
+
+/* Never fails. */
+const char *perf__baseline_model(const perf__baseline *b)
+{
+  const char *name = perf__baseline_fp(b, "name");
+  return name ? name : "unknown";
+}
+
+/* The host's CPU count in b (PERF__BL_FP_CPUS: a whole number from 1),
+ * or 0 for a fingerprint that has none (a GPU's). Never fails. */
+static long host_cpus(const perf__baseline *b)
+{
+  const char *v = perf__baseline_fp(b, PERF__BL_FP_CPUS);
+  char *end;
+  long n = v && isdigit((unsigned char)*v) ? strtol(v, &end, 10) : 0;
+  return n > 0 && !*end ? n : 0;
 }
 
 /* Never fails. */
@@ -266,9 +290,22 @@ char *perf__baseline_path(const char *dir, const perf__baseline *b, char *out,
                     size_t len)
 {
   char slug[80];
+  long cpus = host_cpus(b);
+  perf__baseline_slug(perf__baseline_model(b), slug, sizeof slug);
+  if (cpus) snprintf(out, len, "%s/%s-%ld-cpus.yaml", dir && *dir ? dir : ".", slug, cpus);
+  else snprintf(out, len, "%s/%s.yaml", dir && *dir ? dir : ".", slug);
+  return out;
+}
+
+/* Never fails. */
+int perf__baseline_path_before(const char *dir, const perf__baseline *b, char *out, size_t len)
+{
+  char slug[80];
+  if (len) out[0] = '\0';
+  if (!host_cpus(b)) return 0;
   perf__baseline_slug(perf__baseline_model(b), slug, sizeof slug);
   snprintf(out, len, "%s/%s.yaml", dir && *dir ? dir : ".", slug);
-  return out;
+  return 1;
 }
 
 /* See baseline.h: what perf__baseline_set_fp returns. */

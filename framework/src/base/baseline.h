@@ -114,6 +114,9 @@ int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r);
 /* The entry for test and workload, or NULL. */
 const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
                                     const char *workload);
+/* The ratio for test and claim, or NULL. */
+const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
+                                                      const char *claim);
 /* Sets a fingerprint field (replacing one with the same key); 0, or
  * PERF__EINVAL when the table is full. */
 int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);
@@ -165,8 +168,24 @@ char *perf__baseline_slug(const char *model, char *buf, size_t len);
 /* The fingerprint's model name ("name" field), or "unknown". Never fails. */
 const char *perf__baseline_model(const perf__baseline *b);
 
-/* dir/<slug of the model>.yaml into out. Returns out. Never fails
- * (truncates). */
+/* The value of fingerprint field key, or NULL. Never fails. */
+const char *perf__baseline_fp(const perf__baseline *b, const char *key);
+
+/* The fingerprint field that makes a fingerprint a host's (base/machine.h:
+ * the logical CPUs); a GPU's has none. */
+#define PERF__BL_FP_CPUS "cpus"
+
+/* This machine's file in dir for fingerprint b, into out: a GPU's
+ * dir/<slug of the model>.yaml; a host's (with a whole number of CPUs,
+ * PERF__BL_FP_CPUS) dir/<slug of the model>-<CPUs>-cpus.yaml, so that two
+ * machines of one generic model name ("Intel(R) Xeon(R) Processor") with
+ * 16 and 2 CPUs have a file each. Returns out. Never fails (truncates). */
 char *perf__baseline_path(const char *dir, const perf__baseline *b, char *out, size_t len);
+
+/* The name a host's file had before host files were named by their CPU
+ * count too, dir/<slug of the model>.yaml, into out; returns 1, or 0 for a
+ * fingerprint whose name never changed (a GPU's: out is then ""). Never
+ * fails (truncates). */
+int perf__baseline_path_before(const char *dir, const perf__baseline *b, char *out, size_t len);
 
 #endif

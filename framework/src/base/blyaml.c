@@ -116,8 +116,10 @@ enum { MAX_TEXT = 1 << 16 };
  * ("[1 2, 3]" is two items, the first "1 2"), never this. */
 #define ITEM_SEP "\x1f"
 
-/* Reads the list value of f (its start consumed): plain scalars, kept in
- * f->value separated by ITEM_SEP, the first items' positions in f->item. */
+/* Reads the list value of f (its start consumed): at most
+ * PERF__BL_MAX_RUNS plain scalars (a longer list is refused at the first
+ * item past the limit, naming it), kept in f->value separated by
+ * ITEM_SEP, their positions in f->item. */
 static int scalar_list(parser *p, field *f, const char *what)
 {
   size_t used = 0, k = 0;
@@ -125,7 +127,10 @@ static int scalar_list(parser *p, field *f, const char *what)
   f->value[0] = '\0';
   f->list = f->plain = 1;
   while (!(r = next(p)) && p->ev.type != YAML_SEQUENCE_END_EVENT) {
-    if (k < PERF__BL_MAX_RUNS) f->item[k++] = p->ev.start_mark;
+    if (k == PERF__BL_MAX_RUNS)
+      return fail_at(p, p->ev.start_mark, "'%s' holds too many values (at most %d)", f->key,
+                     PERF__BL_MAX_RUNS);
+    f->item[k++] = p->ev.start_mark;
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "'%s' in %s must be a list of numbers", f->key, what);
     if (p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
@@ -134,7 +139,9 @@ static int scalar_list(parser *p, field *f, const char *what)
     int n = snprintf(f->value + used, sizeof f->value - used, "%s%s", used ? ITEM_SEP : "",
                      scalar(p));
     if (n < 0 || (size_t)n >= sizeof f->value - used)
-      return fail_at(p, p->ev.start_mark, "value of '%s' too long", f->key);
+      return fail_at(p, p->ev.start_mark, "'%s' is too long: a list may hold at most %zu "
+                     "characters; write its numbers with fewer digits (perfgate writes 9 "
+                     "significant digits)", f->key, sizeof f->value - 1);
     used += (size_t)n;
   }
   return r;
@@ -471,7 +478,8 @@ static int entry(parser *p, perf__baseline *b)
   if (!r) r = num_key(p, &fs, "spread_s", "an entry", 0, 3600, &e.spread_s);
   if (!r) r = num_key(p, &fs, "samples", "an entry", 1, 1e9, &samples);
   if (!r && samples != floor(samples))
-    r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number");
+    r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number, got '%s'",
+                get(&fs, "samples")->value);
   if (!r && get(&fs, "tolerance"))
     r = number(p, get(&fs, "tolerance"), PERF__BL_TOLERANCE_MIN, PERF__BL_TOLERANCE_MAX, &e.tolerance);
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
@@ -499,6 +507,8 @@ static int ratio(parser *p, perf__baseline *b)
   if (!r) r = text(p, &fs, "claim", "a ratio", q.claim, sizeof q.claim);
   if (!r) r = num_key(p, &fs, "ratio", "a ratio", 1e-9, 1e9, &q.ratio);
   if (!r) r = date(p, &fs, "a ratio", q.recorded, sizeof q.recorded);
+  if (!r && perf__baseline_find_ratio(b, q.test, q.claim))
+    r = fail_at(p, fs.start, "a second ratio for %s / %s", q.test, q.claim);
   return r ? r : perf__baseline_put_ratio(b, &q);
 }
 
@@ -624,6 +634,12 @@ int perf__blyaml_load(const char *path, perf__baseline *b, char *err,
   perf__baseline_init(b);
   /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  char target[4096];
+  if (fd < 0 && errno == ENOENT && perf__file_dangling(path, target, sizeof target)) {
+    snprintf(err, errlen, "%s is a symbolic link to '%s', which does not exist: create the "
+             "file it names, or remove the link", path, target);
+    return PERF__EBADFILE; /* not "no file": a run does not skip its checks on it */
+  }
   if (fd < 0 || fstat(fd, &st)) {
     int e = errno;
     if (fd >= 0) close(fd);

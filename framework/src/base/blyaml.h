@@ -9,13 +9,16 @@
 /* Parses a whole file's bytes; name is used in messages. Returns 0, or
  * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
  * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
- * unknown or duplicate keys, missing fields, wrong types, an unknown schema
+ * unknown or duplicate keys, a second entry (test, workload) or ratio (test,
+ * claim), missing fields, wrong types, an unknown schema
  * version, negative, NaN or huge numbers, a version-2 field in a version-1
  * file (and a version-2 entry without its SM clock). */
 int perf__blyaml_parse(const char *name, const unsigned char *buf, size_t len, perf__baseline *b,
                        char *err, size_t errlen);
 
-/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT. */
+/* Reads and parses path. A missing file is PERF__EIO with errno ENOENT; a
+ * symbolic link to nothing is no missing file: PERF__EBADFILE naming the
+ * link and its target. */
 int perf__blyaml_load(const char *path, perf__baseline *b, char *err, size_t errlen);
 
 /* Writes b to path atomically: a temporary file "path.tmp.PID" in the same

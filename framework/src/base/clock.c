@@ -2,7 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/clock.h"
 
+#define PERF_ABI_ONLY /* perf_clock: perfgate.h's plain-C part, no CUDA header */
 #include "perfgate.h"
+#undef PERF_ABI_ONLY
 
 #include <math.h>
 #include <stdlib.h>

@@ -366,16 +366,22 @@ static const char *option_among_inputs(const perf__options_cli *c)
 static const char *const merge_takes[] = {"--merge", "--history", "--run-id", "--gpu", "--plots", "--html",
                                           "--commit", "--branch", "--verbose", "--color"};
 
+/* See options.h. */
+const char *perf__options_other(const perf__options_cli *cli, const char *const *takes, size_t n)
+{
+  for (size_t k = 0; k < NOPTIONS; k++) {
+    int taken = 0;
+    for (size_t m = 0; m < n; m++) taken |= !strcmp(options[k].name, takes[m]);
+    if (!taken && (cli->given >> k & 1)) return options[k].name;
+  }
+  return NULL;
+}
+
 /* The first option given that a merge does not take, or NULL. Never
  * fails. */
 static const char *run_option(const perf__options_cli *c)
 {
-  for (size_t k = 0; k < NOPTIONS; k++) {
-    int takes = 0;
-    for (size_t m = 0; m < sizeof merge_takes / sizeof *merge_takes; m++) takes |= !strcmp(options[k].name, merge_takes[m]);
-    if (!takes && (c->given >> k & 1)) return options[k].name;
-  }
-  return NULL;
+  return perf__options_other(c, merge_takes, sizeof merge_takes / sizeof *merge_takes);
 }
 
 /* Fails on a --merge that has neither input files nor a run to read from

@@ -114,7 +114,8 @@ typedef struct perf__options_cli {
   X("--check-baselines", "", flag, check_baselines, 0, "",                                      \
     "validate every *.yaml file in the baseline directory\n"                                    \
     "and exit (no test runs, no GPU needed; exit 2 at a\n"                                      \
-    "malformed one; exit 0 with a note when the default\n"                                      \
+    "malformed one, or naming a *.yml file no run reads;\n"                                     \
+    "exit 0 with a note when the default\n"                                                     \
     "directory does not exist yet, 2 when a --baseline-dir\n"                                   \
     "named does not)")                                                                          \
   X("--baseline-check", "", check, baseline_check_all, 0, "all",                                \
@@ -287,6 +288,11 @@ typedef enum perf__options_gpus {
  * was on the command line that filled cli; 0 when it was not or is no
  * option. Never fails. */
 int perf__options_given(const perf__options_cli *cli, const char *name);
+
+/* The first option on the command line that filled cli that is not one of
+ * takes[n] (names of PERF__OPTIONS_MAP rows), or NULL: for a command that
+ * takes a few of them. Never fails. */
+const char *perf__options_other(const perf__options_cli *cli, const char *const *takes, size_t n);
 
 /* Parses argv into *cli (defaults first). Returns 0, or PERF__EUSAGE with a
  * one-line message naming the bad argument in err[len]. */

@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 
+#define PERF_ABI_ONLY /* the PERF_VERSION_* macros: perfgate.h's plain-C part */
 #include "perfgate.h"
+#undef PERF_ABI_ONLY
 
 #define PERF__STR(x) #x
 #define PERF__XSTR(x) PERF__STR(x)
@@ -16,9 +18,12 @@ const char *perf_version(void)
 }
 
 /* See version.h. Never fails. */
-const char *perf__version_line(char *buf, size_t len)
+const char *perf__version_line(char *buf, size_t len, int cudart)
 {
-  snprintf(buf, len, "perfgate %s (built with CUDA runtime %d.%d)", perf_version(),
-           CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+  if (cudart > 0)
+    snprintf(buf, len, "perfgate %s (built with CUDA runtime %d.%d)", perf_version(),
+             cudart / 1000, cudart % 1000 / 10);
+  else
+    snprintf(buf, len, "perfgate %s (built without CUDA: baseline files only)", perf_version());
   return buf;
 }

@@ -9,8 +9,11 @@
  * "MAJOR.MINOR.PATCH" from the PERF_VERSION_* macros. Never fails. */
 const char *perf_version(void);
 
-/* "perfgate 0.1.0 (CUDA runtime 13.0 at build time)": the --version line,
- * into buf[len] (truncated if it must). Returns buf; never fails. */
-const char *perf__version_line(char *buf, size_t len);
+/* "perfgate 0.1.0 (built with CUDA runtime 13.0)": the --version line of
+ * a program built with CUDA runtime cudart (CUDART_VERSION, 13000), or
+ * "perfgate 0.1.0 (built without CUDA: baseline files only)" for cudart 0
+ * (perfgate-baselines), into buf[len] (truncated if it must). Returns buf;
+ * never fails. */
+const char *perf__version_line(char *buf, size_t len, int cudart);
 
 #endif

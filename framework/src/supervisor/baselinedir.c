@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "base/baseline.h"
 #include "base/blyaml.h"
 #include "base/file.h"
+#include "base/machine.h"
 #include "base/status.h"
 #include "base/units.h"
 #include "base/progname.h"
@@ -27,11 +29,73 @@ static int is_baseline(const struct dirent *e)
   return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
 }
 
-/* Validates one file, printing its line to out (unless NULL) or its
- * problem to err, after "who: ". Returns 0 or 2. */
-static int check_file(const char *dir, const char *name, const char *who, FILE *out, FILE *err)
+/* The length of e's name without a YAML suffix that no run reads
+ * (".yml", ".YAML", ".Yml", ...: any case of ".yaml" or ".yml" but
+ * ".yaml" itself), or 0 for another name. */
+static size_t misnamed_stem(const char *name)
 {
-  char path[4200], why[600];
+  size_t n = strlen(name);
+  if (n > 4 && !strcasecmp(name + n - 4, ".yml")) return n - 4;
+  if (n > 5 && !strcasecmp(name + n - 5, ".yaml") && strcmp(name + n - 5, ".yaml")) return n - 5;
+  return 0;
+}
+
+static int is_misnamed(const struct dirent *e) { return misnamed_stem(e->d_name) > 0; }
+
+/* Names each file of dir that looks like a baseline file but is not read
+ * by a run (misnamed_stem), after "who: ", on err. Returns 2 when there is
+ * one, 0 when there is none or dir cannot be listed (the caller's scan
+ * says why). */
+static int misnamed(const char *dir, const char *who, FILE *err)
+{
+  struct dirent **names;
+  int n = scandir(dir, &names, is_misnamed, alphasort);
+  for (int i = 0; i < n; i++) {
+    const char *name = names[i]->d_name;
+    fprintf(err, "%s: %s: %s/%s: not read by a run, which reads only files named '.yaml': rename "
+            "it to %.*s.yaml, or remove it\n", perf__progname(), who, dir, name,
+            (int)misnamed_stem(name), name);
+    free(names[i]);
+  }
+  if (n > 0) free(names);
+  return n > 0 ? 2 : 0;
+}
+
+/* What a valid file at path (its model b) is to this host (now, its
+ * fingerprint: perf__machine_host): a note line to out when it has this
+ * host's name (base/machine.h) and is another machine's, or is this
+ * host's under the name host files had before. Never fails. */
+static void host_note(const char *dir, const char *path, const perf__baseline *b,
+                      const perf__baseline *now, FILE *out)
+{
+  char mine[4200], before[4200], was[400], is[400];
+  perf__baseline_path(dir, now, mine, sizeof mine);
+  int old = perf__baseline_path_before(dir, now, before, sizeof before) && !strcmp(path, before);
+  if (!perf__machine_is_host(b) || (strcmp(path, mine) && !old)) return;
+  if (old && perf__machine_other(b, now))
+    fprintf(out, "      note: another machine's file under the name this machine's had before "
+            "host files were named by their CPU count too (recorded on %s; this machine is %s): "
+            "a run here does not read it (this machine's file is %s)\n",
+            perf__machine_describe(b, was, sizeof was), perf__machine_describe(now, is, sizeof is),
+            mine);
+  else if (perf__machine_other(b, now))
+    fprintf(out, "      note: another machine's file under this machine's name (recorded on %s; "
+            "this machine is %s): a run here skips its baseline checks, never deciding them on "
+            "its numbers; to record this machine's, move it away, then --update-baselines\n",
+            perf__machine_describe(b, was, sizeof was), perf__machine_describe(now, is, sizeof is));
+  else if (old)
+    fprintf(out, "      note: this machine's file under the name host files had before they "
+            "were named by their CPU count too: a run here reads it while %s is not this "
+            "machine's\n", mine);
+}
+
+/* Validates one file, printing its line to out (unless NULL; with what it
+ * is to this host, now) or its problem to err, after "who: ". Returns 0
+ * or 2. */
+static int check_file(const char *dir, const char *name, const perf__baseline *now,
+                      const char *who, FILE *out, FILE *err)
+{
+  char path[4200], why[600], what[600];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   perf__baseline b;
   perf__baseline_init(&b);
@@ -45,12 +109,32 @@ static int check_file(const char *dir, const char *name, const char *who, FILE *
     perf__baseline_free(&b);
     return 2;
   }
-  if (out)
+  if (perf__machine_is_host(&b)) perf__machine_describe(&b, what, sizeof what);
+  else snprintf(what, sizeof what, "%s", perf__baseline_model(&b));
+  if (out) {
     fprintf(out, "ok    %s: %zu %s, %zu %s (%s)\n", path, b.nentries,
           perf__units_noun((long long)b.nentries, "entry", "entries"), b.nratios,
-          perf__units_noun((long long)b.nratios, "ratio", "ratios"), perf__baseline_model(&b));
+          perf__units_noun((long long)b.nratios, "ratio", "ratios"), what);
+    host_note(dir, path, &b, now, out);
+  }
   perf__baseline_free(&b);
   return 0;
+}
+
+/* See baselinedir.h. */
+int perf__baselinedir_host_file(const char *dir, const char *who, FILE *err)
+{
+  perf__baseline now, file;
+  char path[4200], note[1200];
+  perf__baseline_init(&now);
+  perf__machine_host(&now);
+  perf__machine_fit fit = perf__machine_load(dir, &now, &file, path, sizeof path, note, sizeof note);
+  perf__baseline_free(&file);
+  if (fit != PERF__MACHINE_OTHER) return 0;
+  fprintf(err, "%s: %s: %s: this machine's host-only entries would be written beside its own; "
+          "move it away (or give another --baseline-dir) and run again\n", perf__progname(), who,
+          note);
+  return 2;
 }
 
 /* 1 when dir is a symbolic link to nothing, with "the baseline directory
@@ -58,11 +142,8 @@ static int check_file(const char *dir, const char *name, const char *who, FILE *
  * err[len]; 0 otherwise. Never fails. */
 static int dangling(const char *dir, char *err, size_t len)
 {
-  struct stat st;
   char target[4096];
-  if (lstat(dir, &st) || !S_ISLNK(st.st_mode)) return 0;
-  ssize_t n = readlink(dir, target, sizeof target - 1);
-  target[n > 0 ? n : 0] = '\0';
+  if (!perf__file_dangling(dir, target, sizeof target)) return 0;
   snprintf(err, len, "the baseline directory '%s' is a symbolic link to '%s', which does not "
            "exist: create the directory it names, or remove the link (--baseline-dir=DIR names "
            "another)", dir, target);
@@ -102,6 +183,7 @@ int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *o
                    "(--update-baselines creates it)\n", dir);
     return 0;
   }
+  if (misnamed(dir, who, err)) return 2;
   struct dirent **names;
   int n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
@@ -110,8 +192,11 @@ int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *o
     return 2;
   }
   int code = 0, valid = 0;
+  perf__baseline now;
+  perf__baseline_init(&now);
+  perf__machine_host(&now);
   for (int i = 0; i < n; i++) {
-    if (!code && !(code = check_file(dir, names[i]->d_name, who, out, err))) valid++;
+    if (!code && !(code = check_file(dir, names[i]->d_name, &now, who, out, err))) valid++;
     free(names[i]);
   }
   free(names);

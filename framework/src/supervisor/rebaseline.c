@@ -11,6 +11,7 @@
 
 #include "base/baseline.h"
 #include "base/blyaml.h"
+#include "base/machine.h"
 #include "supervisor/baselinedir.h"
 #include "base/blrule.h"
 #include "base/units.h"
@@ -448,6 +449,10 @@ static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf
   if (r) { /* a new file */
     perf__baseline_init(b);
     r = 0;
+  } else if (perf__machine_other(b, &u->files[i].fp)) { /* its entries are not this machine's */
+    size_t n = strlen(perf__machine_say_other(u->files[i].path, b, &u->files[i].fp, err, len));
+    snprintf(err + n, len - n, ": move it away (or give another --baseline-dir) and update again");
+    return PERF__EBADFILE;
   }
   for (size_t k = 0; k < u->files[i].fp.nfp; k++)
     perf__baseline_set_fp(b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);

@@ -557,10 +557,12 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
     fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
     return 2;
   }
-  /* a malformed file would end every test of the update as ERROR, after
-   * measuring: found first */
+  /* a malformed file would end every test of the update as ERROR, and
+   * another machine's file of this host's name would refuse the merge,
+   * after measuring: both found first */
   if (cli->update_baselines &&
-      perf__baselinedir_check(cli->baseline_dir, 0, "--update-baselines", NULL, stderr)) {
+      (perf__baselinedir_check(cli->baseline_dir, 0, "--update-baselines", NULL, stderr) ||
+       perf__baselinedir_host_file(cli->baseline_dir, "--update-baselines", stderr))) {
     fprintf(stderr, "%s: --update-baselines: nothing was run; fix or remove that file\n",
             perf__progname());
     return 2;

@@ -3,7 +3,6 @@
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/throughput.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "base/baseline.h"
-#include "base/blyaml.h"
 #include "base/blrule.h"
 #include "base/machine.h"
 #include "base/clock.h"
@@ -29,30 +27,24 @@
 
 /* This machine as host-only work sees it (0) and as GPU work sees it (1). */
 static struct machine {
-  int loaded, exists, bad;
+  int loaded, exists, bad, other; /* other: the file of this machine's name is
+                                     another machine's (machine.h) */
   perf__baseline now;  /* fingerprint measured in this process */
   perf__baseline file; /* the baseline file, when it exists */
   char path[4200];
-  char err[600];
+  char err[1200];      /* bad: what is wrong with the file; other: the two machines */
 } machines[2];
 
 /* Fields whose change makes old numbers suspect: warned about. */
 static const char *const watched[] = {"driver", "cuda_driver_api", "cuda_runtime",
                                       "max_sm_clock_mhz", NULL};
 
-static const char *fp_get(const perf__baseline *b, const char *key)
-{
-  for (size_t i = 0; i < b->nfp; i++)
-    if (!strcmp(b->fp[i].key, key)) return b->fp[i].value;
-  return NULL;
-}
-
 static void warn_differences(const struct machine *m)
 {
   char diff[600] = "";
   size_t used = 0;
   for (const char *const *k = watched; *k; k++) {
-    const char *was = fp_get(&m->file, *k), *is = fp_get(&m->now, *k);
+    const char *was = perf__baseline_fp(&m->file, *k), *is = perf__baseline_fp(&m->now, *k);
     if (was && is && strcmp(was, is) && used < sizeof diff)
       used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s %s -> %s",
                                used ? ", " : "", *k, was, is);
@@ -62,7 +54,10 @@ static void warn_differences(const struct machine *m)
                m->path, diff);
 }
 
-/* Loads the fingerprint and the file for kind k once per worker. */
+/* Loads the fingerprint and the file for kind k once per worker: this
+ * machine's file (base/machine.h: a host's named by its model and CPU
+ * count, or under the name it had before), never another machine's that
+ * has this machine's name (m->other: its checks are skipped, saying why). */
 static struct machine *machine(int k)
 {
   struct machine *m = &machines[k];
@@ -70,18 +65,28 @@ static struct machine *machine(int k)
   m->loaded = 1;
   perf__baseline_init(&m->now);
   if (!k || perf__fingerprint_gpu(&m->now)) perf__machine_host(&m->now);
-  perf__baseline_path(perf__context_opt.baseline_dir, &m->now, m->path, sizeof m->path);
-  int r = perf__blyaml_load(m->path, &m->file, m->err, sizeof m->err);
-  m->exists = r == 0;
-  m->bad = r && !(r == PERF__EIO && errno == ENOENT);
-  if (m->exists)
+  char note[sizeof m->err];
+  perf__machine_fit fit = perf__machine_load(perf__context_opt.baseline_dir, &m->now, &m->file,
+                                             m->path, sizeof m->path, note, sizeof note);
+  m->exists = fit == PERF__MACHINE_OWN;
+  m->bad = fit == PERF__MACHINE_BAD;
+  m->other = fit == PERF__MACHINE_OTHER;
+  if (m->bad || m->other) snprintf(m->err, sizeof m->err, "%s", note);
+  if (m->exists) {
     warn_differences(m);
+    if (note[0]) perf__context_line(PERF_LINE_NOTICE, "%s", note);
+  } else if (m->other)
+    perf__context_line(PERF_LINE_NOTICE, "warning: %s: its baseline checks are skipped on this "
+               "machine, never decided on another machine's numbers. Record this machine's "
+               "file with --update-baselines once that one is moved away (or with another "
+               "--baseline-dir).", note);
   else if (!m->bad && !perf__context_opt.update_baselines)
     perf__context_line(PERF_LINE_NOTICE, "no baseline for this machine (%s): %s does not "
-               "exist; baseline checks are skipped. Create it by running this binary "
+               "exist%s%s%s; baseline checks are skipped. Create it by running this binary "
                "with --update-baselines and the same --baseline-dir (in perfgate's own tree: "
                "make baseline-update).",
-               perf__baseline_model(&m->now), m->path);
+               perf__baseline_model(&m->now), m->path, note[0] ? " (" : "", note,
+               note[0] ? ")" : "");
   return m;
 }
 
@@ -370,6 +375,13 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
   const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__context_name(), k) : NULL;
+  if (m->other) {
+    perf__context_baseline_state(1);
+    if (!quiet_if_missing)
+      perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s: not decided on another machine's "
+                         "numbers", head, m->err);
+    return PERF_OUTCOME_SKIP;
+  }
   if (!e) {
     perf__context_baseline_state(1);
     if (!quiet_if_missing)
@@ -633,7 +645,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
   if (o == PERF_OUTCOME_SKIP) {
     perf__context_claim_close();
-    perf__context_skipped_check("%s: no baseline entry", head);
+    perf__context_skipped_check("%s: %s", head, m->other ? "the baseline file is another "
+                                "machine's" : "no baseline entry");
     return 0;
   }
   perf__context_claimf(o, "%s: %s", head, perf__status_word(o));

@@ -143,14 +143,16 @@ void perf__probe_gpu_fingerprint(perf__baseline *b)
 }
 
 /* In the child: the baseline file, the GPU's when one works, the CPU's
- * otherwise. */
+ * otherwise (base/machine.h: the one a run reads). */
 static void baseline_file_of(FILE *out, void *dir)
 {
-  perf__baseline b;
-  char path[4200];
+  perf__baseline b, file;
+  char path[4200], note[1200];
   perf__baseline_init(&b);
   if (perf__fingerprint_gpu(&b)) perf__machine_host(&b);
-  fprintf(out, "%s\n", perf__baseline_path(dir, &b, path, sizeof path));
+  perf__machine_load(dir, &b, &file, path, sizeof path, note, sizeof note);
+  perf__baseline_free(&file);
+  fprintf(out, "%s\n", path);
 }
 
 /* See probe.h. */

@@ -28,7 +28,7 @@ int perf__probe_device_count(char *why, size_t len);
 void perf__probe_gpu_fingerprint(perf__baseline *b);
 
 /* This machine's baseline file under dir (the GPU's when one works, the
- * CPU's otherwise) into path[len]. Returns 0, or -1 when no child could be
+ * CPU's otherwise: the one a run reads, base/machine.h) into path[len]. Returns 0, or -1 when no child could be
  * started (errno set). */
 int perf__probe_baseline_file(const char *dir, char *path, size_t len);
 
