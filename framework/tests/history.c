@@ -1795,6 +1795,56 @@ ST_TEST(history_commit_report_knows_the_noise_between_runs)
   st_rmtree(dir);
 }
 
+/* Records the tests names[0..3) at commit on "GPU", test k's a at a[k],
+ * b at 5 ms times machine, each with commit i's wobble. */
+static void record_three(perf__store *s, const char *commit, int i, const double *a, double machine)
+{
+  static const char *const names[] = {"suite.x", "suite.y", "suite.z"};
+  double as[3], bs[3];
+  for (int k = 0; k < 3; k++) as[k] = a[k] * wobble(i + k), bs[k] = 5e-3 * machine * wobble(i + k + 4);
+  perf__provenance p = {"", "--commit", "main"};
+  char err[600];
+  long long id;
+  snprintf(p.commit, sizeof p.commit, "%s", commit);
+  perf__jsontree_node *d = doc_tests("GPU", i, 3, names, as, bs, NULL, 0);
+  if (!d) return;
+  ST_EQ(record_doc(s, d, &p, &id, err, sizeof err), 0);
+  perf__jsontree_free(d);
+}
+
+/* The machine's move: every workload 10 % slower at once (ratios as they
+ * were) is the machine's, named once and no regression; a workload 27 %
+ * more on top of it changed as well (and its ratio with it). */
+ST_TEST(history_commit_report_takes_the_machines_move_out)
+{
+  char dir[64], path[128];
+  if (!temp_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/h.db", dir);
+  perf__store *s = open_at(path);
+  if (!s) return;
+  const double one[3] = {1e-3, 2e-3, 3e-3}, slow[3] = {1.1e-3, 2.2e-3, 3.3e-3}, worse[3] = {1.4e-3, 2.2e-3, 3.3e-3};
+  for (int i = 1; i <= 8; i++) {
+    char c[16];
+    snprintf(c, sizeof c, "m%02d", i);
+    record_three(s, c, i, one, 1);
+  }
+  perf__store_close(s);
+  char copy[300];
+  snprintf(copy, sizeof copy, "cp '%s' '%s/w.db'", path, dir);
+  ST_EQ(st_shell(copy), 0);
+  if (!(s = open_at(path))) return;
+  record_three(s, "m09", 9, slow, 1.1);
+  perf__store_close(s);
+  commit_report_says(path, "m09", 0, "the machine: ");
+  commit_report_says(path, "m09", 0, "workloads +");
+  snprintf(path, sizeof path, "%s/w.db", dir);
+  if (!(s = open_at(path))) return;
+  record_three(s, "m09", 9, worse, 1.1);
+  perf__store_close(s);
+  commit_report_says(path, "m09", 1, "suite.x: a [events]: +");
+  st_rmtree(dir);
+}
+
 /* Runs recorded on an unfit runner decide nothing: a slower run at c07
  * recorded unfit leaves the GPU UNDECIDED, naming the cause; a fit run
  * beside it decides, the unfit one named; and unfit runs at earlier

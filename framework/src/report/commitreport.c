@@ -536,10 +536,10 @@ static int notes_of(const gpu_row *g, char note[2][400])
              g->shards == g->runs ? "runs" : "shards", g->unfit_why ? g->unfit_why : "",
              g->unfit_failed, perf__units_noun(g->unfit_failed, "test", "tests"));
   if (g->shift.moved)
-    snprintf(note[k++], 400, "the machine: %zu of %zu workloads %+.1f %% at once (%+.1f %% .. %+.1f "
+    snprintf(note[k++], 400, "the machine: %zu of %zu %s %+.1f %% at once (%+.1f %% .. %+.1f "
              "%%): a driver, the clocks or the host changed; %zu not counted as changes",
-             g->shift.moved, g->shift.of, 100 * g->shift.size, 100 * g->shift.smallest,
-             100 * g->shift.largest, g->machine);
+             g->shift.moved, g->shift.of, perf__units_noun((long long)g->shift.of, "workload", "workloads"),
+             100 * g->shift.size, 100 * g->shift.smallest, 100 * g->shift.largest, g->machine);
   return k;
 }
 
