@@ -4,9 +4,9 @@ real history of unchanged code (bench/commit-noise.sh records one).
 
 For each workload series of the history's GPU (or those named by --match),
 a copy of the history gets one more commit, "planted": a copy of the newest
-run with that workload's median (and its interval) times 1 + SIZE, nothing
-else changed; then --commit-report=planted says REGRESSED naming that
-series, or not. Prints each series with its noise between runs (the
+run with that workload's median (and its interval) times 1 + SIZE, and the
+ratios of the claims that measured it moved with it, nothing else changed; then --commit-report=planted says REGRESSED (by that workload or
+its claims' ratios), or not. Prints each series with its noise between runs (the
 standard deviation of its log medians over the history) and the verdict,
 then a table by noise. A benchmark of the rule on real noise with a
 synthetic change, not a test.
@@ -46,6 +46,13 @@ def plant(src, dst, key, size):
     c.execute("UPDATE perfgate_workloads SET median_s = median_s * ?, median_lo_s = median_lo_s * ?, "
               "median_hi_s = median_hi_s * ? WHERE run_id = ? AND test = ? AND workload = ? AND clock = ? "
               "AND coalesce(sweep_value, -1) = coalesce(?, -1)", (f, f, f, new, t, w, clk, sv))
+    # the claims that measured it: a FASTER or SIMILAR ratio is b's median over a's
+    for seq, role in c.execute("SELECT claim_seq, role FROM perfgate_workloads WHERE run_id = ? AND test = ? "
+                               "AND workload = ? AND clock = ? AND coalesce(sweep_value, -1) = coalesce(?, -1)",
+                               (new, t, w, clk, sv)).fetchall():
+        g = f if role == "b" else 1 / f
+        c.execute("UPDATE perfgate_claims SET ratio = ratio * ?, ratio_lo = ratio_lo * ?, ratio_hi = ratio_hi * ? "
+                  "WHERE run_id = ? AND seq = ?", (g, g, g, new, seq))
     c.commit()
     c.close()
 
@@ -69,16 +76,15 @@ def main():
         plant(a.history, db, key, a.size)
         r = subprocess.run([a.binary, f"--history={db}", "--commit-report=planted"], env=env,
                            capture_output=True, text=True)
-        named = any(label in line and "worse" in line and "undecided" not in line for line in r.stdout.splitlines())
-        found = r.returncode == 1 and named
+        found = r.returncode == 1  # the planted change is the only one: a REGRESSED is its
         undecided = r.returncode == 125
         b = next(b for lim, b in bins if sd <= lim)
         table[b][0] += found
         table[b][1] += undecided
         table[b][2] += 1
         print(f"{'FOUND' if found else 'undecided' if undecided else 'missed'}  {100 * sd:5.2f} %  {label}")
-    print(f"\n+{100 * a.size:.0f} % planted in one workload at a new commit; its noise between runs over the history:")
-    print("| noise between runs | series | REGRESSED naming it | not decided (125) |\n|---|---|---|---|")
+    print(f"\n+{100 * a.size:.0f} % planted in one workload (and its claims' ratios) at a new commit; its noise between runs over the history:")
+    print("| noise between runs | series | REGRESSED | not decided (125) |\n|---|---|---|---|")
     for _, b in bins:
         f, u, n = table[b]
         if n:

@@ -5,7 +5,8 @@
  * judges them as the report does (perf__band_of, perf__judge_commit).
  *   commit-rates [REPLICATES [CASE-SUBSTRING]]
  * Prints one row per case: how often the GPU was called REGRESSED, and
- * for a planted change how often that series was found worse. A
+ * for a planted change (in one workload, and so in the ratio of the claim
+ * that measured it) how often that workload was found worse. A
  * benchmark of the rule, not a test (framework/tests/unit_judge.c
  * asserts loose bounds on a few cases). */
 #define _POSIX_C_SOURCE 200809L
@@ -60,7 +61,11 @@ static int replicate(const scenario *c, perf__rng *r, int *regressed, int *seen,
     int claim = i < c->series / 3;
     double base = claim ? 3.0 : 1e-4 * (1 + (double)i);
     for (size_t k = 0; k < c->earlier; k++) v[k] = base * exp(draw(r, c->model, sd));
+    /* The planted workload is the first workload; claim 0 measured it (a
+     * FASTER ratio of another over it falls by as much: history records
+     * only workloads a ratio claim measured). */
     double change = (!claim && i == c->series / 3 ? c->planted : 0) + (!claim ? c->machine : 0);
+    if (claim && i == 0 && c->planted > 0) change = 1 / (1 + c->planted) - 1;
     it[i] = (perf__judge_item){.is_claim = claim, .clock = c->host ? "wall" : "events", .host = c->host,
                                .worse = claim ? PERF__JUDGE_LOWER : PERF__JUDGE_HIGHER,
                                .y = base * exp(draw(r, c->model, sd) + log1p(change))};
@@ -107,7 +112,7 @@ int main(int argc, char **argv)
       {"+20 % one workload, host clock, 20 series, 1 % noise, 10 earlier", 20, 10, GAUSS, 0.01, 0.20, 0, 1},
       {"+20 % on a machine +8 %, 20 series, 1 % noise, 10 earlier", 20, 10, GAUSS, 0.01, 0.12, 0.08, 0},
   };
-  printf("| case | GPU REGRESSED | a series TAIL (GPU undecided) | planted change found | machine's move |\n|---|---|---|---|---|\n");
+  printf("| case | GPU REGRESSED | a series TAIL (GPU undecided) | the planted workload WORSE | machine's move |\n|---|---|---|---|---|\n");
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     if (argc > 2 && !strstr(cases[c].name, argv[2])) continue;
     perf__rng r;

@@ -37,7 +37,7 @@
  *    and are never the machine's: measured within one process, they
  *    cancel it.
  * 4. A series with a shorter band is not decided (SHORT). */
-#define PERF__JUDGE_ALPHA 0.01
+#define PERF__JUDGE_ALPHA 0.008
 #define PERF__JUDGE_MIN_CHANGE 0.02
 #define PERF__JUDGE_VOTE_P 0.01
 #define PERF__JUDGE_HOST_NU 4.0
