@@ -103,40 +103,23 @@ static void setup(job *j, const char *name, void (*run)(job *), size_t size)
   setup(&var, label, run, size);   \
   perf_workload var##_w = PERF_WORKLOAD(run_job, &var, .name = label)
 
-PERF_TEST(cn, chain_4x_is_2x_slower)
-{
-  JOB(small, "chain_1k", chain, 1000);
-  JOB(big, "chain_4k", chain, 4000);
-  PERF_EXPECT_FASTER(small_w, big_w, 2);
-}
+/* name, the faster workload (label, work, size), the slower one, the
+ * factor FASTER claims between them. */
+#define CN_CLAIMS(X)                                                                              \
+  X(chain_4x_is_2x_slower, "chain_1k", chain, 1000, "chain_4k", chain, 4000, 2)                  \
+  X(long_chain_16x, "chain_64k", chain, 64000, "chain_1m", chain, 1000000, 8)                    \
+  X(copy_in_cache_beats_dram, "copy_256k", copy, 256 << 10, "copy_16m", copy, 16 << 20, 16)      \
+  X(sort_4k_vs_64k, "sort_4k", sort, 4096, "sort_64k", sort, 65536, 8)                           \
+  X(sum_1m_vs_32m, "sum_1m", sum, 1 << 20, "sum_32m", sum, 32 << 20, 8)
 
-PERF_TEST(cn, long_chain_16x)
-{
-  JOB(small, "chain_64k", chain, 64000);
-  JOB(big, "chain_1m", chain, 1000000);
-  PERF_EXPECT_FASTER(small_w, big_w, 8);
-}
-
-PERF_TEST(cn, copy_in_cache_beats_dram)
-{
-  JOB(small, "copy_256k", copy, 256 << 10);
-  JOB(big, "copy_16m", copy, 16 << 20);
-  PERF_EXPECT_FASTER(small_w, big_w, 16);
-}
-
-PERF_TEST(cn, sort_4k_vs_64k)
-{
-  JOB(small, "sort_4k", sort, 4096);
-  JOB(big, "sort_64k", sort, 65536);
-  PERF_EXPECT_FASTER(small_w, big_w, 8);
-}
-
-PERF_TEST(cn, sum_1m_vs_32m)
-{
-  JOB(small, "sum_1m", sum, 1 << 20);
-  JOB(big, "sum_32m", sum, 32 << 20);
-  PERF_EXPECT_FASTER(small_w, big_w, 8);
-}
+#define CN_FASTER(name, fl, fw, fs, sl, sw, ss, factor) \
+  PERF_TEST(cn, name)                                   \
+  {                                                     \
+    JOB(small, fl, fw, fs);                             \
+    JOB(big, sl, sw, ss);                               \
+    PERF_EXPECT_FASTER(small_w, big_w, factor);         \
+  }
+CN_CLAIMS(CN_FASTER)
 
 PERF_TEST(cn, a_chain_is_similar_to_itself)
 {
