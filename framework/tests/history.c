@@ -1951,10 +1951,15 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   record_of(s, "c2", "GPU", 4, 1e-3, 5e-3, "{\"index\": 1, \"total\": 2, \"run_id\": \"77\"}", 0);
   record_of(s, "c3", "GPU", 5, 1e-3, 5e-3, "{\"index\": 0, \"total\": 4, \"run_id\": \"78\"}", 0);
   record_of(s, "c3", "GPU", 6, 1e-3, 5e-3, "{\"index\": 2, \"total\": 4, \"run_id\": \"78\"}", 0);
+  /* INCOMPLETE wins over a failed test in the shards that were recorded */
+  record_of(s, "c5", "GPU", 9, 1e-3, 5e-3, "{\"index\": 0, \"total\": 3, \"run_id\": \"80\"}", 1);
+  record_of(s, "c5", "GPU", 10, 1e-3, 5e-3, "{\"index\": 1, \"total\": 3, \"run_id\": \"80\"}", 0);
   perf__store_close(s);
   commit_report_says(path, "c2", 0, "GPU: held: 1 run (2 shards), 0 failed tests (1 retried shard replaced by "
                                     "a later attempt)");
   commit_report_says(path, "c3", 125, "GPU: INCOMPLETE: 1 run (2 shards), 0 failed tests; run 78: 2 of 4 shards "
+                                      "recorded, never green");
+  commit_report_says(path, "c5", 125, "GPU: INCOMPLETE: 1 run (2 shards), 1 failed test; run 80: 2 of 3 shards "
                                       "recorded, never green");
   s = open_at(path);
   if (s) {
@@ -1967,7 +1972,7 @@ ST_TEST(history_commit_report_counts_shards_of_a_run_and_their_last_attempt)
   s = open_at(path);
   if (s && ST_CHECK(perf__series_load(s, &q, &set, err, sizeof err) == 0)) {
     const perf__series *a = series_a(&set);
-    ST_CHECKF(a && a->n == 8 && a->pts[6].nvalues == 2, "c2 holds its two shards' values, not the "
+    ST_CHECKF(a && a->n == 9 && a->pts[6].nvalues == 2, "c2 holds its two shards' values, not the "
               "replaced attempt's: %zu", a && a->n > 6 ? a->pts[6].nvalues : 0);
     perf__series_free(&set);
   }
