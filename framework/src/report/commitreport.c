@@ -55,8 +55,8 @@ typedef struct gpu_row {
                                 the commit; failed tests in the fit ones */
   long unfit, unfit_failed;  /* shards recorded unfit; failed tests in them */
   const char *unfit_why;     /* the first unfit shard's causes */
-  char incomplete[200]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
-  char partial[200];    /* the same for a run not whole beside a whole one */
+  char incomplete[300]; /* "run 8812: 2 of 4 shards" when no run is whole; "" */
+  char partial[300];    /* the same for a run not whole beside a whole one */
   const perf__series_axis *axis; /* NULL: the series have no point there */
   size_t series, compared;       /* series at the commit; those with an earlier commit */
   size_t decided, machine;       /* those with a band long enough; moved with the machine */
@@ -224,7 +224,7 @@ static void tally_runs(gpu_row *g)
     }
     if (!a->run_key || whole_run(g, a->run_key, a->total, &seen)) whole = 1;
     else if (!g->incomplete[0])
-      snprintf(g->incomplete, sizeof g->incomplete, "run %.60s: %ld of %ld %s recorded",
+      snprintf(g->incomplete, sizeof g->incomplete, "run %s: %ld of %ld %s recorded",
                a->run_key, seen, a->total, perf__units_noun(a->total, "shard", "shards"));
   }
   if (whole) memcpy(g->partial, g->incomplete, sizeof g->partial), g->incomplete[0] = '\0';
