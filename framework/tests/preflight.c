@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/jsontree.h"
@@ -277,21 +278,42 @@ static void put(const char *dir, const char *rel, const char *text)
   if (fclose(f) == 0) rename(tmp, path);
 }
 
-/* A fake /proc/stat whose counters grow every 5 ms (each step: 100 ticks
- * busy, 100 idle, steal_ticks stolen), written by a child until killed:
- * the preflight's window sees the host's CPUs that busy. Returns the
- * child's pid (or -1). */
+/* The fake /proc/stat at step i (each step: 10 ticks busy, 100 idle,
+ * steal_ticks stolen). Never fails. */
+static void stat_at(const char *dir, unsigned long long i, int steal_ticks)
+{
+  char text[300];
+  snprintf(text, sizeof text, "cpu  %llu 0 0 %llu 0 0 0 %llu 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n"
+           "cpu1 1 0 0 1 0 0 0 0 0 0\n", 10 * i, 100 * i, (unsigned long long)steal_ticks * i);
+  put(dir, "proc/stat", text);
+}
+
+/* A step every 5 ms of the monotonic clock: later tickers go on from
+ * where earlier ones stopped, so a reading never sees counters go back. */
+static unsigned long long step_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return ((unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec) / 5000000ull;
+}
+
+/* A fake /proc/stat whose counters grow every 5 ms (stat_at), written by a
+ * child until killed: the preflight's window sees the host's CPUs that
+ * busy. Its first state is written before this returns, so no reading
+ * sees an earlier ticker's (with other steal) however late the child
+ * runs on a loaded machine. Returns the child's pid (or -1). */
 static pid_t host_ticking(const char *dir, int steal_ticks)
 {
+  unsigned long long i = step_now();
+  stat_at(dir, i, steal_ticks);
   fflush(NULL);
   pid_t pid = fork();
   if (pid != 0) return pid;
-  for (unsigned long long i = 1;; i++) {
-    char text[300];
-    snprintf(text, sizeof text, "cpu  %llu 0 0 %llu 0 0 0 %llu 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n"
-             "cpu1 1 0 0 1 0 0 0 0 0 0\n", 10 * i, 100 * i, (unsigned long long)steal_ticks * i);
-    put(dir, "proc/stat", text);
+  for (;;) {
     usleep(5000);
+    unsigned long long now = step_now();
+    i = now > i ? now : i + 1;
+    stat_at(dir, i, steal_ticks);
   }
 }
 
