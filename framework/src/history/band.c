@@ -54,7 +54,7 @@ int perf__band_of(const double *v, const double *lo, const double *hi, size_t n,
   double s = 0, ss = 0;
   for (size_t i = b->from; i < n; i++) b->x[i - b->from] = log(v[i]), s += b->x[i - b->from];
   b->mean = b->n ? s / (double)b->n : NAN;
-  for (size_t i = b->from; i < n; i++) ss += (log(v[i]) - b->mean) * (log(v[i]) - b->mean);
+  for (size_t i = 0; i < b->n; i++) ss += (b->x[i] - b->mean) * (b->x[i] - b->mean);
   b->var = b->n > 1 ? ss / (double)(b->n - 1) : 0;
   b->floor = fmax(PERF__BAND_FLOOR, within_run(lo, hi, b->from, n));
   return 0;

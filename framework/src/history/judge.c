@@ -60,12 +60,21 @@ static size_t groups_of(const perf__judge_item *it, size_t n, group *g, perf__ba
   return ng;
 }
 
-/* 1 when the item's move is for the worse. Never fails. */
-static int is_worse(const perf__judge_item *x)
+/* See judge.h. */
+int perf__judge_is_worse(perf__judge_worse w, double was, double now)
 {
-  if (x->worse == PERF__JUDGE_HIGHER) return x->fall.t > 0;
-  if (x->worse == PERF__JUDGE_LOWER) return x->fall.t < 0;
-  return fabs(log(x->y)) > fabs(x->band.mean);
+  return w == PERF__JUDGE_HIGHER ? now > was
+         : w == PERF__JUDGE_LOWER ? now < was
+                                  : fabs(log(now)) > fabs(log(was));
+}
+
+/* x's group among g[0..ng) (the last when none: never, as groups_of made
+ * one for each item). Never fails. */
+static const group *group_of(const perf__judge_item *x, const group *g, size_t ng)
+{
+  size_t at = 0;
+  while (at + 1 < ng && !of_group(x, &g[at])) at++;
+  return &g[at];
 }
 
 /* Rules 1 and 2 for x (decided) at value y, m decided in all: its fall, p
@@ -83,7 +92,7 @@ static void judge_one(perf__judge_item *x, const group *g, double y, size_t m)
   else if (!(x->tail_p <= PERF__JUDGE_ALPHA / (double)m))
     x->cls = PERF__JUDGE_TAIL;
   else
-    x->cls = is_worse(x) ? PERF__JUDGE_WORSE : PERF__JUDGE_BETTER;
+    x->cls = perf__judge_is_worse(x->worse, exp(x->band.mean), y) ? PERF__JUDGE_WORSE : PERF__JUDGE_BETTER;
 }
 
 /* 1 when workload x votes for a machine's move up (slower; 0 down). */
@@ -120,10 +129,8 @@ static void machine(perf__judge_item *it, size_t n, const group *g, size_t ng, s
   for (size_t i = 0; i < n; i++) {
     perf__judge_item *x = &it[i];
     if (x->is_claim || !perf__judge_moved(x->cls) || (x->fall.t > 0) != m->up) continue;
-    size_t at = 0;
-    while (at + 1 < ng && !of_group(x, &g[at])) at++;
     double rel = x->fall.rel;
-    if (fabs(log1p(rel)) > 2 * fabs(shift)) judge_one(x, &g[at], x->y / exp(shift), k);
+    if (fabs(log1p(rel)) > 2 * fabs(shift)) judge_one(x, group_of(x, g, ng), x->y / exp(shift), k);
     if (fabs(log1p(rel)) <= 2 * fabs(shift) || !perf__judge_moved(x->cls)) x->cls = PERF__JUDGE_MACHINE;
     x->fall.rel = rel; /* the move the report shows is the whole one */
   }
@@ -147,10 +154,7 @@ int perf__judge_commit(perf__judge_item *it, size_t n, perf__judge_machine *m, s
   for (size_t i = 0; i < n; i++) {
     it[i].cls = PERF__JUDGE_SHORT;
     it[i].p = it[i].tail_p = NAN;
-    if (it[i].band.n < PERF__BAND_MIN_COMMITS) continue;
-    size_t at = 0;
-    while (at + 1 < ng && !of_group(&it[i], &g[at])) at++;
-    judge_one(&it[i], &g[at], it[i].y, k);
+    if (it[i].band.n >= PERF__BAND_MIN_COMMITS) judge_one(&it[i], group_of(&it[i], g, ng), it[i].y, k);
   }
   machine(it, n, g, ng, k, m, vals);
   *decided = k;

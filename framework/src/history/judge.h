@@ -86,6 +86,10 @@ typedef struct perf__judge_machine {
  * judged). */
 int perf__judge_commit(perf__judge_item *it, size_t n, perf__judge_machine *m, size_t *decided);
 
+/* 1 when a value now is worse than was for a series that is worse as w
+ * says. Never fails. */
+int perf__judge_is_worse(perf__judge_worse w, double was, double now);
+
 /* 1 when the class counts as a move (WORSE, BETTER, TAIL). */
 int perf__judge_moved(perf__judge_class c);
 

@@ -33,6 +33,7 @@ typedef struct change {
   const char *band_from;       /* the band's first commit */
   perf__band band;
   double p, rel;               /* rel: now against the band's centre (undecided: against was) */
+  double sd;                   /* the deviation between runs the test used (log units) */
   double tail_p, tail_nu;      /* as judge.h's rule 2 reads it, and its tails */
   perf__judge_class cls;       /* WORSE, BETTER or SHORT (undecided) */
   int worse;
@@ -311,15 +312,6 @@ static perf__judge_worse worse_of(const perf__series *s)
   return s->kind && !strcmp(s->kind, "SIMILAR") ? PERF__JUDGE_FARTHER : PERF__JUDGE_LOWER;
 }
 
-/* Whether now is worse than was for series s (as worse_of says). */
-static int is_worse(const perf__series *s, double was, double now)
-{
-  perf__judge_worse w = worse_of(s);
-  return w == PERF__JUDGE_HIGHER ? now > was
-         : w == PERF__JUDGE_LOWER ? now < was
-                                  : fabs(log(now)) > fabs(log(was));
-}
-
 /* One series at the commit: its point there, its newest earlier one,
  * and the axis index of its band's first commit. */
 typedef struct look {
@@ -346,13 +338,14 @@ static int add_change(gpu_row *g, const look *l, const perf__judge_item *x, perf
   g->ch = c;
   c = &g->ch[g->nch++];
   *c = (change){l->s, *l->was, *l->now, g->axis->commit[l->was->at], g->axis->commit[l->from],
-                x->band, x->p, x->fall.rel, x->tail_p, x->tail_nu, cls, cls == PERF__JUDGE_WORSE};
+                x->band, x->p, x->fall.rel, x->fall.sd, x->tail_p, x->tail_nu, cls,
+                cls == PERF__JUDGE_WORSE};
   if (cls == PERF__JUDGE_SHORT) {
     c->rel = l->now->value / l->was->value - 1;
     c->worse = 1;
     g->nshort++;
   }
-  if (cls == PERF__JUDGE_TAIL) c->worse = is_worse(l->s, exp(x->band.mean), l->now->value), g->ntail++;
+  if (cls == PERF__JUDGE_TAIL) c->worse = perf__judge_is_worse(x->worse, exp(x->band.mean), l->now->value), g->ntail++;
   g->nundecided += cls == PERF__JUDGE_SHORT || cls == PERF__JUDGE_TAIL;
   g->nworse += cls == PERF__JUDGE_WORSE;
   return 0;
@@ -397,7 +390,7 @@ static int collect(gpu_row *g, const room *rm, size_t n)
     /* Too short a band: a move the within-run intervals call one is
      * named, undecided, never a regression. */
     if (x->cls == PERF__JUDGE_SHORT && fabs(moved) >= PERF__JUDGE_MIN_CHANGE &&
-        disjoint(l->now, l->was) && is_worse(l->s, l->was->value, l->now->value) &&
+        disjoint(l->now, l->was) && perf__judge_is_worse(x->worse, l->was->value, l->now->value) &&
         add_change(g, l, x, PERF__JUDGE_SHORT))
       return -1;
   }
@@ -474,7 +467,7 @@ static char *describe(const change *c, char *buf, size_t len)
     u += snprintf(buf + u, len - (size_t)u, "against %s, the centre of %zu earlier commits %s "
                   "%.12s (+-%.1f %% between runs; p = %.2g)", value(s, exp(c->band.mean), b, sizeof b),
                   c->band.n, c->band.cut ? "since its change at" : "from", c->band_from,
-                  100 * expm1(c->band.n ? sqrt(c->band.var) : 0), c->p);
+                  100 * expm1(c->sd), c->p);
   if (c->cls == PERF__JUDGE_TAIL && u > 0 && (size_t)u < len)
     snprintf(buf + u, len - (size_t)u, ": undecided: the noise of its kind reaches this far by "
              "itself (p = %.2g in the tails its GPU's history shows, Student's t with %.3g degrees "
@@ -483,18 +476,48 @@ static char *describe(const change *c, char *buf, size_t len)
   return buf;
 }
 
-/* The GPU's verdict word: "did not run"; INCOMPLETE (no run of it whole);
- * UNDECIDED (every shard recorded unfit, a series moved with too short a
- * band, or no series has a band long enough); REGRESSED (a failed test in
- * a fit shard or a change for the worse); held. Never fails. */
+/* A GPU's verdicts, one row each: its word in every report and its HTML
+ * class. */
+#define VERDICTS(X)                              \
+  X(DID_NOT_RUN, "did not run", "undecided")     \
+  X(INCOMPLETE, "INCOMPLETE", "undecided")       \
+  X(UNDECIDED, "UNDECIDED", "undecided")         \
+  X(REGRESSED, "REGRESSED", "bad")               \
+  X(HELD, "held", "ok")
+
+typedef enum verdict_kind {
+#define X(v, word, css) V_##v,
+  VERDICTS(X)
+#undef X
+} verdict_kind;
+
+static const struct {
+  const char *word, *css;
+} verdicts[] = {
+#define X(v, word, css) {word, css},
+    VERDICTS(X)
+#undef X
+};
+
+/* The GPU's verdict: did not run; INCOMPLETE (no run of it whole);
+ * UNDECIDED (every shard recorded unfit); REGRESSED (a failed test in a
+ * fit shard or a change for the worse); UNDECIDED (a series moved with too
+ * short a band or within its tails, or no series has a band long enough);
+ * held. Never fails. */
+static verdict_kind verdict_of(const gpu_row *g)
+{
+  if (!g->runs) return V_DID_NOT_RUN;
+  if (g->incomplete[0]) return V_INCOMPLETE;
+  if (g->unfit == g->shards) return V_UNDECIDED;
+  if (g->failed || g->nworse) return V_REGRESSED;
+  if (g->nundecided || !g->decided) return V_UNDECIDED;
+  return V_HELD;
+}
+
+/* The GPU's verdict word. Never fails. */
 static const char *verdict(const gpu_row *g)
 {
-  if (!g->runs) return "did not run";
-  if (g->incomplete[0]) return "INCOMPLETE";
-  if (g->unfit == g->shards) return "UNDECIDED";
-  if (g->failed || g->nworse) return "REGRESSED";
-  if (g->nundecided || !g->decided) return "UNDECIDED";
-  return "held";
+  return verdicts[verdict_of(g)].word;
 }
 
 /* Why g is UNDECIDED, into buf[len] ("" for another verdict). Never
@@ -502,7 +525,7 @@ static const char *verdict(const gpu_row *g)
 static const char *undecided_why(const gpu_row *g, char *buf, size_t len)
 {
   buf[0] = '\0';
-  if (strcmp(verdict(g), "UNDECIDED")) return buf;
+  if (verdict_of(g) != V_UNDECIDED) return buf;
   if (g->unfit == g->shards)
     snprintf(buf, len, "every run of it was recorded on an unfit runner: %.200s",
              g->unfit_why ? g->unfit_why : "");
@@ -586,7 +609,7 @@ static void markdown_body(FILE *f, const report *r, const char *how)
           r->commit, how, rule(text, sizeof text));
   for (size_t i = 0; i < r->ng; i++) {
     const gpu_row *g = &r->g[i];
-    int bad = !strcmp(verdict(g), "REGRESSED");
+    int bad = verdict_of(g) == V_REGRESSED;
     fputs("| ", f);
     perf__tally_md_cell(f, g->name, SIZE_MAX);
     fprintf(f, " | %s%s%s | %ld | %ld | %zu of %zu (%zu) | %zu (%zu) | %zu |\n", bad ? "**" : "",
@@ -636,12 +659,11 @@ static void html_body(FILE *f, const report *r, const char *how)
         "<th>changes</th></tr>\n", f);
   for (size_t i = 0; i < r->ng; i++) {
     const gpu_row *g = &r->g[i];
-    const char *v = verdict(g);
+    verdict_kind v = verdict_of(g);
     fputs("<tr><td>", f);
     perf__xml_str(f, g->name);
-    fprintf(f, "</td><td class=\"%s\">%s</td><td>%ld</td><td>%ld</td><td>",
-            !strcmp(v, "REGRESSED") ? "bad" : !strcmp(v, "held") ? "ok" : "undecided", v, g->runs,
-            g->failed);
+    fprintf(f, "</td><td class=\"%s\">%s</td><td>%ld</td><td>%ld</td><td>", verdicts[v].css,
+            verdicts[v].word, g->runs, g->failed);
     if (g->incomplete[0] || g->partial[0]) {
       perf__xml_str(f, g->incomplete[0] ? g->incomplete : g->partial);
       fputs(g->incomplete[0] ? ", never green<br>" : " (not whole)<br>", f);
@@ -686,12 +708,12 @@ static int code_of(const report *r, const char **why)
 {
   int held = 0, regressed = 0, undecided = 0;
   for (size_t i = 0; i < r->ng; i++) {
-    const char *v = verdict(&r->g[i]);
-    if (!strcmp(v, "INCOMPLETE"))
+    verdict_kind v = verdict_of(&r->g[i]);
+    if (v == V_INCOMPLETE)
       return *why = "not decided: a run's shards were not all recorded", PERF__COMMITREPORT_SKIP;
-    regressed |= !strcmp(v, "REGRESSED");
-    undecided |= !strcmp(v, "UNDECIDED");
-    held |= !strcmp(v, "held");
+    regressed |= v == V_REGRESSED;
+    undecided |= v == V_UNDECIDED;
+    held |= v == V_HELD;
   }
   if (regressed) return *why = "a GPU regressed", 1;
   if (held && !undecided) return *why = "every GPU that ran it held", 0;

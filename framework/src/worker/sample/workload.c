@@ -293,26 +293,20 @@ static const char *traced_waits(const perf__wstate *st, char *buf, size_t len)
 static void shrink(perf_workload *w, long *n)
 {
   perf__wstate *st = w->perf__state;
-  char waits[700];
+  char waits[700], why[900];
   st->blocked++;
-  if (*n <= 1 && *traced_waits(st, waits, sizeof waits)) {
+  if (*n <= 1) {
+    if (*traced_waits(st, waits, sizeof waits))
+      snprintf(why, sizeof why, ": it makes the host wait for the GPU (traced outside the timed "
+               "samples: %s); remove the wait, or use the events clock", waits);
+    else
+      snprintf(why, sizeof why, ", so it waits for the GPU (%s); use the events clock",
+               st->trace.calls ? "no host wait was traced in its calls: a module loaded on its first launch?"
+                               : "a host sync inside, or a module loaded on its first launch?");
     if (unqueued) unqueued(w, 0, 0);
     perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': the %s clock cannot time it: one "
-                      "iteration was not queued within %.0f ms behind the blocking kernel: it "
-                      "makes the host wait for the GPU (traced outside the timed samples: %s); "
-                      "remove the wait, or use the events clock", w->name,
-                      perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6, waits);
-  }
-  if (*n <= 1) {
-    if (unqueued) unqueued(w, 0, 0);
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "workload '%s': the %s clock cannot time it: "
-                   "one iteration was not queued within %.0f ms behind the "
-                   "blocking kernel, so it waits for the GPU (%s); use the "
-                   "events clock", w->name, perf__clock_name(st->clock),
-                   PERF__BLOCK_TIMEOUT_NS * 1e-6,
-                   st->trace.calls ? "no host wait was traced in its calls: a module loaded "
-                                     "on its first launch?"
-                                   : "a host sync inside, or a module loaded on its first launch?");
+                      "iteration was not queued within %.0f ms behind the blocking kernel%s",
+                      w->name, perf__clock_name(st->clock), PERF__BLOCK_TIMEOUT_NS * 1e-6, why);
   }
   *n /= 2;
   st->max_batch = *n;
