@@ -5,6 +5,7 @@
 
 #include "selftest.h"
 #include "base/blrule.h"
+#include "base/dist.h"
 #include "base/rng.h"
 #include "base/status.h"
 
@@ -162,6 +163,13 @@ static double fail_rate(double s, double change, int checks, uint64_t seed)
   return (double)failed / checks;
 }
 
+/* process() with no change, as update_by_rule draws runs. */
+static double normal_process(perf__rng *r, double s)
+{
+  double mad;
+  return process(r, s, 0, &mad);
+}
+
 /* The rates the README states for a check with its confirmation, on
  * normal between-process noise: at most 1 false alarm in 200 (0.2 % at
  * most here, with room), and a change caught when it is the tolerance
@@ -258,26 +266,36 @@ static double moded(perf__rng *r, double slow)
   return (perf__rng_unit(r) < slow ? 1.15 : 1.0) * (1 + 0.003 * perf__rng_normal(r));
 }
 
-/* An update as the supervisor runs it: 5 runs, and up to 2 re-runs while
- * exactly one run is out (supervisor/rebaseline.h). Returns 0 when the
- * entry is written into *e, 1 when it is refused (too wide or the runs
- * disagree). */
-static int update_moded(perf__rng *r, double slow, perf__baseline_entry *e)
+/* An update as the supervisor runs it (supervisor/rebaseline.h): 5 runs
+ * of process(r, arg), then one more at a time while the entry has not
+ * settled, up to max_runs. Returns 0 when the entry is written into *e, 1
+ * when it is refused (too wide or the runs disagree); *runs gets the runs
+ * it took. */
+static int update_by_rule(perf__rng *r, double (*process_of)(perf__rng *, double), double arg,
+                          int max_runs, perf__baseline_entry *e, int *runs)
 {
-  double v[7];
-  int n = 5;
+  double v[PERF__BL_MAX_RUNS];
+  int n = PERF__BLR_RUNS;
   perf__blrule_fit f;
-  for (int i = 0; i < n; i++) v[i] = moded(r, slow);
+  for (int i = 0; i < n; i++) v[i] = process_of(r, arg);
   perf__blrule_fit_runs(v, NULL, n, &f);
-  while (n < 7 && !f.too_few && f.nclean == n - 1) {
-    v[n] = moded(r, slow);
+  while (perf__blrule_settled(&f, max_runs) != PERF__BLR_SETTLED) {
+    v[n] = process_of(r, arg);
     perf__blrule_fit_runs(v, NULL, ++n, &f);
   }
+  *runs = n;
   if (f.too_few || f.wide) return 1;
-  *e = (perf__baseline_entry){.median_s = f.median, .tolerance = f.tolerance};
+  *e = (perf__baseline_entry){.median_s = f.median, .tolerance = f.tolerance,
+                              .spread_s = 1e-4, .samples = 64};
   for (int i = 0; i < n; i++)
     if (f.why[i] == PERF__BLR_CLEAN) e->runs_s[e->nruns++] = v[i];
   return 0;
+}
+
+static int update_moded(perf__rng *r, double slow, perf__baseline_entry *e)
+{
+  int runs;
+  return update_by_rule(r, moded, slow, 12, e, &runs);
 }
 
 /* What the rule cannot see: a slow mode its update did not meet. The
@@ -311,5 +329,232 @@ ST_TEST(blrule_a_slow_mode_the_update_missed_by_simulation)
            "the others fail\n", 100 * slow[k], 100.0 * refused / N, 100 * rate);
     ST_CHECKF(rate <= bound[k], "%g", rate);
     ST_CHECKF(rate >= bound[k] / 10, "the slow mode should show: %g", rate); /* not hidden */
+  }
+}
+
+/* The runs an entry may leave out grow with the runs it has: 1 of 5 to
+ * 11, 2 of 12 to 16; two far runs of 7 disagree, of 12 they do not. */
+ST_TEST(blrule_more_runs_may_leave_out_more)
+{
+  ST_EQ(perf__blrule_max_out(5), 1);
+  ST_EQ(perf__blrule_max_out(11), 1);
+  ST_EQ(perf__blrule_max_out(12), 2);
+  ST_EQ(perf__blrule_max_out(16), 2);
+  double v[12] = {1.5, 1.0, 1.01, 0.99, 1.0, 1.5, 1.0, 1.01, 0.99, 1.0, 1.0, 1.005};
+  perf__blrule_fit f;
+  ST_EQ(perf__blrule_fit_runs(v, NULL, 7, &f), 0);
+  ST_CHECK(f.too_few && f.nclean == 5 && f.nruns == 7);
+  ST_EQ(perf__blrule_fit_runs(v, NULL, 12, &f), 0);
+  ST_CHECK(!f.too_few && f.nclean == 10 && f.why[0] == PERF__BLR_OUTLIER &&
+           f.why[5] == PERF__BLR_OUTLIER);
+}
+
+/* The tolerance's multiplier: 4 up to 5 clean runs; past them Student's t
+ * at the same tail, falling as the spread is known better (3.31 for 7,
+ * 2.84 for 12). */
+ST_TEST(blrule_more_clean_runs_lower_the_multiplier_at_the_same_tail)
+{
+  for (int k = 1; k <= PERF__BLR_RUNS; k++) ST_NEAR(perf__blrule_z(k), PERF__BLR_Z, 0);
+  double tail = perf__dist_student_upper(PERF__BLR_Z, PERF__BLR_RUNS - 1);
+  for (int k = PERF__BLR_RUNS + 1; k <= PERF__BL_MAX_RUNS; k++) {
+    ST_CHECKF(perf__blrule_z(k) < perf__blrule_z(k - 1), "k %d: %g", k, perf__blrule_z(k));
+    ST_NEAR(perf__dist_student_upper(perf__blrule_z(k), k - 1), tail, 1e-9);
+  }
+  ST_NEAR(perf__blrule_z(7), 3.31, 0.01);
+  ST_NEAR(perf__blrule_z(12), 2.84, 0.01);
+  /* 12 clean runs 0.707 % apart: the tolerance 12 runs allow */
+  double v[12] = {0.99, 1.0, 1.01, 1.0, 0.99, 1.0, 1.01, 1.0, 0.99, 1.0, 1.01, 1.0};
+  perf__blrule_fit f;
+  ST_EQ(perf__blrule_fit_runs(v, NULL, 12, &f), 0);
+  ST_NEAR(f.tolerance, perf__blrule_z(12) * f.spread * sqrt(1 + 1.0 / 12), 1e-12);
+}
+
+/* When an update's runs of an entry have settled (base/blrule.h), from
+ * the values alone: a run left out wants 2 more runs that agree; two far
+ * of 5 want more, three far of 8 never settle into an entry; a tolerance
+ * near the ceiling wants more, one sure of either side does not; the cap
+ * and a floor over the ceiling end it. */
+ST_TEST(blrule_an_entry_settles_by_its_statistics)
+{
+  perf__blrule_fit f;
+  double tight[5] = {1.0, 1.002, 0.999, 1.001, 1.0};
+  ST_EQ(perf__blrule_fit_runs(tight, NULL, 5, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_SETTLED);
+  double one[7] = {1.47, 1.0, 1.002, 0.999, 1.001, 1.0, 1.001};
+  ST_EQ(perf__blrule_fit_runs(one, NULL, 5, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_LEFT_OUT);
+  ST_STR(perf__blrule_settle_word(perf__blrule_settled(&f, 12)), "a run left out");
+  ST_EQ(perf__blrule_settled(&f, 5), PERF__BLR_SETTLED); /* --update-runs=5 */
+  ST_EQ(perf__blrule_fit_runs(one, NULL, 6, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_LEFT_OUT);
+  ST_EQ(perf__blrule_fit_runs(one, NULL, 7, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_SETTLED);
+  double two[12] = {1.47, 1.0, 1.5, 0.999, 1.001, 1.0, 1.001, 1.002, 0.998, 1.0, 1.001, 0.999};
+  ST_EQ(perf__blrule_fit_runs(two, NULL, 5, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_DISAGREE);
+  ST_EQ(perf__blrule_settled(&f, 11), PERF__BLR_SETTLED); /* 2 out never allowed by 11 runs */
+  ST_EQ(perf__blrule_fit_runs(two, NULL, 11, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_DISAGREE);
+  ST_EQ(perf__blrule_fit_runs(two, NULL, 12, &f), 0);
+  ST_CHECK(perf__blrule_settled(&f, 16) == PERF__BLR_SETTLED && !f.too_few);
+  double three[8] = {1.47, 1.0, 1.5, 0.999, 1.001, 1.0, 1.001, 1.49};
+  ST_EQ(perf__blrule_fit_runs(three, NULL, 8, &f), 0);
+  ST_CHECK(perf__blrule_settled(&f, 12) == PERF__BLR_SETTLED && f.too_few);
+  /* spread 2 %: tolerance 8.8 % of 5 runs, under the ceiling but not sure to stay */
+  double near[5] = {0.98, 1.0, 1.02, 0.98, 1.02};
+  ST_EQ(perf__blrule_fit_runs(near, NULL, 5, &f), 0);
+  ST_CHECKF(!f.wide && f.tolerance > 0.08, "%g", f.tolerance);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_NEAR_CEILING);
+  ST_STR(perf__blrule_settle_word(PERF__BLR_MORE_NEAR_CEILING), "near the ceiling");
+  /* and 2.5 %: over the ceiling with 5 runs, under it perhaps with 12 */
+  double over[5] = {0.975, 1.0, 1.025, 0.975, 1.025};
+  ST_EQ(perf__blrule_fit_runs(over, NULL, 5, &f), 0);
+  ST_CHECK(f.wide && perf__blrule_settled(&f, 12) == PERF__BLR_MORE_NEAR_CEILING);
+  double one_pct[5] = {0.99, 1.0, 1.01, 0.99, 1.01}; /* tolerance 4.4 %: sure to be under */
+  ST_EQ(perf__blrule_fit_runs(one_pct, NULL, 5, &f), 0);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_SETTLED);
+  double wide[5] = {0.94, 1.0, 1.06, 0.94, 1.06}; /* 6 %: sure to be over, even with 12 */
+  ST_EQ(perf__blrule_fit_runs(wide, NULL, 5, &f), 0);
+  ST_CHECK(f.wide && perf__blrule_settled(&f, 12) == PERF__BLR_SETTLED);
+  ST_EQ(perf__blrule_fit_runs(near, NULL, 5, &f), 0);
+  perf__blrule_raise_floor(&f, PERF__BLR_HOST_PACED_FLOOR); /* host-paced: no run helps */
+  ST_CHECK(f.wide && perf__blrule_settled(&f, 12) == PERF__BLR_SETTLED);
+}
+
+/* A floor raises the tolerance (a host-paced entry's) and makes it wide
+ * over the ceiling; it never lowers one. */
+ST_TEST(blrule_a_floor_raises_the_tolerance)
+{
+  perf__blrule_fit f;
+  double tight[5] = {1.0, 1.002, 0.999, 1.001, 1.0};
+  ST_EQ(perf__blrule_fit_runs(tight, NULL, 5, &f), 0);
+  ST_NEAR(f.floor, PERF__BLR_FLOOR, 0);
+  ST_CHECK(!f.wide && f.tolerance < 0.02);
+  perf__blrule_raise_floor(&f, 0.05);
+  ST_NEAR(f.tolerance, 0.05, 1e-15);
+  ST_CHECK(!f.wide);
+  perf__blrule_raise_floor(&f, 0.02); /* lower: nothing changes */
+  ST_NEAR(f.tolerance, 0.05, 1e-15);
+  perf__blrule_raise_floor(&f, 0.3);
+  ST_CHECK(f.wide && f.tolerance == 0.3);
+}
+
+/* What paces a measurement, from what its records carry: in a GPU's file
+ * the submit clock, a launch-bound events clock, and on the wall clock a
+ * trace with a pageable copy or the GPU busy under half the time; not a
+ * GPU-bound wall clock, one without a trace, the GPU's clocks, nor any
+ * measurement in a host's file. */
+ST_TEST(blrule_what_paces_a_measurement)
+{
+  perf__blrule_traced pageable = {1, 90e-6}, gpu = {0, 80e-6}, host = {0, 30e-6};
+  const struct {
+    const char *clock;
+    double queue;
+    int uses_gpu;
+    const perf__blrule_traced *t;
+    perf__blrule_pace want;
+  } cases[] = {
+      {"submit", 0, 1, NULL, PERF__BLR_PACE_SUBMIT},
+      {"events", 0.95, 1, NULL, PERF__BLR_PACE_LAUNCH},
+      {"events", 0.5, 1, &host, PERF__BLR_PACE_GPU},
+      {"device", 0.99, 1, NULL, PERF__BLR_PACE_GPU},
+      {"cold", 0, 1, NULL, PERF__BLR_PACE_GPU},
+      {"wall", 0, 1, &pageable, PERF__BLR_PACE_PAGEABLE},
+      {"wall", 0, 1, &host, PERF__BLR_PACE_HOST_SHARE},
+      {"wall", 0, 1, &gpu, PERF__BLR_PACE_GPU},
+      {"wall", 0, 1, NULL, PERF__BLR_PACE_GPU},
+      {"wall", 0, 0, &pageable, PERF__BLR_PACE_GPU},
+      {"submit", 0, 0, NULL, PERF__BLR_PACE_GPU},
+      {"nonsense", 0, 1, &pageable, PERF__BLR_PACE_GPU},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ST_CHECKF(perf__blrule_pace_of(cases[i].clock, cases[i].queue, cases[i].uses_gpu, cases[i].t,
+                                   100e-6) == cases[i].want, "case %zu", i);
+  ST_STR(perf__blrule_pace_word(PERF__BLR_PACE_PAGEABLE), "host-paced");
+  ST_STR(perf__blrule_pace_word(PERF__BLR_PACE_LAUNCH), "launch-bound");
+  ST_STR(perf__blrule_pace_word(PERF__BLR_PACE_GPU), "");
+  ST_CHECK(strstr(perf__blrule_pace_why(PERF__BLR_PACE_PAGEABLE), "pageable") != NULL);
+}
+
+/* What an entry protects: a check +5 % or +10 % slower, with the noise of
+ * one of its update runs, is a regression by the check's rule when both
+ * are beyond its tolerance and its noise. */
+ST_TEST(blrule_an_entry_says_which_regressions_it_catches)
+{
+  perf__baseline_entry e = {.median_s = 1e-3, .spread_s = 1e-6, .samples = 320, .nruns = 5,
+                            .tolerance = 0.02,
+                            .runs_s = {1e-3, 1.001e-3, 0.999e-3, 1e-3, 1.0005e-3}};
+  ST_EQ(perf__blrule_catches(&e, 0.05), 1);
+  ST_EQ(perf__blrule_catches(&e, 0.10), 1);
+  ST_EQ(perf__blrule_catches(&e, 0.01), 0); /* within tolerance */
+  e.tolerance = 0.07;
+  ST_EQ(perf__blrule_catches(&e, 0.05), 0);
+  ST_EQ(perf__blrule_catches(&e, 0.10), 1);
+  e.tolerance = 0.02; /* runs 3 % apart: +5 % is within their noise */
+  memcpy(e.runs_s, (double[]){1e-3, 1.03e-3, 0.97e-3, 1e-3, 1.025e-3}, 5 * sizeof(double));
+  ST_EQ(perf__blrule_catches(&e, 0.05), 0);
+  ST_EQ(perf__blrule_catches(&e, 0.20), 1);
+}
+
+/* The update as the supervisor runs it, on normal between-process noise:
+ * the false alarms the README states hold with its more runs too (each
+ * check with its confirmation), tight workloads take 5 runs, and a
+ * workload near the ceiling takes more and is written where its spread
+ * allows. Seeded. */
+ST_TEST(blrule_more_runs_keep_the_error_rates_by_simulation)
+{
+  const int N = st_slow() ? 2000 : 10000;
+  double spreads[] = {0.005, 0.02, 0.024, 0.028};
+  for (int k = 0; k < 4; k++) {
+    perf__rng r;
+    perf__rng_seed(&r, 191 + k);
+    int five = 0, five_failed = 0; /* an update of 5 runs alone: refused, false alarms */
+    for (int c = 0; c < N; c++) {
+      perf__baseline_entry e;
+      int runs, both = 1;
+      if (update_by_rule(&r, normal_process, spreads[k], PERF__BLR_RUNS, &e, &runs)) {
+        five++;
+        continue;
+      }
+      for (int attempt = 0; attempt < 2; attempt++) {
+        double rel, mad, same = process(&r, spreads[k], 0, &mad);
+        both &= perf__blrule_compare(&e, same, mad, 64, &rel, NULL) == PERF__BL_SLOWER;
+      }
+      five_failed += both;
+    }
+    perf__rng_seed(&r, 91 + k);
+    int refused = 0, written = 0, failed = 0, caught = 0;
+    long runs_sum = 0;
+    for (int c = 0; c < N; c++) {
+      perf__baseline_entry e;
+      int runs;
+      double mad = 0;
+      int no = update_by_rule(&r, normal_process, spreads[k], 12, &e, &runs);
+      runs_sum += runs;
+      if (no) {
+        refused++;
+        continue;
+      }
+      written++;
+      int both = 1, both10 = 1;
+      for (int attempt = 0; attempt < 2; attempt++) {
+        double rel, same = process(&r, spreads[k], 0, &mad);
+        both &= perf__blrule_compare(&e, same, mad, 64, &rel, NULL) == PERF__BL_SLOWER;
+        double slower = process(&r, spreads[k], 0.15, &mad);
+        both10 &= perf__blrule_compare(&e, slower, mad, 64, &rel, NULL) == PERF__BL_SLOWER;
+      }
+      failed += both;
+      caught += both10;
+    }
+    double rate = (double)failed / (written ? written : 1);
+    printf("    spread %.1f%%: %.1f runs each (mean), %.1f%% refused, %.2f%% of unchanged checks "
+           "fail, +15%% caught in %.1f%%; 5 runs alone: %.1f%% refused, %.2f%% fail\n",
+           100 * spreads[k], (double)runs_sum / N, 100.0 * refused / N, 100 * rate,
+           100.0 * caught / (written ? written : 1), 100.0 * five / N,
+           100.0 * five_failed / (N - five ? N - five : 1));
+    ST_CHECKF(refused <= five, "more runs refuse %d, 5 runs %d", refused, five);
+    ST_CHECKF(rate <= 0.0025, "false alarms %g at spread %g", rate, spreads[k]);
+    if (k == 0) ST_CHECKF(runs_sum < 5.2 * N && !refused, "%ld runs, %d refused", runs_sum, refused);
+    if (k > 0) ST_CHECKF(runs_sum > 6 * N, "near the ceiling: %ld runs", runs_sum);
   }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/dist.h"
 #include "base/stats.h"
 #include "base/status.h"
 #include "perfgate.h"
@@ -57,15 +58,128 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
   double clean[PERF__BL_MAX_RUNS], scratch[PERF__BL_MAX_RUNS];
   for (int i = 0; i < n; i++)
     if (f->why[i] == PERF__BLR_CLEAN) clean[f->nclean++] = v[i];
-  f->too_few = n - f->nclean > PERF__BLR_MAX_OUT;
+  f->too_few = n - f->nclean > perf__blrule_max_out(n);
   const double *use = f->too_few ? v : clean;
   int k = f->too_few ? n : f->nclean;
+  f->nruns = n;
   f->median = perf__stats_median_of(use, (size_t)k, scratch);
   f->spread = sd(use, k) / f->median;
-  f->tolerance = fmin(PERF__BL_TOLERANCE_MAX,
-                      fmax(PERF__BLR_FLOOR, PERF__BLR_Z * f->spread * sqrt(1 + 1.0 / k)));
-  f->wide = f->tolerance > PERF__BLR_CEILING;
+  f->floor = 0;
+  perf__blrule_raise_floor(f, PERF__BLR_FLOOR);
   return 0;
+}
+
+/* See blrule.h. */
+int perf__blrule_max_out(int n)
+{
+  int more = (n - 2) / PERF__BLR_OUT_EVERY;
+  return more > PERF__BLR_MAX_OUT ? more : PERF__BLR_MAX_OUT;
+}
+
+/* See blrule.h: t with k - 1 degrees of freedom whose upper tail is
+ * PERF__BLR_Z's with PERF__BLR_RUNS - 1, by bisection (the tail falls as
+ * t grows), kept per k after the first call. */
+double perf__blrule_z(int k)
+{
+  static double z[PERF__BL_MAX_RUNS + 1];
+  if (k <= PERF__BLR_RUNS) return PERF__BLR_Z;
+  if (k > PERF__BL_MAX_RUNS) k = PERF__BL_MAX_RUNS;
+  if (z[k] > 0) return z[k];
+  double tail = perf__dist_student_upper(PERF__BLR_Z, PERF__BLR_RUNS - 1), lo = 1, hi = PERF__BLR_Z;
+  for (int i = 0; i < 60; i++) {
+    double mid = (lo + hi) / 2;
+    if (perf__dist_student_upper(mid, k - 1) > tail) lo = mid;
+    else hi = mid;
+  }
+  return z[k] = (lo + hi) / 2;
+}
+
+/* The tolerance k clean runs of relative spread s allow, above floor. */
+static double tolerance_of(double s, int k, double floor)
+{
+  double t = perf__blrule_z(k) * s * sqrt(1 + 1.0 / (k > 0 ? k : 1));
+  return fmin(PERF__BL_TOLERANCE_MAX, fmax(floor, t));
+}
+
+/* See blrule.h. */
+void perf__blrule_raise_floor(perf__blrule_fit *f, double floor)
+{
+  if (floor > f->floor) f->floor = fmin(floor, PERF__BL_TOLERANCE_MAX);
+  f->tolerance = tolerance_of(f->spread, f->too_few ? f->nruns : f->nclean, f->floor);
+  f->wide = f->tolerance > PERF__BLR_CEILING;
+}
+
+/* The chi-square quantile with df degrees of freedom at the normal's
+ * quantile z (Wilson-Hilferty: within 2 % from 2 degrees of freedom). */
+static double chi2_at(int df, double z)
+{
+  double a = 2.0 / (9 * df), c = 1 - a + z * sqrt(a);
+  return df * c * c * c;
+}
+
+/* See blrule.h. */
+perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs)
+{
+  int n = f->nruns, out = n - f->nclean;
+  if (n >= max_runs || out > perf__blrule_max_out(max_runs) || f->floor > PERF__BLR_CEILING)
+    return PERF__BLR_SETTLED; /* no run can change it */
+  if (out > (n - 2) / PERF__BLR_OUT_EVERY)
+    return f->too_few ? PERF__BLR_MORE_DISAGREE : PERF__BLR_MORE_LEFT_OUT;
+  int k = f->nclean, df = k - 1, last = max_runs - out;
+  if (df < 1) return PERF__BLR_SETTLED;
+  double high = f->spread * sqrt(df / chi2_at(df, -PERF__BLR_SETTLE_Z));
+  double low = f->spread * sqrt(df / chi2_at(df, PERF__BLR_SETTLE_Z));
+  if (tolerance_of(high, k, f->floor) <= PERF__BLR_CEILING) return PERF__BLR_SETTLED;
+  if (tolerance_of(low, last, f->floor) > PERF__BLR_CEILING) return PERF__BLR_SETTLED;
+  return PERF__BLR_MORE_NEAR_CEILING;
+}
+
+/* See blrule.h. */
+const char *perf__blrule_settle_word(perf__blrule_settle s)
+{
+  static const char *const words[] = {
+#define PERF__BLR_SETTLE_WORD(id, word) word,
+      PERF__BLR_SETTLE_MAP(PERF__BLR_SETTLE_WORD)
+#undef PERF__BLR_SETTLE_WORD
+  };
+  return (unsigned)s < sizeof words / sizeof words[0] ? words[s] : "?";
+}
+
+static const struct {
+  const char *word, *why;
+} paces[] = {
+#define PERF__BLR_PACE_ROW(id, word, why) {word, why},
+    PERF__BLR_PACE_MAP(PERF__BLR_PACE_ROW)
+#undef PERF__BLR_PACE_ROW
+};
+
+/* See blrule.h. */
+const char *perf__blrule_pace_word(perf__blrule_pace p) { return paces[p].word; }
+const char *perf__blrule_pace_why(perf__blrule_pace p) { return paces[p].why; }
+
+/* See blrule.h. */
+perf__blrule_pace perf__blrule_pace_of(const char *clock, double queue_share, int uses_gpu,
+                                       const perf__blrule_traced *t, double median_s)
+{
+  int c = perf__clock_of_name(clock);
+  if (!uses_gpu || c < 0) return PERF__BLR_PACE_GPU;
+  if (perf__clock_queues_host(c))
+    return queue_share >= PERF__BLR_LAUNCH_BOUND ? PERF__BLR_PACE_LAUNCH : PERF__BLR_PACE_GPU;
+  if (!perf__clock_host_side(c)) return PERF__BLR_PACE_GPU;
+  if (perf__clock_drains_after(c)) return PERF__BLR_PACE_SUBMIT; /* the GPU's wait is not in it */
+  if (!t) return PERF__BLR_PACE_GPU; /* no trace: not known */
+  if (t->pageable) return PERF__BLR_PACE_PAGEABLE;
+  return t->device_s < PERF__BLR_GPU_PACED * median_s ? PERF__BLR_PACE_HOST_SHARE
+                                                       : PERF__BLR_PACE_GPU;
+}
+
+/* See blrule.h. */
+int perf__blrule_catches(const perf__baseline_entry *e, double change)
+{
+  double rel;
+  long samples = e->nruns > 0 ? e->samples / e->nruns : e->samples;
+  return perf__blrule_compare(e, e->median_s * (1 + change), e->spread_s, samples > 0 ? samples : 1,
+                              &rel, NULL) == PERF__BL_SLOWER;
 }
 
 /* See blrule.h. */

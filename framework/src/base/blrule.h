@@ -14,10 +14,9 @@
  *   the runs' median than max(PERF__BLR_OUT_Z robust standard deviations
  *   (1.4826 x MAD), PERF__BLR_OUT_MIN of the median): the first process of
  *   an update after the GPU idled, 47 % slow, in issue 32's report.
- * - An update re-runs a test one of whose entries has one run left out
- *   (supervisor/rebaseline.h): re-runs that agree keep it out; one that
- *   is far too is the workload's slow mode showing again.
- * - At most PERF__BLR_MAX_OUT runs may be left out (a low clock counts:
+ * - At most perf__blrule_max_out(n) of n runs may be left out:
+ *   PERF__BLR_MAX_OUT, or one per PERF__BLR_OUT_EVERY runs past the first
+ *   two where that is more (1 of 5 to 11 runs, 2 of 12 to 16; a low clock counts:
  *   the 8192 GEMM that drives the H100 to its power limit had runs at 1425
  *   MHz and, at 1980 MHz, 11 % slow; an entry from the other three failed
  *   checks 5-13 % slow at full clock): where more are, the
@@ -27,11 +26,45 @@
  *   would hide it (3 clean runs of such a workload gave a 3.9 % tolerance
  *   that 4 of 20 unchanged checks failed). Such an entry is computed from
  *   all runs and flagged.
+ * - An update takes as many runs as an entry's statistics need (perf__
+ *   blrule_settled; supervisor/rebaseline.h runs more processes of the
+ *   tests whose entries have not settled, up to --update-runs and a time
+ *   budget). An entry has settled when (a) its runs left out are few
+ *   enough for the runs it has: at most (n - 2) / PERF__BLR_OUT_EVERY, so
+ *   that a run left out of 5 is followed by 2 more runs (re-runs that agree
+ *   keep it out; one far too is the workload's slow mode showing again,
+ *   and 2 out then need 12 runs), or more are out than the most runs would
+ *   allow (they disagree for good); and (b) its tolerance is sure to be
+ *   under the ceiling or sure to be over it at the most runs: with the
+ *   spread's one-sided PERF__BLR_SETTLE_Z (80 %) bounds from its k - 1
+ *   degrees of freedom (chi-square, Wilson-Hilferty), the tolerance at the
+ *   upper bound is under PERF__BLR_CEILING, or the one at the lower bound
+ *   with the most runs' multiplier is over it. Between the two the entry
+ *   "sits near the ceiling": more runs decide it. Where a floor is over the
+ *   ceiling (host-paced, below), no run can change it: settled.
+ * - A host-paced entry (perf__blrule_pace_of: in a GPU's file, the submit
+ *   clock; the events clock while launch-bound; the wall clock where the
+ *   trace shows a copy from pageable memory, or the GPU busy for less than
+ *   PERF__BLR_GPU_PACED of the time) moves with the host's phase between
+ *   processes minutes apart far more than between an update's back-to-back
+ *   runs (H200, 2026-11-28: wall-clock sweep points with pageable copies,
+ *   5 update runs within 1.5-2.2 %, then +12 to +24 % in unchanged checks;
+ *   H100: launch-bound processes 10-25 % apart, 5 runs within 1.1 %). Its
+ *   tolerance has the floor max(PERF__BLR_HOST_PACED_FLOOR, the tolerance
+ *   of perfgate's host reference timed in the entry's own processes, by
+ *   the rule above); over the ceiling it is not written (unless
+ *   --accept-wide), saying what paces it. A host file's entries are the
+ *   host's own work: their spread is their runs' (issue 49 item 5 times
+ *   the reference with them).
  * - The entry's median is the clean runs' median; their spread is their
  *   standard deviation over that median (between processes: each run's
- *   own noise is in it); tolerance = max(PERF__BLR_FLOOR, PERF__BLR_Z x
- *   spread x sqrt(1 + 1/k)) for k clean runs: the spread of a fresh
- *   process around a median estimated from k.
+ *   own noise is in it); tolerance = max(PERF__BLR_FLOOR, Z(k) x spread x
+ *   sqrt(1 + 1/k)) for k clean runs: the spread of a fresh process around
+ *   a median estimated from k. Z(k) = PERF__BLR_Z up to 5 clean runs; from
+ *   6 on, Student's t with k - 1 degrees of freedom at the tail
+ *   PERF__BLR_Z has with 4 (0.81 %: 3.31 for 7 clean runs, 2.84 for 12): the
+ *   spread is known better, the rate of false alarms the same
+ *   (perf__blrule_z).
  * - Tolerance above PERF__BLR_CEILING: the entry is "wide" (it would let
  *   through changes nobody needs a tool to see); the update does not write
  *   it unless asked to (--accept-wide).
@@ -90,6 +123,14 @@
  * its time or more to queue the batch (worker/sample/workload.h: queue_share); an
  * update does not write an entry with such a run unless asked to. */
 #define PERF__BLR_LAUNCH_BOUND 0.9
+/* The runs every update takes of every test (PERF__BLR_Z is the
+ * multiplier for this many clean runs); more runs, host-paced entries
+ * (the rule above). */
+enum { PERF__BLR_RUNS = 5 };
+#define PERF__BLR_OUT_EVERY 5
+#define PERF__BLR_SETTLE_Z 0.8416 /* the normal's 80 % quantile */
+#define PERF__BLR_GPU_PACED 0.5
+#define PERF__BLR_HOST_PACED_FLOOR 0.25
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
 #define PERF__BLR_MODE_MAX 0.25
@@ -138,14 +179,84 @@ typedef struct perf__blrule_fit {
   double spread;    /* the clean runs' standard deviation / median; 0 for one run */
   double tolerance; /* max(floor, Z x spread x sqrt(1 + 1/k)), at most
                        PERF__BL_TOLERANCE_MAX (the file's bound) */
-  int too_few;      /* more than PERF__BLR_MAX_OUT runs out: computed from all */
+  int too_few;      /* more than perf__blrule_max_out runs out: computed from all */
   int wide;         /* tolerance > PERF__BLR_CEILING */
+  int nruns;        /* the runs judged */
+  double floor;     /* the tolerance's floor: PERF__BLR_FLOOR, or a host-paced
+                       entry's (perf__blrule_raise_floor) */
 } perf__blrule_fit;
 
 /* Judges n runs (n in 1..PERF__BL_MAX_RUNS): v[i] their medians (> 0),
  * mhz[i] their SM clocks (0: unknown, never judged; mhz may be NULL).
  * Returns 0, or PERF__EINVAL for a bad n or value (f is then zeroed). */
 int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blrule_fit *f);
+
+/* How many of n runs may be left out by the rule above (at least
+ * PERF__BLR_MAX_OUT). Never fails. */
+int perf__blrule_max_out(int n);
+
+/* The tolerance's multiplier Z(k) for k clean runs by the rule above
+ * (PERF__BLR_Z for k <= 5). Never fails. */
+double perf__blrule_z(int k);
+
+/* Raises f's floor to floor (a host-paced entry's: the rule above) and
+ * its tolerance and wide with it. Never fails. */
+void perf__blrule_raise_floor(perf__blrule_fit *f, double floor);
+
+/* Whether an entry's runs have settled (the rule above), and if not, why
+ * more runs are needed; words by perf__blrule_settle_word. */
+#define PERF__BLR_SETTLE_MAP(X)                          \
+  X(PERF__BLR_SETTLED, "settled")                        \
+  X(PERF__BLR_MORE_LEFT_OUT, "a run left out")           \
+  X(PERF__BLR_MORE_DISAGREE, "runs disagree")            \
+  X(PERF__BLR_MORE_NEAR_CEILING, "near the ceiling")
+typedef enum perf__blrule_settle {
+#define PERF__BLR_SETTLE_ENUM(id, word) id,
+  PERF__BLR_SETTLE_MAP(PERF__BLR_SETTLE_ENUM)
+#undef PERF__BLR_SETTLE_ENUM
+} perf__blrule_settle;
+
+/* Judges f (its nruns runs, its floor) against an update that may take
+ * max_runs runs: PERF__BLR_SETTLED when more runs cannot change what is
+ * written (f->nruns >= max_runs included). Never fails. */
+perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs);
+const char *perf__blrule_settle_word(perf__blrule_settle s);
+
+/* What paces a measurement, when the host does (the rule above); the
+ * word the update's table gives an entry it does not write for it, and
+ * why, as a clause. */
+#define PERF__BLR_PACE_MAP(X)                                                              \
+  X(PERF__BLR_PACE_GPU, "", "")                                                            \
+  X(PERF__BLR_PACE_SUBMIT, "host-paced", "the submit clock times the host's calls")        \
+  X(PERF__BLR_PACE_LAUNCH, "launch-bound",                                                 \
+    "the host took 90% or more of its events time to queue the work")                      \
+  X(PERF__BLR_PACE_PAGEABLE, "host-paced",                                                 \
+    "it copies from pageable host memory, which the host stages")                          \
+  X(PERF__BLR_PACE_HOST_SHARE, "host-paced", "the GPU works less than half of its wall time")
+typedef enum perf__blrule_pace {
+#define PERF__BLR_PACE_ENUM(id, word, why) id,
+  PERF__BLR_PACE_MAP(PERF__BLR_PACE_ENUM)
+#undef PERF__BLR_PACE_ENUM
+} perf__blrule_pace;
+
+/* What a measurement's trace says of it (base/trace.h). */
+typedef struct perf__blrule_traced {
+  int pageable;    /* a copy from or to pageable host memory */
+  double device_s; /* the GPU's time per iteration */
+} perf__blrule_traced;
+
+/* What paces a measurement of median_s per iteration on clock (events:
+ * its highest queueing share) in a GPU's file (uses_gpu; a host file's
+ * are never host-paced here), t its trace (NULL: none). Never fails. */
+perf__blrule_pace perf__blrule_pace_of(const char *clock, double queue_share, int uses_gpu,
+                                       const perf__blrule_traced *t, double median_s);
+const char *perf__blrule_pace_word(perf__blrule_pace p);
+const char *perf__blrule_pace_why(perf__blrule_pace p);
+
+/* 1 when a check whose median is (1 + change) x e's, with the noise of one
+ * of e's update runs (spread_s, samples / nruns), would be a regression by
+ * perf__blrule_compare: what the entry protects. Never fails. */
+int perf__blrule_catches(const perf__baseline_entry *e, double change);
 
 /* The between-process spread of an entry's runs (standard deviation over
  * the entry's median), or -1 when it has fewer than 2. Never fails. */

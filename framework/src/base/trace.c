@@ -174,6 +174,14 @@ double perf__trace_host_copy_share(const perf__trace *t)
 }
 
 /* See trace.h. */
+int perf__trace_pageable(const perf__trace *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    if (t->items[i].kind == PERF__TRACE_COPY && strstr(t->items[i].shape, "pageable")) return 1;
+  return 0;
+}
+
+/* See trace.h. */
 void perf__trace_write(perf__json *j, const perf__trace *t)
 {
   perf__json_raw(j, "{\"calls\": %d", t->calls);

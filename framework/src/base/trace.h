@@ -99,6 +99,10 @@ double perf__trace_device_s(const perf__trace *t);
  * (0 when it has none or no device time). Never fails. */
 double perf__trace_host_copy_share(const perf__trace *t);
 
+/* 1 when t has a copy whose host side is pageable memory (its shape says
+ * "pageable": the driver stages it through the host). Never fails. */
+int perf__trace_pageable(const perf__trace *t);
+
 /* Appends t as one JSON object (no events). Never fails (j->oom). */
 void perf__trace_write(perf__json *j, const perf__trace *t);
 /* t as JSON text (malloc'd), or NULL without memory. */
