@@ -5,7 +5,7 @@
 #   make test-asan       the same tests under ASan + UBSan (build/asan)
 #   make test-valgrind   the same tests under valgrind memcheck (build/valgrind; slow)
 #   make perftest        build and run the perf tests (ARGS="--filter=... --verbose")
-#   make baseline-update re-measure this machine's baseline file (5 runs each; exit 1 names entries too wide to write)
+#   make baseline-update re-measure this machine's baseline file (5 runs each, more where an entry needs them; exit 1 names entries not written)
 #   make check-baselines validate every file in baselines/ (no GPU, no CUDA: build/perfgate-baselines; exit 2 at a bad one)
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
@@ -394,7 +394,9 @@ fuzz: $(BUILD)/fuzz-baseline
 perftest: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest $(ARGS)
 
-# Re-measure this machine's baseline entries (5 runs each) and rewrite its file.
+# Re-measure this machine's baseline entries (5 runs each, up to --update-runs
+# where an entry's runs have not settled) and rewrite its file with the entries
+# of the tests that passed.
 baseline-update: $(BUILD)/perftest
 	$(Q)$(BUILD)/perftest --update-baselines $(ARGS)
 

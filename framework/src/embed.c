@@ -258,12 +258,13 @@ int perf_embed_check_baselines(const char *dir, const char *who, char *err, size
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
                           char *err, size_t len)
 {
-  perf__rebaseline_runs *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS); /* no more runs here */
   int rc = u ? 0 : PERF__ENOMEM;
   for (size_t k = 0; !rc && k < n; k++)
     if ((rc = perf__rebaseline_take(u, lines[k], runs[k])))
       snprintf(err, len, "a malformed measurement line: %.200s", lines[k]);
-  if (!rc && (rc = perf__rebaseline_write(u, accept_wide, err, len)) == 0) {
+  if (!rc && (rc = perf__rebaseline_write(u, accept_wide ? PERF__REBASELINE_ACCEPT_WIDE : 0, err,
+                                          len)) == 0) {
     const char *names;
     size_t flagged = perf__rebaseline_flagged(u, &names);
     if (flagged)

@@ -72,7 +72,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   /* each run's value under its row, in run order, and their spread */
   ST_CHECK(st_line_with(&r, "    w (wall clock, ", "; runs ", line, sizeof line));
   const char *runs = strstr(line, "; runs ");
-  int commas = 0; /* between the 5 runs' values (re-runs, if any, come after a ';') */
+  int commas = 0; /* between the 5 runs' values (more runs, if any, come after a ';') */
   for (const char *c = runs ? runs + 7 : NULL; c && *c && *c != ';'; c++) commas += *c == ',';
   ST_CHECKF(commas == PERF__UPDATE_RUNS - 1 && strstr(line, "; spread between runs "), "%s", line);
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line));
@@ -118,22 +118,71 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work --strict-improvements"), 1);
   ST_CHECK(st_line_with(&r, "BASELINE(w) at", ": FAIL (improvement)", line, sizeof line));
   st_run_free(&r);
-  /* a failed test: nothing written, unless --force */
+  /* a failed test does not stop the others' entries (exit 1, the failed
+   * test named) */
   set_tolerance(path, 0.5);
   char *before = st_slurp(path);
-  ST_EQ(run(&r, "", dir, "--update-baselines --filter='bl.host_work:host.falsehood'"), 1);
-  ST_CHECK(st_line_with(&r, "nothing written", NULL, line, sizeof line));
+  ST_EQ(run(&r, "", dir, "--update-baselines --accept-wide --filter='bl.host_work:host.falsehood'"), 1);
+  ST_CHECKF(st_line_with(&r, "baselines: 1 entry written (", "; tests that failed: host.falsehood "
+                         "(run 1)", line, sizeof line) &&
+                strstr(r.out, "no baseline entries written for 1 test that failed (their old "
+                              "entries kept): host.falsehood; --force writes them"), "%s", r.out);
   char *after = st_slurp(path);
-  ST_CHECK(before && after && !strcmp(before, after)); /* untouched */
+  ST_CHECK(before && after && strcmp(before, after) != 0); /* bl.host_work written */
+  ST_CHECK(after && strstr(after, "bl.ratio_claim") != NULL); /* kept, not re-measured */
   free(after);
-  st_run_free(&r);
-  ST_EQ(run(&r, "", dir, "--update-baselines --force --accept-wide --filter='bl.host_work:host.falsehood'"), 1);
-  after = st_slurp(path);
-  ST_CHECK(after && strcmp(before, after) != 0); /* written anyway */
-  ST_CHECK(strstr(after, "bl.ratio_claim") != NULL); /* kept, not re-measured */
   free(before);
-  free(after);
   st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* The entries of a test that failed in one run of an update are not
+ * written (its old entry stays), the other tests' are; the summary and
+ * stderr name it; --force writes it. */
+ST_TEST(baseline_flow_a_test_that_failed_once_keeps_its_old_entries)
+{
+  char dir[] = "/tmp/perfgate-failonce-XXXXXX", path[600], line[LINE], env[900];
+  host_dir(dir, path, sizeof path);
+  st_run r;
+  const char *tests = "--update-baselines --accept-wide --filter='bl.host_work:blfail.once'";
+  ST_EQ(run(&r, "", dir, tests), 0);
+  st_run_free(&r);
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "blfail.once", "w");
+  ST_CHECK(e != NULL);
+  char was[64];
+  snprintf(was, sizeof was, "median_s: %.9g", e ? e->median_s : 0);
+  perf__baseline_free(&b);
+  set_tolerance(path, 0.5); /* a mark on every entry the update does not rewrite */
+  snprintf(env, sizeof env, "PERFGATE_FIXTURE_FAIL_COUNTER=%s/fails PERFGATE_FIXTURE_FAIL_RUN=3 ", dir);
+  ST_EQ(run(&r, env, dir, tests), 1);
+  ST_CHECKF(st_line_with(&r, "    w: not written: its test failed in run 3 (", "the old one is kept; "
+                         "--force writes it", line, sizeof line) &&
+                st_line_with(&r, "baselines: 1 entry written (", "1 not written: 1 from tests that "
+                             "failed; tests that failed: blfail.once (run 3)", line, sizeof line),
+            "%s", r.out);
+  ST_CHECK(strstr(r.out, "FAIL  blfail.once") && strstr(r.out, "no baseline entries written for 1 "
+                                                           "test that failed"));
+  st_run_free(&r);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  e = perf__baseline_find(&b, "blfail.once", "w");
+  const perf__baseline_entry *w = perf__baseline_find(&b, "bl.host_work", "w");
+  ST_CHECK(e && e->tolerance == 0.5 && w && w->tolerance != 0.5); /* kept; rewritten */
+  perf__baseline_free(&b);
+  char *text = st_slurp(path);
+  ST_CHECK(text && strstr(text, was));
+  free(text);
+  snprintf(env, sizeof env, "PERFGATE_FIXTURE_FAIL_COUNTER=%s/fails2 PERFGATE_FIXTURE_FAIL_RUN=2 ", dir);
+  ST_EQ(run(&r, env, dir, "--update-baselines --force --accept-wide --filter='blfail.once'"), 1);
+  ST_CHECKF(st_line_with(&r, "baselines: 1 entry written (", "tests that failed (written: --force): "
+                         "blfail.once (run 2)", line, sizeof line), "%s", r.out);
+  st_run_free(&r);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  e = perf__baseline_find(&b, "blfail.once", "w");
+  ST_CHECK(e && e->tolerance != 0.5); /* written anyway */
+  perf__baseline_free(&b);
   st_rmtree(dir);
 }
 
@@ -143,7 +192,7 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 static int update_from(const char *path, const double *us, double queue, int accept_wide,
                        size_t *flagged)
 {
-  perf__rebaseline_runs *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   char line[900], err[600];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\tevents\t%.9g\t1e-8\t64\t1980\t1980\t1980\t%.3f",
@@ -163,7 +212,7 @@ static int update_from(const char *path, const double *us, double queue, int acc
 static void update_with_reference(const char *path, const double *us, const double *own,
                                   const double *ref)
 {
-  perf__rebaseline_runs *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   char line[900], err[600];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\twall\t%.9g\t1e-8\t64\t0\t0\t0\t0\t%.9g\t0",
@@ -261,7 +310,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
    * entry, the file untouched */
   char *kept = st_slurp(path);
   double zero[5] = {21.0, 0, 21.0, 21.0, 21.0};
-  perf__rebaseline_runs *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   char line[900];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.judged\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0",
@@ -284,10 +333,11 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
 }
 
 /* The same through the command line: a poisoned first run (8x the work)
- * named in the table and re-run twice (both agree with the others: it stays
- * out); a slow mode that comes back in a re-run makes the runs disagree
- * (not written); a wide entry not written (exit 1, named on stderr);
- * --accept-wide writes it; --accept-wide alone is a usage error. */
+ * named in the table and followed by 2 more runs (both agree with the
+ * others: it stays out; the entry took 7); a slow mode that comes back in
+ * the more runs makes the runs disagree (not written); a wide entry not
+ * written (exit 1, named on stderr); --accept-wide writes it;
+ * --accept-wide alone is a usage error. */
 ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
 {
   char dir[] = "/tmp/perfgate-judge-XXXXXX", path[600], line[LINE], env[900], counter[700];
@@ -297,15 +347,21 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
            "100,100 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "perfgate: --update-baselines: 5 runs of every test, then up to 7 more "
+                         "of the tests whose entries have not settled (--update-runs=12), for at "
+                         "most 600 s more (--update-budget)", NULL, line, sizeof line), "%s", r.out);
   /* (on a busy machine another run may be far too: then the runs disagree
-   * and there is no re-run; the poisoned run is named either way) */
+   * and more runs follow too; the poisoned run is named either way) */
   ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "runs ", line, sizeof line) &&
-                (strstr(line, "(left out: +") || strstr(line, "(far: +")), "%s", r.out);
-  ST_CHECKF(!strstr(line, "(left out: +") || strstr(line, "; re-runs "), "%s", line);
+                (strstr(line, "(left out: +") || strstr(line, "(far: +")) &&
+                strstr(line, "; more runs "), "%s", r.out);
+  ST_CHECKF(st_line_with(&r, "perfgate: --update-baselines: run 6 (at most 12) of the 1 test whose "
+                         "entries have not settled: bl.host_work (w: ", NULL, line, sizeof line),
+            "%s", r.out);
   st_run_free(&r);
   unlink(counter);
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=800,100,100,"
-           "100,100,800 ", counter);
+           "100,100,800,100,800 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --filter=bl.host_work"), 1);
   ST_CHECKF(st_line_with(&r, "    w (wall clock, ", "they disagree", line, sizeof line), "%s",
             r.out);
@@ -315,13 +371,14 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   char *before = st_slurp(path);
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=100,104,108,"
            "112,116 ", counter);
-  ST_EQ(run(&r, env, dir, "--update-baselines --filter=bl.host_work"), 1);
+  ST_EQ(run(&r, env, dir, "--update-baselines --update-runs=5 --filter=bl.host_work"), 1);
   ST_CHECK(st_line_with(&r, "bl.host_work", "NOT WRITTEN", line, sizeof line));
   ST_CHECK(st_line_with(&r, "not written: ", "the old entry is kept", line, sizeof line));
   ST_CHECKF(strstr(r.out, "1 baseline entry not written") &&
                 (strstr(r.out, "bl.host_work / w (too wide)") ||
                  strstr(r.out, "bl.host_work / w (runs disagree)")),
             "%s", r.out);
+  ST_CHECK(strstr(r.out, "then up to 0 more") && !strstr(r.out, "run 6 (at most"));
   st_run_free(&r);
   perf__baseline b;
   char err[400];
@@ -332,13 +389,50 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   ST_CHECK(before && strstr(before, "median_s") && kept > 0);
   free(before);
   unlink(counter);
-  ST_EQ(run(&r, env, dir, "--update-baselines --accept-wide --filter=bl.host_work"), 0);
+  ST_EQ(run(&r, env, dir, "--update-baselines --update-runs=5 --accept-wide --filter=bl.host_work"), 0);
   ST_CHECK(st_line_with(&r, "(--accept-wide): it catches only changes above", NULL, line,
                         sizeof line));
   st_run_free(&r);
   ST_EQ(run(&r, "", dir, "--accept-wide --filter=bl.host_work"), 2);
-  ST_CHECK(strstr(r.out, "--accept-wide only changes what --update-baselines writes") != NULL);
+  ST_CHECK(strstr(r.out, "--accept-wide only changes what --update-baselines does") != NULL);
   st_run_free(&r);
+  st_rmtree(dir);
+}
+
+/* More runs are bounded by the time budget the update states: a poisoned
+ * run whose test would pass a budget of 1 ms is not run again, said, and
+ * its entry is judged from its 5 runs, marked not settled; the flags are
+ * checked and belong to an update. */
+ST_TEST(baseline_flow_more_runs_stay_within_the_budget)
+{
+  char dir[] = "/tmp/perfgate-budget-XXXXXX", path[600], line[LINE], env[900];
+  host_dir(dir, path, sizeof path);
+  snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s/runs PERFGATE_FIXTURE_RUN_WORK=800,100,"
+           "100,100,100 ", dir);
+  st_run r;
+  ST_EQ(run(&r, env, dir, "--update-baselines --accept-wide --update-budget=0.001 "
+                          "--filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "then up to 7 more", "for at most 0 s more (--update-budget)", line,
+                         sizeof line) &&
+                st_line_with(&r, "perfgate: --update-baselines: bl.host_work not run again: it would "
+                             "pass the budget of the extra runs (0 s, 0 s spent: --update-budget)",
+                             NULL, line, sizeof line) &&
+                st_line_with(&r, "    not settled after 5 runs (", "--update-budget", line,
+                             sizeof line), "%s", r.out);
+  st_run_free(&r);
+  static const char *const bad[][2] = {
+      {"--update-baselines --update-runs=4", "--update-runs: expected a number of runs in 5..16, got '4'"},
+      {"--update-baselines --update-runs=17", "--update-runs: expected a number of runs in 5..16, got '17'"},
+      {"--update-baselines --update-budget=0", "--update-budget: expected a number of seconds"},
+      {"--update-runs=8", "--update-runs only changes what --update-baselines does"},
+      {"--update-budget=60", "--update-budget only changes what --update-baselines does"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    ST_EQ(run(&r, "", dir, bad[k][0]), 2);
+    ST_CHECKF(strstr(r.out, bad[k][1]), "%s: %s", bad[k][0], r.out);
+    st_run_free(&r);
+  }
+  ST_CHECK(access(path, F_OK) == 0);
   st_rmtree(dir);
 }
 
@@ -584,7 +678,7 @@ ST_TEST(baseline_update_never_merges_into_another_machines_file)
   perf__baseline_free(&b);
   char *before = st_slurp(path);
   for (int k = 0; k < 2; k++) {
-    perf__rebaseline_runs *u = perf__rebaseline_new();
+    perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
     snprintf(line, sizeof line, "F\t%s\tname\tX\tcpus\t2\tmemory_gib\t%s", path, k ? "125.0" : "23.5");
     ST_EQ(perf__rebaseline_take(u, line, 0), 0);
     for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
@@ -734,7 +828,7 @@ ST_TEST(baseline_update_keeps_the_declared_work_and_the_calibration)
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
   perf__baseline_peak_name("dram", "events", name, sizeof name);
   ST_STR(name, "peak_dram_events");
-  perf__rebaseline_runs *u = perf__rebaseline_new();
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6.142e-05\t1e-8\t64\t1980\t1980\t1980"
              "\t0\t0\t0\t67108864\t67108864\t0\tnone", path);
@@ -755,6 +849,163 @@ ST_TEST(baseline_update_keeps_the_declared_work_and_the_calibration)
   ST_CHECK(one && one->work.bytes_read == 67108864 && one->work.flops == 0);
   ST_CHECKF(cal && fabs(perf__peaks_bytes(&cal->work) / cal->median_s / 3.016e12 - 1) < 1e-3, "%g",
             cal ? perf__peaks_bytes(&cal->work) / cal->median_s : -1);
+  perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
+/* A trace of one iteration with one host-to-device copy (pageable or
+ * pinned memory) of device_s, as a T record's JSON. */
+static void copy_trace(char *buf, size_t len, const char *memory, double device_s)
+{
+  snprintf(buf, len, "{\"calls\": 2, \"names\": \"demangled\", \"device_s\": %g, \"dropped\": 0, "
+           "\"items\": [{\"kind\": \"copy\", \"name\": \"cudaMemcpy\", \"shape\": \"host→device, %s\", "
+           "\"where\": \"t.c:8 (io)\", \"count\": 1, \"bytes\": 4194304, \"device_s\": %g}]}",
+           device_s, memory, device_s);
+}
+
+/* Feeds an update n runs of entry bl.sweep / w[n=1024] on clock (values
+ * in us; the host reference its process timed, own) into the file at path
+ * whose fingerprint key is fp ("cpus": a host's file, else a GPU's), with
+ * the trace json (NULL: none). Returns the update (to be freed). */
+static perf__rebaseline_runs *host_paced_runs(const char *path, const char *fp, const char *clock,
+                                              const double *us, const double *own, int n,
+                                              const char *json)
+{
+  perf__rebaseline_runs *u = perf__rebaseline_new(12);
+  char line[1800];
+  snprintf(line, sizeof line, "F\t%s\tname\tNVIDIA X\t%s\t9.0", path, fp);
+  ST_EQ(perf__rebaseline_take(u, line, 0), 0);
+  for (int r = 0; r < n; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.sweep\tw[n=1024]\t%s\t%.9g\t1e-8\t64\t0\t0\t0\t0\t%.9g\t0",
+             path, clock, us[r] * 1e-6, own[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    if (json) {
+      snprintf(line, sizeof line, "T\t%s\tbl.sweep\tw[n=1024]\t%s", path, json);
+      ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    }
+  }
+  return u;
+}
+
+/* The tolerance of bl.sweep / w[n=1024] in the file at path (-1: none). */
+static double sweep_tolerance(const char *path)
+{
+  perf__baseline b;
+  char err[400];
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "bl.sweep", "w[n=1024]");
+  double t = e ? e->tolerance : -1;
+  perf__baseline_free(&b);
+  return t;
+}
+
+/* Item 3 of issue 49, from the records alone: a wall-clock point whose
+ * trace copies from pageable memory, in a GPU's file, agrees within 1 %
+ * over its 5 runs (as the H200's did before checks 12-24 % off): its
+ * tolerance's floor is max(25 %, the host reference's over its processes),
+ * over the ceiling, so it is not written, named host-paced; --accept-wide
+ * writes it with that floor (the host reference's when that is wider).
+ * The same runs with a pinned copy the GPU is busy for, without a trace,
+ * or in a host's file, are written from their own spread; the submit
+ * clock is host-paced without a trace. */
+ST_TEST(baseline_update_floors_a_host_paced_entry)
+{
+  char dir[] = "/tmp/perfgate-paced-XXXXXX", path[600], err[600], pageable[700], pinned[700];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  copy_trace(pageable, sizeof pageable, "pageable", 30e-6);
+  copy_trace(pinned, sizeof pinned, "pinned", 90e-6);
+  double us[5] = {100.0, 100.5, 99.8, 100.2, 100.9}, quiet[5] = {530, 532, 529, 531, 530};
+  double noisy[5] = {530, 650, 560, 480, 600};
+  perf__rebaseline_runs *u = host_paced_runs(path, "sms", "wall", us, quiet, 5, pageable);
+  char why[200] = "";
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.sweep", 5, why, sizeof why), 0); /* no run can help */
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  const char *names;
+  ST_EQ(perf__rebaseline_flagged(u, &names), 1);
+  ST_STR(names, "bl.sweep / w[n=1024] (host-paced)");
+  perf__rebaseline_free(u);
+  ST_NEAR(sweep_tolerance(path), -1, 0);
+  u = host_paced_runs(path, "sms", "wall", us, quiet, 5, pageable);
+  ST_EQ(perf__rebaseline_write(u, PERF__REBASELINE_ACCEPT_WIDE, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+  ST_NEAR(sweep_tolerance(path), PERF__BLR_HOST_PACED_FLOOR, 1e-9);
+  /* a host reference 10 % apart between its processes: its tolerance is the floor */
+  u = host_paced_runs(path, "sms", "wall", us, noisy, 5, pageable);
+  ST_EQ(perf__rebaseline_write(u, PERF__REBASELINE_ACCEPT_WIDE, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+  double v[5] = {530, 650, 560, 480, 600};
+  perf__blrule_fit f;
+  ST_EQ(perf__blrule_fit_runs(v, NULL, 5, &f), 0);
+  ST_CHECKF(f.tolerance > PERF__BLR_HOST_PACED_FLOOR, "%g", f.tolerance);
+  ST_NEAR(sweep_tolerance(path), f.tolerance, 1e-6);
+  /* the GPU's pace, not known, a host's file: from their own spread */
+  const char *gpu_paced[][3] = {{"sms", "wall", pinned}, {"sms", "wall", NULL}, {"cpus", "wall", pageable},
+                                {"sms", "events", pageable}};
+  for (size_t k = 0; k < sizeof gpu_paced / sizeof gpu_paced[0]; k++) {
+    u = host_paced_runs(path, gpu_paced[k][0], gpu_paced[k][1], us, quiet, 5, gpu_paced[k][2]);
+    ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+    ST_EQ(perf__rebaseline_flagged(u, NULL), 0);
+    perf__rebaseline_free(u);
+    ST_CHECKF(sweep_tolerance(path) < 0.05, "case %zu: %g", k, sweep_tolerance(path));
+    unlink(path); /* a host's fingerprint is another machine's for the next */
+  }
+  u = host_paced_runs(path, "sms", "submit", us, quiet, 5, NULL);
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  ST_EQ(perf__rebaseline_flagged(u, &names), 1);
+  ST_STR(names, "bl.sweep / w[n=1024] (host-paced)");
+  perf__rebaseline_free(u);
+  st_rmtree(dir);
+}
+
+/* Which tests an update runs again, from the records alone: one whose
+ * entry has a run left out until 2 more runs agree, one near the ceiling;
+ * not one that settled, failed, or whose runs so far the entry lacks. */
+ST_TEST(baseline_update_runs_again_the_tests_that_have_not_settled)
+{
+  char dir[] = "/tmp/perfgate-more-XXXXXX", path[600], line[900], why[200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/more.yaml", dir);
+  double poisoned[7] = {31.4, 21.41, 21.28, 21.35, 21.30, 21.33, 21.36};
+  double near[5] = {21.0, 21.4, 21.8, 21.0, 21.8}; /* 2 % apart: tolerance 8.7 % */
+  perf__rebaseline_runs *u = perf__rebaseline_new(12);
+  for (int r = 0; r < 5; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.poisoned\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0", path,
+             poisoned[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\tbl.near\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0", path,
+             near[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\tbl.fails\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0", path,
+             poisoned[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.poisoned", 5, why, sizeof why), 1);
+  ST_STR(why, "w: a run left out");
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.near", 5, why, sizeof why), 1);
+  ST_STR(why, "w: near the ceiling");
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.poisoned", 6, why, sizeof why), 0); /* lacks run 6 */
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.other", 5, why, sizeof why), 0);
+  perf__rebaseline_failed(u, "bl.fails", 2, "FAIL: planted");
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.fails", 5, why, sizeof why), 0);
+  for (int r = 5; r < 7; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.poisoned\tw\tevents\t%.9g\t1e-8\t64\t0\t0\t0\t0", path,
+             poisoned[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    ST_EQ(perf__rebaseline_wants_more(u, "bl.poisoned", r + 1, why, sizeof why), r == 5);
+  }
+  ST_EQ(perf__rebaseline_take(u, line, 12), PERF__EPROTO); /* past --update-runs */
+  const char *names;
+  ST_EQ(perf__rebaseline_failed_tests(u, &names), 1);
+  ST_STR(names, "bl.fails");
+  char err[600];
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+  perf__baseline b;
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "bl.poisoned", "w");
+  ST_CHECK(e && e->nruns == 6 && !perf__baseline_find(&b, "bl.fails", "w"));
+  ST_CHECK(perf__baseline_find(&b, "bl.near", "w") != NULL); /* 8.7 %: under the ceiling */
   perf__baseline_free(&b);
   st_rmtree(dir);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/baseline.h"
+#include "base/blrule.h"
 #include "base/label.h"
 #include "base/status.h"
 
@@ -138,6 +140,15 @@ static int read_gpu_name(args *a, const char *opt, const char *v, const char **d
   return nonempty(a, opt, v, dst, "a GPU's name as the history records it");
 }
 
+/* Fails unless v is a number of update runs in PERF__BLR_RUNS..
+ * PERF__BL_MAX_RUNS (what an entry's runs_s holds). */
+static int read_runs(args *a, const char *opt, const char *v, uint64_t *dst)
+{
+  char what[64];
+  snprintf(what, sizeof what, "a number of runs in %d..%d", PERF__BLR_RUNS, PERF__BL_MAX_RUNS);
+  return read_whole(a, opt, v, dst, PERF__BLR_RUNS, PERF__BL_MAX_RUNS, what);
+}
+
 /* Fails unless v is a decimal count in 1..100000. */
 static int read_repeats(args *a, const char *opt, const char *v, uint64_t *dst)
 {
@@ -240,6 +251,7 @@ typedef enum form {
   form_seconds = VALUE,
   form_count = VALUE,
   form_repeats = VALUE,
+  form_runs = VALUE,
   form_color = VALUE,
   form_check = VALUE,
   form_unfit = VALUE,
@@ -472,11 +484,14 @@ static int conflicts(args *a)
     return usage(a, "--commit-report runs no test: it takes --history, --branch, --filter, "
                     "--markdown, --html and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))
-    return usage(a, "--update-baselines runs its own repeats (5 fresh workers): drop --repeat "
-                    "and --shuffle", NULL, NULL);
-  if ((c->accept_wide || c->force) && !c->update_baselines)
-    return usage(a, "%s only changes what --update-baselines writes: give it with "
-                    "--update-baselines", c->accept_wide ? "--accept-wide" : "--force", NULL);
+    return usage(a, "--update-baselines runs its own repeats (5 fresh workers and more: "
+                    "--update-runs): drop --repeat and --shuffle", NULL, NULL);
+  static const char *const update_only[] = {"--accept-wide", "--force", "--update-runs",
+                                             "--update-budget"};
+  for (size_t k = 0; k < sizeof update_only / sizeof *update_only && !c->update_baselines; k++)
+    if (perf__options_given(c, update_only[k]))
+      return usage(a, "%s only changes what --update-baselines does: give it with "
+                      "--update-baselines", update_only[k], NULL);
   return 0;
 }
 

@@ -18,6 +18,8 @@ typedef struct perf__options_cli {
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
   int accept_wide; /* --accept-wide: write entries over the tolerance ceiling */
+  uint64_t update_runs;   /* --update-runs: the most runs an entry takes */
+  double update_budget_s; /* --update-budget: the most seconds of runs past the first 5 */
   int baseline_check_all; /* --baseline-check=all */
   const char *baseline_dir; /* default "baselines" */
   perf__options_color color;
@@ -126,12 +128,21 @@ typedef struct perf__options_cli {
   X("--strict-improvements", "", flag, strict_improvements, 0, "",                              \
     "fail a baseline check that got faster beyond tolerance")                                   \
   X("--update-baselines", "", flag, update_baselines, 0, "",                                    \
-    "measure every baseline entry in 5 runs and rewrite\n"                                      \
-    "this machine's file (make baseline-update)")                                               \
-  X("--force", "", flag, force, 0, "", "write baselines even though a test failed")             \
+    "measure every baseline entry in 5 runs, and more where\n"                                 \
+    "its runs have not settled, and rewrite this machine's\n"                                  \
+    "file with the entries of the tests that passed\n"                                         \
+    "(make baseline-update)")                                                                   \
+  X("--update-runs", "", runs, update_runs, 12, "N",                                            \
+    "with --update-baselines: the most runs an entry takes\n"                                  \
+    "(5..16, default 12); 5: no more than the first 5")                                         \
+  X("--update-budget", "", seconds, update_budget_s, 600, "SECONDS",                            \
+    "with --update-baselines: the most time the runs past\n"                                   \
+    "the first 5 take (default 600)")                                                           \
+  X("--force", "", flag, force, 0, "",                                                          \
+    "write the baseline entries of tests that failed too")                                      \
   X("--accept-wide", "", flag, accept_wide, 0, "",                                              \
     "write baseline entries whose runs disagree, allow a\n"                                    \
-    "tolerance over 10 % or are launch-bound (without it\n"                                    \
+    "tolerance over 10 % or are host-paced (without it\n"                                      \
     "they are not written, exit 1)")                                                            \
   X("--trace-dir", "", text, trace_dir, NULL, "DIR",                                           \
     "write what the GPU did in each GPU workload's routing\n"                                     \

@@ -20,7 +20,7 @@
 #include "base/status.h"
 #include "base/grow.h"
 
-enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = RUNS + PERF__UPDATE_RERUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
+enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = PERF__BL_MAX_RUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
 /* An E record's declared work (4 fields: bytes read, written, flops, the
  * flop type's word) follows its references, when it has any. */
 enum { WORK_AT = 12 + PERF__BLR_NREFS };
@@ -35,10 +35,25 @@ typedef struct meas {
   double queue[MAX_RUNS];                /* events clock: host's queueing share */
   double ref[PERF__BLR_NREFS][MAX_RUNS]; /* perfgate's references in that run's
                                             process (0: not measured) */
-  int seen[MAX_RUNS];                    /* runs RUNS.. are re-runs */
-  perf__peaks_work work;                       /* its declared work (the last run's) */
+  int seen[MAX_RUNS];                    /* runs RUNS.. are the runs of tests that needed more */
+  perf__peaks_work work;                 /* its declared work (the last run's) */
   char *trace;                           /* its trace's JSON (the last run's); NULL */
+  int traced;                            /* that trace has items */
+  perf__blrule_traced what;              /* and what they say (base/blrule.h) */
 } meas;
+
+/* A test that failed in an update's run: none of its entries is written. */
+typedef struct failure {
+  char test[200];
+  int run;
+  char why[120];
+} failure;
+
+/* Entries not written for one reason, for the summary. */
+typedef struct tally {
+  const char *word;
+  size_t n;
+} tally;
 
 struct perf__rebaseline_runs {
   struct {
@@ -48,13 +63,27 @@ struct perf__rebaseline_runs {
   size_t nfiles;
   meas *m;
   size_t n, cap;
-  int accept_wide;     /* write entries over the tolerance ceiling */
+  int max_runs;        /* the most runs an entry takes */
+  unsigned how;        /* PERF__REBASELINE_* of the write */
+  failure *failed;     /* tests that failed, in the order they did */
+  size_t nfailed, cap_failed;
+  int failed_all;      /* a failure could not be kept: every test counts as failed */
+  char failed_names[600];
   size_t flagged;      /* entries not written: their runs disagree or are too wide */
   char names[600];     /* the first of them, for the error */
+  size_t written;      /* entries written (perfgate's references left out) */
+  size_t took[MAX_RUNS + 1]; /* of those, how many took k runs */
+  tally no[8];         /* entries not written, by reason */
 };
 
 /* NULL when out of memory. */
-perf__rebaseline_runs *perf__rebaseline_new(void) { return calloc(1, sizeof(perf__rebaseline_runs)); }
+perf__rebaseline_runs *perf__rebaseline_new(int max_runs)
+{
+  perf__rebaseline_runs *u = calloc(1, sizeof(perf__rebaseline_runs));
+  if (u)
+    u->max_runs = max_runs < RUNS ? RUNS : max_runs > MAX_RUNS ? MAX_RUNS : max_runs;
+  return u;
+}
 
 /* Never fails. */
 void perf__rebaseline_free(perf__rebaseline_runs *u)
@@ -62,6 +91,7 @@ void perf__rebaseline_free(perf__rebaseline_runs *u)
   if (!u) return;
   for (size_t i = 0; i < u->n; i++) free(u->m[i].trace);
   free(u->m);
+  free(u->failed);
   free(u);
 }
 
@@ -108,22 +138,26 @@ static int split(char *line, char **f, int max)
 }
 
 /* "T\tpath\ttest\tworkload\tJSON": the trace of the entry's measurement
- * in that run, kept as it came (the last run's is written). Returns 0,
- * PERF__EPROTO (not four fields, a trace perfgate cannot read) or
- * PERF__ENOMEM. */
+ * in that run, kept as it came (the last run's is written), and what it
+ * says of the entry's pace (base/blrule.h). Returns 0, PERF__EPROTO (not
+ * four fields, a trace perfgate cannot read) or PERF__ENOMEM. */
 static int take_trace(perf__rebaseline_runs *u, const char *text)
 {
   char *copy = strdup(text), *f[5], why[200];
   if (!copy) return PERF__ENOMEM;
   int n = split(copy, f, 5), rc = n == 5 ? 0 : PERF__EPROTO;
   int file = rc ? -1 : file_index(u, f[1]);
-  perf__trace t;
+  perf__trace t = {0};
   if (!rc && (file < 0 || perf__trace_parse(f[4], &t, why, sizeof why))) rc = PERF__EPROTO;
-  if (!rc) perf__trace_free(&t);
   meas *m = rc ? NULL : find_or_add(u, file, f[2], f[3], 0);
   char *json = m ? strdup(f[4]) : NULL;
   if (!rc && !json) rc = PERF__ENOMEM;
-  if (!rc) free(m->trace), m->trace = json;
+  if (!rc) {
+    free(m->trace), m->trace = json;
+    m->traced = t.calls > 0 && t.n > 0;
+    m->what = (perf__blrule_traced){perf__trace_pageable(&t), perf__trace_device_s(&t)};
+  }
+  perf__trace_free(&t);
   free(copy);
   return rc;
 }
@@ -132,10 +166,11 @@ static int take_trace(perf__rebaseline_runs *u, const char *text)
 int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
 {
   char line[8192], *f[MAX_FIELDS];
-  if (!strncmp(text, "T\t", 2)) return run < 0 || run >= MAX_RUNS ? PERF__EPROTO : take_trace(u, text);
+  if (run < 0 || run >= u->max_runs) return PERF__EPROTO;
+  if (!strncmp(text, "T\t", 2)) return take_trace(u, text);
   snprintf(line, sizeof line, "%s", text);
   int n = split(line, f, MAX_FIELDS);
-  if (n < 2 || run < 0 || run >= MAX_RUNS) return PERF__EPROTO;
+  if (n < 2) return PERF__EPROTO;
   int file = file_index(u, f[1]);
   if (file < 0) return PERF__EPROTO;
   if (!strcmp(f[0], "F")) {
@@ -170,6 +205,26 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
   return 0;
 }
 
+/* See rebaseline.h. */
+void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run, const char *why)
+{
+  for (size_t i = 0; i < u->nfailed; i++)
+    if (!strcmp(u->failed[i].test, test)) return;
+  failure *f = perf__grow(u->failed, &u->cap_failed, u->nfailed + 1, sizeof *f, 8);
+  if (!f) {
+    u->failed_all = 1; /* never write a failed test's entries */
+    return;
+  }
+  u->failed = f;
+  f = &u->failed[u->nfailed++];
+  snprintf(f->test, sizeof f->test, "%s", test);
+  snprintf(f->why, sizeof f->why, "%s", why);
+  f->run = run;
+  size_t used = strlen(u->failed_names);
+  if (used < sizeof u->failed_names - 1)
+    snprintf(u->failed_names + used, sizeof u->failed_names - used, "%s%s", used ? ", " : "", test);
+}
+
 /* 1 when m is one of perfgate's reference entries (not a calibration
  * entry of the same test). Never fails. */
 static int is_reference(const meas *m)
@@ -180,20 +235,22 @@ static int is_reference(const meas *m)
   return 0; /* a calibration (peak_*): judged as any entry */
 }
 
-static double median_of_runs(const double *v)
-{
-  double c[RUNS];
-  memcpy(c, v, sizeof c);
-  return perf__stats_median(c, RUNS);
-}
-
-/* The runs of m to judge: the RUNS runs, then the re-runs it has (in
+/* The runs of m to judge: the RUNS runs, then the more runs it has (in
  * order, none skipped). */
 static int runs_of(const meas *m)
 {
   int n = RUNS;
   while (n < MAX_RUNS && m->seen[n]) n++;
   return n;
+}
+
+/* The median of m's values over its runs. */
+static double median_of_runs(const meas *m)
+{
+  double c[MAX_RUNS];
+  int n = runs_of(m);
+  memcpy(c, m->value, (size_t)n * sizeof c[0]);
+  return perf__stats_median(c, (size_t)n);
 }
 
 /* The reference entry k of m's file as this update measured it, or NULL. */
@@ -265,7 +322,7 @@ static const char *left_out(const perf__rebaseline_runs *u, const meas *m, const
   return buf;
 }
 
-/* "31.38 us (left out: +47.5% off the runs' median), 23.41 us, ...; re-runs
+/* "31.38 us (left out: +47.5% off the runs' median), 23.41 us, ...; more runs
  * 21.3 us, ...": each run's median, in run order, and why a run was left
  * out, so that a reviewer sees the between-run spread the tolerance came
  * from. Never fails (truncates). */
@@ -277,7 +334,7 @@ static void run_values(const perf__rebaseline_runs *u, const meas *m, const perf
   for (int r = 0; r < runs_of(m) && used < len; r++) {
     char t[32], why[96];
     perf__units_time(t, sizeof t, m->value[r]);
-    int n = snprintf(buf + used, len - used, "%s%s%s", r == RUNS ? "; re-runs " : r ? ", " : "",
+    int n = snprintf(buf + used, len - used, "%s%s%s", r == RUNS ? "; more runs " : r ? ", " : "",
                      t, left_out(u, m, f, r, why, sizeof why));
     used += n > 0 ? (size_t)n : 0;
   }
@@ -323,56 +380,136 @@ static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas 
   return e;
 }
 
-/* 1 when a run of m on the events clock was launch-bound (the host's
- * queueing took PERF__BLR_LAUNCH_BOUND of the time or more): its time is the
- * host's pace, which differs between processes (by up to 25 % on the
- * H100's host, where 5 such runs that agreed within 1.1 % gave a 4.9 %
- * tolerance that 3 of 20 unchanged checks failed). */
-static int launch_bound(const meas *m)
+/* The first failure of test, or NULL when it did not fail; every test's
+ * but perfgate's own when a failure could not be kept. */
+static const failure *failure_of(const perf__rebaseline_runs *u, const char *test)
 {
+  static const failure unknown = {.why = "a failure could not be kept (out of memory)"};
+  for (size_t i = 0; i < u->nfailed; i++)
+    if (!strcmp(u->failed[i].test, test)) return &u->failed[i];
+  return u->failed_all && strcmp(test, PERF__BLR_REFERENCE_TEST) ? &unknown : NULL;
+}
+
+/* An entry's runs judged: base/blrule.h's fit, what paces it, its floor. */
+typedef struct judged {
+  perf__blrule_fit f;     /* the floor raised where host-paced */
+  perf__blrule_pace pace; /* PERF__BLR_PACE_GPU: not host-paced (or perfgate's reference) */
+  double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
+} judged;
+
+/* The tolerance perfgate's host reference allows over the processes of
+ * m's runs (as they timed it), else over the update's runs of its entry;
+ * 0 when neither has two runs. Never fails. */
+static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
+{
+  double v[MAX_RUNS];
+  int n = 0;
+  perf__blrule_fit f;
   for (int r = 0; r < runs_of(m); r++)
-    if (m->queue[r] >= PERF__BLR_LAUNCH_BOUND) return 1;
+    if (m->ref[PERF__BLR_REF_HOST][r] > 0) v[n++] = m->ref[PERF__BLR_REF_HOST][r];
+  const meas *x = reference_of(u, m, PERF__BLR_REF_HOST);
+  if (n < 2 && x) {
+    n = runs_of(x);
+    memcpy(v, x->value, (size_t)n * sizeof v[0]);
+  }
+  return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
+}
+
+/* Judges m's runs (base/blrule.h) into j: the fit, and for a host-paced
+ * entry its floor. Returns 0 or PERF__EINVAL (a value that is not a
+ * positive number). */
+static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
+{
+  double v[MAX_RUNS], queue = 0;
+  unsigned mhz[MAX_RUNS];
+  int n = runs_of(m);
+  for (int r = 0; r < n; r++) {
+    v[r] = m->value[r], mhz[r] = m->clk[r].median;
+    queue = fmax(queue, m->queue[r]);
+  }
+  memset(j, 0, sizeof *j);
+  if (perf__blrule_fit_runs(v, mhz, n, &j->f)) return PERF__EINVAL;
+  if (is_reference(m)) return 0;
+  int gpu = !perf__machine_is_host(&u->files[m->file].fp);
+  j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
+  if (j->pace == PERF__BLR_PACE_GPU) return 0;
+  j->host_tol = host_tolerance(u, m);
+  perf__blrule_raise_floor(&j->f, fmax(PERF__BLR_HOST_PACED_FLOOR, j->host_tol));
   return 0;
 }
 
-/* Why the update does not write m's entry, or NULL when it does (with
- * accept_wide it writes every entry, from all runs where they disagree;
- * perfgate's reference entries are always written: a wide one only
- * explains less); *word gets the reason in a word or two. */
-static const char *refused(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
+/* Why the update does not write m's entry (j: its runs judged), or NULL
+ * when it does (with PERF__REBASELINE_ACCEPT_WIDE it writes every entry,
+ * from all runs where they disagree; perfgate's reference entries are
+ * always written: a wide one only explains less); *word gets the reason
+ * in a word or two. */
+static const char *refused(const perf__rebaseline_runs *u, const meas *m, const judged *j,
                            const char **word)
 {
-  if (u->accept_wide || is_reference(m)) return NULL;
-  if (launch_bound(m))
-    return *word = "launch-bound",
+  if ((u->how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
+  if (j->pace == PERF__BLR_PACE_LAUNCH && j->f.wide)
+    return *word = perf__blrule_pace_word(j->pace),
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
            "work, which differs between processes; .clock = PERF_CLOCK_DEVICE times the GPU's "
            "work alone)";
-  if (f->too_few)
-    return *word = "runs disagree", "its runs disagree (more than one far from the others)";
-  if (f->wide) return *word = "too wide", "its tolerance is over the ceiling";
+  if (j->pace != PERF__BLR_PACE_GPU && j->f.wide)
+    return *word = perf__blrule_pace_word(j->pace),
+           "it is host-paced: such times move with the host between processes minutes apart "
+           "far more than between an update's runs (an H200's pageable-copy sweep points: runs "
+           "within 2%, then +12-24% in unchanged checks); time the GPU's part alone (pinned "
+           "memory, the events clock) to gate it";
+  if (j->f.too_few)
+    return *word = "runs disagree", "its runs disagree (more of them far from the others than the "
+                                    "rule leaves out)";
+  if (j->f.wide) return *word = "too wide", "its tolerance is over the ceiling";
   return NULL;
 }
 
-/* Judges m's runs (base/blrule.h). Returns 0 or PERF__EINVAL (a value
- * that is not a positive number). */
-static int fit(const meas *m, perf__blrule_fit *f)
+/* Counts an entry not written for word (one of refused's, or the
+ * supervisor's), for the summary. Never fails (past the table's room,
+ * the last row counts it). */
+static void tally_no(perf__rebaseline_runs *u, const char *word)
 {
-  double v[MAX_RUNS];
-  unsigned mhz[MAX_RUNS];
-  int n = runs_of(m);
-  for (int r = 0; r < n; r++) v[r] = m->value[r], mhz[r] = m->clk[r].median;
-  return perf__blrule_fit_runs(v, mhz, n, f);
+  size_t i = 0, n = sizeof u->no / sizeof u->no[0];
+  while (i < n - 1 && u->no[i].word && strcmp(u->no[i].word, word)) i++;
+  u->no[i].word = u->no[i].word ? u->no[i].word : word;
+  u->no[i].n++;
+}
+
+/* "caught" when a check +change slower than e would fail it, "no" when
+ * not; "-" for an entry not written. */
+static const char *catches(const perf__baseline_entry *e, const char *no, double change)
+{
+  return no ? "-" : perf__blrule_catches(e, change) ? "caught" : "no";
+}
+
+/* Prints the rows under m's entry about its pace and whether its runs
+ * settled. Never fails. */
+static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judged *j)
+{
+  perf__blrule_settle s = perf__blrule_settled(&j->f, u->max_runs);
+  if (s != PERF__BLR_SETTLED && !is_reference(m)) /* the references never ask for more runs */
+    printf("    not settled after %d runs (%s): the update's time budget (--update-budget) ended "
+           "its runs\n", j->f.nruns, perf__blrule_settle_word(s));
+  if (j->pace == PERF__BLR_PACE_GPU) return;
+  char ref[80] = "";
+  if (j->host_tol > 0)
+    snprintf(ref, sizeof ref, ", perfgate's host_reference over its processes %.1f%%",
+             100 * j->host_tol);
+  printf("    %s: %s; its tolerance's floor %.1f%% = max(%.0f%%%s)\n", perf__blrule_pace_word(j->pace),
+         perf__blrule_pace_why(j->pace), 100 * j->f.floor, 100 * PERF__BLR_HOST_PACED_FLOOR, ref);
 }
 
 /* Prints m's rows of the update table: the entry e (old: the file's, or
- * NULL) and its tolerance, each run with why it was left out, and, when
- * `no` is the reason it is not written, that. Never fails. */
-static void print_entry(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
-                        const perf__baseline_entry *e,
-                        const perf__baseline_entry *old, const char *no)
+ * NULL) with its tolerance, clock, runs and what it catches, each run with
+ * why it was left out, what paces it, and, when `no` is the reason it is
+ * not written, that. Never fails. */
+static void print_entry(const perf__rebaseline_runs *u, const meas *m, const judged *j,
+                        const perf__baseline_entry *e, const perf__baseline_entry *old,
+                        const char *no)
 {
-  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[700];
+  const perf__blrule_fit *f = &j->f;
+  char was[32] = "-", now[32], change[32] = "new", sm[40] = "SM clock unknown", runs[1400];
   char clean[40];
   if (old) {
     perf__units_time(was, sizeof was, old->median_s);
@@ -380,7 +517,8 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const per
   }
   perf__units_time(now, sizeof now, e->median_s);
   if (e->sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e->sm_clock.median);
-  printf("  %-56.56s %11s %11s %8s %6.1f%%%s\n", m->test, was, now, change, 100 * e->tolerance,
+  printf("  %-56.56s %11s %11s %8s %6.1f%% %-6s %4d %6s %6s%s\n", m->test, was, now, change,
+         100 * e->tolerance, m->clock, f->nruns, catches(e, no, 0.05), catches(e, no, 0.10),
          no ? " NOT WRITTEN" : f->wide || f->too_few ? " WIDE" : "");
   run_values(u, m, f, runs, sizeof runs);
   if (f->too_few)
@@ -389,10 +527,13 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const per
     snprintf(clean, sizeof clean, "%d clean", f->nclean);
   printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
          sm, runs, 100 * f->spread, clean);
+  print_pace(u, m, j);
   if (no)
-    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; rerun the update on a "
-           "quiet machine, or give --accept-wide to write it\n", no, 100 * f->tolerance,
-           100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry");
+    printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; %s\n", no,
+           100 * f->tolerance, 100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry",
+           j->pace != PERF__BLR_PACE_GPU ? "--accept-wide writes it with that tolerance"
+                                         : "rerun the update on a quiet machine, or give "
+                                           "--accept-wide to write it");
   else if ((f->wide || f->too_few) && is_reference(m))
     printf("    written %s (perfgate's reference, always written): it explains only slowdowns "
            "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
@@ -403,20 +544,22 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const per
 }
 
 /* Merges one measured workload (unless its runs disagree, are too wide or
- * launch-bound: then the old entry stays and it is flagged); prints its
- * table rows. Returns 0, PERF__ENOMEM, or PERF__EPROTO (a run's value is
- * not a positive number). */
+ * host-paced over the ceiling: then the old entry stays and it is
+ * flagged); prints its table rows. Returns 0, PERF__ENOMEM, or
+ * PERF__EPROTO (a run's value is not a positive number). */
 static int merge_entry(perf__rebaseline_runs *u, perf__baseline *b, const meas *m, const char *date)
 {
-  perf__blrule_fit f;
-  if (fit(m, &f)) return PERF__EPROTO;
-  perf__baseline_entry e = entry_of(u, m, &f, date);
-  const char *word = "", *no = refused(u, m, &f, &word);
-  print_entry(u, m, &f, &e, perf__baseline_find(b, e.test, e.workload), no);
+  judged j;
+  if (judge(u, m, &j)) return PERF__EPROTO;
+  perf__baseline_entry e = entry_of(u, m, &j.f, date);
+  const char *word = "", *no = refused(u, m, &j, &word);
+  print_entry(u, m, &j, &e, perf__baseline_find(b, e.test, e.workload), no);
   if (no) {
     flag(u, m, word);
+    tally_no(u, word);
     return 0;
   }
+  if (!is_reference(m)) u->written++, u->took[j.f.nruns]++;
   return perf__baseline_put_entry(b, &e);
 }
 
@@ -426,8 +569,8 @@ static int merge_ratio(perf__baseline *b, const meas *m, const char *date)
   snprintf(r.test, sizeof r.test, "%s", m->test);
   snprintf(r.claim, sizeof r.claim, "%s", m->name);
   snprintf(r.recorded, sizeof r.recorded, "%s", date);
-  r.ratio = median_of_runs(m->value);
-  printf("  %-56.56s %35.3fx\n    %s\n", m->test, r.ratio, m->name);
+  r.ratio = median_of_runs(m);
+  printf("  %-56.56s %35.3fx\n    %s (%d runs)\n", m->test, r.ratio, m->name, runs_of(m));
   return perf__baseline_put_ratio(b, &r);
 }
 
@@ -436,6 +579,19 @@ static int all_runs(const meas *m)
   for (int r = 0; r < RUNS; r++)
     if (!m->seen[r]) return 0;
   return 1;
+}
+
+/* Prints the row of an entry or ratio of m's test, which failed (x), and
+ * counts it: not written, the old one kept. Never fails. */
+static void print_failed(perf__rebaseline_runs *u, const meas *m, const failure *x,
+                         const perf__baseline *b)
+{
+  int old = m->is_ratio ? perf__baseline_find_ratio(b, m->test, m->name) != NULL
+                        : perf__baseline_find(b, m->test, m->name) != NULL;
+  printf("  %-56.56s %11s NOT WRITTEN\n    %s: not written: its test failed in run %d (%s): %s; "
+         "--force writes it\n", m->test, "", m->name, x->run + 1, x->why,
+         old ? "the old one is kept" : "it has none");
+  tally_no(u, "from tests that failed");
 }
 
 /* Loads file i (under the updaters' lock) and merges this run's
@@ -458,12 +614,19 @@ static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf
     perf__baseline_set_fp(b, u->files[i].fp.fp[k].key, u->files[i].fp.fp[k].value);
   printf("\nbaselines: %s (%zu %s before this update; entries not re-measured are kept)\n",
          u->files[i].path, b->nentries, perf__units_noun((long long)b->nentries, "entry", "entries"));
-  printf("  %-56s %11s %11s %8s %7s\n", "entry", "old", "new", "change", "tol.");
+  printf("  %-56s %11s %11s %8s %7s %-6s %4s %6s %6s\n", "entry", "old", "new", "change", "tol.",
+         "clock", "runs", "+5%", "+10%");
   for (size_t k = 0; !r && k < u->n; k++) {
     const meas *m = &u->m[k];
+    const failure *x = failure_of(u, m->test);
     if (m->file != (int)i) continue;
+    if (x && !(u->how & PERF__REBASELINE_FORCE)) {
+      print_failed(u, m, x, b);
+      continue;
+    }
     if (!all_runs(m)) {
       printf("  %-56.56s not recorded: not measured in all %d runs\n", m->test, RUNS);
+      tally_no(u, "not measured in every run");
       continue;
     }
     r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(u, b, m, date);
@@ -493,10 +656,45 @@ static int write_file(perf__rebaseline_runs *u, size_t i, const char *date, char
   return r;
 }
 
-/* See rebaseline.h. */
-int perf__rebaseline_write(perf__rebaseline_runs *u, int accept_wide, char *err, size_t len)
+/* The median of the runs the written entries took (0: none written). */
+static int median_runs(const perf__rebaseline_runs *u)
 {
-  u->accept_wide = accept_wide;
+  size_t seen = 0;
+  for (int k = 0; k <= MAX_RUNS; k++)
+    if ((seen += u->took[k]) * 2 >= u->written && u->written) return k;
+  return 0;
+}
+
+/* The update's last line: "N entries written (M runs each, median), K not
+ * written: 2 too wide, 1 host-paced; tests that failed: a (run 1), b".
+ * Never fails. */
+static void print_summary(const perf__rebaseline_runs *u)
+{
+  size_t not = 0;
+  for (size_t i = 0; i < sizeof u->no / sizeof u->no[0] && u->no[i].word; i++) not += u->no[i].n;
+  printf("\nbaselines: %zu %s written", u->written,
+         perf__units_noun((long long)u->written, "entry", "entries"));
+  if (u->written) printf(" (%d runs each, median)", median_runs(u));
+  printf(", %zu not written", not);
+  for (size_t i = 0; i < sizeof u->no / sizeof u->no[0] && u->no[i].word; i++)
+    printf("%s%zu %s", i ? ", " : ": ", u->no[i].n, u->no[i].word);
+  if (u->nfailed || u->failed_all) {
+    printf("; tests that failed%s: ", u->how & PERF__REBASELINE_FORCE ? " (written: --force)" : "");
+    for (size_t i = 0; i < u->nfailed; i++)
+      printf("%s%s (run %d)", i ? ", " : "", u->failed[i].test, u->failed[i].run + 1);
+    if (u->failed_all) printf("%sothers not kept (out of memory)", u->nfailed ? ", " : "");
+  }
+  printf("\n");
+}
+
+/* See rebaseline.h. */
+int perf__rebaseline_write(perf__rebaseline_runs *u, unsigned how, char *err, size_t len)
+{
+  u->how = how;
+  u->flagged = u->written = 0;
+  u->names[0] = '\0';
+  memset(u->took, 0, sizeof u->took);
+  memset(u->no, 0, sizeof u->no);
   char date[16];
   today(date, sizeof date);
   for (size_t i = 0; i < u->nfiles; i++) {
@@ -504,6 +702,8 @@ int perf__rebaseline_write(perf__rebaseline_runs *u, int accept_wide, char *err,
     if (r) return r;
   }
   if (!u->nfiles) printf("\nbaselines: nothing was measured, nothing written\n");
+  else print_summary(u);
+  fflush(stdout);
   return 0;
 }
 
@@ -515,13 +715,27 @@ size_t perf__rebaseline_flagged(const perf__rebaseline_runs *u, const char **nam
 }
 
 /* See rebaseline.h. */
-int perf__rebaseline_wants_rerun(const perf__rebaseline_runs *u, const char *test, int run)
+size_t perf__rebaseline_failed_tests(const perf__rebaseline_runs *u, const char **names)
 {
+  if (names) *names = u->failed_names;
+  return u->nfailed;
+}
+
+/* See rebaseline.h. */
+int perf__rebaseline_wants_more(const perf__rebaseline_runs *u, const char *test, int run,
+                                char *why, size_t len)
+{
+  if (failure_of(u, test) || run >= u->max_runs) return 0;
   for (size_t i = 0; i < u->n; i++) {
     const meas *m = &u->m[i];
-    perf__blrule_fit f;
-    if (m->is_ratio || strcmp(m->test, test) || !all_runs(m) || runs_of(m) != run) continue;
-    if (!fit(m, &f) && !f.too_few && f.nclean == run - 1) return 1;
+    judged j;
+    if (m->is_ratio || is_reference(m) || strcmp(m->test, test) || !all_runs(m) ||
+        runs_of(m) != run || judge(u, m, &j))
+      continue;
+    perf__blrule_settle s = perf__blrule_settled(&j.f, u->max_runs);
+    if (s == PERF__BLR_SETTLED) continue;
+    snprintf(why, len, "%s: %s", m->name, perf__blrule_settle_word(s));
+    return 1;
   }
   return 0;
 }

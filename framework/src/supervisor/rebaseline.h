@@ -1,23 +1,37 @@
-/* rebaseline.h — --update-baselines in the supervisor: measurements from 5 runs (PERF__UPDATE_RUNS) merged into each machine's file. */
+/* rebaseline.h — --update-baselines in the supervisor: measurements from 5 runs and more, as many as each entry needs, merged into each machine's file. */
 #ifndef PERF_REBASELINE_H
 #define PERF_REBASELINE_H
 
 #include <stddef.h>
 
-/* An update's runs; then up to PERF__UPDATE_RERUNS more of a test one of
- * whose entries had exactly one run unlike the others (a disturbed run, or
- * a slow mode the workload really has: the re-runs tell, see
- * perf__rebaseline_wants_rerun). */
-enum { PERF__UPDATE_RUNS = 5, PERF__UPDATE_RERUNS = 2 };
+#include "base/blrule.h"
+
+/* An update runs every test PERF__UPDATE_RUNS times, then more processes
+ * of the tests one of whose entries has not settled (base/blrule.h:
+ * perf__blrule_settled: a run left out, runs that disagree, a tolerance
+ * near the ceiling), one fresh worker each, until each has, or an entry
+ * has --update-runs runs (at most PERF__BL_MAX_RUNS: what runs_s holds),
+ * or the extra runs would take longer than --update-budget seconds (the
+ * defaults: base/options.h). */
+enum { PERF__UPDATE_RUNS = PERF__BLR_RUNS };
+
+/* How perf__rebaseline_write writes (bits). */
+enum {
+  PERF__REBASELINE_ACCEPT_WIDE = 1, /* --accept-wide: entries whose runs disagree, too wide,
+                                       host-paced, from all runs where they disagree */
+  PERF__REBASELINE_FORCE = 2        /* --force: the entries of tests that failed too */
+};
 
 typedef struct perf__rebaseline_runs perf__rebaseline_runs;
 
-/* NULL when out of memory. */
-perf__rebaseline_runs *perf__rebaseline_new(void);
+/* An update whose entries take at most max_runs runs (PERF__UPDATE_RUNS..
+ * PERF__BL_MAX_RUNS; others are held to that range). NULL when out of
+ * memory. */
+perf__rebaseline_runs *perf__rebaseline_new(int max_runs);
 void perf__rebaseline_free(perf__rebaseline_runs *u);
 
-/* Takes one record line from a worker during run `run` (0-based; from
- * PERF__UPDATE_RUNS on, a re-run):
+/* Takes one record line from a worker during run `run` (0-based, below
+ * max_runs; from PERF__UPDATE_RUNS on, a run of the tests that need more):
  * "F\tpath\tkey\tvalue...", "E\tpath\ttest\tworkload\tclock\tmedian\tmad\tsamples\t
  * mhz\tmin_mhz\tmax_mhz[\tqueue_share[\thost_ref\tgpu_ref]]" (the SM clock of the
  * samples, 0: unknown; the events clock's queueing share; perfgate's
@@ -28,29 +42,43 @@ void perf__rebaseline_free(perf__rebaseline_runs *u);
  * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
 int perf__rebaseline_take(perf__rebaseline_runs *u, const char *line, int run);
 
+/* Notes that test failed (FAIL or ERROR) in run `run`, why: no entry or
+ * ratio of it is written (its old ones stay) unless PERF__REBASELINE_FORCE,
+ * and it is named in the summary. The first failure of a test is kept.
+ * Never fails: without memory every test counts as failed. */
+void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run, const char *why);
+
 /* Merges into each file: an entry measured in every run is judged by
  * base/blrule.h (runs left out for a low SM clock or as outliers, each
- * named in the table) and gets the clean runs' median, their values
- * (runs_s), the median of their spreads, their summed samples and SM clock
- * (perf__baseline_mhz_merge) and the tolerance their spread allows. An
- * entry whose runs disagree (more than one left out), whose tolerance is
- * over the ceiling or that was launch-bound is not written unless accept_wide: the old entry stays, and
- * it is counted (perf__rebaseline_flagged). Entries not re-measured are
- * kept. Prints a table with every run and writes each file atomically.
+ * named in the table; a host-paced entry's tolerance floored) and gets the
+ * clean runs' median, their values (runs_s), the median of their spreads,
+ * their summed samples and SM clock (perf__baseline_mhz_merge) and the
+ * tolerance their spread allows. An entry of a test that failed, whose
+ * runs disagree, whose tolerance is over the ceiling or that is host-paced
+ * over it is not written (how: PERF__REBASELINE_* bits): the old entry
+ * stays, and it is counted (perf__rebaseline_flagged; a failed test's are
+ * not: they are the test's). Entries not re-measured are kept. Prints a
+ * table per file (each entry's clock, its runs, whether +5 % and +10 %
+ * would be caught) and a summary line, and writes each file atomically.
  * Returns 0 (flagged entries included), or PERF__EBADFILE (an existing
  * file is malformed: nothing written) / PERF__EIO / PERF__EPROTO, with the
  * reason in err. */
-int perf__rebaseline_write(perf__rebaseline_runs *u, int accept_wide, char *err, size_t len);
+int perf__rebaseline_write(perf__rebaseline_runs *u, unsigned how, char *err, size_t len);
 
 /* 1 when test should run again as run `run` (PERF__UPDATE_RUNS or later):
- * an entry of it, measured in every run so far, has exactly one run left
- * out. Re-runs that agree with the others leave that run out for good; one
- * that is far too makes two, and the runs disagree (the entry is flagged).
- * Never fails. */
-int perf__rebaseline_wants_rerun(const perf__rebaseline_runs *u, const char *test, int run);
+ * it did not fail, and an entry of it, measured in every run so far, has
+ * not settled (base/blrule.h: perf__blrule_settled); "workload: why" of
+ * the first such entry into why[len]. Never fails. */
+int perf__rebaseline_wants_more(const perf__rebaseline_runs *u, const char *test, int run,
+                                char *why, size_t len);
 
-/* How many entries the last perf__rebaseline_write did not write, and
- * their "test / workload" names (truncated) in *names. Never fails. */
+/* How many entries the last perf__rebaseline_write did not write for
+ * their runs, and their "test / workload (why)" names (truncated) in
+ * *names. Never fails. */
 size_t perf__rebaseline_flagged(const perf__rebaseline_runs *u, const char **names);
+
+/* How many tests failed (perf__rebaseline_failed) and their names,
+ * "a, b" (truncated), in *names. Never fails. */
+size_t perf__rebaseline_failed_tests(const perf__rebaseline_runs *u, const char **names);
 
 #endif

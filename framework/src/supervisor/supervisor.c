@@ -471,17 +471,15 @@ static void tell_exit_2(void)
             strict_missing > 3 ? ", ..." : "");
 }
 
-/* Writes the collected baselines unless a test did not pass (and no
- * --force). Returns the new exit code. */
-static int write_baselines(const perf__options_cli *cli, int code, size_t failed)
+/* Writes the collected baselines: every entry of the tests that passed in
+ * all their runs (all with --force). Returns the new exit code: 2 when a
+ * file could not be written, at least 1 when an entry was not written. */
+static int write_baselines(const perf__options_cli *cli, int code)
 {
   char err[700] = "";
-  if (failed && !cli->force) {
-    printf("\nbaselines: nothing written: %zu test %s did not pass (--force "
-           "writes anyway)\n", failed, perf__units_noun((long long)failed, "run", "runs"));
-    return code;
-  }
-  int r = perf__rebaseline_write(collect, cli->accept_wide, err, sizeof err);
+  unsigned how = (cli->accept_wide ? PERF__REBASELINE_ACCEPT_WIDE : 0) |
+                 (cli->force ? PERF__REBASELINE_FORCE : 0);
+  int r = perf__rebaseline_write(collect, how, err, sizeof err);
   fflush(stdout);
   if (r) {
     fprintf(stderr, "%s: baselines not written: %s; that file is unchanged\n", perf__progname(),
@@ -489,6 +487,11 @@ static int write_baselines(const perf__options_cli *cli, int code, size_t failed
     return 2;
   }
   const char *names;
+  size_t failed = perf__rebaseline_failed_tests(collect, &names);
+  if (failed && !cli->force)
+    fprintf(stderr, "%s: no baseline entries written for %zu %s that failed (their old entries "
+            "kept): %s; --force writes them\n", perf__progname(), failed,
+            perf__units_noun((long long)failed, "test", "tests"), names);
   size_t flagged = perf__rebaseline_flagged(collect, &names);
   if (!flagged) return code;
   fprintf(stderr, "%s: %zu baseline %s not written (old entries kept): %s; see the table "
@@ -518,31 +521,61 @@ static int one_test(worker *w, const perf__registry_test *t, const perf__options
    * CUDA runtime failed to start cannot see a later test's. */
   if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken)) worker_stop(w, 0);
   *code = code_after(*code, r, cli);
-  *failed += r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR;
+  int bad = r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR;
+  if (bad && collect) perf__rebaseline_failed(collect, r->name, collect_run, r->reason);
+  *failed += bad;
   return 0;
 }
 
-/* --update-baselines' re-run `run` (rebaseline.h): the tests one of whose
- * entries had one run unlike the others, each in a fresh worker, their
- * results after *done. Returns 1 when no worker could start (code 2). */
-static int rerun(worker *w, const perf__registry_test **tests, size_t n, const perf__options_cli *cli,
-                 int argc, char **argv, int run, perf__result *results, size_t *done, int *code,
-                 size_t *failed)
+/* --update-baselines' run `run` past the first PERF__UPDATE_RUNS
+ * (rebaseline.h): the tests whose entries have not settled, each in a
+ * fresh worker, their results after *done, while the time since the
+ * extra runs began (*spent, seconds) and the longest a test took (took[i])
+ * stay within cli->update_budget_s. Returns 1 when no worker could start
+ * (code 2); *more gets how many tests ran (0: every entry settled, or the
+ * budget is spent: then said). */
+static int run_more(worker *w, const perf__registry_test **tests, size_t n,
+                    const perf__options_cli *cli, int argc, char **argv, int run, double *took,
+                    double *spent, perf__result *results, size_t *done, int *code, size_t *failed,
+                    size_t *more)
 {
-  char name[400];
-  int said = 0;
+  char name[400], why[300], list[700] = "";
+  size_t want = 0, used = 0;
+  int *pick = calloc(n ? n : 1, sizeof *pick);
+  if (!pick) return *more = 0, 0; /* without memory the runs so far decide */
+  for (size_t i = 0; i < n; i++) {
+    pick[i] = perf__rebaseline_wants_more(collect, perf__registry_fullname(tests[i], name,
+                                          sizeof name), run, why, sizeof why);
+    if (!pick[i]) continue;
+    want++;
+    if (used < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s (%s)", used ? ", " : "", name,
+                               why);
+  }
+  *more = 0;
+  if (want)
+    printf("perfgate: --update-baselines: run %d (at most %d) of the %zu %s whose entries have "
+           "not settled: %s\n", run + 1, (int)cli->update_runs, want,
+           perf__units_noun((long long)want, "test", "tests"), list);
   collect_run = run;
   for (size_t i = 0; i < n; i++) {
-    if (!perf__rebaseline_wants_rerun(collect, perf__registry_fullname(tests[i], name,
-                                                                       sizeof name), run))
+    if (!pick[i]) continue;
+    if (*spent + took[i] > cli->update_budget_s) {
+      printf("perfgate: --update-baselines: %s not run again: it would pass the budget of the extra "
+             "runs (%.0f s, %.0f s spent: --update-budget); its entries are judged from the runs "
+             "they have\n", perf__registry_fullname(tests[i], name, sizeof name),
+             cli->update_budget_s, *spent);
       continue;
-    if (!said++)
-      printf("perfgate: --update-baselines: re-run %d of %d, of the tests with a run unlike the "
-             "others\n", run - PERF__UPDATE_RUNS + 1, PERF__UPDATE_RERUNS);
+    }
     worker_stop(w, 0);
-    if (one_test(w, tests[i], cli, argc, argv, &results[*done], code, failed)) return 1;
+    perf__result *r = &results[*done];
+    if (one_test(w, tests[i], cli, argc, argv, r, code, failed)) return free(pick), 1;
     (*done)++; /* a worker that could not start is not counted, as in the runs before */
+    (*more)++;
+    *spent += r->seconds;
+    if (r->seconds > took[i]) took[i] = r->seconds;
   }
+  free(pick);
   return 0;
 }
 
@@ -551,6 +584,7 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
                     int argc, char **argv)
 {
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
+  int max_runs = cli->update_baselines ? (int)cli->update_runs : 1;
   time_t started = time(NULL);
   char err[700];
   if (cli->update_baselines && perf__baselinedir_probe(cli->baseline_dir, err, sizeof err)) {
@@ -567,12 +601,16 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
             perf__progname());
     return 2;
   }
-  int rows = runs + (cli->update_baselines ? PERF__UPDATE_RERUNS : 0);
+  int rows = max_runs;
   perf__result *results = calloc(n * (size_t)rows, sizeof *results);
-  if (cli->update_baselines) collect = perf__rebaseline_new();
-  if (!results || (cli->update_baselines && !collect)) {
+  double *took = calloc(n ? n : 1, sizeof *took); /* the longest each test took */
+  if (cli->update_baselines) collect = perf__rebaseline_new(max_runs);
+  if (!results || !took || (cli->update_baselines && !collect)) {
     fprintf(stderr, "%s: out of memory\n", perf__progname());
     free(results);
+    free(took);
+    perf__rebaseline_free(collect);
+    collect = NULL;
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -593,6 +631,10 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0, broken = 0;
   size_t done = 0, failed = 0;
+  if (collect)
+    printf("perfgate: --update-baselines: %d runs of every test, then up to %d more of the tests "
+           "whose entries have not settled (--update-runs=%d), for at most %.0f s more "
+           "(--update-budget)\n", runs, max_runs - runs, max_runs, cli->update_budget_s);
   for (int run = 0; run < runs && !broken; run++) {
     collect_run = run;
     if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
@@ -603,14 +645,19 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
       perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
                             n * (size_t)runs);
       if ((broken = one_test(&w, tests[i], cli, argc, argv, r, &code, &failed))) break;
+      if (r->seconds > took[i]) took[i] = r->seconds;
     }
   }
-  /* re-runs only where something will be written */
-  for (int run = runs; collect && run < rows && !broken && (!failed || cli->force); run++)
-    broken = rerun(&w, tests, n, cli, argc, argv, run, results, &done, &code, &failed);
+  /* then the tests whose entries need more runs, one run at a time */
+  double spent = 0;
+  size_t more = 1;
+  for (int run = runs; collect && run < max_runs && !broken && more; run++)
+    broken = run_more(&w, tests, n, cli, argc, argv, run, took, &spent, results, &done, &code,
+                      &failed, &more);
+  free(took);
   worker_stop(&w, 0);
   perf__hostshare_unregister(shared);
-  if (collect && !broken) code = write_baselines(cli, code, failed);
+  if (collect && !broken) code = write_baselines(cli, code);
   if (perf__report_write(cli, tests, n, results, done, started, code))
     code = 2;
   if (cli->repeat > 1) {
