@@ -532,7 +532,9 @@ static int plural_formats(const char *path, const regex_t *re)
                                      "last %zu runs", "most %zu characters",
                                      "%zu bytes, more than" /* > 120 */,
                                      "%ld rows%s (it holds one" /* > 1 */,
-                                     "of %zu runs" /* a test run more than once */, " series", " is", " exists", " puts",
+                                     "of %zu runs" /* a test run more than once */,
+                                     "%d runs each, median" /* an update's: >= 5 */,
+                                     "%d runs of every test" /* an update's: 5 */, " series", " is", " exists", " puts",
                                      " does", " has", " appears", " was"};
   FILE *f = fopen(path, "r");
   char line[1024];

@@ -489,8 +489,9 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
 {
   perf__blrule_settle s = perf__blrule_settled(&j->f, u->max_runs);
   if (s != PERF__BLR_SETTLED && !is_reference(m)) /* the references never ask for more runs */
-    printf("    not settled after %d runs (%s): the update's time budget (--update-budget) ended "
-           "its runs\n", j->f.nruns, perf__blrule_settle_word(s));
+    printf("    not settled after %d %s (%s): the update's time budget (--update-budget) ended "
+           "its runs\n", j->f.nruns, perf__units_noun(j->f.nruns, "run", "runs"),
+           perf__blrule_settle_word(s));
   if (j->pace == PERF__BLR_PACE_GPU) return;
   char ref[80] = "";
   if (j->host_tol > 0)
@@ -570,7 +571,8 @@ static int merge_ratio(perf__baseline *b, const meas *m, const char *date)
   snprintf(r.claim, sizeof r.claim, "%s", m->name);
   snprintf(r.recorded, sizeof r.recorded, "%s", date);
   r.ratio = median_of_runs(m);
-  printf("  %-56.56s %35.3fx\n    %s (%d runs)\n", m->test, r.ratio, m->name, runs_of(m));
+  printf("  %-56.56s %35.3fx\n    %s (%d %s)\n", m->test, r.ratio, m->name, runs_of(m),
+         perf__units_noun(runs_of(m), "run", "runs"));
   return perf__baseline_put_ratio(b, &r);
 }
 
