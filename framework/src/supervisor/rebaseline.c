@@ -488,7 +488,8 @@ static const char *catches(const perf__baseline_entry *e, const char *no, double
 static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judged *j)
 {
   perf__blrule_settle s = perf__blrule_settled(&j->f, u->max_runs);
-  if (s != PERF__BLR_SETTLED && !is_reference(m)) /* the references never ask for more runs */
+  /* perfgate's own entries (references, calibrations) are no test's: they never ask for more */
+  if (s != PERF__BLR_SETTLED && strcmp(m->test, PERF__BLR_REFERENCE_TEST))
     printf("    not settled after %d %s (%s): the update's time budget (--update-budget) ended "
            "its runs\n", j->f.nruns, perf__units_noun(j->f.nruns, "run", "runs"),
            perf__blrule_settle_word(s));
