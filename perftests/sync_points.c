@@ -102,15 +102,17 @@ static void lower_precision_beats_fp32(cudaDataType t, double factor)
 }
 
 /* 003: "FP16 / BF16: ~20-25 ms, FP32: ~70 ms" — tensor-core types are much
- * faster than strict fp32 at 8192^2 (on an H100, by far more than 3x). */
+ * faster than strict fp32 at 8192^2: by the document's least, 70 / 25 =
+ * 2.8x (H100 and H200: 14-15x; an L4's spec peaks are only 4.0x apart,
+ * 121 vs 30.3 TFLOP/s dense, so a higher factor would fail there). */
 PERF_TEST(sync_points, fp16_gemm_much_faster_than_fp32)
 {
-  lower_precision_beats_fp32(CUDA_R_16F, 3.0);
+  lower_precision_beats_fp32(CUDA_R_16F, 2.8);
 }
 
 PERF_TEST(sync_points, bf16_gemm_much_faster_than_fp32)
 {
-  lower_precision_beats_fp32(CUDA_R_16BF, 3.0);
+  lower_precision_beats_fp32(CUDA_R_16BF, 2.8);
 }
 
 /* Three 512^2 GEMMs, one of each type, on one stream, in a given order; the
