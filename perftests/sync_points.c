@@ -161,8 +161,9 @@ PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_and_bf16)
    * in 10 runs on the H100, 2026-11-22, 1.05 under 5 % on the H100 and an
    * H200 in the next runs: intervals down to 1.07 in a disturbed run) */
   PERF_EXPECT_FASTER(none, fp16, 1.02);
-  /* "the same" within 15 %: the three 512^2 GEMMs' times move between
-   * processes, and over 10 runs on the H100 (2026-11-22) the intervals'
-   * worst edge reached 1.093; 15 % keeps 5 % of headroom */
-  PERF_EXPECT_SIMILAR(fp16, bf16, 0.15);
+  /* "the same" within 20 %: the document calls "~10-15 us" one cost, 12.5
+   * us +-20 %. Tighter bands were fitted to runs (15 %: the worst edge
+   * 1.093 over 10 H100 runs; on an H200 one run of 20 gave [0.933, 1.095],
+   * headroom 1.036, 2026-11-29) */
+  PERF_EXPECT_SIMILAR(fp16, bf16, 0.2);
 }
