@@ -115,3 +115,27 @@ ST_TEST(baseline_compare_refuses_what_it_cannot_compare)
                                            "of a run"), "%d: %s", r.status, r.out);
   st_run_free(&r);
 }
+
+/* An update that writes only this host's file beside GPUs' files (the
+ * fixture's host work, no GPU here) compares nothing: a host's file is
+ * no hardware move, in its output or its --markdown report. */
+ST_TEST(baseline_compare_not_after_a_host_files_update)
+{
+  char dir[] = "/tmp/perfgate-compare-XXXXXX", cmd[600], path[600], line[600];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "cp " FIXTURES "/test-gpu-[ab].yaml %s/", dir);
+  ST_EQ(st_shell(cmd), 0);
+  st_host_baseline_file(dir, path, sizeof path);
+  st_run r;
+  snprintf(cmd, sizeof cmd, "--color=never --baseline-dir=%s --update-baselines --accept-wide "
+           "--filter=bl.host_work --markdown=%s/r.md", dir, dir);
+  st_exec(&r, "", cmd);
+  ST_CHECKF(r.status == 0 && st_line_with(&r, "baselines: wrote", path, line, sizeof line) &&
+                !strstr(r.out, "hardware move"), "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  snprintf(path, sizeof path, "%s/r.md", dir);
+  char *md = st_slurp(path);
+  ST_CHECKF(md && strstr(md, "## perfgate: ") && !strstr(md, "Hardware move"), "%s", md ? md : "");
+  free(md);
+  st_rmtree(dir);
+}

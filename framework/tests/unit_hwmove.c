@@ -9,6 +9,7 @@
 #include "base/baseline.h"
 #include "base/blyaml.h"
 #include "report/hwmove.h"
+#include "supervisor/rebaseline.h"
 #include "selftest.h"
 
 #define FIXTURES "framework/tests/fixtures/hwmove"
@@ -162,22 +163,41 @@ ST_TEST(hwmove_table_as_markdown)
   free(out), free(md);
 }
 
-/* Runs perf__hwmove_after_update(path, b) with stdout and stderr into
- * one buffer (malloc'd). */
-static char *after_update(const char *path, const perf__baseline *b)
+/* Runs fn(arg) with stdout and stderr into one buffer; returns it
+ * (malloc'd). */
+static char *captured(void (*fn)(void *), void *arg)
 {
   char tmp[] = "/tmp/perfgate-hwmove-out-XXXXXX";
   int fd = mkstemp(tmp), o = dup(1), e = dup(2);
   ST_CHECK(fd >= 0 && o >= 0 && e >= 0);
   fflush(stdout), fflush(stderr);
   dup2(fd, 1), dup2(fd, 2);
-  perf__hwmove_after_update(path, b);
+  fn(arg);
   fflush(stdout), fflush(stderr);
   dup2(o, 1), dup2(e, 2);
   close(o), close(e), close(fd);
   char *text = st_slurp(tmp);
   unlink(tmp);
   return text;
+}
+
+/* perf__hwmove_after_update's arguments. */
+typedef struct written {
+  const char *path;
+  const perf__baseline *b;
+} written;
+
+static void call_after_update(void *arg)
+{
+  const written *w = arg;
+  perf__hwmove_after_update(w->path, w->b);
+}
+
+/* perf__hwmove_after_update(path, b), its output captured. */
+static char *after_update(const char *path, const perf__baseline *b)
+{
+  written w = {path, b};
+  return captured(call_after_update, &w);
 }
 
 /* After an update wrote B's file into a directory that also holds A's
@@ -225,5 +245,74 @@ ST_TEST(hwmove_after_an_update_compares_each_other_gpus_file)
   ST_STR(text ? text : "(none)", "");
   free(text);
   perf__baseline_free(&b), perf__baseline_free(&host);
+  st_rmtree(dir);
+}
+
+/* An update of GPU B's file: its runs as a worker sends them. */
+typedef struct update {
+  const char *path;
+  int rc;
+  char err[600];
+} update;
+
+/* Feeds rebaseline 5 runs of B's fingerprint, its DRAM calibration and
+ * two workloads (copy: 1 GB declared; launch: none) for u->path, and
+ * writes it. */
+static void run_update(void *arg)
+{
+  update *x = arg;
+  perf__rebaseline_runs *u = perf__rebaseline_new();
+  char line[900];
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "F\t%s\tname\tTest GPU B\tcompute_capability\t9.0", x->path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\tperfgate\tpeak_dram_events\tevents\t0.0005\t1e-8\t64\t0\t0\t0"
+             "\t0\t0\t0\t1e9\t1e9\t0\tnone", x->path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\thw.moves\tcopy\tevents\t0.00026\t1e-8\t64\t0\t0\t0\t0\t0\t0"
+             "\t5e8\t5e8\t0\tnone", x->path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "E\t%s\thw.moves\tlaunch\tevents\t0.00001\t1e-8\t64\t0\t0\t0\t0",
+             x->path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  x->rc = perf__rebaseline_write(u, 0, x->err, sizeof x->err);
+  perf__rebaseline_free(u);
+}
+
+/* The update itself (supervisor/rebaseline.c): writing B's first file
+ * beside A's, a host's and a malformed file, it writes B's file, prints
+ * its own table and then the move from A (the copy 1.96x faster, the DRAM
+ * peaks predicting 2.00x; launch with no work), names the malformed file
+ * and returns 0: the move is no reason to fail an update. */
+ST_TEST(hwmove_the_update_writes_its_file_and_then_the_move)
+{
+  char dir[] = "/tmp/perfgate-hwmove-XXXXXX", cmd[600], path[300], l[1200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "cp " FIXTURES "/test-gpu-a.yaml " FIXTURES "/test-cpu-4-cpus.yaml %s/ && "
+           "printf 'schema: 2\\nfingerprint: [\\n' > %s/broken.yaml", dir, dir);
+  ST_EQ(st_shell(cmd), 0);
+  snprintf(path, sizeof path, "%s/test-gpu-b.yaml", dir);
+  update x = {.path = path, .rc = -1};
+  char *out = captured(run_update, &x);
+  if (!ST_CHECK(out != NULL)) return;
+  ST_CHECKF(x.rc == 0, "%d: %s", x.rc, x.err);
+  char wrote[400], bad[400];
+  snprintf(wrote, sizeof wrote, "baselines: wrote %s\n", path);
+  snprintf(bad, sizeof bad, "--update-baselines: %s/broken.yaml:2:14: ", dir);
+  const char *move = strstr(out, "\nhardware move: from Test GPU A"); /* after the file is written */
+  ST_CHECKF(move && strstr(out, wrote) && strstr(out, wrote) < move && strstr(out, bad), "%s", out);
+  if (!move) return;
+  ST_STR(about(move, "copy", l, sizeof l),
+         "    copy (events clock): 1.96x faster on Test GPU B than on Test GPU A; memory-bound: the "
+         "DRAM peaks predict 2.00x");
+  ST_CHECKF(strstr(about(move, "launch", l, sizeof l), "no prediction: it declares no work"), "%s", l);
+  ST_CHECKF(strstr(out, "0 unexpected changes of 1 predicted workload") && !strstr(out, "Test CPU"),
+            "%s", out);
+  perf__baseline b;
+  ST_CHECKF(perf__blyaml_load(path, &b, x.err, sizeof x.err) == 0, "%s", x.err);
+  ST_CHECK(perf__baseline_find(&b, "hw.moves", "copy") != NULL);
+  perf__baseline_free(&b);
+  free(out);
   st_rmtree(dir);
 }
