@@ -134,7 +134,7 @@ ST_TEST(hwmove_table_the_other_way_and_over_the_link)
   ST_EQ(c.unexpected, 0);
   ST_STR(about(out, "upload", l, sizeof l),
          "    upload (wall clock): 2.10x slower on Test GPU A than on Test GPU C; link-bound: the "
-         "host links' peaks predict 2.00x");
+         "host link peaks predict 2.00x");
   free(out), free(md);
 }
 

@@ -63,7 +63,7 @@ ST_TEST(roofline_predicts_the_ratio_and_each_bound)
   ST_EQ(perf__roofline_predict(&none, rate, &p, &gpu, &k), PERF__ROOF_NO_WORK);
   ST_STR(perf__roofline_adjective(PERF__ROOF_DRAM), "memory-bound");
   ST_STR(perf__roofline_adjective(PERF__ROOF_MATH), "compute-bound");
-  ST_STR(perf__roofline_peaks(PERF__ROOF_LINK), "the host links' peaks");
+  ST_STR(perf__roofline_noun(PERF__ROOF_LINK), "host link");
   ST_STR(perf__roofline_adjective((perf__roofline_bound)9), "?");
 }
 

@@ -9,9 +9,9 @@
 #include "base/trace.h"
 
 static const struct {
-  const char *adjective, *peaks;
+  const char *adjective, *noun;
 } bounds[] = {
-#define PERF__X(sym, adjective, peaks) {adjective, peaks},
+#define PERF__X(sym, adjective, noun) {adjective, noun},
     PERF__ROOFLINE_BOUND_MAP(PERF__X)
 #undef PERF__X
 };
@@ -30,9 +30,9 @@ const char *perf__roofline_adjective(perf__roofline_bound k)
 }
 
 /* See roofline.h. */
-const char *perf__roofline_peaks(perf__roofline_bound k)
+const char *perf__roofline_noun(perf__roofline_bound k)
 {
-  return (unsigned)k < PERF__ROOF_NBOUNDS ? bounds[k].peaks : "?";
+  return (unsigned)k < PERF__ROOF_NBOUNDS ? bounds[k].noun : "?";
 }
 
 /* The bytes trace (JSON text) copies over the host link each way, into

@@ -22,14 +22,14 @@
  * the work has and a GPU has no peak for leaves no prediction (its term
  * might be the largest); no declared work leaves none either. */
 
-/* The bounds: X(symbol, the bound's adjective, whose peaks predict). */
-#define PERF__ROOFLINE_BOUND_MAP(X)            \
-  X(DRAM, "memory-bound", "the DRAM peaks")     \
-  X(LINK, "link-bound", "the host links' peaks") \
-  X(MATH, "compute-bound", "the math peaks")
+/* The bounds: X(symbol, the bound's adjective, what its peak is of). */
+#define PERF__ROOFLINE_BOUND_MAP(X)   \
+  X(DRAM, "memory-bound", "DRAM")      \
+  X(LINK, "link-bound", "host link")   \
+  X(MATH, "compute-bound", "math")
 
 typedef enum perf__roofline_bound {
-#define PERF__X(sym, adjective, peaks) PERF__ROOF_##sym,
+#define PERF__X(sym, adjective, noun) PERF__ROOF_##sym,
   PERF__ROOFLINE_BOUND_MAP(PERF__X)
 #undef PERF__X
   PERF__ROOF_NBOUNDS
@@ -57,10 +57,10 @@ typedef enum perf__roofline_none {
   PERF__ROOF_NO_PEAK    /* a bound of its work has no peak on a GPU */
 } perf__roofline_none;
 
-/* The bound's adjective ("memory-bound") and whose peaks predict it ("the
- * DRAM peaks"); "?" for a bad value. Never fail. */
+/* The bound's adjective ("memory-bound") and what its peak is of
+ * ("DRAM", "host link", "math"); "?" for a bad value. Never fail. */
 const char *perf__roofline_adjective(perf__roofline_bound k);
-const char *perf__roofline_peaks(perf__roofline_bound k);
+const char *perf__roofline_noun(perf__roofline_bound k);
 
 /* The work of an entry that declared w and whose trace (base/trace.h's
  * JSON text; NULL: none) copies link bytes: 1 into *out, or 0 when w

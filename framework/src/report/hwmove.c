@@ -85,12 +85,13 @@ static int same_work(const perf__peaks_work *a, const perf__peaks_work *b)
   return !(a->flops > 0) || a->type == b->type;
 }
 
-/* The peaks a bound of w names in a phrase: "the DRAM peaks", "the fp16
- * math peaks". Returns buf. Never fails. */
-static char *peaks_of(char *buf, size_t len, const perf__roofline_work *w, perf__roofline_bound k)
+/* What bound k of w's peak is of: "DRAM", "host link", "fp16 math".
+ * Returns buf. Never fails. */
+static char *noun_of(char *buf, size_t len, const perf__roofline_work *w, perf__roofline_bound k)
 {
-  if (k == PERF__ROOF_MATH) snprintf(buf, len, "the %s math peaks", perf__peaks_type_word(w->type));
-  else snprintf(buf, len, "%s", perf__roofline_peaks(k));
+  if (k == PERF__ROOF_MATH)
+    snprintf(buf, len, "%s %s", perf__peaks_type_word(w->type), perf__roofline_noun(k));
+  else snprintf(buf, len, "%s", perf__roofline_noun(k));
   return buf;
 }
 
@@ -100,15 +101,6 @@ static char *bound_of(char *buf, size_t len, const perf__roofline_work *w, perf_
   if (k == PERF__ROOF_MATH)
     snprintf(buf, len, "%s (%s)", perf__roofline_adjective(k), perf__peaks_type_word(w->type));
   else snprintf(buf, len, "%s", perf__roofline_adjective(k));
-  return buf;
-}
-
-/* What a GPU lacks for bound k of w: "DRAM", "host link", "fp32 math".
- * Returns buf. Never fails. */
-static char *lacks(char *buf, size_t len, const perf__roofline_work *w, perf__roofline_bound k)
-{
-  if (k == PERF__ROOF_MATH) snprintf(buf, len, "%s math", perf__peaks_type_word(w->type));
-  else snprintf(buf, len, "%s", k == PERF__ROOF_LINK ? "host link" : "DRAM");
   return buf;
 }
 
@@ -125,7 +117,7 @@ static void no_peak(row *r, const perf__roofline_work *w, perf__roofline_bound k
   if (!(rate[!gpu][k] > 0) && !strcmp(name[0][k], name[1][k]))
     snprintf(who, sizeof who, "neither file has the");
   snprintf(r->says, sizeof r->says, "no prediction: %s %s calibration (%s)", who,
-           lacks(what, sizeof what, w, k), name[gpu][k]);
+           noun_of(what, sizeof what, w, k), name[gpu][k]);
 }
 
 /* r->says, the prediction of r (w its work, peaks looked up in from and
@@ -154,8 +146,8 @@ static void predict(row *r, const perf__roofline_work *w, const perf__baseline *
   if ((pr >= 1) == (r->measured >= 1)) snprintf(x, sizeof x, "%.2fx", pr >= 1 ? pr : 1 / pr);
   else speed(x, sizeof x, pr);
   if (r->p.bound[0] == r->p.bound[1])
-    snprintf(r->says, sizeof r->says, "%s: %s predict %s", bound_of(a, sizeof a, w, r->p.bound[1]),
-             peaks_of(b, sizeof b, w, r->p.bound[1]), x);
+    snprintf(r->says, sizeof r->says, "%s: the %s peaks predict %s",
+             bound_of(a, sizeof a, w, r->p.bound[1]), noun_of(b, sizeof b, w, r->p.bound[1]), x);
   else
     snprintf(r->says, sizeof r->says, "%s on %s, %s on %s: their rooflines predict %s",
              bound_of(a, sizeof a, w, r->p.bound[0]), g->from,
