@@ -23,6 +23,9 @@
 /* The Markdown of the tables this process's update printed. */
 static perf__json pending;
 
+/* What a row says of a workload that declares no work. */
+static const char NO_WORK[] = "no prediction: it declares no work";
+
 /* See hwmove.h. */
 double perf__hwmove_allowed(double tol_a, double tol_b)
 {
@@ -137,10 +140,9 @@ static void predict(row *r, const perf__roofline_work *w, const perf__baseline *
   int gpu = 0;
   perf__roofline_bound k = PERF__ROOF_DRAM;
   perf__roofline_none none = perf__roofline_predict(w, rate, &r->p, &gpu, &k);
-  if (none == PERF__ROOF_NO_PEAK) {
-    no_peak(r, w, k, gpu, rate, name, g);
-    return;
-  }
+  if (none == PERF__ROOF_NO_PEAK) no_peak(r, w, k, gpu, rate, name, g);
+  if (none == PERF__ROOF_NO_WORK) snprintf(r->says, sizeof r->says, "%s", NO_WORK);
+  if (none != PERF__ROOF_PREDICTED) return;
   r->predicted = 1;
   double pr = r->p.ratio;
   if ((pr >= 1) == (r->measured >= 1)) snprintf(x, sizeof x, "%.2fx", pr >= 1 ? pr : 1 / pr);
@@ -187,7 +189,7 @@ static row row_of(const perf__baseline_entry *from, const perf__baseline_entry *
     snprintf(r.says, sizeof r.says, "no prediction: its declared work differs between the two "
              "files (its code changed)");
   else if (!perf__roofline_work_of(d, to->trace ? to->trace : from->trace, &w))
-    snprintf(r.says, sizeof r.says, "no prediction: it declares no work");
+    snprintf(r.says, sizeof r.says, "%s", NO_WORK);
   else
     predict(&r, &w, ffile, tfile, g);
   if (r.predicted) flag(&r);
