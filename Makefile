@@ -168,7 +168,8 @@ BL_SRCS  := base/baseline.c base/blyaml.c base/clock.c base/file.c base/grow.c b
             base/jsontree.c base/peaks.c base/progname.c base/rng.c base/stats.c base/status.c \
             base/trace.c base/units.c
 BLT_SRCS := $(BL_SRCS) supervisor/baselinetool.c supervisor/baselinedir.c base/label.c \
-            base/machine.c base/options.c base/version.c
+            base/machine.c base/options.c base/version.c base/roofline.c \
+            report/hwmove.c report/tally.c
 BLT_OBJS := $(BLT_SRCS:%.c=$(BUILD)/obj/cpu/%.o) $(BUILD)/obj/cpu/tools/baselines.o
 BLT_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -Iframework/src $(YAML_CFLAGS) -MMD -MP
 

@@ -102,15 +102,17 @@ static void lower_precision_beats_fp32(cudaDataType t, double factor)
 }
 
 /* 003: "FP16 / BF16: ~20-25 ms, FP32: ~70 ms" — tensor-core types are much
- * faster than strict fp32 at 8192^2 (on an H100, by far more than 3x). */
+ * faster than strict fp32 at 8192^2: by the document's least, 70 / 25 =
+ * 2.8x (H100 and H200: 14-15x; an L4's spec peaks are only 4.0x apart,
+ * 121 vs 30.3 TFLOP/s dense, so a higher factor would fail there). */
 PERF_TEST(sync_points, fp16_gemm_much_faster_than_fp32)
 {
-  lower_precision_beats_fp32(CUDA_R_16F, 3.0);
+  lower_precision_beats_fp32(CUDA_R_16F, 2.8);
 }
 
 PERF_TEST(sync_points, bf16_gemm_much_faster_than_fp32)
 {
-  lower_precision_beats_fp32(CUDA_R_16BF, 3.0);
+  lower_precision_beats_fp32(CUDA_R_16BF, 2.8);
 }
 
 /* Three 512^2 GEMMs, one of each type, on one stream, in a given order; the
@@ -159,8 +161,9 @@ PERF_TEST(sync_points, sync_overhead_is_the_same_for_fp16_and_bf16)
    * in 10 runs on the H100, 2026-11-22, 1.05 under 5 % on the H100 and an
    * H200 in the next runs: intervals down to 1.07 in a disturbed run) */
   PERF_EXPECT_FASTER(none, fp16, 1.02);
-  /* "the same" within 15 %: the three 512^2 GEMMs' times move between
-   * processes, and over 10 runs on the H100 (2026-11-22) the intervals'
-   * worst edge reached 1.093; 15 % keeps 5 % of headroom */
-  PERF_EXPECT_SIMILAR(fp16, bf16, 0.15);
+  /* "the same" within 20 %: the document calls "~10-15 us" one cost, 12.5
+   * us +-20 %. Tighter bands were fitted to runs (15 %: the worst edge
+   * 1.093 over 10 H100 runs; on an H200 one run of 20 gave [0.933, 1.095],
+   * headroom 1.036, 2026-11-29) */
+  PERF_EXPECT_SIMILAR(fp16, bf16, 0.2);
 }

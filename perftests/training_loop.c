@@ -132,7 +132,11 @@ PERF_TEST(training_loop, batched_inference_beats_a_copy_per_sample)
   PERF_ASSERT_TRUE(same && f.results[1] != 0);
   perf_workload each = PERF_WORKLOAD(per_sample, &f);
   perf_workload batch = PERF_WORKLOAD(batched, &f);
-  PERF_EXPECT_FASTER(batch, each, 3.0);
+  /* 2.5x: 128 synchronous round trips against two bulk pageable copies,
+   * whose speed moves between processes (the batch took 505 us in one of
+   * 20 H200 runs, 370 us in most: 3.15x [3.04, 3.56] there, 4.0-5.3x
+   * elsewhere, 2026-11-29); the document gives no factor */
+  PERF_EXPECT_FASTER(batch, each, 2.5);
   PERF_EXPECT_SYNCS(each, 2 * SAMPLES);
   PERF_EXPECT_SYNCS(batch, 2);
 }

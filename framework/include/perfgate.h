@@ -388,6 +388,15 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
  * interval, the measured and the spec peaks, and the clock. A claim this
  * machine cannot calibrate (no cuBLASLt, a type the GPU lacks) is
  * skipped, saying why; w without the declared work is an ERROR. */
+/* The bytes a working set needs so that streaming it comes from DRAM on the
+ * current CUDA device, not from its L2: the larger of at_least and 4 x the
+ * L2 the device reports, rounded up to a whole MiB (a 64 MiB buffer is
+ * beyond an H100's 50 MiB L2 but mostly inside an H200's 60 MiB one; 4 x
+ * leaves a streaming pass little to find in L2 on any GPU). Size a
+ * BANDWIDTH claim's buffers with it rather than with one card's figure.
+ * at_least when there is no device or it does not say its L2. Never fails
+ * (a CUDA error of the query is cleared). */
+size_t perf_bytes_beyond_l2(size_t at_least);
 #define PERF_EXPECT_BANDWIDTH(w, share) \
   perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 0)
 #define PERF_ASSERT_BANDWIDTH(w, share) \

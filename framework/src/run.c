@@ -15,6 +15,7 @@
 #include "base/options.h"
 #include "base/version.h"
 #include "report/commitreport.h"
+#include "report/hwmove.h"
 #include "report/report.h"
 #include "report/merge.h"
 #include "report/mergehistory.h"
@@ -285,6 +286,7 @@ int perf_main(int argc, char **argv)
     return 0;
   }
   if (cli.print_baseline_file) return print_baseline_file(&cli, prog);
+  if (cli.compare_baselines) return perf__hwmove_run(&cli);
   if (cli.check_baselines)
     return perf__baselinedir_check(cli.baseline_dir, perf__options_given(&cli, "--baseline-dir"),
                                    "--check-baselines", stdout, stderr);

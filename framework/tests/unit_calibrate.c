@@ -18,9 +18,9 @@ ST_TEST(calibrate_link_goes_the_ways_the_workloads_bytes_go)
   ST_EQ(perf__calibrate_link_ways(&down), PERF__LINK_TO_HOST);
   ST_EQ(perf__calibrate_link_ways(&both), PERF__LINK_BOTH);
   ST_EQ(perf__calibrate_link_ways(&none), PERF__LINK_BOTH);
-  ST_STR(perf__calibrate_link_word(PERF__LINK_TO_DEVICE), "link_h2d");
-  ST_STR(perf__calibrate_link_word(PERF__LINK_TO_HOST), "link_d2h");
-  ST_STR(perf__calibrate_link_word(PERF__LINK_BOTH), "link");
+  ST_STR(perf__peaks_link_word(PERF__LINK_TO_DEVICE), "link_h2d");
+  ST_STR(perf__peaks_link_word(PERF__LINK_TO_HOST), "link_d2h");
+  ST_STR(perf__peaks_link_word(PERF__LINK_BOTH), "link");
   char buf[200];
   ST_STR(perf__calibrate_describe(PERF__CAL_LINK, PERF_FLOP_NONE, PERF__LINK_TO_DEVICE, buf, sizeof buf),
          "perfgate's pinned copy of 256 MiB to the device");

@@ -7,6 +7,7 @@
 
 #include "base/claimrec.h"
 #include "base/peaks.h"
+#include "perfgate.h"
 #include "selftest.h"
 
 /* What an H100 SXM said of itself (cudaDeviceGetAttribute, 2026-11-26). */
@@ -171,4 +172,24 @@ ST_TEST(peaks_record_with_an_unknown_flop_type_is_refused)
   ST_EQ(perf__claimrec_parse(bad, &r, err, sizeof err), PERF__EPROTO);
   ST_CHECKF(strstr(err, "flop_type"), "%s", err);
   free(bad);
+}
+
+/* perf_bytes_beyond_l2: never less than asked; where a device answers, 4x
+ * its L2 in whole MiB at least, with no CUDA error left for the caller;
+ * without one (CI: no driver), what was asked. */
+ST_TEST(peaks_working_set_beyond_the_l2)
+{
+  const size_t mib = (size_t)1 << 20, asked = 64 * mib;
+  size_t got = perf_bytes_beyond_l2(asked);
+  ST_CHECK(got >= asked);
+  ST_CHECK(perf_bytes_beyond_l2((size_t)1 << 40) == (size_t)1 << 40);
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) == cudaSuccess && l2 > 0) {
+    ST_CHECK(got >= 4 * (size_t)l2);
+    ST_CHECK(got == asked || got % mib == 0);
+    ST_EQ(cudaGetLastError(), cudaSuccess);
+  } else {
+    ST_EQ(got, asked); /* every CUDA call fails alike: nothing to clear */
+  }
 }

@@ -325,3 +325,10 @@ char *perf__baseline_peak_name(const char *what, const char *clock, char *buf, s
   snprintf(buf, len, "%s%s_%s", PERF__BL_PEAK_PREFIX, what, clock);
   return buf;
 }
+
+/* See baseline.h. */
+int perf__baseline_is_file_name(const char *name)
+{
+  size_t n = strlen(name);
+  return n > 5 && !strcmp(name + n - 5, ".yaml");
+}

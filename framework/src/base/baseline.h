@@ -165,6 +165,12 @@ char *perf__baseline_peak_name(const char *what, const char *clock, char *buf, s
  * is left. Never contains '/', '.' or '..'. Returns buf. */
 char *perf__baseline_slug(const char *model, char *buf, size_t len);
 
+/* 1 when a directory entry's name is a baseline file's, one a run reads:
+ * it ends in ".yaml" and is more than that (an atomic writer's
+ * temporaries "x.yaml.tmp.PID", README.md and the lock file are not).
+ * Never fails. */
+int perf__baseline_is_file_name(const char *name);
+
 /* The fingerprint's model name ("name" field), or "unknown". Never fails. */
 const char *perf__baseline_model(const perf__baseline *b);
 

@@ -429,6 +429,7 @@ static int merge_conflicts(args *a)
   X("--commit-report", "judges one commit across GPUs")                   \
   X("--merge", "merges a run's shards into one report")                   \
   X("--check-baselines", "validates the baseline files")                  \
+  X("--compare-baselines", "prints the hardware move between GPUs' files") \
   X("--print-baseline-file", "prints the baseline file this machine uses") \
   X("--list", "lists the tests")
 
@@ -457,6 +458,24 @@ static int two_modes(args *a)
   return 0;
 }
 
+/* The options --compare-baselines takes; any other is a run's. */
+static const char *const compare_takes[] = {"--compare-baselines", "--baseline-dir", "--markdown",
+                                            "--verbose", "--color"};
+
+/* Fails on a --compare-baselines without a file, or with an option of a
+ * run. */
+static int compare_conflicts(args *a)
+{
+  const char *ran = perf__options_other(a->cli, compare_takes, sizeof compare_takes / sizeof *compare_takes);
+  if (!*a->cli->compare_baselines)
+    return usage(a, "--compare-baselines needs a GPU's baseline file: --compare-baselines=FILE.yaml",
+                 NULL, NULL);
+  if (ran)
+    return usage(a, "--compare-baselines runs no test: %s is an option of a run (it takes "
+                    "--baseline-dir, --markdown, --verbose and --color)", ran, NULL);
+  return 0;
+}
+
 /* Fails on options that do not combine. */
 static int conflicts(args *a)
 {
@@ -477,6 +496,7 @@ static int conflicts(args *a)
     return usage(a, "--gpu picks what --trend reads, or the GPU whose shards a merge from the history "
                     "reads: give it with --trend, or with --history, --run-id and --merge=OUT", NULL, NULL);
   if (c->merge && merge_conflicts(a)) return PERF__EUSAGE;
+  if (c->compare_baselines && compare_conflicts(a)) return PERF__EUSAGE;
   if (c->commit_report && !c->history)
     return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
   if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->devices || c->update_baselines ||

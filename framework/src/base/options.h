@@ -16,6 +16,7 @@ typedef struct perf__options_cli {
   int unfit_error; /* --unfit-runner=error: an unfit runner exits 2, nothing run */
   int print_baseline_file;
   int check_baselines; /* --check-baselines: validate the directory, run nothing */
+  const char *compare_baselines; /* --compare-baselines=FILE: the hardware move, run nothing */
   int update_baselines, force, strict_baselines, strict_improvements;
   int accept_wide; /* --accept-wide: write entries over the tolerance ceiling */
   uint64_t update_runs;   /* --update-runs: the most runs an entry takes */
@@ -120,6 +121,12 @@ typedef struct perf__options_cli {
     "exit 0 with a note when the default\n"                                                     \
     "directory does not exist yet, 2 when a --baseline-dir\n"                                   \
     "named does not)")                                                                          \
+  X("--compare-baselines", "", text, compare_baselines, NULL, "FILE",                           \
+    "print the hardware move to FILE's GPU from each\n"                                          \
+    "other GPU's file in the baseline directory: each\n"                                         \
+    "workload's time on both against what their\n"                                              \
+    "calibrations predict, and exit (no test runs, no\n"                                          \
+    "GPU needed; --markdown=OUT writes it as Markdown)")                                          \
   X("--baseline-check", "", check, baseline_check_all, 0, "all",                                \
     "compare every measured workload with its baseline\n"                                       \
     "(default: claimed, only PERF_EXPECT_BASELINE)")                                            \

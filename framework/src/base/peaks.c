@@ -107,6 +107,12 @@ double perf__peaks_dram(const perf__peaks_device *d)
 }
 
 /* See peaks.h. */
+const char *perf__peaks_link_word(int ways)
+{
+  return ways == PERF__LINK_TO_DEVICE ? "link_h2d" : ways == PERF__LINK_TO_HOST ? "link_d2h" : "link";
+}
+
+/* See peaks.h. */
 double perf__peaks_link(const perf__peaks_device *d, char *basis, size_t len)
 {
   static const double lane_gb[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};

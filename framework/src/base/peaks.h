@@ -94,6 +94,16 @@ int perf__peaks_fits_l2(const perf__peaks_device *d, const perf__peaks_work *w);
  * bus bytes), or 0 when d does not say. Never fails. */
 double perf__peaks_dram(const perf__peaks_device *d);
 
+/* The ways of the host link bytes take, as a mask: to the device, to the
+ * host, both (a calibration of the link copies the ways a workload's
+ * bytes go: worker/sample/calibrate.h). */
+enum { PERF__LINK_TO_DEVICE = 1, PERF__LINK_TO_HOST = 2, PERF__LINK_BOTH = 3 };
+
+/* The link's word for ways: "link" (both), "link_h2d", "link_d2h"; a
+ * link calibration's baseline entry and workload are named from it.
+ * Never fails. */
+const char *perf__peaks_link_word(int ways);
+
 /* The host link's spec bandwidth in bytes per second, both directions at
  * once (PCIe is full duplex): 2 x lanes x the generation's rate a lane
  * after its encoding (gen 1: 0.25 GB/s, 2: 0.5, 3: 0.985, 4: 1.969, 5:

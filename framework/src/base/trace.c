@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/peaks.h"
 #include "base/status.h"
 #include "base/units.h"
 
@@ -161,15 +162,22 @@ double perf__trace_device_s(const perf__trace *t)
   return s;
 }
 
+/* The ways of the host link copy x takes (base/peaks.h: its shape
+ * "host→device, pinned", "device→host, pageable"), 0 for anything else (a
+ * kernel, a copy within the device or within the host). Never fails. */
+static int host_link_ways(const perf__trace_item *x)
+{
+  if (x->kind != PERF__TRACE_COPY || !strstr(x->shape, "host") || strstr(x->shape, "host→host"))
+    return 0;
+  return !strncmp(x->shape, "host", 4) ? PERF__LINK_TO_DEVICE : PERF__LINK_TO_HOST;
+}
+
 /* See trace.h. */
 double perf__trace_host_copy_share(const perf__trace *t)
 {
   double all = perf__trace_device_s(t), host = 0;
-  for (size_t i = 0; i < t->n; i++) {
-    const perf__trace_item *x = &t->items[i];
-    if (x->kind == PERF__TRACE_COPY && strstr(x->shape, "host") && !strstr(x->shape, "host→host"))
-      host += x->device_s;
-  }
+  for (size_t i = 0; i < t->n; i++)
+    if (host_link_ways(&t->items[i])) host += t->items[i].device_s;
   return all > 0 ? host / all : 0;
 }
 
@@ -179,6 +187,16 @@ int perf__trace_pageable(const perf__trace *t)
   for (size_t i = 0; i < t->n; i++)
     if (t->items[i].kind == PERF__TRACE_COPY && strstr(t->items[i].shape, "pageable")) return 1;
   return 0;
+}
+
+/* See trace.h. */
+void perf__trace_host_copy_bytes(const perf__trace *t, double *to_device, double *to_host)
+{
+  *to_device = *to_host = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    int ways = host_link_ways(&t->items[i]);
+    if (ways) *(ways == PERF__LINK_TO_DEVICE ? to_device : to_host) += t->items[i].bytes;
+  }
 }
 
 /* See trace.h. */

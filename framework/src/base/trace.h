@@ -103,6 +103,11 @@ double perf__trace_host_copy_share(const perf__trace *t);
  * "pageable": the driver stages it through the host). Never fails. */
 int perf__trace_pageable(const perf__trace *t);
 
+/* The bytes one iteration of t copies over the host link (base/peaks.h's
+ * link), to the device and to the host (0 when it copies none). Never
+ * fails. */
+void perf__trace_host_copy_bytes(const perf__trace *t, double *to_device, double *to_host);
+
 /* Appends t as one JSON object (no events). Never fails (j->oom). */
 void perf__trace_write(perf__json *j, const perf__trace *t);
 /* t as JSON text (malloc'd), or NULL without memory. */

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "report/html.h"
+#include "report/hwmove.h"
 #include "report/jsonreport.h"
 #include "report/junit.h"
 #include "report/markdown.h"
@@ -54,6 +55,7 @@ static int write_markdown(FILE *f, const run *x)
 {
   perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
   perf__markdown_write(f, x->tests, x->ntests, x->r, x->n, x->recorded.run ? &h : NULL);
+  perf__hwmove_markdown(f); /* --update-baselines beside another GPU's file */
   return 0;
 }
 

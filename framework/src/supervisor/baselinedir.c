@@ -21,13 +21,8 @@
 #include "base/units.h"
 #include "base/progname.h"
 
-/* 1 for a name that ends in ".yaml" and is more than that (the loader's
- * files; temporaries "x.yaml.tmp.PID", README.md and the lock pass). */
-static int is_baseline(const struct dirent *e)
-{
-  size_t n = strlen(e->d_name);
-  return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
-}
+/* 1 for a baseline file's name (perf__baseline_is_file_name). */
+static int is_baseline(const struct dirent *e) { return perf__baseline_is_file_name(e->d_name); }
 
 /* The length of e's name without a YAML suffix that no run reads
  * (".yml", ".YAML", ".Yml", ...: any case of ".yaml" or ".yml" but

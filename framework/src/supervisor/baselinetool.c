@@ -1,4 +1,4 @@
-/* baselinetool.c — perfgate-baselines: --check-baselines as a program of its own, built from modules that need no CUDA (libyaml alone), for CI machines without a GPU or the CUDA libraries. */
+/* baselinetool.c — perfgate-baselines: --check-baselines (and --compare-baselines) as a program of its own, built from modules that need no CUDA (libyaml alone), for CI machines without a GPU or the CUDA libraries. */
 #include "supervisor/baselinetool.h"
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include "base/options.h"
 #include "base/progname.h"
 #include "base/version.h"
+#include "report/hwmove.h"
 #include "supervisor/baselinedir.h"
 
 static const char *const takes[] = {PERF__BASELINETOOL_TAKES};
@@ -15,12 +16,18 @@ static void help(FILE *f, const char *prog)
 {
   fprintf(f,
           "usage: %s [--baseline-dir=DIR]\n"
+          "       %s --compare-baselines=FILE [--baseline-dir=DIR] [--markdown=OUT]\n"
           "Validates every baseline file (*.yaml) in DIR (default baselines) as\n"
           "perftest --check-baselines does, running no test: no GPU, no CUDA library\n"
           "needed. Exit 0 when all are valid (or the default directory does not\n"
           "exist yet), 2 naming the first malformed file (file:line:column), each\n"
-          "file no run reads (x.yml), or a --baseline-dir that cannot be read.\n",
-          prog);
+          "file no run reads (x.yml), or a --baseline-dir that cannot be read.\n"
+          "With --compare-baselines, prints the hardware move to FILE's GPU from\n"
+          "each other GPU's file in DIR, as --update-baselines does after writing\n"
+          "FILE: each workload's time on both GPUs against what their calibrations\n"
+          "predict (baselines/README.md); --markdown=OUT writes it as Markdown too.\n"
+          "Exit 0 when printed, 2 for a file that cannot be read or none to compare.\n",
+          prog, prog);
 }
 
 /* See baselinetool.h. */
@@ -36,8 +43,14 @@ int perf__baselinetool_main(int argc, char **argv)
   }
   const char *other = perf__options_other(&cli, takes, sizeof takes / sizeof *takes);
   if (other) {
-    fprintf(stderr, "%s: %s is an option of perftest: %s only validates baseline files and "
-            "takes --baseline-dir=DIR (see --help)\n", prog, other, prog);
+    fprintf(stderr, "%s: %s is an option of perftest: %s only validates and compares baseline "
+            "files, and takes --baseline-dir=DIR, --compare-baselines=FILE and --markdown=OUT "
+            "(see --help)\n", prog, other, prog);
+    return 2;
+  }
+  if (cli.markdown && !cli.compare_baselines) {
+    fprintf(stderr, "%s: --markdown writes the tables of --compare-baselines=FILE: give it with "
+            "--compare-baselines\n", prog);
     return 2;
   }
   if (cli.help) {
@@ -49,6 +62,7 @@ int perf__baselinetool_main(int argc, char **argv)
     puts(perf__version_line(line, sizeof line, 0));
     return 0;
   }
+  if (cli.compare_baselines) return perf__hwmove_run(&cli);
   return perf__baselinedir_check(cli.baseline_dir, perf__options_given(&cli, "--baseline-dir"),
                                  "--check-baselines", stdout, stderr);
 }

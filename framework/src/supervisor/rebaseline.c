@@ -19,6 +19,7 @@
 #include "base/trace.h"
 #include "base/status.h"
 #include "base/grow.h"
+#include "report/hwmove.h"
 
 enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = PERF__BL_MAX_RUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
 /* An E record's declared work (4 fields: bytes read, written, flops, the
@@ -654,6 +655,7 @@ static int write_file(perf__rebaseline_runs *u, size_t i, const char *date, char
   int r = merge_file(u, i, date, &b, err, len);
   if (!r) r = perf__blyaml_save(u->files[i].path, &b, err, len);
   if (!r) printf("baselines: wrote %s\n", u->files[i].path);
+  if (!r) perf__hwmove_after_update(u->files[i].path, &b); /* beside another GPU's file */
   perf__baselinedir_unlock(lock);
   perf__baseline_free(&b);
   return r;

@@ -518,7 +518,7 @@ void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_p
   if (!perf__context_opt.update_baselines) return;
   struct machine *m = machine_of(cal);
   char name[64];
-  perf__baseline_peak_name(peak == PERF__CAL_LINK ? perf__calibrate_link_word(perf__calibrate_link_ways(cal))
+  perf__baseline_peak_name(peak == PERF__CAL_LINK ? perf__peaks_link_word(perf__calibrate_link_ways(cal))
                            : peak == PERF__CAL_DRAM ? "dram"
                                                     : perf__peaks_type_word(t),
                            perf__clock_name(cal->perf__state->clock), name, sizeof name);

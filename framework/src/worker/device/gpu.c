@@ -85,6 +85,21 @@ static int runtime_started(void)
   return seen >= 0 ? seen : perf__gpu_in_use();
 }
 
+/* See perfgate.h. */
+size_t perf_bytes_beyond_l2(size_t at_least)
+{
+  enum { FACTOR = 4 };
+  const size_t mib = (size_t)1 << 20;
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 <= 0) {
+    cudaGetLastError(); /* not this caller's error */
+    return at_least;
+  }
+  size_t want = ((size_t)FACTOR * (size_t)l2 + mib - 1) / mib * mib;
+  return want > at_least ? want : at_least;
+}
+
 /* See gpu.h. */
 void perf__gpu_test_begin(void)
 {

@@ -424,12 +424,6 @@ int perf__calibrate_link_ways(const perf_workload *w)
   return ways ? ways : PERF__LINK_BOTH;
 }
 
-/* See calibrate.h. */
-const char *perf__calibrate_link_word(int ways)
-{
-  return ways == PERF__LINK_TO_DEVICE ? "link_h2d" : ways == PERF__LINK_TO_HOST ? "link_d2h" : "link";
-}
-
 /* The slot of cals a calibration keeps its state in (-1: no such one). */
 static int slot(perf__calibrate_peak peak, perf_flop_type t)
 {
@@ -461,7 +455,7 @@ int perf__calibrate_make(perf__calibrate_peak peak, perf_flop_type t, const perf
   if (k == LINK) c->ways = perf__calibrate_link_ways(like); /* claims run one at a time */
   double n = PERF__CALIBRATE_GEMM_N;
   if (k == 0) snprintf(names[k], sizeof names[k], "perfgate_copy");
-  else if (k == LINK) snprintf(names[k], sizeof names[k], "perfgate_%s", perf__calibrate_link_word(c->ways));
+  else if (k == LINK) snprintf(names[k], sizeof names[k], "perfgate_%s", perf__peaks_link_word(c->ways));
   else snprintf(names[k], sizeof names[k], "cublasLt_%s_gemm", perf__peaks_type_word(t));
   *out = (perf_workload){.name = names[k], .fn = k == 0 ? run_copy : k == LINK ? run_link : run_gemm,
                          .arg = c, .stream = like->stream, .clock = like->clock};

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "base/peaks.h"
 #include "perfgate.h"
 
 /* A speed-of-light claim (claim/solight.c) decides a workload's share of
@@ -45,16 +46,11 @@ typedef enum perf__calibrate_peak {
   PERF__CAL_MATH  /* a GEMM of a flop type */
 } perf__calibrate_peak;
 
-/* The ways of the host link a workload's declared bytes take, as a mask:
- * PERF__LINK_TO_DEVICE (.bytes_written), PERF__LINK_TO_HOST (.bytes_read),
- * both; both when it declares neither. Never fails. */
-enum { PERF__LINK_TO_DEVICE = 1, PERF__LINK_TO_HOST = 2, PERF__LINK_BOTH = 3 };
+/* The ways of the host link a workload's declared bytes take, as a mask
+ * (base/peaks.h): PERF__LINK_TO_DEVICE (.bytes_written),
+ * PERF__LINK_TO_HOST (.bytes_read), both; both when it declares neither.
+ * Their word is perf__peaks_link_word's. Never fails. */
 int perf__calibrate_link_ways(const perf_workload *w);
-
-/* The link calibration's word for ways: "link" (both), "link_h2d",
- * "link_d2h"; its baseline entry and workload names are made from it.
- * Never fails. */
-const char *perf__calibrate_link_word(int ways);
 
 /* Makes *out a workload of the calibration of peak (PERF__CAL_MATH: for
  * type t) that runs on like's stream with like's clock, its work declared
