@@ -52,8 +52,13 @@
  *   H100: launch-bound processes 10-25 % apart, 5 runs within 1.1 %). Its
  *   tolerance has the floor max(PERF__BLR_HOST_PACED_FLOOR, the tolerance
  *   of perfgate's host reference timed in the entry's own processes, by
- *   the rule above); over the ceiling it is not written (unless
- *   --accept-wide), saying what paces it. A host file's entries are the
+ *   the rule above). It is written at that tolerance up to
+ *   PERF__BLR_HOST_PACED_CEILING (the update's table says it catches only
+ *   changes above it: 5 % and 10 % "no"), so that a hardware change's file
+ *   still guards host-paced work against gross changes (a copy that turned
+ *   synchronous, a sweep point 2x slower) without crying at the host's
+ *   phases; over that it is not written (unless --accept-wide), saying
+ *   what paces it. A host file's entries are the
  *   host's own work: their spread is their runs' (issue 49 item 5 times
  *   the reference with them).
  * - The entry's median is the clean runs' median; their spread is their
@@ -131,6 +136,7 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_SETTLE_Z 0.8416 /* the normal's 80 % quantile */
 #define PERF__BLR_GPU_PACED 0.5
 #define PERF__BLR_HOST_PACED_FLOOR 0.25
+#define PERF__BLR_HOST_PACED_CEILING 0.5 /* a host-paced entry is written up to it */
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
 #define PERF__BLR_MODE_MAX 0.25

@@ -439,6 +439,9 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   return 0;
 }
 
+/* 1 when the host paces j's measurement (base/blrule.h). Never fails. */
+static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
+
 /* Why the update does not write m's entry (j: its runs judged), or NULL
  * when it does (with PERF__REBASELINE_ACCEPT_WIDE it writes every entry,
  * from all runs where they disagree; perfgate's reference entries are
@@ -448,12 +451,14 @@ static const char *refused(const perf__rebaseline_runs *u, const meas *m, const 
                            const char **word)
 {
   if ((u->how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
-  if (j->pace == PERF__BLR_PACE_LAUNCH && j->f.wide)
+  /* host-paced: written at its floor up to its own ceiling */
+  if (paced(j) && j->f.tolerance <= PERF__BLR_HOST_PACED_CEILING && !j->f.too_few) return NULL;
+  if (j->pace == PERF__BLR_PACE_LAUNCH)
     return *word = perf__blrule_pace_word(j->pace),
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
            "work, which differs between processes; .clock = PERF_CLOCK_DEVICE times the GPU's "
            "work alone)";
-  if (j->pace != PERF__BLR_PACE_GPU && j->f.wide)
+  if (paced(j) && !j->f.too_few)
     return *word = perf__blrule_pace_word(j->pace),
            "it is host-paced: such times move with the host between processes minutes apart "
            "far more than between an update's runs (an H200's pageable-copy sweep points: runs "
@@ -522,7 +527,9 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
   if (e->sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e->sm_clock.median);
   printf("  %-56.56s %11s %11s %8s %6.1f%% %-6s %4d %6s %6s%s\n", m->test, was, now, change,
          100 * e->tolerance, m->clock, f->nruns, catches(e, no, 0.05), catches(e, no, 0.10),
-         no ? " NOT WRITTEN" : f->wide || f->too_few ? " WIDE" : "");
+         no                                   ? " NOT WRITTEN"
+         : f->too_few || (f->wide && !paced(j)) ? " WIDE"
+                                              : "");
   run_values(u, m, f, runs, sizeof runs);
   if (f->too_few)
     snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
@@ -533,7 +540,8 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
   print_pace(u, m, j);
   if (no)
     printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; %s\n", no,
-           100 * f->tolerance, 100 * PERF__BLR_CEILING, old ? "the old entry is kept" : "it has no entry",
+           100 * f->tolerance, 100 * (paced(j) ? PERF__BLR_HOST_PACED_CEILING : PERF__BLR_CEILING),
+           old ? "the old entry is kept" : "it has no entry",
            j->pace != PERF__BLR_PACE_GPU ? "--accept-wide writes it with that tolerance"
                                          : "rerun the update on a quiet machine, or give "
                                            "--accept-wide to write it");
@@ -541,6 +549,9 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
     printf("    written %s (perfgate's reference, always written): it explains only slowdowns "
            "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
            100 * f->tolerance);
+  else if (paced(j) && !f->too_few)
+    printf("    written at its host-paced floor (up to %.0f%%): it catches only changes above "
+           "%.1f%%\n", 100 * PERF__BLR_HOST_PACED_CEILING, 100 * f->tolerance);
   else if (f->wide || f->too_few)
     printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
            f->too_few ? "from all runs" : "wide", 100 * f->tolerance);
