@@ -910,8 +910,10 @@ static double sweep_tolerance(const char *path)
 /* Item 2 of issue 49, from the records alone: a wall-clock point whose
  * trace copies from pageable memory, in a GPU's file, agrees within 1 %
  * over its 5 runs (as the H200's did before checks 12-24 % off): its
- * tolerance's floor is max(25 %, the host reference's over its processes),
- * and it is written at that floor (it catches gross changes only); where
+ * tolerance's floor is max(25 %, the host reference's over its processes:
+ * the update's reference entry where it has one, else the entry's own
+ * processes' readings), and it is written at that floor (it catches gross
+ * changes only); where
  * the host reference's spread puts the floor over PERF__BLR_HOST_PACED_CEILING
  * it is not written, named host-paced, and --accept-wide writes it with
  * that floor. The same runs with a pinned copy the GPU is busy for,
@@ -951,6 +953,20 @@ ST_TEST(baseline_update_floors_a_host_paced_entry)
   ST_EQ(perf__rebaseline_write(u, PERF__REBASELINE_ACCEPT_WIDE, err, sizeof err), 0);
   perf__rebaseline_free(u);
   ST_NEAR(sweep_tolerance(path), f.tolerance, 1e-6);
+  /* the update's own host reference entry, quiet between its processes,
+   * decides the floor over the readings the entry's processes took */
+  unlink(path);
+  u = host_paced_runs(path, "sms", "wall", us, noisy, 5, pageable);
+  char line[900];
+  for (int r = 0; r < 5; r++) {
+    snprintf(line, sizeof line, "E\t%s\tperfgate\thost_reference\twall\t%.9g\t1e-8\t15\t0\t0\t0\t0\t0\t0",
+             path, quiet[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  ST_EQ(perf__rebaseline_flagged(u, NULL), 0);
+  perf__rebaseline_free(u);
+  ST_NEAR(sweep_tolerance(path), PERF__BLR_HOST_PACED_FLOOR, 1e-9);
   /* the GPU's pace, not known, a host's file: from their own spread */
   const char *gpu_paced[][3] = {{"sms", "wall", pinned}, {"sms", "wall", NULL}, {"cpus", "wall", pageable},
                                 {"sms", "events", pageable}};

@@ -51,7 +51,8 @@
  *   5 update runs within 1.5-2.2 %, then +12 to +24 % in unchanged checks;
  *   H100: launch-bound processes 10-25 % apart, 5 runs within 1.1 %). Its
  *   tolerance has the floor max(PERF__BLR_HOST_PACED_FLOOR, the tolerance
- *   of perfgate's host reference timed in the entry's own processes, by
+ *   of perfgate's host reference over the update's processes (its entry;
+ *   else the readings in the entry's own processes), by
  *   the rule above). It is written at that tolerance up to
  *   PERF__BLR_HOST_PACED_CEILING (the update's table says it catches only
  *   changes above it: 5 % and 10 % "no"), so that a hardware change's file

@@ -398,20 +398,26 @@ typedef struct judged {
   double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
 } judged;
 
-/* The tolerance perfgate's host reference allows over the processes of
- * m's runs (as they timed it), else over the update's runs of its entry;
- * 0 when neither has two runs. Never fails. */
+/* The tolerance perfgate's host reference allows between this update's
+ * processes: its entry's runs (timed once in each run's process), else,
+ * where the update has no such entry, the readings m's own processes
+ * took; 0 when neither has two runs. The entry comes first: a reading in
+ * an entry's own process follows that test's samples and carries their
+ * aftermath (H200, 2026-11-29: busy_sync's five readings gave a 62 %
+ * tolerance, the reference entry's eleven runs 8.4 %), which would put
+ * every host-paced floor over PERF__BLR_HOST_PACED_CEILING. Never fails. */
 static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
 {
   double v[MAX_RUNS];
   int n = 0;
   perf__blrule_fit f;
-  for (int r = 0; r < runs_of(m); r++)
-    if (m->ref[PERF__BLR_REF_HOST][r] > 0) v[n++] = m->ref[PERF__BLR_REF_HOST][r];
   const meas *x = reference_of(u, m, PERF__BLR_REF_HOST);
-  if (n < 2 && x) {
+  if (x && runs_of(x) >= 2) {
     n = runs_of(x);
     memcpy(v, x->value, (size_t)n * sizeof v[0]);
+  } else {
+    for (int r = 0; r < runs_of(m); r++)
+      if (m->ref[PERF__BLR_REF_HOST][r] > 0) v[n++] = m->ref[PERF__BLR_REF_HOST][r];
   }
   return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
 }
