@@ -316,3 +316,61 @@ ST_TEST(hwmove_the_update_writes_its_file_and_then_the_move)
   free(out);
   st_rmtree(dir);
 }
+
+/* Writes a GPU's file at path: its DRAM calibration (2 GB a copy over
+ * cal_s) and the workloads `grown` (bytes each way over grown_s) and
+ * `rewritten` (rw_bytes each way, rw_flops fp16, 1 ms). */
+static void gpu_file(const char *path, const char *name, double cal_s, double bytes, double grown_s,
+                     double rw_bytes, double rw_flops)
+{
+  FILE *f = fopen(path, "w");
+  ST_CHECK(f != NULL);
+  if (!f) return;
+  const char *entry = "- test: %s\n  workload: %s\n  clock: events\n  median_s: %.9g\n"
+                      "  spread_s: 1.0e-07\n  samples: 40\n  tolerance: 0.01\n"
+                      "  sm_clock_mhz: unknown\n  bytes_read: %.9g\n  bytes_written: %.9g\n";
+  fprintf(f, "schema: 2\nfingerprint:\n  name: %s\n  compute_capability: \"9.0\"\nentries:\n", name);
+  fprintf(f, entry, "perfgate", "peak_dram_events", cal_s, 1e9, 1e9);
+  fprintf(f, "  recorded: 2026-11-29\n");
+  fprintf(f, entry, "hw.sized", "grown", grown_s, bytes, bytes);
+  fprintf(f, "  recorded: 2026-11-29\n");
+  fprintf(f, entry, "hw.sized", "rewritten", 1e-3, rw_bytes, rw_bytes);
+  if (rw_flops > 0) fprintf(f, "  flops: %.9g\n  flop_type: fp16\n", rw_flops);
+  fprintf(f, "  recorded: 2026-11-29\n");
+  fclose(f);
+}
+
+/* A workload whose buffer grew with the GPU (perf_bytes_beyond_l2: 4 x
+ * the L2) declares proportional work: each GPU's own work goes into its
+ * roofline, and the move is judged per byte (A: 1 GB at 2 TB/s, 1 ms
+ * measured; B: 4 GB at 4 TB/s, twice A's time predicted (0.5x), 1.25 ms
+ * measured (0.8x): 60 % faster than predicted, flagged). Work that is not
+ * proportional (flops added) is code that changed: no prediction. */
+ST_TEST(hwmove_grown_work_is_predicted_per_unit_of_work)
+{
+  char dir[] = "/tmp/perfgate-grown-XXXXXX", a[300], b[300], *out = NULL, line[1200];
+  size_t n;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(a, sizeof a, "%s/a.yaml", dir);
+  snprintf(b, sizeof b, "%s/b.yaml", dir);
+  gpu_file(a, "Test GPU A", 1e-3, 5e8, 1e-3, 5e8, 0);
+  gpu_file(b, "Test GPU B", 0.5e-3, 2e9, 1.25e-3, 5e8, 1e12);
+  perf__baseline x, y;
+  char why[600];
+  ST_CHECKF(perf__blyaml_load(a, &x, why, sizeof why) == 0, "%s", why);
+  ST_CHECKF(perf__blyaml_load(b, &y, why, sizeof why) == 0, "%s", why);
+  FILE *fo = open_memstream(&out, &n);
+  perf__hwmove_count c = perf__hwmove_table(&x, "a.yaml", &y, "b.yaml", fo, NULL);
+  fclose(fo);
+  ST_EQ(c.predicted, 1);
+  ST_EQ(c.unexpected, 1);
+  ST_CHECKF(strstr(about(out, "grown", line, sizeof line),
+                   "memory-bound: the DRAM peaks predict 2.00x (its declared work 4x on Test GPU "
+                   "B: each GPU's own); UNEXPECTED: 60.0% faster than predicted"), "%s", line);
+  ST_CHECKF(strstr(about(out, "rewritten", line, sizeof line),
+                   "no prediction: its declared work differs between the two files (its code "
+                   "changed)"), "%s", line);
+  perf__baseline_free(&x), perf__baseline_free(&y);
+  free(out);
+  st_rmtree(dir);
+}

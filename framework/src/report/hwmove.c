@@ -88,6 +88,25 @@ static int same_work(const perf__peaks_work *a, const perf__peaks_work *b)
   return !(a->flops > 0) || a->type == b->type;
 }
 
+/* The one factor by which a's declared work is b's (a's bytes read,
+ * written and flops each that many times b's, the same flop type: the
+ * same code over a buffer of another size, as perf_bytes_beyond_l2
+ * gives), or 0 when they are not proportional. Never fails. */
+static double work_scale(const perf__peaks_work *a, const perf__peaks_work *b)
+{
+  const double x[] = {a->bytes_read, a->bytes_written, a->flops};
+  const double y[] = {b->bytes_read, b->bytes_written, b->flops};
+  double k = 0;
+  if (a->flops > 0 && a->type != b->type) return 0;
+  for (int i = 0; i < 3; i++) {
+    if (!(x[i] > 0) != !(y[i] > 0)) return 0;
+    if (!(x[i] > 0)) continue;
+    if (!k) k = x[i] / y[i];
+    else if (fabs(x[i] / y[i] - k) > 1e-6 * k) return 0;
+  }
+  return k;
+}
+
 /* What bound k of w's peak is of: "DRAM", "host link", "fp16 math".
  * Returns buf. Never fails. */
 static char *noun_of(char *buf, size_t len, const perf__roofline_work *w, perf__roofline_bound k)
@@ -123,10 +142,10 @@ static void no_peak(row *r, const perf__roofline_work *w, perf__roofline_bound k
            noun_of(what, sizeof what, w, k), name[gpu][k]);
 }
 
-/* r->says, the prediction of r (w its work, peaks looked up in from and
- * to): "memory-bound: the DRAM peaks predict 1.41x", or "no prediction:
- * ...". Never fails. */
-static void predict(row *r, const perf__roofline_work *w, const perf__baseline *from,
+/* r->says, the prediction of r (w its work on the `to` GPU, scale times
+ * that on the `from` one; peaks looked up in from and to): "memory-bound:
+ * the DRAM peaks predict 1.41x", or "no prediction: ...". Never fails. */
+static void predict(row *r, const perf__roofline_work *w, double scale, const perf__baseline *from,
                     const perf__baseline *to, const gpus *g)
 {
   double rate[2][PERF__ROOF_NBOUNDS] = {{0}};
@@ -144,6 +163,8 @@ static void predict(row *r, const perf__roofline_work *w, const perf__baseline *
   if (none == PERF__ROOF_NO_WORK) snprintf(r->says, sizeof r->says, "%s", NO_WORK);
   if (none != PERF__ROOF_PREDICTED) return;
   r->predicted = 1;
+  r->p.time_s[0] *= scale; /* every term scales alike: the same bound */
+  r->p.ratio *= scale;
   double pr = r->p.ratio;
   if ((pr >= 1) == (r->measured >= 1)) snprintf(x, sizeof x, "%.2fx", pr >= 1 ? pr : 1 / pr);
   else speed(x, sizeof x, pr);
@@ -185,13 +206,20 @@ static row row_of(const perf__baseline_entry *from, const perf__baseline_entry *
   compare(&r, g);
   int both = perf__peaks_declared(&from->work) && perf__peaks_declared(&to->work);
   const perf__peaks_work *d = perf__peaks_declared(&to->work) ? &to->work : &from->work;
-  if (both && !same_work(&from->work, &to->work))
+  double scale = both && !same_work(&from->work, &to->work) ? work_scale(&from->work, &to->work)
+                                                            : 1;
+  if (!(scale > 0))
     snprintf(r.says, sizeof r.says, "no prediction: its declared work differs between the two "
              "files (its code changed)");
   else if (!perf__roofline_work_of(d, to->trace ? to->trace : from->trace, &w))
     snprintf(r.says, sizeof r.says, "%s", NO_WORK);
   else
-    predict(&r, &w, ffile, tfile, g);
+    predict(&r, &w, scale, ffile, tfile, g);
+  if (r.predicted && scale != 1) {
+    size_t n = strlen(r.says);
+    snprintf(r.says + n, sizeof r.says - n, " (its declared work %.3gx on %s: each GPU's own)",
+             1 / scale, g->to);
+  }
   if (r.predicted) flag(&r);
   return r;
 }
