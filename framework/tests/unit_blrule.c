@@ -235,6 +235,28 @@ ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
   ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0), 1);    /* reference unknown */
 }
 
+/* A slow mode explains at most its slowest run (counted no slower than
+ * 25 % over the entry) plus the tolerance (counted no wider than 10 %):
+ * never a check far slower than the mode, whatever tolerance the entry was
+ * given (issue 49: 100 % let a run 10 % slow excuse a 10x check). */
+ST_TEST(blrule_a_slow_mode_never_excuses_a_far_slower_check)
+{
+  perf__baseline_entry e = {.median_s = 20e-6, .tolerance = 0.02, .nslow = 1, .slow_s = {23e-6}};
+  double at;
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 23.3e-6, &at), 1); /* 23 + 0.4 us */
+  ST_EQ(at, 23e-6);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 23.5e-6, &at), 0);
+  e.tolerance = 1.0; /* counted as 10 % */
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 24.9e-6, &at), 1);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 25.1e-6, &at), 0);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 200e-6, &at), 0); /* 10x */
+  e.slow_s[0] = 160e-6; /* 8x the entry: no slow mode the update keeps; counted as 25 % */
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 27.0e-6, &at), 1);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 160e-6, &at), 0);
+  e.nslow = 0;
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 20.1e-6, &at), 0);
+}
+
 /* Which reference a slower machine slows a workload through: the host one
  * for host clocks and a launch-bound events clock, the GPU one for GPU
  * work. */

@@ -158,5 +158,6 @@ int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median
   *slow = 0;
   for (int i = 0; i < e->nslow; i++)
     if (e->slow_s[i] > *slow) *slow = e->slow_s[i];
-  return *slow > 0 && median <= *slow * (1 + e->tolerance);
+  double mode = fmin(*slow, e->median_s * (1 + PERF__BLR_MODE_MAX));
+  return *slow > 0 && median <= mode + e->median_s * fmin(e->tolerance, PERF__BLR_CEILING);
 }

@@ -68,6 +68,10 @@
  *   with the host's reference slow too): it is kept in the entry
  *   (slow_runs_s), and a regression no slower than the slowest such run
  *   plus the tolerance is not decided: it cannot be told from that mode.
+ *   The run counts as no slower than PERF__BLR_MODE_MAX over the entry and
+ *   the tolerance as no wider than PERF__BLR_CEILING, so a mode excuses at
+ *   most about +35 %, never a check far slower than itself (a tolerance set
+ *   to 100 % once let a run 10 % slow excuse a 10x check: issue 49).
  *   A slower run (the first process after an idle GPU, 47 % slow, in issue
  *   32's report) is a disturbance, not kept.
  * - A regression of a host-paced measurement (the clocks the host
@@ -174,8 +178,10 @@ int perf__blrule_clock_explains(const perf__baseline_entry *base, double median,
 int perf__blrule_busy_host_explains(double rel, double se, double host_rel);
 
 /* 1 when a slower measurement (median per iteration) is within the slow
- * mode e's update saw by the rule above; *slow gets the slowest such run.
- * Never fails. */
+ * mode e's update saw by the rule above (at most the slowest such run,
+ * counted no slower than PERF__BLR_MODE_MAX over the entry, plus the
+ * tolerance, counted no wider than PERF__BLR_CEILING); *slow gets the
+ * slowest such run. Never fails. */
 int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow);
 
 /* 1 when a reference measured now (median, MAD, samples) against its entry
