@@ -228,11 +228,29 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
  * reference's change, at least 3 x 10 %. */
 ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
 {
-  ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08), 1); /* sure of 27 % <= 30 % */
-  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.08), 0); /* sure of 34 % */
-  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.20), 1); /* <= 60 % */
-  ST_EQ(perf__blrule_busy_host_explains(7.0, 0.10, 0.50), 0);  /* 8x the work */
-  ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0), 1);    /* reference unknown */
+  ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08, 0), 1); /* sure of 27 % <= 30 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.08, 0), 0); /* sure of 34 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.20, 0), 1); /* <= 60 % */
+  ST_EQ(perf__blrule_busy_host_explains(7.0, 0.10, 0.50, 0), 0);  /* 8x the work */
+  ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0, 0), 1);    /* reference unknown */
+  /* an in-band check's samples were taken beside readings of the
+   * reference within its band: the floor is 3 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.01, 1), 0); /* sure of 17 % > 9 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.08, 0.01, 0.01, 1), 1); /* sure of 5 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.06, 1), 1); /* sure of 17 % <= 18 % */
+}
+
+/* The band of the host reference's readings between sample batches: its
+ * entry's median plus max(3 %, its tolerance); none without an entry. */
+ST_TEST(blrule_the_reference_band_is_its_entry_and_tolerance)
+{
+  perf__baseline_entry ref = {.median_s = 4.4e-4, .tolerance = 0.01};
+  ST_NEAR(perf__blrule_ref_band(&ref), 4.4e-4 * 1.03, 1e-12);
+  ref.tolerance = 0.05;
+  ST_NEAR(perf__blrule_ref_band(&ref), 4.4e-4 * 1.05, 1e-12);
+  ST_EQ(perf__blrule_ref_band(NULL), 0);
+  ref.median_s = 0;
+  ST_EQ(perf__blrule_ref_band(&ref), 0);
 }
 
 /* A slow mode explains at most its slowest run (counted no slower than

@@ -174,8 +174,10 @@ int perf__blrule_clock_explains(const perf__baseline_entry *base, double median,
 /* 1 when a host that issue 31's rule found busy (hostcause.h) during a
  * host-paced measurement explains its slowdown rel (standard error se),
  * given the host reference's change then (host_rel, 0 unknown), by the
- * rule above. Never fails. */
-int perf__blrule_busy_host_explains(double rel, double se, double host_rel);
+ * rule above: in_band, the samples decided on were taken beside readings
+ * of the reference within its band (the floor is then PERF__BLR_REF_MIN,
+ * else PERF__BLR_BUSY_MIN). Never fails. */
+int perf__blrule_busy_host_explains(double rel, double se, double host_rel, int in_band);
 
 /* 1 when a slower measurement (median per iteration) is within the slow
  * mode e's update saw by the rule above (at most the slowest such run,
@@ -183,6 +185,12 @@ int perf__blrule_busy_host_explains(double rel, double se, double host_rel);
  * tolerance, counted no wider than PERF__BLR_CEILING); *slow gets the
  * slowest such run. Never fails. */
 int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow);
+
+/* The band of the host reference's readings between a check's sample
+ * batches (worker/sample/inband.h) by the rule above: its entry's median
+ * plus max(PERF__BLR_REF_MIN, its tolerance), in seconds; 0 without an
+ * entry (ref NULL). Never fails. */
+double perf__blrule_ref_band(const perf__baseline_entry *ref);
 
 /* 1 when a reference measured now (median, MAD, samples) against its entry
  * ref explains a workload's slowdown rel (se: its standard error, as

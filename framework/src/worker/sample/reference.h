@@ -18,12 +18,19 @@
  *
  * host: PERF__REFERENCE_SAMPLES timings (host monotonic clock) of an
  *       integer loop over a 256 KiB buffer (0.53 ms on the H100 runner's
- *       Xeon): CPU clock and core sharing, no system calls.
+ *       Xeon, 0.44 ms on a 2-core EPYC VM): CPU clock and core sharing, no
+ *       system calls. A timing the host preempted is retaken (up to
+ *       PERF__REFERENCE_RETAKES times): another process's load is named by
+ *       the host cause rule; the reference times the CPU while it runs.
+ *       A host-paced check also reads it between its sample batches
+ *       (worker/sample/inband.h): each reading the median of
+ *       PERF__REFERENCE_READ timings (the first may find the buffer out of
+ *       cache after the workload's batch).
  * gpu:  PERF__REFERENCE_SAMPLES timings (CUDA events, a stream of its
  *       own) of 4 memsets of a 128 MiB buffer, more than any GPU's L2:
  *       the device's memory path; the host queues them far faster than
  *       they run, so the host's pace is not in it. */
-enum { PERF__REFERENCE_SAMPLES = 15 };
+enum { PERF__REFERENCE_SAMPLES = 15, PERF__REFERENCE_READ = 3, PERF__REFERENCE_RETAKES = 5 };
 
 typedef struct perf__reference {
   double median, mad; /* seconds per sample */
@@ -32,6 +39,10 @@ typedef struct perf__reference {
 
 /* Times the host reference into r. Never fails. */
 void perf__reference_host(perf__reference *r);
+
+/* One reading of the host reference: the median of PERF__REFERENCE_READ
+ * timings, in seconds (host monotonic clock). Never fails. */
+double perf__reference_host_reading(void);
 
 /* Times the GPU reference on the current device into r. Returns the first
  * CUDA error (r then zeroed); frees what it allocated either way. */
