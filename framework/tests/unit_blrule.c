@@ -225,7 +225,8 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
 }
 
 /* A busy host explains a slowdown the check is sure of up to 3 x the host
- * reference's change, at least 3 x 10 %. */
+ * reference's change, at least 3 x 10 % (3 x 3 % where the check read the
+ * reference between its samples and they stayed within its band). */
 ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
 {
   ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08, 0), 1); /* sure of 27 % <= 30 % */
@@ -238,6 +239,21 @@ ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
   ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.01, 1), 0); /* sure of 17 % > 9 % */
   ST_EQ(perf__blrule_busy_host_explains(0.08, 0.01, 0.01, 1), 1); /* sure of 5 % */
   ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.06, 1), 1); /* sure of 17 % <= 18 % */
+}
+
+/* The host reference read beside a check's samples explains a slowdown the
+ * check is sure of up to 3 x the readings' change, once that is over 3 %,
+ * whatever the reference entry's tolerance. */
+ST_TEST(blrule_readings_beside_the_samples_explain_up_to_their_factor)
+{
+  perf__baseline_entry ref = {.median_s = 4.4e-4, .tolerance = 0.15};
+  double r;
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.55e-4, 0.038, 0.008, &r), 1); /* +3.4 %, wide entry */
+  ST_NEAR(r, 4.55 / 4.4 - 1, 1e-12);
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.50e-4, 0.038, 0.008, &r), 0); /* +2.3 %: its noise */
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.55e-4, 0.20, 0.008, &r), 0);  /* sure of 17.6 % */
+  ST_EQ(perf__blrule_readings_explain(&ref, 8.8e-4, 1.5, 0.02, &r), 1);     /* both 2x */
+  ST_EQ(perf__blrule_readings_explain(&ref, 8.8e-4, 7.0, 0.02, &r), 0);     /* 8x, the machine 2x */
 }
 
 /* The band of the host reference's readings between sample batches: its

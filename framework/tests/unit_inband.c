@@ -80,6 +80,9 @@ ST_TEST(inband_batches_keep_or_leave_out_by_the_reference_band)
             ib[2].batches);
   ST_CHECK(perf__inband_reference(&ib[2], 1).n == ib[2].nread &&
            perf__inband_reference(&ib[2], 0).n == 0);
+  /* enough to decide on: min_n, or 3 x min_n once a batch was left out */
+  ST_CHECK(perf__inband_enough(&ib[0], 8, 8) && !perf__inband_enough(&ib[0], 7, 8));
+  ST_CHECK(!perf__inband_enough(&ib[2], 23, 8) && perf__inband_enough(&ib[2], 24, 8));
   ST_EQ(err[3], PERF__EINVAL);
   ST_EQ(err[4], PERF__EINVAL);
   ST_EQ(n[3] + n[4], 0);

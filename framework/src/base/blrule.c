@@ -169,3 +169,11 @@ double perf__blrule_ref_band(const perf__baseline_entry *ref)
   if (!ref || !(ref->median_s > 0)) return 0;
   return ref->median_s * (1 + fmax(PERF__BLR_REF_MIN, ref->tolerance));
 }
+
+/* See blrule.h. */
+int perf__blrule_readings_explain(const perf__baseline_entry *ref, double median, double rel,
+                                  double se, double *ref_rel)
+{
+  *ref_rel = ref->median_s > 0 ? median / ref->median_s - 1 : 0;
+  return *ref_rel > PERF__BLR_REF_MIN && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
+}

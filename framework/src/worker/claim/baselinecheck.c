@@ -255,14 +255,16 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
     }
     const perf__reference *r = &fresh;
     double ref_rel = 0;
-    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
+    int beside = how[0] != '\0'; /* read beside the samples, not after them */
+    int x = beside ? perf__blrule_readings_explain(e, r->median, rel, se, &ref_rel)
+                   : perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
     if (k == PERF__BLR_REF_HOST) *host_rel = ref_rel;
-    char now[32], was[32];
+    char now[32], was[32], tol[40] = "";
+    if (!beside) snprintf(tol, sizeof tol, " (tolerance %.1f%%)", 100 * e->tolerance);
     int n = snprintf(note + used, len - used, "; perfgate's %s took %s%s vs %s at update (%s "
-                     "clock), %+.1f%% (tolerance %.1f%%): %s", name,
-                     perf__units_time(now, sizeof now, r->median), how,
-                     perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * ref_rel,
-                     100 * e->tolerance, x ? "the machine is slower now, not decided"
+                     "clock), %+.1f%%%s: %s", name, perf__units_time(now, sizeof now, r->median),
+                     how, perf__units_time(was, sizeof was, e->median_s), e->clock,
+                     100 * ref_rel, tol, x ? "the machine is slower now, not decided"
                                            : "not what slowed it");
     used += n > 0 ? (size_t)n : 0;
     explained |= x;
@@ -682,10 +684,10 @@ static double host_band(const struct machine *m)
 /* Samples w for a baseline check into t and mhz (room for 2 x MAX_SAMPLES;
  * scratch as much) and *n: a host-paced workload, for an update or against
  * a file with the host reference's entry, in batches beside the host
- * reference (ibc->ib, inband.h; when fewer than MIN_SAMPLES were taken
- * beside readings within the band, the left-out ones are added and
- * ibc->on_all set), another as perf__workload_samples_mhz (ibc->ib then
- * NULL). Returns 0 or a sampling error, with why. */
+ * reference (ibc->ib, inband.h; when too few were kept to decide on,
+ * perf__inband_enough, the left-out ones are added and ibc->on_all set),
+ * another as perf__workload_samples_mhz (ibc->ib then NULL). Returns 0 or a
+ * sampling error, with why. */
 static int sample(perf_workload *w, struct machine *m, inband_check *ibc, double *t,
                   unsigned *mhz, double *scratch, int *n, char *why, size_t len)
 {
@@ -699,7 +701,7 @@ static int sample(perf_workload *w, struct machine *m, inband_check *ibc, double
   ib->band_s = band;
   int err = perf__inband_samples(w, ib, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
                                  precision(w), n, why, len);
-  if (err || *n >= MIN_SAMPLES) return err;
+  if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
   ibc->on_all = 1;
   for (int i = 0; i < ib->nout && *n < 2 * MAX_SAMPLES; i++, ++*n)
     t[*n] = ib->out_t[i], mhz[*n] = ib->out_mhz[i];

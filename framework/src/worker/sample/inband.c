@@ -29,15 +29,21 @@ static void leave_out(perf__inband *ib, const double *t, const unsigned *mhz, in
   }
 }
 
+/* See inband.h. */
+int perf__inband_enough(const perf__inband *ib, int n, int min_n)
+{
+  return n >= (ib->slow ? PERF__INBAND_EDGES * min_n : min_n);
+}
+
 /* 1 when sampling stops before another batch (*err gets a precision
- * check's error): enough samples (min_n kept and precise to rel; or min_n
+ * check's error): enough samples (enough kept and precise to rel; or min_n
  * in all once the budget is spent), or no room. */
 static int done(const perf__inband *ib, const double *t, double *scratch, int n, int min_n,
                 int max_n, int over_budget, double rel, int *err, char *why, size_t len)
 {
   if (n >= max_n || ib->batches >= PERF__INBAND_BATCHES || ib->nout >= PERF__INBAND_MAX) return 1;
   if (n + ib->nout >= min_n && over_budget) return 1;
-  if (n < min_n || !(rel > 0)) return 0;
+  if (!perf__inband_enough(ib, n, min_n) || !(rel > 0)) return 0;
   int within = perf__stats_median_within(t, (size_t)n, rel, scratch);
   if (within < 0) {
     snprintf(why, len, "samples: %s", perf__status_strerror(within));
@@ -73,7 +79,7 @@ int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned
     if (err) break;
     int after = read_ref(ib);
     ib->batches++;
-    if (before || after) {
+    if (before && after) {
       ib->slow++;
       leave_out(ib, t + *n, at, got);
     } else

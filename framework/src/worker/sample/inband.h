@@ -16,13 +16,17 @@
  * reference applies to, base/blrule.h) takes its samples in batches of
  * PERF__INBAND_BATCH and reads the host reference (worker/sample/
  * reference.h) before the first batch and after each one: a batch whose
- * reading on either side is above the band (the reference's entry, by
+ * readings on both sides are above the band (the reference's entry, by
  * base/blrule.h's rule) ran while the machine was slow, and its samples
  * are left out of the decision (kept apart, so that the check can say what
- * all of them show). An update samples the same way (no band: every batch
+ * all of them show). One slow reading alone is a stall shorter than a
+ * batch, which the samples' median passes over as well (on a 2-core VM
+ * beside other engineers' builds, 8-40 % of the readings were above a 3 %
+ * band; a phase is longer: its readings are slow in a row). An update samples the same way (no band: every batch
  * kept), so that both time the workload beside the same reference work. */
 enum {
   PERF__INBAND_BATCH = 4,
+  PERF__INBAND_EDGES = 3, /* where a batch was left out, min_n x this kept are enough */
   PERF__INBAND_MAX = 64,                                          /* kept, and left out */
   PERF__INBAND_BATCHES = 2 * PERF__INBAND_MAX / PERF__INBAND_BATCH /* at most */
 };
@@ -43,14 +47,20 @@ typedef struct perf__inband {
  * rel: the precision stop on the kept samples), in batches with the host
  * reference read around each (above); the kept samples go to t[0..*n)
  * (mhz: their SM clocks, may be NULL), the left-out ones to ib. Sampling
- * goes on past the kept min_n while batches are left out, until the budget
- * is spent (then *n may be below min_n: the caller decides on all samples)
- * or PERF__INBAND_MAX samples are taken. w's shared_n counts all batches.
+ * goes on while batches are left out, until enough are kept
+ * (perf__inband_enough), the budget is spent (then *n may be too few: the
+ * caller decides on all samples) or PERF__INBAND_MAX samples are taken. w's shared_n counts all batches.
  * Returns 0, or a sample's error (perf__workload_sample) with *n the kept
  * samples before it. */
 int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned *mhz,
                          double *scratch, int min_n, int max_n, double budget_s, double rel,
                          int *n, char *why, size_t len);
+
+/* 1 when n kept samples are enough to decide on: min_n, or, where a batch
+ * was left out, PERF__INBAND_EDGES x min_n (a slow phase's first and last
+ * batch sit beside a reading within the band and are kept, slow: with
+ * that many, they are at most a third). Never fails. */
+int perf__inband_enough(const perf__inband *ib, int n, int min_n);
 
 /* The readings within the band (slow 0; every reading without one) or
  * above it (slow 1) as one measurement of the host reference (median, MAD

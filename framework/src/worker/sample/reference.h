@@ -23,9 +23,11 @@
  *       PERF__REFERENCE_RETAKES times): another process's load is named by
  *       the host cause rule; the reference times the CPU while it runs.
  *       A host-paced check also reads it between its sample batches
- *       (worker/sample/inband.h): each reading the median of
- *       PERF__REFERENCE_READ timings (the first may find the buffer out of
- *       cache after the workload's batch).
+ *       (worker/sample/inband.h): each reading the mean of
+ *       PERF__REFERENCE_READ timings in a row, as long as a sample batch is
+ *       short, so that a machine slowed in stalls shorter than a reading
+ *       (a vCPU time-sliced on its host) shows in it as in the samples (a
+ *       median of 3 passed over stalls of 0.5 ms in every 1 ms).
  * gpu:  PERF__REFERENCE_SAMPLES timings (CUDA events, a stream of its
  *       own) of 4 memsets of a 128 MiB buffer, more than any GPU's L2:
  *       the device's memory path; the host queues them far faster than
@@ -40,8 +42,8 @@ typedef struct perf__reference {
 /* Times the host reference into r. Never fails. */
 void perf__reference_host(perf__reference *r);
 
-/* One reading of the host reference: the median of PERF__REFERENCE_READ
- * timings, in seconds (host monotonic clock). Never fails. */
+/* One reading of the host reference: the mean of PERF__REFERENCE_READ
+ * timings in a row, in seconds (host monotonic clock). Never fails. */
 double perf__reference_host_reading(void);
 
 /* Times the GPU reference on the current device into r. Returns the first
