@@ -175,5 +175,5 @@ int perf__blrule_readings_explain(const perf__baseline_entry *ref, double median
                                   double se, double *ref_rel)
 {
   *ref_rel = ref->median_s > 0 ? median / ref->median_s - 1 : 0;
-  return *ref_rel > PERF__BLR_REF_MIN && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
+  return *ref_rel > PERF__BLR_READ_MIN && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
 }

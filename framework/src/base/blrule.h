@@ -119,6 +119,10 @@
 #define PERF__BLR_LAUNCH_BOUND 0.9
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
+/* The host reference's readings beside a check's samples (inband.h) explain
+ * from this change on: their median is of 17 or more readings, of the
+ * statistic the update records (a reading's mean of 3 timings). */
+#define PERF__BLR_READ_MIN 0.01
 #define PERF__BLR_MODE_MAX 0.25
 #define PERF__BLR_BUSY_MIN 0.10
 
@@ -218,7 +222,7 @@ double perf__blrule_ref_band(const perf__baseline_entry *ref);
 /* 1 when the host reference as a check read it between its sample batches
  * (median: of the readings beside the samples it decided on) explains its
  * slowdown rel (se) by the rule above: the readings ran more than
- * PERF__BLR_REF_MIN slower than ref's median (they measured this process's
+ * PERF__BLR_READ_MIN slower than ref's median (they measured this process's
  * machine during its samples: ref's tolerance, the spread between the
  * update's processes, is not asked) and the slowdown the check is sure of
  * is at most PERF__BLR_REF_FACTOR times theirs; *ref_rel gets their change.

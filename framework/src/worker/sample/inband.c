@@ -79,7 +79,7 @@ int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned
     if (err) break;
     int after = read_ref(ib);
     ib->batches++;
-    if (before && after) {
+    if (before || after) {
       ib->slow++;
       leave_out(ib, t + *n, at, got);
     } else

@@ -15,14 +15,15 @@
  * part of such a phase. So a host-paced check (the clocks the host
  * reference applies to, base/blrule.h) takes its samples in batches of
  * PERF__INBAND_BATCH and reads the host reference (worker/sample/
- * reference.h) before the first batch and after each one: a batch whose
- * readings on both sides are above the band (the reference's entry, by
- * base/blrule.h's rule) ran while the machine was slow, and its samples
- * are left out of the decision (kept apart, so that the check can say what
- * all of them show). One slow reading alone is a stall shorter than a
- * batch, which the samples' median passes over as well (on a 2-core VM
- * beside other engineers' builds, 8-40 % of the readings were above a 3 %
- * band; a phase is longer: its readings are slow in a row). An update samples the same way (no band: every batch
+ * reference.h) before the first batch and after each one: a batch with a
+ * reading on either side above the band (the reference's entry, by
+ * base/blrule.h's rule) ran while the machine was slow, or at the edge of
+ * such a phase, and its samples are left out of the decision (kept apart,
+ * so that the check can say what all of them show). On the 2-core VM,
+ * with a slow phase simulated (the test's processes stopped 0.5 ms in
+ * every 1 ms for 3 s at a time), keeping a batch that had one reading
+ * within the band gave 3 false FAILs in 60 unchanged checks (one decided on
+ * kept samples half of which were slow); leaving it out, none in 60. An update samples the same way (no band: every batch
  * kept), so that both time the workload beside the same reference work. */
 enum {
   PERF__INBAND_BATCH = 4,
@@ -57,9 +58,10 @@ int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned
                          int *n, char *why, size_t len);
 
 /* 1 when n kept samples are enough to decide on: min_n, or, where a batch
- * was left out, PERF__INBAND_EDGES x min_n (a slow phase's first and last
- * batch sit beside a reading within the band and are kept, slow: with
- * that many, they are at most a third). Never fails. */
+ * was left out, PERF__INBAND_EDGES x min_n (a phase shorter than a
+ * reading's spacing can begin or end inside a batch whose readings both
+ * stayed within the band: with that many kept, such a batch is at most a
+ * sixth of them). Never fails. */
 int perf__inband_enough(const perf__inband *ib, int n, int min_n);
 
 /* The readings within the band (slow 0; every reading without one) or

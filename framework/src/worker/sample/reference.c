@@ -63,20 +63,21 @@ static double host_timing(uint64_t *buf)
 static uint64_t host_buf[HOST_WORDS];
 
 /* See reference.h. */
-void perf__reference_host(perf__reference *r)
-{
-  double t[PERF__REFERENCE_SAMPLES];
-  host_loop(host_buf); /* warm: the buffer in cache, the page faults taken */
-  for (int i = 0; i < PERF__REFERENCE_SAMPLES; i++) t[i] = host_timing(host_buf);
-  summarise(r, t, PERF__REFERENCE_SAMPLES);
-}
-
-/* See reference.h. */
 double perf__reference_host_reading(void)
 {
   double sum = 0;
   for (int i = 0; i < PERF__REFERENCE_READ; i++) sum += host_timing(host_buf);
   return sum / PERF__REFERENCE_READ;
+}
+
+/* See reference.h. */
+void perf__reference_host(perf__reference *r)
+{
+  enum { READINGS = PERF__REFERENCE_SAMPLES / PERF__REFERENCE_READ };
+  double t[READINGS];
+  host_loop(host_buf); /* warm: the buffer in cache, the page faults taken */
+  for (int i = 0; i < READINGS; i++) t[i] = perf__reference_host_reading();
+  summarise(r, t, READINGS);
 }
 
 /* One timed sample of the GPU reference into *s (seconds). Returns the
