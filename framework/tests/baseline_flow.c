@@ -52,6 +52,21 @@ static int run(st_run *r, const char *env, const char *dir, const char *more)
   return r->status;
 }
 
+/* The runs an update table's row lists before its re-runs: its values
+ * between "; runs " and the next ';' outside parentheses (a run left out
+ * says why in them, "; kept as a slow mode" among it, on a busy machine).
+ * Never fails (0 without the list). */
+static int runs_listed(const char *line)
+{
+  const char *c = strstr(line, "; runs ");
+  int depth = 0, values = c ? 1 : 0;
+  for (c = c ? c + 7 : NULL; c && *c && (*c != ';' || depth); c++) {
+    depth += (*c == '(') - (*c == ')');
+    values += *c == ',' && !depth;
+  }
+  return values;
+}
+
 ST_TEST(baseline_flow_record_rerun_and_planted_regression)
 {
   char dir[] = "/tmp/perfgate-flow-XXXXXX", path[600], line[LINE];
@@ -71,10 +86,8 @@ ST_TEST(baseline_flow_record_rerun_and_planted_regression)
   ST_CHECK(st_line_with(&r, "bl.host_work", " new ", line, sizeof line));
   /* each run's value under its row, in run order, and their spread */
   ST_CHECK(st_line_with(&r, "    w (wall clock, ", "; runs ", line, sizeof line));
-  const char *runs = strstr(line, "; runs ");
-  int commas = 0; /* between the 5 runs' values (more runs, if any, come after a ';') */
-  for (const char *c = runs ? runs + 7 : NULL; c && *c && *c != ';'; c++) commas += *c == ',';
-  ST_CHECKF(commas == PERF__UPDATE_RUNS - 1 && strstr(line, "; spread between runs "), "%s", line);
+  ST_CHECKF(runs_listed(line) == PERF__UPDATE_RUNS && strstr(line, "; spread between runs "), "%s",
+            line);
   ST_CHECK(st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line));
   st_run_free(&r);
   perf__baseline b;
@@ -458,6 +471,7 @@ static void recorded_faster(const char *path, const char *test, const char *work
   if (e) {
     e->median_s /= k;
     for (int i = 0; i < e->nruns; i++) e->runs_s[i] /= k;
+    for (int i = 0; i < e->nslow; i++) e->slow_s[i] /= k; /* a slow mode a busy update kept */
     e->tolerance = tol;
   }
   ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
@@ -466,11 +480,12 @@ static void recorded_faster(const char *path, const char *test, const char *work
 
 /* A machine slower than at update slows perfgate's reference work too: a
  * check whose workload and reference were both recorded 8x faster is
- * INCONCLUSIVE naming the machine; one whose reference is as recorded
- * fails, saying the reference did not slow down, unless the update saw a
- * run that slow (a slow mode: INCONCLUSIVE naming it). (8x, and tolerances of
- * 100-200 %: what a busy host changes between the runs is not what is
- * tested.) */
+ * INCONCLUSIVE naming the machine (every reading between its sample
+ * batches above the reference's band); one whose reference is as recorded
+ * fails, saying the reference did not slow down, even where the update saw
+ * a slow mode (a run 20 % slow, a tolerance of 100 %: it excuses at most
+ * +35 %, never 8x). (8x, and tolerances of 100-200 %: what a busy host
+ * changes between the runs is not what is tested.) */
 ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
 {
   char dir[] = "/tmp/perfgate-slowmachine-XXXXXX", path[600], line[LINE];
@@ -486,6 +501,7 @@ ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
   ST_CHECKF(st_line_with(&r, "BASELINE(w) at", "INCONCLUSIVE (the machine is slower: not decided)",
                          line, sizeof line) &&
+                strstr(line, "; the machine ran ") &&
                 strstr(line, "perfgate's host_reference took") &&
                 strstr(line, "the machine is slower now, not decided"),
             "%s", r.out);
@@ -497,21 +513,19 @@ ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
                 strstr(line, "perfgate's host_reference took") && strstr(line, "not what slowed it"),
             "%s", r.out);
   st_run_free(&r);
-  /* the update saw a run as slow as the work is now (8x the entry), with
-   * the machine as usual: a slow mode, not decided (tolerance 300 %: a
-   * busy host may slow the check 4x) */
+  /* the update kept a slow mode (a run 20 % slow with the machine as
+   * usual): it does not excuse a check 8x the entry */
   perf__baseline b;
   char err[400];
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e != NULL);
-  if (e) e->slow_s[0] = 8 * e->median_s, e->nslow = 1, e->tolerance = 3.0;
+  if (e) e->slow_s[0] = 1.2 * e->median_s, e->nslow = 1;
   ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
-  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", "INCONCLUSIVE (a slow mode the update saw: not decided)",
-                         line, sizeof line) &&
-                strstr(line, "the update left out a run this slow"),
+  ST_CHECKF(st_line_with(&r, "BASELINE(w) at", ": FAIL (regression)", line, sizeof line) &&
+                !strstr(r.out, "a slow mode the update saw"),
             "%s", r.out);
   st_run_free(&r);
   st_rmtree(dir);

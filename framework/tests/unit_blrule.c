@@ -233,14 +233,71 @@ ST_TEST(blrule_a_slower_reference_explains_a_slowdown_up_to_its_factor)
 }
 
 /* A busy host explains a slowdown the check is sure of up to 3 x the host
- * reference's change, at least 3 x 10 %. */
+ * reference's change, at least 3 x 10 % (3 x 3 % where the check read the
+ * reference between its samples and they stayed within its band). */
 ST_TEST(blrule_a_busy_host_explains_a_bounded_slowdown)
 {
-  ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08), 1); /* sure of 27 % <= 30 % */
-  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.08), 0); /* sure of 34 % */
-  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.20), 1); /* <= 60 % */
-  ST_EQ(perf__blrule_busy_host_explains(7.0, 0.10, 0.50), 0);  /* 8x the work */
-  ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0), 1);    /* reference unknown */
+  ST_EQ(perf__blrule_busy_host_explains(0.33, 0.02, 0.08, 0), 1); /* sure of 27 % <= 30 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.08, 0), 0); /* sure of 34 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.40, 0.02, 0.20, 0), 1); /* <= 60 % */
+  ST_EQ(perf__blrule_busy_host_explains(7.0, 0.10, 0.50, 0), 0);  /* 8x the work */
+  ST_EQ(perf__blrule_busy_host_explains(0.25, 0.01, 0, 0), 1);    /* reference unknown */
+  /* an in-band check's samples were taken beside readings of the
+   * reference within its band: the floor is 3 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.01, 1), 0); /* sure of 17 % > 9 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.08, 0.01, 0.01, 1), 1); /* sure of 5 % */
+  ST_EQ(perf__blrule_busy_host_explains(0.20, 0.01, 0.06, 1), 1); /* sure of 17 % <= 18 % */
+}
+
+/* The host reference read beside a check's samples explains a slowdown the
+ * check is sure of up to 3 x the readings' change, once that is over 1 %,
+ * whatever the reference entry's tolerance. */
+ST_TEST(blrule_readings_beside_the_samples_explain_up_to_their_factor)
+{
+  perf__baseline_entry ref = {.median_s = 4.4e-4, .tolerance = 0.15};
+  double r;
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.55e-4, 0.038, 0.008, &r), 1); /* +3.4 %, wide entry */
+  ST_NEAR(r, 4.55 / 4.4 - 1, 1e-12);
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.43e-4, 0.038, 0.008, &r), 0); /* +0.7 %: its noise */
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.50e-4, 0.038, 0.008, &r), 1); /* +2.3 % */
+  ST_EQ(perf__blrule_readings_explain(&ref, 4.55e-4, 0.20, 0.008, &r), 0);  /* sure of 17.6 % */
+  ST_EQ(perf__blrule_readings_explain(&ref, 8.8e-4, 1.5, 0.02, &r), 1);     /* both 2x */
+  ST_EQ(perf__blrule_readings_explain(&ref, 8.8e-4, 7.0, 0.02, &r), 0);     /* 8x, the machine 2x */
+}
+
+/* The band of the host reference's readings between sample batches: its
+ * entry's median plus max(3 %, its tolerance); none without an entry. */
+ST_TEST(blrule_the_reference_band_is_its_entry_and_tolerance)
+{
+  perf__baseline_entry ref = {.median_s = 4.4e-4, .tolerance = 0.01};
+  ST_NEAR(perf__blrule_ref_band(&ref), 4.4e-4 * 1.03, 1e-12);
+  ref.tolerance = 0.05;
+  ST_NEAR(perf__blrule_ref_band(&ref), 4.4e-4 * 1.05, 1e-12);
+  ST_EQ(perf__blrule_ref_band(NULL), 0);
+  ref.median_s = 0;
+  ST_EQ(perf__blrule_ref_band(&ref), 0);
+}
+
+/* A slow mode explains at most its slowest run (counted no slower than
+ * 25 % over the entry) plus the tolerance (counted no wider than 10 %):
+ * never a check far slower than the mode, whatever tolerance the entry was
+ * given (issue 49: 100 % let a run 10 % slow excuse a 10x check). */
+ST_TEST(blrule_a_slow_mode_never_excuses_a_far_slower_check)
+{
+  perf__baseline_entry e = {.median_s = 20e-6, .tolerance = 0.02, .nslow = 1, .slow_s = {23e-6}};
+  double at;
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 23.3e-6, &at), 1); /* 23 + 0.4 us */
+  ST_EQ(at, 23e-6);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 23.5e-6, &at), 0);
+  e.tolerance = 1.0; /* counted as 10 % */
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 24.9e-6, &at), 1);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 25.1e-6, &at), 0);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 200e-6, &at), 0); /* 10x */
+  e.slow_s[0] = 160e-6; /* 8x the entry: no slow mode the update keeps; counted as 25 % */
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 27.0e-6, &at), 1);
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 160e-6, &at), 0);
+  e.nslow = 0;
+  ST_EQ(perf__blrule_slow_mode_explains(&e, 20.1e-6, &at), 0);
 }
 
 /* Which reference a slower machine slows a workload through: the host one

@@ -261,9 +261,10 @@ int perf__blrule_ref_explains(const perf__baseline_entry *ref, double median, do
 }
 
 /* See blrule.h. */
-int perf__blrule_busy_host_explains(double rel, double se, double host_rel)
+int perf__blrule_busy_host_explains(double rel, double se, double host_rel, int in_band)
 {
-  return rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * fmax(host_rel, PERF__BLR_BUSY_MIN);
+  double floor = in_band ? PERF__BLR_REF_MIN : PERF__BLR_BUSY_MIN;
+  return rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * fmax(host_rel, floor);
 }
 
 /* See blrule.h. */
@@ -272,5 +273,21 @@ int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median
   *slow = 0;
   for (int i = 0; i < e->nslow; i++)
     if (e->slow_s[i] > *slow) *slow = e->slow_s[i];
-  return *slow > 0 && median <= *slow * (1 + e->tolerance);
+  double mode = fmin(*slow, e->median_s * (1 + PERF__BLR_MODE_MAX));
+  return *slow > 0 && median <= mode + e->median_s * fmin(e->tolerance, PERF__BLR_CEILING);
+}
+
+/* See blrule.h. */
+double perf__blrule_ref_band(const perf__baseline_entry *ref)
+{
+  if (!ref || !(ref->median_s > 0)) return 0;
+  return ref->median_s * (1 + fmax(PERF__BLR_REF_MIN, ref->tolerance));
+}
+
+/* See blrule.h. */
+int perf__blrule_readings_explain(const perf__baseline_entry *ref, double median, double rel,
+                                  double se, double *ref_rel)
+{
+  *ref_rel = ref->median_s > 0 ? median / ref->median_s - 1 : 0;
+  return *ref_rel > PERF__BLR_READ_MIN && rel - PERF__BLR_SIG * se <= PERF__BLR_REF_FACTOR * *ref_rel;
 }

@@ -22,6 +22,7 @@
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
 #include "worker/claim/hostnoise.h"
+#include "worker/sample/inband.h"
 #include "worker/sample/reference.h"
 #include "worker/sample/workload.h"
 
@@ -197,21 +198,47 @@ static gen_refs record_references(struct machine *m)
   return got[kind];
 }
 
-/* What perfgate's references, timed now (for each slower check: a host
- * disturbance comes and goes within seconds), say of w's slowdown rel
- * (standard error se) against m's file, as a clause into note ("" when none
- * applies or the file has no entry for it); *host_rel gets the host
- * reference's change (0 when it was not timed). Returns 1 when one
- * explains it (base/blrule.h). Never fails. */
+/* How a check's samples were taken beside perfgate's host reference
+ * (worker/sample/inband.h); a claim's measurements have none (NULL). */
+typedef struct inband_check {
+  perf__inband *ib;
+  int on_all; /* too few samples beside readings within the band: decided on all */
+} inband_check;
+
+/* Reference k for a check: read between its sample batches (the host one
+ * of an in-band check: the readings beside the samples it decided on,
+ * within the band, or above it when it decided on all: *how says so), or
+ * timed now into r. Returns 0, or -1 with the CUDA error in why. */
+static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__reference *r,
+                         const char **how, char *why, size_t len)
+{
+  if (k == PERF__BLR_REF_HOST && ibc) {
+    *r = perf__inband_reference(ibc->ib, ibc->on_all);
+    *how = ibc->on_all      ? " between the slow sample batches"
+           : ibc->ib->slow  ? " between the sample batches kept"
+                            : " between the sample batches";
+    if (r->n) return 0;
+  }
+  *how = "";
+  return measure_reference(k, r, why, len);
+}
+
+/* What perfgate's references say of w's slowdown rel (standard error se)
+ * against m's file, as a clause into note ("" when none applies or the
+ * file has no entry for it): the host one as an in-band check read it
+ * (ibc), otherwise timed now (for each slower check: a host disturbance
+ * comes and goes within seconds); *host_rel gets the host reference's
+ * change (0 when it was not timed). Returns 1 when one explains it (base/
+ * blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
-                          char *note, size_t len, double *host_rel)
+                          const inband_check *ibc, char *note, size_t len, double *host_rel)
 {
   int explained = 0;
   size_t used = 0;
   note[0] = '\0';
   *host_rel = 0;
   for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
-    const char *name = perf__blrule_ref_name((perf__blrule_ref)k);
+    const char *name = perf__blrule_ref_name((perf__blrule_ref)k), *how;
     const perf__baseline_entry *e =
         perf__blrule_ref_applies((perf__blrule_ref)k, perf__clock_name(w->perf__state->clock),
                                  w->perf__state->queue_share, w->perf__state->uses_gpu)
@@ -220,7 +247,7 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
     perf__reference fresh;
     char why[160];
     if (!e) continue;
-    if (measure_reference((perf__blrule_ref)k, &fresh, why, sizeof why)) {
+    if (reference_now((perf__blrule_ref)k, ibc, &fresh, &how, why, sizeof why)) {
       int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
                        why);
       used += n > 0 ? (size_t)n : 0;
@@ -228,13 +255,16 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
     }
     const perf__reference *r = &fresh;
     double ref_rel = 0;
-    int x = perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
+    int beside = how[0] != '\0'; /* read beside the samples, not after them */
+    int x = beside ? perf__blrule_readings_explain(e, r->median, rel, se, &ref_rel)
+                   : perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
     if (k == PERF__BLR_REF_HOST) *host_rel = ref_rel;
-    char now[32], was[32];
-    int n = snprintf(note + used, len - used, "; perfgate's %s took %s vs %s at update (%s clock), "
-                     "%+.1f%% (tolerance %.1f%%): %s", name, perf__units_time(now, sizeof now, r->median),
-                     perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * ref_rel,
-                     100 * e->tolerance, x ? "the machine is slower now, not decided"
+    char now[32], was[32], tol[40] = "";
+    if (!beside) snprintf(tol, sizeof tol, " (tolerance %.1f%%)", 100 * e->tolerance);
+    int n = snprintf(note + used, len - used, "; perfgate's %s took %s%s vs %s at update (%s "
+                     "clock), %+.1f%%%s: %s", name, perf__units_time(now, sizeof now, r->median),
+                     how, perf__units_time(was, sizeof was, e->median_s), e->clock,
+                     100 * ref_rel, tol, x ? "the machine is slower now, not decided"
                                            : "not what slowed it");
     used += n > 0 ? (size_t)n : 0;
     explained |= x;
@@ -261,16 +291,19 @@ static void record_trace(const char *path, const char *test, const char *name,
  * test_name: its time, the SM clock of its samples (0 0 0: unknown), on
  * the events clock the host's share of it queueing the work (workload.h:
  * queue_share), perfgate's references as this process timed them (0: not
- * measured) and w's declared work, when it declares any. Never fails. */
+ * measured; the host one as read between w's sample batches where host_ref
+ * is > 0: worker/sample/inband.h) and w's declared work, when it declares
+ * any. Never fails. */
 static void record_as(struct machine *m, const char *test_name, const char *entry,
                       const perf_workload *w, double median, double mad, long samples,
-                      perf__baseline_mhz clk)
+                      perf__baseline_mhz clk, double host_ref)
 {
   char test[200], name[96], work[160] = "";
   clean(test, sizeof test, test_name);
   clean(name, sizeof name, entry);
   send_fingerprint(m);
   gen_refs refs = record_references(m);
+  if (host_ref > 0) refs.median[PERF__BLR_REF_HOST] = host_ref;
   perf__peaks_work k = perf__throughput_work(w);
   if (perf__peaks_declared(&k))
     snprintf(work, sizeof work, "\t%.17g\t%.17g\t%.17g\t%s", k.bytes_read, k.bytes_written,
@@ -283,22 +316,24 @@ static void record_as(struct machine *m, const char *test_name, const char *entr
   record_trace(m->path, test, name, &w->perf__state->trace);
 }
 
-/* The record of w's measurement as the running test's entry. */
+/* The record of w's measurement as the running test's entry (host_ref:
+ * record_as). */
 static void record(struct machine *m, const perf_workload *w, double median,
-                   double mad, long samples, perf__baseline_mhz clk)
+                   double mad, long samples, perf__baseline_mhz clk, double host_ref)
 {
   char k[160];
-  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk);
+  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk, host_ref);
 }
 
 /* 1 when the host interfered with a host-paced measurement of w (the
  * clocks the host reference applies to) since host (NULL: unknown), by a
  * cause issue 31's rule names, and that explains its slowdown rel (se; the
- * host reference's change host_rel) by base/blrule.h; "; the host: CAUSE"
- * into note[len] whenever a cause is named. An absolute comparison cannot
- * cancel a busy host as ABBA rounds do. Never fails. */
+ * host reference's change host_rel; in_band: the samples decided on were
+ * taken beside readings within the reference's band) by base/blrule.h;
+ * "; the host: CAUSE" into note[len] whenever a cause is named. An absolute
+ * comparison cannot cancel a busy host as ABBA rounds do. Never fails. */
 static int host_busy(const perf_workload *w, const perf__hostload *host, double rel, double se,
-                     double host_rel, char *note, size_t len)
+                     double host_rel, int in_band, char *note, size_t len)
 {
   const perf__wstate *st = w->perf__state;
   char cause[500];
@@ -307,7 +342,7 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
     return 0;
   if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
   snprintf(note, len, "; the host: %s", cause);
-  return perf__blrule_busy_host_explains(rel, se, host_rel);
+  return perf__blrule_busy_host_explains(rel, se, host_rel, in_band);
 }
 
 /* The throughput line of w's measurement (median per iteration, its
@@ -363,14 +398,35 @@ static void explain(const perf__baseline_entry *e, const perf_workload *w, doubl
   free(buf);
 }
 
+/* "; the machine ran 3 of 9 sample batches slow: ..." into note[len] when
+ * an in-band check (ibc, may be NULL) left batches out (ref: the host
+ * reference's entry), "" otherwise. Never fails (truncates). */
+static void inband_note(const inband_check *ibc, const perf__baseline_entry *ref, char *note,
+                        size_t len)
+{
+  const perf__inband *ib = ibc ? ibc->ib : NULL;
+  note[0] = '\0';
+  if (!ib || !ib->slow || !ref || !(ref->median_s > 0)) return;
+  perf__reference slow = perf__inband_reference(ib, 1);
+  snprintf(note, len, "; the machine ran %d of %d sample %s slow (perfgate's host_reference "
+           "%+.1f%% beside %s, above its band of %+.1f%%): %s", ib->slow, ib->batches,
+           perf__units_noun(ib->batches, "batch", "batches"),
+           100 * (slow.median / ref->median_s - 1), ib->slow == 1 ? "it" : "them",
+           100 * (ib->band_s / ref->median_s - 1),
+           ibc->on_all ? "too few samples were taken beside readings within the band, so all "
+                         "are compared"
+                       : "their samples are left out");
+}
+
 /* Compares with the entry on time; the line adds what the SM clock of the
  * samples (clk) says against the entry's (perf__baseline_clock_note), what
- * perfgate's references and the host's load since host (NULL: unknown) say
- * of a slowdown. Returns the outcome (SKIP when there is no entry). */
+ * perfgate's references (the host one as an in-band check read it: ibc, or
+ * NULL) and the host's load since host (NULL: unknown) say of a slowdown.
+ * Returns the outcome (SKIP when there is no entry). */
 static perf_outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
                              long samples, perf__baseline_mhz clk, int quiet_if_missing,
-                             const perf__hostload *host)
+                             const perf__hostload *host, const inband_check *ibc)
 {
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
@@ -398,12 +454,14 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
-  char now[32], was[32], how[400], note[1500], noise[120], machine[500] = "", busy[520] = "";
+  char now[32], was[32], how[400], note[2000], noise[120], machine[600] = "", busy[520] = "";
+  char phases[400];
   double host_rel = 0;
   int slower = c == PERF__BL_SLOWER && !low_clock &&
-               machine_slower(m, w, rel, se, machine, sizeof machine, &host_rel);
+               machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel);
+  int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
   int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
-               host_busy(w, host, rel, se, host_rel, busy, sizeof busy);
+               host_busy(w, host, rel, se, host_rel, in_band, busy, sizeof busy);
   double slow_run;
   int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
              perf__blrule_slow_mode_explains(e, median, &slow_run);
@@ -412,7 +470,10 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
   used = strlen(note);
-  snprintf(note + used, sizeof note - used, "%s%s", machine, busy);
+  inband_note(ibc, perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
+                                       perf__blrule_ref_name(PERF__BLR_REF_HOST)),
+              phases, sizeof phases);
+  snprintf(note + used, sizeof note - used, "%s%s%s", phases, machine, busy);
   used = strlen(note);
   if (mode)
     snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
@@ -490,10 +551,10 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
            perf__sweep_tag(tag, sizeof tag));
   if (shared_gpu(w, head)) return;
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, samples, clk);
+    record(m, w, median, mad, samples, clk, 0);
     return;
   }
-  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host);
+  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host, NULL);
   if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
@@ -523,7 +584,7 @@ void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_p
                                                     : perf__peaks_type_word(t),
                            perf__clock_name(cal->perf__state->clock), name, sizeof name);
   record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, o->median_s, o->mad_s, (long)o->nsamples,
-            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0));
+            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0), 0);
 }
 
 /* The rate of this machine's calibration entry for t on clock, into
@@ -576,6 +637,7 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
  * interval is within +-0.2 % (or a quarter of its entry's between-process
  * spread, where that is wider: precision()) or the budget is spent. */
 enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
+_Static_assert((int)MAX_SAMPLES <= (int)PERF__INBAND_MAX, "an in-band check keeps up to MAX_SAMPLES");
 static const double PRECISION = 0.002;
 
 /* How precise w's median must be: PRECISION, or less where its entry's
@@ -600,13 +662,80 @@ char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const ch
   return buf;
 }
 
+/* 1 when w's measurement is host-paced: the host reference applies to its
+ * clock (base/blrule.h), so a check reads it between its sample batches. */
+static int host_paced(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  return perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
+                                  st->queue_share, st->uses_gpu);
+}
+
+/* The band of the host reference's readings for a check of w (0 for an
+ * update, or without the reference's entry in m's file: every batch
+ * kept). */
+static double host_band(const struct machine *m)
+{
+  if (perf__context_opt.update_baselines || !m->exists) return 0;
+  return perf__blrule_ref_band(perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
+                                                   perf__blrule_ref_name(PERF__BLR_REF_HOST)));
+}
+
+/* Samples w for a baseline check into t and mhz (room for 2 x MAX_SAMPLES;
+ * scratch as much) and *n: a host-paced workload, for an update or against
+ * a file with the host reference's entry, in batches beside the host
+ * reference (ibc->ib, inband.h; when too few were kept to decide on,
+ * perf__inband_enough, the left-out ones are added and ibc->on_all set),
+ * another as perf__workload_samples_mhz (ibc->ib then NULL). Returns 0 or a
+ * sampling error, with why. */
+static int sample(perf_workload *w, struct machine *m, inband_check *ibc, double *t,
+                  unsigned *mhz, double *scratch, int *n, char *why, size_t len)
+{
+  double budget = perf__context_opt.budget_s, band = host_band(m);
+  perf__inband *ib = ibc->ib;
+  if (!host_paced(w) || (!perf__context_opt.update_baselines && !(band > 0))) {
+    ibc->ib = NULL; /* no band to keep samples by: the reference is timed after, if at all */
+    return perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
+                                      precision(w), n, why, len);
+  }
+  ib->band_s = band;
+  int err = perf__inband_samples(w, ib, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
+                                 precision(w), n, why, len);
+  if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
+  ibc->on_all = 1;
+  for (int i = 0; i < ib->nout && *n < 2 * MAX_SAMPLES; i++, ++*n)
+    t[*n] = ib->out_t[i], mhz[*n] = ib->out_mhz[i];
+  return 0;
+}
+
+/* A verbose line: what reading the host reference between w's sample
+ * batches cost (ibc->ib NULL: nothing). Never fails. */
+static void inband_cost(const perf_workload *w, const inband_check *ibc)
+{
+  const perf__inband *ib = ibc->ib;
+  if (!ib) return;
+  char read[32], band[32] = "no band: every batch kept";
+  perf__reference in = perf__inband_reference(ib, 0);
+  if (ib->band_s > 0) {
+    snprintf(band, sizeof band, "band ");
+    perf__units_time(band + 5, sizeof band - 5, ib->band_s);
+  }
+  perf__context_line(PERF_LINE_VERBOSE, "%s: sampled in %d %s of up to %d (%d left out), "
+                     "perfgate's host reference read %d times between them (%s%s, %s; "
+                     "%.1f ms of reference work, host clock)", w->name, ib->batches,
+                     perf__units_noun(ib->batches, "batch", "batches"), PERF__INBAND_BATCH,
+                     ib->slow, ib->nread, in.n ? "median " : "none within the band",
+                     in.n ? perf__units_time(read, sizeof read, in.median) : "", band,
+                     1e3 * ib->read_cost_s);
+}
+
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal)
 {
   char head[300], why[600];
-  double t[MAX_SAMPLES], scratch[MAX_SAMPLES];
-  unsigned mhz[MAX_SAMPLES];
+  double t[2 * MAX_SAMPLES], scratch[2 * MAX_SAMPLES];
+  unsigned mhz[2 * MAX_SAMPLES];
   if (!w->name) w->name = wn;
   char tag[96];
   perf__baselinecheck_head(head, sizeof head, w->name, file, line);
@@ -618,20 +747,22 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__hostload host;
   perf__hostnoise_begin(&host);
   int n = 0;
-  int err = perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                       precision(w), &n, why, sizeof why);
+  perf__inband ib = {0};
+  inband_check ibc = {&ib, 0};
+  struct machine *m = machine_of(w);
+  int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);
   if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
+  inband_cost(w, &ibc);
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
-  struct machine *m = machine_of(w);
   if (shared_gpu(w, head)) {
     if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: INCONCLUSIVE", head);
     return 0;
   }
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, n, clk);
+    record(m, w, median, mad, n, clk, ibc.ib ? perf__inband_reference(ibc.ib, 0).median : 0);
     char now[32], sm[48] = "", launch[240];
     if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
     perf__context_line(PERF_LINE_DETAIL,
@@ -642,7 +773,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
     return 1;
   }
-  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host);
+  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host, ibc.ib ? &ibc : NULL);
   if (o == PERF_OUTCOME_SKIP) {
     perf__context_claim_close();
     perf__context_skipped_check("%s: %s", head, m->other ? "the baseline file is another "

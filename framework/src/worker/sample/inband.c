@@ -1,0 +1,108 @@
+/* inband.c — a host-paced workload sampled in batches with perfgate's host reference read between them. */
+#include "worker/sample/inband.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "base/clock.h"
+#include "base/stats.h"
+#include "base/status.h"
+#include "worker/sample/workload.h"
+
+/* Reads the host reference into ib, counting its time. Returns 1 when the
+ * reading is above the band. Never fails. */
+static int read_ref(perf__inband *ib)
+{
+  double t0 = perf__clock_now(), r = perf__reference_host_reading();
+  ib->read_cost_s += perf__clock_now() - t0;
+  if (ib->nread < PERF__INBAND_BATCHES + 1) ib->read_s[ib->nread++] = r;
+  return ib->band_s > 0 && r > ib->band_s;
+}
+
+/* Keeps a left-out batch's k samples (t, mhz: may be NULL) in ib. Never
+ * fails (beyond PERF__INBAND_MAX they are dropped: sampling stops there). */
+static void leave_out(perf__inband *ib, const double *t, const unsigned *mhz, int k)
+{
+  for (int i = 0; i < k && ib->nout < PERF__INBAND_MAX; i++) {
+    ib->out_t[ib->nout] = t[i];
+    ib->out_mhz[ib->nout++] = mhz ? mhz[i] : 0;
+  }
+}
+
+/* See inband.h. */
+int perf__inband_enough(const perf__inband *ib, int n, int min_n)
+{
+  return n >= (ib->slow ? PERF__INBAND_EDGES * min_n : min_n);
+}
+
+/* 1 when sampling stops before another batch (*err gets a precision
+ * check's error): enough samples (enough kept and precise to rel; or min_n
+ * in all once the budget is spent), or no room. */
+static int done(const perf__inband *ib, const double *t, double *scratch, int n, int min_n,
+                int max_n, int over_budget, double rel, int *err, char *why, size_t len)
+{
+  if (n >= max_n || ib->batches >= PERF__INBAND_BATCHES || ib->nout >= PERF__INBAND_MAX) return 1;
+  if (n + ib->nout >= min_n && over_budget) return 1;
+  if (!perf__inband_enough(ib, n, min_n) || !(rel > 0)) return 0;
+  int within = perf__stats_median_within(t, (size_t)n, rel, scratch);
+  if (within < 0) {
+    snprintf(why, len, "samples: %s", perf__status_strerror(within));
+    *err = within;
+  }
+  return within != 0;
+}
+
+/* See inband.h. */
+int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned *mhz,
+                         double *scratch, int min_n, int max_n, double budget_s, double rel,
+                         int *n, char *why, size_t len)
+{
+  *n = 0;
+  ib->batches = ib->slow = ib->nread = ib->nout = 0;
+  ib->read_cost_s = 0;
+  if (min_n < 1 || max_n < min_n || max_n > PERF__INBAND_MAX) {
+    snprintf(why, len, "samples: need 1 <= min_n <= max_n <= %d (got %d, %d)", PERF__INBAND_MAX,
+             min_n, max_n);
+    return PERF__EINVAL;
+  }
+  perf__wstate *st = w->perf__state;
+  double t0 = perf__clock_now(), idle0 = perf__workload_idled_s();
+  long shared = 0;
+  int err = 0, before = read_ref(ib);
+  for (;;) {
+    double spent = perf__clock_now() - t0 - (perf__workload_idled_s() - idle0);
+    if (done(ib, t, scratch, *n, min_n, max_n, spent >= budget_s, rel, &err, why, len)) break;
+    int k = max_n - *n < PERF__INBAND_BATCH ? max_n - *n : PERF__INBAND_BATCH, got = 0;
+    unsigned *at = mhz ? mhz + *n : NULL;
+    err = perf__workload_samples_mhz(w, t + *n, at, scratch, k, k, HUGE_VAL, 0, &got, why, len);
+    shared += st->shared_n;
+    if (err) break;
+    int after = read_ref(ib);
+    ib->batches++;
+    if (before || after) {
+      ib->slow++;
+      leave_out(ib, t + *n, at, got);
+    } else
+      *n += got;
+    before = after;
+  }
+  st->shared_n = shared;
+  st->shared_from = t0;
+  st->shared_of = "sample";
+  return err;
+}
+
+/* See inband.h. */
+perf__reference perf__inband_reference(const perf__inband *ib, int slow)
+{
+  double v[PERF__INBAND_BATCHES + 1], scratch[PERF__INBAND_BATCHES + 1];
+  perf__reference r = {0};
+  for (int i = 0; i < ib->nread; i++) {
+    int above = ib->band_s > 0 && ib->read_s[i] > ib->band_s;
+    if (above == slow) v[r.n++] = ib->read_s[i];
+  }
+  if (!r.n) return r;
+  r.median = perf__stats_median_of(v, (size_t)r.n, scratch);
+  r.mad = perf__stats_mad_of(v, (size_t)r.n, scratch);
+  return r;
+}
