@@ -172,8 +172,9 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
 /* The host reference's readings beside a check's samples (inband.h) explain
- * from this change on: their median is of 17 or more readings, of the
- * statistic the update records (a reading's mean of 3 timings). */
+ * from this change on: their median is of 3 readings or more (17 for a
+ * check that takes 64 samples), of the statistic the update records (a
+ * reading's mean of 3 timings). */
 #define PERF__BLR_READ_MIN 0.01
 #define PERF__BLR_MODE_MAX 0.25
 #define PERF__BLR_BUSY_MIN 0.10
