@@ -73,10 +73,11 @@ static unsigned blocks_for(size_t items)
   static int sms[64];
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
-  if (!sms[dev] &&
-      cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return sms[dev] = 0, 0u;
-  size_t b = (items + 255) / 256, most = (size_t)sms[dev] * 16;
+  int n = sms[dev];
+  if (!n && cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    return 0;
+  sms[dev] = n;
+  size_t b = (items + 255) / 256, most = (size_t)n * 16;
   return (unsigned)(b > most ? most : (b ? b : 1));
 }
 

@@ -267,9 +267,9 @@ static const meas *reference_of(const perf__rebaseline_runs *u, const meas *m, p
 }
 
 /* 1 when a reference that applies to m (base/blrule.h) and that m's run r
- * timed in its own process ran slower than that reference's entry (its median over the update's runs) by more
- * than max(PERF__BLR_REF_MIN, its tolerance): the rule a check uses
- * (base/blrule.h), so that the machine was slow in that run. Never fails. */
+ * timed in its own process ran above that reference's band (its entry as
+ * the update's runs make it: perf__blrule_ref_band, the rule a check
+ * uses), so that the machine was slow in that run. Never fails. */
 static int machine_slow_in(const perf__rebaseline_runs *u, const meas *m, int r)
 {
   for (int k = 0; k < PERF__BLR_NREFS; k++) {
@@ -282,7 +282,8 @@ static int machine_slow_in(const perf__rebaseline_runs *u, const meas *m, int r)
     int n = x ? runs_of(x) : 0;
     for (int i = 0; i < n; i++) v[i] = x->value[i];
     if (!(m->ref[k][r] > 0) || !n || perf__blrule_fit_runs(v, NULL, n, &f)) continue;
-    if (m->ref[k][r] > f.median * (1 + fmax(PERF__BLR_REF_MIN, f.tolerance))) return 1;
+    perf__baseline_entry e = {.median_s = f.median, .tolerance = f.tolerance};
+    if (m->ref[k][r] > perf__blrule_ref_band(&e)) return 1;
   }
   return 0;
 }
