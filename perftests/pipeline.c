@@ -7,7 +7,14 @@
 #include "perfgate.h"
 
 enum {
-  SMALL_N = 1 << 16, /* a small op: a few microseconds on an H100 */
+  /* a small op: 16 KiB, under 0.2 us of DRAM time even at an L4's 300 GB/s,
+   * far less than a launch (~4 us) on any GPU, so the eager pipeline is
+   * launch-bound everywhere. At 2^16 floats an L4's kernels (~3 us) would
+   * near the launch time and graph replay's lead over eager launches (3.0x
+   * on the H200) would shrink below 2x; at 2^12 it is 3.7-3.9x there, and a
+   * host sync per op costs the same (2.2-2.4x: launch against launch plus
+   * sync round trip; H200, 2026-11-29, 6 runs each) */
+  SMALL_N = 1 << 12,
   STEPS = 20,        /* ops in the pipeline */
   BIG_MIN = 1 << 24, /* floats: 64 MiB, the fusion claim's buffer at least */
   HYB_N = 1 << 20    /* the hybrid pipeline's tensor */

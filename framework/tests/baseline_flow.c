@@ -304,8 +304,9 @@ ST_TEST(baseline_update_keeps_a_slow_mode_the_machine_does_not_explain)
 /* An update judges its runs (base/blrule.h), from the records alone (no
  * timing: the same verdicts on any machine): issue 32's poisoned first run
  * is left out and the entry written from the other four; runs spread 4 %
- * apart each (tolerance over 10 %) and launch-bound runs are not written,
- * the old entry kept, unless accept_wide. */
+ * apart each (tolerance over 10 %) are written wide, launch-bound runs at
+ * the host-paced floor; runs 20 % apart each (tolerance over 50 %) are
+ * not written, the old entry kept, unless accept_wide. */
 ST_TEST(baseline_update_judges_its_runs_from_the_records)
 {
   char dir[] = "/tmp/perfgate-judge-XXXXXX", path[600], err[400];
@@ -321,9 +322,17 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   ST_CHECK(e && e->nruns == 4 && e->runs_s[0] == 21.41e-6 && e->tolerance < 0.02);
   ST_NEAR(e ? e->median_s : 0, 21.325e-6, 1e-12);
   perf__baseline_free(&b);
-  char *before = st_slurp(path);
   double spread[5] = {21.0, 21.84, 22.68, 23.52, 24.36};
   ST_EQ(update_from(path, spread, 0.5, 0, &flagged), 0);
+  ST_EQ(flagged, 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  e = perf__baseline_find(&b, "bl.judged", "w");
+  ST_CHECKF(e && e->tolerance > PERF__BLR_CEILING && e->tolerance <= PERF__BLR_WRITE_CEILING,
+            "%g", e ? e->tolerance : -1);
+  perf__baseline_free(&b);
+  char *before = st_slurp(path);
+  double apart[5] = {21.0, 25.2, 29.4, 33.6, 37.8};
+  ST_EQ(update_from(path, apart, 0.5, 0, &flagged), 0);
   ST_EQ(flagged, 1);
   char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before + strcspn(before, "\n"), after + strcspn(after, "\n")));
@@ -337,7 +346,7 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   e = perf__baseline_find(&b, "bl.judged", "w");
   ST_CHECK(e && e->tolerance >= PERF__BLR_HOST_PACED_FLOOR && e->median_s < 20.1e-6);
   perf__baseline_free(&b);
-  ST_EQ(update_from(path, spread, 0.5, 1, &flagged), 0);
+  ST_EQ(update_from(path, apart, 0.5, 1, &flagged), 0);
   ST_EQ(flagged, 0);
   /* a run's median that is not a positive number: an error naming the
    * entry, the file untouched */
@@ -368,8 +377,9 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
 /* The same through the command line: a poisoned first run (8x the work)
  * named in the table and followed by 2 more runs (both agree with the
  * others: it stays out; the entry took 7); a slow mode that comes back in
- * the more runs makes the runs disagree (not written); a wide entry not
- * written (exit 1, named on stderr); --accept-wide writes it;
+ * the more runs makes the runs disagree (not written: 8x apart); a wide
+ * entry written, marked WIDE; one over 50 % not written (exit 1, named on
+ * stderr); --accept-wide writes it;
  * --accept-wide alone is a usage error. */
 ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
 {
@@ -407,6 +417,16 @@ ST_TEST(baseline_flow_update_names_a_poisoned_run_and_refuses_a_wide_one)
   char *before = st_slurp(path);
   snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=100,104,108,"
            "112,116 ", counter);
+  /* 4 % apart each: written wide, saying what it still catches */
+  ST_EQ(run(&r, env, dir, "--update-baselines --update-runs=5 --filter=bl.host_work"), 0);
+  ST_CHECKF(st_line_with(&r, "bl.host_work", " WIDE", line, sizeof line), "%s", r.out);
+  ST_CHECKF(st_line_with(&r, "    written ", "(up to 50%): it catches only changes above", line,
+                         sizeof line), "%s", r.out);
+  st_run_free(&r);
+  unlink(counter);
+  /* 30 % apart each: a check could not tell its time from 1.5x it */
+  snprintf(env, sizeof env, "PERFGATE_FIXTURE_RUN_COUNTER=%s PERFGATE_FIXTURE_RUN_WORK=100,130,160,"
+           "190,220 ", counter);
   ST_EQ(run(&r, env, dir, "--update-baselines --update-runs=5 --filter=bl.host_work"), 1);
   ST_CHECK(st_line_with(&r, "bl.host_work", "NOT WRITTEN", line, sizeof line));
   ST_CHECK(st_line_with(&r, "not written: ", "the old entry is kept", line, sizeof line));
@@ -945,7 +965,7 @@ static double sweep_tolerance(const char *path)
  * the update's reference entry where it has one, else the entry's own
  * processes' readings), and it is written at that floor (it catches gross
  * changes only); where
- * the host reference's spread puts the floor over PERF__BLR_HOST_PACED_CEILING
+ * the host reference's spread puts the floor over PERF__BLR_WRITE_CEILING
  * it is not written, named host-paced, and --accept-wide writes it with
  * that floor. The same runs with a pinned copy the GPU is busy for,
  * without a trace, or in a host's file, are written from their own
@@ -973,7 +993,7 @@ ST_TEST(baseline_update_floors_a_host_paced_entry)
   double v[5] = {530, 800, 560, 400, 700};
   perf__blrule_fit f;
   ST_EQ(perf__blrule_fit_runs(v, NULL, 5, &f), 0);
-  ST_CHECKF(f.tolerance > PERF__BLR_HOST_PACED_CEILING, "%g", f.tolerance);
+  ST_CHECKF(f.tolerance > PERF__BLR_WRITE_CEILING, "%g", f.tolerance);
   u = host_paced_runs(path, "sms", "wall", us, noisy, 5, pageable);
   ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
   ST_EQ(perf__rebaseline_flagged(u, &names), 1);

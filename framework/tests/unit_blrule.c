@@ -73,10 +73,15 @@ ST_TEST(blrule_leaves_out_a_poisoned_run_and_a_low_clock)
   ST_EQ(f.why[2], PERF__BLR_LOW_CLOCK);
   ST_EQ(f.nclean, 4);
   ST_EQ(f.top_mhz, 1980);
-  /* two runs at the GPU's power limit are two out: the workload's clock
-   * moves between processes, and that is its spread */
+  /* two runs at the GPU's power limit: the one it slowed (+6.8 %) is out,
+   * the one as fast as the others stays (its clock did not pace it) */
   unsigned pl[5] = {1980, 1980, 1590, 1980, 1845};
   double g[5] = {1.429e-3, 1.446e-3, 1.547e-3, 1.454e-3, 1.449e-3};
+  ST_EQ(perf__blrule_fit_runs(g, pl, 5, &f), 0);
+  ST_CHECK(f.why[2] == PERF__BLR_LOW_CLOCK && f.why[4] == PERF__BLR_CLEAN && f.nclean == 4);
+  /* two slowed by it are two out: the workload's clock moves between
+   * processes, and that is its spread */
+  g[4] = 1.532e-3;
   ST_EQ(perf__blrule_fit_runs(g, pl, 5, &f), 0);
   ST_CHECK(f.nclean == 3 && f.too_few);
   /* an unknown clock (0) is never judged */

@@ -513,9 +513,9 @@ def check_baselines(baseline_dir, who):
 
 
 class WideBaselines(PerfError):
-    """Some baseline entries were not written: their runs disagree, allow a
-    tolerance over the ceiling, or were launch-bound (the other entries were
-    written)."""
+    """Some baseline entries were not written: their runs allow a tolerance
+    over 50 % (their runs disagree, too wide, host-paced or launch-bound; the
+    other entries were written)."""
 
 
 def write_baselines(measurements, accept_wide=False):

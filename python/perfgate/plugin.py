@@ -30,7 +30,7 @@ def pytest_addoption(parser):
                      "nothing is written when a test failed")
     g.addoption("--perf-accept-wide", action="store_true", default=False,
                 help="perfgate: with --perf-update-baselines, also write entries whose runs "
-                     "allow a tolerance over 10 %% (as perftest --accept-wide)")
+                     "allow a tolerance over 50 %% (as perftest --accept-wide)")
     g.addoption("--perf-strict-baselines", action="store_true", default=False,
                 help="perfgate: fail a perf.expect_baseline that has no entry to compare with")
     g.addoption("--perf-json", default=None, metavar="FILE",

@@ -40,7 +40,7 @@ static void judge(const double *v, const unsigned *mhz, int n, perf__blrule_fit 
   unsigned top = f->top_mhz = fastest(mhz, n);
   for (int i = 0; i < n; i++) {
     f->off[i] = (v[i] - mid) / mid;
-    if (mhz && mhz[i] && mhz[i] < (1 - PERF__BL_CLOCK_MOVED) * top)
+    if (mhz && mhz[i] && mhz[i] < (1 - PERF__BL_CLOCK_MOVED) * top && v[i] - mid > 1.4826 * mad)
       f->why[i] = PERF__BLR_LOW_CLOCK;
     else if (fabs(v[i] - mid) > far)
       f->why[i] = PERF__BLR_OUTLIER;

@@ -10,7 +10,12 @@
  *
  * - A run is left out when its SM clock (median of its samples) is more
  *   than PERF__BL_CLOCK_MOVED below the fastest run's (a process whose GPU
- *   never reached the clocks the others had), or when it is farther from
+ *   never reached the clocks the others had) and its time is more than
+ *   one robust standard deviation (1.4826 x MAD) slower than the runs'
+ *   median (a low clock that did not slow the run is no reason: an H200's
+ *   bf16 GEMM, 2026-11-29, ran 1.52-1.58 ms in runs whose clock read
+ *   1590-1815 MHz and 1.46-1.57 ms at 1980; leaving those out made its
+ *   runs "disagree"), or when it is farther from
  *   the runs' median than max(PERF__BLR_OUT_Z robust standard deviations
  *   (1.4826 x MAD), PERF__BLR_OUT_MIN of the median): the first process of
  *   an update after the GPU idled, 47 % slow, in issue 32's report.
@@ -54,7 +59,7 @@
  *   of perfgate's host reference over the update's processes (its entry;
  *   else the readings in the entry's own processes), by
  *   the rule above). It is written at that tolerance up to
- *   PERF__BLR_HOST_PACED_CEILING (the update's table says it catches only
+ *   PERF__BLR_WRITE_CEILING (the update's table says it catches only
  *   changes above it: 5 % and 10 % "no"), so that a hardware change's file
  *   still guards host-paced work against gross changes (a copy that turned
  *   synchronous, a sweep point 2x slower) without crying at the host's
@@ -71,9 +76,16 @@
  *   PERF__BLR_Z has with 4 (0.81 %: 3.31 for 7 clean runs, 2.84 for 12): the
  *   spread is known better, the rate of false alarms the same
  *   (perf__blrule_z).
- * - Tolerance above PERF__BLR_CEILING: the entry is "wide" (it would let
- *   through changes nobody needs a tool to see); the update does not write
- *   it unless asked to (--accept-wide).
+ * - Tolerance above PERF__BLR_CEILING: the entry is "wide": it lets
+ *   through a 10 % change. It is written up to PERF__BLR_WRITE_CEILING,
+ *   marked WIDE with the change it does catch (an entry that catches only
+ *   a 2x slowdown still gates a GEMM that lost its tensor cores or an
+ *   OpenMP loop that went serial, where no entry gates nothing: the H200's first
+ *   update left 28 of 89 workloads without one, 2026-11-29); so is an
+ *   entry whose runs disagree, from all its runs. Over
+ *   PERF__BLR_WRITE_CEILING a check could not tell the workload's time
+ *   from 1.5x it: its time is not one number, and the update does not
+ *   write it unless asked to (--accept-wide).
  * - A check fails (regression) when its median is slower than the entry's
  *   by more than the tolerance and by more than PERF__BLR_SIG standard
  *   errors of the difference, where the standard error holds the entry's
@@ -168,7 +180,7 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_SETTLE_Z 0.8416 /* the normal's 80 % quantile */
 #define PERF__BLR_GPU_PACED 0.5
 #define PERF__BLR_HOST_PACED_FLOOR 0.25
-#define PERF__BLR_HOST_PACED_CEILING 0.5 /* a host-paced entry is written up to it */
+#define PERF__BLR_WRITE_CEILING 0.5 /* an entry is written up to it (WIDE over the ceiling) */
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
 /* The host reference's readings beside a check's samples (inband.h) explain

@@ -406,7 +406,7 @@ typedef struct judged {
  * an entry's own process follows that test's samples and carries their
  * aftermath (H200, 2026-11-29: busy_sync's five readings gave a 62 %
  * tolerance, the reference entry's eleven runs 8.4 %), which would put
- * every host-paced floor over PERF__BLR_HOST_PACED_CEILING. Never fails. */
+ * every host-paced floor over PERF__BLR_WRITE_CEILING. Never fails. */
 static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
 {
   double v[MAX_RUNS];
@@ -450,16 +450,16 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
 static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
 
 /* Why the update does not write m's entry (j: its runs judged), or NULL
- * when it does (with PERF__REBASELINE_ACCEPT_WIDE it writes every entry,
- * from all runs where they disagree; perfgate's reference entries are
- * always written: a wide one only explains less); *word gets the reason
+ * when it does: every entry up to PERF__BLR_WRITE_CEILING (base/blrule.h;
+ * WIDE over PERF__BLR_CEILING, from all runs where they disagree), every
+ * entry with PERF__REBASELINE_ACCEPT_WIDE, and perfgate's reference
+ * entries always (a wide one only explains less); *word gets the reason
  * in a word or two. */
 static const char *refused(const perf__rebaseline_runs *u, const meas *m, const judged *j,
                            const char **word)
 {
   if ((u->how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
-  /* host-paced: written at its floor up to its own ceiling */
-  if (paced(j) && j->f.tolerance <= PERF__BLR_HOST_PACED_CEILING && !j->f.too_few) return NULL;
+  if (j->f.tolerance <= PERF__BLR_WRITE_CEILING) return NULL;
   if (j->pace == PERF__BLR_PACE_LAUNCH)
     return *word = perf__blrule_pace_word(j->pace),
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
@@ -474,8 +474,7 @@ static const char *refused(const perf__rebaseline_runs *u, const meas *m, const 
   if (j->f.too_few)
     return *word = "runs disagree", "its runs disagree (more of them far from the others than the "
                                     "rule leaves out)";
-  if (j->f.wide) return *word = "too wide", "its tolerance is over the ceiling";
-  return NULL;
+  return *word = "too wide", "its tolerance is over the ceiling";
 }
 
 /* Counts an entry not written for word (one of refused's, or the
@@ -515,6 +514,18 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
          perf__blrule_pace_why(j->pace), 100 * j->f.floor, 100 * PERF__BLR_HOST_PACED_FLOOR, ref);
 }
 
+/* Prints the row saying how a wide entry was written and what it still
+ * catches. Never fails. */
+static void print_wide(const char *how, double tolerance)
+{
+  if (tolerance > PERF__BLR_WRITE_CEILING)
+    printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n", how,
+           100 * tolerance);
+  else
+    printf("    written %s (up to %.0f%%): it catches only changes above %.1f%%\n", how,
+           100 * PERF__BLR_WRITE_CEILING, 100 * tolerance);
+}
+
 /* Prints m's rows of the update table: the entry e (old: the file's, or
  * NULL) with its tolerance, clock, runs and what it catches, each run with
  * why it was left out, what paces it, and, when `no` is the reason it is
@@ -534,9 +545,9 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
   if (e->sm_clock.median) snprintf(sm, sizeof sm, "SM clock %u MHz", e->sm_clock.median);
   printf("  %-56.56s %11s %11s %8s %6.1f%% %-6s %4d %6s %6s%s\n", m->test, was, now, change,
          100 * e->tolerance, m->clock, f->nruns, catches(e, no, 0.05), catches(e, no, 0.10),
-         no                                   ? " NOT WRITTEN"
-         : f->too_few || (f->wide && !paced(j)) ? " WIDE"
-                                              : "");
+         no                        ? " NOT WRITTEN"
+         : f->too_few || f->wide ? " WIDE"
+                                 : "");
   run_values(u, m, f, runs, sizeof runs);
   if (f->too_few)
     snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
@@ -547,7 +558,7 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
   print_pace(u, m, j);
   if (no)
     printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; %s\n", no,
-           100 * f->tolerance, 100 * (paced(j) ? PERF__BLR_HOST_PACED_CEILING : PERF__BLR_CEILING),
+           100 * f->tolerance, 100 * PERF__BLR_WRITE_CEILING,
            old ? "the old entry is kept" : "it has no entry",
            j->pace != PERF__BLR_PACE_GPU ? "--accept-wide writes it with that tolerance"
                                          : "rerun the update on a quiet machine, or give "
@@ -556,18 +567,14 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
     printf("    written %s (perfgate's reference, always written): it explains only slowdowns "
            "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
            100 * f->tolerance);
-  else if (paced(j) && !f->too_few)
-    printf("    written at its host-paced floor (up to %.0f%%): it catches only changes above "
-           "%.1f%%\n", 100 * PERF__BLR_HOST_PACED_CEILING, 100 * f->tolerance);
   else if (f->wide || f->too_few)
-    printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n",
-           f->too_few ? "from all runs" : "wide", 100 * f->tolerance);
+    print_wide(f->too_few ? "from all runs (they disagree)" : paced(j) ? "at its host-paced floor" : "wide",
+               f->tolerance);
 }
 
-/* Merges one measured workload (unless its runs disagree, are too wide or
- * host-paced over the ceiling: then the old entry stays and it is
- * flagged); prints its table rows. Returns 0, PERF__ENOMEM, or
- * PERF__EPROTO (a run's value is not a positive number). */
+/* Merges one measured workload (unless its tolerance is over
+ * PERF__BLR_WRITE_CEILING: then the old entry stays and it is flagged);
+ * prints its table rows. Returns 0, PERF__ENOMEM, or PERF__EPROTO (a run's value is not a positive number). */
 static int merge_entry(perf__rebaseline_runs *u, perf__baseline *b, const meas *m, const char *date)
 {
   judged j;
