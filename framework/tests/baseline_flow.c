@@ -374,6 +374,39 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   st_rmtree(dir);
 }
 
+/* Issue 49: an entry whose samples read the SM clock 1500-1980 MHz (an
+ * H200's 8192^2 GEMM at its power limit) agrees within 0.6 % over its
+ * runs, yet moves more between processes: the clock's fall (24.2 %) is its
+ * tolerance's floor; it is written at it, and the table says why. The
+ * same runs at a steady 1980 MHz keep their own tolerance. */
+ST_TEST(baseline_update_floors_a_power_paced_entry)
+{
+  char dir[] = "/tmp/perfgate-power-XXXXXX", path[600], err[400], line[900];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  double ms[5] = {1.437, 1.437, 1.446, 1.432, 1.452};
+  unsigned low[2] = {1500, 1980};
+  for (int k = 0; k < 2; k++) {
+    perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
+    for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+      snprintf(line, sizeof line, "E\t%s\tbl.gemm\tbusy\twall\t%.9g\t1e-8\t12\t1980\t%u\t1980\t0",
+               path, ms[r] * 1e-3, r == 2 ? low[k] : 1980);
+      ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    }
+    ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+    ST_EQ(perf__rebaseline_flagged(u, NULL), 0);
+    perf__rebaseline_free(u);
+    perf__baseline b;
+    ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+    const perf__baseline_entry *e = perf__baseline_find(&b, "bl.gemm", "busy");
+    if (k == 0) ST_CHECKF(e && fabs(e->tolerance - 480.0 / 1980) < 1e-6, "%g", e ? e->tolerance : -1);
+    else ST_CHECKF(e && e->tolerance < 0.03, "%g", e ? e->tolerance : -1);
+    perf__baseline_free(&b);
+    unlink(path);
+  }
+  st_rmtree(dir);
+}
+
 /* The same through the command line: a poisoned first run (8x the work)
  * named in the table and followed by 2 more runs (both agree with the
  * others: it stays out; the entry took 7); a slow mode that comes back in

@@ -67,6 +67,17 @@
  *   what paces it. A host file's entries are the
  *   host's own work: their spread is their runs' (issue 49 item 5 times
  *   the reference with them).
+ * - A power-paced entry (in a GPU's file, one whose samples read the SM
+ *   clock more than PERF__BL_CLOCK_MOVED below the highest reading over
+ *   its runs: the GPU at its power or thermal limit while timing it) has
+ *   the clock's fall (highest - lowest) / highest as its tolerance's
+ *   floor: its time moves with the GPU's power state, which differs
+ *   between processes minutes apart more than between an update's
+ *   back-to-back runs (H200, 2026-11-29: an 8192^2 fp16 GEMM read 1500-1980
+ *   MHz; its 8 update runs agreed within 0.59 %, then unchanged checks ran
+ *   +2.5 % to +13.1 %, and the same GEMM's other entries spread 1.7-4.2 %
+ *   over their runs; the H100's ran 1.43-1.65 ms). Its reading at the
+ *   check's samples still explains a slower check (below).
  * - The entry's median is the clean runs' median; their spread is their
  *   standard deviation over that median (between processes: each run's
  *   own noise is in it); tolerance = max(PERF__BLR_FLOOR, Z(k) x spread x

@@ -3,6 +3,7 @@
 #include "supervisor/rebaseline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,10 +395,31 @@ static const failure *failure_of(const perf__rebaseline_runs *u, const char *tes
 
 /* An entry's runs judged: base/blrule.h's fit, what paces it, its floor. */
 typedef struct judged {
-  perf__blrule_fit f;     /* the floor raised where host-paced */
+  perf__blrule_fit f;     /* the floor raised where host-paced or the clock fell */
   perf__blrule_pace pace; /* PERF__BLR_PACE_GPU: not host-paced (or perfgate's reference) */
   double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
+  double fall;            /* the SM clock's fall during its samples (clock_fall; 0: none) */
+  unsigned lo, hi;        /* the SM clock's lowest and highest reading then (MHz) */
 } judged;
+
+/* The SM clock's fall while m's samples ran, over all its runs: (highest -
+ * lowest) / highest of the samples' readings, into j (base/blrule.h: the
+ * floor of an entry timed while the GPU was at its power or thermal
+ * limit); 0 when a reading is unknown or the fall is within
+ * PERF__BL_CLOCK_MOVED. Never fails. */
+static void clock_fall(const meas *m, judged *j)
+{
+  unsigned lo = UINT_MAX, hi = 0;
+  for (int r = 0; r < runs_of(m); r++) {
+    if (!m->clk[r].min || !m->clk[r].max) return;
+    lo = m->clk[r].min < lo ? m->clk[r].min : lo;
+    hi = m->clk[r].max > hi ? m->clk[r].max : hi;
+  }
+  if (!hi || lo >= hi) return;
+  double fall = (double)(hi - lo) / hi;
+  if (fall <= PERF__BL_CLOCK_MOVED) return;
+  j->fall = fall, j->lo = lo, j->hi = hi;
+}
 
 /* The tolerance perfgate's host reference allows between this update's
  * processes: its entry's runs (timed once in each run's process), else,
@@ -439,6 +461,8 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   if (perf__blrule_fit_runs(v, mhz, n, &j->f)) return PERF__EINVAL;
   if (is_reference(m)) return 0;
   int gpu = !perf__machine_is_host(&u->files[m->file].fp);
+  if (gpu) clock_fall(m, j);
+  perf__blrule_raise_floor(&j->f, j->fall);
   j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
   if (j->pace == PERF__BLR_PACE_GPU) return 0;
   j->host_tol = host_tolerance(u, m);
@@ -505,6 +529,10 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
     printf("    not settled after %d %s (%s): the update's time budget (--update-budget) ended "
            "its runs\n", j->f.nruns, perf__units_noun(j->f.nruns, "run", "runs"),
            perf__blrule_settle_word(s));
+  if (j->fall > 0)
+    printf("    power-paced: the SM clock read %u to %u MHz while its samples ran (the GPU at its "
+           "power or thermal limit), a fall of %.1f%%: its time moves with the GPU's state "
+           "between processes, so it is its tolerance's floor\n", j->lo, j->hi, 100 * j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return;
   char ref[80] = "";
   if (j->host_tol > 0)
@@ -568,7 +596,9 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
            "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
            100 * f->tolerance);
   else if (f->wide || f->too_few)
-    print_wide(f->too_few ? "from all runs (they disagree)" : paced(j) ? "at its host-paced floor" : "wide",
+    print_wide(f->too_few                       ? "from all runs (they disagree)"
+               : f->tolerance <= f->floor + 1e-12 ? "at its floor"
+                                                  : "wide",
                f->tolerance);
 }
 
