@@ -434,8 +434,9 @@ ST_TEST(blrule_more_clean_runs_lower_the_multiplier_at_the_same_tail)
 /* When an update's runs of an entry have settled (base/blrule.h), from
  * the values alone: a run left out wants 2 more runs that agree; two far
  * of 5 want more, three far of 8 never settle into an entry; a tolerance
- * near the ceiling wants more, one sure of either side does not; the cap
- * and a floor over the ceiling end it. */
+ * near the ceiling wants more, one sure of either side does not (of 10 %
+ * and of the 50 % an entry is written under); the cap and a floor over 50 %
+ * end it. */
 ST_TEST(blrule_an_entry_settles_by_its_statistics)
 {
   perf__blrule_fit f;
@@ -481,6 +482,15 @@ ST_TEST(blrule_an_entry_settles_by_its_statistics)
   ST_EQ(perf__blrule_fit_runs(near, NULL, 5, &f), 0);
   perf__blrule_raise_floor(&f, PERF__BLR_HOST_PACED_FLOOR); /* host-paced: no run helps */
   ST_CHECK(f.wide && perf__blrule_settled(&f, 12) == PERF__BLR_SETTLED);
+  /* host-paced at 12 % between processes: 52.6 % with 5 runs, not sure of
+   * the side of the 50 % an entry is written under: more runs decide it */
+  double host[5] = {0.88, 1.0, 1.12, 0.88, 1.12};
+  ST_EQ(perf__blrule_fit_runs(host, NULL, 5, &f), 0);
+  perf__blrule_raise_floor(&f, PERF__BLR_HOST_PACED_FLOOR);
+  ST_CHECKF(f.tolerance > PERF__BLR_WRITE_CEILING, "%g", f.tolerance);
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_MORE_NEAR_CEILING);
+  perf__blrule_raise_floor(&f, 0.6); /* a floor over it: no run helps */
+  ST_EQ(perf__blrule_settled(&f, 12), PERF__BLR_SETTLED);
 }
 
 /* A floor raises the tolerance (a host-paced entry's) and makes it wide

@@ -117,11 +117,21 @@ static double chi2_at(int df, double z)
   return df * c * c * c;
 }
 
+/* 1 when an entry of k clean runs (last: the most it may get), whose
+ * spread lies between low and high (its 80 % bounds), is sure of its side
+ * of line: its floor is over it, or its tolerance is under it at high, or
+ * over it at low with the most runs. Never fails. */
+static int sure_of(const perf__blrule_fit *f, int k, int last, double low, double high, double line)
+{
+  return f->floor > line || tolerance_of(high, k, f->floor) <= line ||
+         tolerance_of(low, last, f->floor) > line;
+}
+
 /* See blrule.h. */
 perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs)
 {
   int n = f->nruns, out = n - f->nclean;
-  if (n >= max_runs || out > perf__blrule_max_out(max_runs) || f->floor > PERF__BLR_CEILING)
+  if (n >= max_runs || out > perf__blrule_max_out(max_runs) || f->floor > PERF__BLR_WRITE_CEILING)
     return PERF__BLR_SETTLED; /* no run can change it */
   if (out > (n - 2) / PERF__BLR_OUT_EVERY)
     return f->too_few ? PERF__BLR_MORE_DISAGREE : PERF__BLR_MORE_LEFT_OUT;
@@ -129,8 +139,9 @@ perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs
   if (df < 1) return PERF__BLR_SETTLED;
   double high = f->spread * sqrt(df / chi2_at(df, -PERF__BLR_SETTLE_Z));
   double low = f->spread * sqrt(df / chi2_at(df, PERF__BLR_SETTLE_Z));
-  if (tolerance_of(high, k, f->floor) <= PERF__BLR_CEILING) return PERF__BLR_SETTLED;
-  if (tolerance_of(low, last, f->floor) > PERF__BLR_CEILING) return PERF__BLR_SETTLED;
+  if (sure_of(f, k, last, low, high, PERF__BLR_CEILING) &&
+      sure_of(f, k, last, low, high, PERF__BLR_WRITE_CEILING))
+    return PERF__BLR_SETTLED;
   return PERF__BLR_MORE_NEAR_CEILING;
 }
 

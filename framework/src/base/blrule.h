@@ -44,9 +44,12 @@
  *   spread's one-sided PERF__BLR_SETTLE_Z (80 %) bounds from its k - 1
  *   degrees of freedom (chi-square, Wilson-Hilferty), the tolerance at the
  *   upper bound is under PERF__BLR_CEILING, or the one at the lower bound
- *   with the most runs' multiplier is over it. Between the two the entry
- *   "sits near the ceiling": more runs decide it. Where a floor is over the
- *   ceiling (host-paced, below), no run can change it: settled.
+ *   with the most runs' multiplier is over it, and the same of
+ *   PERF__BLR_WRITE_CEILING (a line under the entry's floor counts as
+ *   sure). Between the two the entry "sits near the ceiling": more runs
+ *   decide it (an H200 update, 2026-11-29, left launch-bound entries at
+ *   50.3-60 % after 5 runs, 2 of them in a slow phase of the host). Where
+ *   a floor is over PERF__BLR_WRITE_CEILING, no run can change it: settled.
  * - A host-paced entry (perf__blrule_pace_of: in a GPU's file, the submit
  *   clock; the events clock while launch-bound; the wall clock where the
  *   trace shows a copy from pageable memory, or the GPU busy for less than
