@@ -407,6 +407,41 @@ ST_TEST(baseline_update_floors_a_power_paced_entry)
   st_rmtree(dir);
 }
 
+/* The clock's fall of a test's entries that run the same kernel is
+ * theirs together (an H200's GEMM read 1935-1980 MHz as busy and
+ * 1515-1980 as full, in the same runs); an entry with another kernel keeps
+ * its own. */
+ST_TEST(baseline_update_shares_the_clock_fall_of_one_kernel)
+{
+  char dir[] = "/tmp/perfgate-fall-XXXXXX", path[600], err[400], line[1200];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  const char *names[3] = {"busy", "full", "other"}, *kernels[3] = {"gemm", "gemm", "copy"};
+  unsigned lows[3] = {1935, 1515, 1980};
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++)
+    for (int w = 0; w < 3; w++) {
+      snprintf(line, sizeof line, "E\t%s\tbl.gemm\t%s\tevents\t%.9g\t1e-8\t12\t1980\t%u\t1980\t0",
+               path, names[w], (1.44 + 0.004 * (r % 2)) * 1e-3, lows[w]);
+      ST_EQ(perf__rebaseline_take(u, line, r), 0);
+      snprintf(line, sizeof line, "T\t%s\tbl.gemm\t%s\t{\"calls\": 2, \"names\": \"demangled\", \"device_s\": 0.0014, "
+               "\"dropped\": 0, \"items\": [{\"kind\": "
+               "\"kernel\", \"name\": \"%s\", \"shape\": \"\", \"where\": \"\", \"count\": 1, "
+               "\"bytes\": 0, \"device_s\": 0.0014}]}", path, names[w], kernels[w]);
+      ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    }
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  perf__rebaseline_free(u);
+  perf__baseline b;
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *busy = perf__baseline_find(&b, "bl.gemm", "busy");
+  const perf__baseline_entry *other = perf__baseline_find(&b, "bl.gemm", "other");
+  ST_CHECKF(busy && fabs(busy->tolerance - 465.0 / 1980) < 1e-6, "%g", busy ? busy->tolerance : -1);
+  ST_CHECKF(other && other->tolerance < 0.03, "%g", other ? other->tolerance : -1);
+  perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
 /* The same through the command line: a poisoned first run (8x the work)
  * named in the table and followed by 2 more runs (both agree with the
  * others: it stays out; the entry took 7); a slow mode that comes back in

@@ -84,6 +84,10 @@ ST_TEST(blrule_leaves_out_a_poisoned_run_and_a_low_clock)
   g[4] = 1.532e-3;
   ST_EQ(perf__blrule_fit_runs(g, pl, 5, &f), 0);
   ST_CHECK(f.nclean == 3 && f.too_few);
+  /* a host-paced entry's fit keeps every run: the far one is the host's phase */
+  ST_EQ(perf__blrule_fit_all(v, 5, &f), 0);
+  ST_CHECK(f.nclean == 5 && !f.too_few && f.why[0] == PERF__BLR_CLEAN && f.spread > 0.15);
+  ST_NEAR(f.median, 21.35e-6, 1e-12);
   /* an unknown clock (0) is never judged */
   mhz[2] = 0;
   ST_EQ(perf__blrule_fit_runs(w, mhz, 5, &f), 0);

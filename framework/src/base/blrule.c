@@ -70,6 +70,21 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
 }
 
 /* See blrule.h. */
+int perf__blrule_fit_all(const double *v, int n, perf__blrule_fit *f)
+{
+  int rc = perf__blrule_fit_runs(v, NULL, n, f);
+  if (rc) return rc;
+  double scratch[PERF__BL_MAX_RUNS], floor = f->floor;
+  memset(f->why, 0, sizeof f->why);
+  f->nclean = n, f->too_few = 0;
+  f->median = perf__stats_median_of(v, (size_t)n, scratch);
+  f->spread = sd(v, n) / f->median;
+  f->floor = 0;
+  perf__blrule_raise_floor(f, floor);
+  return 0;
+}
+
+/* See blrule.h. */
 int perf__blrule_max_out(int n)
 {
   int more = (n - 2) / PERF__BLR_OUT_EVERY;

@@ -67,7 +67,10 @@
  *   still guards host-paced work against gross changes (a copy that turned
  *   synchronous, a sweep point 2x slower) without crying at the host's
  *   phases; over that it is not written (unless --accept-wide), saying
- *   what paces it. A host file's entries are the
+ *   what paces it. No run of a host-paced entry is left out: a far run is
+ *   a phase of the host, which later processes meet too (an H200's
+ *   pageable-copy GEMM, 2026-11-29: one of 8 update runs 30 % slow, left
+ *   out; a check then 42 % slow, with the reference as usual). A host file's entries are the
  *   host's own work: their spread is their runs' (issue 49 item 5 times
  *   the reference with them).
  * - A power-paced entry (in a GPU's file, one whose samples read the SM
@@ -79,7 +82,9 @@
  *   back-to-back runs (H200, 2026-11-29: an 8192^2 fp16 GEMM read 1500-1980
  *   MHz; its 8 update runs agreed within 0.59 %, then unchanged checks ran
  *   +2.5 % to +13.1 %, and the same GEMM's other entries spread 1.7-4.2 %
- *   over their runs; the H100's ran 1.43-1.65 ms). Its reading at the
+ *   over their runs; the H100's ran 1.43-1.65 ms). The fall is the
+ *   largest among the test's entries whose longest traced kernel is the
+ *   same (supervisor/rebaseline.c). Its reading at the
  *   check's samples still explains a slower check (below).
  * - The entry's median is the clean runs' median; their spread is their
  *   standard deviation over that median (between processes: each run's
@@ -259,6 +264,10 @@ typedef struct perf__blrule_fit {
  * mhz[i] their SM clocks (0: unknown, never judged; mhz may be NULL).
  * Returns 0, or PERF__EINVAL for a bad n or value (f is then zeroed). */
 int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blrule_fit *f);
+
+/* The same fit of all n runs, none left out: a host-paced entry's (the
+ * rule above). Returns 0, or PERF__EINVAL as perf__blrule_fit_runs. */
+int perf__blrule_fit_all(const double *v, int n, perf__blrule_fit *f);
 
 /* How many of n runs may be left out by the rule above (at least
  * PERF__BLR_MAX_OUT). Never fails. */

@@ -42,6 +42,7 @@ typedef struct meas {
   char *trace;                           /* its trace's JSON (the last run's); NULL */
   int traced;                            /* that trace has items */
   perf__blrule_traced what;              /* and what they say (base/blrule.h) */
+  char kernel[PERF__TRACE_NAME];         /* that trace's longest kernel ("": none) */
 } meas;
 
 /* A test that failed in an update's run: none of its entries is written. */
@@ -139,6 +140,19 @@ static int split(char *line, char **f, int max)
   return n;
 }
 
+/* The name of t's kernel with the most GPU time into name ("" when it has
+ * none). Never fails. */
+static void longest_kernel(const perf__trace *t, char *name, size_t len)
+{
+  double most = 0;
+  name[0] = '\0';
+  for (size_t i = 0; i < t->n; i++)
+    if (t->items[i].kind == PERF__TRACE_KERNEL && t->items[i].device_s > most) {
+      most = t->items[i].device_s;
+      snprintf(name, len, "%s", t->items[i].name);
+    }
+}
+
 /* "T\tpath\ttest\tworkload\tJSON": the trace of the entry's measurement
  * in that run, kept as it came (the last run's is written), and what it
  * says of the entry's pace (base/blrule.h). Returns 0, PERF__EPROTO (not
@@ -158,6 +172,7 @@ static int take_trace(perf__rebaseline_runs *u, const char *text)
     free(m->trace), m->trace = json;
     m->traced = t.calls > 0 && t.n > 0;
     m->what = (perf__blrule_traced){perf__trace_pageable(&t), perf__trace_device_s(&t)};
+    longest_kernel(&t, m->kernel, sizeof m->kernel);
   }
   perf__trace_free(&t);
   free(copy);
@@ -403,22 +418,41 @@ typedef struct judged {
 } judged;
 
 /* The SM clock's fall while m's samples ran, over all its runs: (highest -
- * lowest) / highest of the samples' readings, into j (base/blrule.h: the
- * floor of an entry timed while the GPU was at its power or thermal
- * limit); 0 when a reading is unknown or the fall is within
- * PERF__BL_CLOCK_MOVED. Never fails. */
-static void clock_fall(const meas *m, judged *j)
+ * lowest) / highest of the samples' readings, with them in *lo and *hi; 0
+ * when a reading is unknown or the fall is within PERF__BL_CLOCK_MOVED.
+ * Never fails. */
+static double fall_of(const meas *m, unsigned *lo, unsigned *hi)
 {
-  unsigned lo = UINT_MAX, hi = 0;
+  unsigned a = UINT_MAX, b = 0;
   for (int r = 0; r < runs_of(m); r++) {
-    if (!m->clk[r].min || !m->clk[r].max) return;
-    lo = m->clk[r].min < lo ? m->clk[r].min : lo;
-    hi = m->clk[r].max > hi ? m->clk[r].max : hi;
+    if (!m->clk[r].min || !m->clk[r].max) return 0;
+    a = m->clk[r].min < a ? m->clk[r].min : a;
+    b = m->clk[r].max > b ? m->clk[r].max : b;
   }
-  if (!hi || lo >= hi) return;
-  double fall = (double)(hi - lo) / hi;
-  if (fall <= PERF__BL_CLOCK_MOVED) return;
-  j->fall = fall, j->lo = lo, j->hi = hi;
+  if (!b || a >= b) return 0;
+  double fall = (double)(b - a) / b;
+  if (fall <= PERF__BL_CLOCK_MOVED) return 0;
+  *lo = a, *hi = b;
+  return fall;
+}
+
+/* The clock's fall that m's time moves with (base/blrule.h: the floor of a
+ * power-paced entry), into j: the largest of m's and of the entries of its
+ * test whose longest kernel is m's (the same kernel in the same processes
+ * meets the same power state; which of them the clock's readings catch
+ * low is chance: an H200's 8192^2 GEMM read 1935-1980 MHz as one entry and
+ * 1515-1980 as the other, in the same runs, 2026-11-29). Never fails. */
+static void clock_fall(const perf__rebaseline_runs *u, const meas *m, judged *j)
+{
+  for (size_t i = 0; i < u->n; i++) {
+    const meas *x = &u->m[i];
+    if (x != m && (x->is_ratio || x->file != m->file || strcmp(x->test, m->test) ||
+                   !m->kernel[0] || strcmp(x->kernel, m->kernel)))
+      continue;
+    unsigned lo = 0, hi = 0;
+    double fall = fall_of(x, &lo, &hi);
+    if (fall > j->fall) j->fall = fall, j->lo = lo, j->hi = hi;
+  }
 }
 
 /* The tolerance perfgate's host reference allows between this update's
@@ -445,9 +479,10 @@ static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
   return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
 }
 
-/* Judges m's runs (base/blrule.h) into j: the fit, and for a host-paced
- * entry its floor. Returns 0 or PERF__EINVAL (a value that is not a
- * positive number). */
+/* Judges m's runs (base/blrule.h) into j: the fit (of all runs where
+ * the host paces it), and its floor where the host paces it or the clock
+ * fell. Returns 0 or PERF__EINVAL (a value that is not a positive
+ * number). */
 static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
 {
   double v[MAX_RUNS], queue = 0;
@@ -461,9 +496,10 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   if (perf__blrule_fit_runs(v, mhz, n, &j->f)) return PERF__EINVAL;
   if (is_reference(m)) return 0;
   int gpu = !perf__machine_is_host(&u->files[m->file].fp);
-  if (gpu) clock_fall(m, j);
-  perf__blrule_raise_floor(&j->f, j->fall);
   j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
+  if (j->pace != PERF__BLR_PACE_GPU && perf__blrule_fit_all(v, n, &j->f)) return PERF__EINVAL;
+  if (gpu) clock_fall(u, m, j);
+  perf__blrule_raise_floor(&j->f, j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return 0;
   j->host_tol = host_tolerance(u, m);
   perf__blrule_raise_floor(&j->f, fmax(PERF__BLR_HOST_PACED_FLOOR, j->host_tol));
