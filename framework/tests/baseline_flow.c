@@ -338,9 +338,12 @@ ST_TEST(baseline_update_judges_its_runs_from_the_records)
   ST_CHECK(before && after && !strcmp(before + strcspn(before, "\n"), after + strcspn(after, "\n")));
   free(before);
   free(after);
-  /* launch-bound: written at its host-paced floor, not from its 0.05 % */
+  /* launch-bound: not written however steady its runs (0.05 %); with
+   * accept_wide, at its host-paced floor */
   double steady[5] = {20.0, 20.01, 20.02, 20.0, 20.01};
   ST_EQ(update_from(path, steady, 0.99, 0, &flagged), 0);
+  ST_EQ(flagged, 1);
+  ST_EQ(update_from(path, steady, 0.99, 1, &flagged), 0);
   ST_EQ(flagged, 0);
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   e = perf__baseline_find(&b, "bl.judged", "w");
@@ -1032,10 +1035,10 @@ static double sweep_tolerance(const char *path)
  * tolerance's floor is max(25 %, the host reference's over its processes:
  * the update's reference entry where it has one, else the entry's own
  * processes' readings), and it is written at that floor (it catches gross
- * changes only); where
- * the host reference's spread puts the floor over PERF__BLR_WRITE_CEILING
- * it is not written, named host-paced, and --accept-wide writes it with
- * that floor. The same runs with a pinned copy the GPU is busy for,
+ * changes only); where the host reference's spread puts the floor over
+ * PERF__BLR_WRITE_CEILING it is not written, named host-paced, and
+ * --accept-wide writes it with that floor. The submit clock is never
+ * written (unless asked). The same runs with a pinned copy the GPU is busy for,
  * without a trace, or in a host's file, are written from their own
  * spread; the submit clock is host-paced without a trace. */
 ST_TEST(baseline_update_floors_a_host_paced_entry)
@@ -1099,7 +1102,10 @@ ST_TEST(baseline_update_floors_a_host_paced_entry)
   }
   u = host_paced_runs(path, "sms", "submit", us, quiet, 5, NULL);
   ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
-  ST_EQ(perf__rebaseline_flagged(u, NULL), 0);
+  ST_EQ(perf__rebaseline_flagged(u, NULL), 1);
+  perf__rebaseline_free(u);
+  u = host_paced_runs(path, "sms", "submit", us, quiet, 5, NULL);
+  ST_EQ(perf__rebaseline_write(u, PERF__REBASELINE_ACCEPT_WIDE, err, sizeof err), 0);
   perf__rebaseline_free(u);
   ST_NEAR(sweep_tolerance(path), PERF__BLR_HOST_PACED_FLOOR, 1e-9);
   st_rmtree(dir);

@@ -61,13 +61,16 @@
  *   tolerance has the floor max(PERF__BLR_HOST_PACED_FLOOR, the tolerance
  *   of perfgate's host reference over the update's processes (its entry;
  *   else the readings in the entry's own processes), by
- *   the rule above). It is written at that tolerance up to
+ *   the rule above). A wall-clock one is written at that tolerance up to
  *   PERF__BLR_WRITE_CEILING (the update's table says it catches only
- *   changes above it: 5 % and 10 % "no"), so that a hardware change's file
- *   still guards host-paced work against gross changes (a copy that turned
- *   synchronous, a sweep point 2x slower) without crying at the host's
- *   phases; over that it is not written (unless --accept-wide), saying
- *   what paces it. No run of a host-paced entry is left out: a far run is
+ *   changes above it: 5 % and 10 % "no"), so that a hardware change's
+ *   file still guards host-paced work against gross changes (a copy that
+ *   turned synchronous, a sweep point 2x slower); a launch-bound or
+ *   submit-clock one is not written (unless --accept-wide), saying what
+ *   paces it: on an H200 (2026-11-29) 7 launch-bound entries written at
+ *   the 25 % floor ran 25-62 % slower in one unchanged check process
+ *   while perfgate's host reference ran 2.5 % slower (it times a CPU
+ *   loop, not the driver's launch path). No run of a host-paced entry is left out: a far run is
  *   a phase of the host, which later processes meet too (an H200's
  *   pageable-copy GEMM, 2026-11-29: one of 8 update runs 30 % slow, left
  *   out; a check then 42 % slow, with the reference as usual). A host file's entries are the
@@ -104,7 +107,9 @@
  *   entry whose runs disagree, from all its runs. Over
  *   PERF__BLR_WRITE_CEILING a check could not tell the workload's time
  *   from 1.5x it: its time is not one number, and the update does not
- *   write it unless asked to (--accept-wide).
+ *   write it unless asked to (--accept-wide). A host file's entry is
+ *   written up to PERF__BLR_CEILING only (the host's own work: an OpenMP
+ *   point written at 46 % ran 60-90 % slower in a later process).
  * - A check fails (regression) when its median is slower than the entry's
  *   by more than the tolerance and by more than PERF__BLR_SIG standard
  *   errors of the difference, where the standard error holds the entry's
