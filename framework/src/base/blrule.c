@@ -65,6 +65,7 @@ int perf__blrule_fit_runs(const double *v, const unsigned *mhz, int n, perf__blr
   f->median = perf__stats_median_of(use, (size_t)k, scratch);
   f->spread = sd(use, k) / f->median;
   f->floor = 0;
+  f->line = PERF__BLR_WRITE_CEILING;
   perf__blrule_raise_floor(f, PERF__BLR_FLOOR);
   return 0;
 }
@@ -146,7 +147,7 @@ static int sure_of(const perf__blrule_fit *f, int k, int last, double low, doubl
 perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs)
 {
   int n = f->nruns, out = n - f->nclean;
-  if (n >= max_runs || out > perf__blrule_max_out(max_runs) || f->floor > PERF__BLR_WRITE_CEILING)
+  if (n >= max_runs || out > perf__blrule_max_out(max_runs) || f->floor > f->line)
     return PERF__BLR_SETTLED; /* no run can change it */
   if (out > (n - 2) / PERF__BLR_OUT_EVERY)
     return f->too_few ? PERF__BLR_MORE_DISAGREE : PERF__BLR_MORE_LEFT_OUT;
@@ -154,8 +155,7 @@ perf__blrule_settle perf__blrule_settled(const perf__blrule_fit *f, int max_runs
   if (df < 1) return PERF__BLR_SETTLED;
   double high = f->spread * sqrt(df / chi2_at(df, -PERF__BLR_SETTLE_Z));
   double low = f->spread * sqrt(df / chi2_at(df, PERF__BLR_SETTLE_Z));
-  if (sure_of(f, k, last, low, high, PERF__BLR_CEILING) &&
-      sure_of(f, k, last, low, high, PERF__BLR_WRITE_CEILING))
+  if (sure_of(f, k, last, low, high, PERF__BLR_CEILING) && sure_of(f, k, last, low, high, f->line))
     return PERF__BLR_SETTLED;
   return PERF__BLR_MORE_NEAR_CEILING;
 }

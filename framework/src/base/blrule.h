@@ -44,12 +44,12 @@
  *   spread's one-sided PERF__BLR_SETTLE_Z (80 %) bounds from its k - 1
  *   degrees of freedom (chi-square, Wilson-Hilferty), the tolerance at the
  *   upper bound is under PERF__BLR_CEILING, or the one at the lower bound
- *   with the most runs' multiplier is over it, and the same of
- *   PERF__BLR_WRITE_CEILING (a line under the entry's floor counts as
- *   sure). Between the two the entry "sits near the ceiling": more runs
+ *   with the most runs' multiplier is over it, and the same of the line
+ *   it is written under (f->line: PERF__BLR_WRITE_CEILING in a GPU's
+ *   file; a line under the entry's floor counts as sure). Between the two the entry "sits near the ceiling": more runs
  *   decide it (an H200 update, 2026-11-29, left launch-bound entries at
  *   50.3-60 % after 5 runs, 2 of them in a slow phase of the host). Where
- *   a floor is over PERF__BLR_WRITE_CEILING, no run can change it: settled.
+ *   a floor is over that line, no run can change it: settled.
  * - A host-paced entry (perf__blrule_pace_of: in a GPU's file, the submit
  *   clock; the events clock while launch-bound; the wall clock where the
  *   trace shows a copy from pageable memory, or the GPU busy for less than
@@ -263,6 +263,9 @@ typedef struct perf__blrule_fit {
   int nruns;        /* the runs judged */
   double floor;     /* the tolerance's floor: PERF__BLR_FLOOR, or a host-paced
                        entry's (perf__blrule_raise_floor) */
+  double line;      /* the most tolerance it is written with: PERF__BLR_WRITE_CEILING
+                       (perf__blrule_fit_runs), PERF__BLR_CEILING where the update
+                       says so (a host's file; an entry never written) */
 } perf__blrule_fit;
 
 /* Judges n runs (n in 1..PERF__BL_MAX_RUNS): v[i] their medians (> 0),

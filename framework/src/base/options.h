@@ -148,9 +148,9 @@ typedef struct perf__options_cli {
   X("--force", "", flag, force, 0, "",                                                          \
     "write the baseline entries of tests that failed too")                                      \
   X("--accept-wide", "", flag, accept_wide, 0, "",                                              \
-    "write baseline entries whose tolerance is over 50 %\n"                                    \
-    "too (without it they are not written, exit 1; 10-50 %\n"                                   \
-    "are written, marked WIDE)")                                                                \
+    "write the baseline entries the update refuses too: a\n"                                   \
+    "tolerance over 50 % (10 % in a host's file), launch-\n"                                   \
+    "bound or on the submit clock (without it: exit 1)")                                        \
   X("--trace-dir", "", text, trace_dir, NULL, "DIR",                                           \
     "write what the GPU did in each GPU workload's routing\n"                                     \
     "pass (kernels, copies, memsets, untimed) as a Chrome\n"                                     \

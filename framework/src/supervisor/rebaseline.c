@@ -72,7 +72,7 @@ struct perf__rebaseline_runs {
   size_t nfailed, cap_failed;
   int failed_all;      /* a failure could not be kept: every test counts as failed */
   char failed_names[600];
-  size_t flagged;      /* entries not written: their runs disagree or are too wide */
+  size_t flagged;      /* entries not written (refused: too wide, host-paced, ...) */
   char names[600];     /* the first of them, for the error */
   size_t written;      /* entries written (perfgate's references left out) */
   size_t took[MAX_RUNS + 1]; /* of those, how many took k runs */
@@ -415,17 +415,18 @@ typedef struct judged {
   double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
   double fall;            /* the SM clock's fall during its samples (clock_fall; 0: none) */
   unsigned lo, hi;        /* the SM clock's lowest and highest reading then (MHz) */
+  const meas *from;       /* the entry whose readings fell so (m, or one of its kernel) */
 } judged;
 
-/* The SM clock's fall while m's samples ran, over all its runs: (highest -
- * lowest) / highest of the samples' readings, with them in *lo and *hi; 0
- * when a reading is unknown or the fall is within PERF__BL_CLOCK_MOVED.
- * Never fails. */
+/* The SM clock's fall while m's samples ran, over its runs whose readings
+ * are known: (highest - lowest) / highest of the samples' readings, with
+ * them in *lo and *hi; 0 when no run's are known or the fall is within
+ * PERF__BL_CLOCK_MOVED. Never fails. */
 static double fall_of(const meas *m, unsigned *lo, unsigned *hi)
 {
   unsigned a = UINT_MAX, b = 0;
   for (int r = 0; r < runs_of(m); r++) {
-    if (!m->clk[r].min || !m->clk[r].max) return 0;
+    if (!m->clk[r].min || !m->clk[r].max) continue;
     a = m->clk[r].min < a ? m->clk[r].min : a;
     b = m->clk[r].max > b ? m->clk[r].max : b;
   }
@@ -451,7 +452,7 @@ static void clock_fall(const perf__rebaseline_runs *u, const meas *m, judged *j)
       continue;
     unsigned lo = 0, hi = 0;
     double fall = fall_of(x, &lo, &hi);
-    if (fall > j->fall) j->fall = fall, j->lo = lo, j->hi = hi;
+    if (fall > j->fall) j->fall = fall, j->lo = lo, j->hi = hi, j->from = x;
   }
 }
 
@@ -479,6 +480,13 @@ static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
   return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
 }
 
+/* 1 when the update never writes j's entry unless asked (base/blrule.h:
+ * launch-bound, the submit clock). Never fails. */
+static int never_written(const judged *j)
+{
+  return j->pace == PERF__BLR_PACE_LAUNCH || j->pace == PERF__BLR_PACE_SUBMIT;
+}
+
 /* Judges m's runs (base/blrule.h) into j: the fit (of all runs where
  * the host paces it), and its floor where the host paces it or the clock
  * fell. Returns 0 or PERF__EINVAL (a value that is not a positive
@@ -498,6 +506,7 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   int gpu = !perf__machine_is_host(&u->files[m->file].fp);
   j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
   if (j->pace != PERF__BLR_PACE_GPU && perf__blrule_fit_all(v, n, &j->f)) return PERF__EINVAL;
+  if (!gpu || never_written(j)) j->f.line = PERF__BLR_CEILING;
   if (gpu) clock_fall(u, m, j);
   perf__blrule_raise_floor(&j->f, j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return 0;
@@ -510,16 +519,15 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
 static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
 
 /* Why the update does not write m's entry (j: its runs judged), or NULL
- * when it does (base/blrule.h): in a GPU's file up to
- * PERF__BLR_WRITE_CEILING (WIDE over PERF__BLR_CEILING, from all runs
- * where they disagree), never launch-bound or on the submit clock; in a
- * host's file up to PERF__BLR_CEILING; every entry with
- * PERF__REBASELINE_ACCEPT_WIDE, and perfgate's reference entries always (a
- * wide one only explains less); *word gets the reason in a word or two. */
-static const char *refused(const perf__rebaseline_runs *u, const meas *m, const judged *j,
-                           const char **word)
+ * when it does (base/blrule.h): up to j->f.line (PERF__BLR_WRITE_CEILING
+ * in a GPU's file, WIDE over PERF__BLR_CEILING, from all runs where they
+ * disagree; PERF__BLR_CEILING in a host's), never launch-bound or on the
+ * submit clock; every entry with PERF__REBASELINE_ACCEPT_WIDE in how, and
+ * perfgate's reference entries always (a wide one only explains less);
+ * *word gets the reason in a word or two. */
+static const char *refused(const meas *m, const judged *j, unsigned how, const char **word)
 {
-  if ((u->how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
+  if ((how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
   if (j->pace == PERF__BLR_PACE_LAUNCH)
     return *word = perf__blrule_pace_word(j->pace),
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
@@ -530,8 +538,7 @@ static const char *refused(const perf__rebaseline_runs *u, const meas *m, const 
     return *word = perf__blrule_pace_word(j->pace),
            "it is host-paced: the submit clock times the host's calls alone, which move with "
            "the host between processes far more than between an update's runs";
-  int host = perf__machine_is_host(&u->files[m->file].fp);
-  if (j->f.tolerance <= (host ? PERF__BLR_CEILING : PERF__BLR_WRITE_CEILING)) return NULL;
+  if (j->f.tolerance <= j->f.line) return NULL;
   if (paced(j) && !j->f.too_few)
     return *word = perf__blrule_pace_word(j->pace),
            "it is host-paced: such times move with the host between processes minutes apart "
@@ -573,28 +580,31 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
            "its runs\n", j->f.nruns, perf__units_noun(j->f.nruns, "run", "runs"),
            perf__blrule_settle_word(s));
   if (j->fall > 0)
-    printf("    power-paced: the SM clock read %u to %u MHz while its samples ran (the GPU at its "
+    printf("    power-paced: the SM clock read %u to %u MHz while %s samples ran (the GPU at its "
            "power or thermal limit), a fall of %.1f%%: its time moves with the GPU's state "
-           "between processes, so it is its tolerance's floor\n", j->lo, j->hi, 100 * j->fall);
+           "between processes, so its tolerance is at least that\n", j->lo, j->hi,
+           j->from == m ? "its" : "its kernel's (in another entry of the test)", 100 * j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return;
   char ref[80] = "";
   if (j->host_tol > 0)
     snprintf(ref, sizeof ref, ", perfgate's host_reference over its processes %.1f%%",
              100 * j->host_tol);
   printf("    %s: %s; its tolerance's floor %.1f%% = max(%.0f%%%s)\n", perf__blrule_pace_word(j->pace),
-         perf__blrule_pace_why(j->pace), 100 * j->f.floor, 100 * PERF__BLR_HOST_PACED_FLOOR, ref);
+         perf__blrule_pace_why(j->pace), 100 * fmax(PERF__BLR_HOST_PACED_FLOOR, j->host_tol),
+         100 * PERF__BLR_HOST_PACED_FLOOR, ref);
 }
 
-/* Prints the row saying how a wide entry was written and what it still
- * catches. Never fails. */
-static void print_wide(const char *how, double tolerance)
+/* Prints the row saying how a wide entry was written (forced: only
+ * because of --accept-wide; else under line) and what it still catches.
+ * Never fails. */
+static void print_wide(const char *how, double tolerance, double line, int forced)
 {
-  if (tolerance > PERF__BLR_WRITE_CEILING)
+  if (forced)
     printf("    written %s (--accept-wide): it catches only changes above %.1f%%\n", how,
            100 * tolerance);
   else
     printf("    written %s (up to %.0f%%): it catches only changes above %.1f%%\n", how,
-           100 * PERF__BLR_WRITE_CEILING, 100 * tolerance);
+           100 * line, 100 * tolerance);
 }
 
 /* Prints m's rows of the update table: the entry e (old: the file's, or
@@ -627,12 +637,13 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
   printf("    %s (%s clock, %s); runs %s; spread between runs %.2f%% (%s)\n", m->name, m->clock,
          sm, runs, 100 * f->spread, clean);
   print_pace(u, m, j);
-  if (no)
+  const char *w, *forced = no ? NULL : refused(m, j, 0, &w);
+  if (no && never_written(j))
+    printf("    not written: %s (tolerance %.1f%%): %s; --accept-wide writes it with that "
+           "tolerance\n", no, 100 * f->tolerance, old ? "the old entry is kept" : "it has no entry");
+  else if (no)
     printf("    not written: %s (tolerance %.1f%%, ceiling %.0f%%): %s; %s\n", no,
-           100 * f->tolerance,
-           100 * (perf__machine_is_host(&u->files[m->file].fp) ? PERF__BLR_CEILING
-                                                                 : PERF__BLR_WRITE_CEILING),
-           old ? "the old entry is kept" : "it has no entry",
+           100 * f->tolerance, 100 * f->line, old ? "the old entry is kept" : "it has no entry",
            j->pace != PERF__BLR_PACE_GPU ? "--accept-wide writes it with that tolerance"
                                          : "rerun the update on a quiet machine, or give "
                                            "--accept-wide to write it");
@@ -640,22 +651,23 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
     printf("    written %s (perfgate's reference, always written): it explains only slowdowns "
            "of the machine above %.1f%%\n", f->too_few ? "from all runs" : "wide",
            100 * f->tolerance);
-  else if (f->wide || f->too_few)
+  else if (f->wide || f->too_few || forced)
     print_wide(f->too_few                       ? "from all runs (they disagree)"
                : f->tolerance <= f->floor + 1e-12 ? "at its floor"
                                                   : "wide",
-               f->tolerance);
+               f->tolerance, f->line, forced != NULL);
 }
 
-/* Merges one measured workload (unless its tolerance is over
- * PERF__BLR_WRITE_CEILING: then the old entry stays and it is flagged);
- * prints its table rows. Returns 0, PERF__ENOMEM, or PERF__EPROTO (a run's value is not a positive number). */
+/* Merges one measured workload (unless refused says why not: then the
+ * old entry stays and it is flagged); prints its table rows. Returns 0,
+ * PERF__ENOMEM, or PERF__EPROTO (a run's value is not a positive
+ * number). */
 static int merge_entry(perf__rebaseline_runs *u, perf__baseline *b, const meas *m, const char *date)
 {
   judged j;
   if (judge(u, m, &j)) return PERF__EPROTO;
   perf__baseline_entry e = entry_of(u, m, &j.f, date);
-  const char *word = "", *no = refused(u, m, &j, &word);
+  const char *word = "", *no = refused(m, &j, u->how, &word);
   print_entry(u, m, &j, &e, perf__baseline_find(b, e.test, e.workload), no);
   if (no) {
     flag(u, m, word);

@@ -53,9 +53,10 @@ void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run
  * named in the table; a host-paced entry's tolerance floored) and gets the
  * clean runs' median, their values (runs_s), the median of their spreads,
  * their summed samples and SM clock (perf__baseline_mhz_merge) and the
- * tolerance their spread allows. An entry of a test that failed, or whose
- * tolerance is over PERF__BLR_WRITE_CEILING (its runs disagree, too wide,
- * host-paced) is not written (how: PERF__REBASELINE_* bits): the old entry
+ * tolerance their spread allows. An entry of a test that failed, one whose
+ * tolerance is over the line it is written under (PERF__BLR_WRITE_CEILING
+ * in a GPU's file, PERF__BLR_CEILING in a host's), and a launch-bound or
+ * submit-clock one are not written (how: PERF__REBASELINE_* bits): the old entry
  * stays, and it is counted (perf__rebaseline_flagged; a failed test's are
  * not: they are the test's). Entries not re-measured are kept. Prints a
  * table per file (each entry's clock, its runs, whether +5 % and +10 %
