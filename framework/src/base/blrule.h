@@ -101,9 +101,9 @@
  * - Tolerance above PERF__BLR_CEILING: the entry is "wide": it lets
  *   through a 10 % change. It is written up to PERF__BLR_WRITE_CEILING,
  *   marked WIDE with the change it does catch (an entry that catches only
- *   a 2x slowdown still gates a GEMM that lost its tensor cores or an
- *   OpenMP loop that went serial, where no entry gates nothing: the H200's first
- *   update left 28 of 89 workloads without one, 2026-11-29); so is an
+ *   a 2x slowdown still gates a GEMM that lost its tensor cores, where
+ *   without an entry nothing would: the H200's first update left 28 of 89
+ *   workloads without one, 2026-11-29); so is an
  *   entry whose runs disagree, from all its runs. Over
  *   PERF__BLR_WRITE_CEILING a check could not tell the workload's time
  *   from 1.5x it: its time is not one number, and the update does not
