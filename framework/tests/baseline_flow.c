@@ -301,6 +301,56 @@ ST_TEST(baseline_update_keeps_a_slow_mode_the_machine_does_not_explain)
   st_rmtree(dir);
 }
 
+/* Feeds rebaseline 5 runs of a launch-bound entry (events clock, the host
+ * queueing 99 % of the time; values in us) whose processes read perfgate's
+ * launch reference (launch, us per launch; 0: not read) and writes it into
+ * path. Returns the entries it flagged. */
+static size_t update_launch_bound(const char *path, const double *us, const double *launch)
+{
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
+  char line[900], err[600];
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "E\t%s\tbl.launch\tw\tevents\t%.9g\t1e-8\t64\t1980\t1980\t1980"
+             "\t0.99\t0\t0\t%.9g", path, us[r] * 1e-6, launch[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
+  size_t flagged = perf__rebaseline_flagged(u, NULL);
+  perf__rebaseline_free(u);
+  return flagged;
+}
+
+/* A launch-bound entry whose processes ran 0-40 % apart with the launch
+ * path (an H200 host, 2026-11-29) is written launch-normalized: its runs
+ * over the launch reference read beside them, scaled to that reference's
+ * median (launch_s), at the launch floor; without a reading in every run
+ * it is not written, as before (base/blrule.h). */
+ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
+{
+  char dir[] = "/tmp/perfgate-launch-XXXXXX", path[600], err[400];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/launch.yaml", dir);
+  double f[5] = {1.0, 1.4, 1.1, 1.25, 1.05}, us[5], launch[5];
+  for (int r = 0; r < 5; r++) us[r] = 70 * f[r], launch[r] = 3.4 * f[r] * (r % 2 ? 1.01 : 0.99);
+  ST_EQ(update_launch_bound(path, us, launch), 0);
+  perf__baseline b;
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  const perf__baseline_entry *e = perf__baseline_find(&b, "bl.launch", "w");
+  ST_CHECK(e && e->nruns == 5);
+  ST_NEAR(e ? e->launch_s : 0, 3.4 * 1.1 * 0.99 * 1e-6, 1e-12); /* the readings' median */
+  ST_CHECKF(e && e->tolerance == PERF__BLR_LAUNCH_FLOOR, "%g", e ? e->tolerance : -1);
+  for (int r = 0; e && r < e->nruns; r++) /* each run within 2 % of 70 us x 1.1 */
+    ST_CHECKF(fabs(e->runs_s[r] / (70 * 1.1e-6) - 1) < 0.025, "%g", e->runs_s[r]);
+  perf__baseline_free(&b);
+  launch[3] = 0; /* one process without a reading: not normalized, not written */
+  ST_EQ(unlink(path), 0);
+  ST_EQ(update_launch_bound(path, us, launch), 1);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  ST_CHECK(perf__baseline_find(&b, "bl.launch", "w") == NULL);
+  perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
 /* An update judges its runs (base/blrule.h), from the records alone (no
  * timing: the same verdicts on any machine): issue 32's poisoned first
  * run is left out and the entry written from the other four; runs spread
@@ -961,13 +1011,13 @@ ST_TEST(baseline_update_keeps_the_declared_work_and_the_calibration)
   perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6.142e-05\t1e-8\t64\t1980\t1980\t1980"
-             "\t0\t0\t0\t67108864\t67108864\t0\tnone", path);
+             "\t0\t0\t0\t0\t67108864\t67108864\t0\tnone", path);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
     snprintf(line, sizeof line, "E\t%s\t%s\t%s\tevents\t7.12e-04\t1e-7\t12\t1980\t1980\t1980"
-             "\t0\t0\t0\t1073741824\t1073741824\t0\tnone", path, PERF__BLR_REFERENCE_TEST, name);
+             "\t0\t0\t0\t0\t1073741824\t1073741824\t0\tnone", path, PERF__BLR_REFERENCE_TEST, name);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
   }
-  snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6e-05\t1e-8\t64\t0\t0\t0\t0\t0\t0\t1\t1\t1"
+  snprintf(line, sizeof line, "E\t%s\tbl.sol\tone\tevents\t6e-05\t1e-8\t64\t0\t0\t0\t0\t0\t0\t0\t1\t1\t1"
            "\tfp4", path);
   ST_EQ(perf__rebaseline_take(u, line, 0), PERF__EPROTO);
   ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);

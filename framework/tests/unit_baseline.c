@@ -141,6 +141,11 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "'slow_runs_s' is a field of schema version 2, but the file says schema: 1"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, slow_runs_s: [1, x]}\n", "b.yaml:3:",
        "'slow_runs_s' must be a number in [1e-12, 3600], got 'x'"},
+      /* a launch-normalized entry's launch reference: schema 2, seconds per launch */
+      {"schema: 1\nentries:\n- {" E ", launch_s: 3.4e-6}\n", "b.yaml:3:",
+       "'launch_s' is a field of schema version 2, but the file says schema: 1"},
+      {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, launch_s: 2}\n", "b.yaml:3:",
+       "'launch_s' must be a number in [1e-09, 1], got '2'"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, runs_s: [1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
        "1,1,1]}\n", "b.yaml:3:", "'runs_s' holds too many values (at most 16)"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, recorded_s: [1]}\n", "b.yaml:3:",
@@ -245,6 +250,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   e.runs_s[0] = 3.138e-5, e.runs_s[1] = 2.341e-5, e.runs_s[2] = 2.128e-5;
   e.nslow = 1; /* a slow mode the update saw (base/blrule.h) */
   e.slow_s[0] = 2.5e-5;
+  e.launch_s = 3.4e-6; /* launch-normalized (base/blrule.h) */
   e.work = (perf__peaks_work){.bytes_read = 67108864, .bytes_written = 67108864,
                               .flops = 1.099511627776e12, .type = PERF_FLOP_FP16};
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
@@ -258,7 +264,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
                              "  sm_clock_max_mhz: 1995\n  runs_s: [3.138e-05, 2.341e-05, "
-                             "2.128e-05]\n  slow_runs_s: [2.5e-05]\n  bytes_read: 67108864\n"
+                             "2.128e-05]\n  slow_runs_s: [2.5e-05]\n  launch_s: 3.4e-06\n  bytes_read: 67108864\n"
                              "  bytes_written: 67108864\n  flops: 1.09951163e+12\n"
                              "  flop_type: fp16\n"),
             "%s", text ? text : "(no file)");
@@ -275,7 +281,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(q && q->sm_clock.median == 1980 && q->sm_clock.min == 1755 && q->sm_clock.max == 1995);
   ST_CHECK(u && u->sm_clock.median == 0 && u->sm_clock.min == 0 && u->sm_clock.max == 0);
   ST_CHECK(q && q->nruns == 3 && q->runs_s[0] == 3.138e-5 && q->runs_s[2] == 2.128e-5);
-  ST_CHECK(q && q->nslow == 1 && q->slow_s[0] == 2.5e-5);
+  ST_CHECK(q && q->nslow == 1 && q->slow_s[0] == 2.5e-5 && q->launch_s == 3.4e-6);
   ST_CHECK(q && q->work.bytes_read == 67108864 && q->work.bytes_written == 67108864 &&
            fabs(q->work.flops / 1.099511627776e12 - 1) < 1e-8 && q->work.type == PERF_FLOP_FP16);
   ST_CHECK(u && !perf__peaks_declared(&u->work));

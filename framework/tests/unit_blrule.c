@@ -323,6 +323,25 @@ ST_TEST(blrule_each_clock_has_its_references)
   ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "device", 0, 1), 1);
   ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "wall", 0, 1), 1);
   ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_GPU, "wall", 0, 0), 0);
+  /* the launch reference: a GPU's submit clock and launch-bound events only */
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, "submit", 0, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, "events", 0.95, 1), 1);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, "events", 0.5, 1), 0);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, "wall", 0, 1), 0);
+  ST_EQ(perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, "submit", 0, 0), 0);
+  ST_STR(perf__blrule_ref_name(PERF__BLR_REF_LAUNCH), "launch_reference");
+  ST_STR(perf__blrule_ref_clock(PERF__BLR_REF_LAUNCH), "submit");
+}
+
+/* A launch-normalized measurement is scaled by the entry's launch
+ * reference over this process's; without either it is the time itself. */
+ST_TEST(blrule_a_launch_normalized_time_is_scaled_by_the_reading)
+{
+  ST_NEAR(perf__blrule_per_launch(90e-6, 3.4e-6, 4.25e-6), 72e-6, 1e-12);
+  ST_NEAR(perf__blrule_per_launch(60e-6, 4e-6, 3e-6), 80e-6, 1e-12);
+  ST_EQ(perf__blrule_per_launch(90e-6, 0, 4e-6), 90e-6);
+  ST_EQ(perf__blrule_per_launch(90e-6, 3.4e-6, 0), 90e-6);
+  ST_EQ(perf__blrule_per_launch(90e-6, 3.4e-6, NAN), 90e-6);
 }
 
 /* One process of a workload with a slow mode: share `slow` of the processes

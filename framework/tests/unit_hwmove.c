@@ -267,9 +267,9 @@ static void run_update(void *arg)
     snprintf(line, sizeof line, "F\t%s\tname\tTest GPU B\tcompute_capability\t9.0", x->path);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
     snprintf(line, sizeof line, "E\t%s\tperfgate\tpeak_dram_events\tevents\t0.0005\t1e-8\t64\t0\t0\t0"
-             "\t0\t0\t0\t1e9\t1e9\t0\tnone", x->path);
+             "\t0\t0\t0\t0\t1e9\t1e9\t0\tnone", x->path);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
-    snprintf(line, sizeof line, "E\t%s\thw.moves\tcopy\tevents\t0.00026\t1e-8\t64\t0\t0\t0\t0\t0\t0"
+    snprintf(line, sizeof line, "E\t%s\thw.moves\tcopy\tevents\t0.00026\t1e-8\t64\t0\t0\t0\t0\t0\t0\t0"
              "\t5e8\t5e8\t0\tnone", x->path);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
     snprintf(line, sizeof line, "E\t%s\thw.moves\tlaunch\tevents\t0.00001\t1e-8\t64\t0\t0\t0\t0",

@@ -64,6 +64,9 @@ typedef struct perf__baseline_entry {
                                        slower than the others while perfgate's
                                        reference ran as usual (base/blrule.h) */
   int nslow;
+  double launch_s;    /* schema 2: a launch-normalized entry's launch reference, seconds
+                         per launch, that runs_s and median_s are scaled to (0: none;
+                         base/blrule.h) */
   perf__peaks_work work;    /* schema 2: what one iteration declared it moves and
                          computes (all 0: nothing; base/peaks.h) */
   char *trace;        /* schema 2: what the GPU did for one iteration, as

@@ -272,9 +272,18 @@ int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue
                              int uses_gpu)
 {
   int c = perf__clock_of_name(clock);
+  int launch_bound = perf__clock_queues_host(c) && queue_share >= PERF__BLR_LAUNCH_BOUND;
   if (k == PERF__BLR_REF_GPU) return uses_gpu;
-  return perf__clock_host_side(c) ||
-         (perf__clock_queues_host(c) && queue_share >= PERF__BLR_LAUNCH_BOUND);
+  if (k == PERF__BLR_REF_LAUNCH) return uses_gpu && (c == PERF_CLOCK_SUBMIT || launch_bound);
+  return perf__clock_host_side(c) || launch_bound;
+}
+
+/* See blrule.h. */
+double perf__blrule_per_launch(double median, double launch_s, double reading)
+{
+  if (!(launch_s > 0) || !(reading > 0) || !isfinite(launch_s) || !isfinite(reading))
+    return median;
+  return median * launch_s / reading;
 }
 
 /* See blrule.h. */

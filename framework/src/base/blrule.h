@@ -76,6 +76,26 @@
  *   out; a check then 42 % slow, with the reference as usual). A host file's entries are the
  *   host's own work: their spread is their runs' (issue 49 item 5 times
  *   the reference with them).
+ * - A launch-normalized entry: a launch-bound or submit-clock entry whose
+ *   every run read perfgate's launch reference (worker/sample/
+ *   reference.h) beside its samples (a ratio claim's rounds, a check's
+ *   batches) is judged on its time over that reading, scaled to the
+ *   readings' median over its runs (launch_s in the file): the driver's
+ *   launch path moves between processes on one host and such work moves
+ *   with it (an H200 host, 2026-11-29, 66 processes: a 20-launch eager
+ *   pipeline 65-94 us, CV 11 %; over the reading CV 3.3 %, range 20 %). Its
+ *   runs are all kept (host-paced) and its floor is PERF__BLR_LAUNCH_FLOOR;
+ *   it is written up to PERF__BLR_WRITE_CEILING like a wall-clock
+ *   host-paced one. A check reads the reference beside its samples and
+ *   compares median x launch_s / reading (perf__blrule_per_launch); the
+ *   launch reference then explains nothing more (it is in the number),
+ *   the host one still may. What it cannot see: a driver or CUDA update
+ *   that slows every launch (the probe slows with the workload: the
+ *   launch_reference entry's own change says so), or a regression of the
+ *   launch path that only the workload's kind of launch meets. Without a
+ *   reading (no GPU, a launch error) such an entry is not written, as
+ *   before, and a check of a launch_s entry times the reference once
+ *   after its samples.
  * - A power-paced entry (in a GPU's file, one whose samples read the SM
  *   clock more than PERF__BL_CLOCK_MOVED below the highest reading over
  *   its runs: the GPU at its power or thermal limit while timing it) has
@@ -204,6 +224,7 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_SETTLE_Z 0.8416 /* the normal's 80 % quantile */
 #define PERF__BLR_GPU_PACED 0.5
 #define PERF__BLR_HOST_PACED_FLOOR 0.25
+#define PERF__BLR_LAUNCH_FLOOR 0.12 /* about 3.5 x the normalized CV, 1.2 x its half-range */
 #define PERF__BLR_WRITE_CEILING 0.5 /* an entry is written up to it (WIDE over the ceiling) */
 #define PERF__BLR_REF_FACTOR 3.0
 #define PERF__BLR_REF_MIN 0.03
@@ -219,9 +240,10 @@ enum { PERF__BLR_RUNS = 5 };
  * theirs hold a dot; an embedder must not name a test so), and one row per
  * reference. */
 #define PERF__BLR_REFERENCE_TEST "perfgate"
-#define PERF__BLR_REFERENCE_MAP(X)                 \
-  X(PERF__BLR_REF_HOST, "host_reference", "wall") \
-  X(PERF__BLR_REF_GPU, "gpu_reference", "events")
+#define PERF__BLR_REFERENCE_MAP(X)                    \
+  X(PERF__BLR_REF_HOST, "host_reference", "wall")     \
+  X(PERF__BLR_REF_GPU, "gpu_reference", "events")     \
+  X(PERF__BLR_REF_LAUNCH, "launch_reference", "submit")
 typedef enum perf__blrule_ref {
 #define PERF__BLR_REF_ENUM(id, name, clock) id,
   PERF__BLR_REFERENCE_MAP(PERF__BLR_REF_ENUM)
@@ -233,7 +255,8 @@ typedef enum perf__blrule_ref {
  * host one for the host clocks ("wall", "submit") and a launch-bound
  * "events" clock (queue_share >= PERF__BLR_LAUNCH_BOUND), the GPU one for
  * any workload that uses the GPU (uses_gpu; a baseline file of a GPU holds
- * only such workloads). Never fails. */
+ * only such workloads), the launch one for a GPU's "submit" clock and a
+ * launch-bound "events" one. Never fails. */
 int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue_share,
                              int uses_gpu);
 
@@ -358,6 +381,12 @@ double perf__blrule_precision(const perf__baseline_entry *e, double rel_min);
  * NULL) the standard error of that, relative. Never fails. */
 perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, double median,
                                            double mad, long samples, double *rel, double *se);
+
+/* A launch-normalized measurement (the rule above): median x launch_s /
+ * reading, where launch_s is the entry's and reading this process's (both
+ * seconds per launch); median itself when either is not a positive
+ * number. Never fails. */
+double perf__blrule_per_launch(double median, double launch_s, double reading);
 
 /* 1 when the SM clock of a slower measurement (median per iteration,
  * mhz: its samples' SM clock, 0 unknown) explains it by the rule above;

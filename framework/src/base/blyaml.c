@@ -459,7 +459,7 @@ static int entry(parser *p, perf__baseline *b)
   static const char *const keys[] = {"test", "workload", "clock", "median_s",
                                      "spread_s", "samples", "tolerance",
                                      "sm_clock_mhz", "sm_clock_min_mhz",
-                                     "sm_clock_max_mhz", "runs_s", "slow_runs_s", "bytes_read",
+                                     "sm_clock_max_mhz", "runs_s", "slow_runs_s", "launch_s", "bytes_read",
                                      "bytes_written", "flops", "flop_type", LONG_KEY, "recorded",
                                      NULL};
   static const char *const lists[] = {"runs_s", "slow_runs_s", NULL};
@@ -485,6 +485,8 @@ static int entry(parser *p, perf__baseline *b)
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
   if (!r) r = run_values(p, &fs, "runs_s", e.runs_s, &e.nruns);
   if (!r) r = run_values(p, &fs, "slow_runs_s", e.slow_s, &e.nslow);
+  if (!r && get(&fs, "launch_s")) r = v2_field(p, get(&fs, "launch_s"), "launch_s");
+  if (!r && get(&fs, "launch_s")) r = number(p, get(&fs, "launch_s"), 1e-9, 1, &e.launch_s);
   if (!r) r = declared_work(p, &fs, &e.work);
   if (!r) r = trace_text(p, &fs, &e);
   if (!r) r = date(p, &fs, "an entry", e.recorded, sizeof e.recorded);
@@ -778,6 +780,7 @@ static int emit_entry(yaml_emitter_t *e, const perf__baseline_entry *x)
   if (!r) r = emit_mhz(e, &x->sm_clock);
   if (!r && x->nruns > 0) r = emit_runs(e, "runs_s", x->runs_s, x->nruns);
   if (!r && x->nslow > 0) r = emit_runs(e, "slow_runs_s", x->slow_s, x->nslow);
+  if (!r && x->launch_s > 0) r = kv_num(e, "launch_s", x->launch_s);
   if (!r && x->work.bytes_read > 0) r = kv_num(e, "bytes_read", x->work.bytes_read);
   if (!r && x->work.bytes_written > 0) r = kv_num(e, "bytes_written", x->work.bytes_written);
   if (!r && x->work.flops > 0) r = kv_num(e, "flops", x->work.flops);

@@ -45,6 +45,19 @@ typedef struct meas {
   char kernel[PERF__TRACE_NAME];         /* that trace's longest kernel ("": none) */
 } meas;
 
+/* An entry's runs judged: base/blrule.h's fit, what paces it, its floor. */
+typedef struct judged {
+  perf__blrule_fit f;     /* the floor raised where host-paced or the clock fell */
+  perf__blrule_pace pace; /* PERF__BLR_PACE_GPU: not host-paced (or perfgate's reference) */
+  double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
+  double fall;            /* the SM clock's fall during its samples (clock_fall; 0: none) */
+  unsigned lo, hi;        /* the SM clock's lowest and highest reading then (MHz) */
+  const meas *from;       /* the entry whose readings fell so (m, or one of its kernel) */
+  double v[MAX_RUNS], mad[MAX_RUNS]; /* each run's median and MAD as judged: m's, or
+                                        launch-normalized (per_launch) */
+  double launch_s;        /* the launch reference they are scaled to (0: not normalized) */
+} judged;
+
 /* A test that failed in an update's run: none of its entries is written. */
 typedef struct failure {
   char test[200];
@@ -344,14 +357,15 @@ static const char *left_out(const perf__rebaseline_runs *u, const meas *m, const
  * 21.3 us, ...": each run's median, in run order, and why a run was left
  * out, so that a reviewer sees the between-run spread the tolerance came
  * from. Never fails (truncates). */
-static void run_values(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f, char *buf,
+static void run_values(const perf__rebaseline_runs *u, const meas *m, const judged *j, char *buf,
                        size_t len)
 {
+  const perf__blrule_fit *f = &j->f;
   size_t used = 0;
   buf[0] = '\0';
   for (int r = 0; r < runs_of(m) && used < len; r++) {
     char t[32], why[96];
-    perf__units_time(t, sizeof t, m->value[r]);
+    perf__units_time(t, sizeof t, j->v[r]);
     int n = snprintf(buf + used, len - used, "%s%s%s", r == RUNS ? "; more runs " : r ? ", " : "",
                      t, left_out(u, m, f, r, why, sizeof why));
     used += n > 0 ? (size_t)n : 0;
@@ -369,10 +383,11 @@ static void flag(perf__rebaseline_runs *u, const meas *m, const char *why)
   u->flagged++;
 }
 
-/* The entry the clean runs of m make (f: their fit). */
-static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas *m, const perf__blrule_fit *f,
+/* The entry the clean runs of m make (j: their values and fit). */
+static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas *m, const judged *j,
                                      const char *date)
 {
+  const perf__blrule_fit *f = &j->f;
   double mads[MAX_RUNS];
   perf__baseline_mhz clk[MAX_RUNS];
   int k = 0;
@@ -384,17 +399,18 @@ static perf__baseline_entry entry_of(const perf__rebaseline_runs *u, const meas 
   e.trace = m->trace; /* borrowed: perf__baseline_put_entry copies it */
   snprintf(e.recorded, sizeof e.recorded, "%s", date);
   for (int r = 0; r < runs_of(m); r++) {
-    if (slow_mode(u, m, f, r)) e.slow_s[e.nslow++] = m->value[r];
+    if (slow_mode(u, m, f, r)) e.slow_s[e.nslow++] = j->v[r];
     if (f->why[r] != PERF__BLR_CLEAN && !f->too_few) continue;
-    e.runs_s[e.nruns++] = m->value[r];
+    e.runs_s[e.nruns++] = j->v[r];
     e.samples += m->samples[r];
-    mads[k] = m->mad[r];
+    mads[k] = j->mad[r];
     clk[k++] = m->clk[r];
   }
   e.median_s = f->median;
   e.spread_s = perf__stats_median(mads, (size_t)k);
   e.sm_clock = perf__baseline_mhz_merge(clk, (size_t)k);
   e.tolerance = f->tolerance;
+  e.launch_s = j->launch_s;
   return e;
 }
 
@@ -408,15 +424,6 @@ static const failure *failure_of(const perf__rebaseline_runs *u, const char *tes
   return u->failed_all && strcmp(test, PERF__BLR_REFERENCE_TEST) ? &unknown : NULL;
 }
 
-/* An entry's runs judged: base/blrule.h's fit, what paces it, its floor. */
-typedef struct judged {
-  perf__blrule_fit f;     /* the floor raised where host-paced or the clock fell */
-  perf__blrule_pace pace; /* PERF__BLR_PACE_GPU: not host-paced (or perfgate's reference) */
-  double host_tol;        /* perfgate's host reference's tolerance over its processes (0: unknown) */
-  double fall;            /* the SM clock's fall during its samples (clock_fall; 0: none) */
-  unsigned lo, hi;        /* the SM clock's lowest and highest reading then (MHz) */
-  const meas *from;       /* the entry whose readings fell so (m, or one of its kernel) */
-} judged;
 
 /* The SM clock's fall while m's samples ran, over its runs whose readings
  * are known: (highest - lowest) / highest of the samples' readings, with
@@ -480,11 +487,37 @@ static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
   return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
 }
 
-/* 1 when the update never writes j's entry unless asked (base/blrule.h:
+/* 1 when the driver's launch path paces j's measurement (base/blrule.h:
  * launch-bound, the submit clock). Never fails. */
-static int never_written(const judged *j)
+static int launch_paced(const judged *j)
 {
   return j->pace == PERF__BLR_PACE_LAUNCH || j->pace == PERF__BLR_PACE_SUBMIT;
+}
+
+/* 1 when the update never writes j's entry unless asked (base/blrule.h:
+ * launch-paced, and not launch-normalized). Never fails. */
+static int never_written(const judged *j)
+{
+  return launch_paced(j) && !(j->launch_s > 0);
+}
+
+/* Scales j's n run values (m's) to the median of perfgate's launch
+ * reference over them when every run read it (base/blrule.h: a
+ * launch-normalized entry), setting j->launch_s; leaves them as they are
+ * otherwise. Never fails. */
+static void per_launch(const meas *m, int n, judged *j)
+{
+  double l[MAX_RUNS];
+  for (int r = 0; r < n; r++) {
+    l[r] = m->ref[PERF__BLR_REF_LAUNCH][r];
+    if (!(l[r] > 0)) return;
+  }
+  double mid = perf__stats_median(l, (size_t)n);
+  for (int r = 0; r < n; r++) {
+    j->v[r] = perf__blrule_per_launch(m->value[r], mid, m->ref[PERF__BLR_REF_LAUNCH][r]);
+    j->mad[r] = perf__blrule_per_launch(m->mad[r], mid, m->ref[PERF__BLR_REF_LAUNCH][r]);
+  }
+  j->launch_s = mid;
 }
 
 /* Judges m's runs (base/blrule.h) into j: the fit (of all runs where
@@ -493,23 +526,28 @@ static int never_written(const judged *j)
  * number). */
 static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
 {
-  double v[MAX_RUNS], queue = 0;
+  double queue = 0;
   unsigned mhz[MAX_RUNS];
   int n = runs_of(m);
+  memset(j, 0, sizeof *j);
   for (int r = 0; r < n; r++) {
-    v[r] = m->value[r], mhz[r] = m->clk[r].median;
+    j->v[r] = m->value[r], j->mad[r] = m->mad[r], mhz[r] = m->clk[r].median;
     queue = fmax(queue, m->queue[r]);
   }
-  memset(j, 0, sizeof *j);
-  if (perf__blrule_fit_runs(v, mhz, n, &j->f)) return PERF__EINVAL;
+  if (perf__blrule_fit_runs(j->v, mhz, n, &j->f)) return PERF__EINVAL;
   if (is_reference(m)) return 0;
   int gpu = !perf__machine_is_host(&u->files[m->file].fp);
   j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
-  if (j->pace != PERF__BLR_PACE_GPU && perf__blrule_fit_all(v, n, &j->f)) return PERF__EINVAL;
+  if (gpu && launch_paced(j)) per_launch(m, n, j);
+  if (j->pace != PERF__BLR_PACE_GPU && perf__blrule_fit_all(j->v, n, &j->f)) return PERF__EINVAL;
   if (!gpu || never_written(j)) j->f.line = PERF__BLR_CEILING;
   if (gpu) clock_fall(u, m, j);
   perf__blrule_raise_floor(&j->f, j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return 0;
+  if (j->launch_s > 0) {
+    perf__blrule_raise_floor(&j->f, PERF__BLR_LAUNCH_FLOOR);
+    return 0;
+  }
   j->host_tol = host_tolerance(u, m);
   perf__blrule_raise_floor(&j->f, fmax(PERF__BLR_HOST_PACED_FLOOR, j->host_tol));
   return 0;
@@ -528,16 +566,19 @@ static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
 static const char *refused(const meas *m, const judged *j, unsigned how, const char **word)
 {
   if ((how & PERF__REBASELINE_ACCEPT_WIDE) || is_reference(m)) return NULL;
-  if (j->pace == PERF__BLR_PACE_LAUNCH)
+  if (j->pace == PERF__BLR_PACE_LAUNCH && never_written(j))
     return *word = perf__blrule_pace_word(j->pace),
            "it is launch-bound on the events clock (its time is the host's pace to queue the "
            "work: on an H200 such entries ran 25-62% slower in an unchanged check while "
-           "perfgate's host reference ran as usual; .clock = PERF_CLOCK_DEVICE times the GPU's "
-           "work alone)";
-  if (j->pace == PERF__BLR_PACE_SUBMIT)
+           "perfgate's host reference ran as usual), and perfgate's launch_reference, which "
+           "such entries are judged over, was not read beside it in every run (no GPU, or a "
+           "launch error); .clock = PERF_CLOCK_DEVICE times the GPU's work alone";
+  if (j->pace == PERF__BLR_PACE_SUBMIT && never_written(j))
     return *word = perf__blrule_pace_word(j->pace),
            "it is host-paced: the submit clock times the host's calls alone, which move with "
-           "the host between processes far more than between an update's runs";
+           "the host between processes far more than between an update's runs, and perfgate's "
+           "launch_reference, which such entries are judged over, was not read beside it in "
+           "every run";
   if (j->f.tolerance <= j->f.line) return NULL;
   if (paced(j) && !j->f.too_few)
     return *word = perf__blrule_pace_word(j->pace),
@@ -585,6 +626,14 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
            "between processes, so its tolerance is at least that\n", j->lo, j->hi,
            j->from == m ? "its" : "its kernel's (in another entry of the test)", 100 * j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return;
+  char per[32];
+  if (j->launch_s > 0) {
+    printf("    %s, launch-normalized: %s; its runs are scaled to perfgate's launch_reference "
+           "read beside them (median %s per launch, submit clock); its tolerance's floor "
+           "%.0f%%\n", perf__blrule_pace_word(j->pace), perf__blrule_pace_why(j->pace),
+           perf__units_time(per, sizeof per, j->launch_s), 100 * PERF__BLR_LAUNCH_FLOOR);
+    return;
+  }
   char ref[80] = "";
   if (j->host_tol > 0)
     snprintf(ref, sizeof ref, ", perfgate's host_reference over its processes %.1f%%",
@@ -629,7 +678,7 @@ static void print_entry(const perf__rebaseline_runs *u, const meas *m, const jud
          no                        ? " NOT WRITTEN"
          : f->too_few || f->wide ? " WIDE"
                                  : "");
-  run_values(u, m, f, runs, sizeof runs);
+  run_values(u, m, j, runs, sizeof runs);
   if (f->too_few)
     snprintf(clean, sizeof clean, "all %d: they disagree", runs_of(m));
   else
@@ -666,7 +715,7 @@ static int merge_entry(perf__rebaseline_runs *u, perf__baseline *b, const meas *
 {
   judged j;
   if (judge(u, m, &j)) return PERF__EPROTO;
-  perf__baseline_entry e = entry_of(u, m, &j.f, date);
+  perf__baseline_entry e = entry_of(u, m, &j, date);
   const char *word = "", *no = refused(m, &j, u->how, &word);
   print_entry(u, m, &j, &e, perf__baseline_find(b, e.test, e.workload), no);
   if (no) {

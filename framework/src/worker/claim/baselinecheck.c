@@ -154,7 +154,7 @@ static int measure_reference(perf__blrule_ref k, perf__reference *r, char *why, 
     perf__reference_host(r);
     return 0;
   }
-  cudaError_t e = perf__reference_gpu(r);
+  cudaError_t e = k == PERF__BLR_REF_GPU ? perf__reference_gpu(r) : perf__reference_launch(r);
   if (e) snprintf(why, len, "%s", cudaGetErrorString(e));
   return e ? -1 : 0;
 }
@@ -184,7 +184,7 @@ static gen_refs record_references(struct machine *m)
     perf__reference r;
     char why[160];
     got[kind].median[k] = 0;
-    if (ref == PERF__BLR_REF_GPU && !kind) continue;
+    if (ref != PERF__BLR_REF_HOST && !kind) continue; /* a host file's work uses no GPU */
     if (measure_reference(ref, &r, why, sizeof why)) {
       perf__context_line(PERF_LINE_DETAIL, "perfgate's %s could not be measured: %s; not recorded",
                          perf__blrule_ref_name(ref), why);
@@ -203,6 +203,8 @@ static gen_refs record_references(struct machine *m)
 typedef struct inband_check {
   perf__inband *ib;
   int on_all; /* too few samples beside readings within the band: decided on all */
+  perf__launch_ref *launch; /* room for the launch reference, read beside a
+                               launch-bound workload's batches (base/blrule.h) */
 } inband_check;
 
 /* Reference k for a check: read between its sample batches (the host one
@@ -227,11 +229,13 @@ static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__refe
  * against m's file, as a clause into note ("" when none applies or the
  * file has no entry for it): the host one as an in-band check read it
  * (ibc), otherwise timed now (for each slower check: a host disturbance
- * comes and goes within seconds); *host_rel gets the host reference's
+ * comes and goes within seconds); not the launch one where the check is
+ * launch-normalized (per_launch); *host_rel gets the host reference's
  * change (0 when it was not timed). Returns 1 when one explains it (base/
  * blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
-                          const inband_check *ibc, char *note, size_t len, double *host_rel)
+                          const inband_check *ibc, int per_launch, char *note, size_t len,
+                          double *host_rel)
 {
   int explained = 0;
   size_t used = 0;
@@ -246,7 +250,7 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
             : NULL;
     perf__reference fresh;
     char why[160];
-    if (!e) continue;
+    if (!e || (k == PERF__BLR_REF_LAUNCH && per_launch)) continue; /* in the number already */
     if (reference_now((perf__blrule_ref)k, ibc, &fresh, &how, why, sizeof why)) {
       int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
                        why);
@@ -296,7 +300,7 @@ static void record_trace(const char *path, const char *test, const char *name,
  * any. Never fails. */
 static void record_as(struct machine *m, const char *test_name, const char *entry,
                       const perf_workload *w, double median, double mad, long samples,
-                      perf__baseline_mhz clk, double host_ref)
+                      perf__baseline_mhz clk, double host_ref, double launch_ref)
 {
   char test[200], name[96], work[160] = "";
   clean(test, sizeof test, test_name);
@@ -304,25 +308,27 @@ static void record_as(struct machine *m, const char *test_name, const char *entr
   send_fingerprint(m);
   gen_refs refs = record_references(m);
   if (host_ref > 0) refs.median[PERF__BLR_REF_HOST] = host_ref;
+  if (launch_ref > 0) refs.median[PERF__BLR_REF_LAUNCH] = launch_ref;
   perf__peaks_work k = perf__throughput_work(w);
   if (perf__peaks_declared(&k))
     snprintf(work, sizeof work, "\t%.17g\t%.17g\t%.17g\t%s", k.bytes_read, k.bytes_written,
              k.flops, perf__peaks_type_word(k.type));
-  _Static_assert(PERF__BLR_NREFS == 2, "the E record carries two references");
-  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g%s",
+  _Static_assert(PERF__BLR_NREFS == 3, "the E record carries three references");
+  perf__context_line(PERF_LINE_RECORD, "E\t%s\t%s\t%s\t%s\t%.9g\t%.9g\t%ld\t%u\t%u\t%u\t%.3f\t%.9g\t%.9g\t%.9g%s",
                      m->path, test, name, perf__clock_name(w->perf__state->clock), median, mad,
                      samples, clk.median, clk.min, clk.max, w->perf__state->queue_share,
-                     refs.median[0], refs.median[1], work);
+                     refs.median[0], refs.median[1], refs.median[2], work);
   record_trace(m->path, test, name, &w->perf__state->trace);
 }
 
-/* The record of w's measurement as the running test's entry (host_ref:
- * record_as). */
-static void record(struct machine *m, const perf_workload *w, double median,
-                   double mad, long samples, perf__baseline_mhz clk, double host_ref)
+/* The record of w's measurement as the running test's entry (host_ref,
+ * launch_ref: record_as). */
+static void record(struct machine *m, const perf_workload *w, double median, double mad,
+                   long samples, perf__baseline_mhz clk, double host_ref, double launch_ref)
 {
   char k[160];
-  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk, host_ref);
+  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk, host_ref,
+            launch_ref);
 }
 
 /* 1 when the host interfered with a host-paced measurement of w (the
@@ -418,15 +424,49 @@ static void inband_note(const inband_check *ibc, const perf__baseline_entry *ref
                        : "their samples are left out");
 }
 
+/* A launch-normalized entry's scale for this process (base/blrule.h):
+ * e->launch_s over perfgate's launch reference as read beside the samples
+ * (launch_now > 0) or, without such readings, timed now; the clause for
+ * the verdict line into note. Returns the scale, 1 where e is not
+ * normalized, or 0 when the reference could not be read (note says why).
+ * Never fails. */
+static double launch_scale(const perf__baseline_entry *e, double launch_now, char *note,
+                           size_t len)
+{
+  char now[32], was[32], why[160];
+  const char *how = " beside the samples";
+  note[0] = '\0';
+  if (!(e->launch_s > 0)) return 1;
+  if (!(launch_now > 0)) {
+    perf__reference r;
+    how = " after the samples";
+    if (measure_reference(PERF__BLR_REF_LAUNCH, &r, why, sizeof why)) {
+      snprintf(note, len, "; launch-normalized entry, but perfgate's launch_reference could not "
+               "be read: %s (a slower time is not decided)", why);
+      return 0;
+    }
+    launch_now = r.median;
+  }
+  double f = perf__blrule_per_launch(1, e->launch_s, launch_now);
+  snprintf(note, len, "; launch-normalized: perfgate's launch_reference took %s per launch%s vs "
+           "%s at update (submit clock, %+.1f%%), so the time is scaled by %.3f",
+           perf__units_time(now, sizeof now, launch_now), how,
+           perf__units_time(was, sizeof was, e->launch_s), 100 * (launch_now / e->launch_s - 1), f);
+  return f;
+}
+
 /* Compares with the entry on time; the line adds what the SM clock of the
  * samples (clk) says against the entry's (perf__baseline_clock_note), what
  * perfgate's references (the host one as an in-band check read it: ibc, or
- * NULL) and the host's load since host (NULL: unknown) say of a slowdown.
- * Returns the outcome (SKIP when there is no entry). */
+ * NULL) and the host's load since host (NULL: unknown) say of a slowdown;
+ * a launch-normalized entry's check is of the time scaled by perfgate's
+ * launch reference (launch_now: read beside the samples, 0 none:
+ * launch_scale). Returns the outcome (SKIP when there is no entry). */
 static perf_outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
                              long samples, perf__baseline_mhz clk, int quiet_if_missing,
-                             const perf__hostload *host, const inband_check *ibc)
+                             const perf__hostload *host, const inband_check *ibc,
+                             double launch_now)
 {
   char k[160];
   key(w, k, sizeof k); /* named in the message below even when there is no file */
@@ -450,15 +490,20 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: measured with the %s clock, the baseline "
                    "entry with %s", head, clock, e->clock);
   double rel, se;
+  char launch[320];
+  double scale = launch_scale(e, launch_now, launch, sizeof launch);
+  median *= scale > 0 ? scale : 1, mad *= scale > 0 ? scale : 1;
   perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
   perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
                         ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS;
   int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
-  char now[32], was[32], how[400], note[2000], noise[120], machine[600] = "", busy[520] = "";
+  char now[32], was[32], how[400], note[2400], noise[120], machine[600] = "", busy[520] = "";
   char phases[400];
   double host_rel = 0;
+  int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
   int slower = c == PERF__BL_SLOWER && !low_clock &&
-               machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel);
+               (unscaled || machine_slower(m, w, rel, se, ibc, e->launch_s > 0, machine,
+                                           sizeof machine, &host_rel));
   int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
   int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
                host_busy(w, host, rel, se, host_rel, in_band, busy, sizeof busy);
@@ -473,7 +518,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   inband_note(ibc, perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
                                        perf__blrule_ref_name(PERF__BLR_REF_HOST)),
               phases, sizeof phases);
-  snprintf(note + used, sizeof note - used, "%s%s%s", phases, machine, busy);
+  snprintf(note + used, sizeof note - used, "%s%s%s%s", launch, phases, machine, busy);
   used = strlen(note);
   if (mode)
     snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
@@ -539,8 +584,9 @@ void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned
 }
 
 /* See baselinecheck.h. */
-void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
-                        long samples, perf__baseline_mhz clk, const perf__hostload *host)
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad, long samples,
+                                  perf__baseline_mhz clk, const perf__hostload *host,
+                                  double launch_s)
 {
   if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
   struct machine *m = machine_of(w);
@@ -551,10 +597,10 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
            perf__sweep_tag(tag, sizeof tag));
   if (shared_gpu(w, head)) return;
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, samples, clk, 0);
+    record(m, w, median, mad, samples, clk, 0, launch_s);
     return;
   }
-  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host, NULL);
+  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host, NULL, launch_s);
   if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
@@ -565,11 +611,11 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
   const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
   perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
                                perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0),
-                               &m->host_before);
+                               &m->host_before, m->launch_s);
   if (b != a)
     perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
                                  perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
-                                 &m->host_before);
+                                 &m->host_before, m->launch_s);
 }
 
 /* See baselinecheck.h. */
@@ -584,7 +630,7 @@ void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_p
                                                     : perf__peaks_type_word(t),
                            perf__clock_name(cal->perf__state->clock), name, sizeof name);
   record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, o->median_s, o->mad_s, (long)o->nsamples,
-            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0), 0);
+            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0), 0, 0);
 }
 
 /* The rate of this machine's calibration entry for t on clock, into
@@ -699,6 +745,10 @@ static int sample(perf_workload *w, struct machine *m, inband_check *ibc, double
                                       precision(w), n, why, len);
   }
   ib->band_s = band;
+  if (ibc->launch && perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, perf__clock_name(w->perf__state->clock),
+                                              w->perf__state->queue_share, w->perf__state->uses_gpu) &&
+      !perf__reference_launch_open(ibc->launch))
+    ib->launch = ibc->launch;
   int err = perf__inband_samples(w, ib, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
                                  precision(w), n, why, len);
   if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
@@ -748,9 +798,12 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__hostnoise_begin(&host);
   int n = 0;
   perf__inband ib = {0};
-  inband_check ibc = {&ib, 0};
+  perf__launch_ref launch = {0};
+  inband_check ibc = {&ib, 0, &launch};
   struct machine *m = machine_of(w);
   int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);
+  double launch_now = perf__inband_launch(&ib);
+  perf__reference_launch_close(&launch);
   if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   inband_cost(w, &ibc);
@@ -762,7 +815,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     return 0;
   }
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, n, clk, ibc.ib ? perf__inband_reference(ibc.ib, 0).median : 0);
+    record(m, w, median, mad, n, clk, ibc.ib ? perf__inband_reference(ibc.ib, 0).median : 0,
+           launch_now);
     char now[32], sm[48] = "", launch[240];
     if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
     perf__context_line(PERF_LINE_DETAIL,
@@ -773,7 +827,8 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
     return 1;
   }
-  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host, ibc.ib ? &ibc : NULL);
+  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host, ibc.ib ? &ibc : NULL,
+                           launch_now);
   if (o == PERF_OUTCOME_SKIP) {
     perf__context_claim_close();
     perf__context_skipped_check("%s: %s", head, m->other ? "the baseline file is another "

@@ -9,13 +9,15 @@
 
 /* A workload measured by a ratio claim (median, MAD, samples; clk: the SM
  * clock of its samples; host: the host's load before the measurement, or
- * NULL): recorded with --update-baselines, compared with
+ * NULL; launch_s: perfgate's launch reference read beside its samples,
+ * seconds per launch, 0 none: base/blrule.h's launch-normalized entries): recorded with --update-baselines, compared with
  * --baseline-check=all (when its entry exists; a FAIL is counted as a
  * claim; the line says what the SM clock says, perf__baseline_clock_note).
  * Ends the test as ERROR when this machine's baseline file is malformed,
  * or its entry was measured with another clock. */
-void perf__baselinecheck_measured(perf_workload *w, double median, double mad,
-                        long samples, perf__baseline_mhz clk, const perf__hostload *host);
+void perf__baselinecheck_measured(perf_workload *w, double median, double mad, long samples,
+                                  perf__baseline_mhz clk, const perf__hostload *host,
+                                  double launch_s);
 /* Both workloads of a comparison m decided (once when a == b), with the SM
  * clock of each one's samples in m's record, as perf__baselinecheck_measured
  * (and failing as it does). */

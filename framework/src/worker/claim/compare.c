@@ -8,6 +8,7 @@
 #include "worker/claim/compare.h"
 
 #include "base/clock.h"
+#include "base/stats.h"
 #include "base/status.h"
 #include "base/units.h"
 #include "base/grow.h"
@@ -20,6 +21,7 @@
 #include "worker/claim/sweep.h"
 #include "worker/claim/throughput.h"
 #include "worker/sync/syncdetect.h"
+#include "worker/sample/reference.h"
 #include "worker/sample/workload.h"
 
 /* Every sample of one workload, per iteration, in the order taken. */
@@ -36,6 +38,8 @@ typedef struct pair {
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   samples round_from, round_to; /* each round's start and end (perf__clock_now) */
   double from;                  /* when sampling began */
+  perf__launch_ref launch;     /* read after each round where a baseline wants it (st NULL: not) */
+  samples launch_t;            /* its readings, seconds per launch (host clock) */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;
   char why[600];
@@ -65,8 +69,10 @@ static pair live;
 
 static void free_samples(pair *p)
 {
-  samples *all[] = {&p->sa, &p->sb, &p->rounds_a, &p->rounds_b, &p->round_from, &p->round_to};
-  for (int i = 0; i < 6; i++) {
+  samples *all[] = {&p->sa,         &p->sb,       &p->rounds_a, &p->rounds_b,
+                    &p->round_from, &p->round_to, &p->launch_t};
+  perf__reference_launch_close(&p->launch);
+  for (int i = 0; i < 7; i++) {
     free(all[i]->t);
     free(all[i]->mhz);
     *all[i] = (samples){0};
@@ -105,6 +111,42 @@ static int take_again(pair *p, double begin, long kept0)
   return 1;
 }
 
+/* Reads perfgate's launch reference after a round, where p reads it
+ * (base/blrule.h: a launch-normalized baseline entry is judged over it);
+ * on a CUDA error it stops reading, its readings then not used. Never
+ * fails. */
+static void read_launch(pair *p)
+{
+  double s;
+  if (!p->launch.st) return;
+  if (perf__reference_launch_reading(&p->launch, &s)) {
+    perf__reference_launch_close(&p->launch);
+    p->launch_t.n = 0;
+    return;
+  }
+  keep(&p->launch_t, s, 0);
+}
+
+/* Opens the launch reference for p's rounds when this run records or
+ * checks the baselines of workloads a GPU runs (a and b). Never fails (one
+ * that cannot be opened is not read). */
+static void open_launch(pair *p)
+{
+  if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
+  if (!p->a->perf__state->uses_gpu && !p->b->perf__state->uses_gpu) return;
+  (void)perf__reference_launch_open(&p->launch);
+}
+
+/* The median of p's launch readings (seconds per launch), 0 when none. */
+static double launch_median(pair *p)
+{
+  if (!p->launch.st || !p->launch_t.n) return 0;
+  double *scratch = malloc(p->launch_t.n * sizeof *scratch);
+  double m = scratch ? perf__stats_median_of(p->launch_t.t, p->launch_t.n, scratch) : 0;
+  free(scratch);
+  return m;
+}
+
 /* One round: ABBA or BAAB at random, so that interference with a period
  * cannot line up with one workload's positions; the outer two samples
  * belong to one workload, the inner two to the other, and each workload's
@@ -138,6 +180,7 @@ static int abba(void *ctx, double *a, double *b)
   keep(&p->rounds_b, *b, 0);
   keep(&p->round_from, begin, 0);
   keep(&p->round_to, perf__clock_now(), 0);
+  read_launch(p);
   return 0;
 }
 
@@ -553,6 +596,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   out->host_before = host;
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
+  open_launch(p);
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
@@ -570,6 +614,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
   measurement_record(&out->rec, kind, &c, p, out, &d);
+  out->launch_s = launch_median(p);
   free_samples(p);
 }
 

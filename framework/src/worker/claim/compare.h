@@ -20,6 +20,9 @@ typedef struct perf__compare_result {
   perf__claimrec_ratio rec; /* the measurement for the claim's record
                                (owned: the caller hands it to a record) */
   perf__hostload host_before; /* the host's load before the rounds (hostnoise.h) */
+  double launch_s; /* perfgate's launch reference read after each round where a
+                      baseline wants it (compare.c): the median, seconds per launch;
+                      0 not read */
 } perf__compare_result;
 
 /* Measures a against b for claim c: prepares both (naming them an and bn

@@ -212,7 +212,8 @@ int perf__speed_of_light(perf_workload *w, double share, int what, const char *w
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
                       "GPU's peak is about GPU work", head, w->name);
   perf__baseline_mhz mhz = perf__baseline_mhz_of(m.rec.a.sm_clock_mhz, m.rec.a.sm_clock_mhz ? m.rec.a.nsamples : 0);
-  perf__baselinecheck_measured(w, m.r.med_a, m.r.mad_a, m.r.rounds, mhz, &m.host_before);
+  perf__baselinecheck_measured(w, m.r.med_a, m.r.mad_a, m.r.rounds, mhz, &m.host_before,
+                               m.launch_s);
   char word[96];
   perf_outcome v = m.r.verdict;
   if (v == PERF_OUTCOME_INCONCLUSIVE && m.r.why)

@@ -1,4 +1,4 @@
-/* inband.c — a host-paced workload sampled in batches with perfgate's host reference read between them. */
+/* inband.c — a host-paced workload sampled in batches with perfgate's references read between them. */
 #include "worker/sample/inband.h"
 
 #include <math.h>
@@ -9,11 +9,27 @@
 #include "base/status.h"
 #include "worker/sample/workload.h"
 
-/* Reads the host reference into ib, counting its time. Returns 1 when the
- * reading is above the band. Never fails. */
+/* Reads the launch reference into ib where it is asked for; on a CUDA
+ * error stops reading it, its readings dropped. Never fails. */
+static void read_launch(perf__inband *ib)
+{
+  double s;
+  if (!ib->launch || ib->nlaunch >= PERF__INBAND_BATCHES + 1) return;
+  if (perf__reference_launch_reading(ib->launch, &s)) {
+    ib->launch = NULL;
+    ib->nlaunch = 0;
+    return;
+  }
+  ib->launch_s[ib->nlaunch++] = s;
+}
+
+/* Reads the host reference (and the launch one: read_launch) into ib,
+ * counting its time. Returns 1 when the host reading is above the band.
+ * Never fails. */
 static int read_ref(perf__inband *ib)
 {
   double t0 = perf__clock_now(), r = perf__reference_host_reading();
+  read_launch(ib);
   ib->read_cost_s += perf__clock_now() - t0;
   if (ib->nread < PERF__INBAND_BATCHES + 1) ib->read_s[ib->nread++] = r;
   return ib->band_s > 0 && r > ib->band_s;
@@ -58,7 +74,7 @@ int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned
                          int *n, char *why, size_t len)
 {
   *n = 0;
-  ib->batches = ib->slow = ib->nread = ib->nout = 0;
+  ib->batches = ib->slow = ib->nread = ib->nout = ib->nlaunch = 0;
   ib->read_cost_s = 0;
   if (min_n < 1 || max_n < min_n || max_n > PERF__INBAND_MAX) {
     snprintf(why, len, "samples: need 1 <= min_n <= max_n <= %d (got %d, %d)", PERF__INBAND_MAX,
@@ -105,4 +121,12 @@ perf__reference perf__inband_reference(const perf__inband *ib, int slow)
   r.median = perf__stats_median_of(v, (size_t)r.n, scratch);
   r.mad = perf__stats_mad_of(v, (size_t)r.n, scratch);
   return r;
+}
+
+/* See inband.h. */
+double perf__inband_launch(const perf__inband *ib)
+{
+  double scratch[PERF__INBAND_BATCHES + 1];
+  if (!ib->launch || !ib->nlaunch) return 0;
+  return perf__stats_median_of(ib->launch_s, (size_t)ib->nlaunch, scratch);
 }

@@ -1,4 +1,4 @@
-/* inband.h — a host-paced workload sampled in batches with perfgate's host reference read between them. */
+/* inband.h — a host-paced workload sampled in batches with perfgate's references read between them. */
 #ifndef PERF_INBAND_H
 #define PERF_INBAND_H
 
@@ -42,6 +42,10 @@ typedef struct perf__inband {
   unsigned out_mhz[PERF__INBAND_MAX];
   int nout;
   double read_cost_s; /* time spent reading the reference (host clock) */
+  perf__launch_ref *launch; /* in: also read perfgate's launch reference with each
+                               reading (NULL: not; set NULL on its first error) */
+  double launch_s[PERF__INBAND_BATCHES + 1]; /* its readings, seconds per launch */
+  int nlaunch;
 } perf__inband;
 
 /* Samples w as perf__workload_samples_mhz does (min_n, max_n, budget_s,
@@ -68,5 +72,10 @@ int perf__inband_enough(const perf__inband *ib, int n, int min_n);
  * above it (slow 1) as one measurement of the host reference (median, MAD
  * and count of the readings; all 0 when there is none). Never fails. */
 perf__reference perf__inband_reference(const perf__inband *ib, int slow);
+
+/* The median of the launch reference's readings (base/blrule.h: a
+ * launch-normalized entry is judged over it), 0 when none was read. Never
+ * fails. */
+double perf__inband_launch(const perf__inband *ib);
 
 #endif

@@ -1,4 +1,4 @@
-/* reference.c — perfgate's reference work: a fixed host loop and a fixed GPU copy, timed in a worker so that a baseline check can tell a slower machine from a slower workload. */
+/* reference.c — perfgate's reference work: a host loop, GPU memsets and kernel launches, timed so a check tells a slower machine. */
 #include "worker/sample/reference.h"
 
 #include <stdint.h>
@@ -114,5 +114,77 @@ cudaError_t perf__reference_gpu(perf__reference *r)
   for (int i = 0; i < 4 && !e; i++) e = f[i];
   if (e) memset(r, 0, sizeof *r);
   perf__gpu_tolerate(e); /* handled here: not the next workload's error */
+  return e;
+}
+
+/* The empty kernel of the launch reference, as PTX text: the driver
+ * compiles it for whatever GPU runs it. */
+static const char EMPTY_PTX[] = ".version 7.0\n.target sm_50\n.address_size 64\n"
+                                ".visible .entry perf_empty()\n{\n\tret;\n}\n";
+
+/* The loaded empty kernel (once per process), or the error loading it
+ * gave. */
+static cudaError_t empty_kernel(cudaKernel_t *k)
+{
+  static cudaLibrary_t lib;
+  static cudaKernel_t kernel;
+  static cudaError_t err = cudaErrorNotReady;
+  if (err == cudaErrorNotReady) {
+    err = cudaLibraryLoadData(&lib, EMPTY_PTX, NULL, NULL, 0, NULL, NULL, 0);
+    if (!err) err = cudaLibraryGetKernel(&kernel, lib, "perf_empty");
+  }
+  *k = kernel;
+  return err;
+}
+
+/* See reference.h. */
+cudaError_t perf__reference_launch_open(perf__launch_ref *l)
+{
+  cudaKernel_t k;
+  l->st = NULL;
+  cudaError_t e = empty_kernel(&k);
+  if (!e) e = cudaStreamCreateWithFlags(&l->st, cudaStreamNonBlocking);
+  double warm; /* the first launch on this device compiles the kernel */
+  if (!e) e = perf__reference_launch_reading(l, &warm);
+  if (e) perf__reference_launch_close(l);
+  perf__gpu_tolerate(e);
+  return e;
+}
+
+/* See reference.h. */
+cudaError_t perf__reference_launch_reading(perf__launch_ref *l, double *s)
+{
+  cudaKernel_t k;
+  dim3 one = {1, 1, 1};
+  *s = 0;
+  cudaError_t e = l->st ? empty_kernel(&k) : cudaErrorInvalidResourceHandle;
+  double t0 = perf__clock_now();
+  for (int i = 0; i < PERF__REFERENCE_LAUNCHES && !e; i++)
+    e = cudaLaunchKernel((const void *)k, one, one, NULL, 0, l->st);
+  double t1 = perf__clock_now();
+  if (!e) e = cudaStreamSynchronize(l->st);
+  if (!e) *s = (t1 - t0) / PERF__REFERENCE_LAUNCHES;
+  perf__gpu_tolerate(e);
+  return e;
+}
+
+/* See reference.h. */
+void perf__reference_launch_close(perf__launch_ref *l)
+{
+  if (l->st) perf__gpu_tolerate(cudaStreamDestroy(l->st));
+  l->st = NULL;
+}
+
+/* See reference.h. */
+cudaError_t perf__reference_launch(perf__reference *r)
+{
+  perf__launch_ref l;
+  double t[PERF__REFERENCE_SAMPLES];
+  memset(r, 0, sizeof *r);
+  cudaError_t e = perf__reference_launch_open(&l);
+  for (int i = 0; i < PERF__REFERENCE_SAMPLES && !e; i++)
+    e = perf__reference_launch_reading(&l, &t[i]);
+  if (!e) summarise(r, t, PERF__REFERENCE_SAMPLES);
+  perf__reference_launch_close(&l);
   return e;
 }

@@ -1,4 +1,4 @@
-/* reference.h — perfgate's reference work: a fixed host loop and a fixed GPU copy, timed in a worker so that a baseline check can tell a slower machine from a slower workload. */
+/* reference.h — perfgate's reference work: a host loop, GPU memsets and kernel launches, timed so a check tells a slower machine. */
 #ifndef PERF_REFERENCE_H
 #define PERF_REFERENCE_H
 
@@ -33,8 +33,23 @@
  * gpu:  PERF__REFERENCE_SAMPLES timings (CUDA events, a stream of its
  *       own) of 4 memsets of a 128 MiB buffer, more than any GPU's L2:
  *       the device's memory path; the host queues them far faster than
- *       they run, so the host's pace is not in it. */
-enum { PERF__REFERENCE_SAMPLES = 15, PERF__REFERENCE_READ = 3, PERF__REFERENCE_RETAKES = 5 };
+ *       they run, so the host's pace is not in it.
+ * launch: readings of PERF__REFERENCE_LAUNCHES launches of an empty kernel
+ *       (loaded from PTX text: perfgate's library holds no device code) on
+ *       a stream of its own, host-timed from the first launch's call to the
+ *       last one's return, then waited for, untimed: the driver's launch
+ *       path, per launch. A launch-bound workload's time is that path's
+ *       pace, which moves between processes on one machine (an H200 host,
+ *       2026-11-29, 66 processes: an eager 20-launch pipeline 65-94 us, CV
+ *       11 %) while a CPU loop hardly does (CV 6.8 % of the pipeline over
+ *       the loop): over this reading in the same process the pipeline's
+ *       spread was CV 3.3 % (base/blrule.h: launch-normalized entries). */
+enum {
+  PERF__REFERENCE_SAMPLES = 15,
+  PERF__REFERENCE_READ = 3,
+  PERF__REFERENCE_RETAKES = 5,
+  PERF__REFERENCE_LAUNCHES = 16
+};
 
 typedef struct perf__reference {
   double median, mad; /* seconds per sample (host: per timing, of the readings) */
@@ -51,5 +66,26 @@ double perf__reference_host_reading(void);
 /* Times the GPU reference on the current device into r. Returns the first
  * CUDA error (r then zeroed); frees what it allocated either way. */
 cudaError_t perf__reference_gpu(perf__reference *r);
+
+/* A launch reference ready to read on the current device: its stream. */
+typedef struct perf__launch_ref {
+  cudaStream_t st;
+} perf__launch_ref;
+
+/* Loads the empty kernel (once per process) and creates l's stream on the
+ * current device. Returns the first CUDA error (l then holds nothing). */
+cudaError_t perf__reference_launch_open(perf__launch_ref *l);
+
+/* One reading of the launch reference: seconds per launch (host monotonic
+ * clock) into *s. Returns the first CUDA error (*s then 0). */
+cudaError_t perf__reference_launch_reading(perf__launch_ref *l, double *s);
+
+/* Destroys l's stream. Never fails (an error is tolerated: the next
+ * workload's is its own). */
+void perf__reference_launch_close(perf__launch_ref *l);
+
+/* Times PERF__REFERENCE_SAMPLES readings of the launch reference into r.
+ * Returns the first CUDA error (r then zeroed). */
+cudaError_t perf__reference_launch(perf__reference *r);
 
 #endif
