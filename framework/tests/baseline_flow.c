@@ -305,13 +305,19 @@ ST_TEST(baseline_update_keeps_a_slow_mode_the_machine_does_not_explain)
  * queueing 99 % of the time; values in us) whose processes read perfgate's
  * launch reference (launch, us per launch; 0: not read) and writes it into
  * path. Returns the entries it flagged. */
-static size_t update_launch_bound(const char *path, const double *us, const double *launch)
+static size_t update_launch_bound(const char *path, const double *us, const double *launch,
+                                  double device_us)
 {
   perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
   char line[900], err[600];
   for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
     snprintf(line, sizeof line, "E\t%s\tbl.launch\tw\tevents\t%.9g\t1e-8\t64\t1980\t1980\t1980"
              "\t0.99\t0\t0\t%.9g", path, us[r] * 1e-6, launch[r] * 1e-6);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    snprintf(line, sizeof line, "T\t%s\tbl.launch\tw\t{\"calls\": 2, \"names\": \"demangled\", "
+             "\"device_s\": %.9g, \"dropped\": 0, \"items\": [{\"kind\": \"kernel\", \"name\": "
+             "\"k\", \"shape\": \"\", \"where\": \"\", \"count\": 1, \"bytes\": 0, \"device_s\": "
+             "%.9g}]}", path, device_us * 1e-6, device_us * 1e-6);
     ST_EQ(perf__rebaseline_take(u, line, r), 0);
   }
   ST_EQ(perf__rebaseline_write(u, 0, err, sizeof err), 0);
@@ -324,7 +330,9 @@ static size_t update_launch_bound(const char *path, const double *us, const doub
  * path (an H200 host, 2026-11-29) is written launch-normalized: its runs
  * over the launch reference read beside them, scaled to that reference's
  * median (launch_s), at the launch floor; without a reading in every run
- * it is not written, as before (base/blrule.h). */
+ * it is not written, as before; one whose trace has the GPU busy for most
+ * of its time is not normalized: it is written at the host-paced floor
+ * (base/blrule.h). */
 ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
 {
   char dir[] = "/tmp/perfgate-launch-XXXXXX", path[600], err[400];
@@ -332,7 +340,7 @@ ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
   snprintf(path, sizeof path, "%s/launch.yaml", dir);
   double f[5] = {1.0, 1.4, 1.1, 1.25, 1.05}, us[5], launch[5];
   for (int r = 0; r < 5; r++) us[r] = 70 * f[r], launch[r] = 3.4 * f[r] * (r % 2 ? 1.01 : 0.99);
-  ST_EQ(update_launch_bound(path, us, launch), 0);
+  ST_EQ(update_launch_bound(path, us, launch, 4), 0);
   perf__baseline b;
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *e = perf__baseline_find(&b, "bl.launch", "w");
@@ -344,9 +352,16 @@ ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
   perf__baseline_free(&b);
   launch[3] = 0; /* one process without a reading: not normalized, not written */
   ST_EQ(unlink(path), 0);
-  ST_EQ(update_launch_bound(path, us, launch), 1);
+  ST_EQ(update_launch_bound(path, us, launch, 4), 1);
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   ST_CHECK(perf__baseline_find(&b, "bl.launch", "w") == NULL);
+  perf__baseline_free(&b);
+  double steady[5] = {70, 70.2, 70.1, 70.3, 70}; /* the GPU busy 60 of 70 us: GPU-bound */
+  ST_EQ(update_launch_bound(path, steady, launch, 60), 0);
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  e = perf__baseline_find(&b, "bl.launch", "w");
+  ST_CHECK(e && e->launch_s == 0 && e->tolerance >= PERF__BLR_HOST_PACED_FLOOR &&
+           e->runs_s[1] == 70.2e-6);
   perf__baseline_free(&b);
   st_rmtree(dir);
 }

@@ -80,7 +80,12 @@
  *   every run read perfgate's launch reference (worker/sample/
  *   reference.h) beside its samples (a ratio claim's rounds, a check's
  *   batches) is judged on its time over that reading, scaled to the
- *   readings' median over its runs (launch_s in the file): the driver's
+ *   readings' median over its runs (launch_s in the file), unless its
+ *   trace has the GPU busy for PERF__BLR_GPU_PACED of its time or more
+ *   (then its time is mostly the GPU's, waited for: an H200's 1.5 ms GEMM
+ *   with a sync after each ran +29-32 % over the reading in unchanged
+ *   checks, -1 to +8 % as measured; it is judged as a wall-clock host-paced
+ *   entry): the driver's
  *   launch path moves between processes on one host and such work moves
  *   with it (an H200 host, 2026-11-29, 66 processes: a 20-launch eager
  *   pipeline 65-94 us, CV 11 %; over the reading CV 3.3 %, range 20 %). Its

@@ -56,6 +56,8 @@ typedef struct judged {
   double v[MAX_RUNS], mad[MAX_RUNS]; /* each run's median and MAD as judged: m's, or
                                         launch-normalized (per_launch) */
   double launch_s;        /* the launch reference they are scaled to (0: not normalized) */
+  int gpu_bound;          /* launch-paced, but its trace has the GPU busy for at least
+                             PERF__BLR_GPU_PACED of its time: not launch-normalized */
 } judged;
 
 /* A test that failed in an update's run: none of its entries is written. */
@@ -495,10 +497,19 @@ static int launch_paced(const judged *j)
 }
 
 /* 1 when the update never writes j's entry unless asked (base/blrule.h:
- * launch-paced, and not launch-normalized). Never fails. */
+ * launch-paced, neither launch-normalized nor GPU-bound). Never fails. */
 static int never_written(const judged *j)
 {
-  return launch_paced(j) && !(j->launch_s > 0);
+  return launch_paced(j) && !(j->launch_s > 0) && !j->gpu_bound;
+}
+
+/* 1 when m's trace has the GPU busy for at least PERF__BLR_GPU_PACED of
+ * median (seconds per iteration): its time is mostly the GPU's, waited for
+ * (a 1.5 ms GEMM with a sync after it is "launch-bound" on the events
+ * clock: the host's sync takes the time). Never fails. */
+static int gpu_bound(const meas *m, double median)
+{
+  return m->traced && m->what.device_s >= PERF__BLR_GPU_PACED * median;
 }
 
 /* Scales j's n run values (m's) to the median of perfgate's launch
@@ -538,7 +549,10 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   if (is_reference(m)) return 0;
   int gpu = !perf__machine_is_host(&u->files[m->file].fp);
   j->pace = perf__blrule_pace_of(m->clock, queue, gpu, m->traced ? &m->what : NULL, j->f.median);
-  if (gpu && launch_paced(j)) per_launch(m, n, j);
+  if (gpu && launch_paced(j)) {
+    j->gpu_bound = gpu_bound(m, j->f.median);
+    if (!j->gpu_bound) per_launch(m, n, j);
+  }
   if (j->pace != PERF__BLR_PACE_GPU && perf__blrule_fit_all(j->v, n, &j->f)) return PERF__EINVAL;
   if (!gpu || never_written(j)) j->f.line = PERF__BLR_CEILING;
   if (gpu) clock_fall(u, m, j);
@@ -627,6 +641,9 @@ static void print_pace(const perf__rebaseline_runs *u, const meas *m, const judg
            j->from == m ? "its" : "its kernel's (in another entry of the test)", 100 * j->fall);
   if (j->pace == PERF__BLR_PACE_GPU) return;
   char per[32];
+  if (j->gpu_bound)
+    printf("    not launch-normalized: its trace has the GPU busy for half of its time or more "
+           "(its time is the GPU's work, waited for)\n");
   if (j->launch_s > 0) {
     printf("    %s, launch-normalized: %s; its runs are scaled to perfgate's launch_reference "
            "read beside them (median %s per launch, submit clock); its tolerance's floor "
