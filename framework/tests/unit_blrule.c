@@ -333,6 +333,18 @@ ST_TEST(blrule_each_clock_has_its_references)
   ST_STR(perf__blrule_ref_clock(PERF__BLR_REF_LAUNCH), "submit");
 }
 
+/* A busy host excuses a parallel measurement's slowdown without bound:
+ * from PERF__BLR_PARALLEL_MIN of its own CPUs at once, never below. */
+ST_TEST(blrule_a_busy_host_excuses_any_slowdown_of_parallel_work)
+{
+  ST_EQ(perf__blrule_parallel_busy_explains(16.0), 1);
+  ST_EQ(perf__blrule_parallel_busy_explains(PERF__BLR_PARALLEL_MIN), 1);
+  ST_EQ(perf__blrule_parallel_busy_explains(1.0), 0);
+  ST_EQ(perf__blrule_parallel_busy_explains(0), 0);
+  /* the bounded rule still refuses a single-threaded 400x check */
+  ST_EQ(perf__blrule_busy_host_explains(414.0, 0.03, 0.03, 0), 0);
+}
+
 /* A launch-normalized measurement is scaled by the entry's launch
  * reference over this process's; without either it is the time itself. */
 ST_TEST(blrule_a_launch_normalized_time_is_scaled_by_the_reading)

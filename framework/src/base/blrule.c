@@ -303,6 +303,12 @@ int perf__blrule_busy_host_explains(double rel, double se, double host_rel, int 
 }
 
 /* See blrule.h. */
+int perf__blrule_parallel_busy_explains(double cpus)
+{
+  return cpus >= PERF__BLR_PARALLEL_MIN;
+}
+
+/* See blrule.h. */
 int perf__blrule_slow_mode_explains(const perf__baseline_entry *e, double median, double *slow)
 {
   *slow = 0;

@@ -208,7 +208,15 @@
  *   samples decided on were taken beside readings within the reference's
  *   band, the floor is PERF__BLR_REF_MIN: the reference measured the
  *   machine during them (beside other engineers' builds on the 2-core VM,
- *   the 10 % floor excused a planted +20 % in 8-10 of 10 checks). */
+ *   the 10 % floor excused a planted +20 % in 8-10 of 10 checks). A
+ *   measurement whose own threads kept PERF__BLR_PARALLEL_MIN CPUs or
+ *   more busy at once (OpenMP, a thread pool) is not decided at all on
+ *   such a host, whatever its slowdown: its parallel steps wait for their
+ *   slowest thread, and a thread that shares its CPU with another process
+ *   waits a time slice; on an H200 host beside 16 busy loops on its 16
+ *   CPUs (2026-11-29), a 16-thread nested sine ran 77 us -> 32 ms and a
+ *   hybrid CPU/GPU pipeline 0.76 -> 16 ms while the single-threaded
+ *   reference ran 3-11 % slower. */
 #define PERF__BLR_OUT_Z 4.0
 #define PERF__BLR_OUT_MIN 0.08
 #define PERF__BLR_MAX_OUT 1
@@ -240,6 +248,7 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_READ_MIN 0.01
 #define PERF__BLR_MODE_MAX 0.25
 #define PERF__BLR_BUSY_MIN 0.10
+#define PERF__BLR_PARALLEL_MIN 1.5 /* CPUs a measurement's own threads kept busy at once */
 
 /* The reference entries: the test (no perftest binary's test has its name:
  * theirs hold a dot; an embedder must not name a test so), and one row per
@@ -405,6 +414,13 @@ int perf__blrule_clock_explains(const perf__baseline_entry *base, double median,
  * of the reference within its band (the floor is then PERF__BLR_REF_MIN,
  * else PERF__BLR_BUSY_MIN). Never fails. */
 int perf__blrule_busy_host_explains(double rel, double se, double host_rel, int in_band);
+
+/* 1 when a host-paced measurement that ran cpus CPUs' worth of its own
+ * threads at once (its process's CPU time over the wall time of its
+ * samples), on a host that issue 31's rule found busy, is not decided
+ * however much slower it ran (the rule above): from PERF__BLR_PARALLEL_MIN
+ * on. Never fails. */
+int perf__blrule_parallel_busy_explains(double cpus);
 
 /* 1 when a slower measurement (median per iteration) is within the slow
  * mode e's update saw by the rule above (at most the slowest such run,

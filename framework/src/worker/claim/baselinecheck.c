@@ -331,6 +331,18 @@ static void record(struct machine *m, const perf_workload *w, double median, dou
             launch_ref);
 }
 
+/* The CPUs this process kept busy at once since snapshot before: its CPU
+ * time over the wall time (0 when either snapshot could not read it).
+ * Never fails. */
+static double own_cpus(const perf__hostload *before)
+{
+  perf__hostload now;
+  perf__hostload_read(&now, 0);
+  double wall = now.t - before->t;
+  if (!now.proc_ok || !before->proc_ok || !(wall > 0)) return 0;
+  return (now.proc_cpu_s - before->proc_cpu_s) / wall;
+}
+
 /* 1 when the host interfered with a host-paced measurement of w (the
  * clocks the host reference applies to) since host (NULL: unknown), by a
  * cause issue 31's rule names, and that explains its slowdown rel (se; the
@@ -347,6 +359,13 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
                                          st->queue_share, st->uses_gpu))
     return 0;
   if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
+  double cpus = own_cpus(host);
+  if (perf__blrule_parallel_busy_explains(cpus)) {
+    snprintf(note, len, "; the host: %.360s; its own threads kept %.1f CPUs busy at once, and a "
+             "parallel workload waits for its slowest thread: a busy host slows it without "
+             "bound", cause, cpus);
+    return 1;
+  }
   snprintf(note, len, "; the host: %s", cause);
   return perf__blrule_busy_host_explains(rel, se, host_rel, in_band);
 }
