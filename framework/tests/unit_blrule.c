@@ -345,6 +345,21 @@ ST_TEST(blrule_a_busy_host_excuses_any_slowdown_of_parallel_work)
   ST_EQ(perf__blrule_busy_host_explains(414.0, 0.03, 0.03, 0), 0);
 }
 
+/* On another card of the model: a slower host-paced entry is never
+ * decided unless launch-normalized; another only beyond its tolerance plus
+ * the card margin (and its noise). */
+ST_TEST(blrule_another_card_decides_only_beyond_the_spread_between_cards)
+{
+  perf__baseline_entry e = {.median_s = 25e-6, .tolerance = 0.01};
+  ST_EQ(perf__blrule_card_undecided(&e, 0.062, 0.001, 0), 1);   /* a graph replay +6.2 % */
+  ST_EQ(perf__blrule_card_undecided(&e, 0.5, 0.01, 0), 0);      /* 1.5x: decided */
+  ST_EQ(perf__blrule_card_undecided(&e, 0.0901, 0.0, 0), 0);
+  ST_EQ(perf__blrule_card_undecided(&e, 0.5, 0.01, 1), 1);      /* host-paced: never */
+  e.launch_s = 4e-6, e.tolerance = 0.12;                         /* launch-normalized */
+  ST_EQ(perf__blrule_card_undecided(&e, 0.15, 0.01, 1), 1);
+  ST_EQ(perf__blrule_card_undecided(&e, 0.5, 0.01, 1), 0);
+}
+
 /* A launch-normalized measurement is scaled by the entry's launch
  * reference over this process's; without either it is the time itself. */
 ST_TEST(blrule_a_launch_normalized_time_is_scaled_by_the_reading)

@@ -279,6 +279,14 @@ int perf__blrule_ref_applies(perf__blrule_ref k, const char *clock, double queue
 }
 
 /* See blrule.h. */
+int perf__blrule_card_undecided(const perf__baseline_entry *e, double rel, double se,
+                                int host_paced)
+{
+  if (host_paced && !(e->launch_s > 0)) return 1;
+  return rel - PERF__BLR_SIG * se <= e->tolerance + PERF__BLR_CARD_MARGIN;
+}
+
+/* See blrule.h. */
 double perf__blrule_per_launch(double median, double launch_s, double reading)
 {
   if (!(launch_s > 0) || !(reading > 0) || !isfinite(launch_s) || !isfinite(reading))

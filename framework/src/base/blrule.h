@@ -101,6 +101,21 @@
  *   reading (no GPU, a launch error) such an entry is not written, as
  *   before, and a check of a launch_s entry times the reference once
  *   after its samples.
+ * - An entry checked on another card of its model (the file's GPU uuid is
+ *   not this GPU's: a fleet shares one file per model) holds one
+ *   machine's spread only. Four H200s with their hosts (2026-11-29): the
+ *   GPU's own work (events-clock kernels, GEMMs, pinned copies) within 1 %
+ *   of each other but a 25 us graph replay +6.2 % and an fp32 GEMM timed
+ *   on the wall clock +5.0 %; host-paced work (pageable copies, first
+ *   calls, host-timed sweeps) up to +33 % and, the first cuBLAS call and a
+ *   pageable-copy GEMM, +66 to +120 %, with the host reference 11-21 %
+ *   apart; launch-normalized entries within 15 % (the eager pipeline 20.0
+ *   launches on all three). So there a slower check of a host-paced entry
+ *   that is not launch-normalized is not decided (SKIPPED: another
+ *   machine's host), and of any other entry only beyond its tolerance plus
+ *   PERF__BLR_CARD_MARGIN (perf__blrule_card_undecided); within its
+ *   tolerance it passes as anywhere. Re-recording on the runner gates it
+ *   there.
  * - A power-paced entry (in a GPU's file, one whose samples read the SM
  *   clock more than PERF__BL_CLOCK_MOVED below the highest reading over
  *   its runs: the GPU at its power or thermal limit while timing it) has
@@ -249,6 +264,7 @@ enum { PERF__BLR_RUNS = 5 };
 #define PERF__BLR_MODE_MAX 0.25
 #define PERF__BLR_BUSY_MIN 0.10
 #define PERF__BLR_PARALLEL_MIN 1.5 /* CPUs a measurement's own threads kept busy at once */
+#define PERF__BLR_CARD_MARGIN 0.08 /* GPU-paced times of one model's cards differ this much */
 
 /* The reference entries: the test (no perftest binary's test has its name:
  * theirs hold a dot; an embedder must not name a test so), and one row per
@@ -395,6 +411,14 @@ double perf__blrule_precision(const perf__baseline_entry *e, double rel_min);
  * NULL) the standard error of that, relative. Never fails. */
 perf__baseline_change perf__blrule_compare(const perf__baseline_entry *base, double median,
                                            double mad, long samples, double *rel, double *se);
+
+/* 1 when a slower check (rel, se: perf__blrule_compare's) of e on another
+ * card of its model is not decided by the rule above: host_paced (the host
+ * reference applies to its clock) and not launch-normalized, or its
+ * slowdown less PERF__BLR_SIG standard errors within e's tolerance plus
+ * PERF__BLR_CARD_MARGIN. Never fails. */
+int perf__blrule_card_undecided(const perf__baseline_entry *e, double rel, double se,
+                                int host_paced);
 
 /* A launch-normalized measurement (the rule above): median x launch_s /
  * reading, where launch_s is the entry's and reading this process's (both

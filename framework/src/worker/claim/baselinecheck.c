@@ -30,6 +30,8 @@
 static struct machine {
   int loaded, exists, bad, other; /* other: the file of this machine's name is
                                      another machine's (machine.h) */
+  char card[80];       /* the GPU uuid the file was recorded on, when it is not this
+                          GPU's: another card of the model ("": this one, or unknown) */
   perf__baseline now;  /* fingerprint measured in this process */
   perf__baseline file; /* the baseline file, when it exists */
   char path[4200];
@@ -55,6 +57,21 @@ static void warn_differences(const struct machine *m)
                m->path, diff);
 }
 
+/* Notes in m->card the GPU the file was recorded on when it is another
+ * card of this model (both uuids known and different), and says what that
+ * means for its checks (base/blrule.h). Never fails. */
+static void other_card(struct machine *m)
+{
+  const char *was = perf__baseline_fp(&m->file, "uuid"), *is = perf__baseline_fp(&m->now, "uuid");
+  if (!was || !is || !strcmp(was, is)) return;
+  snprintf(m->card, sizeof m->card, "%s", was);
+  perf__context_line(PERF_LINE_NOTICE, "note: %s was recorded on another card of this model "
+                     "(%s; this one is %s): a slower host-paced entry is not decided here, "
+                     "another only beyond its tolerance plus %.0f%% (the spread between cards); "
+                     "record this runner's own file to gate them fully", m->path, was, is,
+                     100 * PERF__BLR_CARD_MARGIN);
+}
+
 /* Loads the fingerprint and the file for kind k once per worker: this
  * machine's file (base/machine.h: a host's named by its model and CPU
  * count, or under the name it had before), never another machine's that
@@ -75,6 +92,7 @@ static struct machine *machine(int k)
   if (m->bad || m->other) snprintf(m->err, sizeof m->err, "%s", note);
   if (m->exists) {
     warn_differences(m);
+    other_card(m);
     if (note[0]) perf__context_line(PERF_LINE_NOTICE, "%s", note);
   } else if (m->other)
     perf__context_line(PERF_LINE_NOTICE, "warning: %s: its baseline checks are skipped on this "
@@ -474,6 +492,41 @@ static double launch_scale(const perf__baseline_entry *e, double launch_now, cha
   return f;
 }
 
+/* 1 when w's measurement is host-paced: the host reference applies to its
+ * clock (base/blrule.h), so a check reads it between its sample batches. */
+static int host_paced(const perf_workload *w)
+{
+  const perf__wstate *st = w->perf__state;
+  return perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
+                                  st->queue_share, st->uses_gpu);
+}
+
+/* Why the last check compare() did not decide was skipped ("": it was
+ * decided, or had no entry). */
+static char skipped_why[160];
+
+/* The line of a slower check of e on another card that the rule does not
+ * decide (base/blrule.h: perf__blrule_card_undecided; host: it is
+ * host-paced): SKIP, saying why. Never fails. */
+static perf_outcome another_card(const struct machine *m, const perf__baseline_entry *e,
+                                 const char *head, double median, double rel, const char *launch,
+                                 int host)
+{
+  char now[32], was[32];
+  snprintf(skipped_why, sizeof skipped_why, "recorded on another card of this model (%.60s)",
+           m->card);
+  perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s vs baseline %s per iteration (%s clock), "
+                     "%+.1f%%, tolerance %.1f%%%s; the entry was recorded on another card of "
+                     "this model (%s) and its host: %s, not decided on another machine's numbers",
+                     head, perf__units_time(now, sizeof now, median),
+                     perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * rel,
+                     100 * e->tolerance, launch,
+                     m->card, e->launch_s > 0 || !host
+                         ? "cards of one model differ this much"
+                         : "a host-paced time differs between machines by up to 2.2x");
+  return PERF_OUTCOME_SKIP;
+}
+
 /* Compares with the entry on time; the line adds what the SM clock of the
  * samples (clk) says against the entry's (perf__baseline_clock_note), what
  * perfgate's references (the host one as an in-band check read it: ibc, or
@@ -520,6 +573,9 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   char phases[400];
   double host_rel = 0;
   int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
+  if (c == PERF__BL_SLOWER && m->card[0] &&
+      perf__blrule_card_undecided(e, rel, se, host_paced(w)))
+    return another_card(m, e, head, median, rel, launch, host_paced(w));
   int slower = c == PERF__BL_SLOWER && !low_clock &&
                (unscaled || machine_slower(m, w, rel, se, ibc, e->launch_s > 0, machine,
                                            sizeof machine, &host_rel));
@@ -727,14 +783,6 @@ char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const ch
   return buf;
 }
 
-/* 1 when w's measurement is host-paced: the host reference applies to its
- * clock (base/blrule.h), so a check reads it between its sample batches. */
-static int host_paced(const perf_workload *w)
-{
-  const perf__wstate *st = w->perf__state;
-  return perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
-                                  st->queue_share, st->uses_gpu);
-}
 
 /* The band of the host reference's readings for a check of w (0 for an
  * update, or without the reference's entry in m's file: every batch
@@ -846,12 +894,15 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
     return 1;
   }
+  skipped_why[0] = '\0';
   perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host, ibc.ib ? &ibc : NULL,
                            launch_now);
   if (o == PERF_OUTCOME_SKIP) {
     perf__context_claim_close();
-    perf__context_skipped_check("%s: %s", head, m->other ? "the baseline file is another "
-                                "machine's" : "no baseline entry");
+    perf__context_skipped_check("%s: %s", head, m->other        ? "the baseline file is another "
+                                                                  "machine's"
+                                                : skipped_why[0] ? skipped_why
+                                                                 : "no baseline entry");
     return 0;
   }
   perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
