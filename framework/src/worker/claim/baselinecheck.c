@@ -221,7 +221,7 @@ static gen_refs record_references(struct machine *m)
 typedef struct inband_check {
   perf__inband *ib;
   int on_all; /* too few samples beside readings within the band: decided on all */
-  perf__launch_ref *launch; /* room for the launch reference, read beside a
+  perf__reference_launcher *launch; /* room for the launch reference, read beside a
                                launch-bound workload's batches (base/blrule.h) */
 } inband_check;
 
@@ -865,7 +865,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__hostnoise_begin(&host);
   int n = 0;
   perf__inband ib = {0};
-  perf__launch_ref launch = {0};
+  perf__reference_launcher launch = {0};
   inband_check ibc = {&ib, 0, &launch};
   struct machine *m = machine_of(w);
   int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);

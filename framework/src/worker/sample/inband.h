@@ -42,7 +42,7 @@ typedef struct perf__inband {
   unsigned out_mhz[PERF__INBAND_MAX];
   int nout;
   double read_cost_s; /* time spent reading the reference (host clock) */
-  perf__launch_ref *launch; /* in: also read perfgate's launch reference with each
+  perf__reference_launcher *launch; /* in: also read perfgate's launch reference with each
                                reading (NULL: not; set NULL on its first error) */
   double launch_s[PERF__INBAND_BATCHES + 1]; /* its readings, seconds per launch */
   int nlaunch;

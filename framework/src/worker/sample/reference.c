@@ -138,7 +138,7 @@ static cudaError_t empty_kernel(cudaKernel_t *k)
 }
 
 /* See reference.h. */
-cudaError_t perf__reference_launch_open(perf__launch_ref *l)
+cudaError_t perf__reference_launch_open(perf__reference_launcher *l)
 {
   cudaKernel_t k;
   l->st = NULL;
@@ -152,7 +152,7 @@ cudaError_t perf__reference_launch_open(perf__launch_ref *l)
 }
 
 /* See reference.h. */
-cudaError_t perf__reference_launch_reading(perf__launch_ref *l, double *s)
+cudaError_t perf__reference_launch_reading(perf__reference_launcher *l, double *s)
 {
   cudaKernel_t k;
   dim3 one = {1, 1, 1};
@@ -169,7 +169,7 @@ cudaError_t perf__reference_launch_reading(perf__launch_ref *l, double *s)
 }
 
 /* See reference.h. */
-void perf__reference_launch_close(perf__launch_ref *l)
+void perf__reference_launch_close(perf__reference_launcher *l)
 {
   if (l->st) perf__gpu_tolerate(cudaStreamDestroy(l->st));
   l->st = NULL;
@@ -178,7 +178,7 @@ void perf__reference_launch_close(perf__launch_ref *l)
 /* See reference.h. */
 cudaError_t perf__reference_launch(perf__reference *r)
 {
-  perf__launch_ref l;
+  perf__reference_launcher l;
   double t[PERF__REFERENCE_SAMPLES];
   memset(r, 0, sizeof *r);
   cudaError_t e = perf__reference_launch_open(&l);

@@ -68,21 +68,21 @@ double perf__reference_host_reading(void);
 cudaError_t perf__reference_gpu(perf__reference *r);
 
 /* A launch reference ready to read on the current device: its stream. */
-typedef struct perf__launch_ref {
+typedef struct perf__reference_launcher {
   cudaStream_t st;
-} perf__launch_ref;
+} perf__reference_launcher;
 
 /* Loads the empty kernel (once per process) and creates l's stream on the
  * current device. Returns the first CUDA error (l then holds nothing). */
-cudaError_t perf__reference_launch_open(perf__launch_ref *l);
+cudaError_t perf__reference_launch_open(perf__reference_launcher *l);
 
 /* One reading of the launch reference: seconds per launch (host monotonic
  * clock) into *s. Returns the first CUDA error (*s then 0). */
-cudaError_t perf__reference_launch_reading(perf__launch_ref *l, double *s);
+cudaError_t perf__reference_launch_reading(perf__reference_launcher *l, double *s);
 
 /* Destroys l's stream. Never fails (an error is tolerated: the next
  * workload's is its own). */
-void perf__reference_launch_close(perf__launch_ref *l);
+void perf__reference_launch_close(perf__reference_launcher *l);
 
 /* Times PERF__REFERENCE_SAMPLES readings of the launch reference into r.
  * Returns the first CUDA error (r then zeroed). */
