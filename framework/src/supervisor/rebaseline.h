@@ -56,7 +56,8 @@ void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run
  * tolerance their spread allows. An entry of a test that failed, one whose
  * tolerance is over the line it is written under (PERF__BLR_WRITE_CEILING
  * in a GPU's file, PERF__BLR_CEILING in a host's), and a launch-bound or
- * submit-clock one are not written (how: PERF__REBASELINE_* bits): the old entry
+ * submit-clock one without launch readings in every run (base/blrule.h:
+ * launch-normalized entries) are not written (how: PERF__REBASELINE_* bits): the old entry
  * stays, and it is counted (perf__rebaseline_flagged; a failed test's are
  * not: they are the test's). Entries not re-measured are kept. Prints a
  * table per file (each entry's clock, its runs, whether +5 % and +10 %

@@ -22,6 +22,8 @@
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
 #include "worker/claim/hostnoise.h"
+#include "base/hostcause.h"
+#include "base/trace.h"
 #include "worker/sample/inband.h"
 #include "worker/sample/reference.h"
 #include "worker/sample/workload.h"
@@ -65,11 +67,12 @@ static void other_card(struct machine *m)
   const char *was = perf__baseline_fp(&m->file, "uuid"), *is = perf__baseline_fp(&m->now, "uuid");
   if (!was || !is || !strcmp(was, is)) return;
   snprintf(m->card, sizeof m->card, "%s", was);
+  if (perf__context_opt.update_baselines) return; /* it is about to be this card's */
   perf__context_line(PERF_LINE_NOTICE, "note: %s was recorded on another card of this model "
-                     "(%s; this one is %s): a slower host-paced entry is not decided here, "
-                     "another only beyond its tolerance plus %.0f%% (the spread between cards); "
-                     "record this runner's own file to gate them fully", m->path, was, is,
-                     100 * PERF__BLR_CARD_MARGIN);
+                     "(%s; this one is %s): a slower host-paced entry is not decided here "
+                     "unless launch-normalized, another only beyond its tolerance plus %.0f%% "
+                     "(the spread between cards); record this runner's own file to gate them "
+                     "fully", m->path, was, is, 100 * PERF__BLR_CARD_MARGIN);
 }
 
 /* Loads the fingerprint and the file for kind k once per worker: this
@@ -247,13 +250,12 @@ static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__refe
  * against m's file, as a clause into note ("" when none applies or the
  * file has no entry for it): the host one as an in-band check read it
  * (ibc), otherwise timed now (for each slower check: a host disturbance
- * comes and goes within seconds); not the launch one where the check is
- * launch-normalized (per_launch); *host_rel gets the host reference's
+ * comes and goes within seconds); never the launch one, which scales a
+ * launch-normalized check instead (launch_scale); *host_rel gets the host reference's
  * change (0 when it was not timed). Returns 1 when one explains it (base/
  * blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
-                          const inband_check *ibc, int per_launch, char *note, size_t len,
-                          double *host_rel)
+                          const inband_check *ibc, char *note, size_t len, double *host_rel)
 {
   int explained = 0;
   size_t used = 0;
@@ -268,7 +270,7 @@ static int machine_slower(struct machine *m, const perf_workload *w, double rel,
             : NULL;
     perf__reference fresh;
     char why[160];
-    if (!e || (k == PERF__BLR_REF_LAUNCH && per_launch)) continue; /* in the number already */
+    if (!e || k == PERF__BLR_REF_LAUNCH) continue; /* it scales, never excuses (per_launch) */
     if (reference_now((perf__blrule_ref)k, ibc, &fresh, &how, why, sizeof why)) {
       int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
                        why);
@@ -314,8 +316,9 @@ static void record_trace(const char *path, const char *test, const char *name,
  * the events clock the host's share of it queueing the work (workload.h:
  * queue_share), perfgate's references as this process timed them (0: not
  * measured; the host one as read between w's sample batches where host_ref
- * is > 0: worker/sample/inband.h) and w's declared work, when it declares
- * any. Never fails. */
+ * is > 0: worker/sample/inband.h; the launch one only as read beside the
+ * samples, launch_ref, 0 none: base/blrule.h's launch-normalized entries)
+ * and w's declared work, when it declares any. Never fails. */
 static void record_as(struct machine *m, const char *test_name, const char *entry,
                       const perf_workload *w, double median, double mad, long samples,
                       perf__baseline_mhz clk, double host_ref, double launch_ref)
@@ -326,7 +329,8 @@ static void record_as(struct machine *m, const char *test_name, const char *entr
   send_fingerprint(m);
   gen_refs refs = record_references(m);
   if (host_ref > 0) refs.median[PERF__BLR_REF_HOST] = host_ref;
-  if (launch_ref > 0) refs.median[PERF__BLR_REF_LAUNCH] = launch_ref;
+  refs.median[PERF__BLR_REF_LAUNCH] = launch_ref; /* beside the samples only: the update
+                                                     judges a run over it (0: none) */
   perf__peaks_work k = perf__throughput_work(w);
   if (perf__peaks_declared(&k))
     snprintf(work, sizeof work, "\t%.17g\t%.17g\t%.17g\t%s", k.bytes_read, k.bytes_written,
@@ -349,15 +353,25 @@ static void record(struct machine *m, const perf_workload *w, double median, dou
             launch_ref);
 }
 
-/* The CPUs this process kept busy at once since snapshot before: its CPU
- * time over the wall time (0 when either snapshot could not read it).
- * Never fails. */
-static double own_cpus(const perf__hostload *before)
+/* 1 while perf__baselinecheck_pair checks two different workloads: the
+ * host snapshot before their rounds then covers both, so neither's own
+ * parallelism can be told from it. */
+static int pair_window;
+
+/* The CPUs this process kept busy at once since snapshot before (its CPU
+ * time over the wall time), when other processes kept a share of the
+ * host's CPUs busy that issue 31's rule names (PERF__HOSTCAUSE_OTHERS);
+ * 0 otherwise, inside a pair's window, or when a snapshot could not be
+ * read. Never fails. */
+static double own_cpus_beside_others(const perf__hostload *before)
 {
   perf__hostload now;
+  if (pair_window) return 0;
   perf__hostload_read(&now, 0);
-  double wall = now.t - before->t;
-  if (!now.proc_ok || !before->proc_ok || !(wall > 0)) return 0;
+  double wall = now.t - before->t, others = perf__hostcause_others(before, &now);
+  if (!now.proc_ok || !before->proc_ok || !(wall > 0) || now.online < 1 ||
+      others / now.online < PERF__HOSTCAUSE_OTHERS)
+    return 0;
   return (now.proc_cpu_s - before->proc_cpu_s) / wall;
 }
 
@@ -377,7 +391,7 @@ static int host_busy(const perf_workload *w, const perf__hostload *host, double 
                                          st->queue_share, st->uses_gpu))
     return 0;
   if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
-  double cpus = own_cpus(host);
+  double cpus = own_cpus_beside_others(host);
   if (perf__blrule_parallel_busy_explains(cpus)) {
     snprintf(note, len, "; the host: %.360s; its own threads kept %.1f CPUs busy at once, and a "
              "parallel workload waits for its slowest thread: a busy host slows it without "
@@ -501,6 +515,23 @@ static int host_paced(const perf_workload *w)
                                   st->queue_share, st->uses_gpu);
 }
 
+/* 1 when the host paces e's measurement as the update judged it (base/
+ * blrule.h: perf__blrule_pace_of from its clock, w's queueing share and
+ * the trace the entry holds; without one, a wall-clock entry counts as
+ * GPU-paced, as at update). Never fails (a trace that does not parse counts
+ * as none). */
+static int entry_host_paced(const perf__baseline_entry *e, const perf_workload *w)
+{
+  perf__trace t = {0};
+  perf__blrule_traced what;
+  char why[160];
+  int traced = e->trace && !perf__trace_parse(e->trace, &t, why, sizeof why) && t.calls > 0 && t.n > 0;
+  if (traced) what = (perf__blrule_traced){perf__trace_pageable(&t), perf__trace_device_s(&t)};
+  perf__trace_free(&t);
+  return perf__blrule_pace_of(e->clock, w->perf__state->queue_share, 1, traced ? &what : NULL,
+                              e->median_s) != PERF__BLR_PACE_GPU;
+}
+
 /* Why the last check compare() did not decide was skipped ("": it was
  * decided, or had no entry). */
 static char skipped_why[160];
@@ -522,7 +553,7 @@ static perf_outcome another_card(const struct machine *m, const perf__baseline_e
                      perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * rel,
                      100 * e->tolerance, launch,
                      m->card, e->launch_s > 0 || !host
-                         ? "cards of one model differ this much"
+                         ? "cards of one model differ by up to its tolerance plus 8%"
                          : "a host-paced time differs between machines by up to 2.2x");
   return PERF_OUTCOME_SKIP;
 }
@@ -561,7 +592,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   if (strcmp(e->clock, clock))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: measured with the %s clock, the baseline "
                    "entry with %s", head, clock, e->clock);
-  double rel, se;
+  double rel, se, measured = median;
   char launch[320];
   double scale = launch_scale(e, launch_now, launch, sizeof launch);
   median *= scale > 0 ? scale : 1, mad *= scale > 0 ? scale : 1;
@@ -574,11 +605,10 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   double host_rel = 0;
   int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
   if (c == PERF__BL_SLOWER && m->card[0] &&
-      perf__blrule_card_undecided(e, rel, se, host_paced(w)))
-    return another_card(m, e, head, median, rel, launch, host_paced(w));
+      perf__blrule_card_undecided(e, rel, se, entry_host_paced(e, w)))
+    return another_card(m, e, head, median, rel, launch, entry_host_paced(e, w));
   int slower = c == PERF__BL_SLOWER && !low_clock &&
-               (unscaled || machine_slower(m, w, rel, se, ibc, e->launch_s > 0, machine,
-                                           sizeof machine, &host_rel));
+               (unscaled || machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel));
   int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
   int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
                host_busy(w, host, rel, se, host_rel, in_band, busy, sizeof busy);
@@ -614,6 +644,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
              "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
              head, perf__status_word(o),
              low_clock                 ? " (the SM clock was low: not decided)"
+             : unscaled                ? " (no launch reading to scale it by: not decided)"
              : slower                  ? " (the machine is slower: not decided)"
              : hosted                  ? " (the host was busy: not decided)"
              : mode                    ? " (a slow mode the update saw: not decided)"
@@ -624,8 +655,8 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
              perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
-  throughput(w, median, clock);
-  if (c == PERF__BL_SLOWER) explain(e, w, median, clk.median);
+  throughput(w, measured, clock);
+  if (c == PERF__BL_SLOWER) explain(e, w, measured, clk.median);
   return o;
 }
 
@@ -684,6 +715,7 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
 {
   const perf__verdict_result *r = &m->r;
   const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
+  pair_window = b != a;
   perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
                                perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0),
                                &m->host_before, m->launch_s);
@@ -691,6 +723,7 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
     perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
                                  perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
                                  &m->host_before, m->launch_s);
+  pair_window = 0;
 }
 
 /* See baselinecheck.h. */
@@ -839,12 +872,22 @@ static void inband_cost(const perf_workload *w, const inband_check *ibc)
   }
   perf__context_line(PERF_LINE_VERBOSE, "%s: sampled in %d %s of up to %d (%d left out), "
                      "perfgate's host reference read %d times between them (%s%s, %s; "
-                     "%.1f ms of reference work, host clock)", w->name, ib->batches,
+                     "%.1f ms of reference work%s, host clock)", w->name, ib->batches,
                      perf__units_noun(ib->batches, "batch", "batches"), PERF__INBAND_BATCH,
                      ib->slow, ib->nread, in.n ? "median " : "none within the band",
                      in.n ? perf__units_time(read, sizeof read, in.median) : "", band,
-                     1e3 * ib->read_cost_s);
+                     1e3 * ib->read_cost_s, ib->nlaunch ? ", the launch reference's with it" : "");
 }
+
+/* The launch reference a PERF_EXPECT_BASELINE reads beside its batches.
+ * Static, not on the stack: a CUDA error or a fatal check inside the
+ * workload ends the test by longjmp, and close_launcher must still find
+ * its stream. */
+static perf__reference_launcher launcher;
+
+/* The release hook: closes the launch reference a check left open. Never
+ * fails. */
+static void close_launcher(void) { perf__reference_launch_close(&launcher); }
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
@@ -865,12 +908,12 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__hostnoise_begin(&host);
   int n = 0;
   perf__inband ib = {0};
-  perf__reference_launcher launch = {0};
-  inband_check ibc = {&ib, 0, &launch};
+  perf__context_on_release(close_launcher);
+  inband_check ibc = {&ib, 0, &launcher};
   struct machine *m = machine_of(w);
   int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);
   double launch_now = perf__inband_launch(&ib);
-  perf__reference_launch_close(&launch);
+  perf__reference_launch_close(&launcher);
   if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
   if (err) perf__gpu_end(err, why);
   inband_cost(w, &ibc);

@@ -122,19 +122,24 @@ cudaError_t perf__reference_gpu(perf__reference *r)
 static const char EMPTY_PTX[] = ".version 7.0\n.target sm_50\n.address_size 64\n"
                                 ".visible .entry perf_empty()\n{\n\tret;\n}\n";
 
-/* The loaded empty kernel (once per process), or the error loading it
- * gave. */
+/* The empty kernel, loaded once per process (a failed load is tried
+ * again at the next call, its library unloaded). Returns the first CUDA
+ * error. */
 static cudaError_t empty_kernel(cudaKernel_t *k)
 {
   static cudaLibrary_t lib;
   static cudaKernel_t kernel;
-  static cudaError_t err = cudaErrorNotReady;
-  if (err == cudaErrorNotReady) {
-    err = cudaLibraryLoadData(&lib, EMPTY_PTX, NULL, NULL, 0, NULL, NULL, 0);
-    if (!err) err = cudaLibraryGetKernel(&kernel, lib, "perf_empty");
+  static int loaded;
+  cudaError_t e = cudaSuccess;
+  if (!loaded) {
+    lib = NULL;
+    e = cudaLibraryLoadData(&lib, EMPTY_PTX, NULL, NULL, 0, NULL, NULL, 0);
+    if (!e) e = cudaLibraryGetKernel(&kernel, lib, "perf_empty");
+    if (e && lib) perf__gpu_tolerate(cudaLibraryUnload(lib));
+    loaded = !e;
   }
   *k = kernel;
-  return err;
+  return e;
 }
 
 /* See reference.h. */
