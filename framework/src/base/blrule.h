@@ -93,8 +93,9 @@
  *   it is written up to PERF__BLR_WRITE_CEILING like a wall-clock
  *   host-paced one. A check reads the reference beside its samples and
  *   compares median x launch_s / reading (perf__blrule_per_launch); the
- *   launch reference then explains nothing more (it is in the number),
- *   the host one still may. What it cannot see: a driver or CUDA update
+ *   launch reference never explains a slowdown (it is in the number; an
+ *   entry that is not normalized is GPU-bound, where the launch path is
+ *   the lesser part), the host one still may. What it cannot see: a driver or CUDA update
  *   that slows every launch (the probe slows with the workload: the
  *   launch_reference entry's own change says so), or a regression of the
  *   launch path that only the workload's kind of launch meets. Without a
