@@ -564,9 +564,24 @@ int perf_embed_no_sync_close(void);
  * callback, on the thread that made the call. NULL clears it. */
 typedef int perf_embed_where(char *out, size_t len);
 void perf_embed_set_where(perf_embed_where *fn);
-/* How many runs --update-baselines takes (5): an embedder runs its tests
- * that many times, numbered 0 to this less one. Never fails. */
+/* How many runs --update-baselines takes of every test (5): an embedder
+ * runs its tests that many times, numbered 0 to this less one, then more
+ * runs of the tests perf_embed_wants_more names. Never fails. */
 int perf_embed_update_runs(void);
+/* perftest's defaults for the most runs an entry takes (--update-runs, 12)
+ * and the most seconds the runs past the first 5 take (--update-budget,
+ * 600), into *most_runs and *budget_s (either may be NULL). Never fails. */
+void perf_embed_update_limits(int *most_runs, double *budget_s);
+/* 1 when test should run again as run `run` (perf_embed_update_runs() up
+ * to max_runs - 1, max_runs at most 16) of an update whose runs so far
+ * gave lines[0..n) (runs[k]: the run each came from, as
+ * perf_embed_rebaseline takes them): an entry of it has not settled (a run
+ * left out, runs that disagree, a tolerance near the ceiling), named in
+ * why[len] ("workload: why"); 0 when not (a test that failed in a run never
+ * runs again: a failure is the embedder's to report); -1 with the reason in
+ * why[len] for a run out of range or a malformed line. */
+int perf_embed_wants_more(const char *const *lines, const int *runs, size_t n, const char *test,
+                          int run, int max_runs, char *why, size_t len);
 /* What --update-baselines checks before it runs anything, for an embedder
  * that is about to run its tests perf_embed_update_runs() times: every
  * baseline file of dir is valid (a malformed one, a file no run reads, a
@@ -578,7 +593,8 @@ int perf_embed_update_runs(void);
 int perf_embed_check_baselines(const char *dir, const char *who, char *err, size_t len);
 /* --update-baselines for an embedder: lines[0..n) are the PERF_LINE_RECORD lines its
  * tests emitted with update_baselines set, runs[k] the run (from 0, below
- * perf_embed_update_runs()) each came from; entries measured in all runs
+ * perf_embed_update_runs(), then the later runs perf_embed_wants_more asked
+ * for, below 16) each came from; entries measured in all runs
  * are merged into each
  * machine's baseline file as perftest --update-baselines merges them (a
  * table of what moved on stdout; accept_wide as --accept-wide). Returns 0;

@@ -10,6 +10,7 @@
 
 #include "base/file.h"
 #include "base/jsontree.h"
+#include "base/options.h"
 #include "base/status.h"
 #include "perfgate.h"
 #include "report/jsonreport.h"
@@ -237,6 +238,49 @@ int perf_embed_no_sync_close(void)
 int perf_embed_update_runs(void) { return PERF__UPDATE_RUNS; }
 
 /* Public: see perfgate.h. */
+void perf_embed_update_limits(int *most_runs, double *budget_s)
+{
+  static perf__options_cli cli; /* the table's defaults: a command line of no option */
+  static int parsed;
+  char *argv[] = {"perfgate", NULL}, err[200];
+  if (!parsed) parsed = !perf__options_parse(1, argv, &cli, err, sizeof err);
+  if (most_runs) *most_runs = parsed ? (int)cli.update_runs : PERF__UPDATE_RUNS;
+  if (budget_s) *budget_s = parsed ? cli.update_budget_s : 0;
+}
+
+/* The update that lines[0..n) (from runs[k]) make, taking up to max_runs
+ * runs, or NULL with the reason in err[len] (out of memory, a malformed
+ * line). */
+static perf__rebaseline_runs *update_of(const char *const *lines, const int *runs, size_t n,
+                                        int max_runs, char *err, size_t len)
+{
+  perf__rebaseline_runs *u = perf__rebaseline_new(max_runs);
+  if (!u) return snprintf(err, len, "out of memory"), NULL;
+  for (size_t k = 0; k < n; k++)
+    if (perf__rebaseline_take(u, lines[k], runs[k])) {
+      snprintf(err, len, "a malformed measurement line (run %d): %.200s", runs[k], lines[k]);
+      perf__rebaseline_free(u);
+      return NULL;
+    }
+  return u;
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_wants_more(const char *const *lines, const int *runs, size_t n, const char *test,
+                          int run, int max_runs, char *why, size_t len)
+{
+  why[0] = '\0';
+  if (run < PERF__UPDATE_RUNS || run >= max_runs || max_runs > PERF__BL_MAX_RUNS)
+    return snprintf(why, len, "run %d of at most %d: runs past the first %d are %d..%d", run,
+                    max_runs, PERF__UPDATE_RUNS, PERF__UPDATE_RUNS, PERF__BL_MAX_RUNS - 1), -1;
+  perf__rebaseline_runs *u = update_of(lines, runs, n, max_runs, why, len);
+  if (!u) return -1;
+  int more = perf__rebaseline_wants_more(u, test, run, why, len);
+  perf__rebaseline_free(u);
+  return more;
+}
+
+/* Public: see perfgate.h. */
 int perf_embed_check_baselines(const char *dir, const char *who, char *err, size_t len)
 {
   char *text = NULL;
@@ -258,11 +302,11 @@ int perf_embed_check_baselines(const char *dir, const char *who, char *err, size
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
                           char *err, size_t len)
 {
-  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS); /* no more runs here */
-  int rc = u ? 0 : PERF__ENOMEM;
-  for (size_t k = 0; !rc && k < n; k++)
-    if ((rc = perf__rebaseline_take(u, lines[k], runs[k])))
-      snprintf(err, len, "a malformed measurement line: %.200s", lines[k]);
+  int most = PERF__UPDATE_RUNS; /* the runs the lines came from: 5, and the more runs */
+  for (size_t k = 0; k < n; k++)
+    if (runs[k] >= most && runs[k] < PERF__BL_MAX_RUNS) most = runs[k] + 1;
+  perf__rebaseline_runs *u = update_of(lines, runs, n, most, err, len);
+  int rc = u ? 0 : PERF__EPROTO;
   if (!rc && (rc = perf__rebaseline_write(u, accept_wide ? PERF__REBASELINE_ACCEPT_WIDE : 0, err,
                                           len)) == 0) {
     const char *names;

@@ -188,6 +188,14 @@ def _declare(lib):
     lib.perf_embed_set_where.restype = None
     lib.perf_embed_update_runs.argtypes = []
     lib.perf_embed_update_runs.restype = ctypes.c_int
+    lib.perf_embed_update_limits.argtypes = [ctypes.POINTER(ctypes.c_int),
+                                             ctypes.POINTER(ctypes.c_double)]
+    lib.perf_embed_update_limits.restype = None
+    lib.perf_embed_wants_more.argtypes = [ctypes.POINTER(ctypes.c_char_p),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
+                                          ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                          ctypes.c_char_p, ctypes.c_size_t]
+    lib.perf_embed_wants_more.restype = ctypes.c_int
     lib.perf_embed_check_baselines.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                                ctypes.c_size_t]
     lib.perf_embed_check_baselines.restype = ctypes.c_int

@@ -501,6 +501,39 @@ def update_runs():
     return _lib.load().perf_embed_update_runs()
 
 
+def update_limits():
+    """perftest's defaults for the most runs an entry takes (--update-runs) and
+    the most seconds the runs past the first update_runs() take
+    (--update-budget), as (runs, seconds)."""
+    runs, budget = ctypes.c_int(0), ctypes.c_double(0)
+    _lib.load().perf_embed_update_limits(ctypes.byref(runs), ctypes.byref(budget))
+    return runs.value, budget.value
+
+
+def _records(measurements):
+    """[(run, line)] as the C arrays perf_embed_rebaseline takes."""
+    n = max(1, len(measurements))
+    lines = (ctypes.c_char_p * n)(*[t.encode() for _, t in measurements])
+    runs = (ctypes.c_int * n)(*[r for r, _ in measurements])
+    return lines, runs
+
+
+def wants_more(measurements, test, run, most_runs):
+    """Why test should run again as run `run` of an update that takes at most
+    most_runs runs, given its [(run, line)] measurements so far: "workload:
+    why" of an entry that has not settled, or None (the C core's rule, as
+    perftest --update-baselines runs more processes). Raises PerfError for a
+    run out of range or a malformed line."""
+    lib = _lib.load()
+    lines, runs = _records(measurements)
+    why = ctypes.create_string_buffer(600)
+    rc = lib.perf_embed_wants_more(lines, runs, len(measurements), test.encode(), run, most_runs,
+                                   why, len(why))
+    if rc < 0:
+        raise PerfError("perfgate: " + why.value.decode("utf-8", "replace"))
+    return why.value.decode("utf-8", "replace") if rc else None
+
+
 def check_baselines(baseline_dir, who):
     """What --update-baselines checks before it runs anything: every file of
     baseline_dir valid, none a file no run reads, this host's file not another
@@ -519,13 +552,13 @@ class WideBaselines(PerfError):
 
 
 def write_baselines(measurements, accept_wide=False):
-    """Merges [(run, line)] measurements of update_runs() runs into each machine's
+    """Merges [(run, line)] measurements of update_runs() runs (and the later
+    runs wants_more asked for) into each machine's
     baseline file (as perftest --update-baselines; accept_wide as its
     --accept-wide). Raises WideBaselines naming the entries it did not write,
     or PerfError with the reason when nothing could be written."""
     lib = _lib.load()
-    lines = (ctypes.c_char_p * max(1, len(measurements)))(*[t.encode() for _, t in measurements])
-    runs = (ctypes.c_int * max(1, len(measurements)))(*[r for r, _ in measurements])
+    lines, runs = _records(measurements)
     err = ctypes.create_string_buffer(600)
     rc = lib.perf_embed_rebaseline(lines, runs, len(measurements), int(bool(accept_wide)), err,
                                    len(err))

@@ -8,8 +8,8 @@ import warnings
 import pytest
 
 from ._lib import LibraryNotFound
-from .core import (Perf, PerfError, Skipped, WideBaselines, check_baselines, update_runs,
-                   write_baselines, write_report)
+from .core import (Perf, PerfError, Skipped, WideBaselines, check_baselines, update_limits,
+                   update_runs, wants_more, write_baselines, write_report)
 
 
 class PerfWarning(UserWarning):
@@ -25,9 +25,16 @@ def pytest_addoption(parser):
                 help="perfgate: where per-GPU baseline files live (default baselines)")
     g.addoption("--perf-update-baselines", action="store_true", default=False,
                 help="perfgate: run each perf test as many times as perftest "
-                     "--update-baselines runs the suite (5) and merge every measured workload "
+                     "--update-baselines runs the suite (5), then again the tests whose entries "
+                     "have not settled, and merge every measured workload "
                      "into this machine's baseline file; "
                      "nothing is written when a test failed")
+    g.addoption("--perf-update-runs", default=None, metavar="N",
+                help="perfgate: with --perf-update-baselines, the most runs an entry takes "
+                     "(5..16, default perftest --update-runs' 12)")
+    g.addoption("--perf-update-budget", default=None, metavar="SECONDS",
+                help="perfgate: with --perf-update-baselines, the most time the runs past the "
+                     "first 5 take (default perftest --update-budget's 600)")
     g.addoption("--perf-accept-wide", action="store_true", default=False,
                 help="perfgate: with --perf-update-baselines, also write entries whose runs "
                      "allow a tolerance over 50 %% (as perftest --accept-wide)")
@@ -46,6 +53,31 @@ def _budget(text):
     if not (math.isfinite(b) and b > 0):
         raise pytest.UsageError(f"--perf-budget must be a number of seconds above 0, got {text!r}")
     return b
+
+
+def _update_limits(config):
+    """--perf-update-runs and --perf-update-budget, or perftest's defaults;
+    a usage error names a bad one."""
+    runs, budget = update_limits()
+    text = config.getoption("--perf-update-runs")
+    if text is not None:
+        try:
+            runs = int(text)
+        except ValueError:
+            runs = -1
+        if not update_runs() <= runs <= 16:
+            raise pytest.UsageError(f"--perf-update-runs must be a whole number from "
+                                    f"{update_runs()} to 16, got {text!r}")
+    text = config.getoption("--perf-update-budget")
+    if text is not None:
+        try:
+            budget = float(text)
+        except ValueError:
+            budget = math.nan
+        if not (math.isfinite(budget) and budget >= 0):
+            raise pytest.UsageError(f"--perf-update-budget must be a number of seconds, 0 or "
+                                    f"more, got {text!r}")
+    return runs, budget
 
 
 def pytest_configure(config):
@@ -168,8 +200,14 @@ def pytest_runtestloop(session):
     except PerfError as e:
         raise pytest.UsageError(f"{e}\nperfgate: --perf-update-baselines: nothing was run; fix or "
                                 f"remove that file") from None
-    items = session.items
-    for run in range(update_runs()):
+    most, budget = _update_limits(config)
+    items, extra_from = session.items, None
+    for run in range(most):
+        if run >= update_runs():
+            extra_from = extra_from or time.monotonic()
+            items = _unsettled(config, session.items, run, most, extra_from, budget)
+            if not items:
+                break
         config._perfgate_run = run
         for i, item in enumerate(items):
             if run and hasattr(item, "_initrequest"):
@@ -181,6 +219,25 @@ def pytest_runtestloop(session):
                     session.Interrupted(session.shouldstop)
     config._perfgate_run = 0
     return True
+
+
+def _unsettled(config, items, run, most, since, budget):
+    """The perf tests of items that run again as run `run` (the C core's rule:
+    an entry of theirs has not settled), each said on the terminal; none once
+    the runs past the first 5 have taken budget seconds since `since` (said
+    too)."""
+    out = config.get_terminal_writer()
+    again = [(item, wants_more(config._perfgate_measured, item.nodeid, run, most))
+             for item in items if _is_perf_test(item)]
+    again = [(item, why) for item, why in again if why]
+    if again and time.monotonic() - since > budget:
+        out.line(f"perfgate: --perf-update-baselines: {len(again)} perf test(s) not run again: the "
+                 f"runs past the first {update_runs()} took over {budget:g} s "
+                 f"(--perf-update-budget); their entries are judged from {run} runs")
+        return []
+    for item, why in again:
+        out.line(f"perfgate: run {run + 1} of at most {most}: {item.nodeid} again ({why})")
+    return [item for item, _ in again]
 
 
 def _is_perf_test(item):
