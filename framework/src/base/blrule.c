@@ -195,8 +195,20 @@ perf__blrule_pace perf__blrule_pace_of(const char *clock, double queue_share, in
   if (perf__clock_drains_after(c)) return PERF__BLR_PACE_SUBMIT; /* the GPU's wait is not in it */
   if (!t) return PERF__BLR_PACE_GPU; /* no trace: not known */
   if (t->pageable) return PERF__BLR_PACE_PAGEABLE;
-  return t->device_s < PERF__BLR_GPU_PACED * median_s ? PERF__BLR_PACE_HOST_SHARE
-                                                       : PERF__BLR_PACE_GPU;
+  return perf__blrule_gpu_bound(t, median_s) ? PERF__BLR_PACE_GPU : PERF__BLR_PACE_HOST_SHARE;
+}
+
+/* See blrule.h. */
+int perf__blrule_traced_of(const perf__trace *t, perf__blrule_traced *out)
+{
+  *out = (perf__blrule_traced){perf__trace_pageable(t), perf__trace_device_s(t)};
+  return t->calls > 0 && t->n > 0;
+}
+
+/* See blrule.h. */
+int perf__blrule_gpu_bound(const perf__blrule_traced *t, double median_s)
+{
+  return t->device_s >= PERF__BLR_GPU_PACED * median_s;
 }
 
 /* See blrule.h. */

@@ -3,6 +3,7 @@
 #define PERF_BLRULE_H
 
 #include "base/baseline.h"
+#include "base/trace.h"
 
 /* Each update run is one fresh process; its median per iteration is one
  * draw from the between-process distribution that a later check's process
@@ -384,6 +385,15 @@ typedef struct perf__blrule_traced {
   int pageable;    /* a copy from or to pageable host memory */
   double device_s; /* the GPU's time per iteration */
 } perf__blrule_traced;
+
+/* What trace t says of its measurement, into *out; 0 when t holds no
+ * traced call (then it says nothing). Never fails. */
+int perf__blrule_traced_of(const perf__trace *t, perf__blrule_traced *out);
+
+/* 1 when the GPU works PERF__BLR_GPU_PACED of a measurement's median_s
+ * (per iteration) or more, by its trace t: its time is mostly the GPU's.
+ * Never fails. */
+int perf__blrule_gpu_bound(const perf__blrule_traced *t, double median_s);
 
 /* What paces a measurement of median_s per iteration on clock (events:
  * its highest queueing share) in a GPU's file (uses_gpu; a host file's

@@ -185,8 +185,7 @@ static int take_trace(perf__rebaseline_runs *u, const char *text)
   if (!rc && !json) rc = PERF__ENOMEM;
   if (!rc) {
     free(m->trace), m->trace = json;
-    m->traced = t.calls > 0 && t.n > 0;
-    m->what = (perf__blrule_traced){perf__trace_pageable(&t), perf__trace_device_s(&t)};
+    m->traced = perf__blrule_traced_of(&t, &m->what);
     longest_kernel(&t, m->kernel, sizeof m->kernel);
   }
   perf__trace_free(&t);
@@ -509,7 +508,7 @@ static int never_written(const judged *j)
  * clock: the host's sync takes the time). Never fails. */
 static int gpu_bound(const meas *m, double median)
 {
-  return m->traced && m->what.device_s >= PERF__BLR_GPU_PACED * median;
+  return m->traced && perf__blrule_gpu_bound(&m->what, median);
 }
 
 /* Scales j's n run values (m's) to the median of perfgate's launch

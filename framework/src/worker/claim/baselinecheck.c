@@ -525,8 +525,8 @@ static int entry_host_paced(const perf__baseline_entry *e, const perf_workload *
   perf__trace t = {0};
   perf__blrule_traced what;
   char why[160];
-  int traced = e->trace && !perf__trace_parse(e->trace, &t, why, sizeof why) && t.calls > 0 && t.n > 0;
-  if (traced) what = (perf__blrule_traced){perf__trace_pageable(&t), perf__trace_device_s(&t)};
+  int traced = e->trace && !perf__trace_parse(e->trace, &t, why, sizeof why) &&
+               perf__blrule_traced_of(&t, &what);
   perf__trace_free(&t);
   return perf__blrule_pace_of(e->clock, w->perf__state->queue_share, 1, traced ? &what : NULL,
                               e->median_s) != PERF__BLR_PACE_GPU;
