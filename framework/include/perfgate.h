@@ -440,7 +440,9 @@ int perf__near(const double *got, const double *want, const double *scale, long 
  * PERF_SWEEP body, when the point ends:
  *   PERF_ALLOC_DEVICE(p, bytes)  p = cudaMalloc'd device memory
  *   PERF_ALLOC_PINNED(p, bytes)  p = cudaMallocHost'd (page-locked) memory
- *   PERF_ALLOC_HOST(p, bytes)    p = zeroed malloc'd (pageable) memory
+ *   PERF_ALLOC_HOST(p, bytes)    p = zeroed pageable memory from a page's
+ *                                start (a CPU loop's time does not hang on
+ *                                where the heap put it)
  *   PERF_DEFER(fn, arg)          fn(arg) at the end of the test
  * p is any pointer lvalue. A failed allocation ends the test: FAIL naming
  * the call, or SKIP when there is no CUDA device. A cleanup that fails a

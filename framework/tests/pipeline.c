@@ -724,16 +724,17 @@ ST_TEST(cli_print_baseline_file)
 }
 
 /* Registered resources are released however the test ends, last first;
- * PERF_EXPECT_NEAR names the worst entry and fails on NaN. */
+ * PERF_ALLOC_HOST's memory is zeroed and starts on a page; PERF_EXPECT_NEAR names the worst entry and fails on NaN. */
 ST_TEST(pipeline_cleanups_and_near)
 {
   st_run r;
-  st_exec(&r, "", "--filter='host.cleanups_*:host.near_*'");
+  st_exec(&r, "", "--filter='host.cleanups_*:host.near_*:host.alloc_host_*'");
   st_expect(&r, "host.cleanups_run_after_an_assert", "FAIL", "TRUE(buf[0] == 1)");
   ST_CHECK(strstr(r.out, "reached after the ASSERT") == NULL);
   const char *second = strstr(r.out, "| cleanup second"), *first = strstr(r.out, "| cleanup first");
   ST_CHECKF(second && first && second < first, "cleanups, last registered first:\n%s", r.out);
   st_expect(&r, "host.cleanups_run_after_a_pass", "PASS", NULL);
+  st_expect(&r, "host.alloc_host_starts_on_a_page_zeroed", "PASS", NULL);
   st_expect(&r, "host.near_holds", "PASS", NULL);
   st_expect(&r, "host.near_fails_on_the_worst_entry", "FAIL",
             "worst error 0.5 at [1] (got 2.5, want 2) is too large");
