@@ -53,9 +53,10 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   ST_STR(perf__cotenant_describe(&s, 10.0 + PERF__COTENANT_QUIET_S - 0.01, who, sizeof who),
          want);
   ST_STR(perf__cotenant_describe(&s, 10.0 + PERF__COTENANT_QUIET_S + 0.01, who, sizeof who), "");
-  /* A quiet read later opens no span; a busy one after it a new one, from
-   * one window before the quiet read. */
-  perf__cotenant_fold(&s, procs, 2, util, 1, 11.0);
+  /* A quiet read later, the process gone, opens no span; a busy one after
+   * it a new one, from one window before the quiet read. */
+  perf__gpuwatch_proc just_ours[] = {{.pid = 100}};
+  perf__cotenant_fold(&s, just_ours, 1, util, 1, 11.0);
   ST_EQ(s.nspans, 1);
   perf__gpuwatch_util again[] = {{.pid = 4000000, .ts = 9, .sm = 12}};
   perf__cotenant_fold(&s, procs, 2, again, 1, 12.0);
@@ -66,6 +67,57 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   /* busiest first; a pid /proc does not show is not named */
   snprintf(want, sizeof want, "pid %u (%s), 97 %% SM; pid 4000000, 12 %% SM", other, comm);
   ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who), want);
+}
+
+/* NVML names one process per window, and while we run it names us: a
+ * neighbour seen busy before stays busy while it holds a context, until a
+ * device window at most PERF__COTENANT_IDLE_PCT busy comes after its last
+ * busy sample. (A copy-only neighbour on the H200 was named once, then
+ * every window of a 2 s claim was ours at 99 %; the claim ran as if
+ * alone.) NVML's stamps in microseconds: 10.0 s is 10 000 000. */
+ST_TEST(cotenant_a_neighbour_hidden_behind_our_windows_stays_busy)
+{
+#define US2(t) ((unsigned long long)((t) * 1e6 + 0.5))
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc both[] = {{.pid = 100}, {.pid = 4000000}}, ours[] = {{.pid = 100}};
+  perf__gpuwatch_util seen[] = {{.pid = 4000000, .ts = US2(9.9), .sm = 40}};
+  perf__cotenant_fold(&s, both, 2, seen, 1, 10.0);
+  ST_EQ(s.nspans, 1);
+  /* every later window is ours: the neighbour stays busy, however long */
+  perf__gpuwatch_util us1[] = {{.pid = 100, .ts = US2(10.1), .sm = 99}};
+  perf__cotenant_fold(&s, both, 2, us1, 1, 10.2);
+  ST_NEAR(s.spans[0].to, 10.2, 1e-12);
+  perf__gpuwatch_util us2[] = {{.pid = 100, .ts = US2(11.9), .sm = 99}};
+  perf__cotenant_fold(&s, both, 2, us2, 1, 12.0);
+  ST_EQ(s.nspans, 1);
+  ST_NEAR(s.spans[0].to, 12.0, 1e-12);
+  ST_EQ(perf__cotenant_overlaps(&s, 11.0, 11.1), 1);
+  /* a busy device window does not end it; an idle one after its last busy
+   * sample does (we idled, and NVML named no one) */
+  perf__gpuwatch_busy busy[] = {{.ts = US2(12.1), .pct = 100}, {.ts = US2(12.15), .pct = 100}};
+  perf__cotenant_fold_device(&s, busy, 2, us2, 0, 12.16, US2(12.16));
+  perf__cotenant_fold(&s, both, 2, NULL, 0, 12.2);
+  ST_NEAR(s.spans[0].to, 12.2, 1e-12);
+  /* (the newest window waits for its per-process samples: the idle one is
+   * judged once a newer one is in) */
+  perf__gpuwatch_busy idle[] = {{.ts = US2(12.3), .pct = 0}, {.ts = US2(12.35), .pct = 0}};
+  perf__cotenant_fold_device(&s, idle, 2, us2, 0, 12.36, US2(12.36));
+  ST_EQ(s.idle_ts, US2(12.3));
+  perf__cotenant_fold(&s, both, 2, NULL, 0, 12.4);
+  ST_NEAR(s.spans[0].to, 12.2, 1e-12);
+  /* seen busy again: busy; then gone from the list: not */
+  perf__gpuwatch_util again[] = {{.pid = 4000000, .ts = US2(12.5), .sm = 60}};
+  perf__cotenant_fold(&s, both, 2, again, 1, 12.6);
+  double to = s.spans[s.nspans - 1].to;
+  ST_NEAR(to, 12.6, 1e-12);
+  perf__cotenant_fold(&s, ours, 1, NULL, 0, 12.8);
+  ST_NEAR(s.spans[s.nspans - 1].to, to, 1e-12);
+  /* A process that only holds a context (never seen busy) never counts. */
+  perf__cotenant idle_ctx = fresh(100);
+  perf__cotenant_fold(&idle_ctx, both, 2, NULL, 0, 10.0);
+  perf__cotenant_fold(&idle_ctx, both, 2, us1, 1, 10.2);
+  ST_EQ(idle_ctx.nspans, 0);
+#undef US2
 }
 
 /* GPU time beyond what the per-process samples of the same window

@@ -23,9 +23,11 @@ static void comm_of(unsigned pid, char *name, size_t len)
   fclose(f);
 }
 
-/* Notes that pid used the GPU (sm %: 0 unknown) at now; a new pid takes
- * the slot of the one seen longest ago when all are taken. */
-static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, double now)
+/* Notes that pid used the GPU (sm %: 0 unknown) at now, in NVML's sample
+ * stamped ts (0: no sample); a new pid takes the slot of the one seen
+ * longest ago when all are taken. */
+static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, unsigned long long ts,
+                      double now)
 {
   int i = 0, oldest = 0;
   while (i < s->nprocs && s->procs[i].pid != pid) {
@@ -41,6 +43,7 @@ static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, double now)
     comm_of(pid, s->procs[i].name, sizeof s->procs[i].name);
   }
   if (sm > s->procs[i].sm) s->procs[i].sm = sm;
+  if (ts > s->procs[i].busy_ts) s->procs[i].busy_ts = ts;
   s->procs[i].last_busy = now;
 }
 
@@ -75,7 +78,7 @@ static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, 
   }
   int any = 0;
   for (int i = 0; i < nprocs; i++)
-    if (procs[i].pid != s->self) note_proc(s, procs[i].pid, 0, now), any = 1;
+    if (procs[i].pid != s->self) note_proc(s, procs[i].pid, 0, 0, now), any = 1;
   return any;
 }
 
@@ -88,13 +91,15 @@ static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
 }
 
 /* The busy pids among util[nutil] other than ours, each once with its
- * highest SM share, into pid[]/sm[] (at most PERF__COTENANT_PROCS). On the
+ * highest SM share and its newest stamp, into pid[]/sm[]/ts[] (at most
+ * PERF__COTENANT_PROCS). On the
  * first read (nothing seen yet) NVML returns the driver's whole buffer:
  * samples more than HISTORY_US older than its newest are history, and so
  * are those of a process no longer in procs (one that ended before we
  * looked: an earlier worker of this run, say). Returns their count. */
 static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
-                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm)
+                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm,
+                     unsigned long long *ts)
 {
   const unsigned long long HISTORY_US = 1000000;
   unsigned long long newest = 0;
@@ -112,9 +117,10 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
     while (j < k && pid[j] != util[i].pid) j++;
     if (j == k) {
       if (k == PERF__COTENANT_PROCS) continue;
-      pid[k] = util[i].pid, sm[k++] = 0;
+      pid[k] = util[i].pid, sm[k] = 0, ts[k++] = 0;
     }
     if (util[i].sm > sm[j]) sm[j] = util[i].sm;
+    if (util[i].ts > ts[j]) ts[j] = util[i].ts;
   }
   return k;
 }
@@ -125,16 +131,35 @@ static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int 
                         const perf__gpuwatch_proc *procs, int nprocs, double now)
 {
   unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
-  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm);
+  unsigned long long ts[PERF__COTENANT_PROCS];
+  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm, ts);
   if (!s->self_listed && s->self_context) {
     /* NVML's pids are not ours to match: one busy process may be us. */
     int others = k - 1;
     if (others > s->hidden) s->hidden = others;
     if (others > 0) s->hidden_last = now;
+    for (int j = 0; others > 0 && j < k; j++)
+      if (ts[j] > s->hidden_ts) s->hidden_ts = ts[j];
     return others > 0;
   }
-  for (int j = 0; j < k; j++) note_proc(s, pid[j], sm[j], now);
+  for (int j = 0; j < k; j++) note_proc(s, pid[j], sm[j], ts[j], now);
   return k > 0;
+}
+
+/* 1 when a foreign process whose newest busy sample is newer than the last
+ * idle device window is still in procs[nprocs] (or there is no list):
+ * NVML names one process per window, and ours took them since. Where
+ * NVML's pids are not ours to match, the same for the count seen. Never
+ * fails. */
+static int still_busy(const perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  if (!s->self_listed && s->self_context)
+    return s->hidden > 0 && s->hidden_ts > s->idle_ts && (nprocs < 0 || nprocs > 1);
+  for (int i = 0; i < s->nprocs; i++)
+    if (s->procs[i].sm > 0 && s->procs[i].busy_ts > s->idle_ts &&
+        listed(s->procs[i].pid, procs, nprocs))
+      return 1;
+  return 0;
 }
 
 /* See cotenant.h. */
@@ -149,7 +174,8 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
     for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
   }
   s->per_process = nutil >= 0;
-  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now)
+  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now) ||
+                               still_busy(s, procs, nprocs)
                         : context_holders(s, procs, nprocs, now);
   if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
   s->last_read = now;
@@ -271,6 +297,7 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
     if (ts == newest && s->util_newest + half_period(s) < ts && from != ~0ull && ts > from)
       break;
     done = ts;
+    if (dev[i].pct <= PERF__COTENANT_IDLE_PCT && ts > s->idle_ts) s->idle_ts = ts;
     if (ts <= from || nutil < 0) continue;
     unsigned w = judge(s, ts, dev[i].pct, now, now_us);
     if (w > worst) worst = w;

@@ -19,6 +19,17 @@
 #define PERF__COTENANT_WINDOW_S (1.0 / 6)
 #define PERF__COTENANT_POLL_S (1.0 / 6) /* no more often than NVML samples */
 #define PERF__COTENANT_QUIET_S 0.5
+/* NVML names one process per sampling window: a window in which our
+ * process ran is ours (the H200, 2026-11-29: beside a process streaming
+ * copies, every per-process sample of a claim's 2 s named only us, at 99 %,
+ * and the device's at 100 % left no gap), so a neighbour seen busy before
+ * our samples is not seen again while they run, and a claim beside it ran
+ * as if alone (issue 50: 6.6x quiet, 2.2-3.3x beside it, a confirmed FAIL,
+ * unnamed). Such a process, while it still holds a context, is taken as
+ * busy until a device window at most this busy (percent) comes after its
+ * last busy sample: the GPU idle, which our idling (waiting for it to
+ * leave) lets NVML see. */
+#define PERF__COTENANT_IDLE_PCT 5u
 /* Idle time per test waiting for a co-tenant to leave before retaking
  * shared samples; after it, shared samples are kept and marked. */
 #define PERF__COTENANT_MAX_WAIT_MS 2000L
@@ -42,6 +53,7 @@ typedef struct perf__cotenant_proc {
   unsigned sm;      /* highest SM share seen, %; 0: unknown (no per-process
                        utilisation: the process merely holds a context) */
   double last_busy; /* our clock at the last read that showed it */
+  unsigned long long busy_ts; /* NVML's stamp of its newest busy sample; 0 none */
   char name[32];    /* /proc/PID/comm; "" when not visible */
 } perf__cotenant_proc;
 
@@ -59,10 +71,14 @@ typedef struct perf__cotenant {
                              cannot be told from ours (NVML lists host PIDs
                              to a container); 0 none */
   double hidden_last;     /* our clock when last seen */
+  unsigned long long hidden_ts; /* NVML's stamp of the newest busy sample
+                                   counted among them; 0 none */
   unsigned unlisted;      /* most device utilisation (percentage points) that
                              no listed process accounted for; 0 none */
   double unlisted_last;   /* our clock when last seen */
   unsigned long long dev_seen; /* NVML's newest device sample timestamp */
+  unsigned long long idle_ts;  /* NVML's stamp of the newest device window
+                                  at most PERF__COTENANT_IDLE_PCT busy */
   unsigned long long born_us;  /* when this worker began (NVML's clock:
                                   CPU realtime, microseconds); 0 unknown */
   unsigned long long period_us; /* NVML's sampling period as seen; 0 unknown */
@@ -87,7 +103,9 @@ typedef struct perf__cotenant {
  * the processes with a context (nprocs < 0: no list), util[nutil] the
  * utilisation samples since s->last_seen (nutil < 0: no per-process
  * utilisation). Foreign use: a sample with smUtil > 0 of a pid that is not
- * ours; where NVML does not list our pid while we hold a context (a
+ * ours, or, in a read with none, such a pid still listed whose newest busy
+ * sample is newer than the last idle device window (s->idle_ts, from
+ * perf__cotenant_fold_device: PERF__COTENANT_IDLE_PCT); where NVML does not list our pid while we hold a context (a
  * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
  * named; without per-process utilisation, every other process holding a
  * context counts as using the GPU (conservative). The first read with
@@ -114,7 +132,8 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
  * window may reach back before this worker began (born_us: an earlier
  * worker's work) are history; without born_us, the first read's are.
  * Without per-process samples (nutil < 0) our own use cannot be told from
- * another's: nothing is concluded. Never fails. */
+ * another's: nothing is concluded. Every new window at most
+ * PERF__COTENANT_IDLE_PCT busy is noted (s->idle_ts). Never fails. */
 void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *dev, int ndev,
                                 const perf__gpuwatch_util *util, int nutil, double now,
                                 unsigned long long now_us);
