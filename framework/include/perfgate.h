@@ -442,7 +442,8 @@ int perf__near(const double *got, const double *want, const double *scale, long 
  *   PERF_ALLOC_PINNED(p, bytes)  p = cudaMallocHost'd (page-locked) memory
  *   PERF_ALLOC_HOST(p, bytes)    p = zeroed pageable memory from a page's
  *                                start (a CPU loop's time does not hang on
- *                                where the heap put it)
+ *                                where the heap put it); every byte is
+ *                                written here, unlike calloc's
  *   PERF_DEFER(fn, arg)          fn(arg) at the end of the test
  * p is any pointer lvalue. A failed allocation ends the test: FAIL naming
  * the call, or SKIP when there is no CUDA device. A cleanup that fails a
