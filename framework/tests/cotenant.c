@@ -14,6 +14,9 @@
 #include "worker/device/gpuwatch.h"
 #include "worker/sample/retake.h"
 
+/* NVML's stamps: microseconds of CPU realtime; t s on our clock is US(t). */
+#define US(t) ((unsigned long long)((t) * 1e6 + 0.5))
+
 /* A state for pid self that holds a context, with one read made at 9.9 s. */
 static perf__cotenant fresh(unsigned self)
 {
@@ -72,52 +75,110 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
 /* NVML names one process per window, and while we run it names us: a
  * neighbour seen busy before stays busy while it holds a context, until a
  * device window at most PERF__COTENANT_IDLE_PCT busy comes after its last
- * busy sample. (A copy-only neighbour on the H200 was named once, then
- * every window of a 2 s claim was ours at 99 %; the claim ran as if
- * alone.) NVML's stamps in microseconds: 10.0 s is 10 000 000. */
+ * busy sample; the verdict names it all along. (A copy-only neighbour on
+ * the H200 was named once, then every window of a 2 s claim was ours at
+ * 99 %; the claim ran as if alone.) */
 ST_TEST(cotenant_a_neighbour_hidden_behind_our_windows_stays_busy)
 {
-#define US2(t) ((unsigned long long)((t) * 1e6 + 0.5))
   perf__cotenant s = fresh(100);
   perf__gpuwatch_proc both[] = {{.pid = 100}, {.pid = 4000000}}, ours[] = {{.pid = 100}};
-  perf__gpuwatch_util seen[] = {{.pid = 4000000, .ts = US2(9.9), .sm = 40}};
+  perf__gpuwatch_busy d0[] = {{.ts = US(9.8), .pct = 100}};
+  perf__cotenant_fold_device(&s, d0, 1, NULL, 0, 9.95, US(9.95)); /* device windows come */
+  perf__gpuwatch_util seen[] = {{.pid = 4000000, .ts = US(9.9), .sm = 40}};
   perf__cotenant_fold(&s, both, 2, seen, 1, 10.0);
   ST_EQ(s.nspans, 1);
   /* every later window is ours: the neighbour stays busy, however long */
-  perf__gpuwatch_util us1[] = {{.pid = 100, .ts = US2(10.1), .sm = 99}};
+  perf__gpuwatch_util us1[] = {{.pid = 100, .ts = US(10.1), .sm = 99}};
   perf__cotenant_fold(&s, both, 2, us1, 1, 10.2);
   ST_NEAR(s.spans[0].to, 10.2, 1e-12);
-  perf__gpuwatch_util us2[] = {{.pid = 100, .ts = US2(11.9), .sm = 99}};
+  perf__gpuwatch_util us2[] = {{.pid = 100, .ts = US(11.9), .sm = 99}};
   perf__cotenant_fold(&s, both, 2, us2, 1, 12.0);
   ST_EQ(s.nspans, 1);
   ST_NEAR(s.spans[0].to, 12.0, 1e-12);
   ST_EQ(perf__cotenant_overlaps(&s, 11.0, 11.1), 1);
+  char who[240];
+  ST_STR(perf__cotenant_describe(&s, 11.9, who, sizeof who), "pid 4000000, 40 % SM");
   /* a busy device window does not end it; an idle one after its last busy
-   * sample does (we idled, and NVML named no one) */
-  perf__gpuwatch_busy busy[] = {{.ts = US2(12.1), .pct = 100}, {.ts = US2(12.15), .pct = 100}};
-  perf__cotenant_fold_device(&s, busy, 2, us2, 0, 12.16, US2(12.16));
+   * sample does (we idled, and NVML named no one), the newest too */
+  perf__gpuwatch_busy busy[] = {{.ts = US(12.1), .pct = 100}, {.ts = US(12.15), .pct = 100}};
+  perf__cotenant_fold_device(&s, busy, 2, us2, 0, 12.16, US(12.16));
   perf__cotenant_fold(&s, both, 2, NULL, 0, 12.2);
   ST_NEAR(s.spans[0].to, 12.2, 1e-12);
-  /* (the newest window waits for its per-process samples: the idle one is
-   * judged once a newer one is in) */
-  perf__gpuwatch_busy idle[] = {{.ts = US2(12.3), .pct = 0}, {.ts = US2(12.35), .pct = 0}};
-  perf__cotenant_fold_device(&s, idle, 2, us2, 0, 12.36, US2(12.36));
-  ST_EQ(s.idle_ts, US2(12.3));
+  perf__gpuwatch_busy idle[] = {{.ts = US(12.3), .pct = 0}};
+  perf__cotenant_fold_device(&s, idle, 1, us2, 0, 12.31, US(12.31));
+  ST_EQ(s.idle_ts, US(12.3));
   perf__cotenant_fold(&s, both, 2, NULL, 0, 12.4);
   ST_NEAR(s.spans[0].to, 12.2, 1e-12);
-  /* seen busy again: busy; then gone from the list: not */
-  perf__gpuwatch_util again[] = {{.pid = 4000000, .ts = US2(12.5), .sm = 60}};
+  /* seen busy again: held again; then gone from the list: not */
+  perf__gpuwatch_util again[] = {{.pid = 4000000, .ts = US(12.5), .sm = 60}};
   perf__cotenant_fold(&s, both, 2, again, 1, 12.6);
+  perf__cotenant_fold(&s, both, 2, NULL, 0, 12.7);
   double to = s.spans[s.nspans - 1].to;
-  ST_NEAR(to, 12.6, 1e-12);
+  ST_NEAR(to, 12.7, 1e-12);
   perf__cotenant_fold(&s, ours, 1, NULL, 0, 12.8);
+  ST_NEAR(s.spans[s.nspans - 1].to, to, 1e-12);
+  /* ...and a later process given its pid, idle, is not held */
+  perf__cotenant_fold(&s, both, 2, NULL, 0, 12.9);
   ST_NEAR(s.spans[s.nspans - 1].to, to, 1e-12);
   /* A process that only holds a context (never seen busy) never counts. */
   perf__cotenant idle_ctx = fresh(100);
+  perf__cotenant_fold_device(&idle_ctx, d0, 1, NULL, 0, 9.95, US(9.95));
   perf__cotenant_fold(&idle_ctx, both, 2, NULL, 0, 10.0);
   perf__cotenant_fold(&idle_ctx, both, 2, us1, 1, 10.2);
   ST_EQ(idle_ctx.nspans, 0);
-#undef US2
+}
+
+/* The hold only where it is needed and can end: not without device
+ * windows (nothing would end it), not where NVML names two processes in
+ * one window (it names them all: the H100's driver), not for a share of a
+ * few percent. */
+ST_TEST(cotenant_a_neighbour_is_held_only_where_nvml_hides_it)
+{
+  perf__gpuwatch_proc both[] = {{.pid = 100}, {.pid = 4000000}};
+  perf__gpuwatch_util seen[] = {{.pid = 4000000, .ts = US(9.9), .sm = 40}};
+  perf__gpuwatch_util ours[] = {{.pid = 100, .ts = US(10.1), .sm = 99}};
+  perf__gpuwatch_busy d0[] = {{.ts = US(9.8), .pct = 100}};
+  /* no device windows */
+  perf__cotenant s = fresh(100);
+  perf__cotenant_fold(&s, both, 2, seen, 1, 10.0);
+  perf__cotenant_fold(&s, both, 2, ours, 1, 10.2);
+  ST_NEAR(s.spans[0].to, 10.0, 1e-12);
+  /* two busy in one window */
+  perf__cotenant t = fresh(100);
+  perf__cotenant_fold_device(&t, d0, 1, NULL, 0, 9.95, US(9.95));
+  perf__gpuwatch_util two[] = {{.pid = 4000000, .ts = US(9.9), .sm = 40},
+                               {.pid = 100, .ts = US(9.9) + 3, .sm = 50}};
+  perf__cotenant_fold(&t, both, 2, two, 2, 10.0);
+  ST_EQ(t.several, 1);
+  perf__cotenant_fold(&t, both, 2, ours, 1, 10.2);
+  ST_NEAR(t.spans[0].to, 10.0, 1e-12);
+  /* a share at the idle line */
+  perf__cotenant u = fresh(100);
+  perf__cotenant_fold_device(&u, d0, 1, NULL, 0, 9.95, US(9.95));
+  perf__gpuwatch_util faint[] = {{.pid = 4000000, .ts = US(9.9), .sm = PERF__COTENANT_IDLE_PCT}};
+  perf__cotenant_fold(&u, both, 2, faint, 1, 10.0);
+  perf__cotenant_fold(&u, both, 2, ours, 1, 10.2);
+  ST_NEAR(u.spans[0].to, 10.0, 1e-12);
+}
+
+/* A fresh worker's first read: the neighbour's one named window came just
+ * before the workload's first calls, whose samples are the newest; it is
+ * kept when within a second of the worker's start, not of the newest. */
+ST_TEST(cotenant_a_first_read_keeps_a_neighbour_named_before_the_worker_began)
+{
+  perf__cotenant s = {.self = 100, .self_context = 1, .born_us = US(10.0)};
+  perf__gpuwatch_proc both[] = {{.pid = 100}, {.pid = 4000000}};
+  perf__gpuwatch_util buf[] = {{.pid = 4000000, .ts = US(9.7), .sm = 40},
+                               {.pid = 100, .ts = US(11.0), .sm = 99},
+                               {.pid = 100, .ts = US(11.2), .sm = 99}};
+  perf__cotenant_fold(&s, both, 2, buf, 3, 11.3);
+  ST_EQ(s.nspans, 1);
+  ST_EQ(s.nprocs, 1);
+  /* from before the start's second: history */
+  perf__cotenant t = {.self = 100, .self_context = 1, .born_us = US(10.0)};
+  buf[0].ts = US(8.9);
+  perf__cotenant_fold(&t, both, 2, buf, 3, 11.3);
+  ST_EQ(t.nspans, 0);
 }
 
 /* GPU time beyond what the per-process samples of the same window
@@ -125,7 +186,6 @@ ST_TEST(cotenant_a_neighbour_hidden_behind_our_windows_stays_busy)
  * NVML's stamps here are microseconds; 10.0 s on our clock is 10 000 000. */
 ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
 {
-#define US(t) ((unsigned long long)((t) * 1e6 + 0.5))
   perf__cotenant s = fresh(100);
   perf__gpuwatch_util u0[] = {{.pid = 100, .ts = US(9.4), .sm = 40}, {.pid = 100, .ts = US(9.6), .sm = 40},
                               {.pid = 100, .ts = US(9.8), .sm = 40}};
@@ -198,7 +258,6 @@ ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
   ST_CHECK(f.recent_floor >= 2000);
   ST_EQ(f.unlisted, 0);
   ST_EQ(f.gap_ts, 0);
-#undef US
 }
 
 ST_TEST(cotenant_our_own_use_is_not_foreign)

@@ -23,9 +23,13 @@ static void comm_of(unsigned pid, char *name, size_t len)
   fclose(f);
 }
 
+/* 1 when NVML's pids are not ours to match: we hold a context and NVML
+ * does not list our pid (a container: it lists host PIDs). Never fails. */
+static int pids_unmatched(const perf__cotenant *s) { return !s->self_listed && s->self_context; }
+
 /* Notes that pid used the GPU (sm %: 0 unknown) at now, in NVML's sample
  * stamped ts (0: no sample); a new pid takes the slot of the one seen
- * longest ago when all are taken. */
+ * longest ago when all are taken. Never fails. */
 static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, unsigned long long ts,
                       double now)
 {
@@ -70,7 +74,7 @@ static void add_span(perf__cotenant *s, double from, double to)
 static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
                            double now)
 {
-  if (!s->self_listed && s->self_context) {
+  if (pids_unmatched(s)) {
     int others = nprocs - 1; /* one unmatched entry is ours */
     if (others > s->hidden) s->hidden = others;
     if (others > 0) s->hidden_last = now;
@@ -92,11 +96,14 @@ static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
 
 /* The busy pids among util[nutil] other than ours, each once with its
  * highest SM share and its newest stamp, into pid[]/sm[]/ts[] (at most
- * PERF__COTENANT_PROCS). On the
- * first read (nothing seen yet) NVML returns the driver's whole buffer:
- * samples more than HISTORY_US older than its newest are history, and so
- * are those of a process no longer in procs (one that ended before we
- * looked: an earlier worker of this run, say). Returns their count. */
+ * PERF__COTENANT_PROCS). On the first read (nothing seen yet) NVML returns
+ * the driver's whole buffer: samples more than HISTORY_US older than the
+ * worker's start (born_us; without it, than the newest sample) are
+ * history, and so are those of a process no longer in procs (one that
+ * ended before we looked: an earlier worker of this run, say). The newest
+ * sample is then ours (the workload's first calls ran before the first
+ * read), and a neighbour named once just before them would be cut. Returns
+ * their count; never fails. */
 static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
                      const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm,
                      unsigned long long *ts)
@@ -108,10 +115,12 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
   for (int i = 0; i < nutil; i++)
     if (util[i].ts > newest) newest = util[i].ts;
   if (newest > s->last_seen) s->last_seen = newest;
+  unsigned long long from = s->born_us ? s->born_us : newest;
+  unsigned long long floor = from > HISTORY_US ? from - HISTORY_US : 0;
   for (int i = 0; i < nutil; i++) {
     if (util[i].pid == s->self) s->self_listed = 1; /* NVML sees our pid */
     if (!util[i].sm || util[i].pid == s->self) continue;
-    if (first && (util[i].ts + HISTORY_US < newest || !listed(util[i].pid, procs, nprocs)))
+    if (first && (util[i].ts < floor || !listed(util[i].pid, procs, nprocs)))
       continue;
     int j = 0;
     while (j < k && pid[j] != util[i].pid) j++;
@@ -133,8 +142,7 @@ static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int 
   unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
   unsigned long long ts[PERF__COTENANT_PROCS];
   int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm, ts);
-  if (!s->self_listed && s->self_context) {
-    /* NVML's pids are not ours to match: one busy process may be us. */
+  if (pids_unmatched(s)) { /* one busy process may be us */
     int others = k - 1;
     if (others > s->hidden) s->hidden = others;
     if (others > 0) s->hidden_last = now;
@@ -146,20 +154,50 @@ static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int 
   return k > 0;
 }
 
-/* 1 when a foreign process whose newest busy sample is newer than the last
- * idle device window is still in procs[nprocs] (or there is no list):
- * NVML names one process per window, and ours took them since. Where
- * NVML's pids are not ours to match, the same for the count seen. Never
+/* Whether util[nutil] shows two processes busy in one window (stamps
+ * within half a period): then NVML names each process of a window, and a
+ * neighbour it does not name was not busy (the H100's driver). Never
  * fails. */
-static int still_busy(const perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs)
+static void note_several(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
 {
-  if (!s->self_listed && s->self_context)
-    return s->hidden > 0 && s->hidden_ts > s->idle_ts && (nprocs < 0 || nprocs > 1);
-  for (int i = 0; i < s->nprocs; i++)
-    if (s->procs[i].sm > 0 && s->procs[i].busy_ts > s->idle_ts &&
-        listed(s->procs[i].pid, procs, nprocs))
-      return 1;
-  return 0;
+  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  for (int i = 0; i < nutil && !s->several; i++)
+    for (int j = i + 1; j < nutil && util[i].sm; j++)
+      if (util[j].sm && util[j].pid != util[i].pid &&
+          (util[i].ts > util[j].ts ? util[i].ts - util[j].ts : util[j].ts - util[i].ts) <= half)
+        s->several = 1;
+}
+
+/* Forgets the busy stamps of processes procs[nprocs] no longer lists (a
+ * later process may get the pid). Never fails. */
+static void forget_gone(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  for (int i = 0; nprocs >= 0 && i < s->nprocs; i++)
+    if (!listed(s->procs[i].pid, procs, nprocs)) s->procs[i].busy_ts = 0;
+}
+
+/* 1 when a neighbour is held busy between NVML's samples: NVML names one
+ * process per window (s->several never seen), device windows come (so an
+ * idle one can end the hold: s->dev_known), and a process seen more than
+ * PERF__COTENANT_IDLE_PCT busy, newer than the last idle window, still
+ * holds a context (forget_gone clears those gone; nprocs: the list's
+ * length, -1 none); it is noted as seen now, so the verdict
+ * names it. Where NVML's pids are not ours to match, the same for the
+ * count seen. Never fails. */
+static int still_busy(perf__cotenant *s, int nprocs, double now)
+{
+  if (s->several || !s->dev_known) return 0;
+  if (pids_unmatched(s)) {
+    int held = s->hidden > 0 && s->hidden_ts > s->idle_ts && (nprocs < 0 || nprocs > 1);
+    if (held) s->hidden_last = now;
+    return held;
+  }
+  int any = 0;
+  for (int i = 0; i < s->nprocs; i++) {
+    perf__cotenant_proc *p = &s->procs[i];
+    if (p->sm > PERF__COTENANT_IDLE_PCT && p->busy_ts > s->idle_ts) p->last_busy = now, any = 1;
+  }
+  return any;
 }
 
 /* See cotenant.h. */
@@ -174,8 +212,10 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
     for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
   }
   s->per_process = nutil >= 0;
-  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now) ||
-                               still_busy(s, procs, nprocs)
+  forget_gone(s, procs, nprocs);
+  note_several(s, util, nutil);
+  int busy = nutil >= 0 ? busy_foreign(s, util, nutil, procs, nprocs, now) |
+                               still_busy(s, nprocs, now)
                         : context_holders(s, procs, nprocs, now);
   if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
   s->last_read = now;
@@ -279,6 +319,7 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
 {
   keep_recent(s, util, nutil);
   note_period(s, dev, ndev);
+  if (ndev >= 0) s->dev_known = 1;
   unsigned long long from = s->dev_seen, newest = 0, done = s->dev_seen;
   if (s->born_us) { /* a window that may reach back before the worker began is history */
     unsigned long long first = s->born_us + (s->period_us ? s->period_us : 1000000ull);
@@ -292,12 +333,13 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
   for (int i = 0; i < ndev; i++) { /* in time order */
     unsigned long long ts = dev[i].ts;
     if (ts <= s->dev_seen) continue;
+    /* an idle window is idle whatever per-process samples come later */
+    if (dev[i].pct <= PERF__COTENANT_IDLE_PCT && ts > s->idle_ts) s->idle_ts = ts;
     /* the newest waits for the next read unless its per-process samples
      * are known to be in: NVML may add them after the device's */
     if (ts == newest && s->util_newest + half_period(s) < ts && from != ~0ull && ts > from)
       break;
     done = ts;
-    if (dev[i].pct <= PERF__COTENANT_IDLE_PCT && ts > s->idle_ts) s->idle_ts = ts;
     if (ts <= from || nutil < 0) continue;
     unsigned w = judge(s, ts, dev[i].pct, now, now_us);
     if (w > worst) worst = w;

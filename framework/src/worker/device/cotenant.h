@@ -79,6 +79,9 @@ typedef struct perf__cotenant {
   unsigned long long dev_seen; /* NVML's newest device sample timestamp */
   unsigned long long idle_ts;  /* NVML's stamp of the newest device window
                                   at most PERF__COTENANT_IDLE_PCT busy */
+  int dev_known;               /* device windows have been read */
+  int several;                 /* a read showed two processes busy in one
+                                  window: NVML names them all */
   unsigned long long born_us;  /* when this worker began (NVML's clock:
                                   CPU realtime, microseconds); 0 unknown */
   unsigned long long period_us; /* NVML's sampling period as seen; 0 unknown */
@@ -103,9 +106,11 @@ typedef struct perf__cotenant {
  * the processes with a context (nprocs < 0: no list), util[nutil] the
  * utilisation samples since s->last_seen (nutil < 0: no per-process
  * utilisation). Foreign use: a sample with smUtil > 0 of a pid that is not
- * ours, or, in a read with none, such a pid still listed whose newest busy
- * sample is newer than the last idle device window (s->idle_ts, from
- * perf__cotenant_fold_device: PERF__COTENANT_IDLE_PCT); where NVML does not list our pid while we hold a context (a
+ * ours, or, in a read with none, such a pid (more than
+ * PERF__COTENANT_IDLE_PCT busy) still listed whose newest busy sample is
+ * newer than the last idle device window (s->idle_ts, from
+ * perf__cotenant_fold_device), where NVML names one process per window
+ * (no read showed two busy in one) and device windows come; where NVML does not list our pid while we hold a context (a
  * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
  * named; without per-process utilisation, every other process holding a
  * context counts as using the GPU (conservative). The first read with
