@@ -606,6 +606,24 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
   st_rmtree(dir);
 }
 
+/* A driver that names one process per window, ours while we run (an
+ * H200's): the co-tenant is named in the first read only, and held busy
+ * after it, so the claim is INCONCLUSIVE naming it, never decided beside
+ * it. (Runs on a GPU only; a device with no NVML of its own uses the
+ * stand-in all the same.) */
+ST_TEST(cotenant_fixture_claim_beside_a_co_tenant_nvml_names_once_is_inconclusive)
+{
+  st_run r;
+  char line[1200];
+  if (!run_shared(&r, "FAKE_NVML_PROCS=self:99,4000005:40 FAKE_NVML_ONE_PER_WINDOW=1", ""))
+    return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "FAIL", ": INCONCLUSIVE"); /* never PASS */
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
+                        line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "pid 4000005, 40 % SM", line, sizeof line));
+  st_run_free(&r);
+}
+
 /* A co-tenant NVML does not list (its GPU time shows in the device's
  * utilisation only): the claim is INCONCLUSIVE saying so, never decided. */
 ST_TEST(cotenant_fixture_claim_under_an_unlisted_co_tenant_is_inconclusive)

@@ -120,7 +120,10 @@ int nvmlDeviceGetMigMode(void *dev, unsigned *current, unsigned *pending)
  * utilisation (NVML_ERROR_NOT_SUPPORTED). $FAKE_NVML_UNLISTED=N: the
  * device's utilisation is N points above the listed processes' sum (a
  * process NVML does not list; it leaves with the others);
- * $FAKE_NVML_DEVICE_UTIL=unsupported: no device samples. */
+ * $FAKE_NVML_DEVICE_UTIL=unsupported: no device samples.
+ * $FAKE_NVML_ONE_PER_WINDOW=N: per-process samples name one process per
+ * window, as an H200's driver does: the others in the first N reads (as if
+ * the caller were idle), then only the caller. */
 typedef struct {
   unsigned int pid;
   unsigned long long mem;
@@ -235,7 +238,18 @@ int nvmlDeviceGetSamples(void *dev, int type, unsigned long long last_seen, int 
   return 0;
 }
 
-/* One sample per busy process and window (microseconds, CPU clock). */
+/* Whether the read now names pid (busy at sm): every busy one, or with
+ * $FAKE_NVML_ONE_PER_WINDOW the others first, then only the caller. */
+static int named(unsigned pid, unsigned sm)
+{
+  const char *one = getenv("FAKE_NVML_ONE_PER_WINDOW");
+  if (!sm) return 0;
+  if (!one) return 1;
+  int self = pid == (unsigned)getpid();
+  return util_reads < strtoul(one, NULL, 10) ? !self : self;
+}
+
+/* One sample per named busy process and window (microseconds, CPU clock). */
 int nvmlDeviceGetProcessUtilization(void *dev, util_sample *buf, unsigned *count,
                                     unsigned long long last_seen)
 {
@@ -245,17 +259,17 @@ int nvmlDeviceGetProcessUtilization(void *dev, util_sample *buf, unsigned *count
   (void)dev;
   if (mode && !strcmp(mode, "unsupported")) return NOT_SUPPORTED;
   unsigned w = windows(last_seen, ts);
-  for (unsigned i = 0; i < n; i++) busy += sm[i] > 0;
+  for (unsigned i = 0; i < n; i++) busy += named(pid[i], sm[i]);
   if (!buf || *count < busy * w) {
     *count = busy * w;
     return INSUFFICIENT_SIZE;
   }
-  util_reads++;
-  if (!busy || !w) return NOT_FOUND;
   unsigned k = 0;
   for (unsigned j = 0; j < w; j++)
     for (unsigned i = 0; i < n; i++)
-      if (sm[i]) buf[k++] = (util_sample){pid[i], ts[j], sm[i], 0, 0, 0};
+      if (named(pid[i], sm[i])) buf[k++] = (util_sample){pid[i], ts[j], sm[i], 0, 0, 0};
+  util_reads++;
+  if (!busy || !w) return NOT_FOUND;
   *count = k;
   return 0;
 }
