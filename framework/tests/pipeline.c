@@ -724,7 +724,8 @@ ST_TEST(cli_print_baseline_file)
 }
 
 /* Registered resources are released however the test ends, last first;
- * PERF_ALLOC_HOST's memory is zeroed and starts on a page; PERF_EXPECT_NEAR names the worst entry and fails on NaN. */
+ * PERF_ALLOC_HOST's memory is zeroed and starts on a page;
+ * PERF_EXPECT_NEAR names the worst entry and fails on NaN. */
 ST_TEST(pipeline_cleanups_and_near)
 {
   st_run r;

@@ -68,8 +68,9 @@
  *   file still guards host-paced work against gross changes (a copy that
  *   turned synchronous, a sweep point 2x slower); a launch-bound or
  *   submit-clock one is launch-normalized (above), or, without the
- *   readings, not written (unless --accept-wide), saying what paces it: on an H200 (2026-11-29) 7 launch-bound entries written at
- *   the 25 % floor ran 25-62 % slower in one unchanged check process
+ *   readings, not written (unless --accept-wide), saying what paces it:
+ *   on an H200 (2026-11-29) 7 launch-bound entries written at the 25 %
+ *   floor ran 25-62 % slower in one unchanged check process
  *   while perfgate's host reference ran 2.5 % slower (it times a CPU
  *   loop, not the driver's launch path). No run of a host-paced entry is left out: a far run is
  *   a phase of the host, which later processes meet too (an H200's

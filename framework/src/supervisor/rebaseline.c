@@ -573,7 +573,8 @@ static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
  * when it does (base/blrule.h): up to j->f.line (PERF__BLR_WRITE_CEILING
  * in a GPU's file, WIDE over PERF__BLR_CEILING, from all runs where they
  * disagree; PERF__BLR_CEILING in a host's), never launch-bound or on the
- * submit clock unless launch-normalized or GPU-bound; every entry with PERF__REBASELINE_ACCEPT_WIDE in how, and
+ * submit clock unless launch-normalized or GPU-bound; every entry with
+ * PERF__REBASELINE_ACCEPT_WIDE in how, and
  * perfgate's reference entries always (a wide one only explains less);
  * *word gets the reason in a word or two. */
 static const char *refused(const meas *m, const judged *j, unsigned how, const char **word)

@@ -543,7 +543,10 @@ static perf_outcome another_card(const struct machine *m, const perf__baseline_e
                                  const char *head, double median, double rel, const char *launch,
                                  int host)
 {
-  char now[32], was[32];
+  char now[32], was[32], bound[80];
+  const char *host_bound = "a host-paced time differs between machines by up to 2.2x";
+  snprintf(bound, sizeof bound, "cards of one model differ by up to its tolerance plus %.0f%%",
+           100 * PERF__BLR_CARD_MARGIN);
   snprintf(skipped_why, sizeof skipped_why, "recorded on another card of this model (%.60s)",
            m->card);
   perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s vs baseline %s per iteration (%s clock), "
@@ -551,10 +554,8 @@ static perf_outcome another_card(const struct machine *m, const perf__baseline_e
                      "this model (%s) and its host: %s, not decided on another machine's numbers",
                      head, perf__units_time(now, sizeof now, median),
                      perf__units_time(was, sizeof was, e->median_s), e->clock, 100 * rel,
-                     100 * e->tolerance, launch,
-                     m->card, e->launch_s > 0 || !host
-                         ? "cards of one model differ by up to its tolerance plus 8%"
-                         : "a host-paced time differs between machines by up to 2.2x");
+                     100 * e->tolerance, launch, m->card,
+                     e->launch_s > 0 || !host ? bound : host_bound);
   return PERF_OUTCOME_SKIP;
 }
 
@@ -604,9 +605,11 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   char phases[400];
   double host_rel = 0;
   int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
-  if (c == PERF__BL_SLOWER && m->card[0] &&
-      perf__blrule_card_undecided(e, rel, se, entry_host_paced(e, w)))
-    return another_card(m, e, head, median, rel, launch, entry_host_paced(e, w));
+  if (c == PERF__BL_SLOWER && m->card[0]) {
+    int host = entry_host_paced(e, w);
+    if (perf__blrule_card_undecided(e, rel, se, host))
+      return another_card(m, e, head, median, rel, launch, host);
+  }
   int slower = c == PERF__BL_SLOWER && !low_clock &&
                (unscaled || machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel));
   int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
@@ -815,7 +818,6 @@ char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const ch
   snprintf(buf, len, "BASELINE(%s) at %s:%d%s", name, file, line, perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
-
 
 /* The band of the host reference's readings for a check of w (0 for an
  * update, or without the reference's entry in m's file: every batch

@@ -38,7 +38,8 @@ typedef struct pair {
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   samples round_from, round_to; /* each round's start and end (perf__clock_now) */
   double from;                  /* when sampling began */
-  perf__reference_launcher launch;     /* read after each round where a baseline wants it (st NULL: not) */
+  perf__reference_launcher launch; /* read after each round where a baseline wants it
+                                      (st NULL: not) */
   samples launch_t;            /* its readings, seconds per launch (host clock) */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int err;

@@ -154,13 +154,20 @@ static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int 
   return k > 0;
 }
 
+/* Half NVML's sampling period: a window's per-process samples are those
+ * stamped within it of its device sample. Never fails. */
+static unsigned long long half_period(const perf__cotenant *s)
+{
+  return (s->period_us ? s->period_us : 100000ull) / 2;
+}
+
 /* Whether util[nutil] shows two processes busy in one window (stamps
  * within half a period): then NVML names each process of a window, and a
  * neighbour it does not name was not busy (the H100's driver). Never
  * fails. */
 static void note_several(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil)
 {
-  unsigned long long half = (s->period_us ? s->period_us : 100000ull) / 2;
+  unsigned long long half = half_period(s);
   for (int i = 0; i < nutil && !s->several; i++)
     for (int j = i + 1; j < nutil && util[i].sm; j++)
       if (util[j].sm && util[j].pid != util[i].pid &&
@@ -219,13 +226,6 @@ void perf__cotenant_fold(perf__cotenant *s, const perf__gpuwatch_proc *procs, in
                         : context_holders(s, procs, nprocs, now);
   if (busy) add_span(s, (s->last_read > 0 ? s->last_read : now) - PERF__COTENANT_WINDOW_S, now);
   s->last_read = now;
-}
-
-/* Half NVML's sampling period: a window's per-process samples are those
- * stamped within it of its device sample. Never fails. */
-static unsigned long long half_period(const perf__cotenant *s)
-{
-  return (s->period_us ? s->period_us : 100000ull) / 2;
 }
 
 /* Keeps util[nutil]'s samples of windows not judged yet. When the buffer

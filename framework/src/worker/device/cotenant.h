@@ -24,7 +24,7 @@
  * copies, every per-process sample of a claim's 2 s named only us, at 99 %,
  * and the device's at 100 % left no gap), so a neighbour seen busy before
  * our samples is not seen again while they run, and a claim beside it ran
- * as if alone (issue 50: 6.6x quiet, 2.2-3.3x beside it, a confirmed FAIL,
+ * as if alone (issue 50: 6.6x quiet, 2.4-3.3x beside it, a confirmed FAIL,
  * unnamed). Such a process, while it still holds a context, is taken as
  * busy until a device window at most this busy (percent) comes after its
  * last busy sample: the GPU idle, which our idling (waiting for it to
@@ -110,8 +110,9 @@ typedef struct perf__cotenant {
  * PERF__COTENANT_IDLE_PCT busy) still listed whose newest busy sample is
  * newer than the last idle device window (s->idle_ts, from
  * perf__cotenant_fold_device), where NVML names one process per window
- * (no read showed two busy in one) and device windows come; where NVML does not list our pid while we hold a context (a
- * container: NVML lists host PIDs), busy pids beyond one (ours) count, not
+ * (no read showed two busy in one) and device windows come; where NVML
+ * does not list our pid while we hold a context (a container: NVML lists
+ * host PIDs), busy pids beyond one (ours) count, not
  * named; without per-process utilisation, every other process holding a
  * context counts as using the GPU (conservative). The first read with
  * samples ignores the driver's history: samples over 1 s older than its
