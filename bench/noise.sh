@@ -9,6 +9,14 @@
 #             kernels of four sizes, cuBLAS fp16 GEMMs, 64 MiB copies each way,
 #             in a loop); the suite starts once its first work is queued
 #   both      cpu-all and gpu at once
+#   copy      a co-tenant that only copies: 64 MiB pinned host-to-device copies
+#             in a loop (noise-load gpu READY copy; NVML's utilisation names it
+#             only while we are idle)
+#   tiny      a co-tenant queueing the smallest element-wise kernels in a loop
+#   matmul    a co-tenant of fp16 GEMMs in a loop
+#   bursty    gpu's co-tenant for 0.5 s, then idle 0.5 s, over and over
+#   idle      a co-tenant that holds a context and queues nothing: no claim
+#             may name it
 # Knobs (environment):
 #   NOISE_RUNS    suite runs per injection (3; 0: A/A only)
 #   NOISE_RUN_FROM  the number of the first of them (1): runs 4-6 of an
@@ -36,10 +44,10 @@ RUNS=${NOISE_RUNS:-3}
 FROM=${NOISE_RUN_FROM:-1}
 AA_N=${NOISE_AA:-200}
 AA_CLOCKS=${NOISE_AA_CLOCKS:-events,device}
-INJECT=${NOISE_INJECT:-quiet,cpu-all,cpu-half,gpu,both}
+INJECT=${NOISE_INJECT:-quiet,cpu-all,cpu-half,gpu,both,copy,tiny,matmul,bursty,idle}
 FILTER=${NOISE_FILTER:-*}
 LOAD=$BUILD/noise-load
-ALL_INJECTIONS="quiet cpu-all cpu-half gpu both"
+ALL_INJECTIONS=$(python3 bench/noise_summary.py --injections) || exit 2
 
 say() { printf '== %s\n' "$*" >&2; }
 fail() { printf 'bench-noise: %s\n' "$*" >&2; exit 2; }
@@ -155,9 +163,9 @@ start_spin() {
 # The GPU co-tenant; returns once its first work is queued (its ready file),
 # ends the script (exit 2) when it does not start within 120 s.
 start_gpu() {
-  local dir=$1 _
+  local dir=$1 kind=$2 _
   rm -f "$dir/cotenant.ready"
-  "$LOAD" gpu "$dir/cotenant.ready" > "$dir/cotenant.log" 2>&1 &
+  "$LOAD" gpu "$dir/cotenant.ready" "$kind" > "$dir/cotenant.log" 2>&1 &
   local p=$!
   PIDS+=("$p")
   for _ in $(seq 1 1200); do
@@ -167,7 +175,7 @@ start_gpu() {
   done
   [ -s "$dir/cotenant.ready" ] \
     || fail "the GPU co-tenant did not start: $(tail -1 "$dir/cotenant.log" 2> /dev/null || echo 'no output')"
-  echo "gpu co-tenant: pid $p ($LOAD gpu), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}" >> "$dir/inject.txt"
+  echo "gpu co-tenant: pid $p ($LOAD gpu $kind), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}" >> "$dir/inject.txt"
 }
 
 start_injection() {
@@ -176,8 +184,9 @@ start_injection() {
   case $inj in
     cpu-all) start_spin "$CPUS" "$dir" ;;
     cpu-half) start_spin "$HALF" "$dir" ;;
-    gpu) start_gpu "$dir" ;;
-    both) start_spin "$CPUS" "$dir" && start_gpu "$dir" ;;
+    gpu) start_gpu "$dir" mixed ;;
+    both) start_spin "$CPUS" "$dir" && start_gpu "$dir" mixed ;;
+    copy | tiny | matmul | bursty | idle) start_gpu "$dir" "$inj" ;;
   esac
 }
 

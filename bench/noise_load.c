@@ -1,4 +1,4 @@
-/* noise_load.c — bench-noise's injected load: a GPU co-tenant (kernels of several sizes, a cuBLAS GEMM, host<->device copies) that loops until stopped, a CPU busy loop, and a GPU probe. */
+/* noise_load.c — bench-noise's injected load: GPU co-tenants of six kinds (mixed, copies, tiny kernels, GEMMs, bursts, idle), a CPU busy loop, a GPU probe. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -104,14 +104,20 @@ static int setup(load *l)
   return 0;
 }
 
-/* Queues one round: the element-wise kernels at each size, four GEMMs, a
- * copy to the device and one back. Returns 0 or 2 (said). */
-static int queue_round(load *l)
+/* Queues n launches of each element-wise size from `from` on. Returns 0
+ * or 2 (said). */
+static int queue_ew(load *l, size_t from, size_t to)
+{
+  for (size_t k = from; k < to; k++)
+    for (int r = 0; r < EW[k].reps; r++) TRY(kern_ew_f32(l->x, EW[k].n, 3, l->s), "kern_ew_f32");
+  return 0;
+}
+
+/* Queues four fp16 GEMMs. Returns 0 or 2 (said). */
+static int queue_gemms(load *l)
 {
   size_t nn = (size_t)GEMM_N * GEMM_N;
   unsigned short *g = l->gemm;
-  for (size_t k = 0; k < sizeof EW / sizeof EW[0]; k++)
-    for (int r = 0; r < EW[k].reps; r++) TRY(kern_ew_f32(l->x, EW[k].n, 3, l->s), "kern_ew_f32");
   for (int r = 0; r < 4; r++) {
     int st = kern_gemm_f16(g, g + nn, g + 2 * nn, GEMM_N, l->s);
     if (st) {
@@ -120,11 +126,42 @@ static int queue_round(load *l)
       return failed("kern_gemm_f16", code);
     }
   }
+  return 0;
+}
+
+/* Queues a pinned copy to the device (and one back when both). Returns 0
+ * or 2 (said). */
+static int queue_copies(load *l, int both)
+{
   TRY(cudaMemcpyAsync(l->dev_copy, l->host, COPY_BYTES, cudaMemcpyHostToDevice, l->s),
       "cudaMemcpyAsync (host to device)");
-  TRY(cudaMemcpyAsync(l->host, l->dev_copy, COPY_BYTES, cudaMemcpyDeviceToHost, l->s),
-      "cudaMemcpyAsync (device to host)");
+  if (both)
+    TRY(cudaMemcpyAsync(l->host, l->dev_copy, COPY_BYTES, cudaMemcpyDeviceToHost, l->s),
+        "cudaMemcpyAsync (device to host)");
   return 0;
+}
+
+/* The co-tenant's kinds: what one round queues (bursty: mixed rounds for
+ * BURST_S, then as long idle). */
+typedef enum { MIXED, COPY, TINY, MATMUL, BURSTY, IDLE } kind;
+static const char *const KINDS[] = {"mixed", "copy", "tiny", "matmul", "bursty", "idle"};
+static const double BURST_S = 0.5;
+
+/* Queues one round of kind k: mixed (and bursty) the element-wise kernels
+ * at each size, four GEMMs, a copy to the device and one back; copy a
+ * copy to the device only; tiny the smallest kernels; matmul the GEMMs.
+ * Returns 0 or 2 (said). */
+static int queue_round(load *l, kind k)
+{
+  switch (k) {
+  case COPY: return queue_copies(l, 0);
+  case TINY: return queue_ew(l, 0, 1);
+  case MATMUL: return queue_gemms(l);
+  default: break;
+  }
+  int rc = queue_ew(l, 0, sizeof EW / sizeof EW[0]);
+  if (!rc) rc = queue_gemms(l);
+  return rc ? rc : queue_copies(l, 1);
 }
 
 /* Writes "ready PID" to path through a temporary file and a rename, so
@@ -147,12 +184,31 @@ static double now_s(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* "gpu READY": the co-tenant. Queues rounds on device 0 of those visible,
- * one after another, until SIGTERM or SIGINT (or its parent's death);
- * writes READY once the first round is queued. Returns 0 when stopped, 2
- * when a CUDA step failed (said). */
-static int gpu(const char *ready)
+/* Sleeps s seconds (less when a signal comes). */
+static void nap(double s)
 {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&t, NULL);
+}
+
+/* The kind named, or -1. */
+static int kind_of(const char *name)
+{
+  for (int k = 0; k < (int)(sizeof KINDS / sizeof KINDS[0]); k++)
+    if (!strcmp(name, KINDS[k])) return k;
+  return -1;
+}
+
+/* "gpu READY [KIND]": the co-tenant. Queues rounds of KIND (mixed when
+ * none: see queue_round) on device 0 of those visible, one after another,
+ * until SIGTERM or SIGINT (or its parent's death); bursty rounds for
+ * BURST_S, then as long idle; idle holds its context and queues nothing.
+ * Writes READY once the first round is queued. Returns 0 when stopped, 2
+ * when a CUDA step failed or KIND is unknown (said). */
+static int gpu(const char *ready, const char *name)
+{
+  int k = kind_of(name);
+  if (k < 0) return failed("choosing the kind", name);
   struct sigaction sa = {.sa_handler = on_stop};
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
@@ -161,17 +217,25 @@ static int gpu(const char *ready)
   int rc = setup(&l);
   double t0 = now_s();
   long rounds = 0;
-  for (; !rc && !stop; rounds++) {
-    rc = queue_round(&l);
+  if (!rc && cudaStreamSynchronize(l.s) != cudaSuccess) rc = failed("setup", "cudaStreamSynchronize");
+  if (!rc && k == IDLE) rc = say_ready(ready);
+  while (!rc && k == IDLE && !stop) nap(0.05);
+  double phase = now_s();
+  for (; !rc && !stop && k != IDLE; rounds++) {
+    rc = queue_round(&l, (kind)k);
     if (!rc && rounds == 0) rc = say_ready(ready);
     if (!rc) {
       cudaError_t e = cudaStreamSynchronize(l.s);
       if (e != cudaSuccess) rc = failed("cudaStreamSynchronize", cudaGetErrorString(e));
     }
+    if (k == BURSTY && now_s() - phase >= BURST_S) {
+      nap(BURST_S);
+      phase = now_s();
+    }
   }
   if (!rc)
-    printf("noise-load: gpu co-tenant (pid %ld) stopped after %ld rounds in %.1f s\n",
-           (long)getpid(), rounds, now_s() - t0);
+    printf("noise-load: gpu co-tenant (pid %ld, %s) stopped after %ld rounds in %.1f s\n",
+           (long)getpid(), KINDS[k], rounds, now_s() - t0);
   return rc; /* the process's end frees the context and its memory */
 }
 
@@ -179,11 +243,17 @@ int main(int argc, char **argv)
 {
   if (argc == 2 && !strcmp(argv[1], "probe")) return probe();
   if (argc == 2 && !strcmp(argv[1], "spin")) return spin();
-  if (argc == 3 && !strcmp(argv[1], "gpu")) return gpu(argv[2]);
-  fprintf(stderr, "usage: noise-load probe | spin | gpu READY_FILE\n"
+  if ((argc == 3 || argc == 4) && !strcmp(argv[1], "gpu"))
+    return gpu(argv[2], argc == 4 ? argv[3] : "mixed");
+  fprintf(stderr, "usage: noise-load probe | spin | gpu READY_FILE [KIND]\n"
                   "  probe  names the GPU (exit 2 without one)\n"
                   "  spin   one CPU busy loop until killed\n"
                   "  gpu    a GPU co-tenant until SIGTERM; READY_FILE appears once its first "
-                  "work is queued\n");
+                  "work is queued;\n"
+                  "         KIND: mixed (kernels, GEMMs, copies; the default), copy (pinned "
+                  "copies to the device),\n"
+                  "         tiny (the smallest kernels), matmul (fp16 GEMMs), bursty (mixed "
+                  "for 0.5 s, idle 0.5 s),\n"
+                  "         idle (holds a context, queues nothing)\n");
   return 2;
 }

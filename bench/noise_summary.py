@@ -2,10 +2,11 @@
 """noise_summary.py — bench-noise's table: each claim of each injected suite run against the quiet run's verdict, and the A/A lines (docs/fidelity.md, "Noise").
 
 Usage: python3 bench/noise_summary.py OUT   (OUT: NOISE_OUT of bench/noise.sh)
+       python3 bench/noise_summary.py --injections   (the injections, in order: noise.sh's list)
 
 Reads OUT/INJECTION/suite.K.json (--json reports), suite.K.log (its last line:
 "suite_exit RC seconds S") and aa.CLOCK.txt (bench-fidelity aa's output), for
-the injections quiet, cpu-all, cpu-half, gpu and both. The reference is
+the injections of INJECTIONS. The reference is
 OUT/quiet/suite.1.json. Prints one table per run, then the A/A table, the
 targets and the summary table (markdown), and writes the same to
 OUT/results.md. Exit 2 when the reference cannot be read.
@@ -30,10 +31,13 @@ import os
 import re
 import sys
 
-INJECTIONS = ["quiet", "cpu-all", "cpu-half", "gpu", "both"]
-# The cause each injection may be named with (see CAUSES).
+# The injections in order, each with the causes its claims may be named
+# with (see CAUSES); idle's co-tenant holds a context and queues nothing, so
+# no claim may name it.
 EXPECTED = {"quiet": set(), "cpu-all": {"host"}, "cpu-half": {"host"}, "gpu": {"co-tenant"},
-            "both": {"host", "co-tenant"}}
+            "both": {"host", "co-tenant"}, "copy": {"co-tenant"}, "tiny": {"co-tenant"},
+            "matmul": {"co-tenant"}, "bursty": {"co-tenant"}, "idle": set()}
+INJECTIONS = list(EXPECTED)
 
 # How perfgate names a cause on a verdict line or a test's reason; the wording
 # is the framework's: worker/claim/compare.c and worker/claim/baselinecheck.c ("another
@@ -282,9 +286,22 @@ def run_section(injection, k, run, result, log):
     return out
 
 
+def wall(secs, quiet_s):
+    """The longest run's seconds and its ratio to the quiet reference's, or "-"."""
+    if not secs:
+        return "-"
+    worst = max(float(x) for x in secs)
+    if not quiet_s or float(quiet_s) <= 0:
+        return "%.1f" % worst
+    return "%.1f (%.2fx)" % (worst, worst / float(quiet_s))
+
+
 def main(argv):
+    if argv[1:] == ["--injections"]:
+        print(" ".join(INJECTIONS))
+        return 0
     if len(argv) != 2:
-        print("usage: noise_summary.py OUT", file=sys.stderr)
+        print("usage: noise_summary.py OUT | --injections", file=sys.stderr)
         return 2
     out = argv[1]
     ref_path = os.path.join(out, "quiet", "suite.1.json")
@@ -321,8 +338,12 @@ def main(argv):
             result = compare(ref, run, injection) if run else None
             lines += run_section(injection, k, run, result, log)
             s = summary.setdefault(injection, {"runs": 0, "noreport": 0, "red": 0, "timeouts": 0,
-                                               "timeouts_named": 0, **dict.fromkeys(COLUMNS, 0)})
+                                               "timeouts_named": 0, "secs": [],
+                                               **dict.fromkeys(COLUMNS, 0)})
             s["runs"] += 1
+            secs = suite_seconds(log)[1]
+            if secs is not None:
+                s["secs"].append(secs)
             if run is None:
                 s["noreport"] += 1
                 continue
@@ -364,8 +385,9 @@ def main(argv):
                          % (clock, a["fail"], a["not_pass"], a["must_n"]))
     lines += ["", "## Summary", ""]
     rows = []
-    empty = {"runs": 0, "noreport": 0, "red": 0, "timeouts": 0, "timeouts_named": 0,
+    empty = {"runs": 0, "noreport": 0, "red": 0, "timeouts": 0, "timeouts_named": 0, "secs": [],
              **dict.fromkeys(COLUMNS, 0)}
+    quiet_s = suite_seconds(os.path.join(out, "quiet", "suite.1.log"))[1]
     for injection in INJECTIONS:
         s = summary.get(injection)
         if not s and not any(i == injection for i, _ in aa_of):
@@ -375,9 +397,11 @@ def main(argv):
               if (injection, c) in aa_of else "-" for c in ("events", "device")]
         rows.append([injection + (" (runs 2+)" if injection == "quiet" else ""),
                      s["runs"] - s["noreport"]] + [s[c] for c in COLUMNS] +
-                    [s["red"], "%d (%d named)" % (s["timeouts"], s["timeouts_named"])] + aa)
+                    [s["red"], "%d (%d named)" % (s["timeouts"], s["timeouts_named"]),
+                     wall(s["secs"], quiet_s)] + aa)
     lines += table(["injection", "runs"] + [LABELS[c] for c in COLUMNS] +
-                   ["tests red", "timeouts (injected cause named)", "A/A events FAIL",
+                   ["tests red", "timeouts (injected cause named)",
+                    "suite wall s, longest (x quiet run 1)", "A/A events FAIL",
                     "A/A device FAIL"], rows)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)

@@ -547,6 +547,118 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
   perf__gpuwatch_close();
 }
 
+/* A neighbour that only copies (the H200: NVML names us for every window
+ * of our claim while its copies run beside ours): the device's link bytes
+ * beyond our own copies' mark the interval as foreign while another
+ * process holds a context, and name it with the traffic; with no other
+ * process the traffic is ours (mapped memory the trace does not count). */
+ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holder)
+{
+  perf__cotenant s = fresh(100);
+  perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = 4000007}};
+  /* 50 GB/s to the device for 0.2 s, none of it ours */
+  s.link_from = 10.0;
+  perf__cotenant_fold_link(&s, procs, 2, 50e9, 4e9, 10.2);
+  ST_EQ(s.nspans, 1);
+  ST_NEAR(s.spans[0].from, 10.0, 1e-12);
+  ST_NEAR(s.spans[0].to, 10.2, 1e-12);
+  ST_NEAR(s.link_from, 10.2, 1e-12); /* the next interval starts here */
+  char who[240];
+  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+         "pid 4000007, 54.0 GB/s of host-to-device traffic not ours");
+  /* Our own copies account for the bytes (with the link's requests the
+   * other way): nothing marked. */
+  perf__cotenant q = fresh(100);
+  q.link_from = 10.0;
+  q.own_down = 1e9, q.own_up = 0;      /* 5 GB/s of ours for 0.2 s */
+  perf__cotenant_fold_link(&q, procs, 2, 5.0e9, 0.45e9, 10.2);
+  ST_EQ(q.nspans, 0);
+  ST_CHECK(q.own_down == 0 && q.own_up == 0); /* counted from the new base */
+  /* ours plus 10 GB/s to the host that is not: marked, named that way */
+  q.own_down = 1e9;
+  perf__cotenant_fold_link(&q, procs, 2, 5.4e9, 10e9, 10.4);
+  ST_EQ(q.nspans, 1);
+  ST_STR(perf__cotenant_describe(&q, 10.2, who, sizeof who),
+         "pid 4000007, 10.4 GB/s of device-to-host traffic not ours");
+  /* Below the floor: quiet traffic of a second (12-19 MB/s) */
+  perf__cotenant r = fresh(100);
+  r.link_from = 10.0;
+  perf__cotenant_fold_link(&r, procs, 2, 0.5e9, 0.3e9, 11.0);
+  ST_EQ(r.nspans, 0);
+  /* No other process holds a context: the traffic is ours. */
+  perf__gpuwatch_proc just_ours[] = {{.pid = 100}};
+  r.link_from = 11.0;
+  perf__cotenant_fold_link(&r, just_ours, 1, 50e9, 4e9, 11.2);
+  ST_EQ(r.nspans, 0);
+  ST_STR(perf__cotenant_describe(&r, 0, who, sizeof who), "");
+  /* A container (NVML lists host PIDs): the other entry counts, unnamed. */
+  perf__cotenant h = {.self = 100, .self_context = 1};
+  perf__gpuwatch_proc host_pids[] = {{.pid = 7100}, {.pid = 7200}};
+  h.link_from = 10.0;
+  perf__cotenant_fold_link(&h, host_pids, 2, 50e9, 4e9, 10.2);
+  ST_EQ(h.nspans, 1);
+  ST_STR(perf__cotenant_describe(&h, 10.0, who, sizeof who),
+         "1 process NVML lists by host PID (not nameable from this PID namespace), with "
+         "54.0 GB/s of host-to-device traffic not ours");
+  /* an SM co-tenant that also copies: both said */
+  perf__cotenant b = fresh(100);
+  perf__gpuwatch_util util[] = {{.pid = 4000007, .ts = 7, .sm = 40}};
+  perf__cotenant_fold(&b, procs, 2, util, 1, 10.0);
+  b.link_from = 10.0;
+  perf__cotenant_fold_link(&b, procs, 2, 20e9, 1e9, 10.2);
+  ST_STR(perf__cotenant_describe(&b, 10.0, who, sizeof who),
+         "pid 4000007, 40 % SM, 21.0 GB/s of host-to-device traffic not ours");
+}
+
+/* The link through the stand-in's GPM: a base, then rates no sooner than
+ * GPM allows; the co-tenant poll reads it only while a copying workload
+ * is measured, and stops asking where GPM cannot be read. */
+ST_TEST(cotenant_link_read_through_the_stand_in_gpm)
+{
+  setenv("FAKE_NVML_PROCS", "self:30,4000008:0", 1);
+  setenv("FAKE_NVML_GPM_RX", "40000", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  double down = -1, up = -1;
+  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), -1); /* no base */
+  ST_EQ(perf__gpuwatch_link_begin(), 0);
+  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), 1); /* too soon: nothing read */
+  struct timespec pause = {0, (long)(PERF__GPUWATCH_LINK_MIN_S * 1e9) + 20000000};
+  nanosleep(&pause, NULL);
+  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), 0);
+  ST_NEAR(down, 40000 * 1048576.0, 1);
+  ST_NEAR(up, 15 * 1048576.0, 1);
+  const perf__cotenant *s = perf__cotenant_state();
+  ST_EQ(perf__cotenant_poll(1), 1); /* not watching the link: no span */
+  ST_EQ(s->nspans, 0);
+  perf__cotenant_link_watch();
+  ST_EQ(s->link_on, 1);
+  ST_EQ(perf__cotenant_poll(1), 1); /* forced: waits out GPM's interval */
+  ST_EQ(s->nspans, 1);
+  ST_EQ(s->nprocs, 1);
+  ST_CHECK(s->procs[0].pid == 4000008 && s->procs[0].link > 40e9);
+  perf__cotenant_link_end();
+  ST_EQ(s->link_on, 0);
+  /* alone on the GPU the link is not read: its traffic is ours */
+  setenv("FAKE_NVML_PROCS", "self:30", 1);
+  perf__cotenant_reset();
+  perf__cotenant_link_watch();
+  double from0 = s->link_from;
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(s->nspans, 0);
+  ST_CHECK(s->link_from == from0); /* no interval judged */
+  perf__cotenant_link_end();
+  setenv("FAKE_NVML_GPM", "unsupported", 1);
+  ST_EQ(open_fake("libfakenvml.so"), 0);
+  ST_EQ(perf__gpuwatch_link_begin(), -1);
+  perf__cotenant_link_watch();
+  ST_EQ(perf__cotenant_state()->link_on, -1); /* not asked again in this process */
+  unsetenv("FAKE_NVML_GPM");
+  unsetenv("FAKE_NVML_GPM_RX");
+  unsetenv("FAKE_NVML_PROCS");
+  perf__gpuwatch_close();
+  perf__cotenant_reset();
+}
+
 ST_TEST(cotenant_an_older_nvml_keeps_the_rest_of_the_watch)
 {
   ST_EQ(open_fake("libfakenvml-old.so"), 0);
@@ -566,16 +678,21 @@ ST_TEST(cotenant_an_older_nvml_keeps_the_rest_of_the_watch)
  * filter) under the stand-in NVML with these FAKE_NVML_ settings. Returns
  * 1 on a machine with a GPU; 0 without one, after checking that it was
  * skipped (the watch opens by the CUDA device's bus id) and freeing r. */
-static int run_shared(st_run *r, const char *fake, const char *args)
+static int run_test(st_run *r, const char *test, const char *fake, const char *args)
 {
   char env[800], all[600];
   snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so %s ", st_build_dir(), fake);
-  snprintf(all, sizeof all, "--verbose %s --filter='gpu.events_clock_sees_4x_bytes'", args);
+  snprintf(all, sizeof all, "--verbose %s --filter='%s'", args, test);
   st_exec(r, env, all);
   if (st_have_gpu()) return 1;
-  st_expect(r, "gpu.events_clock_sees_4x_bytes", "SKIP", "skipped: no CUDA device (");
+  st_expect(r, test, "SKIP", "skipped: no CUDA device (");
   st_run_free(r);
   return 0;
+}
+
+static int run_shared(st_run *r, const char *fake, const char *args)
+{
+  return run_test(r, "gpu.events_clock_sees_4x_bytes", fake, args);
 }
 
 /* The fixture under a stand-in NVML that shows another process at 97 % SM
@@ -651,5 +768,31 @@ ST_TEST(cotenant_fixture_claim_decided_after_the_co_tenant_leaves)
                         line, sizeof line));
   ST_CHECK(!st_line_with(&r, "FASTER(q, a, 2)", "another process used the GPU during", line,
                          sizeof line));
+  st_run_free(&r);
+}
+
+/* A neighbour that only copies: NVML's utilisation does not name it (0 %
+ * here), but the device's link traffic beyond the claim's own copies does
+ * (the stand-in's GPM reports 300 000 MiB/s, more than any link moves, so
+ * that our own copies can never account for it). Beside it the claim is
+ * INCONCLUSIVE naming it and its traffic; the same traffic with no other
+ * process on the GPU is ours, and the claim is decided. */
+ST_TEST(cotenant_fixture_claim_beside_a_copy_only_neighbour_is_inconclusive_naming_it)
+{
+  st_run r;
+  char line[1200];
+  const char *test = "gpu.pinned_copies_see_4x_bytes";
+  if (!run_test(&r, test, "FAKE_NVML_PROCS=self:30,4000009:0 FAKE_NVML_GPM_RX=300000", ""))
+    return;
+  st_expect(&r, test, "FAIL", ": INCONCLUSIVE"); /* never PASS */
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
+                        line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "pid 4000009, ", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", " GB/s of host-to-device traffic not ours",
+                        line, sizeof line));
+  st_run_free(&r);
+  if (!run_test(&r, test, "FAKE_NVML_PROCS=self:30 FAKE_NVML_GPM_RX=300000", "")) return;
+  st_expect(&r, test, "PASS", NULL);
+  ST_CHECK(!st_line_with(&r, "FASTER(q, a, 2)", "another process", line, sizeof line));
   st_run_free(&r);
 }

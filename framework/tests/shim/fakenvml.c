@@ -274,4 +274,71 @@ int nvmlDeviceGetProcessUtilization(void *dev, util_sample *buf, unsigned *count
   return 0;
 }
 
+/* GPM (the host-link monitor): supported unless $FAKE_NVML_GPM is
+ * "unsupported"; the PCIe rates between any two samples are
+ * $FAKE_NVML_GPM_RX and $FAKE_NVML_GPM_TX MiB/s (default 15: a quiet
+ * device), 0.015 after $FAKE_NVML_LEAVE_AFTER per-process reads. */
+typedef struct {
+  unsigned version, supported;
+} gpm_support;
+typedef struct {
+  unsigned id;
+  int rc;
+  double value;
+  const char *names[3];
+} gpm_metric;
+typedef struct {
+  unsigned version, n;
+  void *sample1, *sample2;
+  gpm_metric m[98]; /* 12.0's NVML_GPM_METRIC_MAX: callers may pass more */
+} gpm_request;
+
+static int gpm_off(void)
+{
+  const char *g = getenv("FAKE_NVML_GPM");
+  return g && !strcmp(g, "unsupported");
+}
+
+int nvmlGpmQueryDeviceSupport(void *dev, gpm_support *s)
+{
+  (void)dev;
+  if (s->version != 1) return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+  s->supported = !gpm_off();
+  return 0;
+}
+
+int nvmlGpmSampleAlloc(void **sample)
+{
+  static int samples[64];
+  static unsigned n;
+  if (n == 64) return 999;
+  *sample = &samples[n++];
+  return 0;
+}
+
+int nvmlGpmSampleGet(void *dev, void *sample)
+{
+  (void)dev;
+  return gpm_off() || !sample ? NOT_SUPPORTED : 0;
+}
+
+/* The rate named by var, MiB/s. */
+static double gpm_rate(const char *var)
+{
+  const char *v = getenv(var), *leave = getenv("FAKE_NVML_LEAVE_AFTER");
+  if (leave && util_reads >= strtoul(leave, NULL, 10)) return 0.015;
+  return v ? atof(v) : 15.0;
+}
+
+int nvmlGpmMetricsGet(gpm_request *q)
+{
+  if (q->version != 1 || !q->sample1 || !q->sample2 || q->n > 98) return 2;
+  for (unsigned i = 0; i < q->n; i++) {
+    unsigned id = q->m[i].id;
+    q->m[i].rc = id == 20 || id == 21 ? 0 : NOT_SUPPORTED;
+    q->m[i].value = id == 21 ? gpm_rate("FAKE_NVML_GPM_RX") : gpm_rate("FAKE_NVML_GPM_TX");
+  }
+  return 0;
+}
+
 #endif

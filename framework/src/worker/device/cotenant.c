@@ -69,6 +69,59 @@ static void add_span(perf__cotenant *s, double from, double to)
   s->nspans = n + 1;
 }
 
+/* The traffic of rates down/up (bytes/s) that is not ours, over the
+ * interval ending now: whichever way carries more beyond our own copies;
+ * 0 when the whole is within the PERF__COTENANT_LINK_ rule. Never fails. */
+static double foreign_link(const perf__cotenant *s, double down, double up, double now, int *to_host)
+{
+  double secs = now - s->link_from;
+  if (secs <= 0) return 0;
+  double moved = (down + up) * secs, own = s->own_down + s->own_up;
+  if (moved <= own * PERF__COTENANT_LINK_SLACK + PERF__COTENANT_LINK_FLOOR * secs) return 0;
+  double d = down * secs - s->own_down, u = up * secs - s->own_up;
+  *to_host = u > d;
+  return (moved - own) / secs;
+}
+
+/* 1 when procs[nprocs] holds a context of a process other than ours (where
+ * NVML's pids are not ours to match: more than one). Never fails. */
+static int another_context(const perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs)
+{
+  int mine = 0;
+  for (int i = 0; i < nprocs; i++) mine |= procs[i].pid == s->self;
+  return nprocs > (mine || s->self_context ? 1 : 0);
+}
+
+/* See cotenant.h. */
+void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                              double down, double up, double now)
+{
+  int to_host = 0, any = 0;
+  double rate = foreign_link(s, down, up, now, &to_host), from = s->link_from;
+  s->own_down = s->own_up = 0;
+  s->link_from = now;
+  if (rate <= 0 || nprocs < 0) return;
+  s->self_listed = 0;
+  for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
+  if (pids_unmatched(s)) {
+    any = nprocs > 1; /* one unmatched entry is ours */
+    if (any && nprocs - 1 > s->hidden) s->hidden = nprocs - 1;
+    if (any) s->hidden_last = now;
+  }
+  for (int i = 0; i < nprocs && !pids_unmatched(s); i++) {
+    if (procs[i].pid == s->self) continue;
+    note_proc(s, procs[i].pid, 0, 0, now);
+    for (int k = 0; k < s->nprocs; k++)
+      if (s->procs[k].pid == procs[i].pid && rate > s->procs[k].link)
+        s->procs[k].link = rate, s->procs[k].link_up = to_host;
+    any = 1;
+  }
+  if (!any) return; /* no other process: the traffic is ours, untraced */
+  if (rate > s->link) s->link = rate, s->link_up = to_host;
+  s->link_last = now;
+  add_span(s, from, now);
+}
+
 /* Processes the list shows besides ours, where they can be told apart;
  * marks them busy (SM share unknown). Returns 1 when any. */
 static int context_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
@@ -362,6 +415,13 @@ int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
   return 0;
 }
 
+/* Appends "48.2 GB/s of host-to-device traffic not ours". Never fails. */
+static void link_words(char *buf, size_t len, size_t *used, double rate, int to_host)
+{
+  perf__units_append(buf, len, used, "%.1f GB/s of %s traffic not ours", rate * 1e-9,
+                     to_host ? "device-to-host" : "host-to-device");
+}
+
 /* See cotenant.h. */
 const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
                                     size_t len)
@@ -381,14 +441,20 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
     perf__units_append(buf, len, &used, "%spid %u%s%s%s, ", j ? "; " : "", p->pid, p->name[0] ? " (" : "",
         p->name, p->name[0] ? ")" : "");
     if (p->sm)
-      perf__units_append(buf, len, &used, "%u %% SM", p->sm);
-    else
+      perf__units_append(buf, len, &used, "%u %% SM%s", p->sm, p->link > 0 ? ", " : "");
+    else if (p->link <= 0)
       perf__units_append(buf, len, &used, "SM share unknown (it holds a context; NVML gives no "
           "per-process utilisation)");
+    if (p->link > 0) link_words(buf, len, &used, p->link, p->link_up);
   }
-  if (s->hidden && s->hidden_last >= since)
+  if (s->hidden && s->hidden_last >= since) {
     perf__units_append(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
         "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
+    if (s->link > 0 && s->link_last >= since && !k) {
+      perf__units_append(buf, len, &used, ", with ");
+      link_words(buf, len, &used, s->link, s->link_up);
+    }
+  }
   if (s->unlisted && s->unlisted_last >= since)
     perf__units_append(buf, len, &used, "%sGPU time no process NVML lists accounts for (up to %u %% "
         "of a window)", used ? "; " : "", s->unlisted);
@@ -422,6 +488,10 @@ int perf__cotenant_poll(int force)
   int have_dev = perf__gpuwatch_device_util(dev, 64, &nd, state.dev_seen) == 0; /* first */
   int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
   int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
+  double down = 0, up = 0;
+  int link = 1; /* read only beside another context: alone, all traffic is ours */
+  if (state.link_on > 0 && have_procs && another_context(&state, procs, (int)np))
+    link = perf__gpuwatch_link_rates(&down, &up, force);
   double end = perf__clock_now();
   nreads++;
   read_s += end - now;
@@ -429,6 +499,8 @@ int perf__cotenant_poll(int force)
                              end, realtime_us());
   perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
                       end);
+  if (link == 0) perf__cotenant_fold_link(&state, procs, have_procs ? (int)np : -1, down, up, end);
+  if (link < 0) state.link_on = -1; /* GPM failed: stop asking */
   if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */
   return state.reads > 0;
 }
@@ -441,6 +513,28 @@ void perf__cotenant_cost(long *reads, double *seconds)
 {
   *reads = nreads;
   *seconds = read_s;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_link_watch(void)
+{
+  if (state.link_on < 0) return;
+  state.link_on = perf__gpuwatch_link_begin() == 0 ? 1 : -1;
+  state.link_from = perf__clock_now();
+  state.own_down = state.own_up = 0;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_link_own(double down, double up)
+{
+  state.own_down += down;
+  state.own_up += up;
+}
+
+/* See cotenant.h. */
+void perf__cotenant_link_end(void)
+{
+  if (state.link_on > 0) state.link_on = 0;
 }
 
 /* See cotenant.h. */

@@ -34,6 +34,22 @@
  * shared samples; after it, shared samples are kept and marked. */
 #define PERF__COTENANT_MAX_WAIT_MS 2000L
 
+/* Host-link (PCIe) traffic, read from GPM (gpuwatch.h) at each read while
+ * a workload that copies to or from the host is measured: NVML's
+ * utilisation does not show a neighbour that only copies (its copies run
+ * beside our kernels on the copy engines, and NVML names us for the
+ * window), but the device's link bytes do. Between two reads the device
+ * moved more than our own copies' bytes (the workload's traced copies per
+ * iteration, times the iterations run) times PERF__COTENANT_LINK_SLACK,
+ * plus PERF__COTENANT_LINK_FLOOR bytes a second: the rest is another
+ * process's, when another process holds a context on the GPU (without
+ * one it is ours: mapped memory, launches, which the trace does not
+ * count). The H200, 2026-11-29: quiet, 12-19 MB/s; a pinned 256 MiB
+ * host-to-device copy stream, 55-59 GB/s to the device and 5.1 GB/s back
+ * (the reads' requests: 8.7 % of its bytes). */
+#define PERF__COTENANT_LINK_FLOOR 1e9 /* bytes per second */
+#define PERF__COTENANT_LINK_SLACK 1.25
+
 /* Two windows in a row whose device utilisation sample is above the
  * per-process samples' sum by this many percentage points are a process
  * NVML does not list (the H100, 2026-11-26: device and per-process samples
@@ -55,6 +71,9 @@ typedef struct perf__cotenant_proc {
   double last_busy; /* our clock at the last read that showed it */
   unsigned long long busy_ts; /* NVML's stamp of its newest busy sample; 0 none */
   char name[32];    /* /proc/PID/comm; "" when not visible */
+  double link;      /* most host-link traffic not ours while it held a
+                       context, bytes/s; 0 none */
+  int link_up;      /* that traffic went mostly to the host */
 } perf__cotenant_proc;
 
 /* What the reads so far say (zero-initialise, then set self). */
@@ -98,6 +117,14 @@ typedef struct perf__cotenant {
     double from, to;
   } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
   int nspans;
+  int link_on;            /* the link is read: 1 yes, 0 no, -1 cannot be */
+  double link_from;       /* our clock at the link's base sample */
+  double own_down, own_up; /* our copies' bytes to the device and to the
+                              host since then */
+  double link;            /* most traffic not ours, bytes/s (with hidden
+                             processes: for the verdict text) */
+  int link_up;            /* it went mostly to the host */
+  double link_last;       /* our clock when last seen */
   double last_read;              /* our clock at the last read; 0: none */
   unsigned long long last_seen;  /* NVML's newest sample timestamp */
 } perf__cotenant;
@@ -144,6 +171,30 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
                                 const perf__gpuwatch_util *util, int nutil, double now,
                                 unsigned long long now_us);
 
+/* Folds the device's host-link traffic between s->link_from and now (to
+ * the device and to the host, bytes per second, averaged) with the
+ * processes holding a context, procs[nprocs] (nprocs < 0: no list), into
+ * s: traffic beyond our own copies' (s->own_down, s->own_up, then zeroed)
+ * by the PERF__COTENANT_LINK_ rule, while another process holds a context,
+ * marks [s->link_from, now] as foreign use and notes each such process
+ * (unnamed where NVML's pids are not ours to match) with the traffic.
+ * Never fails. */
+void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                              double down, double up, double now);
+
+/* A workload that copies to or from the host begins a measurement:
+ * from now until perf__cotenant_link_end each read also reads the link,
+ * from a base taken now (the bytes before it are not judged). Never
+ * fails (where GPM cannot be read, the link is not read). */
+void perf__cotenant_link_watch(void);
+
+/* Counts bytes our own copies moved (a sample's iterations times the
+ * workload's traced copies) while the link is read. Never fails. */
+void perf__cotenant_link_own(double down, double up);
+
+/* Stops reading the link (the test ended). Never fails. */
+void perf__cotenant_link_end(void);
+
 /* Notes that this worker begins now (NVML's clock), for the device
  * samples' history. Never fails. */
 void perf__cotenant_begin(void);
@@ -163,7 +214,11 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
                                     size_t len);
 
 /* This process's state, read from the GPU watch: reads NVML when
- * PERF__COTENANT_POLL_S has passed since the last read (force: now).
+ * PERF__COTENANT_POLL_S has passed since the last read (force: now). While
+ * the link is watched and another process holds a context, a read also
+ * reads the link (forced: waiting out the rest of
+ * PERF__GPUWATCH_LINK_MIN_S since the link's base, so that a claim shorter
+ * than that is judged too).
  * Returns 1 when the watch gives a process view, 0 when it does not
  * (nothing is known then: no watch, or a driver without the functions). */
 int perf__cotenant_poll(int force);

@@ -1,12 +1,14 @@
-/* gpuwatch.c — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons, the processes on the GPU. */
+/* gpuwatch.c — NVML through dlopen (absent without a driver): driver, clocks, throttle reasons, the GPU's processes, link traffic. */
 #define _GNU_SOURCE
 #include "worker/device/gpuwatch.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
   NVML_CLOCK_GRAPHICS = 0,
@@ -33,7 +35,15 @@ static struct {
   int (*persistence)(void *, int *), (*ecc)(void *, int *, int *);             /* the settings */
   int (*mig)(void *, unsigned *, unsigned *);
   int (*pcie_gen)(void *, unsigned *), (*pcie_width)(void *, unsigned *); /* optional */
+  int (*gpm_support)(void *, void *), (*gpm_alloc)(void **), (*gpm_get)(void *, void *);
+  int (*gpm_metrics)(void *); /* optional: GPM (Hopper and later) */
 } nvml; /* NVML, loaded with dlopen on first use */
+
+static struct {
+  int state;        /* 0 untried, 1 ready, -1 unsupported */
+  void *sample[2];  /* base, newer */
+  double base_s;    /* monotonic time of the base sample; 0 none */
+} gpm; /* the host-link monitor's GPM samples */
 
 static void *sym(void *h, const char *name, const char **missing)
 {
@@ -71,6 +81,10 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&nvml.mig = dlsym(h, "nvmlDeviceGetMigMode");
   *(void **)&nvml.pcie_gen = dlsym(h, "nvmlDeviceGetMaxPcieLinkGeneration");
   *(void **)&nvml.pcie_width = dlsym(h, "nvmlDeviceGetMaxPcieLinkWidth");
+  *(void **)&nvml.gpm_support = dlsym(h, "nvmlGpmQueryDeviceSupport");
+  *(void **)&nvml.gpm_alloc = dlsym(h, "nvmlGpmSampleAlloc");
+  *(void **)&nvml.gpm_get = dlsym(h, "nvmlGpmSampleGet");
+  *(void **)&nvml.gpm_metrics = dlsym(h, "nvmlGpmMetricsGet");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -110,6 +124,7 @@ int perf__gpuwatch_open(const char *bus_id, char *why, size_t len)
 void perf__gpuwatch_close(void)
 {
   memset(&nvml, 0, sizeof nvml);
+  memset(&gpm, 0, sizeof gpm); /* its samples are not freed: NVML may be gone */
 }
 
 /* See gpuwatch.h. */
@@ -324,5 +339,96 @@ int perf__gpuwatch_pcie(unsigned *gen, unsigned *width)
   *gen = *width = 0;
   if (!nvml.ok || !nvml.pcie_gen || !nvml.pcie_width) return -1;
   if (nvml.pcie_gen(nvml.dev, gen) || nvml.pcie_width(nvml.dev, width)) return *gen = *width = 0, -1;
+  return 0;
+}
+
+/* GPM's structures (nvml.h, 13.0): a metric is 40 bytes; the request's
+ * array is sized by the header's NVML_GPM_METRIC_MAX, which grew from 98
+ * (12.0) to 333 (13.3) while the request's version stayed 1, so the
+ * library goes by numMetrics and a larger array is safe. */
+enum {
+  GPM_VERSION = 1,
+  GPM_PCIE_TX_PER_SEC = 20, /* MiB/s from the GPU */
+  GPM_PCIE_RX_PER_SEC = 21, /* MiB/s to the GPU */
+  GPM_ARRAY = 340
+};
+typedef struct gpm_metric {
+  unsigned id;
+  int rc;
+  double value;
+  const char *names[3];
+} gpm_metric;
+typedef struct gpm_request {
+  unsigned version, n;
+  void *sample1, *sample2;
+  gpm_metric m[GPM_ARRAY];
+} gpm_request;
+
+
+/* Monotonic seconds. */
+static double mono_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* 1 when GPM can be read on this device (asked once): the symbols, the
+ * device's support, two samples allocated. Never fails. */
+static int gpm_ready(void)
+{
+  struct {
+    unsigned version, supported;
+  } sup = {GPM_VERSION, 0};
+  if (gpm.state) return gpm.state > 0;
+  gpm.state = -1;
+  if (!nvml.ok || !nvml.gpm_support || !nvml.gpm_alloc || !nvml.gpm_get || !nvml.gpm_metrics)
+    return 0;
+  if (nvml.gpm_support(nvml.dev, &sup) || !sup.supported) return 0;
+  if (nvml.gpm_alloc(&gpm.sample[0]) || nvml.gpm_alloc(&gpm.sample[1])) return 0;
+  gpm.state = 1;
+  return 1;
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_link_begin(void)
+{
+  if (!gpm_ready()) return -1;
+  gpm.base_s = 0;
+  if (nvml.gpm_get(nvml.dev, gpm.sample[0])) return -1;
+  gpm.base_s = mono_s();
+  return 0;
+}
+
+/* See gpuwatch.h. */
+int perf__gpuwatch_link_rates(double *to_device, double *to_host, int wait)
+{
+  static gpm_request q; /* 13.6 KB: not on the stack */
+  if (!gpm_ready() || gpm.base_s <= 0) return -1;
+  double left = PERF__GPUWATCH_LINK_MIN_S - (mono_s() - gpm.base_s);
+  if (left > 0 && !wait) return 1;
+  if (left > 0) {
+    struct timespec t = {0, (long)(left * 1e9) + 1000000};
+    while (nanosleep(&t, &t) && errno == EINTR) {
+    }
+  }
+  double at = mono_s();
+  if (nvml.gpm_get(nvml.dev, gpm.sample[1])) return -1;
+  memset(&q, 0, sizeof q);
+  q.version = GPM_VERSION;
+  q.n = 2;
+  q.sample1 = gpm.sample[0];
+  q.sample2 = gpm.sample[1];
+  q.m[0].id = GPM_PCIE_RX_PER_SEC;
+  q.m[1].id = GPM_PCIE_TX_PER_SEC;
+  if (nvml.gpm_metrics(&q) || q.m[0].rc || q.m[1].rc || !(q.m[0].value >= 0) ||
+      !(q.m[1].value >= 0))
+    return -1;
+  *to_device = q.m[0].value * 1048576.0;
+  *to_host = q.m[1].value * 1048576.0;
+  void *t = gpm.sample[0]; /* the newer sample is the next base */
+  gpm.sample[0] = gpm.sample[1];
+  gpm.sample[1] = t;
+  gpm.base_s = at;
   return 0;
 }

@@ -1,4 +1,4 @@
-/* gpuwatch.h — NVML through dlopen (absent without a driver): driver release, SM clock, clock-event (throttle) reasons, the processes on the GPU. */
+/* gpuwatch.h — NVML through dlopen (absent without a driver): driver, clocks, throttle reasons, the GPU's processes, link traffic. */
 #ifndef PERF_GPUWATCH_H
 #define PERF_GPUWATCH_H
 
@@ -96,5 +96,21 @@ typedef struct perf__gpuwatch_setting {
  * its reading unknown). Returns 0, or -1 when the watch is not open (all
  * unknown). */
 int perf__gpuwatch_settings(perf__gpuwatch_setting *s);
+
+/* The device's host-link (PCIe) traffic, from the GPU performance monitor
+ * (GPM: Hopper and later, driver 520 or later): the average rate between
+ * two samples, which GPM wants at least this far apart. */
+#define PERF__GPUWATCH_LINK_MIN_S 0.1
+
+/* Takes the base sample now. Returns 0, or -1 when GPM cannot be read
+ * (not open, an older GPU or driver, MIG, NVML said no). */
+int perf__gpuwatch_link_begin(void);
+
+/* The average traffic between the base sample and now, bytes per second
+ * to the device and to the host (all processes' and the driver's); now
+ * becomes the base. Where less than PERF__GPUWATCH_LINK_MIN_S has passed,
+ * sleeps the rest when wait, else returns 1 (nothing read, the base
+ * kept). Returns 0, or -1 when GPM cannot be read or there is no base. */
+int perf__gpuwatch_link_rates(double *to_device, double *to_host, int wait);
 
 #endif

@@ -44,6 +44,7 @@ static double idled_s;                         /* idled in this process, all tes
 static void release_all(void)
 {
   perf__workload_rest_reset();
+  perf__cotenant_link_end();
   told_shared = 0;
   perf__streamcheck_release();
   while (live) {
@@ -173,8 +174,11 @@ static int failed_calls(const perf_workload *w, const char *when, char *why, siz
 static int sample_batch(perf_workload *w, long n, double *s, char *why,
                         size_t len)
 {
-  int err = perf__clock_by_events(w->perf__state->clock) ? sample_events(w, n, s, why, len)
-                                                   : sample_host(w, n, s, why, len);
+  perf__wstate *st = w->perf__state;
+  int err = perf__clock_by_events(st->clock) ? sample_events(w, n, s, why, len)
+                                              : sample_host(w, n, s, why, len);
+  if (st->link_down + st->link_up > 0) /* the co-tenant check's own bytes */
+    perf__cotenant_link_own(st->link_down * (double)n, st->link_up * (double)n);
   return err ? err
              : failed_calls(w, w->perf__state->first_call ? "its first call" : "a sample",
                             why, len);
@@ -724,6 +728,15 @@ static void route(perf_workload *w, const char *failed)
     st->uses_gpu = 1;
     watch_gpu(st);
   }
+  if (st->watched) perf__trace_host_copy_bytes(&st->trace, &st->link_down, &st->link_up);
+}
+
+/* Reads the host link beside w's samples from now on, where w copies to
+ * or from the host (cotenant.h: a neighbour that only copies). Never
+ * fails. */
+static void watch_link(const perf__wstate *st)
+{
+  if (st->link_down + st->link_up > 0) perf__cotenant_link_watch();
 }
 
 /* A CUDA call made before w is measured (in the test's body) that failed
@@ -756,6 +769,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
                    w->name);
   failed_before(w);
   if (w->perf__state && w->perf__gen == perf__context_generation()) {
+    watch_link(w->perf__state);
     long n = w->perf__state->batch;
     sample_or_end(w, &n);
     sample_or_end(w, &n);
@@ -770,6 +784,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   st->first_call = 0;
   if (err && err != PERF__ECALL) perf__gpu_end(err, why);
   route(w, err ? why : NULL);
+  watch_link(st);
   size_batch(w, until, idle0);
   warm_up(w, until, idle0);
   report(w);

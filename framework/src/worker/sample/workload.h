@@ -14,6 +14,8 @@ struct perf__wstate {
   int routed;             /* route is known (after the first call) */
   perf__streamcheck_routing route;    /* where its GPU work goes, how the clock waits */
   perf__trace trace;      /* what the GPU did in the routing pass's calls */
+  double link_down, link_up; /* its traced copies' bytes per iteration to
+                                the device and to the host */
   cudaEvent_t ev[2];      /* events, device and cold clocks */
   long batch;             /* iterations per sample */
   long max_batch;         /* largest batch allowed (device clock: learned) */
