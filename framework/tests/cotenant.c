@@ -580,6 +580,24 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   ST_EQ(q.nspans, 1);
   ST_STR(perf__cotenant_describe(&q, 10.2, who, sizeof who),
          "pid 4000007, 10.4 GB/s of device-to-host traffic not ours");
+  /* GPM's samples trail (the H200's sine sweep beside an idle context):
+   * our 8.2 GB/s shown as 1.4, 7.2, 8.6, 9.5 GB/s, then 6.5 GB/s in the
+   * interval after our copies ended. Nothing is foreign; a neighbour's 20
+   * GB/s after it is, and nothing once it left. */
+  perf__cotenant t = fresh(100);
+  const double shown[] = {1.4e9, 7.2e9, 8.6e9, 9.5e9, 6.5e9}, ours[] = {8.2e9, 8.2e9, 8.2e9, 8.2e9, 0};
+  t.link_from = 10.0;
+  for (int i = 0; i < 5; i++) {
+    t.own_down = ours[i] * 0.17;
+    perf__cotenant_fold_link(&t, procs, 2, shown[i], 0, t.link_from + 0.17);
+  }
+  ST_EQ(t.nspans, 0);
+  perf__cotenant_fold_link(&t, procs, 2, 20e9, 0, t.link_from + 0.17);
+  ST_EQ(t.nspans, 1);
+  perf__cotenant_fold_link(&t, procs, 2, 0.02e9, 0, t.link_from + 0.17);
+  t.own_down = 8.2e9 * 0.17;
+  perf__cotenant_fold_link(&t, procs, 2, 8.2e9, 0, t.link_from + 0.17);
+  ST_EQ(t.nspans, 1);
   /* Below the floor: quiet traffic of a second (12-19 MB/s) */
   perf__cotenant r = fresh(100);
   r.link_from = 10.0;

@@ -3,6 +3,7 @@
 #include "worker/device/cotenant.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,18 +70,27 @@ static void add_span(perf__cotenant *s, double from, double to)
   s->nspans = n + 1;
 }
 
-/* The traffic of rates down/up (bytes/s) that is not ours, over the
- * interval ending now: whichever way carries more beyond our own copies;
- * 0 when the whole is within the PERF__COTENANT_LINK_ rule. Never fails. */
-static double foreign_link(const perf__cotenant *s, double down, double up, double now, int *to_host)
+/* The traffic of rates down/up (bytes/s) over the interval ending now
+ * that is not ours, or 0. GPM's samples trail the traffic (the H200: an
+ * interval's bytes show partly in the next one, ±30 % of a 0.17 s
+ * interval), so one interval is not judged alone: the excess since the
+ * link's base, E = device bytes - PERF__COTENANT_LINK_SLACK x our bytes -
+ * PERF__COTENANT_LINK_FLOOR x seconds, falls while only we move bytes,
+ * dips and recovers as the samples trail, and rises above its highest so
+ * far (s->link_peak) only with bytes that are not ours. Returns the
+ * interval's device rate beyond ours when it rises so; *to_host tells
+ * which way carried more. Never fails. */
+static double foreign_link(perf__cotenant *s, double down, double up, double now, int *to_host)
 {
   double secs = now - s->link_from;
   if (secs <= 0) return 0;
   double moved = (down + up) * secs, own = s->own_down + s->own_up;
-  if (moved <= own * PERF__COTENANT_LINK_SLACK + PERF__COTENANT_LINK_FLOOR * secs) return 0;
+  s->link_excess += moved - own * PERF__COTENANT_LINK_SLACK - PERF__COTENANT_LINK_FLOOR * secs;
+  if (s->link_excess <= s->link_peak) return 0;
+  s->link_peak = s->link_excess;
   double d = down * secs - s->own_down, u = up * secs - s->own_up;
   *to_host = u > d;
-  return (moved - own) / secs;
+  return moved > own ? (moved - own) / secs : PERF__COTENANT_LINK_FLOOR;
 }
 
 /* 1 when procs[nprocs] holds a context of a process other than ours (where
@@ -98,6 +108,10 @@ void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *proc
 {
   int to_host = 0, any = 0;
   double rate = foreign_link(s, down, up, now, &to_host), from = s->link_from;
+  if (getenv("PERF_DEBUG_LINK")) /* a developer's view of each interval judged */
+    fprintf(stderr, "perfgate-link: %.3f s: device %.3f/%.3f GB/s, ours %.3f/%.3f GB/s, foreign %.3f\n",
+            now - from, down * 1e-9, up * 1e-9, s->own_down / (now - from) * 1e-9,
+            s->own_up / (now - from) * 1e-9, rate * 1e-9);
   s->own_down = s->own_up = 0;
   s->link_from = now;
   if (rate <= 0 || nprocs < 0) return;
@@ -522,6 +536,7 @@ void perf__cotenant_link_watch(void)
   state.link_on = perf__gpuwatch_link_begin() == 0 ? 1 : -1;
   state.link_from = perf__clock_now();
   state.own_down = state.own_up = 0;
+  state.link_excess = state.link_peak = 0;
 }
 
 /* See cotenant.h. */

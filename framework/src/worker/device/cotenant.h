@@ -48,6 +48,8 @@
  * host-to-device copy stream, 55-59 GB/s to the device and 5.1 GB/s back
  * (the reads' requests: 8.7 % of its bytes). */
 #define PERF__COTENANT_LINK_FLOOR 1e9 /* bytes per second */
+/* (PERF_DEBUG_LINK in the environment prints each interval judged to
+ * stderr: the device's rates, ours, the foreign rate: a developer's view.) */
 #define PERF__COTENANT_LINK_SLACK 1.25
 
 /* Two windows in a row whose device utilisation sample is above the
@@ -121,6 +123,9 @@ typedef struct perf__cotenant {
   double link_from;       /* our clock at the link's base sample */
   double own_down, own_up; /* our copies' bytes to the device and to the
                               host since then */
+  double link_excess, link_peak; /* bytes beyond ours since the base, by
+                                    the rule of PERF__COTENANT_LINK_; its
+                                    highest so far */
   double link;            /* most traffic not ours, bytes/s (with hidden
                              processes: for the verdict text) */
   int link_up;            /* it went mostly to the host */
@@ -175,7 +180,9 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
  * the device and to the host, bytes per second, averaged) with the
  * processes holding a context, procs[nprocs] (nprocs < 0: no list), into
  * s: traffic beyond our own copies' (s->own_down, s->own_up, then zeroed)
- * by the PERF__COTENANT_LINK_ rule, while another process holds a context,
+ * by the PERF__COTENANT_LINK_ rule, the excess since the link's base
+ * rising above its highest so far (GPM's samples trail), while another
+ * process holds a context,
  * marks [s->link_from, now] as foreign use and notes each such process
  * (unnamed where NVML's pids are not ours to match) with the traffic.
  * Never fails. */
