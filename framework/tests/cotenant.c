@@ -729,7 +729,13 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
                         line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "rounds: pid 4000003, 97 % SM; retaken for up "
-                        "to 2.0 s: run on a GPU no other job shares", line, sizeof line));
+                        "to 2.0 s", line, sizeof line));
+  /* every round shared once the wait was spent: sampling stopped, and no
+   * second attempt beside the same neighbour */
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "then stopped: every round was shared: run on a "
+                        "GPU no other job shares", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "confirmed: not run again: another process shared the GPU through "
+                        "the undecided claim", NULL, line, sizeof line));
   st_run_free(&r);
   ST_CHECK(mkdtemp(dir) != NULL);
   snprintf(args, sizeof args, "--update-baselines --baseline-dir=%s", dir);

@@ -1,10 +1,13 @@
 /* unit_confirm.c — confirm before failing by simulation: the error rates of two attempts, each at its share of alpha, against the rates stated for one. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "selftest.h"
 #include "base/confirm.h"
 #include "base/rng.h"
+#include "supervisor/attempt.h"
 #include "worker/claim/verdict.h"
 
 /* Rounds of two workloads whose medians differ by ratio, with lognormal
@@ -84,4 +87,76 @@ ST_TEST(confirm_keeps_the_stated_error_rates)
   simulate(0.75, PERF__CONFIRM_ALPHA_SHARE, 1, 50, none, &again);
   ST_EQ(none[PERF_OUTCOME_FAIL], 50);
   ST_EQ(again, 50); /* a clear failure is confirmed, and fails again */
+}
+
+/* Rounds that say nothing (a ratio of 1 against FASTER 1.5 at high noise),
+ * then PERF__VERDICT_STOP after stop_after of them. */
+typedef struct stopping {
+  pair_gen g;
+  int calls, stop_after;
+} stopping;
+
+static int stop_round(void *ctx, double *a, double *b)
+{
+  stopping *s = ctx;
+  if (s->calls == s->stop_after) return PERF__VERDICT_STOP;
+  s->calls++;
+  return gen_round(&s->g, a, b);
+}
+
+/* A round function may end sampling without an error (compare.c: every
+ * round so far shared with another process): the claim stands as the
+ * looks left it, INCONCLUSIVE, with its rounds summarised. */
+ST_TEST(verdict_round_function_stops_sampling_without_an_error)
+{
+  perf__verdict_cfg c;
+  perf__verdict_defaults(&c);
+  c.budget_s = 0;
+  perf__verdict_claim claim = {.kind = PERF__CLAIM_FASTER, .threshold = 1.5};
+  stopping s = {.g = {.ratio = 1.0, .noise = 0.5}, .stop_after = 14};
+  perf__rng_seed(&s.g.rng, 5);
+  perf__rng boot;
+  perf__rng_seed(&boot, 6);
+  perf__verdict_result r;
+  ST_EQ(perf__verdict_run(&c, &claim, stop_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
+  ST_EQ(r.rounds, 14);
+  ST_EQ(r.looks, 1); /* the look at 12 rounds */
+  ST_STR(r.why, "sampling stopped");
+}
+
+/* A first attempt whose undecided claims a co-tenant shared through a look
+ * or more is not run again (a second attempt beside it says the same),
+ * and a line says so; any other claim that did not pass (a FAIL, an
+ * INCONCLUSIVE with fewer shared rounds, a kind with no ratio) keeps the
+ * second attempt. */
+ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
+{
+  perf__claimrec c[3] = {
+      {.id = "a.c:1", .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_FASTER},
+      {.id = "a.c:2", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_FASTER,
+       .ratio = {.rounds = 13, .noise = {.shared_rounds = 13}}},
+      {.id = "a.c:3", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_SIMILAR,
+       .ratio = {.rounds = 40, .noise = {.shared_rounds = PERF__ATTEMPT_SHARED_ROUNDS}}}};
+  perf__result r = {.outcome = PERF_OUTCOME_FAIL, .claims = c, .nclaims = 3};
+  ST_EQ(perf__attempt_needed(&r), 1);
+  ST_EQ(perf__attempt_shared_out(&r), 1);
+  ST_EQ(r.nlines, 1);
+  ST_CHECK(r.nlines == 1 && !strcmp(r.lines[0], "confirmed: not run again: another process "
+           "shared the GPU through all 2 undecided claims; a second attempt beside it would say "
+           "the same"));
+  for (size_t i = 0; i < r.nlines; i++) free(r.lines[i]);
+  free(r.lines);
+  free(r.verbose_only);
+  r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
+  c[2].ratio.noise.shared_rounds = PERF__ATTEMPT_SHARED_ROUNDS - 1; /* a few shared rounds */
+  ST_EQ(perf__attempt_shared_out(&r), 0);
+  ST_EQ(r.nlines, 0);
+  c[2].ratio.noise.shared_rounds = 40;
+  c[2].outcome = PERF_OUTCOME_FAIL; /* decided: confirmed as ever */
+  ST_EQ(perf__attempt_shared_out(&r), 0);
+  c[2].outcome = PERF_OUTCOME_INCONCLUSIVE;
+  c[2].kind = PERF__CLAIMREC_CROSSOVER; /* no ratio record to tell */
+  ST_EQ(perf__attempt_shared_out(&r), 0);
+  ST_EQ(r.nlines, 0);
 }

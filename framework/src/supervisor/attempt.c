@@ -18,6 +18,28 @@ int perf__attempt_needed(const perf__result *r)
   return 0;
 }
 
+/* See attempt.h. */
+int perf__attempt_shared_out(perf__result *r)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nclaims; i++) {
+    const perf__claimrec *c = &r->claims[i];
+    if (!c->id || c->outcome == PERF_OUTCOME_PASS) continue;
+    if (c->outcome != PERF_OUTCOME_INCONCLUSIVE || !perf__claimrec_is_ratio(c->kind) ||
+        c->ratio.noise.shared_rounds < PERF__ATTEMPT_SHARED_ROUNDS)
+      return 0;
+    n++;
+  }
+  if (!n) return 0;
+  char said[300], all[64] = "the undecided claim";
+  if (n > 1) snprintf(all, sizeof all, "all %zu undecided claims", n);
+  snprintf(said, sizeof said, "%snot run again: another process shared the GPU through %s; a "
+           "second attempt beside it would say the same", PERF__RESULT_CONFIRMED, all);
+  char *line = strdup(said);
+  if (line) perf__result_add_line(r, 0, line);
+  return 1;
+}
+
 /* 1 when every record of r with id passed. Never fails. */
 static int all_passed(const perf__result *r, const char *id)
 {

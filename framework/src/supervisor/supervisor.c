@@ -508,7 +508,8 @@ static int one_test(worker *w, const perf__registry_test *t, const perf__options
                     char **argv, perf__result *r, int *code, size_t *failed)
 {
   int s = run_one(w, t, cli, argc, argv, r);
-  if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r))
+  if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r) &&
+      !perf__attempt_shared_out(r))
     s = confirm(w, t, cli, argc, argv, r);
   if (s == PERF__EIO) {
     fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),

@@ -42,6 +42,8 @@ typedef struct pair {
                                       (st NULL: not) */
   samples launch_t;            /* its readings, seconds per launch (host clock) */
   perf__retake ra, rb; /* each workload's retake counts before the claim */
+  int first_look;      /* the verdict's first look (rounds) */
+  int stopped;         /* sampling stopped: every round shared (hopeless) */
   int err;
   char why[600];
 } pair;
@@ -154,9 +156,27 @@ static double launch_median(pair *p)
  * value is the mean of its two (linear drift cancels). A round another
  * process shared is taken again (take_again). Returns 0 or the first
  * sampling error (kept in p). */
+/* 1 when p's claim cannot be decided beside the neighbour it has: the
+ * test's wait for co-tenants is spent, at least the first look's rounds
+ * are taken, and another process used the GPU during every one of them
+ * (as NVML tells now). A neighbour that comes and goes leaves clean
+ * rounds, and sampling goes on. Never fails. */
+static int hopeless(pair *p)
+{
+  if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
+  if (!perf__workload_alone_spent() || p->round_from.n < (size_t)p->first_look ||
+      p->round_to.n != p->round_from.n || !perf__cotenant_poll(0))
+    return 0;
+  const perf__cotenant *ct = perf__cotenant_state();
+  for (size_t i = 0; i < p->round_from.n; i++)
+    if (!perf__cotenant_overlaps(ct, p->round_from.t[i], p->round_to.t[i])) return 0;
+  return 1;
+}
+
 static int abba(void *ctx, double *a, double *b)
 {
   pair *p = ctx;
+  if (hopeless(p)) return p->stopped = 1, PERF__VERDICT_STOP;
   int flip = perf__rng_below(&p->order, 2);
   perf_workload *outer = flip ? p->b : p->a, *inner = flip ? p->a : p->b;
   perf_workload *seq[4] = {outer, inner, inner, outer};
@@ -510,9 +530,10 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   const char *why = perf__compare_shared_why(first, n, k, cfg->first_look);
   if (why) r->why = why;
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
-           "GPU during %zu of %zu %s: %s; retaken for up to %.1f s: run on a GPU no other job "
+           "GPU during %zu of %zu %s: %s; retaken for up to %.1f s%s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
-           PERF__COTENANT_MAX_WAIT_MS * 1e-3);
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3,
+           p->stopped ? ", then stopped: every round was shared" : "");
   return 0;
 }
 
@@ -589,7 +610,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__rng_seed(&rng, perf__context_opt.seed);
   free_samples(&live);
   pair *p = &live;
-  *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt};
+  *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt,
+              .first_look = cfg.first_look};
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__hostload host;

@@ -208,6 +208,11 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *c
   int n = 0, k = 1, due = perf__verdict_look_at(cfg, 1);
   while (!err) {
     err = next(ctx, &a[n], &b[n]);
+    if (err == PERF__VERDICT_STOP) {
+      out->why = "sampling stopped";
+      err = 0;
+      break;
+    }
     if (err) break;
     n++;
     double elapsed = now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);

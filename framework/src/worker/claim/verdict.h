@@ -100,7 +100,10 @@ typedef struct perf__verdict_result {
 } perf__verdict_result;
 
 /* One ABBA round: returns 0 and the per-iteration times (seconds) of A and B,
- * or a negative error, which ends sampling. */
+ * or a negative error, which ends sampling, or PERF__VERDICT_STOP: no round
+ * and no error; sampling ends and the claim stands as the looks so far
+ * left it (its why: "sampling stopped"). */
+#define PERF__VERDICT_STOP 1
 typedef int perf__verdict_round_fn(void *ctx, double *a, double *b);
 /* Called after each look when set (for --verbose tracing). */
 typedef void perf__verdict_look_fn(void *ctx, const perf__verdict_result *now);

@@ -224,6 +224,9 @@ static void rest(long ms)
 double perf__workload_idled_s(void) { return idled_s; }
 
 /* See workload.h. */
+int perf__workload_alone_spent(void) { return alone_left_ms <= 0; }
+
+/* See workload.h. */
 void perf__workload_rest_reset(void)
 {
   rest_left_ms = PERF__MAX_REST_MS;

@@ -57,6 +57,11 @@ struct perf__wstate {
  * Never fails. */
 const char *perf__workload_launch_note(const perf_workload *w, char *buf, size_t len);
 
+/* 1 when the running test's time to wait for co-tenants to leave
+ * (PERF__COTENANT_MAX_WAIT_MS) is spent: shared samples are kept from now
+ * on. Never fails. */
+int perf__workload_alone_spent(void);
+
 /* Resolves w's clock and, on first use in this test, times the first call
  * alone, sizes the batch so that one sample lasts at least 1000x the clock's
  * floor and at least min_sample_s, and warms up until the per-iteration time
