@@ -530,13 +530,16 @@ void perf__cotenant_cost(long *reads, double *seconds)
 }
 
 /* See cotenant.h. */
-void perf__cotenant_link_watch(void)
+void perf__cotenant_link_watch(double before)
 {
   if (state.link_on < 0) return;
+  double pending = state.own_down + state.own_up + before;
   state.link_on = perf__gpuwatch_link_begin() == 0 ? 1 : -1;
   state.link_from = perf__clock_now();
   state.own_down = state.own_up = 0;
-  state.link_excess = state.link_peak = 0;
+  /* what moved just before may still show after the base (GPM trails) */
+  state.link_excess = -PERF__COTENANT_LINK_SLACK * pending;
+  state.link_peak = 0;
 }
 
 /* See cotenant.h. */

@@ -191,9 +191,12 @@ void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *proc
 
 /* A workload that copies to or from the host begins a measurement:
  * from now until perf__cotenant_link_end each read also reads the link,
- * from a base taken now (the bytes before it are not judged). Never
- * fails (where GPM cannot be read, the link is not read). */
-void perf__cotenant_link_watch(void);
+ * from a base taken now (the bytes before it are not judged). Our bytes
+ * moved just before it (before: the workload's untimed calls; and what
+ * was counted since the last read) may still show in GPM's samples after
+ * it: they are allowed for. Never fails (where GPM cannot be read, the
+ * link is not read). */
+void perf__cotenant_link_watch(double before);
 
 /* Counts bytes our own copies moved (a sample's iterations times the
  * workload's traced copies) while the link is read. Never fails. */

@@ -735,11 +735,13 @@ static void route(perf_workload *w, const char *failed)
 }
 
 /* Reads the host link beside w's samples from now on, where w copies to
- * or from the host (cotenant.h: a neighbour that only copies). Never
- * fails. */
-static void watch_link(const perf__wstate *st)
+ * or from the host (cotenant.h: a neighbour that only copies); untimed:
+ * the calls it made just before (the first call and the routing pass's,
+ * on first use). Never fails. */
+static void watch_link(const perf__wstate *st, int untimed)
 {
-  if (st->link_down + st->link_up > 0) perf__cotenant_link_watch();
+  if (st->link_down + st->link_up > 0)
+    perf__cotenant_link_watch((st->link_down + st->link_up) * untimed);
 }
 
 /* A CUDA call made before w is measured (in the test's body) that failed
@@ -772,7 +774,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
                    w->name);
   failed_before(w);
   if (w->perf__state && w->perf__gen == perf__context_generation()) {
-    watch_link(w->perf__state);
+    watch_link(w->perf__state, 0);
     long n = w->perf__state->batch;
     sample_or_end(w, &n);
     sample_or_end(w, &n);
@@ -787,7 +789,7 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   st->first_call = 0;
   if (err && err != PERF__ECALL) perf__gpu_end(err, why);
   route(w, err ? why : NULL);
-  watch_link(st);
+  watch_link(st, 1 + st->trace.calls);
   size_batch(w, until, idle0);
   warm_up(w, until, idle0);
   report(w);
