@@ -44,13 +44,14 @@ RUNS=${NOISE_RUNS:-3}
 FROM=${NOISE_RUN_FROM:-1}
 AA_N=${NOISE_AA:-200}
 AA_CLOCKS=${NOISE_AA_CLOCKS:-events,device}
-INJECT=${NOISE_INJECT:-quiet,cpu-all,cpu-half,gpu,both,copy,tiny,matmul,bursty,idle}
 FILTER=${NOISE_FILTER:-*}
 LOAD=$BUILD/noise-load
-ALL_INJECTIONS=$(python3 bench/noise_summary.py --injections) || exit 2
 
 say() { printf '== %s\n' "$*" >&2; }
 fail() { printf 'bench-noise: %s\n' "$*" >&2; exit 2; }
+command -v python3 > /dev/null || fail "python3 is needed for the injections and the table (bench/noise_summary.py)"
+ALL_INJECTIONS=$(python3 bench/noise_summary.py --injections) || exit 2
+INJECT=${NOISE_INJECT:-${ALL_INJECTIONS// /,}}
 
 # ---- what this script started: stopped on every exit ---------------------------
 PIDS=()
@@ -127,7 +128,6 @@ for b in "$BUILD/perftest" "$LOAD"; do
 done
 [ "$AA_N" = 0 ] || [ -x "$BUILD/bench-fidelity" ] \
   || fail "$BUILD/bench-fidelity is missing (make bench-noise builds it)"
-command -v python3 > /dev/null || fail "python3 is needed for the table (bench/noise_summary.py)"
 CPUS=$(nproc 2> /dev/null || echo 1)
 HALF=$((CPUS / 2 > 0 ? CPUS / 2 : 1))
 mkdir -p "$OUT" || fail "cannot create $OUT"

@@ -547,6 +547,15 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
   perf__gpuwatch_close();
 }
 
+/* A state for pid self that NVML lists, at the link's base at 10 s. */
+static perf__cotenant linked(unsigned self)
+{
+  perf__cotenant s = fresh(self);
+  s.self_listed = 1;
+  s.link_from = 10.0;
+  return s;
+}
+
 /* A neighbour that only copies (the H200: NVML names us for every window
  * of our claim while its copies run beside ours): the device's link bytes
  * beyond our own copies' mark the interval as foreign while another
@@ -554,10 +563,9 @@ ST_TEST(cotenant_nvml_process_view_through_the_stand_in)
  * process the traffic is ours (mapped memory the trace does not count). */
 ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holder)
 {
-  perf__cotenant s = fresh(100);
+  perf__cotenant s = linked(100);
   perf__gpuwatch_proc procs[] = {{.pid = 100}, {.pid = 4000007}};
   /* 50 GB/s to the device for 0.2 s, none of it ours */
-  s.link_from = 10.0;
   perf__cotenant_fold_link(&s, procs, 2, 50e9, 4e9, 10.2);
   ST_EQ(s.nspans, 1);
   ST_NEAR(s.spans[0].from, 10.0, 1e-12);
@@ -568,12 +576,11 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
          "pid 4000007, 54.0 GB/s of host-to-device traffic not ours");
   /* Our own copies account for the bytes (with the link's requests the
    * other way): nothing marked. */
-  perf__cotenant q = fresh(100);
-  q.link_from = 10.0;
+  perf__cotenant q = linked(100);
   q.own_down = 1e9, q.own_up = 0;      /* 5 GB/s of ours for 0.2 s */
   perf__cotenant_fold_link(&q, procs, 2, 5.0e9, 0.45e9, 10.2);
   ST_EQ(q.nspans, 0);
-  ST_CHECK(q.own_down == 0 && q.own_up == 0); /* counted from the new base */
+  ST_CHECK(q.own_down == 0 && q.own_up == 0); /* counted afresh */
   /* ours plus 10 GB/s to the host that is not: marked, named that way */
   q.own_down = 1e9;
   perf__cotenant_fold_link(&q, procs, 2, 5.4e9, 10e9, 10.4);
@@ -584,9 +591,8 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
    * our 8.2 GB/s shown as 1.4, 7.2, 8.6, 9.5 GB/s, then 6.5 GB/s in the
    * interval after our copies ended. Nothing is foreign; a neighbour's 20
    * GB/s after it is, and nothing once it left. */
-  perf__cotenant t = fresh(100);
+  perf__cotenant t = linked(100);
   const double shown[] = {1.4e9, 7.2e9, 8.6e9, 9.5e9, 6.5e9}, ours[] = {8.2e9, 8.2e9, 8.2e9, 8.2e9, 0};
-  t.link_from = 10.0;
   for (int i = 0; i < 5; i++) {
     t.own_down = ours[i] * 0.17;
     perf__cotenant_fold_link(&t, procs, 2, shown[i], 0, t.link_from + 0.17);
@@ -598,42 +604,50 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   t.own_down = 8.2e9 * 0.17;
   perf__cotenant_fold_link(&t, procs, 2, 8.2e9, 0, t.link_from + 0.17);
   ST_EQ(t.nspans, 1);
-  /* The routing pass's 0.5 GB just before the base show after it (the
-   * H200: 1.3 GB/s "not ours" in the first interval of a sweep's first
-   * point beside an idle context): allowed for. */
-  perf__cotenant_reset();
-  perf__gpuwatch_close(); /* no NVML open */
-  perf__cotenant_link_watch(0.5e9); /* no GPM here: the link is not read */
-  const perf__cotenant *w = perf__cotenant_state();
-  ST_EQ(w->link_on, -1);
-  ST_NEAR(w->link_excess, -PERF__COTENANT_LINK_SLACK * 0.5e9, 1);
-  perf__cotenant u = *w;
-  u.self = 100, u.self_context = 1;
-  perf__cotenant_fold_link(&u, procs, 2, 1.3e9 + 0.5e9 / 0.17, 0, u.link_from + 0.17);
-  ST_EQ(u.nspans, 0);
-  perf__cotenant_reset();
+  /* However long we copied alone first (50 GB/s for 10 s, the device
+   * showing 1.09x our bytes), a neighbour is seen within a few intervals
+   * (we drop to 28 GB/s, the device moves 56: its bytes and our trailing
+   * ones look alike at first), and the span reaches back to its arrival. */
+  perf__cotenant l = linked(100);
+  for (int i = 0; i < 60; i++) {
+    l.own_down = 50e9 * 0.17;
+    perf__cotenant_fold_link(&l, procs, 2, 1.09 * 50e9, 0, l.link_from + 0.17);
+  }
+  ST_EQ(l.nspans, 0);
+  double arrived = l.link_from;
+  for (int i = 0; i < 4 && !l.nspans; i++) {
+    l.own_down = 28e9 * 0.17;
+    perf__cotenant_fold_link(&l, procs, 2, 56e9, 0, l.link_from + 0.17);
+  }
+  ST_EQ(l.nspans, 1);
+  ST_NEAR(l.spans[0].from, arrived, 1e-9);
   /* Below the floor: quiet traffic of a second (12-19 MB/s) */
-  perf__cotenant r = fresh(100);
-  r.link_from = 10.0;
+  perf__cotenant r = linked(100);
   perf__cotenant_fold_link(&r, procs, 2, 0.5e9, 0.3e9, 11.0);
   ST_EQ(r.nspans, 0);
   /* No other process holds a context: the traffic is ours. */
   perf__gpuwatch_proc just_ours[] = {{.pid = 100}};
-  r.link_from = 11.0;
   perf__cotenant_fold_link(&r, just_ours, 1, 50e9, 4e9, 11.2);
   ST_EQ(r.nspans, 0);
   ST_STR(perf__cotenant_describe(&r, 0, who, sizeof who), "");
+  /* Several other processes: which one moved it cannot be told. */
+  perf__cotenant g = linked(100);
+  perf__gpuwatch_proc three[] = {{.pid = 100}, {.pid = 4000007}, {.pid = 4000008}};
+  perf__cotenant_fold_link(&g, three, 3, 50e9, 4e9, 10.2);
+  ST_EQ(g.nspans, 1);
+  ST_STR(perf__cotenant_describe(&g, 10.0, who, sizeof who),
+         "54.0 GB/s of host-to-device traffic not ours, from one of 2 other processes holding a "
+         "context");
   /* A container (NVML lists host PIDs): the other entry counts, unnamed. */
-  perf__cotenant h = {.self = 100, .self_context = 1};
+  perf__cotenant h = {.self = 100, .self_context = 1, .link_from = 10.0};
   perf__gpuwatch_proc host_pids[] = {{.pid = 7100}, {.pid = 7200}};
-  h.link_from = 10.0;
   perf__cotenant_fold_link(&h, host_pids, 2, 50e9, 4e9, 10.2);
   ST_EQ(h.nspans, 1);
   ST_STR(perf__cotenant_describe(&h, 10.0, who, sizeof who),
          "1 process NVML lists by host PID (not nameable from this PID namespace), with "
          "54.0 GB/s of host-to-device traffic not ours");
   /* an SM co-tenant that also copies: both said */
-  perf__cotenant b = fresh(100);
+  perf__cotenant b = linked(100);
   perf__gpuwatch_util util[] = {{.pid = 4000007, .ts = 7, .sm = 40}};
   perf__cotenant_fold(&b, procs, 2, util, 1, 10.0);
   b.link_from = 10.0;
@@ -642,47 +656,53 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
          "pid 4000007, 40 % SM, 21.0 GB/s of host-to-device traffic not ours");
 }
 
-/* The link through the stand-in's GPM: a base, then rates no sooner than
- * GPM allows; the co-tenant poll reads it only while a copying workload
- * is measured, and stops asking where GPM cannot be read. */
+/* The link through the stand-in's GPM: the co-tenant poll reads it only
+ * while a copying workload is measured beside another context; alone,
+ * every byte is ours and nothing is read; a neighbour that appears takes
+ * a new base (our bytes just before it allowed for), and the next read
+ * judges from the read before it appeared; where GPM cannot be read, it
+ * is not asked again. */
 ST_TEST(cotenant_link_read_through_the_stand_in_gpm)
 {
-  setenv("FAKE_NVML_PROCS", "self:30,4000008:0", 1);
+  setenv("FAKE_NVML_PROCS", "self:30", 1);
   setenv("FAKE_NVML_GPM_RX", "40000", 1);
   ST_EQ(open_fake("libfakenvml.so"), 0);
   double down = -1, up = -1;
   ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), -1); /* no base */
   ST_EQ(perf__gpuwatch_link_begin(), 0);
-  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), 1); /* too soon: nothing read */
-  struct timespec pause = {0, (long)(PERF__GPUWATCH_LINK_MIN_S * 1e9) + 20000000};
-  nanosleep(&pause, NULL);
-  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 0), 0);
+  ST_EQ(perf__gpuwatch_link_rates(&down, &up, 1), 0); /* waits out GPM's interval */
   ST_NEAR(down, 40000 * 1048576.0, 1);
   ST_NEAR(up, 15 * 1048576.0, 1);
   const perf__cotenant *s = perf__cotenant_state();
   ST_EQ(perf__cotenant_poll(1), 1); /* not watching the link: no span */
   ST_EQ(s->nspans, 0);
+  /* alone: our 100 GB are ours, not an allowance for later */
   perf__cotenant_link_watch(0);
-  ST_EQ(s->link_on, 1);
-  ST_EQ(perf__cotenant_poll(1), 1); /* forced: waits out GPM's interval */
+  perf__cotenant_link_own(100e9, 0);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(s->nspans, 0);
+  ST_CHECK(s->link_stale && s->own_down == 0);
+  double before = s->last_read;
+  /* a neighbour appears: a new base, the routing pass's bytes allowed */
+  setenv("FAKE_NVML_PROCS", "self:30,4000008:0", 1);
+  perf__cotenant_link_watch(0.5e9);
+  ST_EQ(perf__cotenant_poll(1), 1);
+  ST_EQ(s->nspans, 0);
+  ST_EQ(s->link_stale, 0);
+  ST_NEAR(s->link_excess, -PERF__COTENANT_LINK_SLACK * 0.5e9, 1);
+  ST_NEAR(s->link_seen, before, 1e-12);
+  ST_EQ(perf__cotenant_poll(1), 1); /* judged: 40 000 MiB/s not ours */
   ST_EQ(s->nspans, 1);
+  ST_NEAR(s->spans[0].from, before, 1e-12); /* from the read before it appeared */
   ST_EQ(s->nprocs, 1);
   ST_CHECK(s->procs[0].pid == 4000008 && s->procs[0].link > 40e9);
   perf__cotenant_link_end();
   ST_EQ(s->link_on, 0);
-  /* alone on the GPU the link is not read: its traffic is ours */
-  setenv("FAKE_NVML_PROCS", "self:30", 1);
-  perf__cotenant_reset();
-  perf__cotenant_link_watch(0);
-  double from0 = s->link_from;
-  ST_EQ(perf__cotenant_poll(1), 1);
-  ST_EQ(s->nspans, 0);
-  ST_CHECK(s->link_from == from0); /* no interval judged */
-  perf__cotenant_link_end();
   setenv("FAKE_NVML_GPM", "unsupported", 1);
   ST_EQ(open_fake("libfakenvml.so"), 0);
   ST_EQ(perf__gpuwatch_link_begin(), -1);
   perf__cotenant_link_watch(0);
+  ST_EQ(perf__cotenant_poll(1), 1);
   ST_EQ(perf__cotenant_state()->link_on, -1); /* not asked again in this process */
   unsetenv("FAKE_NVML_GPM");
   unsetenv("FAKE_NVML_GPM_RX");

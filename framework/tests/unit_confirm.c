@@ -125,19 +125,24 @@ ST_TEST(verdict_round_function_stops_sampling_without_an_error)
   ST_STR(r.why, "sampling stopped");
 }
 
-/* A first attempt whose undecided claims a co-tenant shared through a look
- * or more is not run again (a second attempt beside it says the same),
- * and a line says so; any other claim that did not pass (a FAIL, an
- * INCONCLUSIVE with fewer shared rounds, a kind with no ratio) keeps the
- * second attempt. */
+/* A first attempt whose undecided claims all stopped beside a co-tenant
+ * that never left is not run again (a second attempt beside it says the
+ * same), and a line says so; any other claim that did not pass (a FAIL,
+ * an INCONCLUSIVE for another cause, or one whose neighbour left) keeps
+ * the second attempt. */
 ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
 {
+  char stopped[] = "FASTER(q, a, 2) at f.c:2: INCONCLUSIVE (another process used the GPU): ...; "
+                   "retaken for up to 2.0 s, " PERF__CONFIRM_STOPPED_SHARED ": run on a GPU no "
+                   "other job shares";
+  char left[] = "SIMILAR(q, a, 0.1) at f.c:3: INCONCLUSIVE (another process used the GPU): ...; "
+                "another process used the GPU during 30 of 40 rounds: pid 7, 40 % SM";
   perf__claimrec c[3] = {
       {.id = "a.c:1", .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_FASTER},
       {.id = "a.c:2", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_FASTER,
-       .ratio = {.rounds = 13, .noise = {.shared_rounds = 13}}},
+       .message = stopped},
       {.id = "a.c:3", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_SIMILAR,
-       .ratio = {.rounds = 40, .noise = {.shared_rounds = PERF__ATTEMPT_SHARED_ROUNDS}}}};
+       .message = stopped}};
   perf__result r = {.outcome = PERF_OUTCOME_FAIL, .claims = c, .nclaims = 3};
   ST_EQ(perf__attempt_needed(&r), 1);
   ST_EQ(perf__attempt_shared_out(&r), 1);
@@ -149,14 +154,13 @@ ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
   free(r.lines);
   free(r.verbose_only);
   r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
-  c[2].ratio.noise.shared_rounds = PERF__ATTEMPT_SHARED_ROUNDS - 1; /* a few shared rounds */
+  c[2].message = left; /* its neighbour left: a second attempt may decide it */
   ST_EQ(perf__attempt_shared_out(&r), 0);
-  ST_EQ(r.nlines, 0);
-  c[2].ratio.noise.shared_rounds = 40;
+  c[2].message = stopped;
   c[2].outcome = PERF_OUTCOME_FAIL; /* decided: confirmed as ever */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   c[2].outcome = PERF_OUTCOME_INCONCLUSIVE;
-  c[2].kind = PERF__CLAIMREC_CROSSOVER; /* no ratio record to tell */
+  c[2].message = NULL;
   ST_EQ(perf__attempt_shared_out(&r), 0);
   ST_EQ(r.nlines, 0);
 }

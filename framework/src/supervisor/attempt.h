@@ -11,16 +11,12 @@
  * and one of its claims with an id did not pass. Never fails. */
 int perf__attempt_needed(const perf__result *r);
 
-/* A claim a co-tenant left undecided: INCONCLUSIVE with at least this many
- * rounds shared (a look's worth: the verdict's first look). */
-#define PERF__ATTEMPT_SHARED_ROUNDS 12
-
-/* 1 when every claim with an id of r that did not pass was left undecided
- * by another process on the GPU (PERF__ATTEMPT_SHARED_ROUNDS): a second
- * attempt beside it would say the same and cost the test's time again
- * (issue 50: a GPU co-tenant that never left took the suite to 11x its
- * quiet time, half of it in second attempts). Then a line says so in r
- * and the supervisor does not run one. Never fails. */
+/* 1 when every claim with an id of r that did not pass is INCONCLUSIVE
+ * beside another process that never left (PERF__CONFIRM_STOPPED_SHARED
+ * on its line): a second attempt beside it would say the same and cost
+ * the test's time again (issue 50: a GPU co-tenant that never left took
+ * the suite to 11x its quiet time, half of it in second attempts). Then a
+ * line says so in r and the supervisor does not run one. Never fails. */
 int perf__attempt_shared_out(perf__result *r);
 
 /* The KEEP message before the second attempt's RUN (base/confirm.h): the

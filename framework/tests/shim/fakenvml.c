@@ -316,6 +316,11 @@ int nvmlGpmSampleAlloc(void **sample)
   return 0;
 }
 
+int nvmlGpmSampleFree(void *sample)
+{
+  return sample ? 0 : 2;
+}
+
 int nvmlGpmSampleGet(void *dev, void *sample)
 {
   (void)dev;

@@ -8,6 +8,7 @@
 #include "worker/claim/compare.h"
 
 #include "base/clock.h"
+#include "base/confirm.h"
 #include "base/stats.h"
 #include "base/status.h"
 #include "base/units.h"
@@ -150,12 +151,6 @@ static double launch_median(pair *p)
   return m;
 }
 
-/* One round: ABBA or BAAB at random, so that interference with a period
- * cannot line up with one workload's positions; the outer two samples
- * belong to one workload, the inner two to the other, and each workload's
- * value is the mean of its two (linear drift cancels). A round another
- * process shared is taken again (take_again). Returns 0 or the first
- * sampling error (kept in p). */
 /* 1 when p's claim cannot be decided beside the neighbour it has: the
  * test's wait for co-tenants is spent, at least the first look's rounds
  * are taken, and another process used the GPU during every one of them
@@ -173,6 +168,13 @@ static int hopeless(pair *p)
   return 1;
 }
 
+/* One round: ABBA or BAAB at random, so that interference with a period
+ * cannot line up with one workload's positions; the outer two samples
+ * belong to one workload, the inner two to the other, and each workload's
+ * value is the mean of its two (linear drift cancels). A round another
+ * process shared is taken again (take_again). Returns 0, the first
+ * sampling error (kept in p), or PERF__VERDICT_STOP before any sample when
+ * the claim is hopeless beside a neighbour that never left. */
 static int abba(void *ctx, double *a, double *b)
 {
   pair *p = ctx;
@@ -533,7 +535,7 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s%s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
            PERF__COTENANT_MAX_WAIT_MS * 1e-3,
-           p->stopped ? ", then stopped: every round was shared" : "");
+           p->stopped ? ", " PERF__CONFIRM_STOPPED_SHARED : "");
   return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "worker/context.h"
 
 /* The process's name from /proc/PID/comm into name[len]; "" when it cannot
  * be read (another PID namespace, gone, hidden by hidepid). */
@@ -72,25 +73,40 @@ static void add_span(perf__cotenant *s, double from, double to)
 
 /* The traffic of rates down/up (bytes/s) over the interval ending now
  * that is not ours, or 0. GPM's samples trail the traffic (the H200: an
- * interval's bytes show partly in the next one, ±30 % of a 0.17 s
- * interval), so one interval is not judged alone: the excess since the
+ * interval's bytes show partly in the next one, up to an interval's
+ * worth), so one interval is not judged alone: the excess since the
  * link's base, E = device bytes - PERF__COTENANT_LINK_SLACK x our bytes -
  * PERF__COTENANT_LINK_FLOOR x seconds, falls while only we move bytes,
- * dips and recovers as the samples trail, and rises above its highest so
- * far (s->link_peak) only with bytes that are not ours. Returns the
- * interval's device rate beyond ours when it rises so; *to_host tells
- * which way carried more. Never fails. */
+ * dips and recovers as the samples trail, and rises above its highest
+ * (s->link_peak) only with bytes that are not ours; the highest follows E
+ * down, staying at most the bytes that may still trail (our last two
+ * intervals', the floor's) above it, so that a neighbour is seen within
+ * an interval or a few (while we share the link with it, its bytes and
+ * our trailing ones look alike) however long we copied alone; the span
+ * then reaches back to where E began to rise (s->link_rise). Returns the
+ * interval's device rate beyond ours (our copies' requests the other way
+ * included) when E rises so; *to_host tells which way carried more. Our
+ * bytes are then counted afresh. Never fails. */
 static double foreign_link(perf__cotenant *s, double down, double up, double now, int *to_host)
 {
   double secs = now - s->link_from;
   if (secs <= 0) return 0;
   double moved = (down + up) * secs, own = s->own_down + s->own_up;
-  s->link_excess += moved - own * PERF__COTENANT_LINK_SLACK - PERF__COTENANT_LINK_FLOOR * secs;
-  if (s->link_excess <= s->link_peak) return 0;
-  s->link_peak = s->link_excess;
   double d = down * secs - s->own_down, u = up * secs - s->own_up;
+  double trail = own > s->link_prev_own ? own : s->link_prev_own;
+  double rise = moved - own * PERF__COTENANT_LINK_SLACK - PERF__COTENANT_LINK_FLOOR * secs;
+  if (rise <= 0) s->link_rise = now; /* a rise would begin after this interval */
+  s->link_excess += rise;
+  s->link_prev_own = own;
+  s->own_down = s->own_up = 0;
+  if (s->link_excess <= s->link_peak) {
+    double most = s->link_excess + trail * PERF__COTENANT_LINK_SLACK + PERF__COTENANT_LINK_FLOOR * secs;
+    if (s->link_peak > most) s->link_peak = most;
+    return 0;
+  }
+  s->link_peak = s->link_excess;
   *to_host = u > d;
-  return moved > own ? (moved - own) / secs : PERF__COTENANT_LINK_FLOOR;
+  return (moved - own) / secs;
 }
 
 /* 1 when procs[nprocs] holds a context of a process other than ours (where
@@ -102,35 +118,48 @@ static int another_context(const perf__cotenant *s, const perf__gpuwatch_proc *p
   return nprocs > (mine || s->self_context ? 1 : 0);
 }
 
+/* Notes who may have moved traffic not ours at rate (to_host: mostly to
+ * the host) at now: the one other process holding a context, named with
+ * it; several, as a group (which one moved it cannot be told); where
+ * NVML's pids are not ours to match, the entries beyond ours, unnamed.
+ * Returns how many, 0 when none (the traffic is then ours: untraced).
+ * Never fails. */
+static int link_holders(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
+                        double rate, int to_host, double now)
+{
+  int others = 0, one = -1;
+  if (pids_unmatched(s)) {
+    others = nprocs - 1; /* one unmatched entry is ours */
+    if (others > s->hidden) s->hidden = others;
+    if (others > 0) s->hidden_last = now;
+  } else
+    for (int i = 0; i < nprocs; i++)
+      if (procs[i].pid != s->self) others++, one = i;
+  if (others == 1 && one >= 0) {
+    note_proc(s, procs[one].pid, 0, 0, now);
+    for (int k = 0; k < s->nprocs; k++)
+      if (s->procs[k].pid == procs[one].pid && rate > s->procs[k].link)
+        s->procs[k].link = rate, s->procs[k].link_up = to_host;
+  }
+  if (others > 1 && one >= 0 && others > s->link_group) s->link_group = others;
+  return others > 0 ? others : 0;
+}
+
 /* See cotenant.h. */
 void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
                               double down, double up, double now)
 {
-  int to_host = 0, any = 0;
-  double rate = foreign_link(s, down, up, now, &to_host), from = s->link_from;
-  if (getenv("PERF_DEBUG_LINK")) /* a developer's view of each interval judged */
+  int to_host = 0;
+  double from = s->link_seen > 0 && s->link_seen < s->link_from ? s->link_seen : s->link_from;
+  if (s->link_rise > 0 && s->link_rise < from) from = s->link_rise;
+  double secs = now - s->link_from, own_down = s->own_down, own_up = s->own_up;
+  double rate = foreign_link(s, down, up, now, &to_host);
+  if (getenv("PERF_DEBUG_LINK") && secs > 0) /* a developer's view of each interval judged */
     fprintf(stderr, "perfgate-link: %.3f s: device %.3f/%.3f GB/s, ours %.3f/%.3f GB/s, foreign %.3f\n",
-            now - from, down * 1e-9, up * 1e-9, s->own_down / (now - from) * 1e-9,
-            s->own_up / (now - from) * 1e-9, rate * 1e-9);
-  s->own_down = s->own_up = 0;
+            secs, down * 1e-9, up * 1e-9, own_down / secs * 1e-9, own_up / secs * 1e-9, rate * 1e-9);
   s->link_from = now;
-  if (rate <= 0 || nprocs < 0) return;
-  s->self_listed = 0;
-  for (int i = 0; i < nprocs; i++) s->self_listed |= procs[i].pid == s->self;
-  if (pids_unmatched(s)) {
-    any = nprocs > 1; /* one unmatched entry is ours */
-    if (any && nprocs - 1 > s->hidden) s->hidden = nprocs - 1;
-    if (any) s->hidden_last = now;
-  }
-  for (int i = 0; i < nprocs && !pids_unmatched(s); i++) {
-    if (procs[i].pid == s->self) continue;
-    note_proc(s, procs[i].pid, 0, 0, now);
-    for (int k = 0; k < s->nprocs; k++)
-      if (s->procs[k].pid == procs[i].pid && rate > s->procs[k].link)
-        s->procs[k].link = rate, s->procs[k].link_up = to_host;
-    any = 1;
-  }
-  if (!any) return; /* no other process: the traffic is ours, untraced */
+  s->link_seen = 0;
+  if (rate <= 0 || nprocs < 0 || !link_holders(s, procs, nprocs, rate, to_host, now)) return;
   if (rate > s->link) s->link = rate, s->link_up = to_host;
   s->link_last = now;
   add_span(s, from, now);
@@ -461,13 +490,20 @@ const char *perf__cotenant_describe(const perf__cotenant *s, double since, char 
           "per-process utilisation)");
     if (p->link > 0) link_words(buf, len, &used, p->link, p->link_up);
   }
+  int link = s->link > 0 && s->link_last >= since;
   if (s->hidden && s->hidden_last >= since) {
     perf__units_append(buf, len, &used, "%s%d %s NVML lists by host PID (not nameable from this PID "
         "namespace)", k ? "; " : "", s->hidden, s->hidden == 1 ? "process" : "processes");
-    if (s->link > 0 && s->link_last >= since && !k) {
+    if (link && !k) {
       perf__units_append(buf, len, &used, ", with ");
       link_words(buf, len, &used, s->link, s->link_up);
     }
+  }
+  if (link && s->link_group > 1) {
+    perf__units_append(buf, len, &used, "%s", used ? "; " : "");
+    link_words(buf, len, &used, s->link, s->link_up);
+    perf__units_append(buf, len, &used, ", from one of %d other processes holding a context",
+                       s->link_group);
   }
   if (s->unlisted && s->unlisted_last >= since)
     perf__units_append(buf, len, &used, "%sGPU time no process NVML lists accounts for (up to %u %% "
@@ -487,6 +523,53 @@ static perf__cotenant state;
 static long nreads;
 static double read_s;
 
+/* Takes the link's base now, our bytes counted so far (pending) allowed
+ * for, as they may still show after it; seen: our clock at the read
+ * after which a neighbour's context appeared (0: none), where its span
+ * would begin. Where GPM cannot be read the link is not read again in
+ * this process, saying so once (--verbose). Never fails. */
+static void rebase(double pending, double seen)
+{
+  if (perf__gpuwatch_link_begin()) {
+    state.link_on = -1;
+    perf__context_line(PERF_LINE_VERBOSE, "the host link cannot be read here (NVML's GPM: "
+                       "Hopper or later): a neighbour that only copies is not seen");
+    return;
+  }
+  state.link_from = perf__clock_now();
+  state.link_seen = seen;
+  state.own_down = state.own_up = 0;
+  state.link_excess = -PERF__COTENANT_LINK_SLACK * pending;
+  state.link_peak = 0;
+  state.link_prev_own = pending;
+  state.link_rise = state.link_from;
+  state.link_stale = 0;
+}
+
+/* The link beside procs[nprocs] at a read (force: wait out GPM's
+ * interval): alone on the GPU, nothing is judged (every byte is ours)
+ * and the base goes stale; with another context, a stale base is taken
+ * anew (returns 1: nothing to judge yet), else the rates since it are
+ * read into *down, *up (returns 0). Returns -1 when GPM fails (the link
+ * is then not read again). Never fails otherwise. */
+static int read_link(const perf__gpuwatch_proc *procs, int nprocs, int force, double *down,
+                     double *up)
+{
+  if (!another_context(&state, procs, nprocs)) {
+    state.link_stale = 1;
+    state.own_down = state.own_up = state.link_before = 0;
+    return 1;
+  }
+  if (state.link_stale) {
+    rebase(state.own_down + state.own_up + state.link_before, state.last_read);
+    state.link_before = 0;
+    return 1;
+  }
+  int rc = perf__gpuwatch_link_rates(down, up, force);
+  if (rc < 0) state.link_on = -1; /* GPM failed: stop asking */
+  return rc;
+}
+
 /* See cotenant.h. */
 int perf__cotenant_poll(int force)
 {
@@ -503,9 +586,7 @@ int perf__cotenant_poll(int force)
   int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
   int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
   double down = 0, up = 0;
-  int link = 1; /* read only beside another context: alone, all traffic is ours */
-  if (state.link_on > 0 && have_procs && another_context(&state, procs, (int)np))
-    link = perf__gpuwatch_link_rates(&down, &up, force);
+  int link = state.link_on > 0 && have_procs ? read_link(procs, (int)np, force, &down, &up) : 1;
   double end = perf__clock_now();
   nreads++;
   read_s += end - now;
@@ -513,8 +594,7 @@ int perf__cotenant_poll(int force)
                              end, realtime_us());
   perf__cotenant_fold(&state, procs, have_procs ? (int)np : -1, util, have_util ? (int)nu : -1,
                       end);
-  if (link == 0) perf__cotenant_fold_link(&state, procs, have_procs ? (int)np : -1, down, up, end);
-  if (link < 0) state.link_on = -1; /* GPM failed: stop asking */
+  if (link == 0) perf__cotenant_fold_link(&state, procs, (int)np, down, up, end);
   if (!have_procs && !have_util) state.last_read = end; /* no view: do not ask again at once */
   return state.reads > 0;
 }
@@ -533,13 +613,9 @@ void perf__cotenant_cost(long *reads, double *seconds)
 void perf__cotenant_link_watch(double before)
 {
   if (state.link_on < 0) return;
-  double pending = state.own_down + state.own_up + before;
-  state.link_on = perf__gpuwatch_link_begin() == 0 ? 1 : -1;
-  state.link_from = perf__clock_now();
-  state.own_down = state.own_up = 0;
-  /* what moved just before may still show after the base (GPM trails) */
-  state.link_excess = -PERF__COTENANT_LINK_SLACK * pending;
-  state.link_peak = 0;
+  state.link_on = 1;
+  state.link_stale = 1; /* the next read beside another context takes the base */
+  state.link_before += before;
 }
 
 /* See cotenant.h. */
@@ -553,6 +629,7 @@ void perf__cotenant_link_own(double down, double up)
 void perf__cotenant_link_end(void)
 {
   if (state.link_on > 0) state.link_on = 0;
+  state.own_down = state.own_up = state.link_before = 0;
 }
 
 /* See cotenant.h. */

@@ -48,9 +48,9 @@
  * host-to-device copy stream, 55-59 GB/s to the device and 5.1 GB/s back
  * (the reads' requests: 8.7 % of its bytes). */
 #define PERF__COTENANT_LINK_FLOOR 1e9 /* bytes per second */
+#define PERF__COTENANT_LINK_SLACK 1.25 /* x our bytes: the reads' requests */
 /* (PERF_DEBUG_LINK in the environment prints each interval judged to
  * stderr: the device's rates, ours, the foreign rate: a developer's view.) */
-#define PERF__COTENANT_LINK_SLACK 1.25
 
 /* Two windows in a row whose device utilisation sample is above the
  * per-process samples' sum by this many percentage points are a process
@@ -120,7 +120,17 @@ typedef struct perf__cotenant {
   } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
   int nspans;
   int link_on;            /* the link is read: 1 yes, 0 no, -1 cannot be */
+  int link_stale;         /* no base yet, or alone since it: the next read
+                             beside another context takes one */
+  double link_before;     /* our bytes just before the watch began */
   double link_from;       /* our clock at the link's base sample */
+  double link_seen;       /* our clock at the read after which another
+                             context appeared (0: none): its span's start */
+  double link_prev_own;   /* our bytes in the last interval judged */
+  double link_rise;       /* our clock where the excess began to rise */
+  int link_group;         /* most other processes holding a context when
+                             traffic not ours was seen (2 or more: named as
+                             a group) */
   double own_down, own_up; /* our copies' bytes to the device and to the
                               host since then */
   double link_excess, link_peak; /* bytes beyond ours since the base, by
@@ -181,18 +191,22 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
  * processes holding a context, procs[nprocs] (nprocs < 0: no list), into
  * s: traffic beyond our own copies' (s->own_down, s->own_up, then zeroed)
  * by the PERF__COTENANT_LINK_ rule, the excess since the link's base
- * rising above its highest so far (GPM's samples trail), while another
- * process holds a context,
- * marks [s->link_from, now] as foreign use and notes each such process
- * (unnamed where NVML's pids are not ours to match) with the traffic.
+ * rising above its recent highest (GPM's samples trail), while another
+ * process holds a context (the span reaches back to s->link_seen when
+ * it appeared since the base was taken),
+ * marks [s->link_from, now] as foreign use and notes who may have moved
+ * it: the one other process holding a context, named with the traffic;
+ * several, as a group; unnamed where NVML's pids are not ours to match.
  * Never fails. */
 void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *procs, int nprocs,
                               double down, double up, double now);
 
-/* A workload that copies to or from the host begins a measurement:
- * from now until perf__cotenant_link_end each read also reads the link,
- * from a base taken now (the bytes before it are not judged). Our bytes
- * moved just before it (before: the workload's untimed calls; and what
+/* A workload that copies to or from the host begins a measurement: from
+ * now until perf__cotenant_link_end (the test's end), each read made
+ * beside another process's context also reads the link. Its base is
+ * taken at the first such read (and again after a read alone: every byte
+ * is ours then); what was judged before is not judged again. Our bytes
+ * moved just before the base (before: the workload's untimed calls; what
  * was counted since the last read) may still show in GPM's samples after
  * it: they are allowed for. Never fails (where GPM cannot be read, the
  * link is not read). */

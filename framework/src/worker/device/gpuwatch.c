@@ -36,7 +36,7 @@ static struct {
   int (*mig)(void *, unsigned *, unsigned *);
   int (*pcie_gen)(void *, unsigned *), (*pcie_width)(void *, unsigned *); /* optional */
   int (*gpm_support)(void *, void *), (*gpm_alloc)(void **), (*gpm_get)(void *, void *);
-  int (*gpm_metrics)(void *); /* optional: GPM (Hopper and later) */
+  int (*gpm_metrics)(void *), (*gpm_free)(void *); /* optional: GPM (Hopper and later) */
 } nvml; /* NVML, loaded with dlopen on first use */
 
 static struct {
@@ -85,6 +85,7 @@ static int bind(void *h, const char *bus_id, char *why, size_t len)
   *(void **)&nvml.gpm_alloc = dlsym(h, "nvmlGpmSampleAlloc");
   *(void **)&nvml.gpm_get = dlsym(h, "nvmlGpmSampleGet");
   *(void **)&nvml.gpm_metrics = dlsym(h, "nvmlGpmMetricsGet");
+  *(void **)&nvml.gpm_free = dlsym(h, "nvmlGpmSampleFree");
   if (missing) {
     snprintf(why, len, "NVML has no %s", missing);
     return -1;
@@ -123,8 +124,10 @@ int perf__gpuwatch_open(const char *bus_id, char *why, size_t len)
 /* See gpuwatch.h. The library stays loaded: NVML may have started threads. */
 void perf__gpuwatch_close(void)
 {
+  for (int i = 0; i < 2; i++)
+    if (gpm.sample[i] && nvml.gpm_free) nvml.gpm_free(gpm.sample[i]);
   memset(&nvml, 0, sizeof nvml);
-  memset(&gpm, 0, sizeof gpm); /* its samples are not freed: NVML may be gone */
+  memset(&gpm, 0, sizeof gpm);
 }
 
 /* See gpuwatch.h. */
@@ -385,7 +388,12 @@ static int gpm_ready(void)
   if (!nvml.ok || !nvml.gpm_support || !nvml.gpm_alloc || !nvml.gpm_get || !nvml.gpm_metrics)
     return 0;
   if (nvml.gpm_support(nvml.dev, &sup) || !sup.supported) return 0;
-  if (nvml.gpm_alloc(&gpm.sample[0]) || nvml.gpm_alloc(&gpm.sample[1])) return 0;
+  if (nvml.gpm_alloc(&gpm.sample[0])) return gpm.sample[0] = NULL, 0;
+  if (nvml.gpm_alloc(&gpm.sample[1])) {
+    if (nvml.gpm_free) nvml.gpm_free(gpm.sample[0]);
+    gpm.sample[0] = gpm.sample[1] = NULL;
+    return 0;
+  }
   gpm.state = 1;
   return 1;
 }
