@@ -90,9 +90,10 @@ ST_TEST(bench_noise_summary_classifies_claims_against_the_quiet_run)
   st_rmtree(dir);
 }
 
-/* Bad knobs are refused (exit 2, the knob named) before anything starts;
- * without a GPU the benchmark stops at its probe with exit 2 and says why;
- * with one, the probe names it. */
+/* Bad knobs are refused (exit 2, the knob named) before anything starts,
+ * and noise-load refuses a co-tenant kind it does not know; without a GPU
+ * the benchmark stops at its probe with exit 2 and says why; with one,
+ * the probe names it. */
 ST_TEST(bench_noise_refuses_bad_knobs_and_needs_a_gpu)
 {
   static const struct {
@@ -102,7 +103,9 @@ ST_TEST(bench_noise_refuses_bad_knobs_and_needs_a_gpu)
              {"NOISE_INJECT=cpu,gpu", "bench-noise: NOISE_INJECT: unknown word 'cpu'"},
              {"NOISE_AA_CLOCKS=wall", "bench-noise: NOISE_AA_CLOCKS: unknown word 'wall'"},
              {"NOISE_RUN_FROM=0", "bench-noise: NOISE_RUN_FROM=0: need a whole number of at least 1"},
-             {"NOISE_RUNS=0 NOISE_AA=0", "nothing to measure"}};
+             {"NOISE_RUNS=0 NOISE_AA=0", "nothing to measure"},
+             {"NOISE_INJECT=quiet,copies", "NOISE_INJECT: unknown word 'copies' (known: quiet, "
+              "cpu-all, cpu-half, gpu, both, copy, tiny, matmul, bursty, idle)"}};
   char dir[] = "/tmp/perfgate-noise-XXXXXX", cmd[1600], *out;
   const char *b = st_build_dir();
   ST_CHECK(mkdtemp(dir) != NULL);
@@ -120,6 +123,12 @@ ST_TEST(bench_noise_refuses_bad_knobs_and_needs_a_gpu)
     st_rmtree(dir);
     return;
   }
+  /* an unknown co-tenant kind is refused before any CUDA call, naming it */
+  snprintf(cmd, sizeof cmd, "%s/noise-load gpu \"%s/ready\" nosuchkind", b, dir);
+  rc = run_in(dir, "kind.txt", cmd, &out);
+  ST_CHECKF(rc == 2 && strstr(out, "noise-load: gpu co-tenant: choosing the kind failed: nosuchkind"),
+            "%d: %s", rc, out);
+  free(out);
   snprintf(cmd, sizeof cmd, "%s/noise-load probe", b);
   rc = run_in(dir, "probe.txt", cmd, &out);
   if (st_have_gpu()) {
