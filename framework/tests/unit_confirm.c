@@ -132,17 +132,18 @@ ST_TEST(verdict_round_function_stops_sampling_without_an_error)
  * the second attempt. */
 ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
 {
-  char stopped[] = "FASTER(q, a, 2) at f.c:2: INCONCLUSIVE (another process used the GPU): ...; "
+  /* the causes compare.c records (the record's noise.cause) */
+  char stopped[] = "another process used the GPU during 13 of 13 rounds: pid 7, 40 % SM; "
                    "retaken for up to 2.0 s, " PERF__CONFIRM_STOPPED_SHARED ": run on a GPU no "
                    "other job shares";
-  char left[] = "SIMILAR(q, a, 0.1) at f.c:3: INCONCLUSIVE (another process used the GPU): ...; "
-                "another process used the GPU during 30 of 40 rounds: pid 7, 40 % SM";
+  char left[] = "another process used the GPU during 30 of 40 rounds: pid 7, 40 % SM; retaken "
+                "for up to 2.0 s: run on a GPU no other job shares";
   perf__claimrec c[3] = {
       {.id = "a.c:1", .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_FASTER},
       {.id = "a.c:2", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_FASTER,
-       .message = stopped},
+       .ratio = {.noise = {.set = 1, .cause = stopped}}},
       {.id = "a.c:3", .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_SIMILAR,
-       .message = stopped}};
+       .ratio = {.noise = {.set = 1, .cause = stopped}}}};
   perf__result r = {.outcome = PERF_OUTCOME_FAIL, .claims = c, .nclaims = 3};
   ST_EQ(perf__attempt_needed(&r), 1);
   ST_EQ(perf__attempt_shared_out(&r), 1);
@@ -154,13 +155,13 @@ ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
   free(r.lines);
   free(r.verbose_only);
   r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
-  c[2].message = left; /* its neighbour left: a second attempt may decide it */
+  c[2].ratio.noise.cause = left; /* its neighbour left: a second attempt may decide it */
   ST_EQ(perf__attempt_shared_out(&r), 0);
-  c[2].message = stopped;
+  c[2].ratio.noise.cause = stopped;
   c[2].outcome = PERF_OUTCOME_FAIL; /* decided: confirmed as ever */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   c[2].outcome = PERF_OUTCOME_INCONCLUSIVE;
-  c[2].message = NULL;
+  c[2].kind = PERF__CLAIMREC_CROSSOVER; /* no ratio record: its causes are not there */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   ST_EQ(r.nlines, 0);
 }

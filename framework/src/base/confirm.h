@@ -30,9 +30,10 @@
 
 /* A claim beside a co-tenant that never left: every round shared once the
  * test's wait for it was spent, so sampling stopped (worker/claim/
- * compare.c says this on the verdict line). A test whose every claim that
- * did not pass says it is not run again: a second attempt beside the
- * same neighbour says the same (supervisor/attempt.c). */
+ * compare.c says this in the claim's causes: its record's noise.cause and
+ * the verdict line). A test whose every claim that did not pass says it is
+ * not run again: a second attempt beside the same neighbour says the same
+ * (supervisor/attempt.c). */
 #define PERF__CONFIRM_STOPPED_SHARED "then stopped: every round was shared"
 
 /* The final outcome of a claim (or a test) judged once (first) and, unless

@@ -25,8 +25,9 @@ int perf__attempt_shared_out(perf__result *r)
   for (size_t i = 0; i < r->nclaims; i++) {
     const perf__claimrec *c = &r->claims[i];
     if (!c->id || c->outcome == PERF_OUTCOME_PASS) continue;
-    if (c->outcome != PERF_OUTCOME_INCONCLUSIVE || !c->message ||
-        !strstr(c->message, PERF__CONFIRM_STOPPED_SHARED))
+    const char *cause = perf__claimrec_is_ratio(c->kind) ? c->ratio.noise.cause : NULL;
+    if (c->outcome != PERF_OUTCOME_INCONCLUSIVE || !cause ||
+        !strstr(cause, PERF__CONFIRM_STOPPED_SHARED))
       return 0;
     n++;
   }

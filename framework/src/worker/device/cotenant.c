@@ -95,7 +95,7 @@ static double foreign_link(perf__cotenant *s, double down, double up, double now
   double d = down * secs - s->own_down, u = up * secs - s->own_up;
   double trail = own > s->link_prev_own ? own : s->link_prev_own;
   double rise = moved - own * PERF__COTENANT_LINK_SLACK - PERF__COTENANT_LINK_FLOOR * secs;
-  if (rise <= 0) s->link_rise = now; /* a rise would begin after this interval */
+  if (rise <= 0) s->link_rise = s->link_from; /* GPM trails: a rise may hold this interval's bytes */
   s->link_excess += rise;
   s->link_prev_own = own;
   s->own_down = s->own_up = 0;
@@ -542,28 +542,42 @@ static void rebase(double pending, double seen)
   state.link_excess = -PERF__COTENANT_LINK_SLACK * pending;
   state.link_peak = 0;
   state.link_prev_own = pending;
-  state.link_rise = state.link_from;
+  state.link_rise = seen > 0 ? seen : state.link_from;
   state.link_stale = 0;
 }
 
-/* The link beside procs[nprocs] at a read (force: wait out GPM's
- * interval): alone on the GPU, nothing is judged (every byte is ours)
- * and the base goes stale; with another context, a stale base is taken
- * anew (returns 1: nothing to judge yet), else the rates since it are
- * read into *down, *up (returns 0). Returns -1 when GPM fails (the link
- * is then not read again). Never fails otherwise. */
+/* A read alone on the GPU (or with no process list): every byte is ours,
+ * nothing is judged, and the base goes stale; our bytes since the last
+ * read are kept as the interval before the next base. Never fails. */
+static void alone(void)
+{
+  state.link_stale = 1;
+  state.link_prev_own = state.own_down + state.own_up;
+  state.own_down = state.own_up = state.link_before = 0;
+}
+
+/* The link beside procs[nprocs] (nprocs < 0: no list) at a read (force:
+ * wait out GPM's interval): alone, see alone(); with another context, a
+ * stale base is taken anew, from which a forced read (a claim's last)
+ * waits and reads at once (a claim shorter than a read's interval is
+ * judged too), an unforced one returns 1 (nothing to judge yet); else the
+ * rates since the base are read into *down, *up (returns 0). Returns -1
+ * when GPM fails (the link is then not read again). Never fails
+ * otherwise. */
 static int read_link(const perf__gpuwatch_proc *procs, int nprocs, int force, double *down,
                      double *up)
 {
-  if (!another_context(&state, procs, nprocs)) {
-    state.link_stale = 1;
-    state.own_down = state.own_up = state.link_before = 0;
+  if (nprocs < 0 || !another_context(&state, procs, nprocs)) {
+    alone();
     return 1;
   }
   if (state.link_stale) {
-    rebase(state.own_down + state.own_up + state.link_before, state.last_read);
+    /* our bytes since the last read and in the interval before it may
+     * still show after the base */
+    rebase(state.own_down + state.own_up + state.link_prev_own + state.link_before,
+           state.last_read);
     state.link_before = 0;
-    return 1;
+    if (!force || state.link_on < 0) return 1;
   }
   int rc = perf__gpuwatch_link_rates(down, up, force);
   if (rc < 0) state.link_on = -1; /* GPM failed: stop asking */
@@ -586,7 +600,7 @@ int perf__cotenant_poll(int force)
   int have_procs = perf__gpuwatch_processes(procs, 64, &np) == 0;
   int have_util = perf__gpuwatch_process_util(util, 256, &nu, state.last_seen) == 0;
   double down = 0, up = 0;
-  int link = state.link_on > 0 && have_procs ? read_link(procs, (int)np, force, &down, &up) : 1;
+  int link = state.link_on > 0 ? read_link(procs, have_procs ? (int)np : -1, force, &down, &up) : 1;
   double end = perf__clock_now();
   nreads++;
   read_s += end - now;
@@ -613,6 +627,11 @@ void perf__cotenant_cost(long *reads, double *seconds)
 void perf__cotenant_link_watch(double before)
 {
   if (state.link_on < 0) return;
+  if (state.link_on > 0 && !state.link_stale) {
+    /* a base beside another context stands: our untimed bytes allowed for */
+    state.link_excess -= PERF__COTENANT_LINK_SLACK * before;
+    return;
+  }
   state.link_on = 1;
   state.link_stale = 1; /* the next read beside another context takes the base */
   state.link_before += before;
@@ -629,7 +648,9 @@ void perf__cotenant_link_own(double down, double up)
 void perf__cotenant_link_end(void)
 {
   if (state.link_on > 0) state.link_on = 0;
-  state.own_down = state.own_up = state.link_before = 0;
+  state.own_down = state.own_up = state.link_before = state.link_prev_own = 0;
+  state.link = 0, state.link_group = 0; /* a later test names its own */
+  for (int i = 0; i < state.nprocs; i++) state.procs[i].link = 0;
 }
 
 /* See cotenant.h. */

@@ -205,18 +205,20 @@ void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *proc
  * now until perf__cotenant_link_end (the test's end), each read made
  * beside another process's context also reads the link. Its base is
  * taken at the first such read (and again after a read alone: every byte
- * is ours then); what was judged before is not judged again. Our bytes
- * moved just before the base (before: the workload's untimed calls; what
- * was counted since the last read) may still show in GPM's samples after
- * it: they are allowed for. Never fails (where GPM cannot be read, the
- * link is not read). */
+ * is ours then) and stands across the test's claims. Our bytes moved just
+ * before the base (before: the workload's untimed calls; what was counted
+ * since the last read and in the interval before) may still show in GPM's
+ * samples after it: they are allowed for, and so is before when the base
+ * already stands. Never fails (where GPM cannot be read, the link is not
+ * read). */
 void perf__cotenant_link_watch(double before);
 
 /* Counts bytes our own copies moved (a sample's iterations times the
  * workload's traced copies) while the link is read. Never fails. */
 void perf__cotenant_link_own(double down, double up);
 
-/* Stops reading the link (the test ended). Never fails. */
+/* Stops reading the link (the test ended) and forgets the traffic seen,
+ * so that a later test names its own. Never fails. */
 void perf__cotenant_link_end(void);
 
 /* Notes that this worker begins now (NVML's clock), for the device
