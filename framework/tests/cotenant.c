@@ -573,7 +573,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   ST_NEAR(s.link_from, 10.2, 1e-12); /* the next interval starts here */
   char who[240];
   ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
-         "pid 4000007, 54.0 GB/s of host-to-device traffic not ours");
+         "pid 4000007, 54.0 GB/s of host-to-device traffic not ours (GPM)");
   /* Our own copies account for the bytes (with the link's requests the
    * other way): nothing marked. */
   perf__cotenant q = linked(100);
@@ -586,7 +586,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   perf__cotenant_fold_link(&q, procs, 2, 5.4e9, 10e9, 10.4);
   ST_EQ(q.nspans, 1);
   ST_STR(perf__cotenant_describe(&q, 10.2, who, sizeof who),
-         "pid 4000007, 10.4 GB/s of device-to-host traffic not ours");
+         "pid 4000007, 10.4 GB/s of device-to-host traffic not ours (GPM)");
   /* GPM's samples trail (the H200's sine sweep beside an idle context):
    * our 8.2 GB/s shown as 1.4, 7.2, 8.6, 9.5 GB/s, then 6.5 GB/s in the
    * interval after our copies ended. Nothing is foreign; a neighbour's 20
@@ -637,8 +637,8 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   perf__cotenant_fold_link(&g, three, 3, 50e9, 4e9, 10.2);
   ST_EQ(g.nspans, 1);
   ST_STR(perf__cotenant_describe(&g, 10.0, who, sizeof who),
-         "54.0 GB/s of host-to-device traffic not ours, from one of 2 other processes holding a "
-         "context");
+         "54.0 GB/s of host-to-device traffic not ours (GPM), from one of 2 other processes "
+         "holding a context");
   /* A container (NVML lists host PIDs): the other entry counts, unnamed. */
   perf__cotenant h = {.self = 100, .self_context = 1, .link_from = 10.0};
   perf__gpuwatch_proc host_pids[] = {{.pid = 7100}, {.pid = 7200}};
@@ -646,7 +646,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   ST_EQ(h.nspans, 1);
   ST_STR(perf__cotenant_describe(&h, 10.0, who, sizeof who),
          "1 process NVML lists by host PID (not nameable from this PID namespace), with "
-         "54.0 GB/s of host-to-device traffic not ours");
+         "54.0 GB/s of host-to-device traffic not ours (GPM)");
   /* an SM co-tenant that also copies: both said */
   perf__cotenant b = linked(100);
   perf__gpuwatch_util util[] = {{.pid = 4000007, .ts = 7, .sm = 40}};
@@ -654,7 +654,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   b.link_from = 10.0;
   perf__cotenant_fold_link(&b, procs, 2, 20e9, 1e9, 10.2);
   ST_STR(perf__cotenant_describe(&b, 10.0, who, sizeof who),
-         "pid 4000007, 40 % SM, 21.0 GB/s of host-to-device traffic not ours");
+         "pid 4000007, 40 % SM, 21.0 GB/s of host-to-device traffic not ours (GPM)");
 }
 
 /* The link through the stand-in's GPM: the co-tenant poll reads it only
@@ -852,7 +852,7 @@ ST_TEST(cotenant_fixture_claim_beside_a_copy_only_neighbour_is_inconclusive_nami
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
                         line, sizeof line));
   ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "pid 4000009, ", line, sizeof line));
-  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", " GB/s of host-to-device traffic not ours",
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", " GB/s of host-to-device traffic not ours (GPM)",
                         line, sizeof line));
   st_run_free(&r);
   if (!run_test(&r, test, "FAKE_NVML_PROCS=self:30 FAKE_NVML_GPM_RX=300000", "")) return;

@@ -458,10 +458,11 @@ int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
   return 0;
 }
 
-/* Appends "48.2 GB/s of host-to-device traffic not ours". Never fails. */
+/* Appends "48.2 GB/s of host-to-device traffic not ours (GPM)": the rate
+ * comes from NVML's GPM PCIe counters. Never fails. */
 static void link_words(char *buf, size_t len, size_t *used, double rate, int to_host)
 {
-  perf__units_append(buf, len, used, "%.1f GB/s of %s traffic not ours", rate * 1e-9,
+  perf__units_append(buf, len, used, "%.1f GB/s of %s traffic not ours (GPM)", rate * 1e-9,
                      to_host ? "device-to-host" : "host-to-device");
 }
 
@@ -640,6 +641,7 @@ void perf__cotenant_link_watch(double before)
 /* See cotenant.h. */
 void perf__cotenant_link_own(double down, double up)
 {
+  if (state.link_on <= 0) return; /* not watched: nothing to count against */
   state.own_down += down;
   state.own_up += up;
 }

@@ -367,7 +367,6 @@ typedef struct gpm_request {
   gpm_metric m[GPM_ARRAY];
 } gpm_request;
 
-
 /* Monotonic seconds. */
 static double mono_s(void)
 {

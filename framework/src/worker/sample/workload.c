@@ -177,7 +177,7 @@ static int sample_batch(perf_workload *w, long n, double *s, char *why,
   perf__wstate *st = w->perf__state;
   int err = perf__clock_by_events(st->clock) ? sample_events(w, n, s, why, len)
                                               : sample_host(w, n, s, why, len);
-  if (st->link_down + st->link_up > 0) /* the co-tenant check's own bytes */
+  if (!err && st->link_down + st->link_up > 0) /* the co-tenant check's own bytes */
     perf__cotenant_link_own(st->link_down * (double)n, st->link_up * (double)n);
   return err ? err
              : failed_calls(w, w->perf__state->first_call ? "its first call" : "a sample",
