@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "selftest.h"
+#include "worker/claim/canary.h"
 #include "worker/claim/compare.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/gpuwatch.h"
@@ -405,7 +406,7 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
    * to 110.1, round 10 starting at 110 is shared too): the other 29 decide. */
   rounds(a, b, t0, t1, 0, 10);
   perf__cotenant s = busy_between(90, 109.6);
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 11);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 11);
   ST_EQ(n, 29);
   ST_EQ(r.rounds, 29);
   ST_EQ(r.verdict, PERF_OUTCOME_PASS);
@@ -417,22 +418,90 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01, .lo = 0.4, .hi = 0.6};
   perf__cotenant most = busy_between(90, 137.2);
-  ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 38);
+  ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 38);
   ST_EQ(n, 2);
   ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_NEAR(r.lo, 0.4, 0); /* the line still shows what all rounds measured */
   /* Round times unknown (no memory): every round counts as shared. */
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_PASS, .level = 0.01};
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, NULL, NULL, &n, 100, 140, &r), 40);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, NULL, NULL, NULL, &n, 100, 140, &r), 40);
   ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   /* No foreign use during sampling: nothing dropped, the verdict stands. */
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   perf__cotenant before = busy_between(10, 20);
-  ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, a, b, t0, t1, &n, 100, 140, &r), 0);
+  ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 0);
   ST_EQ(n, 40);
   ST_EQ(r.verdict, PERF_OUTCOME_FAIL);
+}
+
+/* The canary's rule: a round is clean when the empty kernel's turnaround
+ * before and after it are both within the band of the process's lowest
+ * reading (3x, at least +20 us); an anchor that was never at an idle
+ * GPU's pace (a neighbour that never left room) or a missing reading
+ * judges nothing. The H200's figures: alone 14.6 us, beside a GEMM loop
+ * 388 us. */
+ST_TEST(cotenant_canary_judges_a_round_by_both_turnarounds_against_a_quiet_anchor)
+{
+  double quiet = 14.6e-6, sliced = 388e-6;
+  ST_EQ(perf__canary_judge(quiet, 15e-6, 22e-6), PERF__CANARY_CLEAN);
+  ST_EQ(perf__canary_judge(quiet, 15e-6, sliced), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(quiet, sliced, 15e-6), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(quiet, 43.5e-6, 43e-6), PERF__CANARY_CLEAN); /* 3x the anchor: 43.8 us */
+  ST_EQ(perf__canary_judge(quiet, 44e-6, 45e-6), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(5e-6, 24e-6, 25e-6), PERF__CANARY_CLEAN);   /* anchor + 20 us */
+  ST_EQ(perf__canary_judge(5e-6, 24e-6, 26e-6), PERF__CANARY_DISTURBED);
+  /* the lowest reading was itself a slice's wait: nothing is judged */
+  ST_EQ(perf__canary_judge(sliced, sliced, sliced), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(PERF__CANARY_QUIET_MAX_S * 1.01, 1e-4, 1e-4), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(0, 15e-6, 15e-6), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(quiet, 0, 15e-6), PERF__CANARY_UNJUDGED); /* no reading before */
+  /* it judges a claim only while it finds almost every round clean: beside
+   * a neighbour that slices in often, the rounds it calls clean are luck */
+  ST_EQ(perf__canary_trusted(0, 11), 1); /* the trial: 12 rounds */
+  ST_EQ(perf__canary_trusted(0, 12), 0);
+  ST_EQ(perf__canary_trusted(90, 10), 1);
+  ST_EQ(perf__canary_trusted(89, 11), 0);
+  ST_EQ(perf__canary_trusted(4, 120), 0); /* 97 % delayed: the H200 beside tiny kernels */
+}
+
+/* Rounds the canary found clean stand though NVML marked them shared (its
+ * spans cover a neighbour's off-phases too), except where the host link
+ * showed another process's traffic: the canary does not see the link. */
+ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
+{
+  perf__verdict_cfg cfg;
+  perf__verdict_defaults(&cfg);
+  cfg.reps = 2000;
+  perf__verdict_claim c = {PERF__CLAIM_FASTER, 1.5};
+  perf__rng rng;
+  perf__rng_seed(&rng, 7);
+  double a[40], b[40], t0[40], t1[40], judged[40];
+  /* every round shared per NVML; rounds 0..9 were slow (2.0 vs 0.5) */
+  rounds(a, b, t0, t1, 0, 10);
+  for (int i = 0; i < 40; i++) judged[i] = i >= 10; /* the canary kept 10..39 */
+  perf__cotenant s = busy_between(90, 150);
+  perf__verdict_result r = {.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
+  size_t n = 40;
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 10);
+  ST_EQ(n, 30);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
+  ST_CHECK(r.lo >= 1.5);
+  /* the same, but the link showed foreign traffic over rounds 10..19 */
+  rounds(a, b, t0, t1, 10, 20);
+  s.link_spans[0] = (perf__cotenant_span){110, 119.2};
+  s.nlink_spans = 1;
+  n = 40;
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 20);
+  ST_EQ(n, 20);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
+  /* a sample is shared through the link alone while a canary judges */
+  ST_EQ(perf__cotenant_shares(&s, 130, 131), 1);
+  s.canary = 1;
+  ST_EQ(perf__cotenant_shares(&s, 130, 131), 0);
+  ST_EQ(perf__cotenant_shares(&s, 112, 113), 1);
 }
 
 /* Which cause an undecided claim names once shared rounds were dropped: the
@@ -735,11 +804,14 @@ ST_TEST(cotenant_an_older_nvml_keeps_the_rest_of_the_watch)
 /* Runs the fixture's gpu.events_clock_sees_4x_bytes (args before the
  * filter) under the stand-in NVML with these FAKE_NVML_ settings. Returns
  * 1 on a machine with a GPU; 0 without one, after checking that it was
- * skipped (the watch opens by the CUDA device's bus id) and freeing r. */
+ * skipped (the watch opens by the CUDA device's bus id) and freeing r.
+ * The stand-in shows neighbours the GPU does not have, which the canary
+ * would find absent (canary.h): it is off unless fake sets PERF_CANARY. */
 static int run_test(st_run *r, const char *test, const char *fake, const char *args)
 {
   char env[800], all[600];
-  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so %s ", st_build_dir(), fake);
+  snprintf(env, sizeof env, "PERF_NVML_LIB=%.400s/libfakenvml.so %s%s ", st_build_dir(),
+           strstr(fake, "PERF_CANARY=") ? "" : "PERF_CANARY=0 ", fake);
   snprintf(all, sizeof all, "--verbose %s --filter='%s'", args, test);
   st_exec(r, env, all);
   if (st_have_gpu()) return 1;
@@ -785,6 +857,21 @@ ST_TEST(cotenant_fixture_claim_under_a_co_tenant_is_inconclusive_naming_it)
                         "pid 4000003, 97 % SM", line, sizeof line));
   st_run_free(&r);
   st_rmtree(dir);
+}
+
+/* The same stand-in neighbour at 97 % SM with the canary on: the GPU has
+ * no other context, so the empty kernel's turnaround stays at an idle
+ * GPU's pace, every round is judged clean, and the claim is decided on
+ * them, saying so; nothing waits for the neighbour to leave. */
+ST_TEST(cotenant_fixture_claim_beside_a_listed_neighbour_that_never_delays_us_is_decided)
+{
+  st_run r;
+  char line[1200];
+  if (!run_shared(&r, "PERF_CANARY=1 FAKE_NVML_PROCS=self:30,4000003:97", "")) return;
+  st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "the canary found ", line, sizeof line));
+  ST_CHECK(!st_line_with(&r, "waiting up to 2.0 s", NULL, line, sizeof line));
+  st_run_free(&r);
 }
 
 /* A driver that names one process per window, ours while we run (an

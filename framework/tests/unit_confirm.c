@@ -125,6 +125,55 @@ ST_TEST(verdict_round_function_stops_sampling_without_an_error)
   ST_STR(r.why, "sampling stopped");
 }
 
+/* Rounds that alternate between disturbed (PERF__VERDICT_SKIP) and clean
+ * ones, on a fake clock that moves 0.01 s a round. */
+typedef struct skipping {
+  pair_gen g;
+  int calls, every; /* every `every`-th round clean; 0: none */
+  double t;
+} skipping;
+
+static int skip_round(void *ctx, double *a, double *b)
+{
+  skipping *s = ctx;
+  s->t += 0.01;
+  if (!s->every || s->calls++ % s->every) return PERF__VERDICT_SKIP;
+  return gen_round(&s->g, a, b);
+}
+
+static skipping *skip_clock_of;
+static double skip_clock(void) { return skip_clock_of->t; }
+
+/* A round function may leave a round out (the canary found another
+ * process delayed it): it is not counted, sampling goes on until the
+ * clean rounds decide, and a claim with none left by the budget's end is
+ * INCONCLUSIVE saying so. */
+ST_TEST(verdict_skipped_rounds_are_not_counted_and_the_budget_still_ends_sampling)
+{
+  perf__verdict_cfg c;
+  perf__verdict_defaults(&c);
+  c.budget_s = 2.0;
+  c.now_s = skip_clock;
+  perf__verdict_claim claim = {.kind = PERF__CLAIM_FASTER, .threshold = 1.5};
+  skipping s = {.g = {.ratio = 3.0, .noise = 0.05}, .every = 3};
+  skip_clock_of = &s;
+  perf__rng_seed(&s.g.rng, 5);
+  perf__rng boot;
+  perf__rng_seed(&boot, 6);
+  perf__verdict_result r;
+  ST_EQ(perf__verdict_run(&c, &claim, skip_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
+  ST_EQ(r.rounds, 12);  /* the first look, on clean rounds only */
+  ST_EQ(r.skipped, 22); /* two of every three before the 12th clean one */
+  skipping none = {.g = {.ratio = 3.0, .noise = 0.05}, .every = 0};
+  skip_clock_of = &none;
+  ST_EQ(perf__verdict_run(&c, &claim, skip_round, NULL, &none, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
+  ST_EQ(r.rounds, 0);
+  ST_STR(r.why, "time budget spent: every round was disturbed");
+  ST_CHECK(none.t >= 2.0 && none.t < 2.02); /* stopped at the budget */
+}
+
 /* A first attempt whose undecided claims all stopped beside a co-tenant
  * that never left is not run again (a second attempt beside it says the
  * same), and a line says so; any other claim that did not pass (a FAIL,

@@ -14,6 +14,7 @@
 #include "base/units.h"
 #include "base/grow.h"
 #include "worker/context.h"
+#include "worker/claim/canary.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/gpu.h"
 #include "worker/device/gpuwatch.h"
@@ -38,6 +39,8 @@ typedef struct pair {
   samples sa, sb;  /* for the claim's record (--json) */
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   samples round_from, round_to; /* each round's start and end (perf__clock_now) */
+  samples round_clean;          /* 1: the canary found the round clean; 0: not judged */
+  perf__canary canary;          /* judges the rounds beside another process */
   double from;                  /* when sampling began */
   perf__reference_launcher launch; /* read after each round where a baseline wants it
                                       (st NULL: not) */
@@ -73,10 +76,11 @@ static pair live;
 
 static void free_samples(pair *p)
 {
-  samples *all[] = {&p->sa,         &p->sb,       &p->rounds_a, &p->rounds_b,
-                    &p->round_from, &p->round_to, &p->launch_t};
+  samples *all[] = {&p->sa,         &p->sb,       &p->rounds_a,    &p->rounds_b,
+                    &p->round_from, &p->round_to, &p->round_clean, &p->launch_t};
   perf__reference_launch_close(&p->launch);
-  for (int i = 0; i < 7; i++) {
+  perf__canary_close(&p->canary);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     free(all[i]->t);
     free(all[i]->mhz);
     *all[i] = (samples){0};
@@ -100,15 +104,17 @@ static long kept_shared(const pair *p)
 
 /* 1 when the round that began at begin must be taken again: NVML, read
  * since, shows another process used the GPU during it (its first window
- * reported only after the round's first samples were kept), while none of
- * its samples was kept shared (then the wait for the co-tenant is spent,
- * and the round stands, to be dropped from the decision: exclude_shared).
- * The discarded samples count as retaken. */
+ * reported only after the round's first samples were kept; while the
+ * canary judges the rounds, only the host link's foreign traffic counts:
+ * perf__cotenant_shares), while none of its samples was kept shared (then
+ * the wait for the co-tenant is spent, and the round stands, to be dropped
+ * from the decision: exclude_shared). The discarded samples count as
+ * retaken. */
 static int take_again(pair *p, double begin, long kept0)
 {
   if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
   if (kept_shared(p) != kept0 ||
-      !perf__cotenant_overlaps(perf__cotenant_state(), begin, perf__clock_now()))
+      !perf__cotenant_shares(perf__cotenant_state(), begin, perf__clock_now()))
     return 0;
   p->a->perf__state->rt.shared_retaken += 2;
   p->b->perf__state->rt.shared_retaken += 2;
@@ -153,14 +159,16 @@ static double launch_median(pair *p)
 
 /* 1 when p's claim cannot be decided beside the neighbour it has: the
  * test's wait for co-tenants is spent, at least the first look's rounds
- * are taken, and another process used the GPU during every one of them
- * (as NVML tells now). A neighbour that comes and goes leaves clean
- * rounds, and sampling goes on. Never fails. */
+ * are taken, none of them did the canary find clean, and another process
+ * used the GPU during every one of them (as NVML tells now). A neighbour
+ * that comes and goes leaves clean rounds, and sampling goes on. Never
+ * fails. */
 static int hopeless(pair *p)
 {
   if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
   if (!perf__workload_alone_spent() || p->round_from.n < (size_t)p->first_look ||
-      p->round_to.n != p->round_from.n || !perf__cotenant_poll(0))
+      p->round_to.n != p->round_from.n || (p->canary.clean && !p->canary.gave_up) ||
+      !perf__cotenant_poll(0))
     return 0;
   const perf__cotenant *ct = perf__cotenant_state();
   for (size_t i = 0; i < p->round_from.n; i++)
@@ -172,8 +180,10 @@ static int hopeless(pair *p)
  * cannot line up with one workload's positions; the outer two samples
  * belong to one workload, the inner two to the other, and each workload's
  * value is the mean of its two (linear drift cancels). A round another
- * process shared is taken again (take_again). Returns 0, the first
- * sampling error (kept in p), or PERF__VERDICT_STOP before any sample when
+ * process shared is taken again (take_again). Beside another process the
+ * canary judges the round after it (canary.h). Returns 0, the first
+ * sampling error (kept in p), PERF__VERDICT_SKIP for a round the canary
+ * found disturbed (not kept), or PERF__VERDICT_STOP before any sample when
  * the claim is hopeless beside a neighbour that never left. */
 static int abba(void *ctx, double *a, double *b)
 {
@@ -193,6 +203,9 @@ static int abba(void *ctx, double *a, double *b)
       mhz[i] = seq[i]->perf__state->last_mhz;
     }
   } while (take_again(p, begin, kept0));
+  perf__canary_says says = perf__canary_round(&p->canary, 0);
+  if (says == PERF__CANARY_DISTURBED) return PERF__VERDICT_SKIP;
+  keep(&p->round_clean, says == PERF__CANARY_CLEAN, 0);
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
   keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
       keep(so, t[3], mhz[3]);
@@ -470,13 +483,16 @@ static int decide_again(const perf__verdict_claim *c, const perf__verdict_cfg *c
 /* See compare.h. */
 long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
                             const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
-                            const double *t0, const double *t1, size_t *n, double from,
-                            double now, perf__verdict_result *r)
+                            const double *t0, const double *t1, const double *judged,
+                            size_t *n, double from, double now, perf__verdict_result *r)
 {
   size_t clean = 0;
   if (!perf__cotenant_overlaps(ct, from, now)) return 0;
   for (size_t i = 0; i < *n && t0; i++) {
-    if (perf__cotenant_overlaps(ct, t0[i], t1[i])) continue;
+    int canary = judged && judged[i] > 0;
+    if (canary ? perf__cotenant_overlaps_link(ct, t0[i], t1[i])
+               : perf__cotenant_overlaps(ct, t0[i], t1[i]))
+      continue;
     a[clean] = a[i];
     b[clean++] = b[i];
   }
@@ -495,6 +511,28 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
   return NULL;
 }
 
+/* Appends what the canary judged of p's rounds to out's causes: "; beside
+ * another process (who), the canary found 40 of 90 rounds delayed (left
+ * out: an empty kernel's turnaround above 44 us, host clock)"; a claim
+ * left with no round names that process as its cause. Never fails
+ * (truncates). */
+static void canary_text(const pair *p, perf__compare_result *out)
+{
+  const perf__canary *k = &p->canary;
+  if (!k->clean && !k->disturbed) return;
+  if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && !out->r.rounds)
+    out->r.why = "another process used the GPU";
+  char who[240];
+  perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
+  size_t used = strlen(out->disturbed);
+  long all = k->clean + k->disturbed;
+  snprintf(out->disturbed + used, sizeof out->disturbed - used, "; beside another process "
+           "(%s), the canary found %ld of %ld %s delayed (left out: an empty kernel's "
+           "turnaround above %.0f us, host clock)%s", who[0] ? who : "no longer listed",
+           k->disturbed, all, perf__units_noun(all, "round", "rounds"), perf__canary_band() * 1e6,
+           k->gave_up ? ", then stopped judging: too many were" : "");
+}
+
 /* Rounds during which another process used the GPU, as NVML tells after
  * the last of them (a window is reported once it closed), are no evidence:
  * with any, the claim is decided again on the others alone
@@ -509,13 +547,18 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   sa->shared_from = sb->shared_from = p->from;
   sa->shared_of = sb->shared_of = "round";
   if ((!sa->watched && !sb->watched) || !perf__cotenant_poll(1)) return 0;
+  canary_text(p, out);
   const perf__cotenant *ct = perf__cotenant_state();
   perf__verdict_result *r = &out->r;
   perf_outcome first = r->verdict;
   size_t n = p->rounds_a.n, m = n;
   int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
   long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
-                                        timed ? p->round_from.t : NULL, p->round_to.t, &m,
+                                        timed ? p->round_from.t : NULL, p->round_to.t,
+                                        p->round_clean.n == n && !p->canary.gave_up
+                                            ? p->round_clean.t
+                                            : NULL,
+                                        &m,
                                         p->from, perf__clock_now(), r);
   if (dropped <= 0) return (int)dropped;
   p->rounds_a.n = p->rounds_b.n = m;
@@ -526,7 +569,8 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   size_t used = strlen(out->disturbed);
   if (r->verdict != PERF_OUTCOME_INCONCLUSIVE) {
     snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "
-             "during which no other process used the GPU, %zu of %zu (%s)", n - k, n, who);
+             "during which no other process used the GPU%s, %zu of %zu (%s)",
+             p->canary.clean ? " or the canary found clean" : "", n - k, n, who);
     return 0;
   }
   const char *why = perf__compare_shared_why(first, n, k, cfg->first_look);
@@ -535,7 +579,9 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s%s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
            PERF__COTENANT_MAX_WAIT_MS * 1e-3,
-           p->stopped ? ", " PERF__CONFIRM_STOPPED_SHARED : "");
+           p->stopped || (k == n && perf__workload_alone_spent())
+               ? ", " PERF__CONFIRM_STOPPED_SHARED
+               : "");
   return 0;
 }
 
@@ -555,6 +601,27 @@ static void report_cost(const perf_workload *a, const perf_workload *b, long rea
   }
   perf__context_line(PERF_LINE_VERBOSE, "noise checks: %shost load %.3f ms (host clock)", gpu,
                      (perf__hostnoise_cost() - host0) * 1e3);
+}
+
+/* 1 when w's samples will run on the GPU: it names a stream or a GPU clock. */
+static int gpu_side(const perf_workload *w)
+{
+  if (w->perf__state) return w->perf__state->uses_gpu;
+  return w->stream || (w->clock != PERF_CLOCK_AUTO && perf__clock_by_events(w->clock));
+}
+
+/* The canary of a claim of a and b, read once before their warm-ups when
+ * NVML, read now, shows another process (canary.h), so that beside a
+ * neighbour no warm-up waits for it to leave. Never fails. */
+static perf__canary canary_before(const perf_workload *a, const perf_workload *b)
+{
+  perf__canary k = {0};
+  if (!gpu_side(a) && !gpu_side(b)) return k;
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err || !g->watch) return k;
+  perf__cotenant_poll(0);
+  perf__canary_round(&k, 1);
+  return k;
 }
 
 /* Ends the test as ERROR when the two workloads cannot be compared. */
@@ -598,6 +665,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
    * bootstrap's cost stays bounded however long the budget is. */
   double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
   double warm_cap = cfg.budget_s / 4;
+  free_samples(&live);
+  live.canary = canary_before(a, b); /* in live: a test that ends closes it */
   perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), a->name);
   perf__workload_prepare(a, min_sample, warm_cap);
   perf__nvtx_pop();
@@ -610,10 +679,10 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
 
   perf__rng rng;
   perf__rng_seed(&rng, perf__context_opt.seed);
-  free_samples(&live);
   pair *p = &live;
+  perf__canary canary = p->canary;
   *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt,
-              .first_look = cfg.first_look};
+              .first_look = cfg.first_look, .canary = canary};
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
   perf__retake before = retakes(a, b);
   perf__hostload host;
@@ -622,6 +691,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   open_launch(p);
+  perf__canary_round(&p->canary, 1); /* the first round's before */
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);

@@ -41,7 +41,9 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
 /* The rule for rounds another process shared the GPU with (pure: ct is
  * what NVML told): when foreign use known to ct overlapped [from, now],
  * drops each round i < *n that it overlapped (t0[i]..t1[i]: when the round
- * ran; t0 NULL: not known, then every round), keeping the others' a[i],
+ * ran; t0 NULL: not known, then every round; a round the canary found
+ * clean, judged[i] > 0 (judged NULL: none), is dropped only where the
+ * host link showed foreign traffic: canary.h), keeping the others' a[i],
  * b[i] in order and their count in *n, and decides claim c again on them
  * alone at r->level into r (medians, ratio, interval, verdict; fewer than
  * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).
@@ -49,8 +51,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
  * and a, b untouched), or PERF__ENOMEM / the bootstrap's error. */
 long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
                             const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
-                            const double *t0, const double *t1, size_t *n, double from,
-                            double now, perf__verdict_result *r);
+                            const double *t0, const double *t1, const double *judged,
+                            size_t *n, double from, double now, perf__verdict_result *r);
 
 /* The cause an INCONCLUSIVE claim names once perf__compare_unshared dropped
  * k of its n rounds as shared: "another process used the GPU" when the

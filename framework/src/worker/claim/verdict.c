@@ -213,10 +213,17 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *c
       err = 0;
       break;
     }
+    int skip = err == PERF__VERDICT_SKIP;
+    if (skip) err = 0, out->skipped++;
     if (err) break;
-    n++;
+    n += !skip;
     double elapsed = now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);
     int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
+    if (skip && !spent) continue;
+    if (!n) {
+      out->why = "time budget spent: every round was disturbed";
+      break;
+    }
     enum pace pace = spent && n < cfg->first_look ? short_of_first_look(cfg, n, elapsed)
                                                   : PACE_STOP;
     if (pace == PACE_STRETCH) {

@@ -97,13 +97,17 @@ typedef struct perf__verdict_result {
   int early;             /* the last look was the early look (range of the
                             rounds' ratios with the bootstrap) */
   const char *why;       /* for INCONCLUSIVE: what stopped sampling */
+  int skipped;           /* rounds the round function skipped (disturbed) */
 } perf__verdict_result;
 
 /* One ABBA round: returns 0 and the per-iteration times (seconds) of A and B,
  * or a negative error, which ends sampling, or PERF__VERDICT_STOP: no round
  * and no error; sampling ends and the claim stands as the looks so far
- * left it (its why: "sampling stopped"). */
+ * left it (its why: "sampling stopped"), or PERF__VERDICT_SKIP: a round
+ * was taken but is no evidence (disturbed); it is not counted, and
+ * sampling goes on while the budget lasts (its time counts). */
 #define PERF__VERDICT_STOP 1
+#define PERF__VERDICT_SKIP 2
 typedef int perf__verdict_round_fn(void *ctx, double *a, double *b);
 /* Called after each look when set (for --verbose tracing). */
 typedef void perf__verdict_look_fn(void *ctx, const perf__verdict_result *now);

@@ -53,22 +53,27 @@ static void note_proc(perf__cotenant *s, unsigned pid, unsigned sm, unsigned lon
   s->procs[i].last_busy = now;
 }
 
-/* Marks [from, to] as used by another process: joins the last span when
- * they touch, else a new one (the oldest dropped when all are taken). */
-static void add_span(perf__cotenant *s, double from, double to)
+/* Appends [from, to] to spans (*n of them): joins the last span when they
+ * touch, else a new one (the oldest dropped when all are taken). */
+static void put_span(perf__cotenant_span *spans, int *n, double from, double to)
 {
-  int n = s->nspans;
-  if (n && from <= s->spans[n - 1].to) {
-    if (to > s->spans[n - 1].to) s->spans[n - 1].to = to;
+  int k = *n;
+  if (k && from <= spans[k - 1].to) {
+    if (to > spans[k - 1].to) spans[k - 1].to = to;
     return;
   }
-  if (n == PERF__COTENANT_SPANS) {
-    memmove(s->spans, s->spans + 1, (size_t)(n - 1) * sizeof s->spans[0]);
-    n--;
+  if (k == PERF__COTENANT_SPANS) {
+    memmove(spans, spans + 1, (size_t)(k - 1) * sizeof spans[0]);
+    k--;
   }
-  s->spans[n].from = from;
-  s->spans[n].to = to;
-  s->nspans = n + 1;
+  spans[k] = (perf__cotenant_span){from, to};
+  *n = k + 1;
+}
+
+/* Marks [from, to] as used by another process. */
+static void add_span(perf__cotenant *s, double from, double to)
+{
+  put_span(s->spans, &s->nspans, from, to);
 }
 
 /* The traffic of rates down/up (bytes/s) over the interval ending now
@@ -163,6 +168,7 @@ void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *proc
   if (rate > s->link) s->link = rate, s->link_up = to_host;
   s->link_last = now;
   add_span(s, from, now);
+  put_span(s->link_spans, &s->nlink_spans, from, now);
 }
 
 /* Processes the list shows besides ours, where they can be told apart;
@@ -450,12 +456,31 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
   s->unlisted_last = now;
 }
 
+/* 1 when one of spans (n) overlapped [t0, t1] or ended less than
+ * PERF__COTENANT_QUIET_S before t0. Never fails. */
+static int any_overlap(const perf__cotenant_span *spans, int n, double t0, double t1)
+{
+  for (int i = n - 1; i >= 0; i--)
+    if (spans[i].from < t1 && spans[i].to + PERF__COTENANT_QUIET_S > t0) return 1;
+  return 0;
+}
+
 /* See cotenant.h. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
 {
-  for (int i = s->nspans - 1; i >= 0; i--)
-    if (s->spans[i].from < t1 && s->spans[i].to + PERF__COTENANT_QUIET_S > t0) return 1;
-  return 0;
+  return any_overlap(s->spans, s->nspans, t0, t1);
+}
+
+/* See cotenant.h. */
+int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1)
+{
+  return any_overlap(s->link_spans, s->nlink_spans, t0, t1);
+}
+
+/* See cotenant.h. */
+int perf__cotenant_shares(const perf__cotenant *s, double t0, double t1)
+{
+  return s->canary ? perf__cotenant_overlaps_link(s, t0, t1) : perf__cotenant_overlaps(s, t0, t1);
 }
 
 /* Appends "48.2 GB/s of host-to-device traffic not ours (GPM)": the rate
@@ -616,6 +641,9 @@ int perf__cotenant_poll(int force)
 
 /* See cotenant.h. */
 const perf__cotenant *perf__cotenant_state(void) { return &state; }
+
+/* See cotenant.h. */
+void perf__cotenant_canary(int on) { state.canary = on; }
 
 /* See cotenant.h. */
 void perf__cotenant_cost(long *reads, double *seconds)

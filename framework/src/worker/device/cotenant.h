@@ -79,6 +79,11 @@ typedef struct perf__cotenant_proc {
 } perf__cotenant_proc;
 
 /* What the reads so far say (zero-initialise, then set self). */
+/* An interval of foreign use, our clock. */
+typedef struct perf__cotenant_span {
+  double from, to;
+} perf__cotenant_span;
+
 typedef struct perf__cotenant {
   unsigned self;          /* our pid, as this process sees it */
   int self_context;       /* our process holds a context on the GPU */
@@ -115,10 +120,13 @@ typedef struct perf__cotenant {
   unsigned long long gap_ts; /* the last window judged, when it had a gap */
   unsigned gap;             /* its gap, points */
   unsigned long long gap_first; /* the first window of that run of gaps */
-  struct {
-    double from, to;
-  } spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
+  perf__cotenant_span spans[PERF__COTENANT_SPANS]; /* foreign use, oldest first, our clock */
   int nspans;
+  perf__cotenant_span link_spans[PERF__COTENANT_SPANS]; /* those of them the link showed */
+  int nlink_spans;
+  int canary;             /* 1 while a claim's canary judges its rounds
+                             (worker/claim/canary.h): a sample is then
+                             shared only where the link showed foreign use */
   int link_on;            /* the link is read: 1 yes, 0 no, -1 cannot be */
   int link_stale;         /* no base yet, or alone since it: the next read
                              beside another context takes one */
@@ -228,6 +236,19 @@ void perf__cotenant_begin(void);
 /* 1 when foreign use known to s overlapped [t0, t1] (our clock) or ended
  * less than PERF__COTENANT_QUIET_S before t0. Never fails. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
+
+/* perf__cotenant_overlaps for the spans the link showed alone (foreign
+ * traffic on the host link: perf__cotenant_fold_link). Never fails. */
+int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1);
+
+/* 1 when a sample taken over [t0, t1] shared the GPU: perf__cotenant_overlaps,
+ * or, while a canary judges the rounds (perf__cotenant_canary),
+ * perf__cotenant_overlaps_link: the canary tells the rounds another
+ * context delayed, not the traffic on the link. Never fails. */
+int perf__cotenant_shares(const perf__cotenant *s, double t0, double t1);
+
+/* Sets whether a canary judges the rounds now (1) or not (0). Never fails. */
+void perf__cotenant_canary(int on);
 
 /* The foreign processes seen using the GPU since `since` (our clock) or
  * less than PERF__COTENANT_QUIET_S before it (perf__cotenant_overlaps's

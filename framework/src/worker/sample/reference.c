@@ -174,6 +174,21 @@ cudaError_t perf__reference_launch_reading(perf__reference_launcher *l, double *
 }
 
 /* See reference.h. */
+cudaError_t perf__reference_turnaround(perf__reference_launcher *l, double *s)
+{
+  cudaKernel_t k;
+  dim3 one = {1, 1, 1};
+  *s = 0;
+  cudaError_t e = l->st ? empty_kernel(&k) : cudaErrorInvalidResourceHandle;
+  double t0 = perf__clock_now();
+  if (!e) e = cudaLaunchKernel((const void *)k, one, one, NULL, 0, l->st);
+  if (!e) e = cudaStreamSynchronize(l->st);
+  if (!e) *s = perf__clock_now() - t0;
+  perf__gpu_tolerate(e);
+  return e;
+}
+
+/* See reference.h. */
 void perf__reference_launch_close(perf__reference_launcher *l)
 {
   if (l->st) perf__gpu_tolerate(cudaStreamDestroy(l->st));

@@ -80,6 +80,13 @@ cudaError_t perf__reference_launch_open(perf__reference_launcher *l);
  * clock) into *s. Returns the first CUDA error (*s then 0). */
 cudaError_t perf__reference_launch_reading(perf__reference_launcher *l, double *s);
 
+/* The empty kernel's turnaround on l's stream: host time from its launch
+ * call to the return of the wait for it (host monotonic clock), into *s.
+ * Another context holding the GPU delays it by the rest of that context's
+ * time slice (worker/claim/canary.h). Returns the first CUDA error (*s
+ * then 0). */
+cudaError_t perf__reference_turnaround(perf__reference_launcher *l, double *s);
+
 /* Destroys l's stream. Never fails (an error is tolerated: the next
  * workload's is its own). */
 void perf__reference_launch_close(perf__reference_launcher *l);

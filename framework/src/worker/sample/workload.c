@@ -239,7 +239,7 @@ void perf__workload_rest_reset(void)
 static int shared_during(const perf__wstate *st, double t0, double t1)
 {
   return st->watched && perf__cotenant_poll(0) &&
-         perf__cotenant_overlaps(perf__cotenant_state(), t0, t1);
+         perf__cotenant_shares(perf__cotenant_state(), t0, t1);
 }
 
 /* Idles in steps of the co-tenant check's poll (counted in idled_s and in
@@ -263,7 +263,7 @@ static void wait_alone(perf__wstate *st)
     st->rt.shared_waited_ms += ms;
     perf__cotenant_poll(1);
     double now = perf__clock_now();
-    if (!perf__cotenant_overlaps(perf__cotenant_state(), now, now)) return;
+    if (!perf__cotenant_shares(perf__cotenant_state(), now, now)) return;
   }
 }
 

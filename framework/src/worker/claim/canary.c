@@ -1,0 +1,89 @@
+/* canary.c — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel. */
+#include "worker/claim/canary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "worker/device/cotenant.h"
+
+/* The lowest turnaround this process has read (seconds); 0 none. */
+static double anchor;
+
+/* See canary.h. */
+perf__canary_says perf__canary_judge(double anchor_s, double before, double after)
+{
+  if (!(anchor_s > 0) || anchor_s > PERF__CANARY_QUIET_MAX_S || !(before > 0) || !(after > 0))
+    return PERF__CANARY_UNJUDGED;
+  double band = PERF__CANARY_FACTOR * anchor_s;
+  if (band < anchor_s + PERF__CANARY_SLACK_S) band = anchor_s + PERF__CANARY_SLACK_S;
+  return before <= band && after <= band ? PERF__CANARY_CLEAN : PERF__CANARY_DISTURBED;
+}
+
+/* See canary.h. */
+int perf__canary_trusted(long clean, long disturbed)
+{
+  long all = clean + disturbed;
+  return all < PERF__CANARY_TRIAL || disturbed <= PERF__CANARY_MAX_DISTURBED * (double)all;
+}
+
+/* See canary.h. */
+double perf__canary_band(void)
+{
+  if (!(anchor > 0) || anchor > PERF__CANARY_QUIET_MAX_S) return 0;
+  double band = PERF__CANARY_FACTOR * anchor;
+  return band > anchor + PERF__CANARY_SLACK_S ? band : anchor + PERF__CANARY_SLACK_S;
+}
+
+/* One reading into *s, opening c at the first. Returns 0, or -1 after a
+ * CUDA error (c then reads no more). */
+static int reading(perf__canary *c, double *s)
+{
+  double t0 = perf__clock_now();
+  if (!c->l.st && perf__reference_launch_open(&c->l)) c->failed = 1;
+  if (!c->failed && perf__reference_turnaround(&c->l, s)) c->failed = 1;
+  c->cost_s += perf__clock_now() - t0;
+  if (c->failed) return -1;
+  if (!(anchor > 0) || *s < anchor) anchor = *s;
+  return 0;
+}
+
+/* 1 when $PERF_CANARY is "0": NVML's rule alone (the self-tests' stand-in
+ * NVML shows neighbours the GPU does not have). Never fails. */
+static int off(void)
+{
+  const char *v = getenv("PERF_CANARY");
+  return v && !strcmp(v, "0");
+}
+
+/* See canary.h. */
+perf__canary_says perf__canary_round(perf__canary *c, int ready)
+{
+  const perf__cotenant *ct = perf__cotenant_state();
+  double now = 0, before = c->last;
+  c->last = 0;
+  if (c->failed || c->gave_up || !ct->nspans || off() || reading(c, &now)) {
+    perf__cotenant_canary(0);
+    return PERF__CANARY_UNJUDGED;
+  }
+  c->last = now;
+  perf__cotenant_canary(perf__canary_band() > 0);
+  if (ready) return PERF__CANARY_UNJUDGED;
+  perf__canary_says says = perf__canary_judge(anchor, before, now);
+  c->clean += says == PERF__CANARY_CLEAN;
+  c->disturbed += says == PERF__CANARY_DISTURBED;
+  if (perf__canary_trusted(c->clean, c->disturbed)) return says;
+  c->gave_up = 1;
+  perf__cotenant_canary(0);
+  return PERF__CANARY_UNJUDGED;
+}
+
+/* See canary.h. */
+void perf__canary_close(perf__canary *c)
+{
+  perf__reference_launch_close(&c->l);
+  perf__cotenant_canary(0);
+}
+
+/* See canary.h. */
+void perf__canary_reset(void) { anchor = 0; }

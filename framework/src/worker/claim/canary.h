@@ -1,0 +1,104 @@
+/* canary.h — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel. */
+#ifndef PERF_CANARY_H
+#define PERF_CANARY_H
+
+#include "worker/sample/reference.h"
+
+/* NVML tells late and coarsely that another process used the GPU (1/6 s
+ * windows, reported after they close; worker/device/cotenant.h): a
+ * neighbour that comes and goes marks every round of a claim, though many
+ * ran while it was away. So while NVML shows another process in the test,
+ * the claim reads a canary after each round (and once before the first):
+ * the turnaround of an empty kernel on a stream of its own, host-timed
+ * from its launch to the return of the wait for it
+ * (perf__reference_turnaround). Another context holding the GPU delays it
+ * by the rest of that context's time slice. On an H200 (2026-11-29, 5 s
+ * per condition, rounds of four 2 ms kernels): alone 14.6 us median, 22.8
+ * us p99; beside a GEMM loop or a stream of tiny kernels in another
+ * process 388-414 us in 61-79 % of the rounds and quiet-like in the rest.
+ *
+ * The rule (perf__canary_judge): the anchor is the lowest turnaround this
+ * process has read. It is trusted only when it is at most
+ * PERF__CANARY_QUIET_MAX_S: the process has seen the GPU answer at an idle
+ * GPU's pace at least once; a neighbour that never left room never lets
+ * that happen, and its rounds are left to NVML's rule (not judged). A
+ * round is clean when the readings before and after it are both within
+ * the band, max(PERF__CANARY_FACTOR x anchor, anchor +
+ * PERF__CANARY_SLACK_S); otherwise it is disturbed and not used.
+ *
+ * The canary reads the GPU at a round's two ends only. A neighbour that
+ * holds the GPU often slices into the rounds between the readings too,
+ * and the few rounds whose two readings happen to be quiet are not clean:
+ * on the H200 beside a stream of tiny kernels the canary found 97-100 %
+ * of the rounds delayed, and two claims decided on the rest were wrong
+ * (a SIMILAR of a sync-per-GEMM loop at 0.78x, quiet 0.96x). So the
+ * canary judges a claim only while it finds almost every round clean: once
+ * PERF__CANARY_TRIAL rounds are judged, more than
+ * PERF__CANARY_MAX_DISTURBED of them delayed ends its judging for the
+ * claim (gave_up), and NVML's rule decides which rounds count, as without
+ * it. What it decides, then, is a neighbour NVML lists that seldom holds
+ * the GPU when we ask for it: an idle context, one whose work comes in
+ * bursts between ours.
+ *
+ * Blind spots: a neighbour's slice that begins and ends inside one round
+ * leaves both readings clean (2 % of the clean rounds beside the GEMM
+ * loop were up to 1.2x slow; the median over rounds absorbs so few); the
+ * canary does not see traffic on the host link: a neighbour that only
+ * copies is judged by the link's own check (cotenant.h), never by the
+ * canary; nor does it see a neighbour that shares the SMs without time
+ * slices (MPS). Cost: one reading per round, only beside another process.
+ * PERF_CANARY=0 in the environment turns it off: NVML's rule alone. */
+#define PERF__CANARY_QUIET_MAX_S 60e-6
+#define PERF__CANARY_FACTOR 3.0
+#define PERF__CANARY_SLACK_S 20e-6
+#define PERF__CANARY_TRIAL 12
+#define PERF__CANARY_MAX_DISTURBED 0.1
+
+/* A round's judgement. */
+typedef enum perf__canary_says {
+  PERF__CANARY_UNJUDGED = -1, /* no trusted anchor, or no reading */
+  PERF__CANARY_DISTURBED = 0,
+  PERF__CANARY_CLEAN = 1
+} perf__canary_says;
+
+/* One claim's canary. */
+typedef struct perf__canary {
+  perf__reference_launcher l; /* its stream (st NULL: not open) */
+  double last;      /* the reading after the last round (the next one's
+                       before), seconds; 0 none */
+  long clean, disturbed; /* rounds judged so */
+  double cost_s;    /* host clock: the readings' time */
+  int failed;       /* a CUDA error: no more readings in this claim */
+  int gave_up;      /* too many rounds delayed: it judges no more, and the
+                       rounds it found clean count as NVML says */
+} perf__canary;
+
+/* The rule (pure): a round between readings before and after (seconds;
+ * 0: none) against anchor (the lowest reading; 0: none). Never fails. */
+perf__canary_says perf__canary_judge(double anchor, double before, double after);
+
+/* 1 while a canary that found `clean` and `disturbed` rounds still judges
+ * (pure): fewer than PERF__CANARY_TRIAL judged, or at most
+ * PERF__CANARY_MAX_DISTURBED of them delayed. Never fails. */
+int perf__canary_trusted(long clean, long disturbed);
+
+/* The band of the anchor (seconds): 0 while no anchor is trusted. Never
+ * fails. */
+double perf__canary_band(void);
+
+/* After a round of claim c (before the first one: ready 1), when NVML has
+ * shown another process in this test: reads the canary, opening it at its
+ * first reading. Returns the round's judgement (ready: UNJUDGED), and
+ * sets whether the canary judges the rounds that follow
+ * (perf__cotenant_canary). A CUDA error, or more than
+ * PERF__CANARY_MAX_DISTURBED of the rounds delayed (gave_up), ends the
+ * canary for the claim (UNJUDGED then: NVML's rule holds). */
+perf__canary_says perf__canary_round(perf__canary *c, int ready);
+
+/* Closes c's stream and stops its judging. Never fails. */
+void perf__canary_close(perf__canary *c);
+
+/* Forgets the anchor (self-tests). Never fails. */
+void perf__canary_reset(void);
+
+#endif
