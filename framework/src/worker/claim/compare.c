@@ -95,6 +95,13 @@ static void release(void)
   perf__verdict_release();
 }
 
+/* 1 when p's rounds are watched for co-tenants (a GPU workload's): the
+ * canary reads only then, so a host-only claim never touches the GPU. */
+static int watched(const pair *p)
+{
+  return p->a->perf__state->watched || p->b->perf__state->watched;
+}
+
 /* Shared samples kept by a and b so far (once when a == b). */
 static long kept_shared(const pair *p)
 {
@@ -203,7 +210,7 @@ static int abba(void *ctx, double *a, double *b)
       mhz[i] = seq[i]->perf__state->last_mhz;
     }
   } while (take_again(p, begin, kept0));
-  perf__canary_says says = perf__canary_round(&p->canary, 0);
+  perf__canary_says says = watched(p) ? perf__canary_round(&p->canary, 0) : PERF__CANARY_UNJUDGED;
   if (says == PERF__CANARY_DISTURBED) return PERF__VERDICT_SKIP;
   keep(&p->round_clean, says == PERF__CANARY_CLEAN, 0);
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
@@ -603,10 +610,11 @@ static void report_cost(const perf_workload *a, const perf_workload *b, long rea
                      (perf__hostnoise_cost() - host0) * 1e3);
 }
 
-/* 1 when w's samples will run on the GPU: it names a stream or a GPU clock. */
+/* 1 when w's samples will run on the GPU as its declaration says, before
+ * its state is made (a state left from an earlier test is not read): it
+ * names a stream or a GPU clock. */
 static int gpu_side(const perf_workload *w)
 {
-  if (w->perf__state) return w->perf__state->uses_gpu;
   return w->stream || (w->clock != PERF_CLOCK_AUTO && perf__clock_by_events(w->clock));
 }
 
@@ -691,7 +699,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   open_launch(p);
-  perf__canary_round(&p->canary, 1); /* the first round's before */
+  if (watched(p)) perf__canary_round(&p->canary, 1); /* the first round's before */
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
                           p, &rng, r);
