@@ -391,14 +391,22 @@ static perf__cotenant busy_between(double from, double to)
   return s;
 }
 
+/* The rule the shared-round tests decide with: FASTER(a, b, 1.5), 2000
+ * resamples, a fixed seed. */
+static void decide_setup(perf__verdict_cfg *cfg, perf__verdict_claim *c, perf__rng *rng)
+{
+  perf__verdict_defaults(cfg);
+  cfg->reps = 2000;
+  *c = (perf__verdict_claim){PERF__CLAIM_FASTER, 1.5};
+  perf__rng_seed(rng, 7);
+}
+
 ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
 {
   perf__verdict_cfg cfg;
-  perf__verdict_defaults(&cfg);
-  cfg.reps = 2000;
-  perf__verdict_claim c = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim c;
   perf__rng rng;
-  perf__rng_seed(&rng, 7);
+  decide_setup(&cfg, &c, &rng);
   double a[40], b[40], t0[40], t1[40];
   perf__verdict_result r = {.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   size_t n = 40;
@@ -438,25 +446,31 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
 
 /* The canary's rule: a round is clean when the empty kernel's turnaround
  * before and after it are both within the band of the process's lowest
- * reading (3x, at least +20 us); an anchor that was never at an idle
- * GPU's pace (a neighbour that never left room) or a missing reading
- * judges nothing. The H200's figures: alone 14.6 us, beside a GEMM loop
- * 388 us. */
+ * reading (3x, at least 5 launch costs above it); an anchor that was never
+ * at an idle GPU's pace (more than 15 launch costs: a neighbour that never
+ * left room) or a missing reading judges nothing. The rule is in launch
+ * costs, so a machine whose launch path is slower gets a wider band. The
+ * H200's figures: launch 4.36 us, alone 14.6 us, beside a GEMM loop 388 us. */
 ST_TEST(cotenant_canary_judges_a_round_by_both_turnarounds_against_a_quiet_anchor)
 {
-  double quiet = 14.6e-6, sliced = 388e-6;
-  ST_EQ(perf__canary_judge(quiet, 15e-6, 22e-6), PERF__CANARY_CLEAN);
-  ST_EQ(perf__canary_judge(quiet, 15e-6, sliced), PERF__CANARY_DISTURBED);
-  ST_EQ(perf__canary_judge(quiet, sliced, 15e-6), PERF__CANARY_DISTURBED);
-  ST_EQ(perf__canary_judge(quiet, 43.5e-6, 43e-6), PERF__CANARY_CLEAN); /* 3x the anchor: 43.8 us */
-  ST_EQ(perf__canary_judge(quiet, 44e-6, 45e-6), PERF__CANARY_DISTURBED);
-  ST_EQ(perf__canary_judge(5e-6, 24e-6, 25e-6), PERF__CANARY_CLEAN);   /* anchor + 20 us */
-  ST_EQ(perf__canary_judge(5e-6, 24e-6, 26e-6), PERF__CANARY_DISTURBED);
+  double L = 4e-6, quiet = 14.6e-6, sliced = 388e-6;
+  ST_EQ(perf__canary_judge(quiet, L, 15e-6, 22e-6), PERF__CANARY_CLEAN);
+  ST_EQ(perf__canary_judge(quiet, L, 15e-6, sliced), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(quiet, L, sliced, 15e-6), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(quiet, L, 43.5e-6, 43e-6), PERF__CANARY_CLEAN); /* 3x: 43.8 us */
+  ST_EQ(perf__canary_judge(quiet, L, 44e-6, 45e-6), PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(5e-6, L, 24e-6, 24.9e-6), PERF__CANARY_CLEAN); /* + 5 launches: 25 us */
+  ST_EQ(perf__canary_judge(5e-6, L, 24e-6, 26e-6), PERF__CANARY_DISTURBED);
   /* the lowest reading was itself a slice's wait: nothing is judged */
-  ST_EQ(perf__canary_judge(sliced, sliced, sliced), PERF__CANARY_UNJUDGED);
-  ST_EQ(perf__canary_judge(PERF__CANARY_QUIET_MAX_S * 1.01, 1e-4, 1e-4), PERF__CANARY_UNJUDGED);
-  ST_EQ(perf__canary_judge(0, 15e-6, 15e-6), PERF__CANARY_UNJUDGED);
-  ST_EQ(perf__canary_judge(quiet, 0, 15e-6), PERF__CANARY_UNJUDGED); /* no reading before */
+  ST_EQ(perf__canary_judge(sliced, L, sliced, sliced), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(60.5e-6, L, 1e-4, 1e-4), PERF__CANARY_UNJUDGED); /* > 15 launches */
+  ST_EQ(perf__canary_judge(59.5e-6, L, 1e-4, 1e-4), PERF__CANARY_CLEAN);
+  /* a machine with a launch path 2.5x slower: the same turnarounds are quiet there */
+  ST_EQ(perf__canary_judge(150e-6, 10e-6, 200e-6, 210e-6), PERF__CANARY_CLEAN);
+  ST_EQ(perf__canary_judge(150e-6, 4e-6, 200e-6, 210e-6), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(0, L, 15e-6, 15e-6), PERF__CANARY_UNJUDGED);
+  ST_EQ(perf__canary_judge(quiet, 0, 15e-6, 15e-6), PERF__CANARY_UNJUDGED); /* no launch cost */
+  ST_EQ(perf__canary_judge(quiet, L, 0, 15e-6), PERF__CANARY_UNJUDGED); /* no reading before */
   /* it judges a claim only while it finds almost every round clean: beside
    * a neighbour that slices in often, the rounds it calls clean are luck */
   ST_EQ(perf__canary_trusted(0, 11), 1); /* the trial: 12 rounds */
@@ -472,11 +486,9 @@ ST_TEST(cotenant_canary_judges_a_round_by_both_turnarounds_against_a_quiet_ancho
 ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
 {
   perf__verdict_cfg cfg;
-  perf__verdict_defaults(&cfg);
-  cfg.reps = 2000;
-  perf__verdict_claim c = {PERF__CLAIM_FASTER, 1.5};
+  perf__verdict_claim c;
   perf__rng rng;
-  perf__rng_seed(&rng, 7);
+  decide_setup(&cfg, &c, &rng);
   double a[40], b[40], t0[40], t1[40], judged[40];
   /* every round shared per NVML; rounds 0..9 were slow (2.0 vs 0.5) */
   rounds(a, b, t0, t1, 0, 10);

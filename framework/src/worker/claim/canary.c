@@ -7,16 +7,26 @@
 #include "base/clock.h"
 #include "worker/device/cotenant.h"
 
-/* The lowest turnaround this process has read (seconds); 0 none. */
-static double anchor;
+/* The lowest turnaround and the lowest launch cost this process has read
+ * (seconds); 0 none. */
+static double anchor, launch;
+
+/* The band of anchor over launch cost launch_s (seconds), 0 when the
+ * anchor is not trusted. Never fails. */
+static double band_of(double anchor_s, double launch_s)
+{
+  if (!(anchor_s > 0) || !(launch_s > 0) || anchor_s > PERF__CANARY_QUIET_LAUNCHES * launch_s)
+    return 0;
+  double band = PERF__CANARY_FACTOR * anchor_s, slack = PERF__CANARY_SLACK_LAUNCHES * launch_s;
+  return band > anchor_s + slack ? band : anchor_s + slack;
+}
 
 /* See canary.h. */
-perf__canary_says perf__canary_judge(double anchor_s, double before, double after)
+perf__canary_says perf__canary_judge(double anchor_s, double launch_s, double before,
+                                     double after)
 {
-  if (!(anchor_s > 0) || anchor_s > PERF__CANARY_QUIET_MAX_S || !(before > 0) || !(after > 0))
-    return PERF__CANARY_UNJUDGED;
-  double band = PERF__CANARY_FACTOR * anchor_s;
-  if (band < anchor_s + PERF__CANARY_SLACK_S) band = anchor_s + PERF__CANARY_SLACK_S;
+  double band = band_of(anchor_s, launch_s);
+  if (!(band > 0) || !(before > 0) || !(after > 0)) return PERF__CANARY_UNJUDGED;
   return before <= band && after <= band ? PERF__CANARY_CLEAN : PERF__CANARY_DISTURBED;
 }
 
@@ -28,11 +38,16 @@ int perf__canary_trusted(long clean, long disturbed)
 }
 
 /* See canary.h. */
-double perf__canary_band(void)
+double perf__canary_band(void) { return band_of(anchor, launch); }
+
+/* Opens c: its stream, and a reading of the launch cost (the lowest kept).
+ * Returns 0, or -1 after a CUDA error. */
+static int open_canary(perf__canary *c)
 {
-  if (!(anchor > 0) || anchor > PERF__CANARY_QUIET_MAX_S) return 0;
-  double band = PERF__CANARY_FACTOR * anchor;
-  return band > anchor + PERF__CANARY_SLACK_S ? band : anchor + PERF__CANARY_SLACK_S;
+  double s;
+  if (perf__reference_launch_open(&c->l) || perf__reference_launch_reading(&c->l, &s)) return -1;
+  if (!(launch > 0) || s < launch) launch = s;
+  return 0;
 }
 
 /* One reading into *s, opening c at the first. Returns 0, or -1 after a
@@ -40,7 +55,7 @@ double perf__canary_band(void)
 static int reading(perf__canary *c, double *s)
 {
   double t0 = perf__clock_now();
-  if (!c->l.st && perf__reference_launch_open(&c->l)) c->failed = 1;
+  if (!c->l.st && open_canary(c)) c->failed = 1;
   if (!c->failed && perf__reference_turnaround(&c->l, s)) c->failed = 1;
   c->cost_s += perf__clock_now() - t0;
   if (c->failed) return -1;
@@ -69,7 +84,7 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
   c->last = now;
   perf__cotenant_canary(perf__canary_band() > 0);
   if (ready) return PERF__CANARY_UNJUDGED;
-  perf__canary_says says = perf__canary_judge(anchor, before, now);
+  perf__canary_says says = perf__canary_judge(anchor, launch, before, now);
   c->clean += says == PERF__CANARY_CLEAN;
   c->disturbed += says == PERF__CANARY_DISTURBED;
   if (perf__canary_trusted(c->clean, c->disturbed)) return says;
@@ -86,4 +101,4 @@ void perf__canary_close(perf__canary *c)
 }
 
 /* See canary.h. */
-void perf__canary_reset(void) { anchor = 0; }
+void perf__canary_reset(void) { anchor = launch = 0; }

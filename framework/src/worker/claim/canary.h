@@ -17,14 +17,21 @@
  * us p99; beside a GEMM loop or a stream of tiny kernels in another
  * process 388-414 us in 61-79 % of the rounds and quiet-like in the rest.
  *
- * The rule (perf__canary_judge): the anchor is the lowest turnaround this
- * process has read. It is trusted only when it is at most
- * PERF__CANARY_QUIET_MAX_S: the process has seen the GPU answer at an idle
- * GPU's pace at least once; a neighbour that never left room never lets
- * that happen, and its rounds are left to NVML's rule (not judged). A
- * round is clean when the readings before and after it are both within
- * the band, max(PERF__CANARY_FACTOR x anchor, anchor +
- * PERF__CANARY_SLACK_S); otherwise it is disturbed and not used.
+ * The rule (perf__canary_judge) is in units of the machine's own launch
+ * path, not one card's microseconds: the launch cost is the lowest reading
+ * of perfgate's launch reference (host time to queue an empty kernel,
+ * which another context's slice does not delay: the queueing is the
+ * host's) this process took, and the anchor the lowest turnaround. The
+ * anchor is trusted only when it is at most PERF__CANARY_QUIET_LAUNCHES
+ * launch costs: the process has seen the GPU answer at an idle GPU's pace
+ * at least once; a neighbour that never left room never lets that happen,
+ * and its rounds are left to NVML's rule (not judged). A round is clean
+ * when the readings before and after it are both within the band,
+ * max(PERF__CANARY_FACTOR x anchor, anchor + PERF__CANARY_SLACK_LAUNCHES
+ * launch costs); otherwise it is disturbed and not used. On the H200
+ * (launch reference 4.36 us in its baseline file) the quiet turnaround is
+ * 3.3 launch costs (p99 5.2), a slice's wait 89: the ceiling is 65 us and
+ * the slack 22 us there. No other model's turnaround is measured yet.
  *
  * The canary reads the GPU at a round's two ends only. A neighbour that
  * holds the GPU often slices into the rounds between the readings too,
@@ -48,9 +55,9 @@
  * canary; nor does it see a neighbour that shares the SMs without time
  * slices (MPS). Cost: one reading per round, only beside another process.
  * PERF_CANARY=0 in the environment turns it off: NVML's rule alone. */
-#define PERF__CANARY_QUIET_MAX_S 60e-6
+#define PERF__CANARY_QUIET_LAUNCHES 15.0
 #define PERF__CANARY_FACTOR 3.0
-#define PERF__CANARY_SLACK_S 20e-6
+#define PERF__CANARY_SLACK_LAUNCHES 5.0
 #define PERF__CANARY_TRIAL 12
 #define PERF__CANARY_MAX_DISTURBED 0.1
 
@@ -74,8 +81,9 @@ typedef struct perf__canary {
 } perf__canary;
 
 /* The rule (pure): a round between readings before and after (seconds;
- * 0: none) against anchor (the lowest reading; 0: none). Never fails. */
-perf__canary_says perf__canary_judge(double anchor, double before, double after);
+ * 0: none) against anchor (the lowest reading; 0: none) and the launch
+ * cost launch (seconds per launch; 0: none). Never fails. */
+perf__canary_says perf__canary_judge(double anchor, double launch, double before, double after);
 
 /* 1 while a canary that found `clean` and `disturbed` rounds still judges
  * (pure): fewer than PERF__CANARY_TRIAL judged, or at most
@@ -98,7 +106,7 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready);
 /* Closes c's stream and stops its judging. Never fails. */
 void perf__canary_close(perf__canary *c);
 
-/* Forgets the anchor (self-tests). Never fails. */
+/* Forgets the anchor and the launch cost (self-tests). Never fails. */
 void perf__canary_reset(void);
 
 #endif
