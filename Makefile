@@ -50,7 +50,9 @@ PQ_HEADER     := $(firstword $(wildcard $(if $(filter -I%,$(PQ_CFLAGS)),$(patsub
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) -MMD -MP
+# framework/cshim (searched last): an empty <string>, which CUPTI 13.0's
+# cupti_profiler_host.h includes although it is C (worker/sync/workcount.c).
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) -idirafter framework/cshim -MMD -MP
 NVCCFLAGS  ?= -O3
 # Host code in .cu files keeps its line numbers and frames (-g: host debug
 # information only), so that GPU work a launcher queues is named at its line.
