@@ -1,4 +1,4 @@
-/* unit_workcount.c — one call's GPU work counted: the same twice, twice the work twice the instructions. */
+/* unit_workcount.c — one call's GPU work counted: alike twice; twice the blocks, twice as much. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* workcount.c — what one call of a workload executes on the GPU, counted by CUPTI's range profiler. */
+/* workcount.c — what one call of a workload runs on the GPU, counted by CUPTI's range profiler. */
 #include "worker/sync/workcount.h"
 
 #include <cuda.h>

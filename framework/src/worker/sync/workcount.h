@@ -1,4 +1,4 @@
-/* workcount.h — what one call of a workload executes on the GPU, counted by CUPTI's range profiler. */
+/* workcount.h — what one call of a workload runs on the GPU, counted by CUPTI's range profiler. */
 #ifndef PERF_WORKCOUNT_H
 #define PERF_WORKCOUNT_H
 
