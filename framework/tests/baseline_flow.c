@@ -1177,6 +1177,114 @@ ST_TEST(baseline_update_floors_a_host_paced_entry)
   st_rmtree(dir);
 }
 
+/* An update of work counts (W records) for the file at path: each run's
+ * instructions and DRAM bytes read of bl.same / w, perhaps with the test
+ * failed; what perf__rebaseline_write returned, its output. */
+typedef struct work_update {
+  const char *path;
+  const double *insts, *bytes;
+  int failed, rc;
+} work_update;
+
+static void update_work(void *arg)
+{
+  work_update *x = arg;
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
+  char line[900], err[600];
+  for (int r = 0; r < PERF__UPDATE_RUNS; r++) {
+    snprintf(line, sizeof line, "W\t%s\tbl.same\tw\t%.17g\t%.17g", x->path, x->insts[r], x->bytes[r]);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+    /* the same workload's time: an entry of its own, beside the count */
+    snprintf(line, sizeof line, "E\t%s\tbl.same\tw\tevents\t1e-05\t1e-8\t64\t0\t0\t0\t0", x->path);
+    ST_EQ(perf__rebaseline_take(u, line, r), 0);
+  }
+  char why[200] = "";
+  ST_EQ(perf__rebaseline_wants_more(u, "bl.same", PERF__UPDATE_RUNS, why, sizeof why), 0);
+  if (x->failed) perf__rebaseline_failed(u, "bl.same", 1, "FAIL: planted");
+  x->rc = perf__rebaseline_write(u, 0, err, sizeof err);
+  perf__rebaseline_free(u);
+}
+
+/* The work count of bl.same / w in the file at path: its instructions and
+ * DRAM bytes read into v (-1 -1: none). */
+static void work_in(const char *path, double v[2])
+{
+  perf__baseline b;
+  char err[400];
+  ST_CHECKF(perf__blyaml_load(path, &b, err, sizeof err) == 0, "%s", err);
+  const perf__baseline_work *w = perf__baseline_find_work(&b, "bl.same", "w");
+  v[0] = w ? w->insts : -1, v[1] = w ? w->dram_read : -1;
+  ST_CHECK(!w || perf__baseline_find(&b, "bl.same", "w")); /* the entry beside it */
+  perf__baseline_free(&b);
+}
+
+/* An update writes a work count (PERF_EXPECT_SAME_WORK) whose runs agree
+ * within 0.5 %: the median run's instructions and DRAM bytes, a 15-digit
+ * count exactly; one run 1 % higher is not written (the old one kept, the
+ * table and the summary say why); a failed test's is not written; a
+ * malformed W record is refused. */
+ST_TEST(baseline_update_writes_work_counts_that_agree)
+{
+  char dir[] = "/tmp/perfgate-workcount-XXXXXX", path[600], line[900];
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/gpu.yaml", dir);
+  double same[5] = {123456789012345, 123456789012345, 123456789012345, 123456789012345,
+                    123456789012345}, mib4[5] = {4194304, 4194304, 4194304, 4194304, 4194304};
+  work_update x = {path, same, mib4, 0, -1};
+  char *out = st_captured(update_work, &x);
+  double got[2];
+  ST_EQ(x.rc, 0);
+  work_in(path, got);
+  ST_CHECKF(got[0] == 123456789012345.0 && got[1] == 4194304.0, "%.17g %.17g", got[0], got[1]);
+  ST_CHECKF(out && strstr(out, "123,456,789,012,345 instructions      new\n    w (5 runs, 0.00% "
+                              "apart; the median run's): 4,194,304 DRAM bytes read per call\n") &&
+                strstr(out, "baselines: 2 entries written"), "%s", out ? out : "");
+  free(out);
+  /* within 0.5 %: the median run's two counts, not a mean */
+  double close[5] = {1000000, 1000100, 1000050, 1000020, 1000080}, bytes[5] = {10, 20, 30, 40, 50};
+  x = (work_update){path, close, bytes, 0, -1};
+  free(st_captured(update_work, &x));
+  work_in(path, got);
+  ST_CHECKF(x.rc == 0 && got[0] == 1000050 && got[1] == 30, "%d: %.17g %.17g", x.rc, got[0], got[1]);
+  /* one run 1 % higher: its work depends on data or timing */
+  double apart[5] = {2000000, 2000000, 2020000, 2000000, 2000000};
+  x = (work_update){path, apart, mib4, 0, -1};
+  out = st_captured(update_work, &x);
+  ST_EQ(x.rc, 0);
+  work_in(path, got);
+  ST_CHECKF(got[0] == 1000050 && got[1] == 30, "%.17g %.17g", got[0], got[1]); /* the old one */
+  ST_CHECKF(out && strstr(out, "NOT WRITTEN\n    w: not written: its instruction counts differ "
+                              "between runs by 1.00% (2,000,000 to 2,020,000; more than the 0.5% a "
+                              "SAME_WORK claim allows): its work depends on data or timing; the old "
+                              "one is kept\n") &&
+                strstr(out, "1 not written: 1 counts differ between runs"), "%s", out ? out : "");
+  free(out);
+  /* a failed test's count is not written, as its entries */
+  unlink(path);
+  x = (work_update){path, same, mib4, 1, -1};
+  free(st_captured(update_work, &x));
+  ST_EQ(x.rc, 0);
+  perf__baseline b;
+  char err[400];
+  ST_CHECKF(perf__blyaml_load(path, &b, err, sizeof err) == 0, "%s", err);
+  ST_CHECK(b.nworks == 0 && b.nentries == 0);
+  perf__baseline_free(&b);
+  /* malformed: a field missing or too many, a count that is no count */
+  static const char *const bad[] = {
+      "W\t%s\tbl.same\tw\t100",           "W\t%s\tbl.same\tw\t100\t0\t0",
+      "W\t%s\tbl.same\tw\t0\t0",         "W\t%s\tbl.same\tw\t-5\t0",
+      "W\t%s\tbl.same\tw\tmany\t0",      "W\t%s\tbl.same\tw\t100\t-1",
+      "W\t%s\tbl.same\tw\t100\t",        "W\t%s\tbl.same\tw\tnan\t0",
+      "W\t%s\tbl.same\tw\t2e18\t0",      "W\t%s\t\tw\t100\t0"};
+  perf__rebaseline_runs *u = perf__rebaseline_new(PERF__UPDATE_RUNS);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(line, sizeof line, bad[i], path);
+    ST_CHECKF(perf__rebaseline_take(u, line, 0) == PERF__EPROTO, "%s", line);
+  }
+  perf__rebaseline_free(u);
+  st_rmtree(dir);
+}
+
 /* Which tests an update runs again, from the records alone: one whose
  * entry has a run left out until 2 more runs agree, one near the ceiling;
  * not one that settled, failed, or whose runs so far the entry lacks. */

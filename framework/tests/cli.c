@@ -509,9 +509,21 @@ ST_TEST(cli_counts_agree_with_their_nouns)
           "    tolerance: 0.05\n    recorded: 2026-01-01\nratios: []\n", f),
         fclose(f);
   run_in(&r, dir, "--check-baselines --baseline-dir=%s");
-  ST_CHECKF(r.status == 0 && strstr(r.out, "one.yaml: 1 entry, 0 ratios") &&
+  ST_CHECKF(r.status == 0 && strstr(r.out, "one.yaml: 1 entry, 0 ratios (x)") &&
                 strstr(r.out, "1 baseline file in"), "%d: %s", r.status, r.out);
   st_run_free(&r);
+  snprintf(path, sizeof path, "%s/two.yaml", dir); /* work counts are named where there are any */
+  f = fopen(path, "w");
+  if (f)
+    fputs("schema: 2\nfingerprint:\n  name: y\nentries: []\nratios: []\nwork:\n  - test: s.t\n"
+          "    workload: w\n    instructions: 123456789012345\n    dram_bytes_read: 0\n"
+          "    recorded: 2026-01-01\n", f),
+        fclose(f);
+  run_in(&r, dir, "--check-baselines --baseline-dir=%s");
+  ST_CHECKF(r.status == 0 && strstr(r.out, "two.yaml: 0 entries, 0 ratios, 1 work count (y)"),
+            "%d: %s", r.status, r.out);
+  st_run_free(&r);
+  ST_EQ(unlink(path), 0);
   run_in(&r, dir, "--filter=host.truth --html=%s/r.html");
   char *html = st_slurp((snprintf(path, sizeof path, "%s/r.html", dir), path));
   ST_CHECKF(r.status == 0 && html && strstr(html, "of 1 test;") &&

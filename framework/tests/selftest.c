@@ -400,6 +400,22 @@ char *st_slurp(const char *path)
   return s;
 }
 
+char *st_captured(void (*fn)(void *), void *arg)
+{
+  char tmp[] = "/tmp/perfgate-captured-XXXXXX";
+  int fd = mkstemp(tmp), o = dup(1), e = dup(2);
+  ST_CHECK(fd >= 0 && o >= 0 && e >= 0);
+  fflush(stdout), fflush(stderr);
+  dup2(fd, 1), dup2(fd, 2);
+  fn(arg);
+  fflush(stdout), fflush(stderr);
+  dup2(o, 1), dup2(e, 2);
+  close(o), close(e), close(fd);
+  char *text = st_slurp(tmp);
+  unlink(tmp);
+  return text;
+}
+
 void st_rmtree(const char *dir)
 {
   char cmd[600];

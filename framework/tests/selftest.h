@@ -57,6 +57,9 @@ int st_slow(void);
 
 /* A whole file, NUL-terminated (malloc'd), or NULL. */
 char *st_slurp(const char *path);
+/* Runs fn(arg) in this process with stdout and stderr into one buffer;
+ * returns it (malloc'd; NULL when it could not be read back). */
+char *st_captured(void (*fn)(void *), void *arg);
 /* Occurrences of needle in s. */
 int st_count(const char *s, const char *needle);
 /* Files in dir whose name holds ".tmp." (an atomic writer's temporaries);

@@ -1,4 +1,4 @@
-/* unit_baseline.c — baseline files: round trip, every malformed case with its position, atomic write, merge, slug. */
+/* unit_baseline.c — baseline files: round trip (work counts too), every malformed case with its position, atomic write, merge, slug. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <math.h>
@@ -69,6 +69,9 @@ ST_TEST(baseline_parses_a_good_file)
 #define E "test: t, workload: w, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01"
 #define E2 "test: t, workload: w2, clock: wall, median_s: 1, spread_s: 0, samples: 1, recorded: 2026-01-01"
 #define CLK(m, lo, hi) "sm_clock_mhz: " m ", sm_clock_min_mhz: " lo ", sm_clock_max_mhz: " hi
+/* A work count's fields but its instructions (W: all of them). */
+#define W0 "test: t, workload: w, dram_bytes_read: 0, recorded: 2026-01-01"
+#define W W0 ", instructions: 123"
 
 /* Each malformed file fails with "b.yaml:line:column: ..." naming the
  * problem, and leaves the model empty. */
@@ -150,6 +153,33 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "1,1,1]}\n", "b.yaml:3:", "'runs_s' holds too many values (at most 16)"},
       {"schema: 2\nentries:\n- {" E ", sm_clock_mhz: unknown, recorded_s: [1]}\n", "b.yaml:3:",
        "must be a single value"},
+      /* the work counts (PERF_EXPECT_SAME_WORK): schema version 2, whole
+       * items, counts in range, one per test and workload */
+      {"schema: 1\nwork:\n- {" W "}\n", "b.yaml:2:1:",
+       "'work' is a field of schema version 2, but the file says schema: 1"},
+      {"work:\n- {" W "}\nschema: 1\n", "b.yaml:1:1:",
+       "'work' is a field of schema version 2, but the file says schema: 1"},
+      {"schema: 2\nwork: 3\n", "b.yaml:2:7:", "expected a list under 'work'"},
+      {"schema: 2\nwork:\n- {" W ", cycles: 9}\n", "b.yaml:3:", "unknown key 'cycles' in a work count"},
+      {"schema: 2\nwork:\n- {" W0 "}\n", "b.yaml:3:3:", "a work count lacks 'instructions'"},
+      {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, recorded: 2026-01-01}\n",
+       "b.yaml:3:3:", "a work count lacks 'dram_bytes_read'"},
+      {"schema: 2\nwork:\n- {test: t, instructions: 1, dram_bytes_read: 0, recorded: 2026-01-01}\n",
+       "b.yaml:3:3:", "a work count lacks 'workload'"},
+      {"schema: 2\nwork:\n- {" W0 ", instructions: 0}\n", "b.yaml:3:",
+       "'instructions' must be a number in [1, 1e+18], got '0'"},
+      {"schema: 2\nwork:\n- {" W0 ", instructions: 2e18}\n", "b.yaml:3:",
+       "'instructions' must be a number in [1, 1e+18], got '2e18'"},
+      {"schema: 2\nwork:\n- {" W0 ", instructions: many}\n", "b.yaml:3:",
+       "'instructions' must be a number in [1, 1e+18], got 'many'"},
+      {"schema: 2\nwork:\n- {" W0 ", instructions: \"12\"}\n", "b.yaml:3:",
+       "'instructions' must be a number, not quoted text ('12')"},
+      {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, dram_bytes_read: -1, "
+       "recorded: 2026-01-01}\n", "b.yaml:3:", "'dram_bytes_read' must be a number in [0, 1e+18], got '-1'"},
+      {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, dram_bytes_read: 1.5e18, "
+       "recorded: 2026-01-01}\n", "b.yaml:3:", "'dram_bytes_read' must be a number in [0, 1e+18], got '1.5e18'"},
+      {"schema: 2\nwork:\n- {" W "}\n- {test: t, workload: v, instructions: 1, dram_bytes_read: 0, "
+       "recorded: 2026-01-01}\n- {" W "}\n", "b.yaml:5:3:", "a second work count for t / w"},
       {"fingerprint: {a: b}\n", "b.yaml:1:1:", "lacks 'schema'"},
       {"schema: 1\nschema: 1\n", "b.yaml:2:1:", "duplicate key 'schema'"},
       {"schema: 1\ncolour: red\n", "b.yaml:2:1:", "unknown key 'colour'"},
@@ -289,6 +319,104 @@ ST_TEST(baseline_round_trips_through_a_file)
   ST_CHECK(!strcmp(b.ratios[0].claim, "FASTER(async, sync_each, 1.3)"));
   perf__baseline_free(&a);
   perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
+/* The work counts (PERF_EXPECT_SAME_WORK claims) read back equal, a count
+ * of 15 digits as every other: they are written exactly, after the
+ * ratios, as a `work:` list; a file written twice is the same text; a
+ * count the loader would refuse is not written. */
+ST_TEST(baseline_work_counts_round_trip_exactly)
+{
+  static const char *text =
+      "schema: 2\n"
+      "fingerprint:\n"
+      "  name: NVIDIA H200\n"
+      "entries: []\n"
+      "ratios: []\n"
+      "work:\n"
+      "- test: suite.gemm\n"
+      "  workload: gemm\n"
+      "  instructions: 123456789012345\n"
+      "  dram_bytes_read: 4194304\n"
+      "  recorded: 2026-11-29\n"
+      "- test: suite.gemm\n"
+      "  workload: cpu[n=256]\n"
+      "  instructions: 1\n"
+      "  dram_bytes_read: 0\n"
+      "  recorded: 2026-11-28\n";
+  perf__baseline a, b;
+  char err[400] = "", path[128];
+  char *dir = temp_dir();
+  ST_CHECK(dir != NULL);
+  snprintf(path, sizeof path, "%s/h200.yaml", dir);
+  ST_EQ(parse(text, &a, err), 0);
+  ST_CHECKF(a.nworks == 2, "%zu: %s", a.nworks, err);
+  const perf__baseline_work *w = perf__baseline_find_work(&a, "suite.gemm", "gemm");
+  ST_CHECK(w && w->insts == 123456789012345.0 && w->dram_read == 4194304.0 &&
+           !strcmp(w->recorded, "2026-11-29"));
+  ST_CHECK(perf__baseline_find_work(&a, "suite.gemm", "other") == NULL);
+  ST_CHECK(perf__baseline_find(&a, "suite.gemm", "gemm") == NULL); /* a count is no entry */
+  /* one put replaces, another appends */
+  perf__baseline_work more = {.test = "suite.gemm", .workload = "cpu[n=256]", .insts = 987654321098765.0,
+                              .dram_read = 0.5, .recorded = "2026-11-30"};
+  ST_EQ(perf__baseline_put_work(&a, &more), 0);
+  snprintf(more.workload, sizeof more.workload, "big");
+  more.insts = 9.99e17, more.dram_read = 123456789012345678.0;
+  ST_EQ(perf__baseline_put_work(&a, &more), 0);
+  ST_EQ(a.nworks, 3);
+  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
+  char *saved = st_slurp(path);
+  ST_CHECKF(saved && strstr(saved, "ratios: []\nwork:\n- test: suite.gemm\n  workload: gemm\n"
+                                   "  instructions: 123456789012345\n  dram_bytes_read: 4194304\n"
+                                   "  recorded: 2026-11-29\n"), "%s", saved ? saved : "(no file)");
+  ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
+  ST_EQ(b.nworks, 3);
+  for (size_t i = 0; i < a.nworks; i++) {
+    const perf__baseline_work *x = &a.works[i];
+    const perf__baseline_work *y = perf__baseline_find_work(&b, x->test, x->workload);
+    ST_CHECKF(y && y->insts == x->insts && y->dram_read == x->dram_read &&
+                  !strcmp(y->recorded, x->recorded), "%s: %.17g %.17g", x->workload,
+              y ? y->insts : -1, y ? y->dram_read : -1);
+  }
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  char *again = st_slurp(path);
+  ST_CHECK(saved && again && !strcmp(saved, again));
+  /* an instruction count below 1 is not written: the file stays */
+  more.insts = 0;
+  ST_EQ(perf__baseline_put_work(&b, &more), 0);
+  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), PERF__EINVAL);
+  ST_CHECKF(strstr(err, "a work count outside [1, 1e18]"), "%s", err);
+  char *kept = st_slurp(path);
+  ST_CHECK(kept && again && !strcmp(kept, again));
+  free(saved), free(again), free(kept);
+  perf__baseline_free(&a);
+  perf__baseline_free(&b);
+  st_rmtree(dir);
+}
+
+/* A file without work counts is written without the key: the shipped
+ * files, loaded and saved, are the same bytes (the update rewrites them
+ * as they were). */
+ST_TEST(baseline_without_work_counts_round_trips_unchanged)
+{
+  static const char *const shipped[] = {"baselines/nvidia-h200.yaml",
+                                        "baselines/nvidia-h100-80gb-hbm3.yaml",
+                                        "baselines/intel-r-xeon-r-processor-16-cpus.yaml"};
+  char err[400] = "", path[128];
+  char *dir = temp_dir();
+  ST_CHECK(dir != NULL);
+  snprintf(path, sizeof path, "%s/copy.yaml", dir);
+  for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+    perf__baseline b;
+    ST_CHECKF(perf__blyaml_load(shipped[i], &b, err, sizeof err) == 0, "%s", err);
+    ST_EQ(b.nworks, 0);
+    ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+    char *was = st_slurp(shipped[i]), *now = st_slurp(path);
+    ST_CHECKF(was && now && !strcmp(was, now) && !strstr(now, "\nwork:"), "%s changed", shipped[i]);
+    free(was), free(now);
+    perf__baseline_free(&b);
+  }
   st_rmtree(dir);
 }
 

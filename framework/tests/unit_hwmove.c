@@ -163,24 +163,6 @@ ST_TEST(hwmove_table_as_markdown)
   free(out), free(md);
 }
 
-/* Runs fn(arg) with stdout and stderr into one buffer; returns it
- * (malloc'd). */
-static char *captured(void (*fn)(void *), void *arg)
-{
-  char tmp[] = "/tmp/perfgate-hwmove-out-XXXXXX";
-  int fd = mkstemp(tmp), o = dup(1), e = dup(2);
-  ST_CHECK(fd >= 0 && o >= 0 && e >= 0);
-  fflush(stdout), fflush(stderr);
-  dup2(fd, 1), dup2(fd, 2);
-  fn(arg);
-  fflush(stdout), fflush(stderr);
-  dup2(o, 1), dup2(e, 2);
-  close(o), close(e), close(fd);
-  char *text = st_slurp(tmp);
-  unlink(tmp);
-  return text;
-}
-
 /* perf__hwmove_after_update's arguments. */
 typedef struct written {
   const char *path;
@@ -197,7 +179,7 @@ static void call_after_update(void *arg)
 static char *after_update(const char *path, const perf__baseline *b)
 {
   written w = {path, b};
-  return captured(call_after_update, &w);
+  return st_captured(call_after_update, &w);
 }
 
 /* After an update wrote B's file into a directory that also holds A's
@@ -294,7 +276,7 @@ ST_TEST(hwmove_the_update_writes_its_file_and_then_the_move)
   ST_EQ(st_shell(cmd), 0);
   snprintf(path, sizeof path, "%s/test-gpu-b.yaml", dir);
   update x = {.path = path, .rc = -1};
-  char *out = captured(run_update, &x);
+  char *out = st_captured(run_update, &x);
   if (!ST_CHECK(out != NULL)) return;
   ST_CHECKF(x.rc == 0, "%d: %s", x.rc, x.err);
   char wrote[400], bad[400];

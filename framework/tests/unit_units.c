@@ -1,4 +1,4 @@
-/* unit_units.c — number formatting: a time in its unit, n/a for what is not one. */
+/* unit_units.c — number formatting: a time in its unit, a count grouped by thousands, n/a for what is not one. */
 #include <math.h>
 #include <string.h>
 #include <stdarg.h>
@@ -16,4 +16,22 @@ ST_TEST(time_formatting)
   ST_CHECK(!strcmp(perf__units_time(b, sizeof b, 0), "0.000 ns"));
   ST_CHECK(!strcmp(perf__units_time(b, sizeof b, NAN), "n/a"));
   ST_CHECK(!strcmp(perf__units_time(b, sizeof b, -1), "n/a"));
+}
+
+/* A count in whole numbers grouped by thousands, up to 1e18; n/a beyond,
+ * below 0 and for NaN; truncated to the buffer. */
+ST_TEST(count_formatting)
+{
+  char b[32];
+  ST_STR(perf__units_count(b, sizeof b, 0), "0");
+  ST_STR(perf__units_count(b, sizeof b, 999), "999");
+  ST_STR(perf__units_count(b, sizeof b, 1000), "1,000");
+  ST_STR(perf__units_count(b, sizeof b, 4194304), "4,194,304");
+  ST_STR(perf__units_count(b, sizeof b, 123456789012345), "123,456,789,012,345");
+  ST_STR(perf__units_count(b, sizeof b, 1e18), "1,000,000,000,000,000,000");
+  ST_STR(perf__units_count(b, sizeof b, 2.6), "3");
+  ST_STR(perf__units_count(b, sizeof b, 2e18), "n/a");
+  ST_STR(perf__units_count(b, sizeof b, -1), "n/a");
+  ST_STR(perf__units_count(b, sizeof b, NAN), "n/a");
+  ST_STR(perf__units_count(b, 6, 1234567), "1,234");
 }

@@ -1,9 +1,10 @@
-/* baseline.c — a per-GPU baseline file's model: its entries and ratios, their hash index, the SM clock of an entry, the file's name. */
+/* baseline.c — a per-GPU baseline file's model: its entries, ratios and work counts, their hash index, the SM clock of an entry, the file's name. */
 #define _GNU_SOURCE
 #include "base/baseline.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,10 @@ void perf__baseline_free(perf__baseline *b)
   for (size_t i = 0; i < b->nentries; i++) free(b->entries[i].trace);
   free(b->entries);
   free(b->ratios);
+  free(b->works);
   free(b->entry_slots);
   free(b->ratio_slots);
+  free(b->work_slots);
   perf__baseline_init(b);
 }
 
@@ -44,20 +47,24 @@ static size_t hash2(const char *x, const char *y)
   return (size_t)h;
 }
 
-/* The keys of item i: an entry's test and workload, or a ratio's test and
- * claim. */
-typedef void key_fn(const perf__baseline *b, size_t i, const char **x, const char **y);
+/* One kind of keyed item: its size and where its two keys lie in it (an
+ * entry's test and workload, a ratio's test and claim, a work count's
+ * test and workload). */
+typedef struct keys {
+  size_t size, x, y;
+} keys;
 
-static void entry_key(const perf__baseline *b, size_t i, const char **x, const char **y)
-{
-  *x = b->entries[i].test;
-  *y = b->entries[i].workload;
-}
+static const keys entry_keys = {sizeof(perf__baseline_entry), offsetof(perf__baseline_entry, test),
+                                offsetof(perf__baseline_entry, workload)};
+static const keys ratio_keys = {sizeof(perf__baseline_ratio), offsetof(perf__baseline_ratio, test),
+                                offsetof(perf__baseline_ratio, claim)};
+static const keys work_keys = {sizeof(perf__baseline_work), offsetof(perf__baseline_work, test),
+                               offsetof(perf__baseline_work, workload)};
 
-static void ratio_key(const perf__baseline *b, size_t i, const char **x, const char **y)
+/* Item i of items (of kind k). Never fails. */
+static char *item(const void *items, const keys *k, size_t i)
 {
-  *x = b->ratios[i].test;
-  *y = b->ratios[i].claim;
+  return (char *)items + i * k->size;
 }
 
 static unsigned long long compares; /* see perf__baseline_key_compares */
@@ -65,35 +72,41 @@ static unsigned long long compares; /* see perf__baseline_key_compares */
 /* See baseline.h. */
 unsigned long long perf__baseline_key_compares(void) { return compares; }
 
-/* The slot that holds the item with keys (x, y), or the empty one where it
- * would go. nslots is a power of two with an empty slot. Never fails. */
-static size_t *probe(const perf__baseline *b, size_t *slots, size_t nslots, key_fn *key,
+/* The slot of items' index (nslots, a power of two with an empty slot)
+ * that holds the item with keys (x, y), or the empty one where it would
+ * go. Never fails. */
+static size_t *probe(const void *items, const keys *k, size_t *slots, size_t nslots,
                      const char *x, const char *y)
 {
   size_t i = hash2(x, y) & (nslots - 1);
   for (;; i = (i + 1) & (nslots - 1)) {
-    const char *a, *c;
     if (!slots[i]) return &slots[i];
-    key(b, slots[i] - 1, &a, &c);
+    const char *at = item(items, k, slots[i] - 1);
     compares++;
-    if (!strcmp(a, x) && !strcmp(c, y)) return &slots[i];
+    if (!strcmp(at + k->x, x) && !strcmp(at + k->y, y)) return &slots[i];
   }
+}
+
+/* The item with keys (x, y) among items, or NULL. Never fails. */
+static void *find(const void *items, const keys *k, size_t *slots, size_t nslots, const char *x,
+                  const char *y)
+{
+  size_t *s = nslots ? probe(items, k, slots, nslots, x, y) : NULL;
+  return s && *s ? item(items, k, *s - 1) : NULL;
 }
 
 /* Makes room in the index for one more of the n items: rebuilt twice as
  * large when it would be over half full. Returns 0 or PERF__ENOMEM (the
  * old index is kept). */
-static int reserve(const perf__baseline *b, size_t **slots, size_t *nslots, size_t n,
-                   key_fn *key)
+static int reserve(const void *items, const keys *k, size_t **slots, size_t *nslots, size_t n)
 {
   if (2 * (n + 1) <= *nslots) return 0;
   size_t m = perf__grow_cap(*nslots, 2 * (n + 1), 64);
   size_t *t = m ? calloc(m, sizeof *t) : NULL;
   if (!t) return PERF__ENOMEM;
   for (size_t i = 0; i < n; i++) {
-    const char *x, *y;
-    key(b, i, &x, &y);
-    *probe(b, t, m, key, x, y) = i + 1;
+    const char *at = item(items, k, i);
+    *probe(items, k, t, m, at + k->x, at + k->y) = i + 1;
   }
   free(*slots);
   *slots = t;
@@ -101,22 +114,38 @@ static int reserve(const perf__baseline *b, size_t **slots, size_t *nslots, size
   return 0;
 }
 
+/* Appends a copy of one (of kind k) to items, which holds *n and has room
+ * for one more, and indexes it. Returns 0 or PERF__ENOMEM (nothing
+ * added). */
+static int append(void *items, const keys *k, size_t *n, size_t **slots, size_t *nslots,
+                  const void *one)
+{
+  if (reserve(items, k, slots, nslots, *n)) return PERF__ENOMEM;
+  char *at = item(items, k, *n);
+  memcpy(at, one, k->size);
+  *probe(items, k, *slots, *nslots, at + k->x, at + k->y) = ++*n;
+  return 0;
+}
+
 /* NULL when there is none. */
 const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
                                     const char *workload)
 {
-  if (!b->nentry_slots) return NULL;
-  size_t *s = probe(b, b->entry_slots, b->nentry_slots, entry_key, test, workload);
-  return *s ? &b->entries[*s - 1] : NULL;
+  return find(b->entries, &entry_keys, b->entry_slots, b->nentry_slots, test, workload);
 }
 
 /* NULL when there is none. */
 const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
                                                       const char *claim)
 {
-  if (!b->nratio_slots) return NULL;
-  size_t *s = probe(b, b->ratio_slots, b->nratio_slots, ratio_key, test, claim);
-  return *s ? &b->ratios[*s - 1] : NULL;
+  return find(b->ratios, &ratio_keys, b->ratio_slots, b->nratio_slots, test, claim);
+}
+
+/* NULL when there is none. */
+const perf__baseline_work *perf__baseline_find_work(const perf__baseline *b, const char *test,
+                                                    const char *workload)
+{
+  return find(b->works, &work_keys, b->work_slots, b->nwork_slots, test, workload);
 }
 
 /* 0 or PERF__ENOMEM. */
@@ -134,13 +163,11 @@ int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e)
   perf__baseline_entry *all =
       perf__grow(b->entries, &b->cap_entries, b->nentries + 1, sizeof *all, 16);
   if (all) b->entries = all;
-  if (!all || reserve(b, &b->entry_slots, &b->nentry_slots, b->nentries, entry_key)) {
+  if (!all || append(all, &entry_keys, &b->nentries, &b->entry_slots, &b->nentry_slots, e)) {
     free(trace);
     return PERF__ENOMEM;
   }
-  b->entries[b->nentries] = *e;
-  b->entries[b->nentries].trace = trace;
-  *probe(b, b->entry_slots, b->nentry_slots, entry_key, e->test, e->workload) = ++b->nentries;
+  b->entries[b->nentries - 1].trace = trace;
   return 0;
 }
 
@@ -154,11 +181,22 @@ int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r)
   }
   perf__baseline_ratio *all = perf__grow(b->ratios, &b->cap_ratios, b->nratios + 1, sizeof *all, 16);
   if (all) b->ratios = all;
-  if (!all || reserve(b, &b->ratio_slots, &b->nratio_slots, b->nratios, ratio_key))
-    return PERF__ENOMEM;
-  b->ratios[b->nratios] = *r;
-  *probe(b, b->ratio_slots, b->nratio_slots, ratio_key, r->test, r->claim) = ++b->nratios;
-  return 0;
+  return all ? append(all, &ratio_keys, &b->nratios, &b->ratio_slots, &b->nratio_slots, r)
+             : PERF__ENOMEM;
+}
+
+/* 0 or PERF__ENOMEM. */
+int perf__baseline_put_work(perf__baseline *b, const perf__baseline_work *w)
+{
+  perf__baseline_work *old = (perf__baseline_work *)perf__baseline_find_work(b, w->test, w->workload);
+  if (old) {
+    *old = *w;
+    return 0;
+  }
+  perf__baseline_work *all = perf__grow(b->works, &b->cap_works, b->nworks + 1, sizeof *all, 16);
+  if (all) b->works = all;
+  return all ? append(all, &work_keys, &b->nworks, &b->work_slots, &b->nwork_slots, w)
+             : PERF__ENOMEM;
 }
 
 /* 0, or PERF__EINVAL when the table is full. */

@@ -1,4 +1,4 @@
-/* baseline.h — a per-GPU baseline file's model: its entries and ratios, their hash index, the SM clock of an entry, the file's name. */
+/* baseline.h — a per-GPU baseline file's model: its entries, ratios and work counts, their hash index, the SM clock of an entry, the file's name. */
 #ifndef PERF_BASELINE_H
 #define PERF_BASELINE_H
 
@@ -15,7 +15,9 @@
  * also holds each entry's declared work (bytes_read, bytes_written,
  * flops, flop_type: issue 35) and, as entries of the test "perfgate"
  * named PERF__BL_PEAK_PREFIX + type + "_" + clock, the calibration that
- * measured this machine's achievable peaks (worker/sample/calibrate.h). */
+ * measured this machine's achievable peaks (worker/sample/calibrate.h),
+ * and, in an optional top-level list `work:`, what one call of a workload
+ * executed on the GPU (perf__baseline_work). */
 #define PERF__BL_SCHEMA 2
 /* The tolerance of an entry written without one (by hand); an update
  * writes the one its runs allow (base/blrule.h). */
@@ -84,6 +86,23 @@ typedef struct perf__baseline_ratio {
   char recorded[32];
 } perf__baseline_ratio;
 
+/* What one call of a workload executed on the GPU, as an update counted it
+ * (CUPTI's range profiler, untimed), for PERF_EXPECT_SAME_WORK claims
+ * (schema 2, the file's optional `work:` list). */
+typedef struct perf__baseline_work {
+  char test[200];     /* suite.name */
+  char workload[96];  /* the workload's entry name (with a sweep point: "cpu[n=256]") */
+  double insts;       /* sm__inst_executed.sum of one call: warp instructions, > 0 */
+  double dram_read;   /* dram__bytes_read.sum of one call, bytes, >= 0 (reported, not decided) */
+  char recorded[32];  /* YYYY-MM-DD */
+} perf__baseline_work;
+
+/* A count is the same work within this fraction (the claim and the
+ * update's agreement check between its runs both use it). */
+#define PERF__BL_WORK_TOLERANCE 0.005
+/* The largest count the file format holds (the loader refuses more). */
+#define PERF__BL_WORK_MAX 1e18
+
 enum { PERF__BL_MAX_FP = 24 };
 
 typedef struct perf__baseline {
@@ -94,17 +113,21 @@ typedef struct perf__baseline {
   size_t nentries, cap_entries;
   perf__baseline_ratio *ratios;
   size_t nratios, cap_ratios;
-  /* hash indexes of entries (test, workload) and ratios (test, claim), so
-   * that loading and finding stay linear in the entries: open addressing,
-   * each slot an index + 1 (0: empty), a power of two at most half full */
+  perf__baseline_work *works; /* schema 2 */
+  size_t nworks, cap_works;
+  /* hash indexes of entries (test, workload), ratios (test, claim) and
+   * work counts (test, workload), so that loading and finding stay linear
+   * in the entries: open addressing, each slot an index + 1 (0: empty), a
+   * power of two at most half full */
   size_t *entry_slots, nentry_slots;
   size_t *ratio_slots, nratio_slots;
+  size_t *work_slots, nwork_slots;
 } perf__baseline;
 
 void perf__baseline_init(perf__baseline *b);
 void perf__baseline_free(perf__baseline *b);
 
-/* Key comparisons the entry and ratio lookups have made in this process
+/* Key comparisons the entry, ratio and work count lookups have made in this process
  * (for the tests: loading n entries costs O(n) of them). Never fails. */
 unsigned long long perf__baseline_key_compares(void);
 
@@ -114,12 +137,17 @@ unsigned long long perf__baseline_key_compares(void);
 int perf__baseline_put_entry(perf__baseline *b, const perf__baseline_entry *e);
 /* Same for a ratio, keyed by test and claim. */
 int perf__baseline_put_ratio(perf__baseline *b, const perf__baseline_ratio *r);
+/* Same for a work count, keyed by test and workload. */
+int perf__baseline_put_work(perf__baseline *b, const perf__baseline_work *w);
 /* The entry for test and workload, or NULL. */
 const perf__baseline_entry *perf__baseline_find(const perf__baseline *b, const char *test,
                                     const char *workload);
 /* The ratio for test and claim, or NULL. */
 const perf__baseline_ratio *perf__baseline_find_ratio(const perf__baseline *b, const char *test,
                                                       const char *claim);
+/* The work count for test and workload, or NULL. */
+const perf__baseline_work *perf__baseline_find_work(const perf__baseline *b, const char *test,
+                                                    const char *workload);
 /* Sets a fingerprint field (replacing one with the same key); 0, or
  * PERF__EINVAL when the table is full. */
 int perf__baseline_set_fp(perf__baseline *b, const char *key, const char *value);

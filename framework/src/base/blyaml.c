@@ -369,15 +369,20 @@ static int sm_clock(parser *p, const fields *fs, perf__baseline_mhz *c)
   return r;
 }
 
-/* A field of schema version 2 only: remembered for the version check, or
- * refused in a file that says schema: 1. Returns 0 or PERF__EBADFILE. */
+/* A key of schema version 2 only, at m: remembered for the version check,
+ * or refused in a file that says schema: 1. Returns 0 or PERF__EBADFILE. */
+static int v2_key(parser *p, yaml_mark_t m, const char *key)
+{
+  if (!p->v2_key) p->v2_key = key, p->v2_mark = m;
+  if (p->schema == 1)
+    return fail_at(p, m, "'%s' is a field of schema version 2, but the file says schema: 1", key);
+  return 0;
+}
+
+/* The same for a field of an entry. */
 static int v2_field(parser *p, const field *f, const char *key)
 {
-  if (!p->v2_key) p->v2_key = key, p->v2_mark = f->key_mark;
-  if (p->schema == 1)
-    return fail_at(p, f->key_mark, "'%s' is a field of schema version 2, but the file says "
-                   "schema: 1", key);
-  return 0;
+  return v2_key(p, f->key_mark, key);
 }
 
 /* An entry's declared work (schema version 2, each field optional):
@@ -514,6 +519,27 @@ static int ratio(parser *p, perf__baseline *b)
   return r ? r : perf__baseline_put_ratio(b, &q);
 }
 
+/* A work count (schema version 2, in the top-level `work:` list): what one
+ * call of a workload executed on the GPU. */
+static int work(parser *p, perf__baseline *b)
+{
+  static const char *const keys[] = {"test", "workload", "instructions", "dram_bytes_read",
+                                     "recorded", NULL};
+  fields fs;
+  perf__baseline_work w = {0};
+  int r = flat_mapping(p, &fs, "a work count", NULL, 0);
+  if (!r) r = only(p, &fs, keys, "a work count");
+  if (!r) r = text(p, &fs, "test", "a work count", w.test, sizeof w.test);
+  if (!r) r = text(p, &fs, "workload", "a work count", w.workload, sizeof w.workload);
+  if (!r) r = num_key(p, &fs, "instructions", "a work count", 1, PERF__BL_WORK_MAX, &w.insts);
+  if (!r)
+    r = num_key(p, &fs, "dram_bytes_read", "a work count", 0, PERF__BL_WORK_MAX, &w.dram_read);
+  if (!r) r = date(p, &fs, "a work count", w.recorded, sizeof w.recorded);
+  if (!r && perf__baseline_find_work(b, w.test, w.workload))
+    r = fail_at(p, fs.start, "a second work count for %s / %s", w.test, w.workload);
+  return r ? r : perf__baseline_put_work(b, &w);
+}
+
 /* A sequence of mappings, each read by item. */
 static int sequence(parser *p, perf__baseline *b, const char *what,
                     int (*item)(parser *, perf__baseline *))
@@ -570,11 +596,28 @@ static int fields_of_version(parser *p, const perf__baseline *b)
   return 0;
 }
 
+static int entries(parser *p, perf__baseline *b) { return sequence(p, b, "'entries'", entry); }
+static int ratios(parser *p, perf__baseline *b) { return sequence(p, b, "'ratios'", ratio); }
+
+/* The `work:` list, a key of schema version 2. */
+static int works(parser *p, perf__baseline *b)
+{
+  int r = v2_key(p, p->ev.start_mark, "work");
+  return r ? r : sequence(p, b, "'work'", work);
+}
+
+/* The top-level keys, each with its reader (its key's event is current). */
+static const struct {
+  const char *key;
+  int (*read)(parser *, perf__baseline *);
+} top[] = {{"schema", schema}, {"fingerprint", fingerprint}, {"entries", entries},
+           {"ratios", ratios}, {"work", works}};
+enum { NTOP = sizeof top / sizeof top[0] };
+
 /* The top-level mapping (its start consumed). */
 static int root(parser *p, perf__baseline *b)
 {
-  static const char *const keys[] = {"schema", "fingerprint", "entries", "ratios"};
-  int seen[4] = {0}, r;
+  int seen[NTOP] = {0}, r;
   yaml_mark_t start = p->ev.start_mark;
   for (;;) {
     if ((r = next(p))) return r;
@@ -582,16 +625,12 @@ static int root(parser *p, perf__baseline *b)
     if (p->ev.type != YAML_SCALAR_EVENT)
       return fail_at(p, p->ev.start_mark, "expected a key at the top level");
     size_t k = 0;
-    while (k < 4 && strcmp(keys[k], scalar(p))) k++;
-    if (k == 4)
+    while (k < NTOP && strcmp(top[k].key, scalar(p))) k++;
+    if (k == NTOP)
       return fail_at(p, p->ev.start_mark, "unknown key '%s' at the top level", scalar(p));
     if (seen[k]++)
-      return fail_at(p, p->ev.start_mark, "duplicate key '%s'", keys[k]);
-    r = k == 0 ? schema(p, b)
-        : k == 1 ? fingerprint(p, b)
-        : k == 2 ? sequence(p, b, "'entries'", entry)
-                 : sequence(p, b, "'ratios'", ratio);
-    if (r) return r;
+      return fail_at(p, p->ev.start_mark, "duplicate key '%s'", top[k].key);
+    if ((r = top[k].read(p, b))) return r;
   }
   return seen[0] ? fields_of_version(p, b) : fail_at(p, start, "the file lacks 'schema'");
 }
@@ -698,13 +737,17 @@ static int kv(yaml_emitter_t *e, const char *k, const char *v)
   return r ? r : str(e, v);
 }
 
-static int kv_num(yaml_emitter_t *e, const char *k, double v)
+/* k: v with 9 significant digits (a time, a ratio), or all 17 where exact
+ * (a count: it reads back equal). PERF__EINVAL for NaN or infinity. */
+static int kv_digits(yaml_emitter_t *e, const char *k, double v, int exact)
 {
   char buf[40];
   if (!isfinite(v)) return PERF__EINVAL;
-  snprintf(buf, sizeof buf, "%.9g", v);
+  snprintf(buf, sizeof buf, "%.*g", exact ? 17 : 9, v);
   return kv(e, k, buf);
 }
+
+static int kv_num(yaml_emitter_t *e, const char *k, double v) { return kv_digits(e, k, v, 0); }
 
 static int open_map(yaml_emitter_t *e)
 {
@@ -801,6 +844,21 @@ static int emit_ratio(yaml_emitter_t *e, const perf__baseline_ratio *x)
   return r ? r : close_map(e);
 }
 
+/* A work count; PERF__EINVAL for a count the loader would refuse. */
+static int emit_work(yaml_emitter_t *e, const perf__baseline_work *x)
+{
+  if (!(x->insts >= 1 && x->insts <= PERF__BL_WORK_MAX) ||
+      !(x->dram_read >= 0 && x->dram_read <= PERF__BL_WORK_MAX))
+    return PERF__EINVAL;
+  int r = open_map(e);
+  if (!r) r = kv(e, "test", x->test);
+  if (!r) r = kv(e, "workload", x->workload);
+  if (!r) r = kv_digits(e, "instructions", x->insts, 1);
+  if (!r) r = kv_digits(e, "dram_bytes_read", x->dram_read, 1);
+  if (!r) r = kv(e, "recorded", x->recorded);
+  return r ? r : close_map(e);
+}
+
 static int emit_body(yaml_emitter_t *e, const perf__baseline *b)
 {
   char version[16];
@@ -817,6 +875,9 @@ static int emit_body(yaml_emitter_t *e, const perf__baseline *b)
   if (!r) r = open_seq(e, "ratios");
   for (size_t i = 0; !r && i < b->nratios; i++) r = emit_ratio(e, &b->ratios[i]);
   if (!r) r = close_seq(e);
+  if (!r && b->nworks) r = open_seq(e, "work"); /* none: no key (files before it read the same) */
+  for (size_t i = 0; !r && i < b->nworks; i++) r = emit_work(e, &b->works[i]);
+  if (!r && b->nworks) r = close_seq(e);
   return r ? r : close_map(e);
 }
 
@@ -893,8 +954,8 @@ int perf__blyaml_save(const char *path, const perf__baseline *b, char *err,
     else r = perf__file_commit(&w, text, len, &how);
   }
   if (r == PERF__EINVAL)
-    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite, or an SM clock "
-             "outside its bounds)", path);
+    snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite, an SM clock "
+             "outside its bounds, or a work count outside [1, 1e18])", path);
   else if (r)
     save_error(path, step ? step : PERF__FILE_WRITE, step ? why : strerror(ENOMEM), err, errlen);
   free(text);

@@ -9,8 +9,8 @@
 /* Parses a whole file's bytes; name is used in messages. Returns 0, or
  * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
  * or PERF__ENOMEM. Rejects: YAML errors, aliases, several documents,
- * unknown or duplicate keys, a second entry (test, workload) or ratio (test,
- * claim), missing fields, wrong types, an unknown schema
+ * unknown or duplicate keys, a second entry (test, workload), ratio (test,
+ * claim) or work count (test, workload), missing fields, wrong types, an unknown schema
  * version, negative, NaN or huge numbers, a version-2 field in a version-1
  * file (and a version-2 entry without its SM clock). */
 int perf__blyaml_parse(const char *name, const unsigned char *buf, size_t len, perf__baseline *b,
@@ -28,7 +28,8 @@ int perf__blyaml_load(const char *path, perf__baseline *b, char *err, size_t err
  * temporaries that an updater which died left). On any failure the old
  * file is untouched and no temporary file remains. Returns 0, PERF__EIO or
  * PERF__EINVAL (a value that cannot be written, such as NaN), with the
- * reason in err. */
+ * reason in err. The `work:` list is written after the ratios only when b
+ * has work counts, their numbers exactly (%.17g: they read back equal). */
 int perf__blyaml_save(const char *path, const perf__baseline *b, char *err, size_t errlen);
 
 #endif

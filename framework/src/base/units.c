@@ -1,4 +1,4 @@
-/* units.c — human-readable numbers for reports: durations with units, counts with their noun, a line built piece by piece. */
+/* units.c — human-readable numbers for reports: durations with units, counts with their noun or grouped by thousands, a line built piece by piece. */
 #include "base/units.h"
 
 #include <math.h>
@@ -28,6 +28,23 @@ char *perf__units_time(char *buf, size_t len, double s)
 const char *perf__units_noun(long long n, const char *one, const char *many)
 {
   return n == 1 ? one : many;
+}
+
+/* Never fails; see units.h. */
+char *perf__units_count(char *buf, size_t len, double n)
+{
+  char digits[32];
+  size_t used = 0;
+  if (!(n >= 0 && n <= 1e18)) {
+    snprintf(buf, len, "n/a");
+    return buf;
+  }
+  size_t k = (size_t)snprintf(digits, sizeof digits, "%.0f", n);
+  for (size_t i = 0; i < k; i++) {
+    if (i && (k - i) % 3 == 0) perf__units_append(buf, len, &used, ",");
+    perf__units_append(buf, len, &used, "%c", digits[i]);
+  }
+  return buf;
 }
 
 /* See units.h. */

@@ -107,9 +107,13 @@ static int check_file(const char *dir, const char *name, const perf__baseline *n
   if (perf__machine_is_host(&b)) perf__machine_describe(&b, what, sizeof what);
   else snprintf(what, sizeof what, "%s", perf__baseline_model(&b));
   if (out) {
-    fprintf(out, "ok    %s: %zu %s, %zu %s (%s)\n", path, b.nentries,
+    char works[64] = ""; /* named only where the file has some */
+    if (b.nworks)
+      snprintf(works, sizeof works, ", %zu %s", b.nworks,
+               perf__units_noun((long long)b.nworks, "work count", "work counts"));
+    fprintf(out, "ok    %s: %zu %s, %zu %s%s (%s)\n", path, b.nentries,
           perf__units_noun((long long)b.nentries, "entry", "entries"), b.nratios,
-          perf__units_noun((long long)b.nratios, "ratio", "ratios"), what);
+          perf__units_noun((long long)b.nratios, "ratio", "ratios"), works, what);
     host_note(dir, path, &b, now, out);
   }
   perf__baseline_free(&b);

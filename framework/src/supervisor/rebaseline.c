@@ -27,11 +27,17 @@ enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = PERF__BL_MAX_RUNS, MAX_FILES = 4, MA
  * flop type's word) follows its references, when it has any. */
 enum { WORK_AT = 12 + PERF__BLR_NREFS };
 
+/* What a measurement is: a workload's time (an entry), a ratio claim's
+ * ratio, or what one call of a workload executed on the GPU (a work count,
+ * for PERF_EXPECT_SAME_WORK claims). */
+typedef enum meas_kind { M_ENTRY, M_RATIO, M_WORK } meas_kind;
+
 typedef struct meas {
   int file;
   char test[200], name[200], clock[16]; /* name: workload or claim */
-  int is_ratio;
-  double value[MAX_RUNS], mad[MAX_RUNS]; /* median (or ratio), spread */
+  meas_kind kind;
+  double value[MAX_RUNS], mad[MAX_RUNS]; /* median (or ratio, or instructions), spread */
+  double bytes[MAX_RUNS];                /* a work count's DRAM bytes read */
   long samples[MAX_RUNS];
   perf__baseline_mhz clk[MAX_RUNS];      /* SM clock of each run's samples */
   double queue[MAX_RUNS];                /* events clock: host's queueing share */
@@ -124,10 +130,10 @@ static int file_index(perf__rebaseline_runs *u, const char *path)
 }
 
 static meas *find_or_add(perf__rebaseline_runs *u, int file, const char *test,
-                         const char *name, int is_ratio)
+                         const char *name, meas_kind kind)
 {
   for (size_t i = 0; i < u->n; i++)
-    if (u->m[i].file == file && u->m[i].is_ratio == is_ratio &&
+    if (u->m[i].file == file && u->m[i].kind == kind &&
         !strcmp(u->m[i].test, test) && !strcmp(u->m[i].name, name))
       return &u->m[i];
   meas *m = perf__grow(u->m, &u->cap, u->n + 1, sizeof *m, 32);
@@ -136,7 +142,7 @@ static meas *find_or_add(perf__rebaseline_runs *u, int file, const char *test,
   meas *x = &u->m[u->n++];
   memset(x, 0, sizeof *x);
   x->file = file;
-  x->is_ratio = is_ratio;
+  x->kind = kind;
   snprintf(x->test, sizeof x->test, "%s", test);
   snprintf(x->name, sizeof x->name, "%s", name);
   return x;
@@ -180,7 +186,7 @@ static int take_trace(perf__rebaseline_runs *u, const char *text)
   int file = rc ? -1 : file_index(u, f[1]);
   perf__trace t = {0};
   if (!rc && (file < 0 || perf__trace_parse(f[4], &t, why, sizeof why))) rc = PERF__EPROTO;
-  meas *m = rc ? NULL : find_or_add(u, file, f[2], f[3], 0);
+  meas *m = rc ? NULL : find_or_add(u, file, f[2], f[3], M_ENTRY);
   char *json = m ? strdup(f[4]) : NULL;
   if (!rc && !json) rc = PERF__ENOMEM;
   if (!rc) {
@@ -191,6 +197,35 @@ static int take_trace(perf__rebaseline_runs *u, const char *text)
   perf__trace_free(&t);
   free(copy);
   return rc;
+}
+
+/* A count in a W record into *v: a number in [lo, PERF__BL_WORK_MAX] (what
+ * the file holds), all of the text. Returns 1, or 0 when it is not one. */
+static int count_of(const char *text, double lo, double *v)
+{
+  char *end;
+  errno = 0;
+  *v = strtod(text, &end);
+  return *text && !*end && !errno && *v >= lo && *v <= PERF__BL_WORK_MAX;
+}
+
+/* "W\tpath\ttest\tworkload\tinsts\tdram_read" (split into f[n], file the
+ * path's): what one call of the workload executed on the GPU in run `run`.
+ * Returns 0, PERF__EPROTO (not six fields, an empty name, an instruction
+ * count below 1 or a byte count below 0, either not a number or over
+ * PERF__BL_WORK_MAX) or PERF__ENOMEM. */
+static int take_work(perf__rebaseline_runs *u, int file, char **f, int n, int run)
+{
+  double insts, bytes;
+  if (n != 6 || !f[2][0] || !f[3][0] || !count_of(f[4], 1, &insts) ||
+      !count_of(f[5], 0, &bytes))
+    return PERF__EPROTO;
+  meas *m = find_or_add(u, file, f[2], f[3], M_WORK);
+  if (!m) return PERF__ENOMEM;
+  m->seen[run] = 1;
+  m->value[run] = insts;
+  m->bytes[run] = bytes;
+  return 0;
 }
 
 /* See rebaseline.h. */
@@ -208,6 +243,7 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
     for (int i = 2; i + 1 < n; i += 2) perf__baseline_set_fp(&u->files[file].fp, f[i], f[i + 1]);
     return 0;
   }
+  if (!strcmp(f[0], "W")) return take_work(u, file, f, n, run);
   int ratio = !strcmp(f[0], "R");
   if ((ratio && n != 5) || (!ratio && (strcmp(f[0], "E") || n < 11 || n > WORK_AT + 4)))
     return PERF__EPROTO;
@@ -217,7 +253,7 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *text, int run)
                               strtod(f[WORK_AT + 2], NULL), perf__peaks_type_of(f[WORK_AT + 3])};
     if (work.type == PERF_FLOP_TYPE_COUNT) return PERF__EPROTO;
   }
-  meas *m = find_or_add(u, file, f[2], f[3], ratio);
+  meas *m = find_or_add(u, file, f[2], f[3], ratio ? M_RATIO : M_ENTRY);
   if (!m) return PERF__ENOMEM;
   m->work = work;
   m->seen[run] = 1;
@@ -289,7 +325,7 @@ static const meas *reference_of(const perf__rebaseline_runs *u, const meas *m, p
 {
   for (size_t i = 0; i < u->n; i++) {
     const meas *x = &u->m[i];
-    if (x->file == m->file && !x->is_ratio && !strcmp(x->test, PERF__BLR_REFERENCE_TEST) &&
+    if (x->file == m->file && x->kind == M_ENTRY && !strcmp(x->test, PERF__BLR_REFERENCE_TEST) &&
         !strcmp(x->name, perf__blrule_ref_name(k)))
       return x;
   }
@@ -455,7 +491,7 @@ static void clock_fall(const perf__rebaseline_runs *u, const meas *m, judged *j)
 {
   for (size_t i = 0; i < u->n; i++) {
     const meas *x = &u->m[i];
-    if (x != m && (x->is_ratio || x->file != m->file || strcmp(x->test, m->test) ||
+    if (x != m && (x->kind != M_ENTRY || x->file != m->file || strcmp(x->test, m->test) ||
                    !m->kernel[0] || strcmp(x->kernel, m->kernel)))
       continue;
     unsigned lo = 0, hi = 0;
@@ -756,6 +792,55 @@ static int merge_ratio(perf__baseline *b, const meas *m, const char *date)
   return perf__baseline_put_ratio(b, &r);
 }
 
+/* The run of m's work count whose instructions are the median of its
+ * runs (of an even count, the lower middle one: a run's own numbers, never
+ * a mean), with the lowest and highest count of its runs in *least and
+ * *most. Never fails. */
+static int median_work_run(const meas *m, double *least, double *most)
+{
+  int n = runs_of(m), order[MAX_RUNS];
+  for (int r = 0; r < n; r++) { /* insertion sort by count: at most 16 runs */
+    int k = r;
+    for (; k > 0 && m->value[order[k - 1]] > m->value[r]; k--) order[k] = order[k - 1];
+    order[k] = r;
+  }
+  *least = m->value[order[0]], *most = m->value[order[n - 1]];
+  return order[(n - 1) / 2];
+}
+
+/* Merges m's work count, the median run's, when its runs agree within
+ * PERF__BL_WORK_TOLERANCE (what a SAME_WORK claim allows); otherwise it is
+ * not written (the old one stays) and counted. Prints its table rows.
+ * Returns 0 or PERF__ENOMEM. */
+static int merge_work(perf__rebaseline_runs *u, perf__baseline *b, const meas *m, const char *date)
+{
+  double least, most;
+  int mid = median_work_run(m, &least, &most), n = runs_of(m);
+  double apart = most / least - 1;
+  char insts[32], lo[32], hi[32], bytes[32], change[32] = "new";
+  const perf__baseline_work *old = perf__baseline_find_work(b, m->test, m->name);
+  if (apart > PERF__BL_WORK_TOLERANCE) {
+    printf("  %-56.56s %11s NOT WRITTEN\n    %s: not written: its instruction counts differ "
+           "between runs by %.2f%% (%s to %s; more than the %.1f%% a SAME_WORK claim allows): "
+           "its work depends on data or timing; %s\n", m->test, "", m->name, 100 * apart,
+           perf__units_count(lo, sizeof lo, least), perf__units_count(hi, sizeof hi, most),
+           100 * PERF__BL_WORK_TOLERANCE, old ? "the old one is kept" : "it has none");
+    tally_no(u, "counts differ between runs");
+    return 0;
+  }
+  perf__baseline_work w = {.insts = m->value[mid], .dram_read = m->bytes[mid]};
+  snprintf(w.test, sizeof w.test, "%s", m->test);
+  snprintf(w.workload, sizeof w.workload, "%.95s", m->name);
+  snprintf(w.recorded, sizeof w.recorded, "%s", date);
+  if (old) snprintf(change, sizeof change, "%+.2f%%", 100 * (w.insts / old->insts - 1));
+  printf("  %-56.56s %23s instructions %8s\n    %s (%d %s, %.2f%% apart; the median run's): "
+         "%s DRAM bytes read per call\n", m->test, perf__units_count(insts, sizeof insts, w.insts),
+         change, m->name, n, perf__units_noun(n, "run", "runs"), 100 * apart,
+         perf__units_count(bytes, sizeof bytes, w.dram_read));
+  u->written++, u->took[n]++;
+  return perf__baseline_put_work(b, &w);
+}
+
 static int all_runs(const meas *m)
 {
   for (int r = 0; r < RUNS; r++)
@@ -763,13 +848,21 @@ static int all_runs(const meas *m)
   return 1;
 }
 
-/* Prints the row of an entry or ratio of m's test, which failed (x), and
- * counts it: not written, the old one kept. Never fails. */
+/* 1 when b holds m's entry, ratio or work count (from before the update).
+ * Never fails. */
+static int has_old(const perf__baseline *b, const meas *m)
+{
+  return m->kind == M_RATIO  ? perf__baseline_find_ratio(b, m->test, m->name) != NULL
+         : m->kind == M_WORK ? perf__baseline_find_work(b, m->test, m->name) != NULL
+                             : perf__baseline_find(b, m->test, m->name) != NULL;
+}
+
+/* Prints the row of an entry, ratio or work count of m's test, which
+ * failed (x), and counts it: not written, the old one kept. Never fails. */
 static void print_failed(perf__rebaseline_runs *u, const meas *m, const failure *x,
                          const perf__baseline *b)
 {
-  int old = m->is_ratio ? perf__baseline_find_ratio(b, m->test, m->name) != NULL
-                        : perf__baseline_find(b, m->test, m->name) != NULL;
+  int old = has_old(b, m);
   printf("  %-56.56s %11s NOT WRITTEN\n    %s: not written: its test failed in run %d (%s): %s; "
          "--force writes it\n", m->test, "", m->name, x->run + 1, x->why,
          old ? "the old one is kept" : "it has none");
@@ -811,7 +904,9 @@ static int merge_file(perf__rebaseline_runs *u, size_t i, const char *date, perf
       tally_no(u, "not measured in every run");
       continue;
     }
-    r = m->is_ratio ? merge_ratio(b, m, date) : merge_entry(u, b, m, date);
+    r = m->kind == M_RATIO  ? merge_ratio(b, m, date)
+        : m->kind == M_WORK ? merge_work(u, b, m, date)
+                            : merge_entry(u, b, m, date);
     if (r == PERF__EPROTO)
       snprintf(err, len, "%s / %s: a run's median is not a positive number", m->test, m->name);
     else if (r)
@@ -912,7 +1007,7 @@ int perf__rebaseline_wants_more(const perf__rebaseline_runs *u, const char *test
   for (size_t i = 0; i < u->n; i++) {
     const meas *m = &u->m[i];
     judged j;
-    if (m->is_ratio || is_reference(m) || strcmp(m->test, test) || !all_runs(m) ||
+    if (m->kind != M_ENTRY || is_reference(m) || strcmp(m->test, test) || !all_runs(m) ||
         runs_of(m) != run || judge(u, m, &j))
       continue;
     perf__blrule_settle s = perf__blrule_settled(&j.f, u->max_runs);

@@ -38,12 +38,17 @@ void perf__rebaseline_free(perf__rebaseline_runs *u);
  * references timed in that process, base/blrule.h, 0: not measured;
  * then, when the workload declared its work, "\tbytes_read\tbytes_written\t
  * flops\tflop_type"), "T\tpath\ttest\tworkload\tJSON" (the trace of
- * that measurement, base/trace.h; the last run's is kept) or
- * "R\tpath\ttest\tclaim\tratio". Returns 0, PERF__EPROTO or PERF__ENOMEM. */
+ * that measurement, base/trace.h; the last run's is kept),
+ * "R\tpath\ttest\tclaim\tratio" or "W\tpath\ttest\tworkload\tinsts\tdram_read"
+ * (what one call of the workload executed on the GPU, counted untimed by
+ * CUPTI's range profiler: sm__inst_executed.sum, warp instructions, >= 1,
+ * and dram__bytes_read.sum, bytes, >= 0, both %.17g; one per run, for
+ * PERF_EXPECT_SAME_WORK claims). Returns 0, PERF__EPROTO (a malformed
+ * record: for W, not six fields or a count out of range) or PERF__ENOMEM. */
 int perf__rebaseline_take(perf__rebaseline_runs *u, const char *line, int run);
 
-/* Notes that test failed (FAIL or ERROR) in run `run`, why: no entry or
- * ratio of it is written (its old ones stay) unless PERF__REBASELINE_FORCE,
+/* Notes that test failed (FAIL or ERROR) in run `run`, why: no entry,
+ * ratio or work count of it is written (its old ones stay) unless PERF__REBASELINE_FORCE,
  * and it is named in the summary. The first failure of a test is kept.
  * Never fails: without memory every test counts as failed. */
 void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run, const char *why);
@@ -59,7 +64,12 @@ void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run
  * submit-clock one without launch readings in every run (base/blrule.h:
  * launch-normalized entries) are not written (how: PERF__REBASELINE_* bits): the old entry
  * stays, and it is counted (perf__rebaseline_flagged; a failed test's are
- * not: they are the test's). Entries not re-measured are kept. Prints a
+ * not: they are the test's). A ratio gets its runs' median. A work count
+ * gets the median run's counts (counted as an entry written) when its
+ * runs' instruction counts agree within PERF__BL_WORK_TOLERANCE (highest /
+ * lowest - 1); otherwise it is not written, the old one stays, and the
+ * summary counts it ("counts differ between runs"; not flagged: no option
+ * writes it). Entries, ratios and work counts not re-measured are kept. Prints a
  * table per file (each entry's clock, its runs, whether +5 % and +10 %
  * would be caught) and a summary line, and writes each file atomically.
  * Returns 0 (flagged entries included), or PERF__EBADFILE (an existing
@@ -68,7 +78,8 @@ void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run
 int perf__rebaseline_write(perf__rebaseline_runs *u, unsigned how, char *err, size_t len);
 
 /* 1 when test should run again as run `run` (PERF__UPDATE_RUNS or later):
- * it did not fail, and an entry of it, measured in every run so far, has
+ * it did not fail, and an entry of it (ratios and work counts aside),
+ * measured in every run so far, has
  * not settled (base/blrule.h: perf__blrule_settled); "workload: why" of
  * the first such entry into why[len]. Never fails. */
 int perf__rebaseline_wants_more(const perf__rebaseline_runs *u, const char *test, int run,
