@@ -50,9 +50,11 @@ PQ_HEADER     := $(firstword $(wildcard $(if $(filter -I%,$(PQ_CFLAGS)),$(patsub
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-# framework/cshim (searched last): an empty <string>, which CUPTI 13.0's
+# framework/cshim (searched first): an empty <string>, which CUPTI 13.0's
 # cupti_profiler_host.h includes although it is C (worker/sync/workcount.c).
-ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) -idirafter framework/cshim -MMD -MP
+# First, not last: where CPATH or an -I names a C++ library's folder (as on
+# the GPU machine), C++'s own <string> would be found before it.
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/cshim -Iframework/include -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(YAML_CFLAGS) $(SQLITE_CFLAGS) $(PQ_CFLAGS) -MMD -MP
 NVCCFLAGS  ?= -O3
 # Host code in .cu files keeps its line numbers and frames (-g: host debug
 # information only), so that GPU work a launcher queues is named at its line.

@@ -8,35 +8,8 @@
 #include "worker/device/gpu.h"
 #include "worker/sync/cupti.h"
 #include "worker/sync/workcount.h"
+#include "fixtures/store_ptx.h"
 
-/* perf_wc_store(words, n): thread i < n stores i into word i. One thread
- * per word and whole blocks: every warp runs the same instructions, so a
- * grid twice as large executes exactly twice as many. */
-static const char store_ptx[] =
-    ".version 7.0\n"
-    ".target sm_50\n"
-    ".address_size 64\n"
-    "\n"
-    ".visible .entry perf_wc_store(.param .u64 words, .param .u32 n)\n"
-    "{\n"
-    "  .reg .pred %p<2>;\n"
-    "  .reg .b32 %r<6>;\n"
-    "  .reg .b64 %rd<4>;\n"
-    "  ld.param.u64 %rd1, [words];\n"
-    "  ld.param.u32 %r1, [n];\n"
-    "  mov.u32 %r2, %ctaid.x;\n"
-    "  mov.u32 %r3, %ntid.x;\n"
-    "  mov.u32 %r4, %tid.x;\n"
-    "  mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "  setp.ge.u32 %p1, %r5, %r1;\n"
-    "  @%p1 bra DONE;\n"
-    "  cvta.to.global.u64 %rd1, %rd1;\n"
-    "  mul.wide.u32 %rd2, %r5, 4;\n"
-    "  add.s64 %rd3, %rd1, %rd2;\n"
-    "  st.global.u32 [%rd3], %r5;\n"
-    "DONE:\n"
-    "  ret;\n"
-    "}\n";
 
 enum { THREADS = 256, WORDS = 1 << 20 };
 

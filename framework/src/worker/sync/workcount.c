@@ -419,6 +419,20 @@ static int end(session *s)
   return s->err;
 }
 
+/* The count in progress (static, not on the stack: a counted call that
+ * ends the test leaves perf__workcount_run by longjmp) and whether it is. */
+static session current;
+static int counting;
+
+/* See workcount.h. Never fails. */
+void perf__workcount_release(void)
+{
+  if (!counting) return;
+  current.why = NULL, current.len = 0; /* its why was on the frame the test left */
+  end(&current);
+  counting = 0;
+}
+
 /* See workcount.h. Refuses (PERF__EIO) while a CUPTI subscriber is
  * attached: the range profiler is not set up inside a sync check. */
 int perf__workcount_run(perf__workcount_call *fn, void *arg, perf__workcount *out, char *why,
@@ -432,14 +446,17 @@ int perf__workcount_run(perf__workcount_call *fn, void *arg, perf__workcount *ou
   }
   int err = resolve(why, len);
   if (err) return err;
-  session s = {.why = why, .len = len};
+  session *s = &current;
+  *s = (session){.why = why, .len = len};
+  counting = 1;
   double t0 = perf__clock_now();
-  if (!take_context(&s) && !begin(&s) && !configure(&s)) enable(&s);
+  if (!take_context(s) && !begin(s) && !configure(s)) enable(s);
   double t1 = perf__clock_now();
-  if (!s.err) count(&s, fn, arg, out);
+  if (!s->err) count(s, fn, arg, out);
   double t2 = perf__clock_now();
-  if (!s.err) evaluate(&s, out);
-  err = end(&s);
+  if (!s->err) evaluate(s, out);
+  err = end(s);
+  counting = 0;
   out->count_s = t2 - t1;
   out->setup_s = (t1 - t0) + (perf__clock_now() - t2);
   return err;
