@@ -368,6 +368,21 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
                           int line, int fatal);
 
+/* ---- Work ----------------------------------------------------------------
+ * PERF_EXPECT_SAME_WORK(w): one call of w executes the same GPU work as
+ * this GPU's baseline file records for it: its warp instructions
+ * (sm__inst_executed.sum, counted by CUPTI's range profiler in an untimed
+ * pass after one warm call) within 0.5 %; its DRAM bytes read are
+ * reported beside them. Counts do not move with clocks or neighbours, so
+ * the claim decides in one run on a shared runner. No count in the file,
+ * or counters this machine does not let perfgate read (a vGPU, a MIG
+ * instance, NVreg_RestrictProfilingToAdminUsers=1): the check is skipped,
+ * saying why. With --update-baselines the count is recorded instead. */
+#define PERF_EXPECT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__HERE, 0)
+#define PERF_ASSERT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__HERE, 1)
+int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
+                           int fatal);
+
 /* ---- Speed of light --------------------------------------------------------
  * PERF_EXPECT_BANDWIDTH(w, share): w moves its declared bytes
  * (.bytes_read + .bytes_written) at no less than share (0.8: 80 %) of the

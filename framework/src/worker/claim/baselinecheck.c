@@ -663,15 +663,21 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   return o;
 }
 
-/* This machine's file for w; a malformed file ends the test as ERROR. */
-static struct machine *machine_of(const perf_workload *w)
+/* m, when its file is not malformed; a malformed one ends the test as
+ * ERROR. */
+static struct machine *usable(struct machine *m)
 {
-  struct machine *m = machine(w->perf__state->uses_gpu);
   if (m->bad) {
     perf__context_baseline_state(2);
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", m->err);
   }
   return m;
+}
+
+/* This machine's file for w; a malformed file ends the test as ERROR. */
+static struct machine *machine_of(const perf_workload *w)
+{
+  return usable(machine(w->perf__state->uses_gpu));
 }
 
 /* See baselinecheck.h. */
@@ -788,6 +794,37 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
   clean(c, sizeof c, claim);
   send_fingerprint(m);
   perf__context_line(PERF_LINE_RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
+}
+
+/* See baselinecheck.h. */
+const perf__baseline_work *perf__baselinecheck_work(const perf_workload *w, char *why, size_t len)
+{
+  struct machine *m = usable(machine(1));
+  char k[160];
+  key(w, k, sizeof k);
+  const perf__baseline_work *e =
+      m->exists ? perf__baseline_find_work(&m->file, perf__context_name(), k) : NULL;
+  if (m->other)
+    snprintf(why, len, "the baseline file is another machine's: %s", m->err);
+  else if (!m->exists)
+    snprintf(why, len, "no baseline file for this GPU (%s): make baseline-update records one",
+             m->path);
+  else if (!e)
+    snprintf(why, len, "%s has no work count of %s: --update-baselines (make baseline-update) "
+             "records it", m->path, k);
+  return e;
+}
+
+/* See baselinecheck.h. */
+void perf__baselinecheck_record_work(const perf_workload *w, double insts, double dram_read)
+{
+  struct machine *m = usable(machine(1));
+  char test[200], k[160], name[160];
+  clean(test, sizeof test, perf__context_name());
+  clean(name, sizeof name, key(w, k, sizeof k));
+  send_fingerprint(m);
+  perf__context_line(PERF_LINE_RECORD, "W\t%s\t%s\t%s\t%.17g\t%.17g", m->path, test, name,
+                     insts, dram_read);
 }
 
 /* A baseline measurement: 8 to 64 samples, until the median's 95 %

@@ -26,6 +26,16 @@ void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__co
  * Never fails (a ratio that is not a finite number > 0 is not recorded). */
 void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio);
 
+/* The work count of w (the running test's entry, with the sweep point)
+ * in this GPU's baseline file, or NULL with why[len] saying why none: no
+ * file, another machine's file, no count in it. A malformed file ends the
+ * test as ERROR. */
+const perf__baseline_work *perf__baselinecheck_work(const perf_workload *w, char *why, size_t len);
+/* With --update-baselines: records one call's counted work of w (warp
+ * instructions, DRAM bytes read) as a W record of this GPU's file
+ * (supervisor/rebaseline.h). A malformed file ends the test as ERROR. */
+void perf__baselinecheck_record_work(const perf_workload *w, double insts, double dram_read);
+
 /* A baseline check's head, "BASELINE(name) at file:line", with the sweep
  * point's tag inside a sweep, into buf[len]. Returns buf; never fails
  * (truncates). */

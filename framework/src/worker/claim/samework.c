@@ -1,0 +1,141 @@
+/* samework.c — PERF_EXPECT_SAME_WORK: one call's GPU work, counted, against this GPU's baseline. */
+#define _POSIX_C_SOURCE 200809L
+#include "worker/claim/samework.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "base/baseline.h"
+#include "base/status.h"
+#include "base/units.h"
+#include "perfgate.h"
+#include "worker/claim/baselinecheck.h"
+#include "worker/claim/sweep.h"
+#include "worker/context.h"
+#include "worker/device/gpu.h"
+#include "worker/sync/workcount.h"
+
+/* A time claim asks how long; this one asks what ran. One call of the
+ * workload is counted by the GPU's hardware counters (worker/sync/
+ * workcount.h: CUPTI's range profiler, set up for the count and torn down
+ * before it returns, so no timing runs beside it) and its warp
+ * instructions are compared with those this GPU's baseline file holds for
+ * it: the same within PERF__BL_WORK_TOLERANCE, or not. Counts do not move
+ * with clocks or neighbours, so one count decides on any runner; its DRAM
+ * bytes read are reported beside it, not decided on. */
+
+/* See samework.h. */
+char *perf__samework_head(char *buf, size_t len, const char *name, const char *file, int line)
+{
+  char tag[96];
+  snprintf(buf, len, "SAME_WORK(%s) at %s:%d%s", name, file, line,
+           perf__sweep_tag(tag, sizeof tag));
+  return buf;
+}
+
+/* The counted call: one iteration of the workload. Ends the test as the
+ * workload's own failures do. */
+static void call(void *arg)
+{
+  perf_workload *w = arg;
+  w->fn(w->arg);
+}
+
+/* One call before the count, its work waited for: lazy initialisation is
+ * not the steady state. No GPU, or a CUDA error the call caused, ends the
+ * test (skipped, or ERROR). */
+static void warm(perf_workload *w)
+{
+  const perf__gpu_info *g = perf__gpu();
+  if (g->err) perf__gpu_end(g->err, g->reason);
+  w->fn(w->arg);
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e) perf__gpu_fail(e, "cudaDeviceSynchronize (before the work is counted)", NULL, 0);
+}
+
+/* Counts one call of w into c. Returns 1; 0 when the GPU's counters
+ * cannot be read here (a device CUPTI cannot profile, counters kept to
+ * admin users, another tool holding CUPTI): the check is skipped, saying
+ * why. A CUDA error during the count, or no memory, ends the test as
+ * ERROR. */
+static int count(perf_workload *w, const char *head, perf__workcount *c)
+{
+  char why[800];
+  perf__context_on_release(perf__workcount_release);
+  int err = perf__workcount_run(call, w, c, why, sizeof why);
+  if (err == PERF__ECUDA || err == PERF__ENOMEM)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting its work: %s", head, why);
+  if (err) {
+    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: the GPU's counters cannot be read here: %s",
+                       head, why);
+    perf__context_skipped_check("%s: the GPU's counters cannot be read here", head);
+    return 0;
+  }
+  if (!(c->insts > 0))
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: one call ran no GPU instruction (0 counted): "
+                      "SAME_WORK counts the work of a workload's kernels", head);
+  return 1;
+}
+
+/* "(CUPTI range profiler: 2 passes, 31 ms; set up and torn down in 240 ms,
+ * host clock)" into buf. Returns buf; never fails. */
+static const char *how(const perf__workcount *c, char *buf, size_t len)
+{
+  snprintf(buf, len, "(CUPTI range profiler: %d %s, %.0f ms; set up and torn down in %.0f ms, "
+           "host clock)", c->passes, perf__units_noun(c->passes, "pass", "passes"),
+           1e3 * c->count_s, 1e3 * c->setup_s);
+  return buf;
+}
+
+/* With --update-baselines: records c as w's work count. Returns 1. */
+static int record(const perf_workload *w, const char *head, const perf__workcount *c)
+{
+  char h[160];
+  perf__baselinecheck_record_work(w, c->insts, c->dram_read);
+  perf__context_line(PERF_LINE_DETAIL, "%s: RECORDED: %.0f warp instructions and %.0f bytes read "
+                     "from DRAM per call %s", head, c->insts, c->dram_read, how(c, h, sizeof h));
+  perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
+  return 1;
+}
+
+/* Compares c with w's count in this GPU's file: PASS within
+ * PERF__BL_WORK_TOLERANCE, FAIL beyond (ending the test when fatal); no
+ * count there skips the check, saying why. Returns 1 when it held. */
+static int decide(const perf_workload *w, const char *head, const perf__workcount *c, int fatal)
+{
+  char why[600], h[160];
+  const perf__baseline_work *e = perf__baselinecheck_work(w, why, sizeof why);
+  if (!e) {
+    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s", head, why);
+    perf__context_skipped_check("%s: %s", head, why);
+    return 0;
+  }
+  double rel = c->insts / e->insts - 1;
+  double dram = e->dram_read > 0 ? c->dram_read / e->dram_read - 1 : 0;
+  int same = fabs(rel) <= PERF__BL_WORK_TOLERANCE;
+  perf_outcome o = same ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
+  perf__context_line(PERF_LINE_DETAIL, "%s: %s: %.0f warp instructions per call, %+.3f%% of the "
+                     "baseline's %.0f (recorded %s; the same within %.1f%%); %.0f bytes read from "
+                     "DRAM (%+.2f%%, reported, not decided on) %s", head, perf__status_word(o),
+                     c->insts, 100 * rel, e->insts, e->recorded, 100 * PERF__BL_WORK_TOLERANCE,
+                     c->dram_read, 100 * dram, how(c, h, sizeof h));
+  perf__context_claimf(o, "%s: %+.2f%% warp instructions", head, 100 * rel);
+  if (!same && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: FAIL", head);
+  return same;
+}
+
+/* Public: PERF_EXPECT_SAME_WORK / PERF_ASSERT_SAME_WORK. */
+int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
+                           int fatal)
+{
+  char head[300];
+  if (!w->name) w->name = wn;
+  perf__samework_head(head, sizeof head, w->name, file, line);
+  if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", head);
+  warm(w);
+  perf__workcount c;
+  if (!count(w, head, &c)) return 0;
+  if (perf__context_opt.update_baselines) return record(w, head, &c);
+  return decide(w, head, &c, fatal);
+}
