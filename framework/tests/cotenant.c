@@ -514,6 +514,14 @@ ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
   s.canary = 1;
   ST_EQ(perf__cotenant_shares(&s, 130, 131), 0);
   ST_EQ(perf__cotenant_shares(&s, 112, 113), 1);
+  /* the link's spans are exact to a GPM interval (0.1 s) and NVML's to
+   * half a second: beside a neighbour that copies for 0.5 s and rests
+   * for 0.5 s, a round in its rest stands on the link's word alone */
+  ST_EQ(perf__cotenant_shares(&s, 119.25, 119.3), 1);
+  ST_EQ(perf__cotenant_shares(&s, 119.4, 119.5), 0);
+  perf__cotenant nvml = busy_between(110, 119.2);
+  ST_EQ(perf__cotenant_overlaps(&nvml, 119.4, 119.5), 1);
+  ST_EQ(perf__cotenant_overlaps(&nvml, 119.8, 119.9), 0);
 }
 
 /* Which cause an undecided claim names once shared rounds were dropped: the

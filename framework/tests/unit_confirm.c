@@ -174,6 +174,64 @@ ST_TEST(verdict_skipped_rounds_are_not_counted_and_the_budget_still_ends_samplin
   ST_CHECK(none.t >= 2.0 && none.t < 2.02); /* stopped at the budget */
 }
 
+/* Rounds of which the first `shared` ran beside a neighbour (a ratio of
+ * 1, where the claim's true one is 3), which only a later read shows: the
+ * prune before each look drops them. */
+typedef struct pruning {
+  pair_gen g;
+  int calls, total, shared, looks; /* calls: standing rounds; total: rounds taken */
+  int flag[64]; /* per standing round: 1 shared */
+} pruning;
+
+static int prune_round(void *ctx, double *a, double *b)
+{
+  pruning *s = ctx;
+  int shared = s->total++ < s->shared, err = gen_round(&s->g, a, b);
+  if (shared) *b = *a;
+  s->flag[s->calls++ % 64] = shared;
+  return err;
+}
+
+static int prune_shared(void *ctx, double *a, double *b, int n)
+{
+  pruning *s = ctx;
+  int k = 0;
+  s->looks++;
+  for (int i = 0; i < n && i < 64; i++)
+    if (!s->flag[i]) a[k] = a[i], b[k] = b[i], s->flag[k++] = 0;
+  s->calls = k; /* the next round's flag goes after the standing ones */
+  return k;
+}
+
+/* Rounds a later read shows shared are dropped before the look and
+ * sampling goes on for their places: the claim is decided on 12 clean
+ * rounds, the dropped ones counted as skipped; kept, the shared rounds
+ * would have left it undecided. */
+ST_TEST(verdict_rounds_pruned_before_a_look_are_replaced_and_counted_as_skipped)
+{
+  perf__verdict_cfg c;
+  perf__verdict_defaults(&c);
+  c.budget_s = 0;
+  perf__verdict_claim claim = {.kind = PERF__CLAIM_FASTER, .threshold = 1.5};
+  pruning s = {.g = {.ratio = 3.0, .noise = 0.05}, .shared = 8};
+  perf__rng_seed(&s.g.rng, 5);
+  perf__rng boot;
+  perf__rng_seed(&boot, 6);
+  perf__verdict_result r;
+  c.prune = prune_shared;
+  ST_EQ(perf__verdict_run(&c, &claim, prune_round, NULL, &s, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF_OUTCOME_PASS);
+  ST_EQ(r.rounds, 12);
+  ST_EQ(r.skipped, 8);
+  ST_EQ(s.looks, 2); /* at 12 rounds (8 dropped), then at 12 standing */
+  pruning kept = {.g = {.ratio = 3.0, .noise = 0.05}, .shared = 8};
+  perf__rng_seed(&kept.g.rng, 5);
+  c.prune = NULL;
+  c.max_rounds = 12;
+  ST_EQ(perf__verdict_run(&c, &claim, prune_round, NULL, &kept, &boot, &r), 0);
+  ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
+}
+
 /* A first attempt whose undecided claims all stopped beside a co-tenant
  * that never left is not run again (a second attempt beside it says the
  * same), and a line says so; any other claim that did not pass (a FAIL,

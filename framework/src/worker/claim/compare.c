@@ -48,6 +48,7 @@ typedef struct pair {
   perf__retake ra, rb; /* each workload's retake counts before the claim */
   int first_look;      /* the verdict's first look (rounds) */
   int stopped;         /* sampling stopped: every round shared (hopeless) */
+  long pruned;         /* rounds dropped at a look: on the link's foreign traffic */
   int err;
   char why[600];
 } pair;
@@ -126,6 +127,44 @@ static int take_again(pair *p, double begin, long kept0)
   p->a->perf__state->rt.shared_retaken += 2;
   p->b->perf__state->rt.shared_retaken += 2;
   return 1;
+}
+
+/* Moves round i of p's records to place k (prune). Never fails. */
+static void move_round(pair *p, size_t i, size_t k)
+{
+  samples *per_round[] = {&p->rounds_a, &p->rounds_b, &p->round_from, &p->round_to,
+                          &p->round_clean};
+  for (size_t j = 0; j < sizeof per_round / sizeof per_round[0]; j++)
+    per_round[j]->t[k] = per_round[j]->t[i];
+}
+
+/* Before a look (perf__verdict_cfg's prune), while the canary judges p's
+ * rounds: a read of the link, forced so that it covers the last round,
+ * and the rounds it shows another process's traffic over dropped, so that
+ * the look sees only the rest and sampling goes on for their places (a
+ * claim of 50 ms beside a neighbour that copies half the time was decided
+ * on rounds the link showed shared only after it, then dropped whole:
+ * issue 50). NVML's spans are left to exclude_shared. Returns the rounds
+ * that stand; all of them when the link is not read or the rounds' times
+ * were not all kept (no memory). */
+static int prune_link(void *ctx, double *a, double *b, int n)
+{
+  pair *p = ctx;
+  size_t all = (size_t)n, k = 0;
+  if (!watched(p) || !p->canary.clean || p->canary.gave_up || p->round_from.n != all ||
+      p->round_to.n != all || p->round_clean.n != all || p->rounds_a.n != all ||
+      p->rounds_b.n != all || !perf__cotenant_poll(1))
+    return n;
+  const perf__cotenant *ct = perf__cotenant_state();
+  if (ct->link_on != 1 || !ct->nlink_spans) return n;
+  for (size_t i = 0; i < all; i++) {
+    if (perf__cotenant_overlaps_link(ct, p->round_from.t[i], p->round_to.t[i])) continue;
+    a[k] = a[i], b[k] = b[i];
+    move_round(p, i, k++);
+  }
+  p->pruned += (long)(all - k);
+  p->rounds_a.n = p->rounds_b.n = p->round_from.n = p->round_to.n = p->round_clean.n = k;
+  return (int)k;
 }
 
 /* Reads perfgate's launch reference after a round, where p reads it
@@ -545,7 +584,8 @@ static void canary_text(const pair *p, perf__compare_result *out)
  * with any, the claim is decided again on the others alone
  * (perf__compare_unshared), so that no PASS or FAIL comes from a shared
  * GPU; an INCONCLUSIVE one names the process. Each workload's shared_n
- * gets the count. Returns 0 or perf__compare_unshared's error. */
+ * gets the count, with the rounds prune_link dropped at the looks.
+ * Returns 0 or perf__compare_unshared's error. */
 static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__verdict_cfg *cfg,
                           perf__rng *rng, perf__compare_result *out)
 {
@@ -567,10 +607,11 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
                                             : NULL,
                                         &m,
                                         p->from, perf__clock_now(), r);
-  if (dropped <= 0) return (int)dropped;
+  if (dropped < 0 || (!dropped && !p->pruned)) return (int)dropped;
   p->rounds_a.n = p->rounds_b.n = m;
-  size_t k = (size_t)dropped;
-  sa->shared_n = sb->shared_n = dropped;
+  size_t k = (size_t)(dropped + p->pruned); /* those dropped at the looks too */
+  n += (size_t)p->pruned;
+  sa->shared_n = sb->shared_n = (long)k;
   char who[240];
   perf__cotenant_describe(ct, p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
@@ -668,6 +709,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__throughput_check(head, b);
   cfg.budget_s = perf__context_opt.budget_s;
   cfg.idled_s = perf__workload_idled_s; /* waiting out a power cap is not sampling */
+  cfg.prune = prune_link;
   cfg.alpha *= alpha_scale;
   /* Enough time per sample that max_rounds rounds fill the budget: the
    * bootstrap's cost stays bounded however long the budget is. */

@@ -20,6 +20,7 @@ void perf__verdict_defaults(perf__verdict_cfg *cfg)
   cfg->idled_s = NULL;
   cfg->now_s = NULL;
   cfg->early = 1;
+  cfg->prune = NULL;
 }
 
 /* Never fails; see verdict.h. */
@@ -231,6 +232,16 @@ int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *c
       spent = 0;
     }
     if (n < due && !spent) continue;
+    if (cfg->prune) {
+      int kept = cfg->prune(ctx, a, b, n);
+      out->skipped += n - kept;
+      n = kept;
+      if (n < due && !spent) continue;
+      if (!n) {
+        out->why = "time budget spent: every round was disturbed";
+        break;
+      }
+    }
     if (n < 2) {
       out->why = "time budget spent before two rounds";
       break;

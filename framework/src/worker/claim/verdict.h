@@ -59,6 +59,12 @@ typedef struct perf__verdict_cfg {
                               perf__clock_now; a test's fake clock) */
   int early;               /* 1: the early look for rounds too slow for
                               first_look (0: off, as before issue 31) */
+  /* Before each look (NULL: none): how many of the n rounds a[], b[] still
+   * stand, those moved to the front in order; the rest were found
+   * disturbed since they were taken (a neighbour's traffic that the host
+   * link showed after them) and count as skipped, and sampling goes on
+   * for their places. ctx is perf__verdict_run's. */
+  int (*prune)(void *ctx, double *a, double *b, int n);
 } perf__verdict_cfg;
 
 /* FASTER and SIMILAR are claims; SIDE is a crossover point's question:

@@ -456,25 +456,25 @@ void perf__cotenant_fold_device(perf__cotenant *s, const perf__gpuwatch_busy *de
   s->unlisted_last = now;
 }
 
-/* 1 when one of spans (n) overlapped [t0, t1] or ended less than
- * PERF__COTENANT_QUIET_S before t0. Never fails. */
-static int any_overlap(const perf__cotenant_span *spans, int n, double t0, double t1)
+/* 1 when one of spans (n) overlapped [t0, t1] or ended less than quiet
+ * seconds before t0. Never fails. */
+static int any_overlap(const perf__cotenant_span *spans, int n, double t0, double t1, double quiet)
 {
   for (int i = n - 1; i >= 0; i--)
-    if (spans[i].from < t1 && spans[i].to + PERF__COTENANT_QUIET_S > t0) return 1;
+    if (spans[i].from < t1 && spans[i].to + quiet > t0) return 1;
   return 0;
 }
 
 /* See cotenant.h. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
 {
-  return any_overlap(s->spans, s->nspans, t0, t1);
+  return any_overlap(s->spans, s->nspans, t0, t1, PERF__COTENANT_QUIET_S);
 }
 
 /* See cotenant.h. */
 int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1)
 {
-  return any_overlap(s->link_spans, s->nlink_spans, t0, t1);
+  return any_overlap(s->link_spans, s->nlink_spans, t0, t1, PERF__COTENANT_LINK_QUIET_S);
 }
 
 /* See cotenant.h. */

@@ -49,6 +49,15 @@
  * (the reads' requests: 8.7 % of its bytes). */
 #define PERF__COTENANT_LINK_FLOOR 1e9 /* bytes per second */
 #define PERF__COTENANT_LINK_SLACK 1.25 /* x our bytes: the reads' requests */
+/* A round is on the link's foreign traffic when it overlaps a span of it
+ * or starts less than this after one ended. Not NVML's
+ * PERF__COTENANT_QUIET_S: a claim is judged after a read that covers its
+ * last round (compare.c polls then), and a span already reaches back to
+ * where GPM's trailing samples began to rise, so one GPM interval is
+ * left for a span's edge; half a second would cover the whole idle half
+ * of a neighbour that copies for 0.5 s and rests for 0.5 s (issue 50:
+ * every round of the claims that copy beside it was dropped). */
+#define PERF__COTENANT_LINK_QUIET_S PERF__GPUWATCH_LINK_MIN_S
 /* (PERF_DEBUG_LINK in the environment prints each interval judged to
  * stderr: the device's rates, ours, the foreign rate: a developer's view.) */
 
@@ -238,7 +247,8 @@ void perf__cotenant_begin(void);
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
 
 /* perf__cotenant_overlaps for the spans the link showed alone (foreign
- * traffic on the host link: perf__cotenant_fold_link). Never fails. */
+ * traffic on the host link: perf__cotenant_fold_link), with
+ * PERF__COTENANT_LINK_QUIET_S after each. Never fails. */
 int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1);
 
 /* 1 when a sample taken over [t0, t1] shared the GPU: perf__cotenant_overlaps,
