@@ -119,3 +119,30 @@ ST_TEST(workcount_refuses_to_count_inside_a_sync_check)
   ST_EQ(calls, 0);
   ST_CHECK(w.insts == 0 && w.passes == 0);
 }
+
+/* A sync check finalizes CUPTI when it detaches; a count after it still
+ * counts (on the H200 the range profiler then failed to initialize until
+ * a count took its own hold on CUPTI). */
+ST_TEST(workcount_counts_after_a_sync_check_detached_cupti)
+{
+  char why[600] = "", cwhy[600] = "";
+  store st = {0};
+  perf__workcount c;
+  int err = prepare(&st, why, sizeof why);
+  if (err) {
+    ST_EQ(err, PERF__ENODEV);
+    st_skip("no CUDA device (%s)", why);
+    return;
+  }
+  ST_EQ(perf__cupti_attach(ignore, why, sizeof why), 0);
+  perf__cupti_detach();
+  err = perf__workcount_run(launch, &st, &c, cwhy, sizeof cwhy);
+  if (err == PERF__ENODEV || strstr(cwhy, "NVreg_RestrictProfilingToAdminUsers")) {
+    release(&st);
+    st_skip("the GPU's counters cannot be read here (%s)", cwhy);
+    return;
+  }
+  ST_CHECKF(err == 0 && c.insts > 0, "%d, %.0f instructions: %s", err, c.insts, cwhy);
+  ST_CHECK(!perf__cupti_attached()); /* the count's hold ended with it */
+  release(&st);
+}

@@ -64,8 +64,9 @@ const char *perf__cupti_runtime_call(CUpti_CallbackId *cbid)
   return tls.name[top];
 }
 
-/* See cupti.h. */
-int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
+/* Subscribes fn, on the runtime and driver APIs when apis. Returns 0, or
+ * PERF__EIO with why (nothing stays attached then). */
+static int subscribe(perf__cupti_fn *fn, int apis, char *why, size_t len)
 {
   if (atomic_load(&handler)) {
     snprintf(why, len, "CUPTI is already attached by another pass");
@@ -77,8 +78,8 @@ int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
   if (r == CUPTI_SUCCESS) {
     atomic_store(&handler, fn);
     what = "cuptiEnableDomain";
-    r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (apis) r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (apis && r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
   }
   if (r == CUPTI_SUCCESS) return 0;
   const char *msg = "unknown error";
@@ -90,6 +91,21 @@ int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
   perf__cupti_detach();
   return PERF__EIO;
 }
+
+/* See cupti.h. */
+int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len)
+{
+  return subscribe(fn, 1, why, len);
+}
+
+/* The handler of a hold: it is never called (no domain is enabled). */
+static void held(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cd)
+{
+  (void)dom, (void)id, (void)cd;
+}
+
+/* See cupti.h. */
+int perf__cupti_hold(char *why, size_t len) { return subscribe(held, 0, why, len); }
 
 /* See cupti.h. Their results are not checked: a failed unsubscribe or
  * finalize leaves nothing to undo here, and the next attach reports what

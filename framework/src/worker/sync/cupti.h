@@ -19,6 +19,15 @@ typedef void perf__cupti_fn(CUpti_CallbackDomain dom, CUpti_CallbackId id,
  * holding CUPTI; a pass already attached); nothing stays attached then. */
 int perf__cupti_attach(perf__cupti_fn *fn, char *why, size_t len);
 
+/* Brings CUPTI into the process for a pass that needs no callback (a work
+ * count, workcount.h): subscribes with no domain enabled. CUPTI's range
+ * profiler cannot be set up in a process a pass has finalized CUPTI in
+ * (the H200, CUPTI 13.0: CUPTI_ERROR_NOT_INITIALIZED) unless a
+ * subscription brings it back, and a launch costs 20 % more after a
+ * count until CUPTI is finalized. Returns 0, or PERF__EIO as
+ * perf__cupti_attach; perf__cupti_detach ends it. */
+int perf__cupti_hold(char *why, size_t len);
+
 /* Unsubscribes and detaches CUPTI from the process. Never fails; does
  * nothing when not attached. */
 void perf__cupti_detach(void);

@@ -430,6 +430,7 @@ void perf__workcount_release(void)
   if (!counting) return;
   current.why = NULL, current.len = 0; /* its why was on the frame the test left */
   end(&current);
+  perf__cupti_detach();
   counting = 0;
 }
 
@@ -446,16 +447,18 @@ int perf__workcount_run(perf__workcount_call *fn, void *arg, perf__workcount *ou
   }
   int err = resolve(why, len);
   if (err) return err;
+  double t0 = perf__clock_now();
+  if (perf__cupti_hold(why, len)) return PERF__EIO; /* brings CUPTI back if a pass finalized it */
   session *s = &current;
   *s = (session){.why = why, .len = len};
   counting = 1;
-  double t0 = perf__clock_now();
   if (!take_context(s) && !begin(s) && !configure(s)) enable(s);
   double t1 = perf__clock_now();
   if (!s->err) count(s, fn, arg, out);
   double t2 = perf__clock_now();
   if (!s->err) evaluate(s, out);
   err = end(s);
+  perf__cupti_detach(); /* finalized: launches cost again what they cost before */
   counting = 0;
   out->count_s = t2 - t1;
   out->setup_s = (t1 - t0) + (perf__clock_now() - t2);

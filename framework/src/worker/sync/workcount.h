@@ -33,10 +33,8 @@ typedef void perf__workcount_call(void *arg);
  * CUPTI call and its message in why (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES gets a sentence
  * naming NVreg_RestrictProfilingToAdminUsers); PERF__ECUDA for a CUDA error in a sync.
  * Whatever happens, the profiler is torn down before it returns (Disable, host deinit,
- * cuptiProfilerDeInitialize), so no timing ever runs with it set up. It does not call
- * cuptiFinalize: after it, the profiler cannot be set up again in the process (the H200,
- * CUPTI 13.0: CUPTI_ERROR_NOT_INITIALIZED), and a launch costs the same after a count
- * as before it (docs/fidelity.md). */
+ * cuptiProfilerDeInitialize) and CUPTI leaves the process (a hold, cupti.h, is taken
+ * for the count and ended after it: cuptiFinalize), so no timing ever runs with it. */
 int perf__workcount_run(perf__workcount_call *fn, void *arg, perf__workcount *out, char *why, size_t len);
 
 /* Tears down a count that did not return: the counted call ended the test
