@@ -174,6 +174,10 @@ ST_TEST(baseline_rejects_each_malformed_case_with_its_position)
        "'instructions' must be a number in [1, 1e+18], got 'many'"},
       {"schema: 2\nwork:\n- {" W0 ", instructions: \"12\"}\n", "b.yaml:3:",
        "'instructions' must be a number, not quoted text ('12')"},
+      {"schema: 2\nwork:\n- {" W0 ", instructions: 2.5e3}\n", "b.yaml:3:",
+       "'instructions' must be a whole number, got '2.5e3'"},
+      {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, dram_bytes_read: 0.5, "
+       "recorded: 2026-01-01}\n", "b.yaml:3:", "'dram_bytes_read' must be a whole number, got '0.5'"},
       {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, dram_bytes_read: -1, "
        "recorded: 2026-01-01}\n", "b.yaml:3:", "'dram_bytes_read' must be a number in [0, 1e+18], got '-1'"},
       {"schema: 2\nwork:\n- {test: t, workload: w, instructions: 1, dram_bytes_read: 1.5e18, "

@@ -300,6 +300,18 @@ static int num_key(parser *p, const fields *fs, const char *key,
   return r ? r : number(p, f, lo, hi, out);
 }
 
+/* num_key, and the number a whole one (a count): 0, or the error naming
+ * the key where it has a fraction. */
+static int whole_key(parser *p, fields *fs, const char *key, const char *what, double lo,
+                     double hi, double *out)
+{
+  int r = num_key(p, fs, key, what, lo, hi, out);
+  if (!r && *out != floor(*out))
+    r = fail_at(p, get(fs, key)->value_mark, "'%s' must be a whole number, got '%s'", key,
+                get(fs, key)->value);
+  return r;
+}
+
 static int date(parser *p, const fields *fs, const char *what, char *dst,
                 size_t n)
 {
@@ -481,10 +493,7 @@ static int entry(parser *p, perf__baseline *b)
                 "'clock' must be events, wall, submit, device or cold, got '%s'", e.clock);
   if (!r) r = num_key(p, &fs, "median_s", "an entry", 1e-12, 3600, &e.median_s);
   if (!r) r = num_key(p, &fs, "spread_s", "an entry", 0, 3600, &e.spread_s);
-  if (!r) r = num_key(p, &fs, "samples", "an entry", 1, 1e9, &samples);
-  if (!r && samples != floor(samples))
-    r = fail_at(p, get(&fs, "samples")->value_mark, "'samples' must be a whole number, got '%s'",
-                get(&fs, "samples")->value);
+  if (!r) r = whole_key(p, &fs, "samples", "an entry", 1, 1e9, &samples);
   if (!r && get(&fs, "tolerance"))
     r = number(p, get(&fs, "tolerance"), PERF__BL_TOLERANCE_MIN, PERF__BL_TOLERANCE_MAX, &e.tolerance);
   if (!r) r = sm_clock(p, &fs, &e.sm_clock);
@@ -531,9 +540,9 @@ static int work(parser *p, perf__baseline *b)
   if (!r) r = only(p, &fs, keys, "a work count");
   if (!r) r = text(p, &fs, "test", "a work count", w.test, sizeof w.test);
   if (!r) r = text(p, &fs, "workload", "a work count", w.workload, sizeof w.workload);
-  if (!r) r = num_key(p, &fs, "instructions", "a work count", 1, PERF__BL_WORK_MAX, &w.insts);
+  if (!r) r = whole_key(p, &fs, "instructions", "a work count", 1, PERF__BL_WORK_MAX, &w.insts);
   if (!r)
-    r = num_key(p, &fs, "dram_bytes_read", "a work count", 0, PERF__BL_WORK_MAX, &w.dram_read);
+    r = whole_key(p, &fs, "dram_bytes_read", "a work count", 0, PERF__BL_WORK_MAX, &w.dram_read);
   if (!r) r = date(p, &fs, "a work count", w.recorded, sizeof w.recorded);
   if (!r && perf__baseline_find_work(b, w.test, w.workload))
     r = fail_at(p, fs.start, "a second work count for %s / %s", w.test, w.workload);

@@ -824,7 +824,7 @@ void perf__baselinecheck_record_work(const perf_workload *w, double insts, doubl
   clean(name, sizeof name, key(w, k, sizeof k));
   send_fingerprint(m);
   perf__context_line(PERF_LINE_RECORD, "W\t%s\t%s\t%s\t%.17g\t%.17g", m->path, test, name,
-                     insts, dram_read);
+                     floor(insts + 0.5), floor(dram_read + 0.5)); /* counts: whole numbers */
 }
 
 /* A baseline measurement: 8 to 64 samples, until the median's 95 %
