@@ -14,6 +14,7 @@
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
+#include "worker/sync/syncdetect.h"
 #include "worker/sync/workcount.h"
 
 /* A time claim asks how long; this one asks what ran. One call of the
@@ -133,6 +134,9 @@ int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, i
   if (!w->name) w->name = wn;
   perf__samework_head(head, sizeof head, w->name, file, line);
   if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", head);
+  if (perf__syncdetect_in_check())
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting inside a sync check (CUPTI is "
+                      "attached there); move the claim out of PERF_NO_SYNC_IN", head);
   warm(w);
   perf__workcount c;
   if (!count(w, head, &c)) return 0;
