@@ -857,7 +857,8 @@ static int emit_ratio(yaml_emitter_t *e, const perf__baseline_ratio *x)
 static int emit_work(yaml_emitter_t *e, const perf__baseline_work *x)
 {
   if (!(x->insts >= 1 && x->insts <= PERF__BL_WORK_MAX) ||
-      !(x->dram_read >= 0 && x->dram_read <= PERF__BL_WORK_MAX))
+      !(x->dram_read >= 0 && x->dram_read <= PERF__BL_WORK_MAX) ||
+      x->insts != floor(x->insts) || x->dram_read != floor(x->dram_read))
     return PERF__EINVAL;
   int r = open_map(e);
   if (!r) r = kv(e, "test", x->test);
@@ -964,7 +965,7 @@ int perf__blyaml_save(const char *path, const perf__baseline *b, char *err,
   }
   if (r == PERF__EINVAL)
     snprintf(err, errlen, "%s: a value cannot be written (NaN or infinite, an SM clock "
-             "outside its bounds, or a work count outside [1, 1e18])", path);
+             "outside its bounds, or a work count that is not a whole number in [1, 1e18])", path);
   else if (r)
     save_error(path, step ? step : PERF__FILE_WRITE, step ? why : strerror(ENOMEM), err, errlen);
   free(text);
