@@ -10,6 +10,8 @@
 /* The lowest turnaround and the lowest launch cost this process has read
  * (seconds); 0 none. */
 static double anchor, launch;
+/* The process's quiet stretch. */
+static perf__canary_stretch stretch;
 
 /* The band of anchor over launch cost launch_s (seconds), 0 when the
  * anchor is not trusted. Never fails. */
@@ -31,10 +33,25 @@ perf__canary_says perf__canary_judge(double anchor_s, double launch_s, double be
 }
 
 /* See canary.h. */
-int perf__canary_trusted(long clean, long disturbed)
+int perf__canary_step(perf__canary_stretch *s, int quiet, double t)
+{
+  if (!quiet) {
+    s->n = 0, s->from = 0;
+    return 0;
+  }
+  if (!s->n++) s->from = t;
+  if (s->n < PERF__CANARY_RUN || t - s->from < PERF__CANARY_RUN_S) return 0;
+  s->left_at = t;
+  return 1;
+}
+
+/* See canary.h. */
+int perf__canary_trusted(long clean, long disturbed, const perf__canary_stretch *s, double t)
 {
   long all = clean + disturbed;
-  return all < PERF__CANARY_TRIAL || disturbed <= PERF__CANARY_MAX_DISTURBED * (double)all;
+  if (all < PERF__CANARY_TRIAL || disturbed <= PERF__CANARY_MAX_DISTURBED * (double)all) return 1;
+  if (s->left_at > 0) return t - s->left_at <= PERF__CANARY_MEMORY_S;
+  return s->first > 0 && t - s->first < PERF__CANARY_TRIAL_S;
 }
 
 /* See canary.h. */
@@ -82,12 +99,18 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
     return PERF__CANARY_UNJUDGED;
   }
   c->last = now;
-  perf__cotenant_canary(perf__canary_band() > 0);
+  double band = perf__canary_band(), t = perf__clock_now();
+  int settled = perf__canary_step(&stretch, band > 0 && now <= band, t);
+  perf__cotenant_canary(band > 0);
   if (ready) return PERF__CANARY_UNJUDGED;
   perf__canary_says says = perf__canary_judge(anchor, launch, before, now);
+  if (says == PERF__CANARY_UNJUDGED) return says;
+  if (!stretch.first) stretch.first = t;
+  c->delayed += says == PERF__CANARY_DISTURBED;
+  if (says == PERF__CANARY_CLEAN && !settled) says = PERF__CANARY_DISTURBED;
   c->clean += says == PERF__CANARY_CLEAN;
   c->disturbed += says == PERF__CANARY_DISTURBED;
-  if (perf__canary_trusted(c->clean, c->disturbed)) return says;
+  if (perf__canary_trusted(c->clean, c->disturbed, &stretch, t)) return says;
   c->gave_up = 1;
   perf__cotenant_canary(0);
   return PERF__CANARY_UNJUDGED;
@@ -101,4 +124,8 @@ void perf__canary_close(perf__canary *c)
 }
 
 /* See canary.h. */
-void perf__canary_reset(void) { anchor = launch = 0; }
+void perf__canary_reset(void)
+{
+  anchor = launch = 0;
+  stretch = (perf__canary_stretch){0};
+}

@@ -38,14 +38,27 @@
  * and the few rounds whose two readings happen to be quiet are not clean:
  * on the H200 beside a stream of tiny kernels the canary found 97-100 %
  * of the rounds delayed, and two claims decided on the rest were wrong
- * (a SIMILAR of a sync-per-GEMM loop at 0.78x, quiet 0.96x). So the
- * canary judges a claim only while it finds almost every round clean: once
- * PERF__CANARY_TRIAL rounds are judged, more than
- * PERF__CANARY_MAX_DISTURBED of them delayed ends its judging for the
- * claim (gave_up), and NVML's rule decides which rounds count, as without
- * it. What it decides, then, is a neighbour NVML lists that seldom holds
- * the GPU when we ask for it: an idle context, one whose work comes in
- * bursts between ours.
+ * (a SIMILAR of a sync-per-GEMM loop at 0.78x, quiet 0.96x: a workload
+ * that syncs yields the GPU, and the slices land there). So a round is
+ * clean only inside a quiet stretch: its two readings, and the readings
+ * before them, PERF__CANARY_RUN in a row within the band over at least
+ * PERF__CANARY_RUN_S (perf__canary_step keeps the stretch across the
+ * process's claims). A neighbour that comes and goes leaves such
+ * stretches while it is away; one that holds the GPU often, with quiet
+ * readings scattered among the delayed ones (1 in 4 beside a GEMM loop),
+ * leaves none (0.25^5: 1 in 1,000 readings). The first rounds of each
+ * stretch are left out as unsettled.
+ *
+ * It gives up on a claim (gave_up; NVML's rule then decides which rounds
+ * count, as without it) once PERF__CANARY_TRIAL rounds are judged, more
+ * than PERF__CANARY_MAX_DISTURBED of them left out, and the neighbour was
+ * not seen to leave room: no quiet stretch in this process within
+ * PERF__CANARY_MEMORY_S, and either one was seen once (it left, and has
+ * stayed since) or the process has judged rounds for PERF__CANARY_TRIAL_S
+ * without one. So beside a neighbour that never leaves only a process's
+ * first claim spends the trial; beside one that comes and goes (0.5 s on,
+ * 0.5 s off) the claims keep sampling, their rounds judged one by one,
+ * until the clean ones decide them or the budget is spent.
  *
  * Blind spots: a neighbour's slice that begins and ends inside one round
  * leaves both readings clean (2 % of the clean rounds beside the GEMM
@@ -60,6 +73,10 @@
 #define PERF__CANARY_SLACK_LAUNCHES 5.0
 #define PERF__CANARY_TRIAL 12
 #define PERF__CANARY_MAX_DISTURBED 0.1
+#define PERF__CANARY_RUN 5
+#define PERF__CANARY_RUN_S 0.025
+#define PERF__CANARY_TRIAL_S 0.8
+#define PERF__CANARY_MEMORY_S 2.0
 
 /* A round's judgement. */
 typedef enum perf__canary_says {
@@ -68,12 +85,21 @@ typedef enum perf__canary_says {
   PERF__CANARY_CLEAN = 1
 } perf__canary_says;
 
+/* The process's quiet stretch (perf__canary_step), on the host clock. */
+typedef struct perf__canary_stretch {
+  long n;         /* readings within the band in a row */
+  double from;    /* the first of them; 0 none */
+  double left_at; /* the last reading inside a stretch long enough; 0 none */
+  double first;   /* the process's first judged reading; 0 none */
+} perf__canary_stretch;
+
 /* One claim's canary. */
 typedef struct perf__canary {
   perf__reference_launcher l; /* its stream (st NULL: not open) */
   double last;      /* the reading after the last round (the next one's
                        before), seconds; 0 none */
-  long clean, disturbed; /* rounds judged so */
+  long clean, disturbed; /* rounds judged so (disturbed: delayed or unsettled) */
+  long delayed;     /* of the disturbed, those with a reading above the band */
   double cost_s;    /* host clock: the readings' time */
   int failed;       /* a CUDA error: no more readings in this claim */
   int gave_up;      /* too many rounds delayed: it judges no more, and the
@@ -85,10 +111,18 @@ typedef struct perf__canary {
  * cost launch (seconds per launch; 0: none). Never fails. */
 perf__canary_says perf__canary_judge(double anchor, double launch, double before, double after);
 
+/* Adds a reading at time t (seconds), quiet (within the band) or not, to
+ * the stretch s (pure). Returns 1 when s is now long enough for a round
+ * ending at t to count: PERF__CANARY_RUN readings over PERF__CANARY_RUN_S.
+ * Never fails. */
+int perf__canary_step(perf__canary_stretch *s, int quiet, double t);
+
 /* 1 while a canary that found `clean` and `disturbed` rounds still judges
- * (pure): fewer than PERF__CANARY_TRIAL judged, or at most
- * PERF__CANARY_MAX_DISTURBED of them delayed. Never fails. */
-int perf__canary_trusted(long clean, long disturbed);
+ * at time t (pure), given the process's stretch s: fewer than
+ * PERF__CANARY_TRIAL judged; at most PERF__CANARY_MAX_DISTURBED of them
+ * left out; a long enough stretch seen within PERF__CANARY_MEMORY_S; or
+ * none ever seen and less than PERF__CANARY_TRIAL_S judged. Never fails. */
+int perf__canary_trusted(long clean, long disturbed, const perf__canary_stretch *s, double t);
 
 /* The band of the anchor (seconds): 0 while no anchor is trusted. Never
  * fails. */
@@ -98,15 +132,16 @@ double perf__canary_band(void);
  * shown another process in this test: reads the canary, opening it at its
  * first reading. Returns the round's judgement (ready: UNJUDGED), and
  * sets whether the canary judges the rounds that follow
- * (perf__cotenant_canary). A CUDA error, or more than
- * PERF__CANARY_MAX_DISTURBED of the rounds delayed (gave_up), ends the
- * canary for the claim (UNJUDGED then: NVML's rule holds). */
+ * (perf__cotenant_canary). A CUDA error, or a canary no longer trusted
+ * (perf__canary_trusted: gave_up), ends the canary for the claim
+ * (UNJUDGED then: NVML's rule holds). */
 perf__canary_says perf__canary_round(perf__canary *c, int ready);
 
 /* Closes c's stream and stops its judging. Never fails. */
 void perf__canary_close(perf__canary *c);
 
-/* Forgets the anchor and the launch cost (self-tests). Never fails. */
+/* Forgets the anchor, the launch cost and the stretch (self-tests). Never
+ * fails. */
 void perf__canary_reset(void);
 
 #endif

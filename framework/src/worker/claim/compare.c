@@ -139,8 +139,11 @@ static void move_round(pair *p, size_t i, size_t k)
 }
 
 /* Before a look (perf__verdict_cfg's prune), while the canary judges p's
- * rounds: a read of the link, forced so that it covers the last round,
- * and the rounds it shows another process's traffic over dropped, so that
+ * rounds: two reads of the link, forced, the second so that GPM's samples
+ * of the last round, which trail by up to an interval, are in (issue 50:
+ * a claim decided at its first look had all 12 rounds dropped at the read
+ * after it), and the rounds they show another process's traffic over
+ * dropped, so that
  * the look sees only the rest and sampling goes on for their places (a
  * claim of 50 ms beside a neighbour that copies half the time was decided
  * on rounds the link showed shared only after it, then dropped whole:
@@ -156,6 +159,7 @@ static int prune_link(void *ctx, double *a, double *b, int n)
       p->rounds_b.n != all || !perf__cotenant_poll(1))
     return n;
   const perf__cotenant *ct = perf__cotenant_state();
+  if (ct->link_on == 1) perf__cotenant_poll(1);
   if (ct->link_on != 1 || !ct->nlink_spans) return n;
   for (size_t i = 0; i < all; i++) {
     if (perf__cotenant_overlaps_link(ct, p->round_from.t[i], p->round_to.t[i])) continue;
@@ -558,10 +562,10 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
 }
 
 /* Appends what the canary judged of p's rounds to out's causes: "; beside
- * another process (who), the canary found 40 of 90 rounds delayed (left
- * out: an empty kernel's turnaround above 44 us, host clock)"; a claim
- * left with no round names that process as its cause. Never fails
- * (truncates). */
+ * another process (who), the canary left out 40 of 90 rounds (30 with an
+ * empty kernel's turnaround above 44 us, 10 before 5 quiet readings in a
+ * row over 25 ms; host clock)"; a claim left with no round names that
+ * process as its cause. Never fails (truncates). */
 static void canary_text(const pair *p, perf__compare_result *out)
 {
   const perf__canary *k = &p->canary;
@@ -573,10 +577,12 @@ static void canary_text(const pair *p, perf__compare_result *out)
   size_t used = strlen(out->disturbed);
   long all = k->clean + k->disturbed;
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; beside another process "
-           "(%s), the canary found %ld of %ld %s delayed (left out: an empty kernel's "
-           "turnaround above %.0f us, host clock)%s", who[0] ? who : "no longer listed",
-           k->disturbed, all, perf__units_noun(all, "round", "rounds"), perf__canary_band() * 1e6,
-           k->gave_up ? ", then stopped judging: too many were" : "");
+           "(%s), the canary left out %ld of %ld %s (%ld with an empty kernel's turnaround "
+           "above %.0f us, %ld before %d quiet readings in a row over %.0f ms; host clock)%s",
+           who[0] ? who : "no longer listed", k->disturbed, all,
+           perf__units_noun(all, "round", "rounds"), k->delayed, perf__canary_band() * 1e6,
+           k->disturbed - k->delayed, PERF__CANARY_RUN, PERF__CANARY_RUN_S * 1e3,
+           k->gave_up ? ", then stopped judging: the neighbour did not leave room" : "");
 }
 
 /* Rounds during which another process used the GPU, as NVML tells after
