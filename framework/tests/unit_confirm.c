@@ -234,9 +234,10 @@ ST_TEST(verdict_rounds_pruned_before_a_look_are_replaced_and_counted_as_skipped)
 
 /* A first attempt whose undecided claims all stopped beside a co-tenant
  * that never left is not run again (a second attempt beside it says the
- * same), and a line says so; any other claim that did not pass (a FAIL,
- * an INCONCLUSIVE for another cause, or one whose neighbour left) keeps
- * the second attempt. */
+ * same), nor is one whose neighbour was still there as they ended, and a
+ * line says so; any other claim that did not pass (a FAIL, an
+ * INCONCLUSIVE for another cause, or one whose neighbour left) keeps the
+ * second attempt. */
 ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
 {
   /* the causes compare.c records (the record's noise.cause) */
@@ -264,6 +265,15 @@ ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
   r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
   c[2].ratio.noise.cause = left; /* its neighbour left: a second attempt may decide it */
   ST_EQ(perf__attempt_shared_out(&r), 0);
+  char still[] = "another process used the GPU during 30 of 40 rounds: pid 7, 40 % SM; retaken "
+                 "for up to 2.0 s, " PERF__CONFIRM_STILL_SHARED ": run on a GPU no other job "
+                 "shares";
+  c[2].ratio.noise.cause = still; /* it comes and goes, and was there at the end */
+  ST_EQ(perf__attempt_shared_out(&r), 1);
+  for (size_t i = 0; i < r.nlines; i++) free(r.lines[i]);
+  free(r.lines);
+  free(r.verbose_only);
+  r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
   c[2].ratio.noise.cause = stopped;
   c[2].outcome = PERF_OUTCOME_FAIL; /* decided: confirmed as ever */
   ST_EQ(perf__attempt_shared_out(&r), 0);

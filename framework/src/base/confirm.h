@@ -35,6 +35,12 @@
  * not run again: a second attempt beside the same neighbour says the same
  * (supervisor/attempt.c). */
 #define PERF__CONFIRM_STOPPED_SHARED "then stopped: every round was shared"
+/* A claim left undecided by a co-tenant that comes and goes, still seen on
+ * the GPU within PERF__COTENANT_QUIET_S of the claim's end: a second
+ * attempt would run beside it too, and is not run either (issue 50: beside
+ * a neighbour busy 0.5 s of each second, second attempts took a third of
+ * the suite's time and decided little). */
+#define PERF__CONFIRM_STILL_SHARED "and it was still there as the claim ended"
 
 /* The final outcome of a claim (or a test) judged once (first) and, unless
  * it passed, a second time (second). Never fails. */

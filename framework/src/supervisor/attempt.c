@@ -27,7 +27,7 @@ int perf__attempt_shared_out(perf__result *r)
     if (!c->id || c->outcome == PERF_OUTCOME_PASS) continue;
     const char *cause = perf__claimrec_is_ratio(c->kind) ? c->ratio.noise.cause : NULL;
     if (c->outcome != PERF_OUTCOME_INCONCLUSIVE || !cause ||
-        !strstr(cause, PERF__CONFIRM_STOPPED_SHARED))
+        (!strstr(cause, PERF__CONFIRM_STOPPED_SHARED) && !strstr(cause, PERF__CONFIRM_STILL_SHARED)))
       return 0;
     n++;
   }

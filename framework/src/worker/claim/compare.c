@@ -585,6 +585,22 @@ static void canary_text(const pair *p, perf__compare_result *out)
            k->gave_up ? ", then stopped judging: the neighbour did not leave room" : "");
 }
 
+/* What p's causes say of a neighbour that made k of its n rounds shared:
+ * that sampling stopped (every round shared once the test's wait was
+ * spent), that it was still on the GPU as the claim ended (foreign use
+ * known to ct within PERF__COTENANT_QUIET_S of now), or nothing; the
+ * supervisor runs no second attempt after either (supervisor/attempt.h).
+ * Never fails. */
+static const char *still_shared(const pair *p, size_t k, size_t n, const perf__cotenant *ct)
+{
+  if (p->stopped || (k == n && perf__workload_alone_spent()))
+    return ", " PERF__CONFIRM_STOPPED_SHARED;
+  double now = perf__clock_now();
+  return perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
+             ? ", " PERF__CONFIRM_STILL_SHARED
+             : "";
+}
+
 /* Rounds during which another process used the GPU, as NVML tells after
  * the last of them (a window is reported once it closed), are no evidence:
  * with any, the claim is decided again on the others alone
@@ -632,10 +648,7 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s%s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
-           PERF__COTENANT_MAX_WAIT_MS * 1e-3,
-           p->stopped || (k == n && perf__workload_alone_spent())
-               ? ", " PERF__CONFIRM_STOPPED_SHARED
-               : "");
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3, still_shared(p, k, n, ct));
   return 0;
 }
 

@@ -36,6 +36,11 @@ static perf__wstate *live; /* states of the running test */
 static perf__clock_floor host_floor;
 static long rest_left_ms = PERF__MAX_REST_MS; /* idle time left to this test */
 static long alone_left_ms = PERF__COTENANT_MAX_WAIT_MS; /* waiting for co-tenants */
+/* 1 while a workload's batch is sized and warmed up: its samples shared
+ * with another process are kept, not waited out (they only size the
+ * batch; beside a neighbour that comes and goes the wait was spent in
+ * every test's first warm-up: 2 s of each, issue 50). */
+static int warming;
 static int told_shared;                                  /* this test said so */
 static double idled_s;                         /* idled in this process, all tests */
 
@@ -231,6 +236,7 @@ void perf__workload_rest_reset(void)
 {
   rest_left_ms = PERF__MAX_REST_MS;
   alone_left_ms = PERF__COTENANT_MAX_WAIT_MS;
+  warming = 0; /* a test that ended inside a warm-up */
 }
 
 /* 1 when another process used the GPU during [t0, t1] as far as NVML has
@@ -344,7 +350,7 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
     /* read before the NVML poll, whose own switches are not the sample's */
     int preempted = before >= 0 && preemptions() != before;
     int shared = shared_during(st, t0, perf__clock_now());
-    if (perf__retake_shared(&st->rt, shared, alone_left_ms > 0) == PERF__RETAKE) {
+    if (perf__retake_shared(&st->rt, shared, alone_left_ms > 0 && !warming) == PERF__RETAKE) {
       wait_alone(st);
       continue;
     }
@@ -790,7 +796,9 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   if (err && err != PERF__ECALL) perf__gpu_end(err, why);
   route(w, err ? why : NULL);
   watch_link(st, 1 + st->trace.calls);
+  warming = 1;
   size_batch(w, until, idle0);
   warm_up(w, until, idle0);
+  warming = 0;
   report(w);
 }
