@@ -564,18 +564,19 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
 /* Appends what the canary judged of p's rounds to out's causes: "; beside
  * another process (who), the canary left out 40 of 90 rounds (30 with an
  * empty kernel's turnaround above 44 us, 10 before 5 quiet readings in a
- * row over 25 ms; host clock)"; a claim left with no round names that
- * process as its cause. Never fails (truncates). */
+ * row over 25 ms; host clock)"; an undecided claim left with no round,
+ * or with half its rounds or more left out, names that process as its
+ * cause. Never fails (truncates). */
 static void canary_text(const pair *p, perf__compare_result *out)
 {
   const perf__canary *k = &p->canary;
   if (!k->clean && !k->disturbed) return;
-  if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && !out->r.rounds)
+  long all = k->clean + k->disturbed;
+  if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (!out->r.rounds || 2 * k->disturbed >= all))
     out->r.why = "another process used the GPU";
   char who[240];
   perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
-  long all = k->clean + k->disturbed;
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; beside another process "
            "(%s), the canary left out %ld of %ld %s (%ld with an empty kernel's turnaround "
            "above %.0f us, %ld before %d quiet readings in a row over %.0f ms; host clock)%s",
