@@ -1007,3 +1007,18 @@ ST_TEST(cotenant_fixture_claim_beside_a_copy_only_neighbour_is_inconclusive_nami
   ST_CHECK(!st_line_with(&r, "FASTER(q, a, 2)", "another process", line, sizeof line));
   st_run_free(&r);
 }
+
+/* Beside a process that copies without pause the canary finds every round
+ * clean and the link drops each at the look: once the test's wait is
+ * spent, a look's worth dropped with none standing over 1 s stops the
+ * claim, not its whole budget; a round that stood, or less time, or the
+ * wait not yet spent, keeps it sampling. */
+ST_TEST(cotenant_claim_whose_every_round_the_link_dropped_stops_after_a_second)
+{
+  ST_EQ(perf__compare_link_hopeless(1, 12, 0, 12, 1.0), 1);
+  ST_EQ(perf__compare_link_hopeless(1, 480, 0, 12, 2.0), 1);
+  ST_EQ(perf__compare_link_hopeless(0, 480, 0, 12, 2.0), 0); /* the wait not spent */
+  ST_EQ(perf__compare_link_hopeless(1, 11, 0, 12, 2.0), 0);  /* less than a look dropped */
+  ST_EQ(perf__compare_link_hopeless(1, 480, 3, 12, 2.0), 0); /* rounds stand: it comes and goes */
+  ST_EQ(perf__compare_link_hopeless(1, 480, 0, 12, 0.9), 0);
+}

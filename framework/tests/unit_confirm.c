@@ -235,9 +235,9 @@ ST_TEST(verdict_rounds_pruned_before_a_look_are_replaced_and_counted_as_skipped)
 /* A first attempt whose undecided claims all stopped beside a co-tenant
  * that never left is not run again (a second attempt beside it says the
  * same), nor is one whose neighbour was still there as they ended, and a
- * line says so; any other claim that did not pass (a FAIL, an
- * INCONCLUSIVE for another cause, or one whose neighbour left) keeps the
- * second attempt. */
+ * line says so (a CROSSOVER too, when its undecided points all say so);
+ * any other claim that did not pass (a FAIL, an INCONCLUSIVE for another
+ * cause, or one whose neighbour left) keeps the second attempt. */
 ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
 {
   /* the causes compare.c records (the record's noise.cause) */
@@ -278,7 +278,24 @@ ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
   c[2].outcome = PERF_OUTCOME_FAIL; /* decided: confirmed as ever */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   c[2].outcome = PERF_OUTCOME_INCONCLUSIVE;
-  c[2].kind = PERF__CLAIMREC_CROSSOVER; /* no ratio record: its causes are not there */
+  c[2].kind = PERF__CLAIMREC_CROSSOVER; /* no point undecided: its causes are not there */
+  ST_EQ(perf__attempt_shared_out(&r), 0);
+  ST_EQ(r.nlines, 0);
+  /* a CROSSOVER open because its undecided points all stopped beside it */
+  char undecided[] = "undecided", faster[] = "faster";
+  perf__claimrec_point pt[3] = {
+      {.x = 16, .side = faster, .measured = 1},
+      {.x = 32, .side = undecided, .measured = 1, .m = {.noise = {.set = 1, .cause = stopped}}},
+      {.x = 64, .side = undecided, .measured = 1, .m = {.noise = {.set = 1, .cause = still}}}};
+  c[2].points = pt, c[2].npoints = 3;
+  ST_EQ(perf__attempt_shared_out(&r), 1);
+  for (size_t i = 0; i < r.nlines; i++) free(r.lines[i]);
+  free(r.lines);
+  free(r.verbose_only);
+  r.lines = NULL, r.verbose_only = NULL, r.nlines = 0;
+  pt[2].m.noise.cause = left; /* one point's neighbour left: a second attempt may decide it */
+  ST_EQ(perf__attempt_shared_out(&r), 0);
+  pt[2].m.noise.cause = NULL; /* one undecided for its own reasons (ties) */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   ST_EQ(r.nlines, 0);
 }

@@ -18,6 +18,28 @@ int perf__attempt_needed(const perf__result *r)
   return 0;
 }
 
+/* 1 when cause says a co-tenant that stayed left the claim undecided
+ * (PERF__CONFIRM_STOPPED_SHARED or PERF__CONFIRM_STILL_SHARED). */
+static int stayed(const char *cause)
+{
+  return cause && (strstr(cause, PERF__CONFIRM_STOPPED_SHARED) ||
+                   strstr(cause, PERF__CONFIRM_STILL_SHARED));
+}
+
+/* 1 when CROSSOVER claim c has undecided points, each measured beside a
+ * co-tenant that stayed (its undecided points are then why it is open). */
+static int points_stayed(const perf__claimrec *c)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < c->npoints; i++) {
+    const perf__claimrec_point *p = &c->points[i];
+    if (!p->side || strcmp(p->side, "undecided")) continue;
+    if (!p->measured || !stayed(p->m.noise.cause)) return 0;
+    k++;
+  }
+  return k > 0;
+}
+
 /* See attempt.h. */
 int perf__attempt_shared_out(perf__result *r)
 {
@@ -25,9 +47,9 @@ int perf__attempt_shared_out(perf__result *r)
   for (size_t i = 0; i < r->nclaims; i++) {
     const perf__claimrec *c = &r->claims[i];
     if (!c->id || c->outcome == PERF_OUTCOME_PASS) continue;
-    const char *cause = perf__claimrec_is_ratio(c->kind) ? c->ratio.noise.cause : NULL;
-    if (c->outcome != PERF_OUTCOME_INCONCLUSIVE || !cause ||
-        (!strstr(cause, PERF__CONFIRM_STOPPED_SHARED) && !strstr(cause, PERF__CONFIRM_STILL_SHARED)))
+    if (c->outcome != PERF_OUTCOME_INCONCLUSIVE) return 0;
+    if (perf__claimrec_is_ratio(c->kind) ? !stayed(c->ratio.noise.cause)
+                                         : c->kind != PERF__CLAIMREC_CROSSOVER || !points_stayed(c))
       return 0;
     n++;
   }

@@ -14,7 +14,8 @@ int perf__attempt_needed(const perf__result *r);
 /* 1 when every claim with an id of r that did not pass is INCONCLUSIVE
  * beside another process that never left (PERF__CONFIRM_STOPPED_SHARED
  * among its record's causes) or was still there as it ended
- * (PERF__CONFIRM_STILL_SHARED): a second attempt beside it would say the same and cost
+ * (PERF__CONFIRM_STILL_SHARED), or is a CROSSOVER whose undecided points
+ * all say so: a second attempt beside it would say the same and cost
  * the test's time again (issue 50: a GPU co-tenant that never left took
  * the suite to 11x its quiet time, half of it in second attempts). Then a
  * line says so in r and the supervisor does not run one. Never fails. */

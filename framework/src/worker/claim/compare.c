@@ -207,15 +207,28 @@ static double launch_median(pair *p)
   return m;
 }
 
+/* See compare.h. */
+int perf__compare_link_hopeless(int alone_spent, long pruned, size_t standing, int first_look,
+                                double elapsed_s)
+{
+  return alone_spent && pruned >= first_look && !standing &&
+         elapsed_s >= PERF__COMPARE_LINK_STOP_S;
+}
+
 /* 1 when p's claim cannot be decided beside the neighbour it has: the
  * test's wait for co-tenants is spent, at least the first look's rounds
  * are taken, none of them did the canary find clean, and another process
- * used the GPU during every one of them (as NVML tells now). A neighbour
- * that comes and goes leaves clean rounds, and sampling goes on. Never
- * fails. */
+ * used the GPU during every one of them (as NVML tells now); or the
+ * canary judges, and the link's foreign traffic dropped every round at
+ * the looks (perf__compare_link_hopeless). A neighbour that comes and
+ * goes leaves clean rounds, and sampling goes on. Never fails. */
 static int hopeless(pair *p)
 {
   if (!p->a->perf__state->watched && !p->b->perf__state->watched) return 0;
+  if (p->canary.clean && !p->canary.gave_up &&
+      perf__compare_link_hopeless(perf__workload_alone_spent(), p->pruned, p->rounds_a.n,
+                                  p->first_look, perf__clock_now() - p->from))
+    return 1;
   if (!perf__workload_alone_spent() || p->round_from.n < (size_t)p->first_look ||
       p->round_to.n != p->round_from.n || (p->canary.clean && !p->canary.gave_up) ||
       !perf__cotenant_poll(0))
@@ -557,7 +570,7 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
 {
   if (first != PERF_OUTCOME_INCONCLUSIVE || n - k < (size_t)(first_look > 0 ? first_look : 0) ||
       2 * k >= n)
-    return "another process used the GPU";
+    return PERF__COMPARE_WHY_SHARED;
   return NULL;
 }
 
@@ -573,7 +586,7 @@ static void canary_text(const pair *p, perf__compare_result *out)
   if (!k->clean && !k->disturbed) return;
   long all = k->clean + k->disturbed;
   if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (!out->r.rounds || 2 * k->disturbed >= all))
-    out->r.why = "another process used the GPU";
+    out->r.why = PERF__COMPARE_WHY_SHARED;
   char who[240];
   perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);

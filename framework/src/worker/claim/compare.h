@@ -54,14 +54,34 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim 
                             const double *t0, const double *t1, const double *judged,
                             size_t *n, double from, double now, perf__verdict_result *r);
 
+/* The cause an undecided claim names when a co-tenant left it so (its
+ * verdict's why). */
+#define PERF__COMPARE_WHY_SHARED "another process used the GPU"
+
 /* The cause an INCONCLUSIVE claim names once perf__compare_unshared dropped
- * k of its n rounds as shared: "another process used the GPU" when the
+ * k of its n rounds as shared: PERF__COMPARE_WHY_SHARED when the
  * claim was decided before they were dropped (first: that verdict), when
  * fewer than first_look clean rounds are left, or when at least half of the
  * rounds were shared (the co-tenant then spread the samples and slowed the
  * rounds that spent the budget); NULL when the claim's own reason stands.
  * Never fails. */
 const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int first_look);
+
+/* A claim stops beside a neighbour whose host-link traffic covered every
+ * round it took for this long (the link's drops at the looks: pruned of
+ * them, none standing), once the test's wait for co-tenants is spent:
+ * beside a process that copies without pause (its copies do not delay
+ * the canary, so every round is judged clean and then dropped at the
+ * look) each claim spent its whole budget, 2 s, and the sweeps of the
+ * suite four times their time (issue 50). */
+#define PERF__COMPARE_LINK_STOP_S 1.0
+
+/* 1 when a claim is hopeless on the link (pure): the test's wait is spent
+ * (alone_spent), the looks dropped at least first_look rounds (pruned) and
+ * none stands (standing 0), over at least PERF__COMPARE_LINK_STOP_S of
+ * sampling (elapsed_s). Never fails. */
+int perf__compare_link_hopeless(int alone_spent, long pruned, size_t standing, int first_look,
+                                double elapsed_s);
 
 /* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
  * R, CI [..], need; rounds, looks, seconds", then a line of throughput for

@@ -281,9 +281,11 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   perf__baselinecheck_peaks(&m.rec.b, b, m.rec.clock);
   /* A point is decided only when its own verdict is: a co-tenant's rounds
    * or samples the host preempted on every retake leave it undecided,
-   * whatever side the interval of its rounds shows. */
+   * whatever side the interval of its rounds shows; one a co-tenant left
+   * with no interval at all names it too. */
   perf__verdict_side side = perf__verdict_side_of(tie, m.r.lo, m.r.hi);
-  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && side != PERF__SIDE_UNDECIDED) {
+  int shared = m.r.why && !strcmp(m.r.why, PERF__COMPARE_WHY_SHARED);
+  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && (side != PERF__SIDE_UNDECIDED || shared)) {
     side = PERF__SIDE_UNDECIDED;
     if (!s->overruled++) s->overruled_why = m.r.why;
   }
