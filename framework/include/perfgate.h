@@ -564,6 +564,10 @@ int perf_embed_speed_of_light(perf_workload *w, double share, int what, const ch
 /* PERF_EXPECT_BASELINE: 1 held, 0 slower than its baseline entry or no
  * entry to compare with (a line says which), -1 as above. */
 int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line);
+/* PERF_EXPECT_SAME_WORK: 1 held (or, updating, recorded), 0 not (or
+ * skipped: no count in the file, counters not readable here; a line says
+ * why), -1 as above (no GPU: the test is skipped). */
+int perf_embed_same_work(perf_workload *w, const char *wn, const char *file, int line);
 /* Host syncs, as PERF_EXPECT_SYNCS(_AT_LEAST) checks them: 1 held, 0 not,
  * -1 as above. */
 int perf_embed_syncs(perf_workload *w, int n, int at_least, const char *wn, const char *file,

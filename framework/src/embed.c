@@ -176,6 +176,21 @@ int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int 
   return armed(baseline, &c);
 }
 
+/* PERF_EXPECT_SAME_WORK. It times nothing, so it runs after a sync check
+ * too; its count holds CUPTI only while it counts (workcount.h), and a
+ * launch after it costs what it did before (docs/fidelity.md). */
+static int same_work(const call *c)
+{
+  return perf__expect_same_work(c->a, c->an, c->file, c->line, 0);
+}
+
+/* Public: see perfgate.h. */
+int perf_embed_same_work(perf_workload *w, const char *wn, const char *file, int line)
+{
+  call c = {.a = w, .an = wn, .file = file, .line = line};
+  return armed(same_work, &c);
+}
+
 /* Public: see perfgate.h. */
 void perf_embed_set_where(perf_embed_where *fn)
 {

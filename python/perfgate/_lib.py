@@ -175,8 +175,10 @@ def _declare(lib):
     lib.perf_embed_speed_of_light.argtypes = [w, ctypes.c_double, ctypes.c_int, ctypes.c_char_p,
                                               ctypes.c_char_p, ctypes.c_int]
     lib.perf_embed_speed_of_light.restype = ctypes.c_int
-    lib.perf_embed_baseline.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
-    lib.perf_embed_baseline.restype = ctypes.c_int
+    for name in ("perf_embed_baseline", "perf_embed_same_work"):
+        f = getattr(lib, name)
+        f.argtypes = [w, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        f.restype = ctypes.c_int
     lib.perf_embed_syncs.argtypes = [w, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_int]
     lib.perf_embed_syncs.restype = ctypes.c_int

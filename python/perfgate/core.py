@@ -413,6 +413,22 @@ class Perf:
             self.failures.append(self._verdict(before, self.claims[-1]["message"]))
         return got == 1
 
+    def expect_same_work(self, a):
+        """One call of a executes the same GPU work as this GPU's baseline file
+        records: its warp instructions within 0.5 % (counted by CUPTI, not timed).
+        No count in the file, or counters not readable here: skipped, saying why."""
+        if not self._open:
+            raise PerfError("perfgate: this test has ended; no claim can run in it")
+        wa = self._as_workload(a, "a")
+        file, line = _where(1)
+        mark = self._mark()
+        before = mark[0]
+        got = self._lib.perf_embed_same_work(ctypes.byref(wa._c), wa._name, file.encode(), line)
+        self._after_call(got, (wa,), mark, "check", file, line)
+        if got == 0 and len(self.claims) > before:
+            self.failures.append(self._verdict(before, self.claims[-1]["message"]))
+        return got == 1
+
     def _sync_common(self, w, default):
         if not self._open:
             raise PerfError("perfgate: this test has ended; no check can run in it")

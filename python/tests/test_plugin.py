@@ -264,6 +264,25 @@ def test_count(perf):
     assert "no CUDA device" in out
 
 
+def test_same_work_without_a_gpu_skips_and_with_one_needs_a_kernel(pytester):
+    """perf.expect_same_work counts a call's GPU work: without a GPU the test
+    is skipped saying why; with one, a workload that runs no kernel ends the
+    test as an error naming the rule."""
+    r = run(pytester, '''
+def test_it(perf):
+    perf.expect_same_work(perf.workload(lambda: work(10), name="host"))
+''', "-rs")
+    out = r.stdout.str()
+    if "no CUDA device" not in out:  # a GPU is here
+        if "counters cannot be read here" in out:  # a vGPU, MIG, admin-only counters
+            return
+        r.assert_outcomes(failed=1)
+        assert "ran no GPU instruction" in out
+        return
+    r.assert_outcomes(skipped=1)
+    assert "perfgate:" in out
+
+
 def test_sync_count_must_be_a_count(pytester):
     r = run(pytester, '''
 def test_it(perf):
