@@ -12,6 +12,12 @@
 /* The words of a crossover point's side, in perf__verdict_side order (-1 first). */
 static const char *const sides[] = {"slower", "undecided", "faster", "tied"};
 
+/* See claimrec.h. */
+const char *perf__claimrec_side_word(int side)
+{
+  return side >= -1 && side <= 2 ? sides[side + 1] : NULL;
+}
+
 /* Never fails. */
 static const struct kind_row {
   const char *word;

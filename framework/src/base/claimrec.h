@@ -160,6 +160,11 @@ typedef struct perf__claimrec {
   size_t npoints;
 } perf__claimrec;
 
+/* A CROSSOVER point's side as its record writes it: side -1 "slower", 0
+ * "undecided", 1 "faster", 2 "tied" (perf__verdict_side's values); NULL
+ * for another value. Never fails. */
+const char *perf__claimrec_side_word(int side);
+
 /* The kind's word ("FASTER"), or NULL for PLAIN. Never fails. */
 const char *perf__claimrec_kind_word(perf__claimrec_kind k);
 /* 1 for a kind that carries one ratio measurement (the table's ratio

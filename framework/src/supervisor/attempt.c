@@ -19,7 +19,8 @@ int perf__attempt_needed(const perf__result *r)
 }
 
 /* 1 when cause says a co-tenant that stayed left the claim undecided
- * (PERF__CONFIRM_STOPPED_SHARED or PERF__CONFIRM_STILL_SHARED). */
+ * (PERF__CONFIRM_STOPPED_SHARED or PERF__CONFIRM_STILL_SHARED); 0 for
+ * NULL. Never fails. */
 static int stayed(const char *cause)
 {
   return cause && (strstr(cause, PERF__CONFIRM_STOPPED_SHARED) ||
@@ -27,13 +28,14 @@ static int stayed(const char *cause)
 }
 
 /* 1 when CROSSOVER claim c has undecided points, each measured beside a
- * co-tenant that stayed (its undecided points are then why it is open). */
+ * co-tenant that stayed (its undecided points are then why it is open).
+ * Never fails. */
 static int points_stayed(const perf__claimrec *c)
 {
   size_t k = 0;
   for (size_t i = 0; i < c->npoints; i++) {
     const perf__claimrec_point *p = &c->points[i];
-    if (!p->side || strcmp(p->side, "undecided")) continue;
+    if (!p->side || strcmp(p->side, perf__claimrec_side_word(0))) continue; /* 0: undecided */
     if (!p->measured || !stayed(p->m.noise.cause)) return 0;
     k++;
   }

@@ -100,20 +100,23 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
   }
   c->last = now;
   double band = perf__canary_band(), t = perf__clock_now();
+  if (ready) stretch.n = 0; /* the warm-ups, or the last claim, ran unwatched before */
   int settled = perf__canary_step(&stretch, band > 0 && now <= band, t);
   perf__cotenant_canary(band > 0);
   if (ready) return PERF__CANARY_UNJUDGED;
   perf__canary_says says = perf__canary_judge(anchor, launch, before, now);
   if (says == PERF__CANARY_UNJUDGED) return says;
   if (!stretch.first) stretch.first = t;
-  c->delayed += says == PERF__CANARY_DISTURBED;
+  int delayed = says == PERF__CANARY_DISTURBED;
   if (says == PERF__CANARY_CLEAN && !settled) says = PERF__CANARY_DISTURBED;
-  c->clean += says == PERF__CANARY_CLEAN;
-  c->disturbed += says == PERF__CANARY_DISTURBED;
-  if (perf__canary_trusted(c->clean, c->disturbed, &stretch, t)) return says;
-  c->gave_up = 1;
-  perf__cotenant_canary(0);
-  return PERF__CANARY_UNJUDGED;
+  int clean = says == PERF__CANARY_CLEAN;
+  if (!perf__canary_trusted(c->clean + clean, c->disturbed + !clean, &stretch, t)) {
+    c->gave_up = 1; /* this round is NVML's to judge, not counted here */
+    perf__cotenant_canary(0);
+    return PERF__CANARY_UNJUDGED;
+  }
+  c->clean += clean, c->disturbed += !clean, c->delayed += delayed;
+  return says;
 }
 
 /* See canary.h. */

@@ -42,8 +42,9 @@
  * that syncs yields the GPU, and the slices land there). So a round is
  * clean only inside a quiet stretch: its two readings, and the readings
  * before them, PERF__CANARY_RUN in a row within the band over at least
- * PERF__CANARY_RUN_S (perf__canary_step keeps the stretch across the
- * process's claims). A neighbour that comes and goes leaves such
+ * PERF__CANARY_RUN_S (perf__canary_step; a stretch begins afresh at each
+ * claim's first reading after its warm-ups, which ran unwatched). A
+ * neighbour that comes and goes leaves such
  * stretches while it is away; one that holds the GPU often, with quiet
  * readings scattered among the delayed ones (1 in 4 beside a GEMM loop),
  * leaves none (0.25^5: 1 in 1,000 readings). The first rounds of each
@@ -54,8 +55,9 @@
  * than PERF__CANARY_MAX_DISTURBED of them left out, and the neighbour was
  * not seen to leave room: no quiet stretch in this process within
  * PERF__CANARY_MEMORY_S, and either one was seen once (it left, and has
- * stayed since) or the process has judged rounds for PERF__CANARY_TRIAL_S
- * without one. So beside a neighbour that never leaves only a process's
+ * stayed since) or PERF__CANARY_TRIAL_S has passed since the process's
+ * first judged round without one (wall time, the time between claims
+ * included). So beside a neighbour that never leaves only a process's
  * first claim spends the trial; beside one that comes and goes (0.5 s on,
  * 0.5 s off) the claims keep sampling, their rounds judged one by one,
  * until the clean ones decide them or the budget is spent.
@@ -121,7 +123,8 @@ int perf__canary_step(perf__canary_stretch *s, int quiet, double t);
  * at time t (pure), given the process's stretch s: fewer than
  * PERF__CANARY_TRIAL judged; at most PERF__CANARY_MAX_DISTURBED of them
  * left out; a long enough stretch seen within PERF__CANARY_MEMORY_S; or
- * none ever seen and less than PERF__CANARY_TRIAL_S judged. Never fails. */
+ * none ever seen and less than PERF__CANARY_TRIAL_S since the process's
+ * first judged round (s->first). Never fails. */
 int perf__canary_trusted(long clean, long disturbed, const perf__canary_stretch *s, double t);
 
 /* The band of the anchor (seconds): 0 while no anchor is trusted. Never

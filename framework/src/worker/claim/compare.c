@@ -159,7 +159,7 @@ static int prune_link(void *ctx, double *a, double *b, int n)
       p->rounds_b.n != all || !perf__cotenant_poll(1))
     return n;
   const perf__cotenant *ct = perf__cotenant_state();
-  if (ct->link_on == 1) perf__cotenant_poll(1);
+  if (ct->link_on == 1) (void)perf__cotenant_poll(1); /* link_on is checked again next */
   if (ct->link_on != 1 || !ct->nlink_spans) return n;
   for (size_t i = 0; i < all; i++) {
     if (perf__cotenant_overlaps_link(ct, p->round_from.t[i], p->round_to.t[i])) continue;
@@ -601,16 +601,18 @@ static void canary_text(const pair *p, perf__compare_result *out)
 
 /* What p's causes say of a neighbour that made k of its n rounds shared:
  * that sampling stopped (every round shared once the test's wait was
- * spent), that it was still on the GPU as the claim ended (foreign use
- * known to ct within PERF__COTENANT_QUIET_S of now), or nothing; the
- * supervisor runs no second attempt after either (supervisor/attempt.h).
- * Never fails. */
-static const char *still_shared(const pair *p, size_t k, size_t n, const perf__cotenant *ct)
+ * spent); that it was still on the GPU as the claim ended (foreign use
+ * known to ct within PERF__COTENANT_QUIET_S of now), when it is the
+ * claim's named cause (named: its why is PERF__COMPARE_WHY_SHARED, not a
+ * reason of its own); or nothing. The supervisor runs no second attempt
+ * after either (supervisor/attempt.h). Never fails. */
+static const char *still_shared(const pair *p, size_t k, size_t n, const perf__cotenant *ct,
+                                int named)
 {
   if (p->stopped || (k == n && perf__workload_alone_spent()))
     return ", " PERF__CONFIRM_STOPPED_SHARED;
   double now = perf__clock_now();
-  return perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
+  return named && perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
              ? ", " PERF__CONFIRM_STILL_SHARED
              : "";
 }
@@ -662,7 +664,8 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; another process used the "
            "GPU during %zu of %zu %s: %s; retaken for up to %.1f s%s: run on a GPU no other job "
            "shares", k, n, perf__units_noun((long)n, "round", "rounds"), who,
-           PERF__COTENANT_MAX_WAIT_MS * 1e-3, still_shared(p, k, n, ct));
+           PERF__COTENANT_MAX_WAIT_MS * 1e-3,
+           still_shared(p, k, n, ct, r->why && !strcmp(r->why, PERF__COMPARE_WHY_SHARED)));
   return 0;
 }
 

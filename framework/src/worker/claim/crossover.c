@@ -27,8 +27,10 @@ typedef struct site {
   char an[96], bn[96], var[64];
   double lo, hi, tie;
   int fatal, decided;
-  size_t overruled;            /* points whose interval had a side that the */
-  const char *overruled_why;   /* claim's verdict did not take (a co-tenant, host) */
+  size_t overruled;            /* points left undecided by their own verdict (a
+                                  co-tenant, the host): their interval had a
+                                  side, or a co-tenant left them none */
+  const char *overruled_why;   /* the first such point's cause */
   double seconds;
   char clock[16];
   perf__crossover_point pt[PERF__SWEEP_MAX];
@@ -305,8 +307,8 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   s->fatal = fatal;
   snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
   s->pt[s->n] = (perf__crossover_point){(double)value, side, m.r.ratio};
-  static const char *const side_word[] = {"slower", "undecided", "faster", "tied"};
-  s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(side_word[side + 1]), 1, m.rec};
+  s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(perf__claimrec_side_word(side)), 1,
+                                          m.rec};
   s->last = perf__sweep_index();
   s->seconds += m.r.seconds;
   if (!last) return perf__context_claim_close(), 1;

@@ -782,8 +782,10 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
   if (w->perf__state && w->perf__gen == perf__context_generation()) {
     watch_link(w->perf__state, 0);
     long n = w->perf__state->batch;
+    warming = 1;
     sample_or_end(w, &n);
     sample_or_end(w, &n);
+    warming = 0;
     return;
   }
   perf__wstate *st = new_state(w);
