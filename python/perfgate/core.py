@@ -395,39 +395,34 @@ class Perf:
             self.failures.append(self._verdict(before, f"claim at {file}:{line} did not hold"))
         return got == 1
 
-    def expect_baseline(self, a):
-        """a is not slower than its entry in this machine's baseline file."""
+    def _one_workload_check(self, fn, a):
+        """Runs the core's check fn on workload a (called from the user's
+        claim, two frames up); a FAIL is kept for the test's end. Returns
+        (the core's answer, the claim count before it)."""
         if not self._open:
             raise PerfError("perfgate: this test has ended; no claim can run in it")
         wa = self._as_workload(a, "a")
-        file, line = _where(1)
+        file, line = _where(2)
         mark = self._mark()
-        before = mark[0]
-        file_b = file.encode()
-        got = self._lib.perf_embed_baseline(ctypes.byref(wa._c), wa._name, file_b, line)
+        got = fn(ctypes.byref(wa._c), wa._name, file.encode(), line)
         self._after_call(got, (wa,), mark, "check", file, line)
+        if got == 0 and len(self.claims) > mark[0]:
+            self.failures.append(self._verdict(mark[0], self.claims[-1]["message"]))
+        return got, mark[0]
+
+    def expect_baseline(self, a):
+        """a is not slower than its entry in this machine's baseline file."""
+        got, before = self._one_workload_check(self._lib.perf_embed_baseline, a)
         if got == 0 and len(self.claims) == before:
             self.missing_baselines.append(next((t for k, t in reversed(self.lines)
                                                 if "no baseline entry" in t), "no baseline entry"))
-        if got == 0 and len(self.claims) > before:
-            self.failures.append(self._verdict(before, self.claims[-1]["message"]))
         return got == 1
 
     def expect_same_work(self, a):
         """One call of a executes the same GPU work as this GPU's baseline file
         records: its warp instructions within 0.5 % (counted by CUPTI, not timed).
         No count in the file, or counters not readable here: skipped, saying why."""
-        if not self._open:
-            raise PerfError("perfgate: this test has ended; no claim can run in it")
-        wa = self._as_workload(a, "a")
-        file, line = _where(1)
-        mark = self._mark()
-        before = mark[0]
-        got = self._lib.perf_embed_same_work(ctypes.byref(wa._c), wa._name, file.encode(), line)
-        self._after_call(got, (wa,), mark, "check", file, line)
-        if got == 0 and len(self.claims) > before:
-            self.failures.append(self._verdict(before, self.claims[-1]["message"]))
-        return got == 1
+        return self._one_workload_check(self._lib.perf_embed_same_work, a)[0] == 1
 
     def _sync_common(self, w, default):
         if not self._open:
