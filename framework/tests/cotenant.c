@@ -563,6 +563,30 @@ ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
   perf__cotenant nvml = busy_between(110, 119.2);
   ST_EQ(perf__cotenant_overlaps(&nvml, 119.4, 119.5), 1);
   ST_EQ(perf__cotenant_overlaps(&nvml, 119.8, 119.9), 0);
+  /* rounds the canary's link probe found clean too stand on its word:
+   * GPM's spans are coarse (whole read intervals, reaching back one) */
+  for (int i = 10; i < 20; i++) judged[i] = PERF__CANARY_CLEAN_LINK;
+  n = 40;
+  r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 10);
+  ST_EQ(n, 30);
+  s.canary = 2; /* and no sample is retaken for the link while it judges */
+  ST_EQ(perf__cotenant_shares(&s, 112, 113), 0);
+}
+
+/* The link probe's band is the kernel's rule over its own lowest reading,
+ * trusted only when that reading is near a free link's pace (1 MiB at
+ * 8 GB/s plus 15 launch costs): on the H200 28 us alone and 417 us beside
+ * a process streaming pinned copies. */
+ST_TEST(cotenant_canary_link_probe_band_over_a_free_links_reading)
+{
+  double L = 4e-6;
+  ST_NEAR(perf__canary_link_band(28e-6, L), 84e-6, 1e-12); /* 3x */
+  ST_NEAR(perf__canary_link_band(8e-6, L), 28e-6, 1e-12);  /* + 5 launches */
+  ST_NEAR(perf__canary_link_band(100e-6, L), 300e-6, 1e-12); /* PCIe 3.0 x16: still trusted */
+  ST_EQ(perf__canary_link_band(417e-6, L), 0); /* never seen free: not judged */
+  ST_EQ(perf__canary_link_band(28e-6, 0), 0);
+  ST_EQ(perf__canary_link_band(0, L), 0);
 }
 
 /* Which cause an undecided claim names once shared rounds were dropped: the

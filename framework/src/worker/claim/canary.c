@@ -1,4 +1,4 @@
-/* canary.c — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel. */
+/* canary.c — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel (and a pinned copy, for claims that copy). */
 #include "worker/claim/canary.h"
 
 #include <stdlib.h>
@@ -10,17 +10,47 @@
 /* The lowest turnaround and the lowest launch cost this process has read
  * (seconds); 0 none. */
 static double anchor, launch;
+/* The link probe's lowest readings, to the device and to the host
+ * (seconds); 0 none. */
+static double link_anchor[2];
 /* The process's quiet stretch. */
 static perf__canary_stretch stretch;
+
+/* The band over anchor_s (seconds) at launch cost launch_s when the anchor
+ * is at most most_s: max(PERF__CANARY_FACTOR x, + PERF__CANARY_SLACK_LAUNCHES
+ * launch costs); 0 when it is not (or either is 0). Never fails. */
+static double widen(double anchor_s, double launch_s, double most_s)
+{
+  if (!(anchor_s > 0) || !(launch_s > 0) || anchor_s > most_s) return 0;
+  double band = PERF__CANARY_FACTOR * anchor_s, slack = PERF__CANARY_SLACK_LAUNCHES * launch_s;
+  return band > anchor_s + slack ? band : anchor_s + slack;
+}
 
 /* The band of anchor over launch cost launch_s (seconds), 0 when the
  * anchor is not trusted. Never fails. */
 static double band_of(double anchor_s, double launch_s)
 {
-  if (!(anchor_s > 0) || !(launch_s > 0) || anchor_s > PERF__CANARY_QUIET_LAUNCHES * launch_s)
-    return 0;
-  double band = PERF__CANARY_FACTOR * anchor_s, slack = PERF__CANARY_SLACK_LAUNCHES * launch_s;
-  return band > anchor_s + slack ? band : anchor_s + slack;
+  return widen(anchor_s, launch_s, PERF__CANARY_QUIET_LAUNCHES * launch_s);
+}
+
+/* See canary.h. */
+double perf__canary_link_band(double anchor_s, double launch_s)
+{
+  return widen(anchor_s, launch_s,
+               PERF__REFERENCE_LINK_BYTES / PERF__CANARY_LINK_FLOOR_BPS +
+                   PERF__CANARY_QUIET_LAUNCHES * launch_s);
+}
+
+/* See canary.h. */
+double perf__canary_link_band_now(int to_host)
+{
+  return perf__canary_link_band(link_anchor[to_host ? 1 : 0], launch);
+}
+
+/* See canary.h. */
+void perf__canary_link(perf__canary *c, int to_device, int to_host)
+{
+  c->dirs = (to_device ? 1 : 0) | (to_host ? 2 : 0);
 }
 
 /* See canary.h. */
@@ -80,6 +110,35 @@ static int reading(perf__canary *c, double *s)
   return 0;
 }
 
+/* The link probe after a reading of c (its stream open): a copy each way
+ * c copies, into l[way] (0: not read), opening its buffers at the first;
+ * each counted as ours on the link. Returns 2 when every copy was within
+ * its band, 1 when one was not, 0 when the link is not judged (no way to
+ * copy, a band not yet trusted, or a CUDA error, which ends the probe for
+ * the claim). Never fails. */
+static int link_reading(perf__canary *c)
+{
+  if (!c->dirs || c->link_failed) return 0;
+  double t0 = perf__clock_now();
+  int judged = 1, quiet = 1;
+  if (!c->k.host && perf__reference_link_open(&c->k)) c->link_failed = 1;
+  for (int w = 0; w < 2 && !c->link_failed; w++) {
+    double s;
+    if (!(c->dirs & (1 << w))) continue;
+    if (perf__reference_link_turnaround(&c->l, &c->k, w, &s)) {
+      c->link_failed = 1;
+      break;
+    }
+    perf__cotenant_link_own(w ? 0 : PERF__REFERENCE_LINK_BYTES, w ? PERF__REFERENCE_LINK_BYTES : 0);
+    if (!(link_anchor[w] > 0) || s < link_anchor[w]) link_anchor[w] = s;
+    double band = perf__canary_link_band_now(w);
+    judged &= band > 0;
+    quiet &= s <= band;
+  }
+  c->cost_s += perf__clock_now() - t0;
+  return c->link_failed || !judged ? 0 : quiet ? 2 : 1;
+}
+
 /* 1 when $PERF_CANARY is "0": NVML's rule alone (the self-tests' stand-in
  * NVML shows neighbours the GPU does not have). Never fails. */
 static int off(void)
@@ -99,29 +158,34 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
     return PERF__CANARY_UNJUDGED;
   }
   c->last = now;
+  int link_before = c->link_last, link = c->link_last = link_reading(c);
   double band = perf__canary_band(), t = perf__clock_now();
   if (ready) stretch.n = 0; /* the warm-ups, or the last claim, ran unwatched before */
-  int settled = perf__canary_step(&stretch, band > 0 && now <= band, t);
-  perf__cotenant_canary(band > 0);
+  int settled = perf__canary_step(&stretch, band > 0 && now <= band && link != 1, t);
+  perf__cotenant_canary(band > 0 ? (link == 2 ? 2 : 1) : 0);
   if (ready) return PERF__CANARY_UNJUDGED;
   perf__canary_says says = perf__canary_judge(anchor, launch, before, now);
   if (says == PERF__CANARY_UNJUDGED) return says;
   if (!stretch.first) stretch.first = t;
+  if (says == PERF__CANARY_CLEAN && (link == 1 || link_before == 1)) says = PERF__CANARY_DISTURBED;
   int delayed = says == PERF__CANARY_DISTURBED;
   if (says == PERF__CANARY_CLEAN && !settled) says = PERF__CANARY_DISTURBED;
-  int clean = says == PERF__CANARY_CLEAN;
+  if (says == PERF__CANARY_CLEAN && link == 2 && link_before == 2) says = PERF__CANARY_CLEAN_LINK;
+  int clean = says != PERF__CANARY_DISTURBED;
   if (!perf__canary_trusted(c->clean + clean, c->disturbed + !clean, &stretch, t)) {
     c->gave_up = 1; /* this round is NVML's to judge, not counted here */
     perf__cotenant_canary(0);
     return PERF__CANARY_UNJUDGED;
   }
   c->clean += clean, c->disturbed += !clean, c->delayed += delayed;
+  c->link_clean += says == PERF__CANARY_CLEAN_LINK;
   return says;
 }
 
 /* See canary.h. */
 void perf__canary_close(perf__canary *c)
 {
+  perf__reference_link_close(&c->k);
   perf__reference_launch_close(&c->l);
   perf__cotenant_canary(0);
 }
@@ -130,5 +194,6 @@ void perf__canary_close(perf__canary *c)
 void perf__canary_reset(void)
 {
   anchor = launch = 0;
+  link_anchor[0] = link_anchor[1] = 0;
   stretch = (perf__canary_stretch){0};
 }

@@ -1,4 +1,4 @@
-/* canary.h — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel. */
+/* canary.h — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel (and a pinned copy, for claims that copy). */
 #ifndef PERF_CANARY_H
 #define PERF_CANARY_H
 
@@ -62,14 +62,34 @@
  * 0.5 s off) the claims keep sampling, their rounds judged one by one,
  * until the clean ones decide them or the budget is spent.
  *
+ * The link probe. The empty kernel does not see traffic on the host link,
+ * and GPM's view of it is coarse: a span of the link's foreign traffic
+ * covers whole read intervals (1/6 s), reaches back one more (GPM's
+ * samples trail) and is padded by 0.1 s, which covered nearly all of the
+ * 0.5 s off-phase of a neighbour that copies in bursts (issue 50: 38 of
+ * the 50 claims left undecided beside it copied). So where the claim's
+ * workloads copy between host and device (perf__canary_link: the
+ * directions their traced copies take), each reading also times a pinned
+ * copy of PERF__REFERENCE_LINK_BYTES each such way, host-timed, against
+ * its own band: max(PERF__CANARY_FACTOR x its lowest reading, that +
+ * PERF__CANARY_SLACK_LAUNCHES launch costs), trusted when that lowest
+ * reading is at most the bytes at PERF__CANARY_LINK_FLOOR_BPS plus
+ * PERF__CANARY_QUIET_LAUNCHES launch costs (a link never seen at a free
+ * link's pace is not judged). A reading is quiet only when the kernel and
+ * every copy are within their bands; a round both judge clean is
+ * PERF__CANARY_CLEAN_LINK and stands though GPM's spans cover it (a copy
+ * delayed marks it disturbed). Its copies are counted as ours on the link
+ * (perf__cotenant_link_own). An untrusted or failed probe leaves the link
+ * to GPM's rule as before.
+ *
  * Blind spots: a neighbour's slice that begins and ends inside one round
  * leaves both readings clean (2 % of the clean rounds beside the GEMM
- * loop were up to 1.2x slow; the median over rounds absorbs so few); the
- * canary does not see traffic on the host link: a neighbour that only
- * copies is judged by the link's own check (cotenant.h), never by the
- * canary; nor does it see a neighbour that shares the SMs without time
- * slices (MPS). Cost: one reading per round, only beside another process.
- * PERF_CANARY=0 in the environment turns it off: NVML's rule alone. */
+ * loop were up to 1.2x slow; the median over rounds absorbs so few), and
+ * so does a neighbour's copy there; nor does it see a neighbour that
+ * shares the SMs without time slices (MPS). Cost: one reading per round,
+ * only beside another process (the copies only for claims that copy:
+ * about 30 us each on an H200). PERF_CANARY=0 in the environment turns it
+ * off: NVML's and GPM's rules alone. */
 #define PERF__CANARY_QUIET_LAUNCHES 15.0
 #define PERF__CANARY_FACTOR 3.0
 #define PERF__CANARY_SLACK_LAUNCHES 5.0
@@ -79,12 +99,14 @@
 #define PERF__CANARY_RUN_S 0.025
 #define PERF__CANARY_TRIAL_S 0.8
 #define PERF__CANARY_MEMORY_S 2.0
+#define PERF__CANARY_LINK_FLOOR_BPS 8e9 /* below PCIe 3.0 x16's 16 GB/s */
 
 /* A round's judgement. */
 typedef enum perf__canary_says {
   PERF__CANARY_UNJUDGED = -1, /* no trusted anchor, or no reading */
   PERF__CANARY_DISTURBED = 0,
-  PERF__CANARY_CLEAN = 1
+  PERF__CANARY_CLEAN = 1,     /* the kernel's readings: the SMs were ours */
+  PERF__CANARY_CLEAN_LINK = 2 /* and the link probe's: the host link too */
 } perf__canary_says;
 
 /* The process's quiet stretch (perf__canary_step), on the host clock. */
@@ -98,8 +120,14 @@ typedef struct perf__canary_stretch {
 /* One claim's canary. */
 typedef struct perf__canary {
   perf__reference_launcher l; /* its stream (st NULL: not open) */
+  perf__reference_link k;     /* the link probe's buffers (host NULL: not open) */
+  int dirs;         /* the link probe's ways: 1 to the device, 2 to the host */
+  int link_failed;  /* a CUDA error in the link probe: GPM judges the link */
   double last;      /* the reading after the last round (the next one's
                        before), seconds; 0 none */
+  int link_last;    /* the link probe at the last reading: 0 not judged,
+                       1 a copy delayed, 2 quiet */
+  long link_clean;  /* rounds the link probe judged clean too */
   long clean, disturbed; /* rounds judged so (disturbed: delayed or unsettled) */
   long delayed;     /* of the disturbed, those with a reading above the band */
   double cost_s;    /* host clock: the readings' time */
@@ -127,9 +155,22 @@ int perf__canary_step(perf__canary_stretch *s, int quiet, double t);
  * first judged round (s->first). Never fails. */
 int perf__canary_trusted(long clean, long disturbed, const perf__canary_stretch *s, double t);
 
+/* The link probe's band over its lowest reading anchor (seconds) at
+ * launch cost launch (pure): 0 when either is 0 or the anchor is slower
+ * than a free link's pace (canary.h). Never fails. */
+double perf__canary_link_band(double anchor, double launch);
+
 /* The band of the anchor (seconds): 0 while no anchor is trusted. Never
  * fails. */
 double perf__canary_band(void);
+
+/* The link probe's band the way given (0 to the device, 1 to the host),
+ * 0 while none is trusted. Never fails. */
+double perf__canary_link_band_now(int to_host);
+
+/* Sets the ways c's link probe copies (to_device, to_host: whether the
+ * claim's workloads copy so), from the next reading on. Never fails. */
+void perf__canary_link(perf__canary *c, int to_device, int to_host);
 
 /* After a round of claim c (before the first one: ready 1), when NVML has
  * shown another process in this test: reads the canary, opening it at its
@@ -140,7 +181,7 @@ double perf__canary_band(void);
  * (UNJUDGED then: NVML's rule holds). */
 perf__canary_says perf__canary_round(perf__canary *c, int ready);
 
-/* Closes c's stream and stops its judging. Never fails. */
+/* Closes c's stream and buffers and stops its judging. Never fails. */
 void perf__canary_close(perf__canary *c);
 
 /* Forgets the anchor, the launch cost and the stretch (self-tests). Never

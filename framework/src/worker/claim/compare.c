@@ -39,7 +39,8 @@ typedef struct pair {
   samples sa, sb;  /* for the claim's record (--json) */
   samples rounds_a, rounds_b; /* each round's value (the medians' data) */
   samples round_from, round_to; /* each round's start and end (perf__clock_now) */
-  samples round_clean;          /* 1: the canary found the round clean; 0: not judged */
+  samples round_clean;          /* the canary's word on the round: 1 clean, 2 and its
+                                   link probe too (perf__canary_says); 0 not judged */
   perf__canary canary;          /* judges the rounds beside another process */
   double from;                  /* when sampling began */
   perf__reference_launcher launch; /* read after each round where a baseline wants it
@@ -162,7 +163,9 @@ static int prune_link(void *ctx, double *a, double *b, int n)
   if (ct->link_on == 1) (void)perf__cotenant_poll(1); /* link_on is checked again next */
   if (ct->link_on != 1 || !ct->nlink_spans) return n;
   for (size_t i = 0; i < all; i++) {
-    if (perf__cotenant_overlaps_link(ct, p->round_from.t[i], p->round_to.t[i])) continue;
+    if (p->round_clean.t[i] < PERF__CANARY_CLEAN_LINK &&
+        perf__cotenant_overlaps_link(ct, p->round_from.t[i], p->round_to.t[i]))
+      continue;
     a[k] = a[i], b[k] = b[i];
     move_round(p, i, k++);
   }
@@ -268,7 +271,7 @@ static int abba(void *ctx, double *a, double *b)
   } while (take_again(p, begin, kept0));
   perf__canary_says says = watched(p) ? perf__canary_round(&p->canary, 0) : PERF__CANARY_UNJUDGED;
   if (says == PERF__CANARY_DISTURBED) return PERF__VERDICT_SKIP;
-  keep(&p->round_clean, says == PERF__CANARY_CLEAN, 0);
+  keep(&p->round_clean, says > 0 ? (double)says : 0, 0); /* 2: the link judged too */
   samples *so = flip ? &p->sb : &p->sa, *si = flip ? &p->sa : &p->sb;
   keep(so, t[0], mhz[0]), keep(si, t[1], mhz[1]), keep(si, t[2], mhz[2]),
       keep(so, t[3], mhz[3]);
@@ -552,9 +555,10 @@ long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim 
   size_t clean = 0;
   if (!perf__cotenant_overlaps(ct, from, now)) return 0;
   for (size_t i = 0; i < *n && t0; i++) {
-    int canary = judged && judged[i] > 0;
-    if (canary ? perf__cotenant_overlaps_link(ct, t0[i], t1[i])
-               : perf__cotenant_overlaps(ct, t0[i], t1[i]))
+    double canary = judged ? judged[i] : 0;
+    if (canary < PERF__CANARY_CLEAN_LINK &&
+        (canary > 0 ? perf__cotenant_overlaps_link(ct, t0[i], t1[i])
+                    : perf__cotenant_overlaps(ct, t0[i], t1[i])))
       continue;
     a[clean] = a[i];
     b[clean++] = b[i];
@@ -587,15 +591,24 @@ static void canary_text(const pair *p, perf__compare_result *out)
   long all = k->clean + k->disturbed;
   if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (!out->r.rounds || 2 * k->disturbed >= all))
     out->r.why = PERF__COMPARE_WHY_SHARED;
-  char who[240];
+  char who[240], copy[160] = "", link[120] = "";
   perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
+  for (int w = 0; w < 2; w++) {
+    double band = k->dirs & (1 << w) ? perf__canary_link_band_now(w) : 0;
+    size_t u = strlen(copy);
+    if (band > 0)
+      snprintf(copy + u, sizeof copy - u, " or a %u KiB pinned copy %s's above %.0f us",
+               PERF__REFERENCE_LINK_BYTES >> 10, w ? "to the host" : "to the device", band * 1e6);
+  }
+  if (k->link_clean)
+    snprintf(link, sizeof link, "; %ld of the rest judged on the host link too", k->link_clean);
   size_t used = strlen(out->disturbed);
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; beside another process "
            "(%s), the canary left out %ld of %ld %s (%ld with an empty kernel's turnaround "
-           "above %.0f us, %ld before %d quiet readings in a row over %.0f ms; host clock)%s",
+           "above %.0f us%s, %ld before %d quiet readings in a row over %.0f ms; host clock%s)%s",
            who[0] ? who : "no longer listed", k->disturbed, all,
-           perf__units_noun(all, "round", "rounds"), k->delayed, perf__canary_band() * 1e6,
-           k->disturbed - k->delayed, PERF__CANARY_RUN, PERF__CANARY_RUN_S * 1e3,
+           perf__units_noun(all, "round", "rounds"), k->delayed, perf__canary_band() * 1e6, copy,
+           k->disturbed - k->delayed, PERF__CANARY_RUN, PERF__CANARY_RUN_S * 1e3, link,
            k->gave_up ? ", then stopped judging: the neighbour did not leave room" : "");
 }
 
@@ -777,6 +790,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   perf__verdict_result *r = &out->r;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   open_launch(p);
+  perf__canary_link(&p->canary, a->perf__state->link_down + b->perf__state->link_down > 0,
+                    a->perf__state->link_up + b->perf__state->link_up > 0);
   if (watched(p)) perf__canary_round(&p->canary, 1); /* the first round's before */
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,

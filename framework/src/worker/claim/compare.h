@@ -43,7 +43,8 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
  * drops each round i < *n that it overlapped (t0[i]..t1[i]: when the round
  * ran; t0 NULL: not known, then every round; a round the canary found
  * clean, judged[i] > 0 (judged NULL: none), is dropped only where the
- * host link showed foreign traffic: canary.h), keeping the others' a[i],
+ * host link showed foreign traffic, and one its link probe found clean
+ * too, judged[i] >= PERF__CANARY_CLEAN_LINK, never: canary.h), keeping the others' a[i],
  * b[i] in order and their count in *n, and decides claim c again on them
  * alone at r->level into r (medians, ratio, interval, verdict; fewer than
  * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).

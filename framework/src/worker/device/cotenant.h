@@ -254,10 +254,13 @@ int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1);
 /* 1 when a sample taken over [t0, t1] shared the GPU: perf__cotenant_overlaps,
  * or, while a canary judges the rounds (perf__cotenant_canary),
  * perf__cotenant_overlaps_link: the canary tells the rounds another
- * context delayed, not the traffic on the link. Never fails. */
+ * context delayed, not the traffic on the link; 0 while its link probe
+ * judges the link too. Never fails. */
 int perf__cotenant_shares(const perf__cotenant *s, double t0, double t1);
 
-/* Sets whether a canary judges the rounds now (1) or not (0). Never fails. */
+/* Sets whether a canary judges the rounds now: 2 the SMs and the host link
+ * (its link probe: nothing is then shared as far as this check goes), 1
+ * the SMs, 0 not. Never fails. */
 void perf__cotenant_canary(int on);
 
 /* The foreign processes seen using the GPU since `since` (our clock) or

@@ -189,6 +189,44 @@ cudaError_t perf__reference_turnaround(perf__reference_launcher *l, double *s)
 }
 
 /* See reference.h. */
+cudaError_t perf__reference_link_open(perf__reference_link *k)
+{
+  k->host = k->dev = NULL;
+  cudaError_t e = cudaHostAlloc(&k->host, PERF__REFERENCE_LINK_BYTES, cudaHostAllocDefault);
+  if (!e) e = cudaMalloc(&k->dev, PERF__REFERENCE_LINK_BYTES);
+  if (!e) e = cudaMemset(k->dev, 0, PERF__REFERENCE_LINK_BYTES);
+  if (!e) memset(k->host, 0, PERF__REFERENCE_LINK_BYTES);
+  if (e) perf__reference_link_close(k);
+  perf__gpu_tolerate(e);
+  return e;
+}
+
+/* See reference.h. */
+cudaError_t perf__reference_link_turnaround(perf__reference_launcher *l, perf__reference_link *k,
+                                            int to_host, double *s)
+{
+  *s = 0;
+  if (!l->st || !k->host || !k->dev) return cudaErrorInvalidResourceHandle;
+  void *dst = to_host ? k->host : k->dev;
+  const void *src = to_host ? k->dev : k->host;
+  double t0 = perf__clock_now();
+  cudaError_t e = cudaMemcpyAsync(dst, src, PERF__REFERENCE_LINK_BYTES,
+                                  to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, l->st);
+  if (!e) e = cudaStreamSynchronize(l->st);
+  if (!e) *s = perf__clock_now() - t0;
+  perf__gpu_tolerate(e);
+  return e;
+}
+
+/* See reference.h. */
+void perf__reference_link_close(perf__reference_link *k)
+{
+  if (k->dev) perf__gpu_tolerate(cudaFree(k->dev));
+  if (k->host) perf__gpu_tolerate(cudaFreeHost(k->host));
+  k->host = k->dev = NULL;
+}
+
+/* See reference.h. */
 void perf__reference_launch_close(perf__reference_launcher *l)
 {
   if (l->st) perf__gpu_tolerate(cudaStreamDestroy(l->st));

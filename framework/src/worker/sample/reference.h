@@ -91,6 +91,33 @@ cudaError_t perf__reference_turnaround(perf__reference_launcher *l, double *s);
  * workload's is its own). */
 void perf__reference_launch_close(perf__reference_launcher *l);
 
+/* The link probe (worker/claim/canary.h): one pinned copy of this many
+ * bytes between the host and the device, host-timed. On an H200
+ * (2026-11-29) 28 us alone, 417 us beside a process streaming pinned
+ * 256 MiB copies to the device (docs/fidelity.md). */
+#define PERF__REFERENCE_LINK_BYTES (1u << 20)
+
+/* The link probe's buffers: pinned host memory and device memory of
+ * PERF__REFERENCE_LINK_BYTES each (NULL: not open). */
+typedef struct perf__reference_link {
+  void *host, *dev;
+} perf__reference_link;
+
+/* Allocates k's buffers on the current device. Returns the first CUDA
+ * error (k then holds nothing). */
+cudaError_t perf__reference_link_open(perf__reference_link *k);
+
+/* One copy of k's PERF__REFERENCE_LINK_BYTES on l's stream, to the device
+ * (to_host 0) or to the host: host time from the call to the return of
+ * the wait for it (host monotonic clock), into *s. Another process's
+ * traffic on the host link the same way delays it. Returns the first
+ * CUDA error (*s then 0). */
+cudaError_t perf__reference_link_turnaround(perf__reference_launcher *l, perf__reference_link *k,
+                                            int to_host, double *s);
+
+/* Frees k's buffers. Never fails (an error is tolerated). */
+void perf__reference_link_close(perf__reference_link *k);
+
 /* Times PERF__REFERENCE_SAMPLES readings of the launch reference into r.
  * Returns the first CUDA error (r then zeroed). */
 cudaError_t perf__reference_launch(perf__reference *r);
