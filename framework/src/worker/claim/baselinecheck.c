@@ -943,6 +943,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     return perf__context_claim_kept(head);
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
+  perf__workload_crosses_runs(w);
   perf__hostload host;
   perf__hostnoise_begin(&host);
   int n = 0;

@@ -147,13 +147,32 @@ static int off(void)
   return v && !strcmp(v, "0");
 }
 
+/* 1 while c judges the rounds beside another process: not failed, not
+ * given up, NVML has shown a neighbour and $PERF_CANARY is not "0". */
+static int judging(const perf__canary *c)
+{
+  return !c->failed && !c->gave_up && perf__cotenant_state()->nspans && !off();
+}
+
+/* See canary.h. */
+void perf__canary_between(perf__canary *c)
+{
+  double now;
+  if (!c->last || !judging(c) || reading(c, &now)) return;
+  int link = link_reading(c);
+  double band = perf__canary_band();
+  int quiet = band > 0 && now <= band && link != 1;
+  perf__canary_step(&stretch, quiet, perf__clock_now());
+  if (band > 0 && !quiet) c->loud = 1;
+}
+
 /* See canary.h. */
 perf__canary_says perf__canary_round(perf__canary *c, int ready)
 {
-  const perf__cotenant *ct = perf__cotenant_state();
   double now = 0, before = c->last;
-  c->last = 0;
-  if (c->failed || c->gave_up || !ct->nspans || off() || reading(c, &now)) {
+  int loud = c->loud;
+  c->last = 0, c->loud = 0;
+  if (!judging(c) || reading(c, &now)) {
     perf__cotenant_canary(0);
     return PERF__CANARY_UNJUDGED;
   }
@@ -167,7 +186,8 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
   perf__canary_says says = perf__canary_judge(anchor, launch, before, now);
   if (says == PERF__CANARY_UNJUDGED) return says;
   if (!stretch.first) stretch.first = t;
-  if (says == PERF__CANARY_CLEAN && (link == 1 || link_before == 1)) says = PERF__CANARY_DISTURBED;
+  if (says == PERF__CANARY_CLEAN && (link == 1 || link_before == 1 || loud))
+    says = PERF__CANARY_DISTURBED;
   int delayed = says == PERF__CANARY_DISTURBED;
   if (says == PERF__CANARY_CLEAN && !settled) says = PERF__CANARY_DISTURBED;
   if (says == PERF__CANARY_CLEAN && link == 2 && link_before == 2) says = PERF__CANARY_CLEAN_LINK;

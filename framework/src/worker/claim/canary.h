@@ -33,9 +33,14 @@
  * 3.3 launch costs (p99 5.2), a slice's wait 89: the ceiling is 65 us and
  * the slack 22 us there. No other model's turnaround is measured yet.
  *
- * The canary reads the GPU at a round's two ends only. A neighbour that
- * holds the GPU often slices into the rounds between the readings too,
- * and the few rounds whose two readings happen to be quiet are not clean:
+ * The canary reads the GPU at a round's two ends and between its samples
+ * (perf__canary_between): a round is clean only when all five readings
+ * are. Read at the ends only, a round of 25 ms samples (an fp32 GEMM)
+ * needed five rounds, 0.33 s of a neighbour's 0.5 s off-phase, before a
+ * stretch (below) let one count, and such claims stayed undecided beside
+ * a neighbour that comes and goes (issue 50). A neighbour that holds the
+ * GPU often slices into the rounds between the readings too, and the few
+ * rounds whose readings happen to be quiet are not clean:
  * on the H200 beside a stream of tiny kernels the canary found 97-100 %
  * of the rounds delayed, and two claims decided on the rest were wrong
  * (a SIMILAR of a sync-per-GEMM loop at 0.78x, quiet 0.96x: a workload
@@ -82,11 +87,11 @@
  * (perf__cotenant_link_own). An untrusted or failed probe leaves the link
  * to GPM's rule as before.
  *
- * Blind spots: a neighbour's slice that begins and ends inside one round
- * leaves both readings clean (2 % of the clean rounds beside the GEMM
+ * Blind spots: a neighbour's slice that begins and ends inside one sample
+ * leaves the readings clean (2 % of the clean rounds beside the GEMM
  * loop were up to 1.2x slow; the median over rounds absorbs so few), and
  * so does a neighbour's copy there; nor does it see a neighbour that
- * shares the SMs without time slices (MPS). Cost: one reading per round,
+ * shares the SMs without time slices (MPS). Cost: four readings per round,
  * only beside another process (the copies only for claims that copy:
  * about 30 us each on an H200). PERF_CANARY=0 in the environment turns it
  * off: NVML's and GPM's rules alone. */
@@ -130,6 +135,8 @@ typedef struct perf__canary {
   long link_clean;  /* rounds the link probe judged clean too */
   long clean, disturbed; /* rounds judged so (disturbed: delayed or unsettled) */
   long delayed;     /* of the disturbed, those with a reading above the band */
+  int loud;         /* a reading between this round's samples was above
+                       its band (perf__canary_between) */
   double cost_s;    /* host clock: the readings' time */
   int failed;       /* a CUDA error: no more readings in this claim */
   int gave_up;      /* too many rounds delayed: it judges no more, and the
@@ -180,6 +187,13 @@ void perf__canary_link(perf__canary *c, int to_device, int to_host);
  * (perf__canary_trusted: gave_up), ends the canary for the claim
  * (UNJUDGED then: NVML's rule holds). */
 perf__canary_says perf__canary_round(perf__canary *c, int ready);
+
+/* Between two samples of claim c's round, while c judges (after its
+ * first reading): a reading that extends or breaks the process's quiet
+ * stretch; one above its band marks the round disturbed (c->loud, which
+ * the caller clears when a round begins again). Nothing otherwise; a CUDA
+ * error ends the canary for the claim, as in perf__canary_round. */
+void perf__canary_between(perf__canary *c);
 
 /* Closes c's stream and buffers and stops its judging. Never fails. */
 void perf__canary_close(perf__canary *c);

@@ -263,10 +263,12 @@ static int abba(void *ctx, double *a, double *b)
   long kept0;
   do {
     begin = perf__clock_now(), kept0 = kept_shared(p);
+    p->canary.loud = 0; /* readings of a round taken again do not count */
     for (int i = 0; i < 4; i++) {
       p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
       if (p->err) return p->err;
       mhz[i] = seq[i]->perf__state->last_mhz;
+      if (i < 3 && watched(p)) perf__canary_between(&p->canary);
     }
   } while (take_again(p, begin, kept0));
   perf__canary_says says = watched(p) ? perf__canary_round(&p->canary, 0) : PERF__CANARY_UNJUDGED;

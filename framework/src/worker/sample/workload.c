@@ -741,13 +741,22 @@ static void route(perf_workload *w, const char *failed)
 }
 
 /* Reads the host link beside w's samples from now on, where w copies to
- * or from the host (cotenant.h: a neighbour that only copies); untimed:
- * the calls it made just before (the first call and the routing pass's,
- * on first use). Never fails. */
+ * or from the host (cotenant.h: a neighbour that only copies), or where
+ * this run records or checks baselines (its medians cross runs: see
+ * perf__workload_crosses_runs); untimed: the calls it made just before
+ * (the first call and the routing pass's, on first use). Never fails. */
 static void watch_link(const perf__wstate *st, int untimed)
 {
-  if (st->link_down + st->link_up > 0)
-    perf__cotenant_link_watch((st->link_down + st->link_up) * untimed);
+  double own = st->link_down + st->link_up;
+  if (own > 0 || (st->watched && (perf__context_opt.update_baselines ||
+                                  perf__context_opt.baseline_check_all)))
+    perf__cotenant_link_watch(own * untimed);
+}
+
+/* See workload.h. */
+void perf__workload_crosses_runs(const perf_workload *w)
+{
+  if (w->perf__state && w->perf__state->watched) perf__cotenant_link_watch(0);
 }
 
 /* A CUDA call made before w is measured (in the test's body) that failed

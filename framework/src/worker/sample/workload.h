@@ -70,6 +70,18 @@ int perf__workload_alone_spent(void);
  * (FAIL, or SKIP when there is no device); misuse ends it as ERROR. */
 void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s);
 
+/* w's median is about to be compared across runs (a BASELINE claim): a
+ * neighbour's traffic on the host link marks its samples as shared from
+ * now until the test ends, though w itself does not copy. Another
+ * process's copies take the DRAM bandwidth and copy engines w shares
+ * (issue 50, H200: a DRAM-bound kernel 1.1-1.4 % slower than alone on
+ * that card beside 256 MiB host-to-device copies in a loop, which NVML
+ * shows as no SM use), too
+ * little to move a ratio of two workloads timed in alternation, enough
+ * to cross a 1 % baseline tolerance. Never fails (without GPM the link
+ * is not read). */
+void perf__workload_crosses_runs(const perf_workload *w);
+
 /* One sample of w's batch; returns 0 and the time per iteration in seconds,
  * or PERF__ECUDA / PERF__ENODEV with a description in why[len]. A sample
  * during which any of the worker's threads was preempted (an involuntary
