@@ -361,3 +361,26 @@ ST_TEST(confirm_keeps_a_crossover_whole)
   ST_CHECKF(cross && point && strstr(cross, "@1;") < point, "%s", claims);
   done(&s, &r);
 }
+
+/* The kept crossover is reported though the sweep's last point skips it
+ * (a `continue`): before, the second attempt dropped it from the report. */
+ST_TEST(confirm_keeps_a_crossover_the_last_point_skips)
+{
+  scratch s;
+  char args[512], line[LINE], path[256], got[64], claims[1024];
+  scratch_new(&s);
+  snprintf(args, sizeof args, "--color=never --verbose "
+           "--filter=confirm.crossover_kept_before_the_last_point --json=%s/r.json", s.dir);
+  st_run r;
+  st_exec(&r, s.env, args);
+  st_expect(&r, "confirm.crossover_kept_before_the_last_point", "PASS", NULL);
+  ST_CHECK(st_line_with(&r, "confirmed: PASS", "1 claim judged in it, 1 taken", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ",
+                        ": PASS (in the first attempt; not judged again)", line, sizeof line));
+  snprintf(path, sizeof path, "%s/r.json", s.dir);
+  json_test(path, "confirm.crossover_kept_before_the_last_point", "attempts", got, sizeof got,
+            claims, sizeof claims);
+  ST_STR(got, "2");
+  ST_CHECKF(strstr(claims, "fixtures/confirm.c:"), "%s", claims);
+  done(&s, &r);
+}

@@ -27,6 +27,8 @@ typedef struct site {
   char an[96], bn[96], var[64];
   double lo, hi, tie;
   int fatal, decided;
+  int kept;                    /* it passed in a first attempt: said so at
+                                  the sweep's end, no point measured */
   size_t overruled;            /* points left undecided by their own verdict (a
                                   co-tenant, the host): their interval had a
                                   side, or a co-tenant left them none */
@@ -207,13 +209,21 @@ static int decide(site *s)
 }
 
 /* The sweep passed its last point: decides every claim not decided at
- * that point (a `continue` skipped it there), then forgets them all. Never
- * fails itself; a fatal claim may end the test (the release hook then
- * forgets them). */
+ * that point (a `continue` skipped it there), and says those kept from a
+ * first attempt, then forgets them all. Never fails itself; a fatal claim
+ * may end the test (the release hook then forgets them). */
 static void sweep_ended(void)
 {
-  for (size_t i = 0; i < nsites; i++)
-    if (!sites[i].decided && sites[i].n) decide(&sites[i]);
+  for (size_t i = 0; i < nsites; i++) {
+    site *s = &sites[i];
+    if (s->decided) continue;
+    if (s->kept) {
+      s->decided = 1;
+      (void)perf__context_claim_open(s->file, s->line, "", 1);
+      perf__context_claim_kept(s->head);
+    } else if (s->n)
+      decide(s);
+  }
   reset();
 }
 
@@ -271,8 +281,14 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, d
   check_use(head, value, lo, hi, tie, var);
   if (a == b) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: compares a workload with itself", head);
   int last = perf__sweep_index() + 1 >= perf__sweep_points();
-  if (perf__context_claim_open(file, line, "", 1)) /* passed in a first attempt */
-    return last ? perf__context_claim_kept(head) : (perf__context_claim_close(), 1);
+  if (perf__context_claim_open(file, line, "", 1)) { /* passed in a first attempt */
+    site *k = site_of(file, line, head);
+    k->kept = 1; /* said at the last point, or at the sweep's end when a
+                    `continue` skips it there */
+    if (!last) return perf__context_claim_close(), 1;
+    k->decided = 1;
+    return perf__context_claim_kept(head);
+  }
   site *s = site_of(file, line, head);
   snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
   perf__compare_result m;
