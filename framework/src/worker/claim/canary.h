@@ -33,6 +33,12 @@
  * 3.3 launch costs (p99 5.2), a slice's wait 89: the ceiling is 65 us and
  * the slack 22 us there. No other model's turnaround is measured yet.
  *
+ * A reading is host-timed, so a reading during which the host took the
+ * thread off its CPU (getrusage's involuntary switches of the thread) is
+ * taken again, up to PERF__CANARY_RETAKES times: beside a CPU workload on
+ * 15 of a runner's 16 CPUs every reading of a claim was above the band
+ * and the claim undecided, though its neighbour came and went (issue 50).
+ *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
  * are. Read at the ends only, a round of 25 ms samples (an fp32 GEMM)
@@ -105,6 +111,7 @@
 #define PERF__CANARY_TRIAL_S 0.8
 #define PERF__CANARY_MEMORY_S 2.0
 #define PERF__CANARY_LINK_FLOOR_BPS 8e9 /* below PCIe 3.0 x16's 16 GB/s */
+#define PERF__CANARY_RETAKES 2 /* a reading the host preempted, taken again */
 
 /* A round's judgement. */
 typedef enum perf__canary_says {
@@ -138,6 +145,7 @@ typedef struct perf__canary {
   int loud;         /* a reading between this round's samples was above
                        its band (perf__canary_between) */
   double cost_s;    /* host clock: the readings' time */
+  long preempted;   /* readings taken again: the host preempted them */
   int failed;       /* a CUDA error: no more readings in this claim */
   int gave_up;      /* too many rounds delayed: it judges no more, and the
                        rounds it found clean count as NVML says */

@@ -593,7 +593,7 @@ static void canary_text(const pair *p, perf__compare_result *out)
   long all = k->clean + k->disturbed;
   if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (!out->r.rounds || 2 * k->disturbed >= all))
     out->r.why = PERF__COMPARE_WHY_SHARED;
-  char who[240], copy[160] = "", link[120] = "";
+  char who[240], copy[160] = "", link[200] = "";
   perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
   for (int w = 0; w < 2; w++) {
     double band = k->dirs & (1 << w) ? perf__canary_link_band_now(w) : 0;
@@ -602,8 +602,14 @@ static void canary_text(const pair *p, perf__compare_result *out)
       snprintf(copy + u, sizeof copy - u, " or a %u KiB pinned copy %s's above %.0f us",
                PERF__REFERENCE_LINK_BYTES >> 10, w ? "to the host" : "to the device", band * 1e6);
   }
+  size_t n = 0;
   if (k->link_clean)
-    snprintf(link, sizeof link, "; %ld of the rest judged on the host link too", k->link_clean);
+    perf__units_append(link, sizeof link, &n, "; %ld of the rest judged on the host link too",
+                       k->link_clean);
+  if (k->preempted)
+    perf__units_append(link, sizeof link, &n, "; %ld %s taken again: the host preempted %s",
+                       k->preempted, perf__units_noun(k->preempted, "reading", "readings"),
+                       perf__units_noun(k->preempted, "it", "them"));
   size_t used = strlen(out->disturbed);
   snprintf(out->disturbed + used, sizeof out->disturbed - used, "; beside another process "
            "(%s), the canary left out %ld of %ld %s (%ld with an empty kernel's turnaround "
