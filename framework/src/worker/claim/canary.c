@@ -121,9 +121,8 @@ static cudaError_t copy_probe(perf__canary *c, int way, double *s)
 
 /* probe's reading into *s, taken again (up to PERF__CANARY_RETAKES times)
  * while the host took this thread off its CPU during it: a host-timed
- * turnaround the host preempted says nothing of the GPU (issue 50: beside
- * a CUDA-core matmul on 15 of 16 CPUs every reading was above the band).
- * Returns the CUDA error, 0 none. */
+ * turnaround the host preempted says nothing of the GPU. Returns the
+ * CUDA error, 0 none. */
 static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canary *, int, double *),
                                int way, double *s)
 {

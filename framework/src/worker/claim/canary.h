@@ -34,10 +34,12 @@
  * the slack 22 us there. No other model's turnaround is measured yet.
  *
  * A reading is host-timed, so a reading during which the host took the
- * thread off its CPU (getrusage's involuntary switches of the thread) is
- * taken again, up to PERF__CANARY_RETAKES times: beside a CPU workload on
- * 15 of a runner's 16 CPUs every reading of a claim was above the band
- * and the claim undecided, though its neighbour came and went (issue 50).
+ * thread off its CPU (getrusage's involuntary switches of the thread) says
+ * nothing of the GPU and is taken again, up to PERF__CANARY_RETAKES times.
+ * (It does not explain the claims whose other side is a CPU workload on
+ * 15 of a runner's 16 CPUs: beside a neighbour that came and went every
+ * reading of theirs was above the band, none of them preempted; H200,
+ * issue 50. Why is not known; those claims stay undecided there.)
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
