@@ -943,7 +943,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
     return perf__context_claim_kept(head);
   double budget = perf__context_opt.budget_s;
   perf__workload_prepare(w, budget / 2048, budget / 4);
-  perf__workload_crosses_runs(w);
+  int linked = perf__workload_crosses_runs(w);
   perf__hostload host;
   perf__hostnoise_begin(&host);
   int n = 0;
@@ -960,7 +960,9 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   double median = perf__stats_median_of(t, (size_t)n, scratch);
   double mad = perf__stats_mad_of(t, (size_t)n, scratch);
   perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
-  if (shared_gpu(w, head)) {
+  int shared = shared_gpu(w, head);
+  if (linked) perf__cotenant_link_pause(); /* read for this measurement only */
+  if (shared) {
     if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: INCONCLUSIVE", head);
     return 0;
   }

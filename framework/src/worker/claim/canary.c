@@ -106,14 +106,16 @@ static long thread_preemptions(void)
   return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
-/* The empty kernel's turnaround on c's stream into *s (way unused). */
+/* The empty kernel's turnaround on c's stream into *s (way unused).
+ * Returns the CUDA error, 0 none. */
 static cudaError_t kernel_probe(perf__canary *c, int way, double *s)
 {
   (void)way;
   return perf__reference_turnaround(&c->l, s);
 }
 
-/* A pinned copy's turnaround the way given (1: to the host) into *s. */
+/* A pinned copy's turnaround the way given (1: to the host) into *s.
+ * Returns the CUDA error, 0 none. */
 static cudaError_t copy_probe(perf__canary *c, int way, double *s)
 {
   return perf__reference_link_turnaround(&c->l, &c->k, way, s);
@@ -121,8 +123,8 @@ static cudaError_t copy_probe(perf__canary *c, int way, double *s)
 
 /* probe's reading into *s, taken again (up to PERF__CANARY_RETAKES times)
  * while the host took this thread off its CPU during it: a host-timed
- * turnaround the host preempted says nothing of the GPU. Returns the
- * CUDA error, 0 none. */
+ * turnaround the host preempted says nothing of the GPU. The last one
+ * stands, preempted or not. Returns the CUDA error, 0 none. */
 static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canary *, int, double *),
                                int way, double *s)
 {
@@ -130,8 +132,8 @@ static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canar
   for (int k = 0; k <= PERF__CANARY_RETAKES; k++) {
     long before = thread_preemptions();
     e = probe(c, way, s);
-    if (e || before < 0 || thread_preemptions() == before) break;
-    c->preempted++;
+    if (e || before < 0 || thread_preemptions() == before || k == PERF__CANARY_RETAKES) break;
+    c->preempted++; /* the last one stands, preempted or not */
   }
   return e;
 }
@@ -151,15 +153,16 @@ static int reading(perf__canary *c, double *s)
 
 /* The link probe after a reading of c (its stream open): a copy each way
  * c copies, into l[way] (0: not read), opening its buffers at the first;
- * each counted as ours on the link. Returns 2 when every copy was within
- * its band, 1 when one was not, 0 when the link is not judged (no way to
- * copy, a band not yet trusted, or a CUDA error, which ends the probe for
- * the claim). Never fails. */
+ * each counted as ours on the link. Returns 1 when a copy was above its
+ * trusted band, 2 when every copy was within its band, 0 when the link is
+ * not judged (no way to copy, a band not yet trusted and no copy above
+ * one, or a CUDA error, which ends the probe for the claim). Never
+ * fails. */
 static int link_reading(perf__canary *c)
 {
   if (!c->dirs || c->link_failed) return 0;
   double t0 = perf__clock_now();
-  int judged = 1, quiet = 1;
+  int judged = 1, delayed = 0;
   if (!c->k.host && perf__reference_link_open(&c->k)) c->link_failed = 1;
   for (int w = 0; w < 2 && !c->link_failed; w++) {
     double s;
@@ -172,10 +175,10 @@ static int link_reading(perf__canary *c)
     if (!(link_anchor[w] > 0) || s < link_anchor[w]) link_anchor[w] = s;
     double band = perf__canary_link_band_now(w);
     judged &= band > 0;
-    quiet &= s <= band;
+    delayed |= band > 0 && s > band;
   }
   c->cost_s += perf__clock_now() - t0;
-  return c->link_failed || !judged ? 0 : quiet ? 2 : 1;
+  return c->link_failed ? 0 : delayed ? 1 : judged ? 2 : 0;
 }
 
 /* 1 when $PERF_CANARY is "0": NVML's rule alone (the self-tests' stand-in

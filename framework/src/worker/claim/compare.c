@@ -599,7 +599,7 @@ static void canary_text(const pair *p, perf__compare_result *out)
     double band = k->dirs & (1 << w) ? perf__canary_link_band_now(w) : 0;
     size_t u = strlen(copy);
     if (band > 0)
-      snprintf(copy + u, sizeof copy - u, " or a %u KiB pinned copy %s's above %.0f us",
+      snprintf(copy + u, sizeof copy - u, " or a %u KiB pinned copy's turnaround %s above %.0f us",
                PERF__REFERENCE_LINK_BYTES >> 10, w ? "to the host" : "to the device", band * 1e6);
   }
   size_t n = 0;

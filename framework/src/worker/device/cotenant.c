@@ -676,6 +676,13 @@ void perf__cotenant_link_own(double down, double up)
 }
 
 /* See cotenant.h. */
+void perf__cotenant_link_pause(void)
+{
+  if (state.link_on > 0) state.link_on = 0;
+  state.own_down = state.own_up = state.link_before = state.link_prev_own = 0;
+}
+
+/* See cotenant.h. */
 void perf__cotenant_link_end(void)
 {
   if (state.link_on > 0) state.link_on = 0;

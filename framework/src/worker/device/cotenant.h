@@ -219,7 +219,8 @@ void perf__cotenant_fold_link(perf__cotenant *s, const perf__gpuwatch_proc *proc
                               double down, double up, double now);
 
 /* A workload that copies to or from the host begins a measurement: from
- * now until perf__cotenant_link_end (the test's end), each read made
+ * now until perf__cotenant_link_end (the test's end) or
+ * perf__cotenant_link_pause, each read made
  * beside another process's context also reads the link. Its base is
  * taken at the first such read (and again after a read alone: every byte
  * is ours then) and stands across the test's claims. Our bytes moved just
@@ -233,6 +234,13 @@ void perf__cotenant_link_watch(double before);
 /* Counts bytes our own copies moved (a sample's iterations times the
  * workload's traced copies) while the link is read. Never fails. */
 void perf__cotenant_link_own(double down, double up);
+
+/* Stops reading the link until the next perf__cotenant_link_watch, keeping
+ * the traffic seen so far for the verdicts' words (a BASELINE claim that
+ * turned the watch on for its own measurement: the ratio claims after it
+ * in the test do not read the link for workloads that do not copy). Never
+ * fails. */
+void perf__cotenant_link_pause(void);
 
 /* Stops reading the link (the test ended) and forgets the traffic seen,
  * so that a later test names its own. Never fails. */

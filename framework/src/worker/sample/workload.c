@@ -754,9 +754,12 @@ static void watch_link(const perf__wstate *st, int untimed)
 }
 
 /* See workload.h. */
-void perf__workload_crosses_runs(const perf_workload *w)
+int perf__workload_crosses_runs(const perf_workload *w)
 {
-  if (w->perf__state && w->perf__state->watched) perf__cotenant_link_watch(0);
+  if (!w->perf__state || !w->perf__state->watched) return 0;
+  int was = perf__cotenant_state()->link_on;
+  perf__cotenant_link_watch(0);
+  return was == 0 && perf__cotenant_state()->link_on > 0;
 }
 
 /* A CUDA call made before w is measured (in the test's body) that failed
