@@ -337,26 +337,35 @@ ST_TEST(confirm_with_repeat_and_merge)
   done(&s, &r);
 }
 
+/* Runs the fixture test (a CROSSOVER over k = 16..256 that passes in both
+ * attempts beside a FASTER that fails in the first only) with --json into
+ * s->dir, checks that the second attempt took the crossover from the
+ * first, saying so, and leaves the JSON claims' ids in claims. */
+static void kept_crossover(scratch *s, st_run *r, const char *test, char *claims, size_t len)
+{
+  char args[512], line[LINE], path[256], got[64];
+  scratch_new(s);
+  snprintf(args, sizeof args, "--color=never --verbose --filter=%s --json=%s/r.json", test, s->dir);
+  st_exec(r, s->env, args);
+  st_expect(r, test, "PASS", NULL);
+  ST_CHECK(st_line_with(r, "confirmed: PASS", "1 claim judged in it, 1 taken", line, sizeof line));
+  ST_CHECK(st_line_with(r, "CROSSOVER(cheap, dear, k, 16, 256) at ",
+                        ": PASS (in the first attempt; not judged again)", line, sizeof line));
+  snprintf(path, sizeof path, "%s/r.json", s->dir);
+  json_test(path, test, "attempts", got, sizeof got, claims, len);
+  ST_STR(got, "2");
+}
+
 /* A CROSSOVER is one claim over its sweep's points: kept whole, none of
  * its points measured again, while a FASTER at its last point is judged
  * again. */
 ST_TEST(confirm_keeps_a_crossover_whole)
 {
   scratch s;
-  char args[512], line[LINE], path[256], got[64], claims[1024];
-  scratch_new(&s);
-  snprintf(args, sizeof args, "--color=never --verbose --filter=confirm.crossover_kept "
-           "--json=%s/r.json", s.dir);
   st_run r;
-  st_exec(&r, s.env, args);
-  st_expect(&r, "confirm.crossover_kept", "PASS", NULL);
-  ST_CHECK(st_line_with(&r, "confirmed: PASS", "1 claim judged in it, 1 taken", line, sizeof line));
-  ST_CHECK(st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ",
-                        ": PASS (in the first attempt; not judged again)", line, sizeof line));
+  char line[LINE], claims[1024];
+  kept_crossover(&s, &r, "confirm.crossover_kept", claims, sizeof claims);
   ST_CHECK(!st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ", "[k=16]", line, sizeof line));
-  snprintf(path, sizeof path, "%s/r.json", s.dir);
-  json_test(path, "confirm.crossover_kept", "attempts", got, sizeof got, claims, sizeof claims);
-  ST_STR(got, "2");
   const char *cross = strstr(claims, "fixtures/confirm.c:"), *point = strstr(claims, " [k=256]@2;");
   ST_CHECKF(cross && point && strstr(cross, "@1;") < point, "%s", claims);
   done(&s, &r);
@@ -367,20 +376,9 @@ ST_TEST(confirm_keeps_a_crossover_whole)
 ST_TEST(confirm_keeps_a_crossover_the_last_point_skips)
 {
   scratch s;
-  char args[512], line[LINE], path[256], got[64], claims[1024];
-  scratch_new(&s);
-  snprintf(args, sizeof args, "--color=never --verbose "
-           "--filter=confirm.crossover_kept_before_the_last_point --json=%s/r.json", s.dir);
   st_run r;
-  st_exec(&r, s.env, args);
-  st_expect(&r, "confirm.crossover_kept_before_the_last_point", "PASS", NULL);
-  ST_CHECK(st_line_with(&r, "confirmed: PASS", "1 claim judged in it, 1 taken", line, sizeof line));
-  ST_CHECK(st_line_with(&r, "CROSSOVER(cheap, dear, k, 16, 256) at ",
-                        ": PASS (in the first attempt; not judged again)", line, sizeof line));
-  snprintf(path, sizeof path, "%s/r.json", s.dir);
-  json_test(path, "confirm.crossover_kept_before_the_last_point", "attempts", got, sizeof got,
-            claims, sizeof claims);
-  ST_STR(got, "2");
+  char claims[1024];
+  kept_crossover(&s, &r, "confirm.crossover_kept_before_the_last_point", claims, sizeof claims);
   ST_CHECKF(strstr(claims, "fixtures/confirm.c:"), "%s", claims);
   done(&s, &r);
 }

@@ -1012,6 +1012,18 @@ ST_TEST(cotenant_fixture_claim_decided_after_the_co_tenant_leaves)
   st_run_free(&r);
 }
 
+/* Checks that r's verdict line of claim (its head) is INCONCLUSIVE naming
+ * the stand-in copier pid (its "pid N, " words) and its traffic. */
+static void names_the_copier(st_run *r, const char *claim, const char *pid)
+{
+  char line[1200];
+  ST_CHECK(st_line_with(r, claim, "INCONCLUSIVE (another process used the GPU)", line,
+                        sizeof line));
+  ST_CHECK(st_line_with(r, claim, pid, line, sizeof line));
+  ST_CHECK(st_line_with(r, claim, " GB/s of host-to-device traffic not ours (GPM)", line,
+                        sizeof line));
+}
+
 /* A neighbour that only copies: NVML's utilisation does not name it (0 %
  * here), but the device's link traffic beyond the claim's own copies does
  * (the stand-in's GPM reports 300 000 MiB/s, more than any link moves, so
@@ -1026,11 +1038,7 @@ ST_TEST(cotenant_fixture_claim_beside_a_copy_only_neighbour_is_inconclusive_nami
   if (!run_test(&r, test, "FAKE_NVML_PROCS=self:30,4000009:0 FAKE_NVML_GPM_RX=300000", ""))
     return;
   st_expect(&r, test, "FAIL", ": INCONCLUSIVE"); /* never PASS */
-  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "INCONCLUSIVE (another process used the GPU)",
-                        line, sizeof line));
-  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", "pid 4000009, ", line, sizeof line));
-  ST_CHECK(st_line_with(&r, "FASTER(q, a, 2)", " GB/s of host-to-device traffic not ours (GPM)",
-                        line, sizeof line));
+  names_the_copier(&r, "FASTER(q, a, 2)", "pid 4000009, ");
   st_run_free(&r);
   if (!run_test(&r, test, "FAKE_NVML_PROCS=self:30 FAKE_NVML_GPM_RX=300000", "")) return;
   st_expect(&r, test, "PASS", NULL);
@@ -1067,11 +1075,7 @@ ST_TEST(cotenant_fixture_baseline_beside_a_copy_only_neighbour_is_inconclusive_n
   snprintf(args, sizeof args, "--baseline-dir=%s", dir);
   ST_EQ(run_test(&r, "blgpu.memset", copier, args), 1);
   st_expect(&r, "blgpu.memset", "FAIL", ": INCONCLUSIVE"); /* never PASS or REGRESSED */
-  ST_CHECK(st_line_with(&r, "BASELINE(m)", "INCONCLUSIVE (another process used the GPU)",
-                        line, sizeof line));
-  ST_CHECK(st_line_with(&r, "BASELINE(m)", "pid 4000010, ", line, sizeof line));
-  ST_CHECK(st_line_with(&r, "BASELINE(m)", " GB/s of host-to-device traffic not ours (GPM)",
-                        line, sizeof line));
+  names_the_copier(&r, "BASELINE(m)", "pid 4000010, ");
   st_run_free(&r);
   ST_EQ(run_shared(&r, copier, ""), 1);
   st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);

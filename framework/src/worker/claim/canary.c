@@ -196,16 +196,23 @@ static int judging(const perf__canary *c)
   return !c->failed && !c->gave_up && perf__cotenant_state()->nspans && !off();
 }
 
+/* 1 when a reading s (seconds) is within the trusted band and the link
+ * probe after it (link_reading's word) found no copy delayed. Never
+ * fails. */
+static int quiet_reading(double s, int link)
+{
+  double band = perf__canary_band();
+  return band > 0 && s <= band && link != 1;
+}
+
 /* See canary.h. */
 void perf__canary_between(perf__canary *c)
 {
   double now;
   if (!c->last || !judging(c) || reading(c, &now)) return;
-  int link = link_reading(c);
-  double band = perf__canary_band();
-  int quiet = band > 0 && now <= band && link != 1;
+  int quiet = quiet_reading(now, link_reading(c));
   perf__canary_step(&stretch, quiet, perf__clock_now());
-  if (band > 0 && !quiet) c->loud = 1;
+  if (perf__canary_band() > 0 && !quiet) c->loud = 1;
 }
 
 /* See canary.h. */
@@ -222,7 +229,7 @@ perf__canary_says perf__canary_round(perf__canary *c, int ready)
   int link_before = c->link_last, link = c->link_last = link_reading(c);
   double band = perf__canary_band(), t = perf__clock_now();
   if (ready) stretch.n = 0; /* the warm-ups, or the last claim, ran unwatched before */
-  int settled = perf__canary_step(&stretch, band > 0 && now <= band && link != 1, t);
+  int settled = perf__canary_step(&stretch, quiet_reading(now, link), t);
   perf__cotenant_canary(band > 0 ? (link == 2 ? 2 : 1) : 0);
   if (ready) return PERF__CANARY_UNJUDGED;
   perf__canary_says says = perf__canary_judge(anchor, launch, before, now);

@@ -72,9 +72,11 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
  * round it took for this long (the link's drops at the looks: pruned of
  * them, none standing), once the test's wait for co-tenants is spent:
  * beside a process that copies without pause (its copies do not delay
- * the canary, so every round is judged clean and then dropped at the
- * look) each claim spent its whole budget, 2 s, and the sweeps of the
- * suite four times their time (issue 50). */
+ * the empty kernel, so every round was judged clean and then dropped at
+ * the look) each claim spent its whole budget, 2 s, and the sweeps of the
+ * suite four times their time (issue 50). The canary's link probe now
+ * finds such rounds disturbed itself where it is trusted; this stop
+ * remains for where it is not (a slower link, a failed probe). */
 #define PERF__COMPARE_LINK_STOP_S 1.0
 
 /* 1 when a claim is hopeless on the link (pure): the test's wait is spent
