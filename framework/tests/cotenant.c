@@ -1092,6 +1092,38 @@ ST_TEST(cotenant_fixture_baseline_beside_a_copy_only_neighbour_is_inconclusive_n
   st_rmtree(dir);
 }
 
+/* The stand-in NVML shows a neighbour at 97 % SM the GPU does not have.
+ * With the canary on, a BASELINE's batches are judged one by one (the
+ * empty kernel and the link probe answer at an idle GPU's pace), stand
+ * though NVML marks them, and the check is decided against the entry
+ * recorded alone; with it off, NVML's rule leaves the check INCONCLUSIVE. */
+ST_TEST(cotenant_fixture_baseline_beside_a_listed_neighbour_that_never_delays_us_is_decided)
+{
+  st_run r;
+  char line[1200], dir[] = "/tmp/perfgate-cotenant-XXXXXX", args[400];
+  const char *listed = "FAKE_NVML_PROCS=self:30,4000003:97";
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(args, sizeof args, "--update-baselines --baseline-dir=%s", dir);
+  if (!run_test(&r, "blgpu.memset", "FAKE_NVML_PROCS=self:30", args)) { /* alone */
+    st_rmtree(dir);
+    return;
+  }
+  ST_EQ(r.status, 0);
+  st_run_free(&r);
+  snprintf(args, sizeof args, "--baseline-dir=%s", dir);
+  char canary_on[200];
+  snprintf(canary_on, sizeof canary_on, "PERF_CANARY=1 %s", listed);
+  ST_EQ(run_test(&r, "blgpu.memset", canary_on, args), 1);
+  ST_CHECK(!st_line_with(&r, "BASELINE(m)", "INCONCLUSIVE", line, sizeof line));
+  ST_CHECK(st_line_with(&r, "BASELINE(m) at ", ": PASS", line, sizeof line) ||
+           st_line_with(&r, "BASELINE(m) at ", ": FAIL", line, sizeof line)); /* decided */
+  st_run_free(&r);
+  ST_EQ(run_test(&r, "blgpu.memset", listed, args), 1); /* PERF_CANARY=0: NVML's rule */
+  st_expect(&r, "blgpu.memset", "FAIL", ": INCONCLUSIVE");
+  st_run_free(&r);
+  st_rmtree(dir);
+}
+
 /* Beside a process that copies without pause the canary finds every round
  * clean and the link drops each at the look: once the test's wait is
  * spent, a look's worth dropped with none standing over 1 s stops the

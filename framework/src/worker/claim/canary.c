@@ -138,14 +138,24 @@ static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canar
   return e;
 }
 
+/* An empty kernel's turnaround, not kept, when c last read the GPU more
+ * than PERF__CANARY_COLD_S ago (or never): the GPU may have idled since
+ * (canary.h). Returns the CUDA error, 0 none. */
+static cudaError_t warm(perf__canary *c, double t)
+{
+  double s;
+  if (c->read_at > 0 && t - c->read_at <= PERF__CANARY_COLD_S) return cudaSuccess;
+  return perf__reference_turnaround(&c->l, &s);
+}
+
 /* One reading into *s, opening c at the first. Returns 0, or -1 after a
  * CUDA error (c then reads no more). */
 static int reading(perf__canary *c, double *s)
 {
   double t0 = perf__clock_now();
   if (!c->l.st && open_canary(c)) c->failed = 1;
-  if (!c->failed && unpreempted(c, kernel_probe, 0, s)) c->failed = 1;
-  c->cost_s += perf__clock_now() - t0;
+  if (!c->failed && (warm(c, t0) || unpreempted(c, kernel_probe, 0, s))) c->failed = 1;
+  c->cost_s += (c->read_at = perf__clock_now()) - t0;
   if (c->failed) return -1;
   if (!(anchor > 0) || *s < anchor) anchor = *s;
   return 0;

@@ -36,10 +36,19 @@
  * A reading is host-timed, so a reading during which the host took the
  * thread off its CPU (getrusage's involuntary switches of the thread) says
  * nothing of the GPU and is taken again, up to PERF__CANARY_RETAKES times.
- * (It does not explain the claims whose other side is a CPU workload on
- * 15 of a runner's 16 CPUs: beside a neighbour that came and went every
- * reading of theirs was above the band, none of them preempted; H200,
- * issue 50. Why is not known; those claims stay undecided there.)
+ *
+ * A GPU that idled answers its first kernel late. On an H200 (2026-11-30,
+ * alone, 60 gaps each; the floor 7.5 us): after 20 ms in which the host
+ * slept, spun or ran 16 OpenMP threads, the first turnaround took 45-60
+ * us at the median, over 3x the floor in 78-98 % of the gaps (after 5 ms:
+ * 11-60 %); the second, right after it, 9-12 us, never over 3x. So every
+ * reading of a claim whose other side is a CPU workload was above the
+ * band beside a neighbour that came and went (issue 50), and such claims
+ * stayed undecided. A reading more than PERF__CANARY_COLD_S after the
+ * canary's last one is therefore preceded by an empty kernel that is not
+ * kept. It does not hide a neighbour: one that holds
+ * the GPU takes it back while the host waits between the two kernels, so
+ * the second waits for its slice too.
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
@@ -100,8 +109,9 @@
  * loop were up to 1.2x slow; the median over rounds absorbs so few), and
  * so does a neighbour's copy there; nor does it see a neighbour that
  * shares the SMs without time slices (MPS). Cost: four readings per round,
- * only beside another process (the copies only for claims that copy:
- * about 30 us each on an H200). PERF_CANARY=0 in the environment turns it
+ * each after a gap preceded by its waking kernel, only beside another
+ * process (the copies only for claims that copy: about 30 us each on an
+ * H200). PERF_CANARY=0 in the environment turns it
  * off: NVML's and GPM's rules alone. */
 #define PERF__CANARY_QUIET_LAUNCHES 15.0
 #define PERF__CANARY_FACTOR 3.0
@@ -114,6 +124,7 @@
 #define PERF__CANARY_MEMORY_S 2.0
 #define PERF__CANARY_LINK_FLOOR_BPS 8e9 /* below PCIe 3.0 x16's 16 GB/s */
 #define PERF__CANARY_RETAKES 2 /* a reading the host preempted, taken again */
+#define PERF__CANARY_COLD_S 0.0005 /* after this long without a reading, one to wake the GPU */
 
 /* A round's judgement. */
 typedef enum perf__canary_says {
@@ -148,6 +159,7 @@ typedef struct perf__canary {
                        its band (perf__canary_between) */
   double cost_s;    /* host clock: the readings' time */
   long preempted;   /* readings taken again: the host preempted them */
+  double read_at;   /* host clock: the end of the last reading; 0 none */
   int failed;       /* a CUDA error: no more readings in this claim */
   int gave_up;      /* too many rounds delayed: it judges no more, and the
                        rounds it found clean count as NVML says */
