@@ -68,39 +68,3 @@ ST_TEST(samples_stop_at_min_max_budget_and_precision)
   ST_EQ(n[4] + n[5], 0);
   ST_CHECKF(strstr(why[5], "1 <= min_n <= max_n (got 9, 8)") != NULL, "%s", why[5]);
 }
-
-/* A judge that finds its first three batches disturbed and says every
- * later one stands. */
-static perf__workload_word three_disturbed(void *ctx)
-{
-  int *calls = ctx;
-  return ++*calls <= 3 ? PERF__WORKLOAD_DISTURBED : PERF__WORKLOAD_STANDS;
-}
-
-/* A claim's judge (a BASELINE's canary) has the first word on each batch:
- * one it finds disturbed is sampled again at once, and the samples kept
- * are those it let stand, marked so. */
-ST_TEST(samples_a_judge_retakes_the_batches_it_finds_disturbed)
-{
-  static double t[8], scratch[8];
-  static int n, err, calls, stood;
-  static char why[200];
-  perf__context_result res;
-  perf__context_set_sink(silent);
-  jmp_buf *end = perf__context_begin("unit.judge", &res);
-  if (setjmp(*end) == 0) {
-    perf_workload w = PERF_WORKLOAD(spin, NULL, .name = "spin");
-    perf__workload_prepare(&w, 1e-4, 0.5);
-    w.perf__state->judge = three_disturbed, w.perf__state->judge_ctx = &calls;
-    err = perf__workload_samples(&w, t, scratch, 5, 5, 60, 0, &n, why, sizeof why);
-    stood = w.perf__state->stood;
-    w.perf__state->judge = NULL;
-  }
-  perf__context_finish_checks();
-  perf__context_finish();
-  ST_EQ(res.outcome, PERF_OUTCOME_PASS);
-  ST_EQ(err, 0);
-  ST_EQ(n, 5);
-  ST_EQ(calls, 8); /* three retaken, five kept */
-  ST_EQ(stood, 1);
-}

@@ -18,7 +18,6 @@
 #include "worker/device/gpu.h"
 #include "base/stats.h"
 #include "base/status.h"
-#include "worker/claim/canary.h"
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
@@ -921,61 +920,13 @@ static void inband_cost(const perf_workload *w, const inband_check *ibc)
 
 /* The launch reference a PERF_EXPECT_BASELINE reads beside its batches.
  * Static, not on the stack: a CUDA error or a fatal check inside the
- * workload ends the test by longjmp, and close_probes must still find
+ * workload ends the test by longjmp, and close_launcher must still find
  * its stream. */
 static perf__reference_launcher launcher;
 
-/* A PERF_EXPECT_BASELINE's canary (canary.h) and until when it judges
- * (host clock). Static for the same reason as the launcher. */
-static perf__canary canary;
-static double canary_until;
-
-/* The release hook: closes the launch reference and the canary a check
- * left open. Never fails. */
-static void close_probes(void)
-{
-  perf__reference_launch_close(&launcher);
-  perf__canary_close(&canary);
-}
-
-/* The canary's word on w's batch just sampled (perf__workload_judge): it
- * STANDS when the empty kernel and the link probe judged it clean, is
- * DISTURBED when the canary left it out, and is UNJUDGED (NVML's and
- * GPM's rules decide) when the canary does not judge (no neighbour, no
- * trusted anchor, given up, a CUDA error) or the claim's budget is
- * spent. Never fails. */
-static perf__workload_word judge_batch(void *ctx)
-{
-  if (perf__clock_now() > canary_until) return PERF__WORKLOAD_UNJUDGED;
-  perf__canary_says says = perf__canary_round(ctx, 0);
-  return says == PERF__CANARY_CLEAN_LINK  ? PERF__WORKLOAD_STANDS
-         : says == PERF__CANARY_DISTURBED ? PERF__WORKLOAD_DISTURBED
-                                          : PERF__WORKLOAD_UNJUDGED;
-}
-
-/* Beside another process, as NVML tells now, the canary judges w's
- * batches for the budget's length, its link probe both ways (the median
- * crosses runs: perf__workload_crosses_runs); a host-only workload is
- * left alone. Never fails. */
-static void canary_open(perf_workload *w)
-{
-  perf__wstate *st = w->perf__state;
-  canary = (perf__canary){0};
-  const perf__gpu_info *g = perf__gpu();
-  if (!st->watched || !st->uses_gpu || g->err || !g->watch) return;
-  perf__cotenant_poll(0);
-  perf__canary_link(&canary, 1, 1);
-  perf__canary_round(&canary, 1);
-  canary_until = perf__clock_now() + perf__context_opt.budget_s;
-  st->judge = judge_batch, st->judge_ctx = &canary, st->stood = 0;
-}
-
-/* Ends what canary_open began. Never fails. */
-static void canary_end(perf_workload *w)
-{
-  w->perf__state->judge = NULL, w->perf__state->stood = 0;
-  perf__canary_close(&canary);
-}
+/* The release hook: closes the launch reference a check left open. Never
+ * fails. */
+static void close_launcher(void) { perf__reference_launch_close(&launcher); }
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
@@ -997,12 +948,10 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
   perf__hostnoise_begin(&host);
   int n = 0;
   perf__inband ib = {0};
-  perf__context_on_release(close_probes);
+  perf__context_on_release(close_launcher);
   inband_check ibc = {&ib, 0, &launcher};
   struct machine *m = machine_of(w);
-  canary_open(w);
   int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);
-  canary_end(w);
   double launch_now = perf__inband_launch(&ib);
   perf__reference_launch_close(&launcher);
   if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);

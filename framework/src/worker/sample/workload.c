@@ -333,10 +333,7 @@ static void shrink(perf_workload *w, long *n)
  * another process using the GPU, as retake.h decides; before retaking a
  * throttled one the GPU idles a while, so that a power cap left by earlier
  * load can lift, and a shared one waits for the other process to leave.
- * With a judge (a BASELINE's canary), its word comes first: a batch it
- * finds disturbed is taken again at once, one it says stands is kept
- * though NVML shows the GPU shared. *n shrinks when a device-clock batch
- * cannot be queued. */
+ * *n shrinks when a device-clock batch cannot be queued. */
 static int clean_batch(perf_workload *w, long *n, double *s, char *why,
                        size_t len)
 {
@@ -353,10 +350,6 @@ static int clean_batch(perf_workload *w, long *n, double *s, char *why,
     /* read before the NVML poll, whose own switches are not the sample's */
     int preempted = before >= 0 && preemptions() != before;
     int shared = shared_during(st, t0, perf__clock_now());
-    perf__workload_word word = st->judge ? st->judge(st->judge_ctx) : PERF__WORKLOAD_UNJUDGED;
-    if (word == PERF__WORKLOAD_DISTURBED) continue;
-    st->stood = word == PERF__WORKLOAD_STANDS;
-    if (st->stood) shared = 0;
     if (perf__retake_shared(&st->rt, shared, alone_left_ms > 0 && !warming) == PERF__RETAKE) {
       wait_alone(st);
       continue;
@@ -379,17 +372,17 @@ int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
 }
 
 /* The samples of t0[k], t1[k] (k < n) that another process shared the GPU
- * with, as NVML tells now (read now), but those the judge said stand
- * (stood[k]); without the spans (t0 NULL: more samples than SPANS) the
- * whole [from, now] counts. 0 without the watch. Never fails. */
-static long shared_samples(const perf__wstate *st, const double *t0, const double *t1,
-                           const unsigned char *stood, int n, double from)
+ * with, as NVML tells now (read now); without the spans (t0 NULL: more
+ * samples than SPANS) the whole [from, now] counts. 0 without the watch.
+ * Never fails. */
+static long shared_samples(const perf__wstate *st, const double *t0, const double *t1, int n,
+                           double from)
 {
   if (!st->watched || !perf__cotenant_poll(1)) return 0;
   const perf__cotenant *c = perf__cotenant_state();
   if (!t0) return n > 0 && perf__cotenant_overlaps(c, from, perf__clock_now()) ? n : 0;
   long k = 0;
-  for (int i = 0; i < n; i++) k += !stood[i] && perf__cotenant_overlaps(c, t0[i], t1[i]);
+  for (int i = 0; i < n; i++) k += perf__cotenant_overlaps(c, t0[i], t1[i]);
   return k;
 }
 
@@ -412,7 +405,6 @@ int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, doubl
   }
   enum { SPANS = 128 };
   static double span[2 * SPANS]; /* each sample's start, then its end */
-  static unsigned char stood[SPANS]; /* the judge said it stands */
   perf__wstate *st = w->perf__state;
   double t0 = perf__clock_now(), idle0 = idled_s;
   int spans = max_n <= SPANS;
@@ -433,9 +425,9 @@ int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, doubl
     err = perf__workload_sample(w, &t[k], why, len);
     if (err) break;
     if (mhz) mhz[k] = st->last_mhz;
-    if (spans) span[SPANS + k] = perf__clock_now(), stood[k] = (unsigned char)st->stood;
+    if (spans) span[SPANS + k] = perf__clock_now();
   }
-  st->shared_n = err ? 0 : shared_samples(st, spans ? span : NULL, span + SPANS, stood, *n, t0);
+  st->shared_n = err ? 0 : shared_samples(st, spans ? span : NULL, span + SPANS, *n, t0);
   return err;
 }
 

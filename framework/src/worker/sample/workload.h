@@ -6,18 +6,6 @@
 #include "worker/sample/retake.h"
 #include "worker/streams/streamcheck.h"
 
-/* A claim's word on the batch just sampled, beside another process (a
- * BASELINE's canary: baselinecheck.c). */
-typedef enum perf__workload_word {
-  PERF__WORKLOAD_UNJUDGED = 0, /* NVML's rule decides, as without a judge */
-  PERF__WORKLOAD_STANDS,       /* kept, though NVML shows the GPU shared */
-  PERF__WORKLOAD_DISTURBED     /* taken again at once */
-} perf__workload_word;
-
-/* Judges the batch just sampled; the judge bounds how long it says
- * DISTURBED (each is sampled again). */
-typedef perf__workload_word (*perf__workload_judge)(void *ctx);
-
 /* Everything measured about a workload in the running test. */
 struct perf__wstate {
   perf_clock clock;       /* resolved: never AUTO */
@@ -52,9 +40,6 @@ struct perf__wstate {
                              process shared the GPU with (cotenant.h) */
   double shared_from;     /* when that measurement began (perf__clock_now) */
   const char *shared_of;  /* what shared_n counts: "sample" or "round" */
-  perf__workload_judge judge; /* NULL: NVML's rule alone judges a batch */
-  void *judge_ctx;
-  int stood;              /* the last batch: the judge said it STANDS */
   long blocked;           /* device clock: batches that could not be queued */
   size_t flush_bytes;     /* cold clock: bytes written to flush L2 */
   double queue_share;     /* events clock, last sample: the host's time to queue
