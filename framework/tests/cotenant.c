@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/confirm.h"
 #include "selftest.h"
 #include "worker/claim/canary.h"
 #include "worker/claim/compare.h"
@@ -1093,6 +1094,9 @@ ST_TEST(cotenant_fixture_baseline_beside_a_copy_only_neighbour_is_inconclusive_n
   ST_EQ(run_test(&r, "blgpu.memset", copier, args), 1);
   st_expect(&r, "blgpu.memset", "FAIL", ": INCONCLUSIVE"); /* never PASS or REGRESSED */
   names_the_copier(&r, "BASELINE(m)", "pid 4000010, ");
+  /* the copier was there as the check ended: no second attempt beside it */
+  ST_CHECK(st_line_with(&r, "BASELINE(m)", PERF__CONFIRM_STILL_SHARED, line, sizeof line));
+  ST_CHECK(st_line_with(&r, "confirmed: not run again", NULL, line, sizeof line));
   st_run_free(&r);
   ST_EQ(run_shared(&r, copier, ""), 1);
   st_expect(&r, "gpu.events_clock_sees_4x_bytes", "PASS", NULL);

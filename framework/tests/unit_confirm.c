@@ -235,7 +235,8 @@ ST_TEST(verdict_rounds_pruned_before_a_look_are_replaced_and_counted_as_skipped)
 /* A first attempt whose undecided claims all stopped beside a co-tenant
  * that never left is not run again (a second attempt beside it says the
  * same), nor is one whose neighbour was still there as they ended, and a
- * line says so (a CROSSOVER too, when its undecided points all say so);
+ * line says so (a CROSSOVER too, when its undecided points all say so,
+ * and a BASELINE whose line says so);
  * any other claim that did not pass (a FAIL, an INCONCLUSIVE for another
  * cause, or one whose neighbour left) keeps the second attempt. */
 ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
@@ -298,4 +299,18 @@ ST_TEST(attempt_a_test_left_undecided_by_a_co_tenant_is_not_run_again)
   pt[2].m.noise.cause = NULL; /* one undecided for its own reasons (ties) */
   ST_EQ(perf__attempt_shared_out(&r), 0);
   ST_EQ(r.nlines, 0);
+  /* a BASELINE (a plain record) says it in its line */
+  char there[] = "BASELINE(m) at a.c:9: INCONCLUSIVE (another process used the GPU, "
+                 PERF__CONFIRM_STILL_SHARED ")",
+       gone[] = "BASELINE(m) at a.c:9: INCONCLUSIVE";
+  perf__claimrec b = {.id = "a.c:9", .outcome = PERF_OUTCOME_INCONCLUSIVE, .message = there};
+  perf__result rb = {.outcome = PERF_OUTCOME_FAIL, .claims = &b, .nclaims = 1};
+  ST_EQ(perf__attempt_shared_out(&rb), 1);
+  for (size_t i = 0; i < rb.nlines; i++) free(rb.lines[i]);
+  free(rb.lines);
+  free(rb.verbose_only);
+  rb.lines = NULL, rb.verbose_only = NULL, rb.nlines = 0;
+  b.message = gone; /* its neighbour left: a second attempt may decide it */
+  ST_EQ(perf__attempt_shared_out(&rb), 0);
+  ST_EQ(rb.nlines, 0);
 }

@@ -50,8 +50,9 @@ int perf__attempt_shared_out(perf__result *r)
     const perf__claimrec *c = &r->claims[i];
     if (!c->id || c->outcome == PERF_OUTCOME_PASS) continue;
     if (c->outcome != PERF_OUTCOME_INCONCLUSIVE) return 0;
-    if (perf__claimrec_is_ratio(c->kind) ? !stayed(c->ratio.noise.cause)
-                                         : c->kind != PERF__CLAIMREC_CROSSOVER || !points_stayed(c))
+    if (perf__claimrec_is_ratio(c->kind)          ? !stayed(c->ratio.noise.cause)
+        : c->kind == PERF__CLAIMREC_CROSSOVER ? !points_stayed(c)
+                                              : !stayed(c->message)) /* a BASELINE says it in its line */
       return 0;
     n++;
   }

@@ -13,6 +13,7 @@
 #include "base/blrule.h"
 #include "base/machine.h"
 #include "base/clock.h"
+#include "base/confirm.h"
 #include "worker/device/fingerprint.h"
 #include "base/units.h"
 #include "worker/device/gpu.h"
@@ -147,23 +148,33 @@ static const char *key(const perf_workload *w, char *buf, size_t len)
 /* Another process used the GPU during w's last measurement (its shared_n
  * samples or rounds, cotenant.h): with --update-baselines the test ends as
  * ERROR, nothing recorded from a shared GPU; otherwise returns 1, and the
- * comparison is INCONCLUSIVE (counted, with head's verdict line). Returns
- * 0 when it was not shared. */
+ * comparison is INCONCLUSIVE (counted, with head's verdict line; its
+ * record says when the neighbour was still on the GPU as the measurement
+ * ended, PERF__CONFIRM_STILL_SHARED, and the supervisor then runs no
+ * second attempt beside it). Returns 0 when it was not shared. */
 static int shared_gpu(const perf_workload *w, const char *head)
 {
   const perf__wstate *st = w->perf__state;
   char who[240], what[16];
   if (st->shared_n <= 0) return 0;
-  perf__cotenant_describe(perf__cotenant_state(), st->shared_from, who, sizeof who);
+  const perf__cotenant *ct = perf__cotenant_state();
+  perf__cotenant_describe(ct, st->shared_from, who, sizeof who);
   snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
   if (perf__context_opt.update_baselines)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: --update-baselines records nothing from a shared "
                       "GPU: another process used it during %ld %s of the measurement: %s; "
                       "record on a GPU no other job shares", head, st->shared_n, what, who);
+  double now = perf__clock_now();
+  const char *still = perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
+                          ? ", " PERF__CONFIRM_STILL_SHARED
+                          : "";
   perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
-                     "%ld %s of the measurement: %s; run on a GPU no other job shares", head,
-                     st->shared_n, what, who);
-  perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s", head, perf__status_word(PERF_OUTCOME_INCONCLUSIVE));
+                     "%ld %s of the measurement: %s%s; run on a GPU no other job shares", head,
+                     st->shared_n, what, who, still);
+  char why[160] = "";
+  if (*still) snprintf(why, sizeof why, " (another process used the GPU%s)", still);
+  perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s%s", head,
+                       perf__status_word(PERF_OUTCOME_INCONCLUSIVE), why);
   return 1;
 }
 
