@@ -138,13 +138,14 @@ static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canar
   return e;
 }
 
-/* An empty kernel's turnaround, not kept, when c last read the GPU more
- * than PERF__CANARY_COLD_S ago (or never): the GPU may have idled since
- * (canary.h). Returns the CUDA error, 0 none. */
+/* An empty kernel's turnaround, not kept, when the sample before this
+ * reading queued no GPU work (c->idled) and c last read the GPU more than
+ * PERF__CANARY_COLD_S ago (or never): the GPU idled since (canary.h).
+ * Returns the CUDA error, 0 none. */
 static cudaError_t warm(perf__canary *c, double t)
 {
   double s;
-  if (c->read_at > 0 && t - c->read_at <= PERF__CANARY_COLD_S) return cudaSuccess;
+  if (!c->idled || (c->read_at > 0 && t - c->read_at <= PERF__CANARY_COLD_S)) return cudaSuccess;
   return perf__reference_turnaround(&c->l, &s);
 }
 

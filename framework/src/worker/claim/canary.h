@@ -44,11 +44,15 @@
  * 11-60 %); the second, right after it, 9-12 us, never over 3x. So every
  * reading of a claim whose other side is a CPU workload was above the
  * band beside a neighbour that came and went (issue 50), and such claims
- * stayed undecided. A reading more than PERF__CANARY_COLD_S after the
- * canary's last one is therefore preceded by an empty kernel that is not
- * kept. It does not hide a neighbour: one that holds
- * the GPU takes it back while the host waits between the two kernels, so
- * the second waits for its slice too.
+ * stayed undecided. So a reading after a sample that queued no GPU work
+ * (the caller sets idled), more than PERF__CANARY_COLD_S after the
+ * canary's last one, is preceded by an empty kernel that is not kept.
+ * Only there: with that kernel before every reading (H200, 2026-11-30)
+ * the canary found quiet stretches beside a GEMM loop that never left,
+ * where it had found none (10 ratio claims were decided on them, right;
+ * a BASELINE judged the same way said REGRESSED at +12.6 %): the first
+ * kernel waits out the neighbour's slice, and the second can run inside
+ * the slice that gives this process.
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
@@ -160,6 +164,8 @@ typedef struct perf__canary {
   double cost_s;    /* host clock: the readings' time */
   long preempted;   /* readings taken again: the host preempted them */
   double read_at;   /* host clock: the end of the last reading; 0 none */
+  int idled;        /* the sample before the next reading queued no GPU
+                       work (set by the caller) */
   int failed;       /* a CUDA error: no more readings in this claim */
   int gave_up;      /* too many rounds delayed: it judges no more, and the
                        rounds it found clean count as NVML says */

@@ -268,6 +268,7 @@ static int abba(void *ctx, double *a, double *b)
       p->err = perf__workload_sample(seq[i], &t[i], p->why, sizeof p->why);
       if (p->err) return p->err;
       mhz[i] = seq[i]->perf__state->last_mhz;
+      p->canary.idled = !seq[i]->perf__state->uses_gpu; /* the GPU idled through it */
       if (i < 3 && watched(p)) perf__canary_between(&p->canary);
     }
   } while (take_again(p, begin, kept0));
@@ -800,6 +801,7 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
   open_launch(p);
   perf__canary_link(&p->canary, a->perf__state->link_down + b->perf__state->link_down > 0,
                     a->perf__state->link_up + b->perf__state->link_up > 0);
+  p->canary.idled = !b->perf__state->uses_gpu; /* b warmed up last */
   if (watched(p)) perf__canary_round(&p->canary, 1); /* the first round's before */
   p->from = perf__clock_now();
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
