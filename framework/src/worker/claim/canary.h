@@ -52,7 +52,7 @@
  * where it had found none (10 ratio claims were decided on them, right;
  * a BASELINE judged the same way said REGRESSED at +12.6 %): the first
  * kernel waits out the neighbour's slice, and the second can run inside
- * the slice that gives this process.
+ * the time slice the GPU then gives this process.
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
