@@ -474,6 +474,29 @@ ST_TEST(cotenant_canary_judges_a_round_by_both_turnarounds_against_a_quiet_ancho
   ST_EQ(perf__canary_judge(quiet, L, 0, 15e-6), PERF__CANARY_UNJUDGED); /* no reading before */
 }
 
+/* The waking kernel comes only after a sample that queued no GPU work,
+ * and only after a gap; its own wait is judged: a cold start (tens of
+ * us on an H200) is not counted, a neighbour's slice (hundreds) stands
+ * for the reading and the round is left out. */
+ST_TEST(cotenant_canary_wakes_an_idle_gpu_and_still_sees_a_slice)
+{
+  const double gap = PERF__CANARY_COLD_S, anchor = 7.5e-6, launch = 4.36e-6;
+  ST_EQ(perf__canary_wakes(1, 0, 5.0), 1); /* no reading yet */
+  ST_EQ(perf__canary_wakes(1, 5.0, 5.0 + 2 * gap), 1);
+  ST_EQ(perf__canary_wakes(1, 5.0, 5.0 + gap / 2), 0); /* read just now */
+  ST_EQ(perf__canary_wakes(0, 5.0, 6.0), 0);           /* after a GPU sample: never */
+  ST_EQ(perf__canary_wakes(0, 0, 6.0), 0);
+  ST_CHECK(perf__canary_woken(60e-6, 9e-6, anchor, launch) == 9e-6);   /* a cold start */
+  ST_CHECK(perf__canary_woken(400e-6, 9e-6, anchor, launch) == 400e-6); /* a slice */
+  ST_CHECK(perf__canary_woken(0, 9e-6, anchor, launch) == 9e-6);       /* none taken */
+  ST_CHECK(perf__canary_woken(400e-6, 9e-6, 0, launch) == 9e-6);       /* no anchor yet */
+  ST_CHECK(perf__canary_woken(400e-6, 500e-6, anchor, launch) == 500e-6);
+  ST_EQ(perf__canary_judge(anchor, launch, 9e-6, perf__canary_woken(400e-6, 9e-6, anchor, launch)),
+        PERF__CANARY_DISTURBED);
+  ST_EQ(perf__canary_judge(anchor, launch, 9e-6, perf__canary_woken(60e-6, 9e-6, anchor, launch)),
+        PERF__CANARY_CLEAN);
+}
+
 /* A round counts only inside a quiet stretch: 5 readings in a row within
  * the band over at least 25 ms. Quiet readings scattered among delayed
  * ones (a neighbour that slices in often: 1 in 4 quiet beside a GEMM loop

@@ -138,27 +138,40 @@ static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canar
   return e;
 }
 
-/* An empty kernel's turnaround, not kept, when the sample before this
- * reading queued no GPU work (c->idled) and c last read the GPU more than
- * PERF__CANARY_COLD_S ago (or never): the GPU idled since (canary.h).
- * Returns the CUDA error, 0 none. */
-static cudaError_t warm(perf__canary *c, double t)
+/* See canary.h. */
+int perf__canary_wakes(int idled, double read_at, double t)
 {
-  double s;
-  if (!c->idled || (c->read_at > 0 && t - c->read_at <= PERF__CANARY_COLD_S)) return cudaSuccess;
-  return perf__reference_turnaround(&c->l, &s);
+  return idled && !(read_at > 0 && t - read_at <= PERF__CANARY_COLD_S);
 }
 
-/* One reading into *s, opening c at the first. Returns 0, or -1 after a
- * CUDA error (c then reads no more). */
+/* See canary.h. */
+double perf__canary_woken(double woke_s, double s, double anchor_s, double launch_s)
+{
+  if (!(woke_s > 0) || !(anchor_s > 0) || !(launch_s > 0)) return s;
+  return woke_s > anchor_s + PERF__CANARY_WAKE_LAUNCHES * launch_s && woke_s > s ? woke_s : s;
+}
+
+/* The waking kernel's turnaround into *woke (0: none taken), when
+ * perf__canary_wakes says one is due. Returns the CUDA error, 0 none. */
+static cudaError_t wake(perf__canary *c, double t, double *woke)
+{
+  *woke = 0;
+  if (!perf__canary_wakes(c->idled, c->read_at, t)) return cudaSuccess;
+  return perf__reference_turnaround(&c->l, woke);
+}
+
+/* One reading into *s, opening c at the first; a waking kernel's wait
+ * too long for a cold start stands for it (perf__canary_woken). Returns
+ * 0, or -1 after a CUDA error (c then reads no more). */
 static int reading(perf__canary *c, double *s)
 {
-  double t0 = perf__clock_now();
+  double t0 = perf__clock_now(), woke = 0;
   if (!c->l.st && open_canary(c)) c->failed = 1;
-  if (!c->failed && (warm(c, t0) || unpreempted(c, kernel_probe, 0, s))) c->failed = 1;
+  if (!c->failed && (wake(c, t0, &woke) || unpreempted(c, kernel_probe, 0, s))) c->failed = 1;
   c->cost_s += (c->read_at = perf__clock_now()) - t0;
   if (c->failed) return -1;
   if (!(anchor > 0) || *s < anchor) anchor = *s;
+  *s = perf__canary_woken(woke, *s, anchor, launch);
   return 0;
 }
 

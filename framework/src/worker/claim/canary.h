@@ -45,14 +45,28 @@
  * reading of a claim whose other side is a CPU workload was above the
  * band beside a neighbour that came and went (issue 50), and such claims
  * stayed undecided. So a reading after a sample that queued no GPU work
- * (the caller sets idled), more than PERF__CANARY_COLD_S after the
- * canary's last one, is preceded by an empty kernel that is not kept.
- * Only there: with that kernel before every reading (H200, 2026-11-30)
- * the canary found quiet stretches beside a GEMM loop that never left,
- * where it had found none (10 ratio claims were decided on them, right;
- * a BASELINE judged the same way said REGRESSED at +12.6 %): the first
- * kernel waits out the neighbour's slice, and the second can run inside
- * the time slice the GPU then gives this process.
+ * (the caller sets idled; perf__canary_wakes), more than
+ * PERF__CANARY_COLD_S after the canary's last one, is preceded by an empty
+ * kernel: a waking kernel. Only there: with one before every reading
+ * (H200, 2026-11-30) the canary found quiet stretches beside a GEMM loop
+ * that never left, where it had found none (10 ratio claims were decided
+ * on them, right; a BASELINE judged the same way said REGRESSED at +12.6
+ * %): the waking kernel waits out the neighbour's slice, and the judged
+ * one can run inside the time slice the GPU then gives this process. So
+ * the waking kernel is judged too (perf__canary_woken): a wait longer
+ * than any cold start, past PERF__CANARY_WAKE_LAUNCHES launch costs over
+ * the anchor, stands for the reading. On the H200 the first kernel after
+ * a gap of 1-50 ms took at most 150 us in 1,919 of 1,920 gaps (34 launch
+ * costs; one took 308 us, and such a reading leaves its round out), a
+ * neighbour's slice 388-414 us at the median (89): a slice that ends
+ * sooner passes for a cold start, so a claim whose one side runs on the host, whose
+ * sides a neighbour does not slow alike, is judged less surely than one
+ * of two GPU workloads. Limits: a workload counts as queueing GPU work
+ * when it declares a stream or a GPU clock, or when its routing pass
+ * could not look (CUPTI held elsewhere: no waking kernel then, and its
+ * cold readings leave its rounds out, as before); a reading after a GPU
+ * sample whose NVML poll took over PERF__CANARY_COLD_S can be cold, and
+ * leaves a round out needlessly.
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
@@ -112,10 +126,10 @@
  * leaves the readings clean (2 % of the clean rounds beside the GEMM
  * loop were up to 1.2x slow; the median over rounds absorbs so few), and
  * so does a neighbour's copy there; nor does it see a neighbour that
- * shares the SMs without time slices (MPS). Cost: four readings per round,
- * each after a gap preceded by its waking kernel, only beside another
- * process (the copies only for claims that copy: about 30 us each on an
- * H200). PERF_CANARY=0 in the environment turns it
+ * shares the SMs without time slices (MPS). Cost: four readings per round
+ * (a waking kernel before those after a host-only sample), only beside
+ * another process (the copies only for claims that copy: about 30 us each
+ * on an H200). PERF_CANARY=0 in the environment turns it
  * off: NVML's and GPM's rules alone. */
 #define PERF__CANARY_QUIET_LAUNCHES 15.0
 #define PERF__CANARY_FACTOR 3.0
@@ -128,7 +142,8 @@
 #define PERF__CANARY_MEMORY_S 2.0
 #define PERF__CANARY_LINK_FLOOR_BPS 8e9 /* below PCIe 3.0 x16's 16 GB/s */
 #define PERF__CANARY_RETAKES 2 /* a reading the host preempted, taken again */
-#define PERF__CANARY_COLD_S 0.0005 /* after this long without a reading, one to wake the GPU */
+#define PERF__CANARY_COLD_S 0.0005 /* a gap after which, past a host-only sample, the GPU is woken */
+#define PERF__CANARY_WAKE_LAUNCHES 50.0 /* a waking kernel slower than this over the anchor: a slice */
 
 /* A round's judgement. */
 typedef enum perf__canary_says {
@@ -170,6 +185,19 @@ typedef struct perf__canary {
   int gave_up;      /* too many rounds delayed: it judges no more, and the
                        rounds it found clean count as NVML says */
 } perf__canary;
+
+/* 1 when a reading at t (host clock) takes a waking kernel first: the
+ * sample before it queued no GPU work (idled) and the last reading ended
+ * at read_at (0: none) more than PERF__CANARY_COLD_S before. Never
+ * fails. */
+int perf__canary_wakes(int idled, double read_at, double t);
+
+/* The reading that counts (seconds): the judged turnaround s, or the
+ * waking kernel's woke_s (0: none) when that waited past
+ * PERF__CANARY_WAKE_LAUNCHES launch costs over the anchor (a neighbour's
+ * slice, not a cold start) and longer than s. Without an anchor or a
+ * launch cost, s. Never fails. */
+double perf__canary_woken(double woke_s, double s, double anchor_s, double launch_s);
 
 /* The rule (pure): a round between readings before and after (seconds;
  * 0: none) against anchor (the lowest reading; 0: none) and the launch
