@@ -491,6 +491,10 @@ ST_TEST(cotenant_canary_wakes_an_idle_gpu_and_still_sees_a_slice)
   ST_CHECK(perf__canary_woken(0, 9e-6, anchor, launch) == 9e-6);       /* none taken */
   ST_CHECK(perf__canary_woken(400e-6, 9e-6, 0, launch) == 9e-6);       /* no anchor yet */
   ST_CHECK(perf__canary_woken(400e-6, 500e-6, anchor, launch) == 500e-6);
+  ST_CHECK(perf__canary_woken(400e-6, 9e-6, anchor, 0) == 9e-6); /* no launch cost yet */
+  /* the line lies between the slowest cold start seen (150 us) and a slice's 240 us */
+  ST_CHECK(perf__canary_woken(150e-6, 9e-6, anchor, launch) == 9e-6);
+  ST_CHECK(perf__canary_woken(240e-6, 9e-6, anchor, launch) == 240e-6);
   ST_EQ(perf__canary_judge(anchor, launch, 9e-6, perf__canary_woken(400e-6, 9e-6, anchor, launch)),
         PERF__CANARY_DISTURBED);
   ST_EQ(perf__canary_judge(anchor, launch, 9e-6, perf__canary_woken(60e-6, 9e-6, anchor, launch)),

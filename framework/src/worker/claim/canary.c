@@ -151,13 +151,17 @@ double perf__canary_woken(double woke_s, double s, double anchor_s, double launc
   return woke_s > anchor_s + PERF__CANARY_WAKE_LAUNCHES * launch_s && woke_s > s ? woke_s : s;
 }
 
-/* The waking kernel's turnaround into *woke (0: none taken), when
+/* The waking kernel's turnaround into *woke (0: none taken, or the host
+ * preempted the thread during it: then it says nothing of the GPU), when
  * perf__canary_wakes says one is due. Returns the CUDA error, 0 none. */
 static cudaError_t wake(perf__canary *c, double t, double *woke)
 {
   *woke = 0;
   if (!perf__canary_wakes(c->idled, c->read_at, t)) return cudaSuccess;
-  return perf__reference_turnaround(&c->l, woke);
+  long before = thread_preemptions();
+  cudaError_t e = perf__reference_turnaround(&c->l, woke);
+  if (before < 0 || thread_preemptions() != before) *woke = 0;
+  return e;
 }
 
 /* One reading into *s, opening c at the first; a waking kernel's wait

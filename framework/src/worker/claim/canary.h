@@ -53,20 +53,23 @@
  * on them, right; a BASELINE judged the same way said REGRESSED at +12.6
  * %): the waking kernel waits out the neighbour's slice, and the judged
  * one can run inside the time slice the GPU then gives this process. So
- * the waking kernel is judged too (perf__canary_woken): a wait longer
- * than any cold start, past PERF__CANARY_WAKE_LAUNCHES launch costs over
- * the anchor, stands for the reading. On the H200 the first kernel after
- * a gap of 1-50 ms took at most 150 us in 1,919 of 1,920 gaps (34 launch
- * costs; one took 308 us, and such a reading leaves its round out), a
- * neighbour's slice 388-414 us at the median (89): a slice that ends
- * sooner passes for a cold start, so a claim whose one side runs on the host, whose
- * sides a neighbour does not slow alike, is judged less surely than one
- * of two GPU workloads. Limits: a workload counts as queueing GPU work
- * when it declares a stream or a GPU clock, or when its routing pass
- * could not look (CUPTI held elsewhere: no waking kernel then, and its
- * cold readings leave its rounds out, as before); a reading after a GPU
- * sample whose NVML poll took over PERF__CANARY_COLD_S can be cold, and
- * leaves a round out needlessly.
+ * the waking kernel is judged too (perf__canary_woken): a wait past
+ * PERF__CANARY_WAKE_LAUNCHES launch costs over the anchor stands for the
+ * reading (a waking kernel the host preempted is not judged). On the
+ * H200 the first kernel after a gap of 1-50 ms took at most 150 us in
+ * 1,919 of 1,920 gaps (about 32 launch costs over the anchor; one 308 us,
+ * and such a reading leaves its round out), and a neighbour's slice took
+ * 388-414 us at the median (89 launch costs). A slice with less than
+ * about 230 us left passes for a cold start. So a claim with one side on
+ * the host is judged less surely than one of two GPU workloads: a
+ * neighbour does not slow its two sides alike. Limits: gaps longer than
+ * 50 ms were not measured (a deeper idle state may start slower, and its
+ * rounds would be left out); a workload counts as queueing GPU work when
+ * it declares a stream or a GPU clock, or when its routing pass could not
+ * look (CUPTI held elsewhere: no waking kernel then, and its cold
+ * readings leave its rounds out, as before); a reading after a GPU sample
+ * whose NVML poll took over PERF__CANARY_COLD_S can be cold, and leaves a
+ * round out needlessly.
  *
  * The canary reads the GPU at a round's two ends and between its samples
  * (perf__canary_between): a round is clean only when all five readings
