@@ -164,10 +164,7 @@ static int shared_gpu(const perf_workload *w, const char *head)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: --update-baselines records nothing from a shared "
                       "GPU: another process used it during %ld %s of the measurement: %s; "
                       "record on a GPU no other job shares", head, st->shared_n, what, who);
-  double now = perf__clock_now();
-  const char *still = perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
-                          ? ", " PERF__CONFIRM_STILL_SHARED
-                          : "";
+  const char *still = perf__cotenant_still_on(ct) ? ", " PERF__CONFIRM_STILL_SHARED : "";
   perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
                      "%ld %s of the measurement: %s%s; run on a GPU no other job shares", head,
                      st->shared_n, what, who, still);

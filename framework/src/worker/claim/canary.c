@@ -106,6 +106,13 @@ static long thread_preemptions(void)
   return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
+/* 1 when the host preempted the calling thread since thread_preemptions
+ * said before (unknown, -1: not). Never fails. */
+static int preempted_since(long before)
+{
+  return before >= 0 && thread_preemptions() != before;
+}
+
 /* The empty kernel's turnaround on c's stream into *s (way unused).
  * Returns the CUDA error, 0 none. */
 static cudaError_t kernel_probe(perf__canary *c, int way, double *s)
@@ -132,7 +139,7 @@ static cudaError_t unpreempted(perf__canary *c, cudaError_t (*probe)(perf__canar
   for (int k = 0; k <= PERF__CANARY_RETAKES; k++) {
     long before = thread_preemptions();
     e = probe(c, way, s);
-    if (e || before < 0 || thread_preemptions() == before || k == PERF__CANARY_RETAKES) break;
+    if (e || !preempted_since(before) || k == PERF__CANARY_RETAKES) break;
     c->preempted++; /* the last one stands, preempted or not */
   }
   return e;
@@ -160,7 +167,7 @@ static cudaError_t wake(perf__canary *c, double t, double *woke)
   if (!perf__canary_wakes(c->idled, c->read_at, t)) return cudaSuccess;
   long before = thread_preemptions();
   cudaError_t e = perf__reference_turnaround(&c->l, woke);
-  if (before < 0 || thread_preemptions() != before) *woke = 0;
+  if (preempted_since(before)) *woke = 0;
   return e;
 }
 

@@ -44,7 +44,7 @@
  * 11-60 %); the second, right after it, 9-12 us, never over 3x. So every
  * reading of a claim whose other side is a CPU workload was above the
  * band beside a neighbour that came and went (issue 50), and such claims
- * stayed undecided. So a reading after a sample that queued no GPU work
+ * stayed undecided. Hence a reading after a sample that queued no GPU work
  * (the caller sets idled; perf__canary_wakes), more than
  * PERF__CANARY_COLD_S after the canary's last one, is preceded by an empty
  * kernel: a waking kernel. Only there: with one before every reading
@@ -132,8 +132,8 @@
  * shares the SMs without time slices (MPS). Cost: four readings per round
  * (a waking kernel before those after a host-only sample), only beside
  * another process (the copies only for claims that copy: about 30 us each
- * on an H200). PERF_CANARY=0 in the environment turns it
- * off: NVML's and GPM's rules alone. */
+ * on an H200). PERF_CANARY=0 in the environment turns it off: NVML's and
+ * GPM's rules alone. */
 #define PERF__CANARY_QUIET_LAUNCHES 15.0
 #define PERF__CANARY_FACTOR 3.0
 #define PERF__CANARY_SLACK_LAUNCHES 5.0

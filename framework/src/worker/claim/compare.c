@@ -623,8 +623,8 @@ static void canary_text(const pair *p, perf__compare_result *out)
 
 /* What p's causes say of a neighbour that made k of its n rounds shared:
  * that sampling stopped (every round shared once the test's wait was
- * spent); that it was still on the GPU as the claim ended (foreign use
- * known to ct within PERF__COTENANT_QUIET_S of now), when it is the
+ * spent); that it was still on the GPU as the claim ended
+ * (perf__cotenant_still_on), when it is the
  * claim's named cause (named: its why is PERF__COMPARE_WHY_SHARED, not a
  * reason of its own); or nothing. The supervisor runs no second attempt
  * after either (supervisor/attempt.h). Never fails. */
@@ -633,10 +633,7 @@ static const char *still_shared(const pair *p, size_t k, size_t n, const perf__c
 {
   if (p->stopped || (k == n && perf__workload_alone_spent()))
     return ", " PERF__CONFIRM_STOPPED_SHARED;
-  double now = perf__clock_now();
-  return named && perf__cotenant_overlaps(ct, now - PERF__COTENANT_QUIET_S, now)
-             ? ", " PERF__CONFIRM_STILL_SHARED
-             : "";
+  return named && perf__cotenant_still_on(ct) ? ", " PERF__CONFIRM_STILL_SHARED : "";
 }
 
 /* Rounds during which another process used the GPU, as NVML tells after

@@ -44,12 +44,12 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
  * ran; t0 NULL: not known, then every round; a round the canary found
  * clean, judged[i] > 0 (judged NULL: none), is dropped only where the
  * host link showed foreign traffic, and one its link probe found clean
- * too, judged[i] >= PERF__CANARY_CLEAN_LINK, never: canary.h), keeping the others' a[i],
- * b[i] in order and their count in *n, and decides claim c again on them
- * alone at r->level into r (medians, ratio, interval, verdict; fewer than
- * cfg->first_look rounds: INCONCLUSIVE, the numbers left as they were).
- * Returns the rounds dropped (0: r
- * and a, b untouched), or PERF__ENOMEM / the bootstrap's error. */
+ * too, judged[i] >= PERF__CANARY_CLEAN_LINK, never: canary.h), keeping
+ * the others' a[i], b[i] in order and their count in *n, and decides
+ * claim c again on them alone at r->level into r (medians, ratio,
+ * interval, verdict; fewer than cfg->first_look rounds: INCONCLUSIVE, the
+ * numbers left as they were). Returns the rounds dropped (0: r and a, b
+ * untouched), or PERF__ENOMEM / the bootstrap's error. */
 long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
                             const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
                             const double *t0, const double *t1, const double *judged,

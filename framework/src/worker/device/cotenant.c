@@ -472,6 +472,13 @@ int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1)
 }
 
 /* See cotenant.h. */
+int perf__cotenant_still_on(const perf__cotenant *s)
+{
+  double now = perf__clock_now();
+  return perf__cotenant_overlaps(s, now - PERF__COTENANT_QUIET_S, now);
+}
+
+/* See cotenant.h. */
 int perf__cotenant_overlaps_link(const perf__cotenant *s, double t0, double t1)
 {
   return any_overlap(s->link_spans, s->nlink_spans, t0, t1, PERF__COTENANT_LINK_QUIET_S);

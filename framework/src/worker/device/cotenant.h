@@ -254,6 +254,12 @@ void perf__cotenant_begin(void);
  * less than PERF__COTENANT_QUIET_S before t0. Never fails. */
 int perf__cotenant_overlaps(const perf__cotenant *s, double t0, double t1);
 
+/* 1 when another process was on the GPU as a claim ends now: foreign use
+ * known to s within PERF__COTENANT_QUIET_S of now (the rule behind
+ * PERF__CONFIRM_STILL_SHARED: no second attempt beside it). Never
+ * fails. */
+int perf__cotenant_still_on(const perf__cotenant *s);
+
 /* perf__cotenant_overlaps for the spans the link showed alone (foreign
  * traffic on the host link: perf__cotenant_fold_link), with
  * PERF__COTENANT_LINK_QUIET_S after each. Never fails. */

@@ -74,14 +74,13 @@ void perf__workload_prepare(perf_workload *w, double min_sample_s, double cap_s)
  * neighbour's traffic on the host link marks its samples as shared from
  * now on, though w itself does not copy. Returns 1 when this turned the
  * link's watch on (the caller pauses it after the measurement:
- * perf__cotenant_link_pause), 0 when it was on already or is not read. Another
- * process's copies take the DRAM bandwidth and copy engines w shares
- * (issue 50, H200: a DRAM-bound kernel 1.1-1.4 % slower than alone on
- * that card beside 256 MiB host-to-device copies in a loop, which NVML
- * shows as no SM use), too
- * little to move a ratio of two workloads timed in alternation, enough
- * to cross a 1 % baseline tolerance. Never fails (without GPM the link
- * is not read). */
+ * perf__cotenant_link_pause), 0 when it was on already or is not read.
+ * Another process's copies take the DRAM bandwidth and copy engines w
+ * shares (issue 50, H200: a DRAM-bound kernel 1.1-1.4 % slower than alone
+ * on that card beside 256 MiB host-to-device copies in a loop, which NVML
+ * shows as no SM use): too little to move a ratio of two workloads timed
+ * in alternation, enough to cross a 1 % baseline tolerance. Never fails
+ * (without GPM the link is not read). */
 int perf__workload_crosses_runs(const perf_workload *w);
 
 /* One sample of w's batch; returns 0 and the time per iteration in seconds,
