@@ -10,7 +10,7 @@
 #   make bench-fidelity  measure perfgate against ncu and do_bench (GPU; docs/fidelity.md)
 #   make bench-compare   perfgate, nvbench (NVBENCH=binary) and do_bench side by side (GPU)
 #   make bench-noise     the suite and A/A claims under injected CPU and GPU noise (GPU)
-#   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity.md)
+#   make bench-baselines planted 5-40 % slowdowns against a fresh baseline (GPU; docs/fidelity-baselines.md)
 #   make bench-peaks     this GPU's spec peaks beside what perfgate's calibration achieves (GPU)
 #   make bench-commit-noise --commit-report on unchanged code recorded N times (GPU; CN_HOST=1: host only)
 #   make install         header, libraries (.a, .so), perfgate-baselines, pkg-config and CMake files under PREFIX (and DESTDIR)
@@ -413,11 +413,13 @@ check-baselines: $(BUILD)/perfgate-baselines
 # Two pkg-config modules with the same content: perfgate for cc, and
 # perfgate-nvcc for .cu files built by nvcc, which takes the host compiler's
 # and linker's flags only in its -Xcompiler= and -Xlinker= forms, and links
-# the shared runtime (-cudart=shared: the one the library calls).
+# the shared runtime (-cudart=shared: the one the library calls); a -Wl,X in
+# YAML_LIBS or SQLITE_LIBS (an rpath to a copy) is written there as -Xlinker=X.
 PC_CFLAGS = -I$${includedir} -I$(CUDA_HOME)/include -g $(call pc_host,-fno-optimize-sibling-calls)
-PC_LIBS   = -L$${libdir} -lperfgate -L$${cudalib} $(call pc_link,-rpath$(comma)$${cudalib}) -L$${cuptilib} $(call pc_link,-rpath$(comma)$${cuptilib}) -lcupti -lcublas -lcudart $(YAML_LIBS) $(SQLITE_LIBS) -lm -lpthread -ldl
+PC_LIBS   = -L$${libdir} -lperfgate -L$${cudalib} $(call pc_link,-rpath$(comma)$${cudalib}) -L$${cuptilib} $(call pc_link,-rpath$(comma)$${cuptilib}) -lcupti -lcublas -lcudart $(call pc_user,$(YAML_LIBS) $(SQLITE_LIBS)) -lm -lpthread -ldl
 pc_host   = $(if $(NVCC_PC),-Xcompiler=$(1),$(1))
 pc_link   = $(if $(NVCC_PC),-Xlinker=$(1),-Wl,$(1))
+pc_user   = $(if $(NVCC_PC),$(patsubst -Wl$(comma)%,-Xlinker=%,$(1)),$(1))
 $(BUILD)/perfgate.pc $(BUILD)/perfgate-nvcc.pc: FORCE
 	$(call say,GEN,$@)
 	$(Q)printf '%s\n' \

@@ -235,6 +235,32 @@ ST_TEST(build_cuda_cxx_perf_test_with_nvcc_through_pkg_config)
   st_rmtree(dir);
 }
 
+/* A dependency given with a linker flag (SQLITE_LIBS with -Wl,-rpath,DIR,
+ * for a copy outside the system's paths) reaches each pkg-config module in
+ * its compiler's form: perfgate.pc keeps -Wl,, perfgate-nvcc.pc says
+ * -Xlinker= (nvcc stops at an unknown -Wl,). */
+ST_TEST(build_pkg_config_modules_carry_a_linker_flag_in_each_compilers_form)
+{
+  char dir[] = "/tmp/perfgate-pc-XXXXXX", cmd[1200], path[300], *out;
+  ST_CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "make -s BUILD=%s %s/perfgate.pc %s/perfgate-nvcc.pc "
+           "SQLITE_LIBS=\"-L/opt/sq -lsqlite3 -Wl,-rpath,/opt/sq\"", dir, dir, dir);
+  int rc = sh(cmd, &out);
+  ST_CHECKF(rc == 0, "%d: %s", rc, out);
+  free(out);
+  snprintf(path, sizeof path, "%s/perfgate.pc", dir);
+  char *cc = st_slurp(path);
+  snprintf(path, sizeof path, "%s/perfgate-nvcc.pc", dir);
+  char *nv = st_slurp(path);
+  if (ST_CHECK(cc && nv)) {
+    ST_CHECKF(strstr(cc, " -Wl,-rpath,/opt/sq ") && !strstr(cc, "-Xlinker"), "%s", cc);
+    ST_CHECKF(strstr(nv, " -Xlinker=-rpath,/opt/sq ") && !strstr(nv, "-Wl,"), "%s", nv);
+  }
+  free(cc);
+  free(nv);
+  st_rmtree(dir);
+}
+
 /* make perftest PERFTESTS=dir builds someone else's directory of tests. */
 ST_TEST(build_perftests_from_another_directory)
 {
