@@ -91,14 +91,22 @@ typedef enum perf_flop_type {
  *   cold    the device clock with the L2 cache flushed (a memset of an
  *           L2-sized buffer) before each sample of ONE iteration: what a
  *           call costs when its data is not in L2.
- * AUTO picks events when the workload names a stream, wall otherwise. */
+ * AUTO picks events when the workload names a stream, wall otherwise.
+ * One row per clock: PERF_CLOCK_<sym> and its name in every report and
+ * baseline file. What the runner needs of each clock is its row in
+ * framework/src/base/clock.h (the build fails while one lacks it). */
+#define PERF_CLOCK_MAP(X) \
+  X(EVENTS, "events")     \
+  X(WALL, "wall")         \
+  X(SUBMIT, "submit")     \
+  X(DEVICE, "device")     \
+  X(COLD, "cold")
+
 typedef enum perf_clock {
   PERF_CLOCK_AUTO = 0,
-  PERF_CLOCK_EVENTS,
-  PERF_CLOCK_WALL,
-  PERF_CLOCK_SUBMIT,
-  PERF_CLOCK_DEVICE,
-  PERF_CLOCK_COLD
+#define PERF__X(sym, name) PERF_CLOCK_##sym,
+  PERF_CLOCK_MAP(PERF__X)
+#undef PERF__X
 } perf_clock;
 
 #endif /* PERFGATE_ABI_H */

@@ -59,8 +59,8 @@ static void add_struct(char *buf, size_t len, size_t *at, const char *name, size
 static void add_enums(char *buf, size_t len, size_t *at)
 {
   add(buf, len, at, "\"perf_clock\": {\"auto\": %d", PERF_CLOCK_AUTO);
-#define PERF__X(clock, name, host, ev, held, flush, drain, batch) add(buf, len, at, ", \"%s\": %d", name, clock);
-  PERF__CLOCK_MAP(PERF__X)
+#define PERF__X(sym, name) add(buf, len, at, ", \"%s\": %d", name, PERF_CLOCK_##sym);
+  PERF_CLOCK_MAP(PERF__X)
 #undef PERF__X
   add(buf, len, at, "}, \"perf_outcome\": {");
 #define PERF__X(sym, word) \

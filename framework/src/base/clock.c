@@ -2,10 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/clock.h"
 
-#define PERF_ABI_ONLY /* perf_clock: perfgate.h's plain-C part, no CUDA header */
-#include "perfgate.h"
-#undef PERF_ABI_ONLY
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +17,24 @@ double perf__clock_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Each clock's name, by its perf_clock value (0, auto, has none). */
+static const char *const names[] = {
+#define PERF__X(sym, name) [PERF_CLOCK_##sym] = name,
+    PERF_CLOCK_MAP(PERF__X)
+#undef PERF__X
+};
+
 static const struct clock_row {
   int clock;
-  const char *name;
   int host, events, held, flush, drain;
   long batch;
 } rows[] = {
-#define PERF__CLOCK_ROW(c, n, h, e, b, f, d, m) {c, n, h, e, b, f, d, m},
-    PERF__CLOCK_MAP(PERF__CLOCK_ROW)
-#undef PERF__CLOCK_ROW
+#define PERF__X(sym, h, e, b, f, d, m) {PERF_CLOCK_##sym, h, e, b, f, d, m},
+    PERF__CLOCK_MAP(PERF__X)
+#undef PERF__X
 };
+_Static_assert(sizeof rows / sizeof rows[0] + 1 == sizeof names / sizeof names[0],
+               "each clock of perfgate.h's PERF_CLOCK_MAP needs one row in clock.h's PERF__CLOCK_MAP");
 
 /* clock's row, or NULL (auto, or no clock). */
 static const struct clock_row *row(int clock)
@@ -43,15 +47,14 @@ static const struct clock_row *row(int clock)
 /* See clock.h. */
 const char *perf__clock_name(int clock)
 {
-  const struct clock_row *r = row(clock);
-  return r ? r->name : "auto";
+  return row(clock) ? names[clock] : "auto";
 }
 
 /* See clock.h. */
 int perf__clock_of_name(const char *name)
 {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    if (!strcmp(rows[i].name, name)) return rows[i].clock;
+    if (!strcmp(names[rows[i].clock], name)) return rows[i].clock;
   return -1;
 }
 

@@ -2,9 +2,13 @@
 #ifndef PERF_CLOCK_H
 #define PERF_CLOCK_H
 
+/* perf_clock and PERF_CLOCK_MAP: perfgate.h's plain-C part, no CUDA header */
+#define PERF_ABI_ONLY
+#include "perfgate.h"
+#undef PERF_ABI_ONLY
 
-/* The clocks, one row each (perfgate.h explains them): the perf_clock
- * value, its name in every report and baseline file, and what it is:
+/* What the runner needs of each clock of perfgate.h's PERF_CLOCK_MAP (which
+ * explains them and names them), one row each, by its PERF_CLOCK_ suffix:
  *   host    its samples are the host's time (a host monotonic clock around
  *           the batch): the host's pace is in them;
  *   events  CUDA events bracket the batch on the workload's stream;
@@ -15,15 +19,16 @@
  *           (the sample's cost in wall time is then watched apart);
  *   batch   the most iterations one sample may hold (1: one per sample;
  *           submit: below the launch queue's depth).
- * A new clock is a row here and its sampler in worker/sample/workload.c. */
+ * A new clock is a row in PERF_CLOCK_MAP, a row here and its sampler in
+ * worker/sample/workload.c. */
 #define PERF__CLOCK_MAX_BATCH (1L << 24)
 #define PERF__CLOCK_MAP(X)                                                  \
-  /*  clock            name      host ev held flush drain batch */          \
-  X(PERF_CLOCK_EVENTS, "events", 0, 1, 0, 0, 0, PERF__CLOCK_MAX_BATCH)     \
-  X(PERF_CLOCK_WALL, "wall", 1, 0, 0, 0, 0, PERF__CLOCK_MAX_BATCH)         \
-  X(PERF_CLOCK_SUBMIT, "submit", 1, 0, 0, 0, 1, 256)                       \
-  X(PERF_CLOCK_DEVICE, "device", 0, 1, 1, 0, 0, PERF__CLOCK_MAX_BATCH)     \
-  X(PERF_CLOCK_COLD, "cold", 0, 1, 1, 1, 0, 1)
+  /* clock host ev held flush drain batch */        \
+  X(EVENTS, 0, 1, 0, 0, 0, PERF__CLOCK_MAX_BATCH)   \
+  X(WALL, 1, 0, 0, 0, 0, PERF__CLOCK_MAX_BATCH)     \
+  X(SUBMIT, 1, 0, 0, 0, 1, 256)                     \
+  X(DEVICE, 0, 1, 1, 0, 0, PERF__CLOCK_MAX_BATCH)   \
+  X(COLD, 0, 1, 1, 1, 0, 1)
 
 /* The clock name used in every report ("events", "wall", "submit",
  * "device", "cold") of a perf_clock value ("auto" for any other). Never

@@ -16,10 +16,10 @@ static const struct {
 #undef PERF__X
 };
 
-/* The clocks a calibration may be on, in clock.h's table order. */
+/* The clocks a calibration may be on, in perfgate.h's table order. */
 static const char *const clocks[] = {
-#define PERF__X(clock, name, ...) name,
-    PERF__CLOCK_MAP(PERF__X)
+#define PERF__X(sym, name) name,
+    PERF_CLOCK_MAP(PERF__X)
 #undef PERF__X
 };
 
