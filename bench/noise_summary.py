@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""noise_summary.py — bench-noise's table: each claim of each injected suite run against the quiet run's verdict, and the A/A lines (docs/fidelity.md, "Noise").
+"""noise_summary.py — bench-noise's table: each claim of each injected suite run against the quiet run's verdict, and the A/A lines (docs/fidelity-noise.md).
 
 Usage: python3 bench/noise_summary.py OUT   (OUT: NOISE_OUT of bench/noise.sh)
        python3 bench/noise_summary.py --injections   (the injections, in order: noise.sh's list)

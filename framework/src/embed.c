@@ -178,7 +178,7 @@ int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int 
 
 /* PERF_EXPECT_SAME_WORK. It times nothing, so it runs after a sync check
  * too; its count holds CUPTI only while it counts (workcount.h), and a
- * launch after it costs what it did before (docs/fidelity.md). */
+ * launch after it costs what it did before (docs/fidelity-counters.md). */
 static int same_work(const call *c)
 {
   return perf__expect_same_work(c->a, c->an, c->file, c->line, 0);

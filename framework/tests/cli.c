@@ -1,4 +1,4 @@
-/* cli.c — the runner's command line as a user meets it: the help against the option table and the README, refusals before anything runs, the baseline directory of a new project, counts that agree with their nouns. */
+/* cli.c — the runner's command line as a user meets it: the help against the option table and docs/runner.md, refusals before anything runs, the baseline directory of a new project, counts that agree with their nouns. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>
@@ -142,16 +142,16 @@ ST_TEST(cli_baselines_link_to_nothing_is_refused_before_the_banner)
   st_rmtree(dir);
 }
 
-/* ---- item 8: the help, the option table and the README ----------------- */
+/* ---- item 8: the help, the option table and docs/runner.md ------------ */
 
-/* The README's runner table: its rows' first cells, one string. */
-static char *readme_options(void)
+/* The runner table of docs/runner.md: its rows' first cells, one string. */
+static char *runner_doc_options(void)
 {
-  char *text = st_slurp("README.md");
-  ST_CHECKF(text != NULL, "README.md cannot be read (run from the repository's root)");
+  char *text = st_slurp("docs/runner.md");
+  ST_CHECKF(text != NULL, "docs/runner.md cannot be read (run from the repository's root)");
   if (!text) return NULL;
-  const char *from = strstr(text, "## The runner");
-  const char *to = from ? strstr(from + 3, "\n## ") : NULL;
+  const char *from = strstr(text, "# The runner");
+  const char *to = from ? from + strlen(from) : NULL;
   size_t cap = strlen(text) + 1, used = 0;
   char *cells = calloc(1, cap);
   for (const char *p = from; cells && p && p < to; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -185,12 +185,12 @@ static const char *help_row(const char *help, const char *opt, char *row, size_t
   return row;
 }
 
-/* Every option of PERF__OPTIONS_MAP that --help lists is in the README's
+/* Every option of PERF__OPTIONS_MAP that --help lists is in docs/runner.md's
  * runner table, and every option there is one the table has; the help
  * shows every report with what produces it (the console's, the headroom
  * table of --repeat, each report file's option under "Reports", --trend's
  * and --merge's) and names the TAP version the --tap output declares. */
-ST_TEST(cli_help_shows_every_report_and_agrees_with_the_readme)
+ST_TEST(cli_help_shows_every_report_and_agrees_with_the_runner_page)
 {
   static const struct {
     const char *name, *help;
@@ -199,22 +199,22 @@ ST_TEST(cli_help_shows_every_report_and_agrees_with_the_readme)
       PERF__OPTIONS_MAP(PERF__X)
 #undef PERF__X
   };
-  char *help = help_text(), *readme = readme_options(), row[2000], want[80];
-  if (!help || !readme) goto out;
+  char *help = help_text(), *page = runner_doc_options(), row[2000], want[80];
+  if (!help || !page) goto out;
   for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
     if (!rows[k].help) continue;
     snprintf(want, sizeof want, "`%s", rows[k].name);
-    const char *at = strstr(readme, want);
-    ST_CHECKF(at && strchr("=[`", at[strlen(want)]), "the README's runner table lacks %s",
+    const char *at = strstr(page, want);
+    ST_CHECKF(at && strchr("=[`", at[strlen(want)]), "docs/runner.md's table lacks %s",
               rows[k].name);
     ST_CHECKF(*help_row(help, rows[k].name, row, sizeof row), "--help lacks %s", rows[k].name);
   }
-  for (const char *p = readme; (p = strstr(p, "`--")) != NULL; p++) {
+  for (const char *p = page; (p = strstr(p, "`--")) != NULL; p++) {
     size_t n = strcspn(p + 1, "=[`");
     int known = 0;
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
       known |= rows[k].help && strlen(rows[k].name) == n && !strncmp(rows[k].name, p + 1, n);
-    ST_CHECKF(known, "the README's runner table has %.*s, which is no option", (int)n, p + 1);
+    ST_CHECKF(known, "docs/runner.md's table has %.*s, which is no option", (int)n, p + 1);
   }
   /* the reports, and what produces each */
   ST_CHECKF(strstr(help, "console report") && strstr(help, "headroom"), "%s", help);
@@ -244,7 +244,7 @@ ST_TEST(cli_help_shows_every_report_and_agrees_with_the_readme)
   st_run_free(&r);
 out:
   free(help);
-  free(readme);
+  free(page);
 }
 
 /* ---- item 10: refusals before anything runs ---------------------------- */

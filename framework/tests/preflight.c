@@ -139,12 +139,12 @@ ST_TEST(preflight_unfit_thresholds_each_row_at_its_limit)
             "9.0 %") && strstr(all, "; the cgroup's CPU quota"), "%s", all);
 }
 
-/* The README's thresholds table has a row for each check of the code's
- * table, and no other. */
-ST_TEST(preflight_readme_states_each_threshold)
+/* The thresholds table of docs/noise.md has a row for each check of the
+ * code's table, and no other. */
+ST_TEST(preflight_docs_state_each_threshold)
 {
-  char *text = st_slurp("README.md"), want[80];
-  ST_CHECKF(text != NULL, "README.md cannot be read (run from the repository's root)");
+  char *text = st_slurp("docs/noise.md"), want[80];
+  ST_CHECKF(text != NULL, "docs/noise.md cannot be read (run from the repository's root)");
   if (!text) return;
   char *from = strstr(text, "**Unfit.**"), *to = from ? strstr(from, "Reported, not unfit") : NULL;
   ST_CHECK(from && to);
@@ -152,7 +152,7 @@ ST_TEST(preflight_readme_states_each_threshold)
   int k = 0;
   for (; from && perf__preflight_check(k); k++) {
     snprintf(want, sizeof want, "\n| `%s` | ", perf__preflight_check(k));
-    ST_CHECKF(strstr(from, want), "the README's thresholds table lacks %s", want + 1);
+    ST_CHECKF(strstr(from, want), "docs/noise.md's thresholds table lacks %s", want + 1);
   }
   ST_EQ(from ? st_count(from, "\n| `") : -1, k);
   free(text);
@@ -380,7 +380,7 @@ ST_TEST(preflight_fixture_warns_on_an_unfit_runner_and_error_refuses_to_run)
   exec_ticking(&r, dir, 100, env, args); /* steal: 100 of 210 ticks, 47.6 % */
   ST_EQ(r.status, 0);
   ST_CHECKF(st_line_with(&r, "perfgate: WARNING: this runner is unfit for timing (thresholds in "
-                         "the README): the hypervisor stole 47.6 % of the CPUs' time over", "(/proc/"
+                         "docs/noise.md): the hypervisor stole 47.6 % of the CPUs' time over", "(/proc/"
                          "stat; unfit at 5 % or more)", line, sizeof line), "%s", r.out);
   st_expect(&r, "host.truth", "PASS", NULL);
   st_run_free(&r);

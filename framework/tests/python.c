@@ -245,18 +245,18 @@ ST_TEST(python_wheel_installs_into_a_fresh_venv_and_runs_its_core)
 }
 
 /* What make test's Python tests need beyond python3 (the probes above and
- * python_package_tests_pass): the README's Prerequisites name each, and
+ * python_package_tests_pass): docs/building.md's Prerequisites name each, and
  * .ci/run installs each on a fresh machine. */
 ST_TEST(python_test_prerequisites_are_listed_and_installed_by_ci)
 {
   static const char *const needs[] = {"'pytest>=8'", "'setuptools>=61'", "wheel", "python3-venv"};
-  char *readme = st_slurp("README.md"), *ci = st_slurp(".ci/run");
+  char *readme = st_slurp("docs/building.md"), *ci = st_slurp(".ci/run");
   if (!ST_CHECK(readme && ci)) goto out;
   char *from = strstr(readme, "\n## Prerequisites\n"), *to = from ? strstr(from + 1, "\n## ") : NULL;
-  if (!ST_CHECKF(from && to, "README.md has no Prerequisites section")) goto out;
+  if (!ST_CHECKF(from && to, "docs/building.md has no Prerequisites section")) goto out;
   *to = '\0';
   for (size_t k = 0; k < sizeof needs / sizeof *needs; k++) {
-    ST_CHECKF(strstr(from, needs[k]), "README's Prerequisites do not name %s", needs[k]);
+    ST_CHECKF(strstr(from, needs[k]), "docs/building.md's Prerequisites do not name %s", needs[k]);
     ST_CHECKF(strstr(ci, needs[k]), ".ci/run does not install %s", needs[k]);
   }
 out:

@@ -179,7 +179,7 @@ static double normal_process(perf__rng *r, double s)
   return process(r, s, 0, &mad);
 }
 
-/* The rates the README states for a check with its confirmation, on
+/* The rates docs/baselines.md states for a check with its confirmation, on
  * normal between-process noise: at most 1 false alarm in 200 (0.2 % at
  * most here, with room), and a change caught when it is the tolerance
  * plus a few spreads: +5 % at 0.5 % spread, +10 % at 1.5 %. Seeded: the
@@ -410,10 +410,10 @@ static int update_moded(perf__rng *r, double slow, perf__baseline_entry *e)
   return update_by_rule(r, moded, slow, 12, e, &runs);
 }
 
-/* What the rule cannot see: a slow mode its update did not meet. The
- * README states these rates; with a tenth of the processes 15 % slow, about
- * 1 % of the checks of written entries fail (both attempts slow), and a
- * fifth, about 4 %. */
+/* What the rule cannot see: a slow mode its update did not meet.
+ * docs/baselines.md states these rates; with a tenth of the processes 15 %
+ * slow, about 1 % of the checks of written entries fail (both attempts
+ * slow), and a fifth, about 4 %. */
 ST_TEST(blrule_a_slow_mode_the_update_missed_by_simulation)
 {
   const int N = st_slow() ? 4000 : 20000;
@@ -619,7 +619,7 @@ ST_TEST(blrule_an_entry_says_which_regressions_it_catches)
 }
 
 /* The update as the supervisor runs it, on normal between-process noise:
- * the false alarms the README states hold with its more runs too (each
+ * the false alarms docs/baselines.md states hold with its more runs too (each
  * check with its confirmation), tight workloads take 5 runs, and a
  * workload near the ceiling takes more and is written where its spread
  * allows. Seeded. */

@@ -112,7 +112,7 @@ static int one_commit(perf__rng *r, double planted, double machine, const char *
   return n;
 }
 
-/* The rates the README states, on 300 seeded GPU-commits each (the same
+/* The rates docs/history.md states, on 300 seeded GPU-commits each (the same
  * every run): unchanged code is REGRESSED in at most 2 % (the rule's 1 %
  * and the simulation's spread), a +8 % workload found in at least 95 %, a
  * machine 8 % slower is the machine's in at least 95 % and REGRESSED in

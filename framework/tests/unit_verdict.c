@@ -481,7 +481,7 @@ static void simulate_slow(perf__verdict_claim claim, const synth *proto, double 
  * where the median of the rounds' ratios is not the ratio of medians (the
  * medians are exactly on the threshold); and with the look coming after 8
  * rounds instead of 6. The bound is 2^-6 = 1.6 % each way; the test allows
- * the README's 2.5 % each way, so it cannot fail by chance. */
+ * docs/deciding.md's 2.5 % each way, so it cannot fail by chance. */
 ST_TEST(early_look_keeps_the_error_rate_at_the_threshold)
 {
   enum { RUNS = 4000 };

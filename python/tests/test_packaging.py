@@ -162,13 +162,13 @@ def test_a_cuda_library_already_loaded_is_the_one_used(tmp_path):
         assert [m for m in got["maps"] if os.path.basename(m).startswith(n)] == [os.path.join(own, n)]
 
 
-README_PATH = "/home/me/venv/lib/python3.11/site-packages/perfgate/libperfgate.so"
+DOC_PATH = "/home/me/venv/lib/python3.11/site-packages/perfgate/libperfgate.so"
 
 
-def readme_library_not_found():
-    """The LibraryNotFound text the README quotes (its code block after
+def doc_library_not_found():
+    """The LibraryNotFound text docs/python.md quotes (its code block after
     "with `LibraryNotFound`"), unindented."""
-    with open(os.path.join(REPO, "README.md")) as f:
+    with open(os.path.join(REPO, "docs", "python.md")) as f:
         text = f.read()
     after = text[text.index("with `LibraryNotFound` naming it"):]
     block = re.search(r"\n( *)```\n(.*?)\n *```\n", after, re.S)
@@ -176,7 +176,7 @@ def readme_library_not_found():
     return "\n".join(line[indent:] for line in block.group(2).split("\n"))
 
 
-def test_the_readme_quotes_the_real_library_not_found_text():
+def test_the_python_page_quotes_the_real_library_not_found_text():
     # A machine without CUDA: no CUDA library anywhere perfgate looks, no
     # CUDA_HOME or CUDA_PATH, no NVIDIA wheels (-S), no nvcc on the PATH.
     code = ("import os, perfgate, perfgate._deps as D\n"
@@ -195,7 +195,7 @@ def test_the_readme_quotes_the_real_library_not_found_text():
                        timeout=120)
     assert r.returncode == 0, r.stderr
     lib = re.match(r"perfgate: cannot load (\S+): ", r.stdout).group(1)
-    real = r.stdout.rstrip("\n").replace(lib, README_PATH)
+    real = r.stdout.rstrip("\n").replace(lib, DOC_PATH)
     needed = [n for n in _deps.needed(lib) if n.split(".so")[0] in _deps.CUDA_LIBS]
-    assert needed == ["libcupti.so.13", "libcudart.so.13"], needed  # what the README's machine lacks
-    assert readme_library_not_found() == real, f"README:\n{readme_library_not_found()}\nreal:\n{real}"
+    assert needed == ["libcupti.so.13", "libcudart.so.13"], needed  # what the machine docs/python.md quotes lacks
+    assert doc_library_not_found() == real, f"docs/python.md:\n{doc_library_not_found()}\nreal:\n{real}"

@@ -1,4 +1,4 @@
-"""perftests/torch, the README's PyTorch suite, where PyTorch is not installed (hidden from
+"""perftests/torch, the PyTorch suite of docs/python.md, where PyTorch is not installed (hidden from
 the inner session whether or not this machine has it): skipped, saying why, exit 0, and recorded as skipped in --perf-json."""
 import json
 import os
@@ -22,7 +22,7 @@ sys.meta_path.insert(0, HideTorch())
 
 
 def test_the_torch_suite_without_torch_skips_saying_why(tmp_path):
-    """The README's command: exit 0, each file a skip with the reason, the
+    """docs/python.md's command: exit 0, each file a skip with the reason, the
     report written (before: a traceback from conftest.py and exit 1)."""
     (tmp_path / "hide").mkdir()
     (tmp_path / "hide" / "sitecustomize.py").write_text(HIDE_TORCH)

@@ -199,7 +199,7 @@
  *   samples the same way, every batch kept. On that VM, 20 unchanged and
  *   10 planted +20 % checks a round, beside other engineers' builds, two
  *   busy loops or a simulated slow phase: no false FAIL in 220, 103 of 110
- *   caught (before: 24 false FAILs in 240; docs/fidelity.md).
+ *   caught (before: 24 false FAILs in 240; docs/baselines.md).
  * - A run left out as slower than the others by at most
  *   PERF__BLR_MODE_MAX, in whose process perfgate's references ran as
  *   usual (by the check's rule: no more than max(PERF__BLR_REF_MIN, the

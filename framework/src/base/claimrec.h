@@ -9,7 +9,7 @@
  * the reports (JSON, JUnit, Markdown, TAP, HTML), the charts, the headroom
  * table and --merge read it back with perf__claimrec_read and never look at
  * the JSON text themselves. The JSON form is the "claims" array of the
- * --json report (its members: this file's types; README "The runner"); the writer emits members
+ * --json report (its members: this file's types; docs/runner.md); the writer emits members
  * in one fixed order and leaves out what is unset, so writing what was read
  * gives the same text back.
  *

@@ -6,7 +6,7 @@
 
 #include "base/status.h"
 
-/* The rule (README "Confirm before failing"; --no-confirm turns it off):
+/* The rule (docs/deciding.md, "Confirm before failing"; --no-confirm turns it off):
  *  - A test that ends FAIL with a measured claim (FASTER, SIMILAR, a
  *    CROSSOVER, BASELINE: a claim with an id) that ended FAIL or
  *    INCONCLUSIVE is run once more, in a fresh worker. A test failed only

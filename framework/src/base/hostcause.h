@@ -29,7 +29,7 @@ double perf__hostcause_others(const perf__hostload *a, const perf__hostload *b);
  * host_threads threads (perf_host_threads()): CFS quota throttling, CPU
  * steal, the workload's own threads leaving the runner no CPU, other
  * processes' load, a busy SMT sibling of the runner's CPU, a low CPU clock
- * (thresholds in the README). Writes the
+ * (thresholds in docs/noise.md). Writes the
  * phrase into buf[len] and returns 1; when no cause passes its threshold
  * writes "no host cause seen: ..." with the numbers and returns 0. Never
  * fails (truncates). */

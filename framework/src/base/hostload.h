@@ -10,7 +10,7 @@
 /* CPUs whose own busy and total time a snapshot keeps (cpu0..cpu255). */
 #define PERF__HOSTLOAD_CPUS 256
 
-/* Test hooks (documented in the README): PERF_PROC_ROOT replaces /proc,
+/* Test hooks (documented in docs/noise.md): PERF_PROC_ROOT replaces /proc,
  * PERF_CGROUP_ROOT the cgroup v2 mount (/sys/fs/cgroup), PERF_SYS_ROOT
  * /sys for cpufreq. Each part of a snapshot is 0 with its *_ok flag 0 when
  * its file cannot be read. */

@@ -99,8 +99,8 @@ typedef struct perf__options_cli {
   X("--unfit-runner", "", unfit, unfit_error, 0, "warn|error",                                  \
     "a runner unfit for timing (another process on the\n"                                       \
     "GPU, CPUs busy with other work, steal, CPU quota\n"                                        \
-    "throttling; thresholds in the README): warn (default)\n"                                   \
-    "and run, or error: exit 2 with nothing run")                                               \
+    "throttling; thresholds in docs/noise.md): warn\n"                                          \
+    "(default) and run, or error: exit 2 with nothing run")                                     \
   X("--no-confirm", "", flag, no_confirm, 0, "",                                                \
     "report a measured claim's FAIL or INCONCLUSIVE at once,\n"                                \
     "without confirming it in a second attempt (each\n"                                       \

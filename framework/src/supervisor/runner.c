@@ -68,7 +68,7 @@ int perf__runner_check(const perf__options_cli *cli, const int *ids, int nd, per
                     "%s\n", perf__progname(), causes);
     return 2;
   }
-  printf("perfgate: WARNING: this runner is unfit for timing (thresholds in the README): %s; "
+  printf("perfgate: WARNING: this runner is unfit for timing (thresholds in docs/noise.md): %s; "
          "verdicts may be INCONCLUSIVE; --unfit-runner=error refuses to run here\n", causes);
   fflush(stdout);
   return 0;

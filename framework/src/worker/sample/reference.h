@@ -94,7 +94,7 @@ void perf__reference_launch_close(perf__reference_launcher *l);
 /* The link probe (worker/claim/canary.h): one pinned copy of this many
  * bytes between the host and the device, host-timed. On an H200
  * (2026-11-29) 28 us alone, 417 us beside a process streaming pinned
- * 256 MiB copies to the device (docs/fidelity.md). */
+ * 256 MiB copies to the device (docs/fidelity-canary.md). */
 #define PERF__REFERENCE_LINK_BYTES (1u << 20)
 
 /* The link probe's buffers: pinned host memory and device memory of
