@@ -11,7 +11,7 @@ enum perf__wire_type {
   PERF__MSG_INFO,    /* worker: a start-up line (timer floors, device) */
   PERF__MSG_LINE,    /* worker: a detail line of the running test */
   PERF__MSG_VLINE,   /* worker: a detail line shown only with --verbose */
-  PERF__MSG_END,     /* worker: "outcome nodevice checks failures cupti baseline\nreason" */
+  PERF__MSG_END,     /* worker: the test's tally and reason (base/endframe.h) */
   PERF__MSG_NOTICE,  /* worker: a line shown once per run */
   PERF__MSG_RECORD,  /* worker: a measurement for --update-baselines (rebaseline.h) */
   PERF__MSG_CLAIM,   /* worker: one claim's record, a JSON object (for --json) */

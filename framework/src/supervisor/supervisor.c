@@ -22,6 +22,7 @@
 #include "base/cpumask.h"
 #include "base/hostcause.h"
 #include "base/hostshare.h"
+#include "base/endframe.h"
 #include "base/wire.h"
 #include "base/registry.h"
 #include "base/units.h"
@@ -195,19 +196,14 @@ static void death_cause(int status, perf__result *r)
 /* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
 static int take_end(const char *data, perf__result *r)
 {
-  int outcome, nodev, checks, failures, broken, bl, used = 0;
-  if (sscanf(data, "%d %d %d %d %d %d%n", &outcome, &nodev, &checks, &failures,
-             &broken, &bl, &used) != 6 ||
-      outcome < 0 || outcome >= PERF_OUTCOME_COUNT)
-    return PERF__EPROTO;
-  const char *reason = data + used;
-  if (*reason == '\n') reason++;
-  r->outcome = (perf_outcome)outcome;
+  perf__endframe e;
+  if (perf__endframe_parse(data, &e)) return PERF__EPROTO;
+  r->outcome = (perf_outcome)e.outcome;
   if (r->outcome == PERF_OUTCOME_INCONCLUSIVE) r->outcome = PERF_OUTCOME_FAIL;
-  r->nodevice = nodev;
-  r->broken = broken;
-  r->baseline_state = bl;
-  snprintf(r->reason, sizeof r->reason, "%s", reason);
+  r->nodevice = e.nodevice;
+  r->broken = e.gpu_broken;
+  r->baseline_state = e.baseline_missing;
+  snprintf(r->reason, sizeof r->reason, "%s", e.reason);
   return 0;
 }
 

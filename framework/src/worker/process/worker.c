@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "base/endframe.h"
 #include "base/wire.h"
 #include "base/registry.h"
 #include "worker/device/cotenant.h"
@@ -50,19 +51,20 @@ static int serve(const char *name)
     snprintf(res.reason, sizeof res.reason, "worker has no test '%s'", name);
   } else
     perf__test_exec(t, &res);
-  /* The fifth field retires this worker: the CUDA runtime failed to start
-   * here (what a later test calls could not be seen: gpu.h). A sync check
-   * does not retire it: CUPTI is detached and finalized after each pass, as
+  /* gpu_broken retires this worker: the CUDA runtime failed to start here
+   * (what a later test calls could not be seen: gpu.h). A sync check does
+   * not retire it: CUPTI is detached and finalized after each pass, as
    * after the routing pass that precedes every timed claim anyway. */
-  char end[700];
-  int n = snprintf(end, sizeof end, "%d %d %d %d %d %d\n%s", (int)res.outcome,
-                   res.nodevice, res.checks, res.failures,
-                   perf__gpu_broken(), res.baseline_missing,
-                   res.reason);
+  perf__endframe e = {.outcome = (int)res.outcome, .nodevice = res.nodevice,
+                      .checks = res.checks, .failures = res.failures,
+                      .gpu_broken = perf__gpu_broken(),
+                      .baseline_missing = res.baseline_missing};
+  snprintf(e.reason, sizeof e.reason, "%s", res.reason);
+  char end[800];
+  size_t n = perf__endframe_format(&e, end, sizeof end);
   fflush(stdout);
   fflush(stderr);
-  return perf__wire_send(out_fd, PERF__MSG_END, end,
-                        (size_t)(n < (int)sizeof end ? n : (int)sizeof end - 1));
+  return perf__wire_send(out_fd, PERF__MSG_END, end, n);
 }
 
 /* See worker.h. */
