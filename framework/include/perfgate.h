@@ -54,7 +54,7 @@ typedef enum perf_line_kind {
 
 /* The data type of a workload's declared math (perf_workload's
  * .flop_type): which of the GPU's peak math rates its FLOP/s are a share
- * of (README, "Throughput"). X(name, word); the word names it in reports,
+ * of (docs/speed-of-light.md). X(name, word); the word names it in reports,
  * baseline files and the history. */
 #define PERF_FLOP_TYPE_MAP(X) \
   X(NONE, "none")             \
@@ -135,7 +135,7 @@ typedef struct perf__wstate perf__wstate;
  * What one iteration moves and computes may be declared (0: not declared):
  * every report then gives its throughput beside its time (bytes and math
  * per second of the same clock, with the time's interval), and the share
- * of the GPU's peaks (README, "Throughput"). Bytes count what the GPU's
+ * of the GPU's peaks (docs/speed-of-light.md). Bytes count what the GPU's
  * memory serves and takes (read + written once each); flops count
  * operations, a multiply-add as 2 (an m x n x k GEMM: 2mnk). */
 typedef struct perf_workload {
@@ -665,7 +665,7 @@ int perf_embed_end(char *reason, size_t len);
 /* How many host threads a workload may use (OpenMP's num_threads, a thread
  * pool's size): the CPUs this process may run on (its affinity mask,
  * capped by the cgroup's cpu.max quota), shared with the other perfgate
- * runs on this host (the lock directory; README, "Host threads"), less
+ * runs on this host (the lock directory; docs/noise.md, "Host threads"), less
  * one CPU kept for the runner when that leaves one; at least 1; capped
  * by OMP_NUM_THREADS when that is set. Reads a few files: call it once
  * per test, not inside a timed workload. Never fails. */

@@ -20,6 +20,16 @@ enum perf__wire_type {
 };
 enum { PERF__MSG_MAX = 1 << 20 };
 
+/* The message that carries each perf_line_kind of a worker's test run (one
+ * per row of perfgate.h's PERF_LINE_KIND_MAP, by its name): a new kind does
+ * not build until it has one. */
+#define PERF__WIRE_LINE_DETAIL PERF__MSG_LINE
+#define PERF__WIRE_LINE_VERBOSE PERF__MSG_VLINE
+#define PERF__WIRE_LINE_INFO PERF__MSG_INFO
+#define PERF__WIRE_LINE_NOTICE PERF__MSG_NOTICE
+#define PERF__WIRE_LINE_RECORD PERF__MSG_RECORD
+#define PERF__WIRE_LINE_CLAIM PERF__MSG_CLAIM
+
 /* Writes one whole frame, retrying on EINTR and short writes. Returns 0 or
  * PERF__EIO (errno set; EPIPE when the reader is gone). */
 int perf__wire_send(int fd, int type, const void *data, size_t len);

@@ -23,8 +23,11 @@ static int out_fd = -1;
 /* Detail lines travel to the supervisor; a broken pipe means it is gone. */
 static void send_line(perf_line_kind kind, const char *line)
 {
-  static const int type[] = {PERF__MSG_LINE, PERF__MSG_VLINE, PERF__MSG_INFO,
-                             PERF__MSG_NOTICE, PERF__MSG_RECORD, PERF__MSG_CLAIM};
+  static const int type[PERF_LINE_KIND_COUNT] = {
+#define PERF__X(sym, meaning) [PERF_LINE_##sym] = PERF__WIRE_LINE_##sym,
+      PERF_LINE_KIND_MAP(PERF__X)
+#undef PERF__X
+  };
   fflush(stdout);
   if (perf__wire_send(out_fd, type[kind], line, strlen(line))) _Exit(2);
 }
