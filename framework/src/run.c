@@ -257,6 +257,148 @@ static void announce(const perf__options_cli *cli, size_t n)
   printf(", claim budget %g s, test timeout %g s\n", cli->budget_s, cli->timeout_s);
 }
 
+/* --help. Never fails. */
+static int mode_help(perf__options_cli *cli, const char *prog)
+{
+  (void)cli;
+  perf__options_help(stdout, prog);
+  return 0;
+}
+
+/* --version. Never fails. */
+static int mode_version(perf__options_cli *cli, const char *prog)
+{
+  (void)cli, (void)prog;
+  char line[128];
+  puts(perf__version_line(line, sizeof line, CUDART_VERSION));
+  return 0;
+}
+
+/* --compare-baselines: exit 0, or 2 (said why). */
+static int mode_compare_baselines(perf__options_cli *cli, const char *prog)
+{
+  (void)prog;
+  return perf__hwmove_run(cli);
+}
+
+/* --check-baselines: exit 0, 1 or 2, as perf__baselinedir_check says. */
+static int mode_check_baselines(perf__options_cli *cli, const char *prog)
+{
+  (void)prog;
+  return perf__baselinedir_check(cli->baseline_dir, perf__options_given(cli, "--baseline-dir"),
+                                 "--check-baselines", stdout, stderr);
+}
+
+/* --trend: 2 when an output or the baseline directory cannot be used. */
+static int mode_trend(perf__options_cli *cli, const char *prog)
+{
+  return outputs_ok(cli, prog, NULL, 0) || baseline_dir_ok(cli, prog) ? 2
+                                                                      : perf__trendreport_run(cli);
+}
+
+/* --commit-report: 2 when an output cannot be written. */
+static int mode_commit_report(perf__options_cli *cli, const char *prog)
+{
+  return outputs_ok(cli, prog, NULL, 0) ? 2 : perf__commitreport_run(cli);
+}
+
+/* --merge, of reports or of the history's shards: 2 when an output
+ * cannot be written. */
+static int mode_merge(perf__options_cli *cli, const char *prog)
+{
+  if (outputs_ok(cli, prog, NULL, 0)) return 2;
+  return cli->merge_n ? perf__merge(cli) : perf__mergehistory_run(cli);
+}
+
+/* The modes that run no test, one row each: the option's field that
+ * selects it and what it does; the first row set wins (options.c refuses
+ * two modes at once). Anything else runs the selected tests. */
+#define PERF__RUN_MODE_MAP(X)                                 \
+  X(help, mode_help)                                          \
+  X(version, mode_version)                                    \
+  X(print_baseline_file, print_baseline_file)                 \
+  X(compare_baselines, mode_compare_baselines)                \
+  X(check_baselines, mode_check_baselines)                    \
+  X(trend, mode_trend)                                        \
+  X(commit_report, mode_commit_report)                        \
+  X(merge, mode_merge)
+
+/* The mode cli selects, run into *code: 1 when one ran, 0 for a run of
+ * tests. */
+static int run_mode(perf__options_cli *cli, const char *prog, int *code)
+{
+#define PERF__X(field, fn)           \
+  if (cli->field) {                  \
+    *code = fn(cli, prog);           \
+    return 1;                        \
+  }
+  PERF__RUN_MODE_MAP(PERF__X)
+#undef PERF__X
+  return 0;
+}
+
+/* The shard this process runs (cli's shard fields and run id), said on
+ * stderr where the history would not group it. Returns 0, or 2 (said why). */
+static int take_shard(perf__options_cli *cli, const char *prog, perf__shard *sh)
+{
+  if (shard_status_file(prog) || duplicate_names() || sharding(sh, cli->run_id)) return 2;
+  cli->shard_index = sh->index;
+  cli->shard_total = sh->total;
+  cli->shard_said = sh->said;
+  cli->run_id = sh->run_id[0] ? sh->run_id : NULL;
+  cli->run_id_from = sh->run_id_from;
+  if (sh->total > 1 && !cli->run_id && cli->history && !cli->list)
+    fprintf(stderr, "perfgate: shard %ld of %ld (from 0) has no run id (--run-id, PERFGATE_RUN_ID, the "
+                    "engine's or the CI's): the history records it as a run of its own, not grouped with "
+                    "the other shards (no merge from the history, no whole-run count)\n",
+            sh->index, sh->total);
+  return 0;
+}
+
+/* Runs the tests of order (runs of them) on the GPUs ids[nd] after the
+ * runner check: the run's exit code, 2 without memory. */
+static int run_order(perf__options_cli *cli, const char *prog, int *ids, int nd,
+                     const perf__registry_test **order, size_t runs)
+{
+  int ngpus = cli->devices ? nd : 0, code = 2;
+  perf__preflight *pf = calloc(ngpus ? (size_t)ngpus : 1, sizeof *pf);
+  if (!pf)
+    fprintf(stderr, "%s: out of memory\n", prog);
+  else if (!(code = perf__runner_check(cli, ids, ngpus, pf))) {
+    cli->preflight = pf;
+    cli->npreflight = ngpus ? ngpus : 1;
+    code = cli->devices ? perf__devices_run(cli, ids, nd, order, runs, cli->argc, cli->argv)
+                        : perf__supervisor_run(cli, order, runs, cli->argc, cli->argv);
+  }
+  free(pf);
+  return code;
+}
+
+/* Runs the selected tests sel[n] of shard index of total: the preflight,
+ * the plan, then the run. The run's exit code, or 2 (said why). */
+static int run_selected(perf__options_cli *cli, const char *prog, const perf__registry_test **sel,
+                        size_t n, long index, long total)
+{
+  if (n == 0) printf("perfgate: shard %ld of %ld (from 0) has no test\n", index, total);
+  int ids[PERF__DEVICES_MAX], nd;
+  char note[1200];
+  if (preflight(cli, prog, ids, &nd, note, sizeof note)) return 2;
+  const perf__report_format *on_stdout = perf__report_on_stdout(cli);
+  if (on_stdout && stdout_redirect(cli, prog, on_stdout->opt)) return 2;
+  size_t runs;
+  const perf__registry_test **order = plan(cli, sel, n, &runs);
+  if (!order) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return 2;
+  }
+  perf__console_setup(cli->color, cli->verbose);
+  if (note[0]) printf("perfgate: %s\n", note);
+  announce(cli, n);
+  int code = run_order(cli, prog, ids, nd, order, runs);
+  free(order);
+  return code;
+}
+
 /* Public: see perfgate.h for the exit codes. */
 int perf_main(int argc, char **argv)
 {
@@ -276,92 +418,24 @@ int perf_main(int argc, char **argv)
    * death by signal: for --merge and --trend as for a run. */
   signal(SIGPIPE, SIG_IGN);
   signal(SIGXFSZ, SIG_IGN);
-  if (cli.help) {
-    perf__options_help(stdout, prog);
-    return 0;
-  }
-  if (cli.version) {
-    char line[128];
-    puts(perf__version_line(line, sizeof line, CUDART_VERSION));
-    return 0;
-  }
-  if (cli.print_baseline_file) return print_baseline_file(&cli, prog);
-  if (cli.compare_baselines) return perf__hwmove_run(&cli);
-  if (cli.check_baselines)
-    return perf__baselinedir_check(cli.baseline_dir, perf__options_given(&cli, "--baseline-dir"),
-                                   "--check-baselines", stdout, stderr);
   cli.argc = argc;
   cli.argv = argv;
-  if (cli.trend)
-    return outputs_ok(&cli, prog, NULL, 0) || baseline_dir_ok(&cli, prog)
-               ? 2
-               : perf__trendreport_run(&cli);
-  if (cli.commit_report)
-    return outputs_ok(&cli, prog, NULL, 0) ? 2 : perf__commitreport_run(&cli);
-  if (cli.merge)
-    return outputs_ok(&cli, prog, NULL, 0) ? 2
-           : cli.merge_n                   ? perf__merge(&cli)
-                                           : perf__mergehistory_run(&cli);
-  if (shard_status_file(prog)) return 2;
+  int code;
+  if (run_mode(&cli, prog, &code)) return code;
   perf__shard sh;
-  if (duplicate_names() || sharding(&sh, cli.run_id)) return 2;
-  long total = sh.total, index = sh.index;
-  cli.shard_index = index;
-  cli.shard_total = total;
-  cli.shard_said = sh.said;
-  cli.run_id = sh.run_id[0] ? sh.run_id : NULL;
-  cli.run_id_from = sh.run_id_from;
-  if (total > 1 && !cli.run_id && cli.history && !cli.list)
-    fprintf(stderr, "perfgate: shard %ld of %ld (from 0) has no run id (--run-id, PERFGATE_RUN_ID, the "
-                    "engine's or the CI's): the history records it as a run of its own, not grouped with "
-                    "the other shards (no merge from the history, no whole-run count)\n", index, total);
+  if (take_shard(&cli, prog, &sh)) return 2;
   size_t n, matched;
-  const perf__registry_test **sel = select_tests(&cli, total, index, &n, &matched);
+  const perf__registry_test **sel = select_tests(&cli, sh.total, sh.index, &n, &matched);
   if (!sel) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return 2;
   }
   /* A shard the tests did not reach still runs (no test): its reports and
    * its record say so, and a merge of the run finds it. */
-  if (cli.list || matched == 0 || (n == 0 && total < 2)) {
-    int code = list_or_nothing(&cli, prog, sel, n, matched, index, total);
-    free(sel);
-    return code;
-  }
-  if (n == 0) printf("perfgate: shard %ld of %ld (from 0) has no test\n", index, total);
-  int ids[PERF__DEVICES_MAX], nd;
-  char note[1200];
-  if (preflight(&cli, prog, ids, &nd, note, sizeof note)) {
-    free(sel);
-    return 2;
-  }
-  const perf__report_format *on_stdout = perf__report_on_stdout(&cli);
-  if (on_stdout && stdout_redirect(&cli, prog, on_stdout->opt)) {
-    free(sel);
-    return 2;
-  }
-  size_t runs;
-  const perf__registry_test **order = plan(&cli, sel, n, &runs);
-  if (!order) {
-    fprintf(stderr, "%s: out of memory\n", prog);
-    free(sel);
-    return 2;
-  }
-  perf__console_setup(cli.color, cli.verbose);
-  if (note[0]) printf("perfgate: %s\n", note);
-  announce(&cli, n);
-  int ngpus = cli.devices ? nd : 0, code = 2;
-  perf__preflight *pf = calloc(ngpus ? (size_t)ngpus : 1, sizeof *pf);
-  if (!pf)
-    fprintf(stderr, "%s: out of memory\n", prog);
-  else if (!(code = perf__runner_check(&cli, ids, ngpus, pf))) {
-    cli.preflight = pf;
-    cli.npreflight = ngpus ? ngpus : 1;
-    code = cli.devices ? perf__devices_run(&cli, ids, nd, order, runs, argc, argv)
-                       : perf__supervisor_run(&cli, order, runs, argc, argv);
-  }
-  free(pf);
-  free(order);
+  if (cli.list || matched == 0 || (n == 0 && sh.total < 2))
+    code = list_or_nothing(&cli, prog, sel, n, matched, sh.index, sh.total);
+  else
+    code = run_selected(&cli, prog, sel, n, sh.index, sh.total);
   free(sel);
   return code;
 }
