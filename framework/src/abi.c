@@ -1,4 +1,6 @@
-/* abi.c — perf_abi_describe(): the ABI of libperfgate.so as JSON (the public structs' sizes and offsets, the enums' values, the clocks' names), for bindings to check their mirror against. */
+/* abi.c — perf_abi_describe(): libperfgate.so's ABI as JSON, for bindings to check their mirror. */
+/* It gives the public structs' sizes and offsets, the enums' values and the
+ * clocks' names. */
 /* Functions are not described: a binding declares their prototypes
  * (python/perfgate/_lib.py's _declare). A new function (perf_embed_report,
  * the embedder's --json document) leaves PERF_ABI_VERSION as it is; a

@@ -1,4 +1,6 @@
-/* embed.c — claims run from another test runner (the Python package): a test in this process, its lines and claim records handed to a sink, and the run's report. */
+/* embed.c — claims run from another test runner (the Python package), in this process. */
+/* One test at a time: its lines and claim records handed to a sink, and the
+ * run's report. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <pthread.h>

@@ -1,4 +1,6 @@
-/* baseline.h — a per-GPU baseline file's model: its entries, ratios and work counts, their hash index, the SM clock of an entry, the file's name. */
+/* baseline.h — the in-memory model of a per-GPU baseline file. */
+/* It holds the entries, ratios and work counts, their hash index, an entry's
+ * SM clock and the file's name. */
 #ifndef PERF_BASELINE_H
 #define PERF_BASELINE_H
 

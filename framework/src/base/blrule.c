@@ -1,4 +1,6 @@
-/* blrule.c — a baseline entry's statistics: which update runs are clean, the tolerance their spread allows, and the check's decision with that spread. */
+/* blrule.c — a baseline entry's statistics: clean runs, tolerance, and the check's decision. */
+/* Which update runs are clean, the tolerance their spread allows, and the
+ * check's decision with that spread. */
 #include "base/blrule.h"
 
 #include <math.h>

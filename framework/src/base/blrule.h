@@ -1,4 +1,4 @@
-/* blrule.h — a baseline entry's statistics: which update runs are clean, the tolerance their spread allows, and the check's decision with that spread. */
+/* blrule.h — a baseline entry's statistics: clean runs, tolerance, and the check's decision. */
 #ifndef PERF_BLRULE_H
 #define PERF_BLRULE_H
 

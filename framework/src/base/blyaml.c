@@ -1,4 +1,5 @@
-/* blyaml.c — a baseline file as YAML: strict loading with positions (libyaml's events, checked one by one) and atomic saving; the only libyaml user. */
+/* blyaml.c — a baseline file as YAML: strict loading with positions, and atomic saving. */
+/* Loading checks libyaml's events one by one; this is the only libyaml user. */
 #define _GNU_SOURCE
 #include "base/blyaml.h"
 

@@ -1,4 +1,5 @@
-/* blyaml.h — a baseline file as YAML: strict loading with positions (libyaml's events, checked one by one) and atomic saving; the only libyaml user. */
+/* blyaml.h — a baseline file as YAML: strict loading with positions, and atomic saving. */
+/* Loading checks libyaml's events one by one; this is the only libyaml user. */
 #ifndef PERF_BLYAML_H
 #define PERF_BLYAML_H
 

@@ -1,4 +1,7 @@
-/* changepoint.c — where a series of measurements shifted: every change (E-divisive candidates kept by a permutation or t-test against their neighbouring segments, at least a minimum size) and the newest commits' suspected one. */
+/* changepoint.c — where a series of measurements shifted: its change points. */
+/* Every change (E-divisive candidates kept by a permutation or t-test
+ * against their neighbouring segments, at least a minimum size), and the
+ * newest commits' suspected one. */
 #include "base/changepoint.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* changepoint.h — where a series of measurements shifted: every change (E-divisive candidates kept by a permutation or t-test against their neighbouring segments, at least a minimum size) and the newest commits' suspected one. */
+/* changepoint.h — where a series of measurements shifted: its change points. */
 #ifndef PERF_CHANGEPOINT_H
 #define PERF_CHANGEPOINT_H
 

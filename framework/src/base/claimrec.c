@@ -1,4 +1,4 @@
-/* claimrec.c — one claim's record: its JSON writer, its reader from a parsed tree, copy and free. */
+/* claimrec.c — one claim's record: its JSON writer and reader (from a parsed tree), copy, free. */
 #define _GNU_SOURCE
 #include "base/claimrec.h"
 

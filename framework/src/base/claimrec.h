@@ -1,4 +1,4 @@
-/* claimrec.h — one claim's record: the type every report reads, its one JSON writer and its one reader. */
+/* claimrec.h — one claim's record: the type every report reads, its one JSON writer and reader. */
 #ifndef PERF_CLAIMREC_H
 #define PERF_CLAIMREC_H
 

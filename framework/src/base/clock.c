@@ -1,4 +1,4 @@
-/* clock.c — the clocks' names, the host monotonic clock and the measured floor of the host timer. */
+/* clock.c — the clocks' names, the host monotonic clock, the host timer's measured floor. */
 #define _POSIX_C_SOURCE 200809L
 #include "base/clock.h"
 

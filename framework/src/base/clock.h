@@ -1,4 +1,4 @@
-/* clock.h — the clocks' names, the host monotonic clock and the measured floors of the host and event timers. */
+/* clock.h — clock names, the host monotonic clock, the host and event timers' measured floors. */
 #ifndef PERF_CLOCK_H
 #define PERF_CLOCK_H
 

@@ -1,4 +1,7 @@
-/* confirm.c — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the KEEP message that names the claims a second attempt takes from the first. */
+/* confirm.c — confirm before failing: when a failed test runs again, and what it keeps. */
+/* The rule for a second attempt, the error budget each attempt spends, and
+ * the KEEP message that names the claims a second attempt takes from the
+ * first. */
 #define _POSIX_C_SOURCE 200809L /* stpcpy */
 #include "base/confirm.h"
 

@@ -1,4 +1,7 @@
-/* confirm.h — confirm before failing: the rule for a second attempt, the error budget each attempt spends, and the KEEP message that names the claims a second attempt takes from the first. */
+/* confirm.h — confirm before failing: when a failed test runs again, and what it keeps. */
+/* The rule for a second attempt, the error budget each attempt spends, and
+ * the KEEP message that names the claims a second attempt takes from the
+ * first. */
 #ifndef PERF_CONFIRM_H
 #define PERF_CONFIRM_H
 

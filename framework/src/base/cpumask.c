@@ -1,4 +1,5 @@
-/* cpumask.c — the CPUs this run may use: the affinity mask, unless an OpenMP runtime bound the thread to one of its places before main(). */
+/* cpumask.c — the CPUs this run may use: the affinity mask, unless OpenMP bound the thread. */
+/* An OpenMP runtime can bind the thread to one of its places before main(). */
 #define _GNU_SOURCE
 #include "base/cpumask.h"
 

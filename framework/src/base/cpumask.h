@@ -1,4 +1,4 @@
-/* cpumask.h — the CPUs this run may use: the affinity mask, unless an OpenMP runtime bound the thread to one of its places before main(). */
+/* cpumask.h — the CPUs this run may use: the affinity mask, unless OpenMP bound the thread. */
 #ifndef PERF_CPUMASK_H
 #define PERF_CPUMASK_H
 

@@ -1,4 +1,6 @@
-/* dist.c — the distributions perfgate's tests read: Student's t and the normal tail, and the digamma and trigamma functions that fit a prior to sample variances. */
+/* dist.c — the distributions perfgate's tests read: Student's t, the normal, digamma, trigamma. */
+/* Student's t and the normal tail; the digamma and trigamma functions fit a
+ * prior to sample variances. */
 #include "base/dist.h"
 
 #include <math.h>

@@ -1,4 +1,6 @@
-/* dist.h — the distributions perfgate's tests read: Student's t and the normal tail, and the digamma and trigamma functions that fit a prior to sample variances. */
+/* dist.h — the distributions perfgate's tests read: Student's t, the normal, digamma, trigamma. */
+/* Student's t and the normal tail; the digamma and trigamma functions fit a
+ * prior to sample variances. */
 #ifndef PERF_DIST_H
 #define PERF_DIST_H
 

@@ -1,4 +1,6 @@
-/* file.c — the one file writer: a regular file is replaced atomically (temporary, fsync, rename); a device, FIFO or /proc/self/fd path is written in place; a symlink is followed. */
+/* file.c — the one file writer: regular files replaced atomically (temporary, fsync, rename). */
+/* A device, FIFO or /proc/self/fd path is written in place; a symlink is
+ * followed. */
 #define _GNU_SOURCE
 #include "base/file.h"
 

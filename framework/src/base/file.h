@@ -1,4 +1,6 @@
-/* file.h — the one file writer: a regular file is replaced atomically (temporary, fsync, rename); a device, FIFO or /proc/self/fd path is written in place; a symlink is followed. */
+/* file.h — the one file writer: regular files replaced atomically (temporary, fsync, rename). */
+/* A device, FIFO or /proc/self/fd path is written in place; a symlink is
+ * followed. */
 #ifndef PERF_FILE_H
 #define PERF_FILE_H
 

@@ -1,4 +1,4 @@
-/* grow.c — growth by doubling for the framework's arrays: one rule for the next capacity, and the realloc that follows it. */
+/* grow.c — growth by doubling for the framework's arrays: the next capacity, and the realloc. */
 #include "base/grow.h"
 
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* grow.h — growth by doubling for the framework's arrays: one rule for the next capacity, and the realloc that follows it. */
+/* grow.h — growth by doubling for the framework's arrays: the next capacity, and the realloc. */
 #ifndef PERF_GROW_H
 #define PERF_GROW_H
 

@@ -1,4 +1,5 @@
-/* hostcause.h — how the host interfered with a run, from two load snapshots: the dominant cause with its numbers and its remedy, as one phrase. */
+/* hostcause.h — how the host interfered with a run, from two load snapshots, as one phrase. */
+/* The phrase names the dominant cause with its numbers and its remedy. */
 #ifndef PERF_HOSTCAUSE_H
 #define PERF_HOSTCAUSE_H
 

@@ -1,4 +1,5 @@
-/* hostload.c — the host's load as /proc, the cgroup and cpufreq show it: one snapshot, cheap to take, in either process. */
+/* hostload.c — a snapshot of the host's load as /proc, the cgroup and cpufreq show it. */
+/* It is cheap to take, in either process. */
 #define _GNU_SOURCE
 #include "base/hostload.h"
 

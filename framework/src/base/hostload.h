@@ -1,4 +1,5 @@
-/* hostload.h — the host's load as /proc, the cgroup and cpufreq show it: one snapshot, cheap to take, in either process. */
+/* hostload.h — a snapshot of the host's load as /proc, the cgroup and cpufreq show it. */
+/* It is cheap to take, in either process. */
 #ifndef PERF_HOSTLOAD_H
 #define PERF_HOSTLOAD_H
 

@@ -1,4 +1,6 @@
-/* hostshare.h — the host's CPUs shared out: how many this process may use (affinity, cpu.max), the perfgate runs on the host (a lock directory), one run's share of threads. */
+/* hostshare.h — the host's CPUs shared out among the perfgate runs on it. */
+/* How many CPUs this process may use (affinity, cpu.max), the perfgate runs
+ * on the host (a lock directory), and one run's share of threads. */
 #ifndef PERF_HOSTSHARE_H
 #define PERF_HOSTSHARE_H
 

@@ -1,4 +1,5 @@
-/* jsontree.c — reads a JSON file back into a small tree, through libyaml's parser (JSON is YAML flow syntax). */
+/* jsontree.c — reads a JSON file back into a small tree, through libyaml's parser. */
+/* JSON is YAML flow syntax. */
 #define _GNU_SOURCE
 #include "base/jsontree.h"
 #include "base/grow.h"

@@ -1,4 +1,5 @@
-/* jsontree.h — reads a JSON file back into a small tree, through libyaml's parser (JSON is YAML flow syntax). */
+/* jsontree.h — reads a JSON file back into a small tree, through libyaml's parser. */
+/* JSON is YAML flow syntax. */
 #ifndef PERF_JSONTREE_H
 #define PERF_JSONTREE_H
 

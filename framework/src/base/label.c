@@ -1,4 +1,5 @@
-/* label.c — a commit or branch as perfgate records it: the one rule for --commit, --branch, the CI's variables and git's answer. */
+/* label.c — a commit or branch as perfgate records it: one rule for every source. */
+/* The sources: --commit, --branch, the CI's variables and git's answer. */
 #include "base/label.h"
 
 #include <stdio.h>

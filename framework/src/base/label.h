@@ -1,4 +1,5 @@
-/* label.h — a commit or branch as perfgate records it: the one rule for --commit, --branch, the CI's variables and git's answer. */
+/* label.h — a commit or branch as perfgate records it: one rule for every source. */
+/* The sources: --commit, --branch, the CI's variables and git's answer. */
 #ifndef PERF_LABEL_H
 #define PERF_LABEL_H
 

@@ -1,4 +1,7 @@
-/* machine.c — what host-only work ran on (the CPU's model, its logical CPUs and memory, as a baseline fingerprint), whether a file's fingerprint is this host's, and which baseline file in a directory is this machine's. */
+/* machine.c — which machine host-only work ran on, and which baseline file is this machine's. */
+/* The host's fingerprint is the CPU's model, its logical CPUs and memory; a
+ * file's fingerprint is checked against it, and the directory searched for
+ * this machine's file. */
 #define _GNU_SOURCE
 #include "base/machine.h"
 

@@ -1,4 +1,6 @@
-/* peaks.h — a workload's declared work and what it is a share of: the flop types' words, throughput from a time, a GPU's peak rates from its specification. */
+/* peaks.h — a workload's declared work and the GPU peak rates it is a share of. */
+/* The flop types' words, throughput from a time, and a GPU's peak rates from
+ * its specification. */
 #ifndef PERF_PEAKS_H
 #define PERF_PEAKS_H
 

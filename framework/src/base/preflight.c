@@ -1,4 +1,6 @@
-/* preflight.c — the runner before a run: each GPU's and the host's readings (one field table for the pipe, JSON and the history), the thresholds that make a runner unfit, the preflight line. */
+/* preflight.c — the runner before a run: its readings, and the thresholds that make it unfit. */
+/* Each GPU's and the host's readings (one field table for the pipe, JSON and
+ * the history), and the preflight line. */
 #define _GNU_SOURCE
 #include "base/preflight.h"
 

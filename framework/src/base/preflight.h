@@ -1,4 +1,6 @@
-/* preflight.h — the runner before a run: each GPU's and the host's readings (one field table for the pipe, JSON and the history), the thresholds that make a runner unfit, the preflight line. */
+/* preflight.h — the runner before a run: its readings, and the thresholds that make it unfit. */
+/* Each GPU's and the host's readings (one field table for the pipe, JSON and
+ * the history), and the preflight line. */
 #ifndef PERF_PREFLIGHT_H
 #define PERF_PREFLIGHT_H
 

@@ -1,4 +1,4 @@
-/* progname.c — the program's name at the head of every message it prints: argv[0]'s basename, set once by perf_main. */
+/* progname.c — the name at the head of every message: argv[0]'s basename, set once by perf_main. */
 #include "base/progname.h"
 
 #include <string.h>

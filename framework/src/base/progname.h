@@ -1,4 +1,4 @@
-/* progname.h — the program's name at the head of every message it prints: argv[0]'s basename, set once by perf_main. */
+/* progname.h — the name at the head of every message: argv[0]'s basename, set once by perf_main. */
 #ifndef PERF_PROGNAME_H
 #define PERF_PROGNAME_H
 

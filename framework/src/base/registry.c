@@ -1,4 +1,5 @@
-/* registry.c — the registered tests, in registration order, as CUDA-free entries both processes read. */
+/* registry.c — the registered tests in registration order, as CUDA-free entries. */
+/* Both processes read them. */
 #include "base/registry.h"
 
 #include <stdio.h>

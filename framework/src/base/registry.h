@@ -1,4 +1,5 @@
-/* registry.h — the registered tests, in registration order, as CUDA-free entries both processes read. */
+/* registry.h — the registered tests in registration order, as CUDA-free entries. */
+/* Both processes read them. */
 #ifndef PERF_REGISTRY_H
 #define PERF_REGISTRY_H
 

@@ -1,4 +1,4 @@
-/* rng.c — a seeded random generator (xoshiro256**): deterministic for a given seed, so a verdict can be reproduced with --seed. */
+/* rng.c — a seeded random generator (xoshiro256**), so a verdict can be reproduced with --seed. */
 #include "base/rng.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* rng.h — a seeded random generator (xoshiro256**): deterministic for a given seed, so a verdict can be reproduced with --seed. */
+/* rng.h — a seeded random generator (xoshiro256**), so a verdict can be reproduced with --seed. */
 #ifndef PERF_RNG_H
 #define PERF_RNG_H
 

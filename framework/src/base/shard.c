@@ -1,4 +1,6 @@
-/* shard.c — which shard of the tests this process runs and which run it belongs to, read from the engine that started it (GoogleTest's variables, a Kubernetes Indexed Job, a Slurm array, a Slurm step) in one documented order. */
+/* shard.c — which shard of the tests this process runs, and which run it belongs to. */
+/* Read from the engine that started it (GoogleTest's variables, a Kubernetes
+ * Indexed Job, a Slurm array, a Slurm step), in one documented order. */
 #include "base/shard.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* shard.h — which shard of the tests this process runs and which run it belongs to, read from the engine that started it (GoogleTest's variables, a Kubernetes Indexed Job, a Slurm array, a Slurm step) in one documented order. */
+/* shard.h — which shard of the tests this process runs, and which run it belongs to. */
 #ifndef PERF_SHARD_H
 #define PERF_SHARD_H
 

@@ -1,4 +1,5 @@
-/* srcline.c — function and file:line of an address in this executable: one addr2line server per process, its answers kept.
+/* srcline.c — function and file:line of an address in this executable.
+ * One addr2line server per process, its answers kept.
  *
  * Naming a call site used to start addr2line once per site: on the H100
  * host some 13 ms each, 1.4 s of a 19 s suite run that routes 104

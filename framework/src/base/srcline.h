@@ -1,4 +1,4 @@
-/* srcline.h — function and file:line of an address in this executable: one addr2line server per process, its answers kept. */
+/* srcline.h — function and file:line of an address in this executable. */
 #ifndef PERF_SRCLINE_H
 #define PERF_SRCLINE_H
 

@@ -1,4 +1,4 @@
-/* status.h — the outcomes' words (the outcomes themselves are perfgate.h's) and the one table of internal error codes. */
+/* status.h — the outcomes' words and the one table of internal error codes. */
 #ifndef PERF_STATUS_H
 #define PERF_STATUS_H
 

@@ -1,4 +1,7 @@
-/* trace.h — what the GPU did for one iteration of a workload (kernels, copies, memsets, host syncs: counted, sized, timed), as JSON, as a Chrome trace, and what changed between two traces, ordered by the time it explains. */
+/* trace.h — what the GPU did for one iteration of a workload, and what changed between two. */
+/* Kernels, copies, memsets and host syncs, counted, sized and timed; written
+ * as JSON and as a Chrome trace; the changes ordered by the time they
+ * explain. */
 #ifndef PERF_TRACE_H
 #define PERF_TRACE_H
 

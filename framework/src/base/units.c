@@ -1,4 +1,6 @@
-/* units.c — human-readable numbers for reports: durations with units, counts with their noun or grouped by thousands, a line built piece by piece. */
+/* units.c — human-readable numbers for reports. */
+/* Durations with units, counts with their noun or grouped by thousands, and
+ * a line built piece by piece. */
 #include "base/units.h"
 
 #include <math.h>

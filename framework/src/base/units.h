@@ -1,4 +1,6 @@
-/* units.h — human-readable numbers for reports: durations with units, counts with their noun or grouped by thousands, a line built piece by piece. */
+/* units.h — human-readable numbers for reports. */
+/* Durations with units, counts with their noun or grouped by thousands, and
+ * a line built piece by piece. */
 #ifndef PERF_UNITS_H
 #define PERF_UNITS_H
 

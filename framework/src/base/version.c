@@ -1,4 +1,4 @@
-/* version.c — which perfgate this is: the version written once, in perfgate.h's PERF_VERSION_* macros. */
+/* version.c — which perfgate this is, as written once in perfgate.h's PERF_VERSION_* macros. */
 #include "base/version.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* version.h — which perfgate this is: the library's version, for --version, reports and the history. */
+/* version.h — which perfgate this is: the version --version, reports and the history show. */
 #ifndef PERF_VERSION_H
 #define PERF_VERSION_H
 

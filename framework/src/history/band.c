@@ -1,4 +1,7 @@
-/* band.c — the noise between runs of unchanged code: from a series' earlier commits (since its last change point), the band its next commit's value falls in, a prediction interval on log values whose variance is moderated across one GPU's series, and how far outside it a new value lies. */
+/* band.c — the band a series' next value falls in: the noise between runs of unchanged code. */
+/* It comes from the series' earlier commits since its last change point: a
+ * prediction interval on log values, its variance moderated across one GPU's
+ * series, and how far outside it a new value lies. */
 #define _DEFAULT_SOURCE /* M_PI */
 #include "history/band.h"
 

@@ -1,4 +1,4 @@
-/* band.h — the noise between runs of unchanged code: from a series' earlier commits (since its last change point), the band its next commit's value falls in, a prediction interval on log values whose variance is moderated across one GPU's series, and how far outside it a new value lies. */
+/* band.h — the band a series' next value falls in: the noise between runs of unchanged code. */
 #ifndef PERF_BAND_H
 #define PERF_BAND_H
 

@@ -1,4 +1,4 @@
-/* connect.c — opens a history store: the location picks the backend (a postgresql:// URI, else a SQLite file). */
+/* connect.c — opens a history store: a postgresql:// URI, else a SQLite file. */
 #define _GNU_SOURCE
 #include "history/connect.h"
 

@@ -1,4 +1,4 @@
-/* connect.h — opens a history store: the location picks the backend (a postgresql:// URI, else a SQLite file). */
+/* connect.h — opens a history store: a postgresql:// URI, else a SQLite file. */
 #ifndef PERF_CONNECT_H
 #define PERF_CONNECT_H
 

@@ -1,4 +1,4 @@
-/* documents.c — a run's shards read back from the history by run id: each shard's last attempt, and the report document recorded with it. */
+/* documents.c — a run's shards read back by run id: each shard's last attempt and its report. */
 #define _GNU_SOURCE
 #include "history/documents.h"
 

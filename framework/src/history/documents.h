@@ -1,4 +1,4 @@
-/* documents.h — a run's shards read back from the history by run id: each shard's last attempt, and the report document recorded with it. */
+/* documents.h — a run's shards read back by run id: each shard's last attempt and its report. */
 #ifndef PERF_DOCUMENTS_H
 #define PERF_DOCUMENTS_H
 

@@ -1,4 +1,7 @@
-/* judge.c — one GPU's series at one commit against their bands: which moved beyond the noise between runs of unchanged code (for the worse or the better), which moved no more than unchanged code has, which moved with the whole machine, which cannot be decided yet. */
+/* judge.c — one GPU's series at one commit: which moved beyond the noise of unchanged code. */
+/* Each series against its band: moved for the worse or the better, moved no
+ * more than unchanged code has, moved with the whole machine, or not
+ * decidable yet. */
 #include "history/judge.h"
 
 #include <math.h>

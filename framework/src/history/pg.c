@@ -1,4 +1,4 @@
-/* pg.c — the PostgreSQL backend of the history store: libpq, loaded with dlopen when a postgresql:// location is used. */
+/* pg.c — the PostgreSQL backend of the history store: libpq, loaded with dlopen when used. */
 #define _GNU_SOURCE
 #include "history/pg.h"
 

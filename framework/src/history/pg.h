@@ -1,4 +1,4 @@
-/* pg.h — the PostgreSQL backend of the history store: libpq, loaded with dlopen when a postgresql:// location is used. */
+/* pg.h — the PostgreSQL backend of the history store: libpq, loaded with dlopen when used. */
 #ifndef PERF_PG_H
 #define PERF_PG_H
 

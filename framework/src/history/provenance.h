@@ -1,4 +1,5 @@
-/* provenance.h — where a run's code came from: its commit and branch, from the command line, the CI's variables or git. */
+/* provenance.h — where a run's code came from: its commit and branch, from flags, CI or git. */
+/* The command line first, then the CI's variables, then git. */
 #ifndef PERF_PROVENANCE_H
 #define PERF_PROVENANCE_H
 

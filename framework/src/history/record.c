@@ -1,4 +1,5 @@
-/* record.c — one run into the history store: a report document's run, fingerprints, claims and workloads, and the document itself, in one transaction. */
+/* record.c — records one run's report document into the history store, in one transaction. */
+/* The run, its fingerprints, claims and workloads, and the document itself. */
 #include "history/record.h"
 
 #include <stdio.h>

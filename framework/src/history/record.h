@@ -1,4 +1,4 @@
-/* record.h — one run into the history store: a report document's run, fingerprints, claims and workloads, and the document itself, in one transaction. */
+/* record.h — records one run's report document into the history store, in one transaction. */
 #ifndef PERF_RECORD_H
 #define PERF_RECORD_H
 

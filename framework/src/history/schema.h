@@ -1,4 +1,5 @@
-/* schema.h — the history's tables, versioned: each version is a migration step applied in one transaction, never a silent rewrite. */
+/* schema.h — the history's tables, versioned: one migration step per version, one transaction. */
+/* A version is never a silent rewrite. */
 #ifndef PERF_SCHEMA_H
 #define PERF_SCHEMA_H
 

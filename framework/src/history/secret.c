@@ -1,4 +1,5 @@
-/* secret.c — the passwords in a store's location or a command-line argument: found, masked, and scrubbed from every message. */
+/* secret.c — the passwords in a store's location or a command-line argument. */
+/* They are found, masked, and scrubbed from every message. */
 #define _GNU_SOURCE
 #include "history/secret.h"
 

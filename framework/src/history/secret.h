@@ -1,4 +1,5 @@
-/* secret.h — the passwords in a store's location or a command-line argument: found, masked, and scrubbed from every message. */
+/* secret.h — the passwords in a store's location or a command-line argument. */
+/* They are found, masked, and scrubbed from every message. */
 #ifndef PERF_SECRET_H
 #define PERF_SECRET_H
 

@@ -1,4 +1,5 @@
-/* series.h — the history read back as series: per GPU, each workload's median and each ratio claim's ratio, against commits (or runs). */
+/* series.h — the history read back as per-GPU series of medians and ratios, by commit or run. */
+/* A workload's series holds its medians, a ratio claim's its ratios. */
 #ifndef PERF_SERIES_H
 #define PERF_SERIES_H
 

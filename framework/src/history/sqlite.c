@@ -1,4 +1,4 @@
-/* sqlite.c — the SQLite backend of the history store (libsqlite3): a file in WAL mode with a busy timeout. */
+/* sqlite.c — the SQLite backend of the history store: a WAL-mode file with a busy timeout. */
 #define _GNU_SOURCE
 #include "history/sqlite.h"
 

@@ -1,4 +1,4 @@
-/* sqlite.h — the SQLite backend of the history store (libsqlite3): a file in WAL mode with a busy timeout. */
+/* sqlite.h — the SQLite backend of the history store: a WAL-mode file with a busy timeout. */
 #ifndef PERF_SQLITE_H
 #define PERF_SQLITE_H
 

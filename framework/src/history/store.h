@@ -1,4 +1,4 @@
-/* store.h — the history store: one connection to a SQLite file or a PostgreSQL database behind the same few calls. */
+/* store.h — the history store: a SQLite file or a PostgreSQL database behind the same calls. */
 #ifndef PERF_STORE_H
 #define PERF_STORE_H
 

@@ -1,4 +1,6 @@
-/* trend.c — where a history series shifted: its change points by E-divisive means, placed on its commits, and the shifts of a whole machine (many workloads at one commit). */
+/* trend.c — where a history series shifted, and where a whole machine did. */
+/* Change points by E-divisive means, placed on the series' commits; a
+ * machine's shift is many workloads shifting at one commit. */
 #include "history/trend.h"
 
 #include <math.h>

@@ -1,4 +1,6 @@
-/* commitreport.h — --commit-report=COMMIT: one commit across GPUs from the history: each GPU's outcome, what changed against its earlier commits, the GPUs that did not run; exit 0, 1 (a GPU regressed) or 125 (git bisect's skip). */
+/* commitreport.h — --commit-report=COMMIT: one commit across GPUs, judged from the history. */
+/* Each GPU's outcome, what changed against its earlier commits, and the GPUs
+ * that did not run; exit 0, 1 (a GPU regressed) or 125 (git bisect's skip). */
 #ifndef PERF_COMMITREPORT_H
 #define PERF_COMMITREPORT_H
 

@@ -1,4 +1,6 @@
-/* headroom.c — each ratio claim over the runs of a report: outcomes, flips, ratio range, the worst interval bound against the threshold, and the threshold that held every time. */
+/* headroom.c — each ratio claim across a report's runs: outcomes, flips, and its headroom. */
+/* The ratio range, the worst interval bound against the threshold, and the
+ * threshold that held every time. */
 #include "report/headroom.h"
 
 #include <math.h>

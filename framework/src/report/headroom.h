@@ -1,4 +1,6 @@
-/* headroom.h — each ratio claim over the runs of a report: outcomes, flips, ratio range, the worst interval bound against the threshold, and the threshold that held every time. */
+/* headroom.h — each ratio claim across a report's runs: outcomes, flips, and its headroom. */
+/* The ratio range, the worst interval bound against the threshold, and the
+ * threshold that held every time. */
 #ifndef PERF_HEADROOM_H
 #define PERF_HEADROOM_H
 

@@ -1,4 +1,4 @@
-/* html.c — --html: one self-contained static report page (summary, failures first, charts inline). */
+/* html.c — --html: a self-contained static page: summary, failures first, charts inline. */
 #define _GNU_SOURCE
 #include "report/html.h"
 

@@ -1,4 +1,4 @@
-/* html.h — --html: one self-contained static report page (summary, failures first, charts inline). */
+/* html.h — --html: a self-contained static page: summary, failures first, charts inline. */
 #ifndef PERF_HTML_H
 #define PERF_HTML_H
 

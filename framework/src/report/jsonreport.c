@@ -1,4 +1,6 @@
-/* jsonreport.c — the one writer of perfgate-report/1 (--json, --merge, an embedder's report): run, totals, preflight, fingerprints, tests with their claim records, headroom. */
+/* jsonreport.c — the one writer of perfgate-report/1, for --json, --merge and embedders. */
+/* It writes the run, totals, preflight, fingerprints, the tests with their
+ * claim records, and headroom. */
 #include "report/jsonreport.h"
 
 #include <stdio.h>

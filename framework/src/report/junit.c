@@ -1,4 +1,4 @@
-/* junit.c — --junit: the run as JUnit XML, one <testsuite> per suite (what GitLab and Jenkins read). */
+/* junit.c — --junit: the run as JUnit XML, one <testsuite> per suite, for GitLab and Jenkins. */
 #include "report/junit.h"
 
 #include <string.h>

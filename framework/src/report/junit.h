@@ -1,4 +1,4 @@
-/* junit.h — --junit: the run as JUnit XML, one <testsuite> per suite (what GitLab and Jenkins read). */
+/* junit.h — --junit: the run as JUnit XML, one <testsuite> per suite, for GitLab and Jenkins. */
 #ifndef PERF_JUNIT_H
 #define PERF_JUNIT_H
 

@@ -1,4 +1,4 @@
-/* lastruns.c — the Markdown section that sets this run beside the last N runs of its GPU in the history. */
+/* lastruns.c — the Markdown section comparing this run with its GPU's last N recorded runs. */
 #include "report/lastruns.h"
 
 #include <math.h>

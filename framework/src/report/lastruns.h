@@ -1,4 +1,4 @@
-/* lastruns.h — the Markdown section that sets this run beside the last N runs of its GPU in the history. */
+/* lastruns.h — the Markdown section comparing this run with its GPU's last N recorded runs. */
 #ifndef PERF_LASTRUNS_H
 #define PERF_LASTRUNS_H
 

@@ -1,4 +1,5 @@
-/* merge.c — combines the --json reports of a sharded run (files, or its shards' documents in the history) into one report, one exit code and its charts. */
+/* merge.c — combines a sharded run's --json reports into one report, exit code and charts. */
+/* The reports come from files, or from its shards' documents in the history. */
 #define _GNU_SOURCE
 #include "report/merge.h"
 

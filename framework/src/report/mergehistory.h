@@ -1,4 +1,6 @@
-/* mergehistory.h — --merge from the history: a run's shards read back by run id (each shard's last attempt) and merged as their --json files would be; nothing recorded. */
+/* mergehistory.h — --merge from the history: a run's shards read back by run id and merged. */
+/* Each shard's last attempt is merged as its --json file would be; nothing
+ * is recorded. */
 #ifndef PERF_MERGEHISTORY_H
 #define PERF_MERGEHISTORY_H
 

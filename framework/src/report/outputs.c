@@ -1,4 +1,6 @@
-/* outputs.c — the files one command writes (its reports, each GPU's with --devices, the --history file and SQLite's files beside it), checked before anything runs: no two may be one file. */
+/* outputs.c — the files one command writes, checked up front so that no two are one file. */
+/* Its reports, each GPU's with --devices, the --history file and SQLite's
+ * files beside it. */
 #define _GNU_SOURCE
 #include "report/outputs.h"
 

@@ -1,4 +1,6 @@
-/* plot.c — the charts a run's claim records make: time and throughput against a sweep's parameter, ratios against their thresholds. */
+/* plot.c — the charts a run's claim records make. */
+/* Time and throughput against a sweep's parameter, and ratios against their
+ * thresholds. */
 #define _GNU_SOURCE
 #include "report/plot.h"
 

@@ -1,4 +1,6 @@
-/* plot.h — the charts a run's claim records make: time and throughput against a sweep's parameter, ratios against their thresholds. */
+/* plot.h — the charts a run's claim records make. */
+/* Time and throughput against a sweep's parameter, and ratios against their
+ * thresholds. */
 #ifndef PERF_PLOT_H
 #define PERF_PLOT_H
 

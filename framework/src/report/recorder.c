@@ -1,4 +1,4 @@
-/* recorder.c — --history: the store checked before any test runs, and a finished run's report document recorded in it. */
+/* recorder.c — --history: the store checked before tests run, then the run's report recorded. */
 #include "report/recorder.h"
 
 #include <stdio.h>

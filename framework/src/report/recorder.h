@@ -1,4 +1,4 @@
-/* recorder.h — --history: the store checked before any test runs, and a finished run's report document recorded in it. */
+/* recorder.h — --history: the store checked before tests run, then the run's report recorded. */
 #ifndef PERF_RECORDER_H
 #define PERF_RECORDER_H
 

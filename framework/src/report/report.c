@@ -1,4 +1,6 @@
-/* report.c — the one entry point for a run's reports: the table of report formats (one document each, to a file or stdout), checked up front, then written with the charts. */
+/* report.c — the one entry point for a run's reports, in every format. */
+/* A table of report formats (one document each, to a file or stdout),
+ * checked up front, then written with the charts. */
 #define _GNU_SOURCE
 #include "report/report.h"
 

@@ -1,4 +1,6 @@
-/* report.h — the one entry point for a run's reports: the table of report formats (one document each, to a file or stdout), checked up front, then written with the charts. */
+/* report.h — the one entry point for a run's reports, in every format. */
+/* A table of report formats (one document each, to a file or stdout),
+ * checked up front, then written with the charts. */
 #ifndef PERF_REPORT_H
 #define PERF_REPORT_H
 

@@ -1,4 +1,5 @@
-/* result.c — what the supervisor learned about one test: outcome, reason, claim records, lines and output; the input of every report. */
+/* result.c — what the supervisor learned about one test, the input of every report. */
+/* Its outcome, reason, claim records, lines and output. */
 #include "report/result.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* result.h — what the supervisor learned about one test: outcome, reason, claim records, lines and output; the input of every report. */
+/* result.h — what the supervisor learned about one test, the input of every report. */
+/* Its outcome, reason, claim records, lines and output. */
 #ifndef PERF_RESULT_H
 #define PERF_RESULT_H
 

@@ -1,4 +1,5 @@
-/* svg.c — charts as SVG: lines with interval bands on log or linear axes, reference lines, and interval rows. */
+/* svg.c — charts as SVG: lines with interval bands, reference lines and interval rows. */
+/* The axes are log or linear. */
 #include "report/svg.h"
 
 #include <math.h>

@@ -1,4 +1,5 @@
-/* svg.h — charts as SVG: lines with interval bands on log or linear axes, reference lines, and interval rows. */
+/* svg.h — charts as SVG: lines with interval bands, reference lines and interval rows. */
+/* The axes are log or linear. */
 #ifndef PERF_SVG_H
 #define PERF_SVG_H
 

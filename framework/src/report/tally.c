@@ -1,4 +1,4 @@
-/* tally.c — what the CI reports share: a run's outcome counts, which detail lines are failing verdicts, and a Markdown table's cell. */
+/* tally.c — what the CI reports share: outcome counts, failing verdict lines, Markdown cells. */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "report/tally.h"
 

@@ -1,4 +1,4 @@
-/* tally.h — what the CI reports share: a run's outcome counts, which detail lines are failing verdicts, and a Markdown table's cell. */
+/* tally.h — what the CI reports share: outcome counts, failing verdict lines, Markdown cells. */
 #ifndef PERF_TALLY_H
 #define PERF_TALLY_H
 

@@ -1,4 +1,5 @@
-/* tap.h — --tap: the run as TAP (version 13, which TAP 14 readers take too) on a stream, a YAML block for each test that did not pass. */
+/* tap.h — --tap: the run as TAP version 13 (TAP 14 readers take it too) on a stream. */
+/* Each test that did not pass gets a YAML block. */
 #ifndef PERF_TAP_H
 #define PERF_TAP_H
 

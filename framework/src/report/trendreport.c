@@ -1,4 +1,5 @@
-/* trendreport.c — --trend: the history's series per GPU, their change points on the console, and as charts (--plots) and a page (--html). */
+/* trendreport.c — --trend: the history's series per GPU and their change points. */
+/* On the console, as charts (--plots) and as a page (--html). */
 #define _GNU_SOURCE
 #include "report/trendreport.h"
 

@@ -1,4 +1,5 @@
-/* trendreport.h — --trend: the history's series per GPU, their change points on the console, and as charts (--plots) and a page (--html). */
+/* trendreport.h — --trend: the history's series per GPU and their change points. */
+/* On the console, as charts (--plots) and as a page (--html). */
 #ifndef PERF_TRENDREPORT_H
 #define PERF_TRENDREPORT_H
 

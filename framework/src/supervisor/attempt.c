@@ -1,4 +1,6 @@
-/* attempt.c — confirm before failing, the supervisor's side: which tests get a second attempt, what it takes from the first, and both attempts as one result. */
+/* attempt.c — confirm before failing, the supervisor's side: second attempts and their result. */
+/* Which tests get a second attempt, what it takes from the first, and both
+ * attempts as one result. */
 #define _POSIX_C_SOURCE 200809L
 #include "supervisor/attempt.h"
 

@@ -1,4 +1,6 @@
-/* attempt.h — confirm before failing, the supervisor's side: which tests get a second attempt, what it takes from the first, and both attempts as one result. */
+/* attempt.h — confirm before failing, the supervisor's side: second attempts and their result. */
+/* Which tests get a second attempt, what it takes from the first, and both
+ * attempts as one result. */
 #ifndef PERF_ATTEMPT_H
 #define PERF_ATTEMPT_H
 

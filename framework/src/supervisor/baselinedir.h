@@ -1,4 +1,7 @@
-/* baselinedir.h — the baseline directory: whether a command can read it, --check-baselines (every file validated without running a test), and the updater's side: create and probe it, lock it, clear what a dead updater left. */
+/* baselinedir.h — the baseline directory: reading, validating and updating it. */
+/* Whether a command can read it; --check-baselines validates every file
+ * without running a test; the updater creates, probes and locks it, and
+ * clears what a dead updater left. */
 #ifndef PERF_BASELINEDIR_H
 #define PERF_BASELINEDIR_H
 

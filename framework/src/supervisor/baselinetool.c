@@ -1,4 +1,6 @@
-/* baselinetool.c — perfgate-baselines: --check-baselines (and --compare-baselines) as a program of its own, built from modules that need no CUDA (libyaml alone), for CI machines without a GPU or the CUDA libraries. */
+/* baselinetool.c — perfgate-baselines: the baseline checks as a program that needs no CUDA. */
+/* --check-baselines and --compare-baselines, built from modules that need no
+ * CUDA (libyaml alone), for CI machines without a GPU or the CUDA libraries. */
 #include "supervisor/baselinetool.h"
 
 #include <stdio.h>

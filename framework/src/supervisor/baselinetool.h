@@ -1,4 +1,6 @@
-/* baselinetool.h — perfgate-baselines: --check-baselines as a program of its own, built from modules that need no CUDA (libyaml alone), for CI machines without a GPU or the CUDA libraries. */
+/* baselinetool.h — perfgate-baselines: --check-baselines as a program that needs no CUDA. */
+/* It is built from modules that need no CUDA (libyaml alone), for CI
+ * machines without a GPU or the CUDA libraries. */
 #ifndef PERF_BASELINETOOL_H
 #define PERF_BASELINETOOL_H
 

@@ -1,4 +1,4 @@
-/* console.c — the console report: one line per test, the numbers behind each verdict, the summary. */
+/* console.c — the console report: a line per test, the numbers behind each verdict, the summary. */
 #define _POSIX_C_SOURCE 200809L
 #include "supervisor/console.h"
 

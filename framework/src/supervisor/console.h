@@ -1,4 +1,4 @@
-/* console.h — the console report: one line per test, the numbers behind each verdict, the summary. */
+/* console.h — the console report: a line per test, the numbers behind each verdict, the summary. */
 #ifndef PERF_CONSOLE_H
 #define PERF_CONSOLE_H
 

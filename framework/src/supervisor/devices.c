@@ -1,4 +1,4 @@
-/* devices.c — --devices: one supervisor per GPU, in parallel, each pinned with CUDA_VISIBLE_DEVICES. */
+/* devices.c — --devices: one supervisor per GPU in parallel, pinned by CUDA_VISIBLE_DEVICES. */
 #define _GNU_SOURCE
 #include "supervisor/devices.h"
 

@@ -1,4 +1,4 @@
-/* devices.h — --devices: one supervisor per GPU, in parallel, each pinned with CUDA_VISIBLE_DEVICES. */
+/* devices.h — --devices: one supervisor per GPU in parallel, pinned by CUDA_VISIBLE_DEVICES. */
 #ifndef PERF_DEVICES_H
 #define PERF_DEVICES_H
 

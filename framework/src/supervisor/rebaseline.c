@@ -1,4 +1,5 @@
-/* rebaseline.c — --update-baselines in the supervisor: measurements from 5 runs (PERF__UPDATE_RUNS) merged into each machine's file. */
+/* rebaseline.c — --update-baselines in the supervisor: runs merged into each machine's file. */
+/* An update measures every test in 5 runs (PERF__UPDATE_RUNS). */
 #define _POSIX_C_SOURCE 200809L
 #include "supervisor/rebaseline.h"
 

@@ -1,4 +1,4 @@
-/* rebaseline.h — --update-baselines in the supervisor: measurements from 5 runs and more, as many as each entry needs, merged into each machine's file. */
+/* rebaseline.h — --update-baselines in the supervisor: runs merged into each machine's file. */
 #ifndef PERF_REBASELINE_H
 #define PERF_REBASELINE_H
 

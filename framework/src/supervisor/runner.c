@@ -1,4 +1,6 @@
-/* runner.c — the runner checked before a run: a preflight line per GPU, and an unfit runner as a run-level warning or (--unfit-runner=error) exit 2 with nothing run. */
+/* runner.c — the runner checked before a run: a preflight line per GPU, and unfit runners. */
+/* An unfit runner is a run-level warning or, with --unfit-runner=error, exit
+ * 2 with nothing run. */
 #include "supervisor/runner.h"
 
 #include <stdio.h>

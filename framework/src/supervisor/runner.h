@@ -1,4 +1,6 @@
-/* runner.h — the runner checked before a run: a preflight line per GPU, and an unfit runner as a run-level warning or (--unfit-runner=error) exit 2 with nothing run. */
+/* runner.h — the runner checked before a run: a preflight line per GPU, and unfit runners. */
+/* An unfit runner is a run-level warning or, with --unfit-runner=error, exit
+ * 2 with nothing run. */
 #ifndef PERF_RUNNER_H
 #define PERF_RUNNER_H
 

@@ -1,4 +1,4 @@
-/* context.c — the worker's running test: options, output lines, the claim tally, the end-of-test jump and hooks. */
+/* context.c — the worker's running test: options, lines, claim tally, end-of-test jump, hooks. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "worker/context.h"
 

@@ -1,4 +1,4 @@
-/* context.h — the worker's running test: options, output lines, the claim tally, the end-of-test jump and hooks. */
+/* context.h — the worker's running test: options, lines, claim tally, end-of-test jump, hooks. */
 #ifndef PERF_CONTEXT_H
 #define PERF_CONTEXT_H
 

@@ -1,4 +1,5 @@
-/* baselinecheck.c — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+/* baselinecheck.c — baseline checks in the worker, against this machine's file. */
+/* Measurements are compared with the file's entries, or recorded for it. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/throughput.h"

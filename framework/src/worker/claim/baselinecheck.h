@@ -1,4 +1,5 @@
-/* baselinecheck.h — baseline checks in the worker: this machine's file, comparing or recording measurements. */
+/* baselinecheck.h — baseline checks in the worker, against this machine's file. */
+/* Measurements are compared with the file's entries, or recorded for it. */
 #ifndef PERF_BASELINECHECK_H
 #define PERF_BASELINECHECK_H
 

@@ -1,4 +1,5 @@
-/* canary.c — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel (and a pinned copy, for claims that copy). */
+/* canary.c — a ratio claim's rounds beside a GPU co-tenant, each judged by a canary. */
+/* The canary is an empty kernel (and a pinned copy, for claims that copy). */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "worker/claim/canary.h"
 

@@ -1,4 +1,5 @@
-/* canary.h — a ratio claim's rounds beside a GPU co-tenant, judged one by one by an empty kernel (and a pinned copy, for claims that copy). */
+/* canary.h — a ratio claim's rounds beside a GPU co-tenant, each judged by a canary. */
+/* The canary is an empty kernel (and a pinned copy, for claims that copy). */
 #ifndef PERF_CANARY_H
 #define PERF_CANARY_H
 

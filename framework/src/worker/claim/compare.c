@@ -1,4 +1,5 @@
-/* compare.c — comparing two workloads: prepare both, sample ABBA rounds until the verdict rule decides, the verdict line, the measurement record. */
+/* compare.c — comparing two workloads: ABBA rounds sampled until the verdict rule decides. */
+/* It prepares both, and writes the verdict line and the measurement record. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

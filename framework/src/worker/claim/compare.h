@@ -1,4 +1,5 @@
-/* compare.h — comparing two workloads: ABBA sampling until the claim's interval decides, the verdict line, the claim record. */
+/* compare.h — comparing two workloads: ABBA rounds sampled until the claim's interval decides. */
+/* Also the verdict line and the claim record. */
 #ifndef PERF_COMPARE_H
 #define PERF_COMPARE_H
 

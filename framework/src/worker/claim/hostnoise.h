@@ -1,4 +1,6 @@
-/* hostnoise.h — host noise in a claim: perf_host_threads(), the host's load before and after sampling, disturbed samples kept out of a decision, the cause on the verdict line. */
+/* hostnoise.h — host noise in a claim: kept out of the decision, its cause on the verdict line. */
+/* Also perf_host_threads(), and the host's load read before and after
+ * sampling. */
 #ifndef PERF_HOSTNOISE_H
 #define PERF_HOSTNOISE_H
 

@@ -1,4 +1,5 @@
-/* ratio.c — PERF_EXPECT_FASTER and PERF_EXPECT_SIMILAR: one comparison, its verdict line, its record, its baseline entries. */
+/* ratio.c — PERF_EXPECT_FASTER and PERF_EXPECT_SIMILAR: one comparison and what it reports. */
+/* Its verdict line, its record and its baseline entries. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/ratio.h"
 

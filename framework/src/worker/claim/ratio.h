@@ -1,4 +1,6 @@
-/* ratio.h — PERF_EXPECT_FASTER and PERF_EXPECT_SIMILAR (entry points in perfgate.h): the head their verdict lines, records and messages begin with. */
+/* ratio.h — the head of PERF_EXPECT_FASTER's and PERF_EXPECT_SIMILAR's lines. */
+/* Their entry points are in perfgate.h; their verdict lines, records and
+ * messages begin with this head. */
 #ifndef PERF_RATIO_H
 #define PERF_RATIO_H
 

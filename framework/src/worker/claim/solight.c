@@ -1,4 +1,6 @@
-/* solight.c — speed-of-light claims: a workload's share of the DRAM bandwidth, host-link bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
+/* solight.c — speed-of-light claims: a workload's share of the rate this GPU achieves. */
+/* The rate of DRAM, of the host link or of math, decided against calibration
+ * work timed in the same ABBA rounds. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/solight.h"
 

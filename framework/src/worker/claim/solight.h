@@ -1,4 +1,6 @@
-/* solight.h — speed-of-light claims: a workload's share of the DRAM bandwidth, host-link bandwidth or math rate this GPU achieves, decided against calibration work timed in the same ABBA rounds. */
+/* solight.h — speed-of-light claims: a workload's share of the rate this GPU achieves. */
+/* The rate of DRAM, of the host link or of math, decided against calibration
+ * work timed in the same ABBA rounds. */
 #ifndef PERF_SOLIGHT_H
 #define PERF_SOLIGHT_H
 

@@ -1,4 +1,5 @@
-/* throughput.c — a workload's declared work in the worker: checked, put in its claim record with the peaks it is a share of, and said beside its time. */
+/* throughput.c — a workload's declared work in the worker: checked, recorded, shown by its time. */
+/* The claim record holds it with the peaks it is a share of. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/throughput.h"
 

@@ -1,4 +1,5 @@
-/* throughput.h — a workload's declared work in the worker: checked, put in its claim record with the peaks it is a share of, and said beside its time. */
+/* throughput.h — a workload's declared work in the worker: checked, recorded, shown by its time. */
+/* The claim record holds it with the peaks it is a share of. */
 #ifndef PERF_THROUGHPUT_H
 #define PERF_THROUGHPUT_H
 

@@ -1,4 +1,6 @@
-/* verdict.c — the verdict rule of a ratio-of-medians claim: rounds drawn through a callback, looks at an interval, alpha spending, the decision. */
+/* verdict.c — the verdict rule of a ratio-of-medians claim. */
+/* Rounds drawn through a callback, looks at an interval, alpha spending, and
+ * the decision. */
 #include "worker/claim/verdict.h"
 
 #include <math.h>

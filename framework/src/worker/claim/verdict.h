@@ -1,4 +1,4 @@
-/* verdict.h — the verdict rule of a ratio-of-medians claim: rounds drawn through a callback, looks at an interval, alpha spending, the decision. */
+/* verdict.h — the verdict rule of a ratio-of-medians claim. */
 #ifndef PERF_VERDICT_H
 #define PERF_VERDICT_H
 

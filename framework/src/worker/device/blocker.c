@@ -1,4 +1,4 @@
-/* blocker.c — the device and cold clocks' GPU side: a blocking kernel the host releases, and the L2 flush. */
+/* blocker.c — the device and cold clocks' GPU side: a kernel the host releases, the L2 flush. */
 #include "worker/device/blocker.h"
 
 #include <stddef.h>

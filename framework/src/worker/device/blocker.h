@@ -1,4 +1,4 @@
-/* blocker.h — the device and cold clocks' GPU side: a blocking kernel the host releases, and the L2 flush. */
+/* blocker.h — the device and cold clocks' GPU side: a kernel the host releases, the L2 flush. */
 #ifndef PERF_BLOCKER_H
 #define PERF_BLOCKER_H
 

@@ -1,4 +1,6 @@
-/* cotenant.h — other processes on the timed GPU: NVML's process list, per-process and device utilisation folded into spans of foreign GPU use, and whether a sample overlapped one. */
+/* cotenant.h — other processes on the timed GPU, and whether a sample overlapped their use. */
+/* NVML's process list and its per-process and device utilisation are folded
+ * into spans of foreign GPU use. */
 #ifndef PERF_COTENANT_H
 #define PERF_COTENANT_H
 

@@ -1,4 +1,5 @@
-/* fingerprint.c — what a GPU measurement ran on: device 0's name, capability, memory, clocks, driver and UUID. */
+/* fingerprint.c — what a GPU measurement ran on, as device 0 describes itself. */
+/* Its name, capability, memory, clocks, driver and UUID. */
 #define _GNU_SOURCE
 #include "worker/device/fingerprint.h"
 

@@ -1,4 +1,5 @@
-/* fingerprint.h — what a GPU measurement ran on: device 0's name, capability, memory, clocks, driver and UUID. */
+/* fingerprint.h — what a GPU measurement ran on, as device 0 describes itself. */
+/* Its name, capability, memory, clocks, driver and UUID. */
 #ifndef PERF_FINGERPRINT_H
 #define PERF_FINGERPRINT_H
 

@@ -1,4 +1,6 @@
-/* gpuwatch.c — NVML through dlopen (absent without a driver): driver, clocks, throttle reasons, the GPU's processes, link traffic. */
+/* gpuwatch.c — the GPU as NVML sees it, loaded with dlopen (absent without a driver). */
+/* The driver, clocks, throttle reasons, the GPU's processes and link
+ * traffic. */
 #define _GNU_SOURCE
 #include "worker/device/gpuwatch.h"
 

@@ -1,4 +1,6 @@
-/* gpuwatch.h — NVML through dlopen (absent without a driver): driver, clocks, throttle reasons, the GPU's processes, link traffic. */
+/* gpuwatch.h — the GPU as NVML sees it, loaded with dlopen (absent without a driver). */
+/* The driver, clocks, throttle reasons, the GPU's processes and link
+ * traffic. */
 #ifndef PERF_GPUWATCH_H
 #define PERF_GPUWATCH_H
 

@@ -1,4 +1,5 @@
-/* rtstart.c — whether the CUDA runtime has started in this process, seen without starting it: a watch on its one request for the driver library. */
+/* rtstart.c — whether the CUDA runtime has started in this process, seen without starting it. */
+/* A watch on the runtime's one request for the driver library. */
 #define _GNU_SOURCE
 #include "worker/device/rtstart.h"
 

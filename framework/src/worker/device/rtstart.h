@@ -1,4 +1,4 @@
-/* rtstart.h — whether the CUDA runtime has started in this process, seen without starting it: a watch on its one request for the driver library. */
+/* rtstart.h — whether the CUDA runtime has started in this process, seen without starting it. */
 #ifndef PERF_RTSTART_H
 #define PERF_RTSTART_H
 

@@ -1,4 +1,5 @@
-/* probe.c — what the supervisor asks of CUDA, answered in a forked child: the device count, the GPU's fingerprint, this machine's baseline file. */
+/* probe.c — what the supervisor asks of CUDA, answered in a forked child. */
+/* The device count, the GPU's fingerprint, and this machine's baseline file. */
 #define _GNU_SOURCE
 #include "worker/process/probe.h"
 

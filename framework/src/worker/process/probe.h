@@ -1,4 +1,5 @@
-/* probe.h — what the supervisor asks of CUDA, answered in a forked child: the device count, the GPU's fingerprint, this machine's baseline file. */
+/* probe.h — what the supervisor asks of CUDA, answered in a forked child. */
+/* The device count, the GPU's fingerprint, and this machine's baseline file. */
 #ifndef PERF_PROBE_H
 #define PERF_PROBE_H
 

@@ -1,4 +1,4 @@
-/* resource.c — a test's registered resources: PERF_ALLOC_* memory and PERF_DEFER cleanups, released when the test ends. */
+/* resource.c — a test's PERF_ALLOC_* memory and PERF_DEFER cleanups, released when it ends. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>

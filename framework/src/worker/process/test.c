@@ -1,4 +1,4 @@
-/* test.c — one test in the worker: its body run inside a context, then the end-of-test checks and cleanups. */
+/* test.c — one test in the worker: its body in a context, then end-of-test checks and cleanups. */
 #include "worker/process/test.h"
 
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test.h — one test in the worker: its body run inside a context, then the end-of-test checks and cleanups. */
+/* test.h — one test in the worker: its body in a context, then end-of-test checks and cleanups. */
 #ifndef PERF_TEST_H
 #define PERF_TEST_H
 

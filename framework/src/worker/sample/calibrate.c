@@ -1,4 +1,6 @@
-/* calibrate.c — the work a GPU's achievable peaks are measured with: a streaming copy for DRAM bandwidth, a large cuBLASLt GEMM per data type for math. */
+/* calibrate.c — the work that measures a GPU's achievable peaks. */
+/* A streaming copy for DRAM bandwidth, and a large cuBLASLt GEMM per data
+ * type for math. */
 #define _GNU_SOURCE
 #include "worker/sample/calibrate.h"
 

@@ -1,4 +1,6 @@
-/* calibrate.h — the work a GPU's achievable peaks are measured with: a streaming copy for DRAM bandwidth, a large cuBLASLt GEMM per data type for math. */
+/* calibrate.h — the work that measures a GPU's achievable peaks. */
+/* A streaming copy for DRAM bandwidth, and a large cuBLASLt GEMM per data
+ * type for math. */
 #ifndef PERF_CALIBRATE_H
 #define PERF_CALIBRATE_H
 

@@ -1,4 +1,4 @@
-/* inband.c — a host-paced workload sampled in batches with perfgate's references read between them. */
+/* inband.c — a host-paced workload sampled in batches, perfgate's references read between them. */
 #include "worker/sample/inband.h"
 
 #include <math.h>

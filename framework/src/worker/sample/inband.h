@@ -1,4 +1,4 @@
-/* inband.h — a host-paced workload sampled in batches with perfgate's references read between them. */
+/* inband.h — a host-paced workload sampled in batches, perfgate's references read between them. */
 #ifndef PERF_INBAND_H
 #define PERF_INBAND_H
 

@@ -1,4 +1,5 @@
-/* reference.c — perfgate's reference work: a host loop, GPU memsets and kernel launches, timed so a check tells a slower machine. */
+/* reference.c — perfgate's reference work, timed so that a check can tell a slower machine. */
+/* A host loop, GPU memsets and kernel launches. */
 #include "worker/sample/reference.h"
 
 #include <stdint.h>

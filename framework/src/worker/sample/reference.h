@@ -1,4 +1,5 @@
-/* reference.h — perfgate's reference work: a host loop, GPU memsets and kernel launches, timed so a check tells a slower machine. */
+/* reference.h — perfgate's reference work, timed so that a check can tell a slower machine. */
+/* A host loop, GPU memsets and kernel launches. */
 #ifndef PERF_REFERENCE_H
 #define PERF_REFERENCE_H
 

@@ -1,4 +1,6 @@
-/* retake.c — which samples are kept: retaking those the host preempted, the GPU took while throttled or another process shared the GPU. */
+/* retake.c — which samples are kept, and which are retaken. */
+/* A sample is retaken when the host preempted it, the GPU was throttled, or
+ * another process shared the GPU. */
 #include "worker/sample/retake.h"
 
 /* See retake.h. A throttled sample is judged first: it is never kept just

@@ -1,4 +1,6 @@
-/* retake.h — which samples are kept: retaking those the host preempted, the GPU took while throttled or another process shared the GPU. */
+/* retake.h — which samples are kept, and which are retaken. */
+/* A sample is retaken when the host preempted it, the GPU was throttled, or
+ * another process shared the GPU. */
 #ifndef PERF_RETAKE_H
 #define PERF_RETAKE_H
 

@@ -1,4 +1,6 @@
-/* streamcheck.h — where a workload's GPU work goes: an untimed pass with CUPTI callbacks feeds the stream-order model, which says how the workload's clock must wait. */
+/* streamcheck.h — where a workload's GPU work goes, and so how its clock must wait. */
+/* An untimed pass with CUPTI callbacks feeds the stream-order model, which
+ * decides the wait. */
 #ifndef PERF_STREAMCHECK_H
 #define PERF_STREAMCHECK_H
 

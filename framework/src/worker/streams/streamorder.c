@@ -1,4 +1,5 @@
-/* streamorder.c — which of a workload's GPU operations a clock waits for: a happens-before model of CUDA streams, events and host waits. */
+/* streamorder.c — which of a workload's GPU operations a clock waits for. */
+/* A happens-before model of CUDA streams, events and host waits. */
 #include "worker/streams/streamorder.h"
 
 #include <stdio.h>

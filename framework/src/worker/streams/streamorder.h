@@ -1,4 +1,5 @@
-/* streamorder.h — which of a workload's GPU operations a clock waits for: a happens-before model of CUDA streams, events and host waits. */
+/* streamorder.h — which of a workload's GPU operations a clock waits for. */
+/* A happens-before model of CUDA streams, events and host waits. */
 #ifndef PERF_STREAMORDER_H
 #define PERF_STREAMORDER_H
 

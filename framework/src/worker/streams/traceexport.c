@@ -1,4 +1,4 @@
-/* traceexport.c — --trace-dir: a workload's trace written as a Chrome trace (JSON) that Perfetto and chrome://tracing open. */
+/* traceexport.c — --trace-dir: a workload's trace as Chrome JSON (Perfetto, chrome://tracing). */
 #define _GNU_SOURCE
 #include "worker/streams/traceexport.h"
 

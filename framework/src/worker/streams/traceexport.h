@@ -1,4 +1,4 @@
-/* traceexport.h — --trace-dir: a workload's trace written as a Chrome trace (JSON) that Perfetto and chrome://tracing open. */
+/* traceexport.h — --trace-dir: a workload's trace as Chrome JSON (Perfetto, chrome://tracing). */
 #ifndef PERF_TRACEEXPORT_H
 #define PERF_TRACEEXPORT_H
 

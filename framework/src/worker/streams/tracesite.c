@@ -1,4 +1,4 @@
-/* tracesite.c — the call sites of a routing pass's copies, memsets and host syncs, for the workload's trace. */
+/* tracesite.c — call sites of a routing pass's copies, memsets and host syncs, for the trace. */
 #include "worker/streams/tracesite.h"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* tracesite.h — the call sites of a routing pass's copies, memsets and host syncs, for the workload's trace. */
+/* tracesite.h — call sites of a routing pass's copies, memsets and host syncs, for the trace. */
 #ifndef PERF_TRACESITE_H
 #define PERF_TRACESITE_H
 

@@ -1,4 +1,6 @@
-/* activity.c — CUPTI's Activity API over an untimed pass: each kernel, copy and memset the pass's calls ran, with its GPU timestamps, into a trace. */
+/* activity.c — CUPTI's Activity API over an untimed pass: the GPU work it ran, into a trace. */
+/* Each kernel, copy and memset the pass's calls ran, with its GPU
+ * timestamps. */
 #define _GNU_SOURCE
 #include "worker/sync/activity.h"
 

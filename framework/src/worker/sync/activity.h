@@ -1,4 +1,6 @@
-/* activity.h — CUPTI's Activity API over an untimed pass: each kernel, copy and memset the pass's calls ran, with its GPU timestamps, into a trace. */
+/* activity.h — CUPTI's Activity API over an untimed pass: the GPU work it ran, into a trace. */
+/* Each kernel, copy and memset the pass's calls ran, with its GPU
+ * timestamps. */
 #ifndef PERF_ACTIVITY_H
 #define PERF_ACTIVITY_H
 

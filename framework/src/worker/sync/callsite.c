@@ -1,4 +1,4 @@
-/* callsite.c — where in the user's code a CUDA call came from: backtrace frame choice and file:line. */
+/* callsite.c — where in the user's code a CUDA call came from: the backtrace frame, file:line. */
 #define _GNU_SOURCE
 #include "worker/sync/callsite.h"
 

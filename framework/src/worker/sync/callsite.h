@@ -1,4 +1,4 @@
-/* callsite.h — where in the user's code a CUDA call came from: backtrace frame choice and file:line. */
+/* callsite.h — where in the user's code a CUDA call came from: the backtrace frame, file:line. */
 #ifndef PERF_CALLSITE_H
 #define PERF_CALLSITE_H
 

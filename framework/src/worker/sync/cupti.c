@@ -1,4 +1,5 @@
-/* cupti.c — the process's one CUPTI subscriber: a handler on the runtime and driver APIs, attached for an untimed pass and detached after. */
+/* cupti.c — the process's one CUPTI subscriber, attached only for an untimed pass. */
+/* A handler on the runtime and driver APIs, detached after the pass. */
 #include "worker/sync/cupti.h"
 
 #include <stdatomic.h>

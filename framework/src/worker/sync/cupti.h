@@ -1,4 +1,5 @@
-/* cupti.h — the process's one CUPTI subscriber: a handler on the runtime and driver APIs, attached for an untimed pass and detached after. */
+/* cupti.h — the process's one CUPTI subscriber, attached only for an untimed pass. */
+/* A handler on the runtime and driver APIs, detached after the pass. */
 #ifndef PERF_CUPTI_H
 #define PERF_CUPTI_H
 

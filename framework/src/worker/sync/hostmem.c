@@ -1,4 +1,5 @@
-/* hostmem.c — what the pointers a CUDA call was given point to (device, pageable, pinned or managed memory), asked of the driver. */
+/* hostmem.c — the kind of memory a CUDA call's pointers point to, asked of the driver. */
+/* Device, pageable, pinned or managed memory. */
 #include "worker/sync/hostmem.h"
 
 #include <cuda.h>

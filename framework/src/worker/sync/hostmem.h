@@ -1,4 +1,5 @@
-/* hostmem.h — what the pointers a CUDA call was given point to (device, pageable, pinned or managed memory), asked of the driver. */
+/* hostmem.h — the kind of memory a CUDA call's pointers point to, asked of the driver. */
+/* Device, pageable, pinned or managed memory. */
 #ifndef PERF_HOSTMEM_H
 #define PERF_HOSTMEM_H
 

@@ -1,4 +1,4 @@
-/* syncdetect.c — the untimed detection pass: CUPTI callbacks count the host syncs of a workload or a region. */
+/* syncdetect.c — the untimed pass in which CUPTI counts a workload's or region's host syncs. */
 #define _GNU_SOURCE
 #include "worker/sync/syncdetect.h"
 

@@ -1,4 +1,4 @@
-/* syncdetect.h — the untimed detection pass: CUPTI callbacks count the host syncs of a workload or a region. */
+/* syncdetect.h — the untimed pass in which CUPTI counts a workload's or region's host syncs. */
 #ifndef PERF_SYNCDETECT_H
 #define PERF_SYNCDETECT_H
 

@@ -1,4 +1,4 @@
-/* synctable.c — which CUDA runtime and driver calls block the host, decided from the call and its pointers. */
+/* synctable.c — which CUDA runtime and driver calls block the host, by call and pointers. */
 #include "worker/sync/synctable.h"
 
 #include <cupti_driver_cbid.h>

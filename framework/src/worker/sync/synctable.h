@@ -1,4 +1,4 @@
-/* synctable.h — which CUDA runtime and driver calls block the host, decided from the call and its pointers. */
+/* synctable.h — which CUDA runtime and driver calls block the host, by call and pointers. */
 #ifndef PERF_SYNCTABLE_H
 #define PERF_SYNCTABLE_H
 
