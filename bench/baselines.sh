@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# baselines.sh — does a recorded baseline catch a planted slowdown, and pass an unchanged rerun? `make bench-baselines` calls it (issue 32; docs/fidelity-baselines.md).
+# baselines.sh — does a recorded baseline catch a planted slowdown, and pass an unchanged rerun?
+# `make bench-baselines` calls it (issue 32; docs/fidelity-baselines.md).
 #
 # Phases, in this order (BB_PHASES, comma-separated; all by default):
 #   update     the GPU idles BB_IDLE seconds (20), then one --update-baselines

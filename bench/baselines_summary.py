@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""baselines_summary.py — the detection table of make bench-baselines (bench/baselines.sh), and the planted delays it sizes from the baseline file."""
+"""baselines_summary.py — the detection table of make bench-baselines (bench/baselines.sh).
+
+With --plant, it sizes the planted delays from the baseline file.
+"""
 import glob
 import os
 import re

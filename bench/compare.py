@@ -1,4 +1,7 @@
-"""compare.py — turns bench/compare.sh's outputs into the side-by-side table of docs/fidelity.md (printed, and saved as results.md)."""
+"""compare.py — the side-by-side table of docs/fidelity.md, from bench/compare.sh's outputs.
+
+The table is printed, and saved as results.md.
+"""
 import glob
 import math
 import json

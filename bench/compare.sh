@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# compare.sh — perfgate, nvbench and triton's do_bench timing the same kernels in interleaved processes; `make bench-compare` calls it.
+# compare.sh — perfgate, nvbench and triton's do_bench timing the same kernels, side by side.
+# The tools run in interleaved processes; `make bench-compare` calls it.
 #
 # Each round runs one process of every tool and setting, one after another,
 # so that the GPU's state drifts over all of them alike. Raw outputs go under

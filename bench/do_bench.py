@@ -1,4 +1,7 @@
-"""do_bench.py — triton.testing.do_bench (median mode) on bench-fidelity's kernels, one process per run."""
+"""do_bench.py — triton.testing.do_bench timing bench-fidelity's kernels.
+
+do_bench runs in median mode, one process per run.
+"""
 import ctypes
 import sys
 import time

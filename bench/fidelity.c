@@ -1,4 +1,5 @@
-/* fidelity.c — bench-fidelity: how close perfgate's measurements come to the hardware (docs/fidelity.md). */
+/* fidelity.c — bench-fidelity: how close perfgate's measurements come to the hardware. */
+/* Its measurements are those of docs/fidelity.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fidelity.sh — runs every measurement of docs/fidelity.md on this machine's GPU; `make bench-fidelity` calls it.
+# fidelity.sh — runs every measurement of docs/fidelity.md on this machine's GPU.
+# `make bench-fidelity` calls it.
 #
 # Writes raw logs and results.md under $FIDELITY_OUT (default build/fidelity)
 # and prints the table last. Needs a GPU; Nsight Compute (ncu) and python3

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# noise.sh — runs the shipped suite and A/A claims under injected noise (CPU busy loops, a GPU co-tenant, both); `make bench-noise` calls it (docs/fidelity-noise.md).
+# noise.sh — runs the shipped suite and A/A claims under injected CPU and GPU noise.
+# `make bench-noise` calls it (docs/fidelity-noise.md).
 #
 # Injections, in this order (the quiet reference first):
 #   quiet     nothing injected: the reference every other run is compared with

@@ -1,4 +1,6 @@
-/* noise_load.c — bench-noise's injected load: GPU co-tenants of six kinds (mixed, copies, tiny kernels, GEMMs, bursts, idle), a CPU busy loop, a GPU probe. */
+/* noise_load.c — bench-noise's injected load: GPU co-tenants, a CPU busy loop, a GPU probe. */
+/* The co-tenants are of six kinds: mixed, copies, tiny kernels, GEMMs,
+ * bursts, idle. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>

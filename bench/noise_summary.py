@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""noise_summary.py — bench-noise's table: each claim of each injected suite run against the quiet run's verdict, and the A/A lines (docs/fidelity-noise.md).
+"""noise_summary.py — bench-noise's table: injected runs' claims against the quiet run's verdicts.
+Each claim of each injected suite run, and the A/A lines (docs/fidelity-noise.md).
 
 Usage: python3 bench/noise_summary.py OUT   (OUT: NOISE_OUT of bench/noise.sh)
        python3 bench/noise_summary.py --injections   (the injections, in order: noise.sh's list)

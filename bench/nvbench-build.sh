@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# nvbench-build.sh — builds NVIDIA nvbench's library and bench/nvbench_kernels.cu into one binary, offline (no CMake).
+# nvbench-build.sh — builds NVIDIA nvbench and bench/nvbench_kernels.cu into one binary, offline.
+# It needs no CMake.
 #
 # usage: bench/nvbench-build.sh NVBENCH_SRC FMT_SRC JSON_SRC OUT_BINARY
 #   NVBENCH_SRC  a checkout of github.com/NVIDIA/nvbench (the folder holding nvbench/)

@@ -1,4 +1,5 @@
-/* peaks.c — bench-peaks: this GPU's spec peaks beside the rates perfgate's calibration work achieves (the figures speed-of-light claims decide against). */
+/* peaks.c — bench-peaks: this GPU's spec peaks beside the rates perfgate's calibration reaches. */
+/* Those rates are the figures speed-of-light claims decide against. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdio.h>

@@ -1,4 +1,7 @@
-"""summarise.py — turns bench/fidelity.sh's logs into the docs/fidelity.md table (printed and saved as results.md)."""
+"""summarise.py — the docs/fidelity.md table, from bench/fidelity.sh's logs.
+
+The table is printed, and saved as results.md.
+"""
 import csv
 import glob
 import os

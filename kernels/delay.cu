@@ -1,4 +1,5 @@
-// delay.cu — a kernel that runs for a set number of SM clock cycles: a planted slowdown of known size (make bench-baselines).
+// delay.cu — a kernel that runs for a set number of SM clock cycles.
+// make bench-baselines plants it as a slowdown of known size.
 #include "kernels.h"
 
 // One thread spins until `cycles` SM clock cycles have passed.

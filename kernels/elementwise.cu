@@ -1,4 +1,5 @@
-// elementwise.cu — small element-wise kernels and their fused form, for the pipeline, graph and fusion claims.
+// elementwise.cu — small element-wise kernels and their fused form.
+// The pipeline, graph and fusion claims use them.
 #include "kernels.h"
 
 #include "ew_ops.h"

@@ -1,4 +1,4 @@
-/* ew_ops.h — the element-wise ops shared by the CUDA kernels and their CPU twins (one definition). */
+/* ew_ops.h — the element-wise ops, defined once for the CUDA kernels and their CPU twins. */
 #ifndef PERF_EW_OPS_H
 #define PERF_EW_OPS_H
 

@@ -1,4 +1,4 @@
-// first_call.cu — loads, launches and unloads a module image on purpose: what a kernel's first call pays.
+// first_call.cu — loads, launches and unloads a module image, to time what a first call pays.
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* gemm.cu — one cuBLAS GEMM behind a C launcher, so that several timing tools can time the same call. */
+/* gemm.cu — one cuBLAS GEMM behind a C launcher, so several timing tools time the same call. */
 #include <cublas_v2.h>
 
 #include "kernels.h"

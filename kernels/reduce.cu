@@ -1,4 +1,4 @@
-// reduce.cu — a loss-like reduction: the mean square of an fp16 tensor, added into a float on the device.
+// reduce.cu — a loss-like reduction: an fp16 tensor's mean square, added into a device float.
 #include <cuda_fp16.h>
 
 #include "kernels.h"

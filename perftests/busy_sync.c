@@ -1,4 +1,4 @@
-/* busy_sync.c — document 004: synchronising the busy device every iteration costs more than synchronising an idle one. */
+/* busy_sync.c — document 004: syncing a busy device every iteration costs more than an idle one. */
 #include <cublas_v2.h>
 
 #include "kernels.h"

@@ -1,4 +1,4 @@
-/* faults.c — the opt-in GPU fault suite: each fault fails its own test, and the test after it passes in a fresh worker. */
+/* faults.c — the opt-in GPU fault suite: each fault fails its own test and the next one passes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* gemm.c — the GEMM fixture of document 003's claims: cuBLAS on a stream, random inputs, checked results. */
+/* gemm.c — document 003's GEMM fixture: cuBLAS on a stream, random inputs, checked results. */
 #include "gemm.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* gemm.h — the GEMM fixture of document 003's claims: cuBLAS on a stream, random inputs, checked results. */
+/* gemm.h — document 003's GEMM fixture: cuBLAS on a stream, random inputs, checked results. */
 #ifndef PERF_GEMM_H
 #define PERF_GEMM_H
 

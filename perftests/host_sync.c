@@ -1,4 +1,4 @@
-/* host_sync.c — documents 000 and 003: which CUDA calls block the host, each found with its call site. */
+/* host_sync.c — documents 000 and 003: which CUDA calls block the host, each at its call site. */
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* pipeline.c — document 000: host syncs in a pipeline of small kernels, CUDA graphs, hybrid CPU/GPU, fusion, a memory pool. */
+/* pipeline.c — document 000's claims on pipelines of small kernels. */
+/* Host syncs in the pipeline, CUDA graphs, hybrid CPU/GPU work, fusion, a
+ * memory pool. */
 #include <math.h>
 #include <string.h>
 

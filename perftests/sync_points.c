@@ -1,4 +1,4 @@
-/* sync_points.c — document 003's benchmark: what a host sync costs around small and big GEMMs, per dtype. */
+/* sync_points.c — document 003's benchmark: a host sync's cost around GEMMs, by size and dtype. */
 #include "gemm.h"
 #include "perfgate.h"
 

@@ -1,4 +1,6 @@
-/* cases.c — make bench-baselines' workloads, 2 us to 10 ms, each checked against its baseline, with a planted slowdown of known size (BENCH_PLANT_FILE). */
+/* cases.c — make bench-baselines' workloads, each checked against its baseline. */
+/* They take 2 us to 10 ms, each with a planted slowdown of known size
+ * (BENCH_PLANT_FILE). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,7 @@
-/* cases.c — make bench-commit-noise's host suite: host-clock workloads of 2 us to 5 ms (a dependency chain, copies, a sort, a sum, a hash) and the FASTER and SIMILAR claims between them, each workload slowed by a planted fraction when BENCH_SLOW names it ("workload=0.05"). */
+/* cases.c — make bench-commit-noise's host suite: host-clock workloads and claims on them. */
+/* Workloads of 2 us to 5 ms (a dependency chain, copies, a sort, a sum, a
+ * hash) and the FASTER and SIMILAR claims between them, each workload slowed
+ * by a planted fraction when BENCH_SLOW names it ("workload=0.05"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* baseline_compare.c — --compare-baselines: the hardware move's tables from two GPUs' files without a GPU, in perfgate-baselines and perftest alike, their Markdown, and their exit codes. */
+/* baseline_compare.c — --compare-baselines: two GPUs' files compared without a GPU. */
+/* The hardware move's tables, in perfgate-baselines and perftest alike, with
+ * their Markdown and their exit codes. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* baseline_faults.c — a baseline file under faults: kill -9 mid-update, read-only directory, full disk, two updaters at once. */
+/* baseline_faults.c — a baseline file survives faults during an update. */
+/* kill -9 mid-update, a read-only directory, a full disk, two updaters at
+ * once. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

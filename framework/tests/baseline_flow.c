@@ -1,4 +1,6 @@
-/* baseline_flow.c — the baseline flow end to end: missing, record, re-run, regression, bad files, the SM clock of the samples. */
+/* baseline_flow.c — the baseline flow end to end, from a missing file to a caught regression. */
+/* Missing, record, re-run, regression, bad files, and the SM clock of the
+ * samples. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

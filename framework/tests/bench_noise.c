@@ -1,4 +1,6 @@
-/* bench_noise.c — make bench-noise: its table maker on crafted reports, its refusals, and that the load it injects never outlives it (error, Ctrl-C). */
+/* bench_noise.c — make bench-noise: its table maker, its refusals, and no load left behind. */
+/* The table maker runs on crafted reports; the load it injects never
+ * outlives it (on an error, on Ctrl-C). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>

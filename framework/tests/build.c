@@ -1,4 +1,6 @@
-/* build.c — the build as a user meets it: prerequisite messages, install + pkg-config (the README's first perf test too), PERFTESTS=dir. */
+/* build.c — the build as a user meets it, from prerequisite messages to an install. */
+/* Prerequisite messages, install + pkg-config (the README's first perf test
+ * too), PERFTESTS=dir. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* charts.c — sweeps end to end: per-point claims, crossover verdicts, SVG charts (xmllint) and the HTML report (headless chromium). */
+/* charts.c — sweeps end to end: claims per point, crossovers, SVG charts and the HTML report. */
+/* The charts are checked with xmllint, the report in headless chromium. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* cli.c — the runner's command line as a user meets it: the help against the option table and docs/runner.md, refusals before anything runs, the baseline directory of a new project, counts that agree with their nouns. */
+/* cli.c — the runner's command line as a user meets it. */
+/* The help against the option table and docs/runner.md, refusals before
+ * anything runs, the baseline directory of a new project, counts that
+ * agree with their nouns. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>

@@ -1,4 +1,7 @@
-/* cmake.c — the CMake package: examples/cmake/ built against a `make install` into a temporary prefix, its perf tests discovered by perfgate_discover_tests (the target named with TARGET or first, as gtest_discover_tests takes it) and run by ctest. */
+/* cmake.c — the CMake package: examples/cmake/ built, its perf tests found and run by ctest. */
+/* It is built against a `make install` into a temporary prefix;
+ * perfgate_discover_tests takes the target named with TARGET or first, as
+ * gtest_discover_tests takes it. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* confirm.c — confirm before failing, through the fixture binary: which tests run twice, what the second attempt takes from the first, the reports of both attempts, --no-confirm, --repeat and --merge. */
+/* confirm.c — confirm before failing, through the fixture binary. */
+/* Which tests run twice, what the second attempt takes from the first, the
+ * reports of both attempts, --no-confirm, --repeat and --merge. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

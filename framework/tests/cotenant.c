@@ -1,4 +1,6 @@
-/* cotenant.c — other processes on the GPU: NVML's view folded into foreign use, the claim rule for shared rounds, the stand-in NVML, and the fixture under a co-tenant. */
+/* cotenant.c — other processes on the GPU: NVML's view, the rule for shared rounds, the fixture. */
+/* NVML's view folded into foreign use, the claim rule for shared rounds, the
+ * stand-in NVML, and the fixture under a co-tenant. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,8 @@
-/* cudauser.c — perf tests as CUDA users write them (issue 30): a workload whose CUDA calls fail is never timed (skipped without a driver, an ERROR naming the call with one), the missing or old driver is named, asking the runtime for its last error happens only once it has started, and a <<<...>>> launch is named at its line. */
+/* cudauser.c — perf tests as CUDA users write them (issue 30): failed calls are never timed. */
+/* A workload whose CUDA calls fail is skipped without a driver, or an ERROR
+ * naming the call with one; a missing or old driver is named; the runtime is
+ * asked for its last error only once it has started; a <<<...>>> launch is
+ * named at its line. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* files.c — the files perfgate writes and reads, on a temporary device node, FIFO and symlink: what each path is afterwards, and the exit code. */
+/* files.c — the files perfgate writes and reads, on a device node, a FIFO and a symlink. */
+/* What each path is afterwards, and the exit code. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,8 @@
-/* history.c — the history store: schema versions and migrations, what a run records, eight writers at once and a killed one (SQLite and a real PostgreSQL server), --trend, the Markdown comparison, --merge (and from the history by run id), and bad input. */
+/* history.c — the history store, from schema migrations to concurrent writers and reports. */
+/* Schema versions and migrations, what a run records, eight writers at once
+ * and a killed one (SQLite and a real PostgreSQL server), --trend, the
+ * Markdown comparison, --merge (and from the history by run id), and bad
+ * input. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,5 @@
-/* hostcpus.c — the host's CPUs and noise: perf_host_threads under fake affinity and cgroups, runs sharing a lock directory, the cause phrases from fake /proc files. */
+/* hostcpus.c — the host's CPUs and noise, under fake affinity, cgroups and /proc files. */
+/* perf_host_threads, runs sharing a lock directory, and the cause phrases. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,7 @@
-/* kubernetes.c — ci/kubernetes/: every manifest valid against the Kubernetes API's schema (and the check can fail), shard totals equal to completions, merge.sh's exit code the run's. */
+/* kubernetes.c — ci/kubernetes/: valid manifests, shard totals, merge.sh's exit code. */
+/* Every manifest valid against the Kubernetes API's schema (and the check
+ * can fail), shard totals equal to completions, merge.sh's exit code the
+ * run's. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>

@@ -1,4 +1,7 @@
-"""kubernetes_check.py — validates Kubernetes manifests against one version's API schema (kubernetes-validate, strict) and perfgate's shard rules."""
+"""kubernetes_check.py — validates Kubernetes manifests against one version's API schema.
+
+Strict, with kubernetes-validate, and against perfgate's shard rules.
+"""
 # python3 kubernetes_check.py VERSION FILE...   (framework/tests/kubernetes.c runs it)
 # Prints "ok FILE: ..." or "FAIL FILE: ..." per resource. Exit 0 all valid, 1 one is
 # not, 2 a file cannot be read or parsed, 3 the validator cannot be used here (the

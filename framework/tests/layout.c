@@ -1,4 +1,6 @@
-/* layout.c — the framework's shape, checked: its include graph has no cycle and respects the layers, the supervisor's side never sees CUDA, every function is named for its file. */
+/* layout.c — the framework's shape, checked. */
+/* Its include graph has no cycle and respects the layers, the supervisor's
+ * side never sees CUDA, every function is named for its file. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>

@@ -1,4 +1,5 @@
-/* pipeline.c — whole-pipeline runs of the fixture perftest binary: verdicts, isolation, CLI, exit codes. */
+/* pipeline.c — whole-pipeline runs of the fixture perftest binary. */
+/* Verdicts, isolation, the command line, exit codes. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,7 @@
-/* preflight.c — the runner before a run: the preflight line from readings (unknown where missing), NVML's readings through the stand-in, the unfit thresholds, the warning and --unfit-runner=error in the fixture, the JSON through --merge. */
+/* preflight.c — the runner before a run: the preflight line, the unfit thresholds, the warning. */
+/* The preflight line from readings (unknown where missing), NVML's readings
+ * through the stand-in, the unfit thresholds, the warning and
+ * --unfit-runner=error in the fixture, the JSON through --merge. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <sched.h>

@@ -1,4 +1,7 @@
-/* python.c — the Python package's own tests (python/tests: the pytest plugin on host-only workloads), run against this build's libperfgate.so, and its wheel: tag, metadata, installed into a fresh venv. */
+/* python.c — the Python package's own tests and its wheel, against this build's library. */
+/* python/tests (the pytest plugin on host-only workloads) run against this
+ * build's libperfgate.so; the wheel's tag and metadata, installed into a
+ * fresh venv. */
 #define _GNU_SOURCE
 #include <glob.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* reports.c — the CI reports read back: JUnit against a schema (xmllint), TAP (version 13), Markdown. */
+/* reports.c — the CI reports read back: JUnit against a schema, TAP 13, Markdown. */
+/* JUnit is checked with xmllint. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* routing.c — where a workload's GPU work goes, end to end: the fixture's route.* tests give a right verdict or an ERROR naming the work (GPU), and host work never looks (CPU). */
+/* routing.c — where a workload's GPU work goes, end to end. */
+/* The fixture's route.* tests give a right verdict or an ERROR naming the
+ * work (GPU); host work never looks (CPU). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
-/* selftest.c — the harness's runner: forks each test, counts checks, prints "N passed, N failed, N skipped". */
+/* selftest.c — the harness's runner: forks each test and prints "N passed, N failed, N skipped". */
+/* It counts each test's checks. */
 #define _GNU_SOURCE
 #include "selftest.h"
 #include "base/jsontree.h"

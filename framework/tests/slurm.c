@@ -1,4 +1,7 @@
-/* slurm.c — a one-node Slurm cluster of the test's own (munged, slurmctld, slurmd in a temporary directory) runs the fixture's host-clock tests as job arrays through ci/slurm/: four shards recorded into PostgreSQL and merged, a task cancelled half-way, a list array refused. */
+/* slurm.c — ci/slurm/ on a one-node Slurm cluster that the test starts itself. */
+/* munged, slurmctld and slurmd run in a temporary directory; the fixture's
+ * host-clock tests run as job arrays: four shards recorded into PostgreSQL
+ * and merged, a task cancelled half-way, a list array refused. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* throughput.c — declared work end to end: the rate beside the time in the console, --json and the history, and the speed-of-light claims' refusals. */
+/* throughput.c — declared work end to end: the rate beside the time, and the refusals. */
+/* The rate shows in the console, --json and the history; the refusals are
+ * the speed-of-light claims'. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* tracerun.c — the trace a real run records: what the routing pass's CUPTI callbacks add beside the Activity records. */
+/* tracerun.c — the trace a real run records: what CUPTI callbacks add to the Activity records. */
+/* The callbacks are the routing pass's. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

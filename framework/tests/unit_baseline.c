@@ -1,4 +1,6 @@
-/* unit_baseline.c — baseline files: round trip (work counts too), every malformed case with its position, atomic write, merge, slug. */
+/* unit_baseline.c — baseline files: round trips, malformed input, atomic writes, merges, slugs. */
+/* Round trips include work counts; every malformed case is named with its
+ * position. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* unit_blocker.c — the blocking kernel without a GPU: its PTX accepted by NVIDIA's assembler for sm_90. */
+/* unit_blocker.c — the blocking kernel checked without a GPU, by NVIDIA's assembler. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

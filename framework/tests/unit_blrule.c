@@ -1,4 +1,6 @@
-/* unit_blrule.c — a baseline entry's statistics: runs left out, the tolerance their spread allows, the check's decision, and its error rates by simulation. */
+/* unit_blrule.c — a baseline entry's statistics, and their error rates by simulation. */
+/* Runs left out, the tolerance their spread allows, and the check's
+ * decision. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,6 @@
-/* unit_calibrate.c — the calibrations' choices made without a GPU: which ways of the host link a workload's bytes take, and the words and descriptions that follow from them. */
+/* unit_calibrate.c — the calibrations' choices, made without a GPU. */
+/* Which ways of the host link a workload's bytes take, and the words and
+ * descriptions that follow from them. */
 #define _GNU_SOURCE
 #include <string.h>
 

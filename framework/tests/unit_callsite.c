@@ -1,4 +1,4 @@
-/* unit_callsite.c — a call's site: the first frame of the executable after the libraries, resolved to file and line. */
+/* unit_callsite.c — a call's site: the first executable frame after the libraries, as file:line. */
 #define _GNU_SOURCE /* dladdr */
 #include <cupti_driver_cbid.h>
 #include <dlfcn.h>

@@ -1,4 +1,6 @@
-/* unit_changepoint.c — the change-point detector on synthetic series: detection and false-alarm rates at 1 % noise for steps, bumps, creeps and the newest commits, a step at its commit, stationary series left alone. */
+/* unit_changepoint.c — the change-point detector on synthetic series. */
+/* Detection and false-alarm rates at 1 % noise for steps, bumps, creeps and
+ * the newest commits, a step at its commit, stationary series left alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

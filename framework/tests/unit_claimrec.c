@@ -1,4 +1,4 @@
-/* unit_claimrec.c — claim records: the worker's exact JSON text, round trips of every kind, copies, and records the reader rejects. */
+/* unit_claimrec.c — claim records: exact JSON, round trips of every kind, copies, rejects. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

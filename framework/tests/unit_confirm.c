@@ -1,4 +1,5 @@
-/* unit_confirm.c — confirm before failing by simulation: the error rates of two attempts, each at its share of alpha, against the rates stated for one. */
+/* unit_confirm.c — confirm before failing, simulated: the error rates of two attempts. */
+/* Each attempt at its share of alpha, against the rates stated for one. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

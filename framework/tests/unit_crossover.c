@@ -1,4 +1,5 @@
-/* unit_crossover.c — the crossover decision and estimate on made-up sweeps: bracketed, contrary, at the range's ends, in any order, with ties. */
+/* unit_crossover.c — the crossover decision and estimate on made-up sweeps. */
+/* Sweeps bracketed, contrary, at the range's ends, in any order, with ties. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
-/* unit_embed.c — an embedder's report (perf_embed_report): the C runner's document by the same writer, and what it refuses. */
+/* unit_embed.c — an embedder's report (perf_embed_report) and what it refuses. */
+/* It is the C runner's document, by the same writer. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

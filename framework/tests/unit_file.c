@@ -1,4 +1,5 @@
-/* unit_file.c — the atomic file writer: a whole new file or the old one, every failed step an error with errno's message, no temporary left. */
+/* unit_file.c — the atomic file writer: a whole new file or the old one, no temporary left. */
+/* Every failed step is an error with errno's message. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <signal.h>

@@ -1,4 +1,5 @@
-/* unit_filter.c — test filters: globs, GoogleTest's positive and negative patterns, opt-in tests named by their suite. */
+/* unit_filter.c — test filters: globs, GoogleTest's positive and negative patterns. */
+/* Opt-in tests are named by their suite. */
 #include <math.h>
 #include <string.h>
 #include <stdarg.h>

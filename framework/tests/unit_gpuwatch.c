@@ -1,4 +1,5 @@
-/* unit_gpuwatch.c — the GPU watch without a GPU: NVML through a stand-in library, its reasons named, an NVML that cannot open saying why. */
+/* unit_gpuwatch.c — the GPU watch without a GPU, through a stand-in NVML. */
+/* Throttle reasons named, and an NVML that cannot open saying why. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

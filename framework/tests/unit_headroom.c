@@ -1,4 +1,6 @@
-/* unit_headroom.c — the headroom report from made-up claim records: grouping by test and claim, outcomes, flips, headroom, the threshold that held. */
+/* unit_headroom.c — the headroom report from made-up claim records. */
+/* Grouping by test and claim, outcomes, flips, headroom, and the threshold
+ * that held. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,8 @@
-/* unit_hwmove.c — the hardware move's table from two GPUs' files (framework/tests/fixtures/hwmove): each workload's ratio and prediction, its bound, "no prediction", the unexpected flag, its Markdown, and the update's tables beside other files (host files ignored, a malformed one named). */
+/* unit_hwmove.c — the hardware move's table from two GPUs' files. */
+/* From framework/tests/fixtures/hwmove: each workload's ratio and
+ * prediction, its bound, "no prediction", the unexpected flag, its Markdown,
+ * and the update's tables beside other files (host files ignored, a
+ * malformed one named). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>

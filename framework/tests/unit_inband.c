@@ -1,4 +1,4 @@
-/* unit_inband.c — perf__inband_samples: batches, the reference read around each, slow batches left out. */
+/* unit_inband.c — perf__inband_samples: batches, the reference around each, slow ones left out. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* unit_jsonreport.c — the one perfgate-report/1 writer from JSON trees: the runner's shape, the schema once, this host's fingerprint, an embedder's run members, the tests' outcomes checked and counted. */
+/* unit_jsonreport.c — the one perfgate-report/1 writer, fed JSON trees. */
+/* The runner's shape, the schema once, this host's fingerprint, an
+ * embedder's run members, the tests' outcomes checked and counted. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

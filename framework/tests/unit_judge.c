@@ -1,4 +1,7 @@
-/* unit_judge.c — the commit report's rule: Student's t, digamma and trigamma; a series' band (since its last change point) and its moderated prior; one GPU's series at a commit judged, with its false-alarm and detection rates on seeded simulations. */
+/* unit_judge.c — the commit report's rule, down to its error rates on seeded simulations. */
+/* Student's t, digamma and trigamma; a series' band (since its last change
+ * point) and its moderated prior; one GPU's series judged at a commit, with
+ * false-alarm and detection rates. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,6 @@
-/* unit_machine.c — a host's baseline file: its name by model and CPU count, whether a fingerprint is this machine's (memory within a tolerance), and which file in a directory a run reads. */
+/* unit_machine.c — a host's baseline file: how it is named, matched and chosen. */
+/* Named by CPU model and count, matched when the memory is within a
+ * tolerance, and chosen from a directory for a run. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* unit_merge.c — --merge's document on fixed shard reports: byte for byte what merge wrote before it went through the one report writer, for shards and for --devices. */
+/* unit_merge.c — --merge's document from fixed shard reports, byte for byte as before. */
+/* As merge wrote it before it went through the one report writer, for shards
+ * and for --devices. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

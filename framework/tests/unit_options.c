@@ -1,4 +1,5 @@
-/* unit_options.c — command-line parsing: defaults and values, bad arguments refused with a message, every option in the help. */
+/* unit_options.c — command-line parsing: defaults, values, refusals, every option in the help. */
+/* Bad arguments are refused with a message. */
 #include <math.h>
 #include <string.h>
 #include <stdarg.h>

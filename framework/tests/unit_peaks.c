@@ -1,4 +1,7 @@
-/* unit_peaks.c — declared work and peaks: the H100's spec peaks from its attributes, rates and their intervals as text, the L2 rule, flop-type words, and a speed-of-light record's round trip. */
+/* unit_peaks.c — declared work and peaks, from the H100's spec peaks to a record's round trip. */
+/* The H100's spec peaks from its attributes, rates and their intervals as
+ * text, the L2 rule, flop-type words, and a speed-of-light record's round
+ * trip. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* unit_ratio.c — the heads claims begin with, a ratio claim's (and a baseline check's): their verdict lines, records and embed.c's messages share them. */
+/* unit_ratio.c — the heads claims' lines begin with: a ratio claim's and a baseline check's. */
+/* Their verdict lines, records and embed.c's messages share them. */
 #include <string.h>
 
 #include "worker/claim/baselinecheck.h"

@@ -1,4 +1,6 @@
-/* unit_retake.c — the retake decisions without a GPU: throttled and preempted samples discarded, a sustained throttle kept, rests within a budget. */
+/* unit_retake.c — the retake decisions, without a GPU. */
+/* Throttled and preempted samples discarded, a sustained throttle kept,
+ * rests within a budget. */
 #include "worker/sample/retake.h"
 #include "selftest.h"
 

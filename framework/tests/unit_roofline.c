@@ -1,4 +1,6 @@
-/* unit_roofline.c — a workload's time on two GPUs predicted from its work and their peaks: the roofline's arithmetic, its bound, the peaks a file's calibrations give, link bytes from a trace. */
+/* unit_roofline.c — a workload's time on two GPUs predicted from its work and their peaks. */
+/* The roofline's arithmetic, its bound, the peaks a file's calibrations
+ * give, link bytes from a trace. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>

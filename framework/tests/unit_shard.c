@@ -1,4 +1,5 @@
-/* unit_shard.c — the shard and run id from each engine's variables, the order that decides between engines, and what is refused. */
+/* unit_shard.c — the shard and run id from each engine's variables. */
+/* The order that decides between engines, and what is refused. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

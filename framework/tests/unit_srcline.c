@@ -1,4 +1,6 @@
-/* unit_srcline.c — source lines from one addr2line server per process: a forked child starts its own, an odd or missing addr2line fails without hanging. */
+/* unit_srcline.c — source lines from one addr2line server per process. */
+/* A forked child starts its own; an odd or missing addr2line fails without
+ * hanging. */
 #define _GNU_SOURCE /* dladdr */
 #include <cupti_driver_cbid.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-/* unit_status.c — the outcome and error tables: words and messages, an unknown value named as such. */
+/* unit_status.c — the outcome and error tables: words, messages, and unknown values named. */
 #include <math.h>
 #include <string.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
-/* unit_streamorder.c — the stream-order model and its decision on made-up sequences: measure on the stream, wait for the device, or refuse. */
+/* unit_streamorder.c — the stream-order model and its decision on made-up sequences. */
+/* It measures on the stream, waits for the device, or refuses. */
 #include <string.h>
 
 #include "selftest.h"

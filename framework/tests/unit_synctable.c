@@ -1,4 +1,4 @@
-/* unit_synctable.c — host-sync classification on synthetic calls: which calls block, decided from pointer kinds. */
+/* unit_synctable.c — host-sync classification of synthetic calls, decided from pointer kinds. */
 #define _GNU_SOURCE /* dladdr */
 #include <cupti_driver_cbid.h>
 #include <dlfcn.h>

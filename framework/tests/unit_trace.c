@@ -1,4 +1,7 @@
-/* unit_trace.c — a workload's trace: its items per iteration, JSON round trips, the Chrome trace export, and what changed between two traces, each planted change explained and ordered by the time it explains. */
+/* unit_trace.c — a workload's trace: items, JSON, Chrome export, and changes explained. */
+/* Its items per iteration, JSON round trips, the Chrome trace export, and
+ * what changed between two traces, each planted change explained and ordered
+ * by the time it explains. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* unit_trend.c — a machine's shift: many of one GPU's workloads shifting at one commit reported once, ratio claims without a vote, its detection and false-alarm rates at 1 % noise, and a bump's fix named. */
+/* unit_trend.c — a machine's shift: many of one GPU's workloads shifting at one commit. */
+/* Reported once, ratio claims without a vote, its detection and false-alarm
+ * rates at 1 % noise, and a bump's fix named. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* unit_units.c — number formatting: a time in its unit, a count grouped by thousands, n/a for what is not one. */
+/* unit_units.c — number formatting: times in their unit, counts by thousands, n/a otherwise. */
 #include <math.h>
 #include <string.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* unit_verdict.c — sequential decisions: look schedule, decision rule, error rates under repeated looks. */
+/* unit_verdict.c — sequential decisions: look schedule, rule, error rates under repeated looks. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

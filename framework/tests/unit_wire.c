@@ -1,4 +1,4 @@
-/* unit_wire.c — message framing between supervisor and worker: round trips, partial and bad frames. */
+/* unit_wire.c — supervisor-worker message framing: round trips, partial and bad frames. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* unit_workload.c — perf__workload_samples' stopping rules (min, max, budget, precision) on a host workload. */
+/* unit_workload.c — the stopping rules of perf__workload_samples (min, max, budget, precision). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>

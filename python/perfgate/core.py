@@ -1,4 +1,4 @@
-"""One perfgate test in this process: Python callables as workloads, claims decided by the C core."""
+"""One perfgate test in this process: Python callables as workloads, claims judged by the C core."""
 import ctypes
 import inspect
 import json

@@ -1,4 +1,4 @@
-/* fuzz_baseline.c — libFuzzer target: the baseline loader on arbitrary bytes must fail cleanly or parse. */
+/* fuzz_baseline.c — libFuzzer target: the baseline loader parses or fails cleanly on any bytes. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

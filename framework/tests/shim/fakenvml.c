@@ -1,4 +1,5 @@
-/* fakenvml.c — a stand-in for libnvidia-ml.so.1 (via PERF_NVML_LIB) whose throttle reasons and processes on the GPU the test chooses. */
+/* fakenvml.c — a stand-in NVML whose throttle reasons and GPU processes the test sets. */
+/* It replaces libnvidia-ml.so.1 through PERF_NVML_LIB. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

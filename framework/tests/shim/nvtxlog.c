@@ -1,4 +1,4 @@
-/* nvtxlog.c — an NVTX injection library for the tests: appends each range push and pop to $PERFGATE_NVTX_LOG. */
+/* nvtxlog.c — an NVTX injection library that logs range pushes and pops to $PERFGATE_NVTX_LOG. */
 #include <stdio.h>
 #include <stdlib.h>
 

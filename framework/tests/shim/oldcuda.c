@@ -1,4 +1,5 @@
-/* oldcuda.c — a stand-in for libcuda.so.1 (found first through LD_LIBRARY_PATH) that says it supports CUDA 12.0 only: a driver present but older than the runtime. */
+/* oldcuda.c — a stand-in libcuda.so.1 claiming CUDA 12.0 only: a driver older than the runtime. */
+/* It is found first through LD_LIBRARY_PATH. */
 
 enum { SUCCESS = 0, NOT_INITIALIZED = 3 };
 

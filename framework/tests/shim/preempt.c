@@ -1,4 +1,4 @@
-/* preempt.c — an LD_PRELOAD shim that injects involuntary context switches into getrusage(RUSAGE_SELF), so that tests can preempt samples on purpose. */
+/* preempt.c — an LD_PRELOAD shim whose fake context switches preempt samples on purpose. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>

@@ -1,4 +1,6 @@
-/* stoprename.c — an LD_PRELOAD shim that stops the process (SIGSTOP) just before or just after it renames a file into a .yaml name, so that a test can kill it at that moment. */
+/* stoprename.c — an LD_PRELOAD shim that stops the process at a rename, so a test can kill it. */
+/* Only a rename into a .yaml name stops it (SIGSTOP), just before or just
+ * after. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
