@@ -1,6 +1,7 @@
 /* layout.c — the framework's shape, checked. */
 /* Its include graph has no cycle and respects the layers, the supervisor's
- * side never sees CUDA, every function is named for its file. */
+ * side never sees CUDA, every function is named for its file, every source
+ * file opens with a short purpose line. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -579,4 +580,58 @@ ST_TEST(layout_type_check_catches_a_misnamed_type)
   ST_CHECKF(strstr(out, "declares jsn_mode"), "%s", out);
   ST_CHECKF(strstr(out, "declares perf__yaml_size"), "%s", out);
   st_rmtree(dir);
+}
+
+/* The most characters a purpose line may have, comment markers included. */
+enum { PURPOSE_MAX = 100 };
+
+/* 1, with a line into out, when the file at path does not open with its
+ * purpose line: a comment whose text starts with the file's own name and
+ * " — " ("// " opens it in kernels' CUDA files), PURPOSE_MAX characters at
+ * most (UTF-8 characters, not bytes). 0 when it does. */
+static int check_purpose(const char *path, char *out, size_t len)
+{
+  char line[4096] = "", c_open[700], cpp_open[700];
+  FILE *in = fopen(path, "r");
+  if (in && !fgets(line, sizeof line, in)) line[0] = '\0';
+  if (in) fclose(in);
+  line[strcspn(line, "\n")] = '\0';
+  const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+  snprintf(c_open, sizeof c_open, "/* %s — ", name);
+  snprintf(cpp_open, sizeof cpp_open, "// %s — ", name);
+  int named = !strncmp(line, c_open, strlen(c_open)) || !strncmp(line, cpp_open, strlen(cpp_open));
+  size_t chars = 0;
+  for (const char *c = line; *c; c++) chars += ((unsigned char)*c & 0xC0) != 0x80;
+  if (named && chars <= PURPOSE_MAX) return 0;
+  size_t u = strlen(out);
+  if (!named)
+    snprintf(out + u, len > u ? len - u : 0, "%s: line 1 is not a comment opening \"%s — \"\n",
+             path, name);
+  else
+    snprintf(out + u, len > u ? len - u : 0, "%s: purpose line of %zu characters (at most %d)\n",
+             path, chars, PURPOSE_MAX);
+  return 1;
+}
+
+/* Every C, header and CUDA file of the framework (its sources, public
+ * header and tests, fixtures and shims included) and of kernels/ says on
+ * its first line, in at most PURPOSE_MAX characters, what it is for
+ * (issue 51). */
+ST_TEST(layout_every_file_opens_with_a_short_purpose_line)
+{
+  static char out[16384];
+  char path[600];
+  int bad = 0, files = 0;
+  out[0] = '\0';
+  FILE *p = popen("find framework/src framework/include framework/tests kernels -type f "
+                  "\\( -name '*.c' -o -name '*.h' -o -name '*.cu' \\) | sort",
+                  "r");
+  ST_CHECK(p != NULL);
+  while (p && fscanf(p, "%599s", path) == 1) {
+    bad += check_purpose(path, out, sizeof out);
+    files++;
+  }
+  if (p) pclose(p);
+  ST_CHECKF(files > 300, "found %d source files (run from the repository root)", files);
+  ST_CHECKF(bad == 0, "%d file(s) without a short purpose line:\n%s", bad, out);
 }
