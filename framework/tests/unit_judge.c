@@ -31,6 +31,16 @@ ST_TEST(judge_distributions_match_their_known_values)
   ST_CHECK(isnan(perf__dist_student_p(1, 0)) && isnan(perf__dist_trigamma(-1)));
 }
 
+/* Which way is worse comes from the claim kinds' table: a median higher, a
+ * FASTER or speed-of-light ratio lower, a SIMILAR ratio farther from 1. */
+ST_TEST(judge_worse_follows_the_claim_kind)
+{
+  ST_EQ(perf__judge_worse_of(0, NULL), PERF__JUDGE_HIGHER);
+  ST_EQ(perf__judge_worse_of(1, "FASTER"), PERF__JUDGE_LOWER);
+  ST_EQ(perf__judge_worse_of(1, "BANDWIDTH"), PERF__JUDGE_LOWER);
+  ST_EQ(perf__judge_worse_of(1, "SIMILAR"), PERF__JUDGE_FARTHER);
+}
+
 /* A band reads its series since the last change point: 10 commits at 1
  * then 10 at 1.2 give a band of the last 10; one high value at the end is
  * no level yet and stays in; identical values still have the floor's

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/claimrec.h"
 #include "base/stats.h"
 #include "base/status.h"
 
@@ -165,4 +166,11 @@ int perf__judge_commit(perf__judge_item *it, size_t n, perf__judge_machine *m, s
   free(g);
   free(vals);
   return 0;
+}
+
+/* See judge.h. */
+perf__judge_worse perf__judge_worse_of(int is_claim, const char *kind)
+{
+  if (!is_claim) return PERF__JUDGE_HIGHER;
+  return perf__claimrec_at_least(kind) ? PERF__JUDGE_LOWER : PERF__JUDGE_FARTHER;
 }

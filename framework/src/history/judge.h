@@ -62,6 +62,13 @@ typedef enum perf__judge_worse {
   PERF__JUDGE_FARTHER  /* a SIMILAR ratio: farther from 1 is worse */
 } perf__judge_worse;
 
+/* How a series is worse: a workload's median (kind NULL) when higher; a
+ * claim's ratio by its kind's word as the claim kinds' table says (base/
+ * claimrec.h): one that must be at least its threshold ("FASTER",
+ * "BANDWIDTH") when lower, a band's ("SIMILAR") when farther from 1.
+ * Never fails. */
+perf__judge_worse perf__judge_worse_of(int is_claim, const char *kind);
+
 /* One series at the commit. */
 typedef struct perf__judge_item {
   int is_claim;             /* in: 0 a workload's median (it votes), 1 a ratio */

@@ -306,14 +306,6 @@ static int disjoint(const perf__series_point *a, const perf__series_point *b)
   return a->lo > b->hi || a->hi < b->lo;
 }
 
-/* How series s is worse: a slower median, a FASTER ratio that fell, a
- * SIMILAR ratio farther from 1. Never fails. */
-static perf__judge_worse worse_of(const perf__series *s)
-{
-  if (!s->is_claim) return PERF__JUDGE_HIGHER;
-  return s->kind && !strcmp(s->kind, "SIMILAR") ? PERF__JUDGE_FARTHER : PERF__JUDGE_LOWER;
-}
-
 /* One series at the commit: its point there, its newest earlier one,
  * and the axis index of its band's first commit. */
 typedef struct look {
@@ -369,7 +361,7 @@ static int look_at(report *r, gpu_row *g, const perf__series *s, size_t at, room
   g->series++;
   if (!nv || !(now->value > 0) || !isfinite(now->value)) return 0;
   perf__judge_item *x = &rm->it[*k];
-  *x = (perf__judge_item){.is_claim = s->is_claim, .clock = s->clock, .worse = worse_of(s),
+  *x = (perf__judge_item){.is_claim = s->is_claim, .clock = s->clock, .worse = perf__judge_worse_of(s->is_claim, s->kind),
                           .host = perf__clock_host_side(perf__clock_of_name(s->clock)), .y = now->value};
   int e = perf__band_of(rm->v, rm->lo, rm->hi, nv, &x->band);
   if (e == PERF__ENOMEM) return -1;
