@@ -168,11 +168,11 @@ $(BUILD)/obj/framework/%.o: framework/src/%.c
 # (framework/src/supervisor/baselinetool.h), compiled here without the toolkit's headers
 # and linked with libyaml alone, so that CPU-only CI builds and runs it.
 # BL_SRCS: the baseline loader and what it needs (also the fuzzer's).
-BL_SRCS  := base/baseline.c base/blyaml.c base/clock.c base/file.c base/grow.c base/json.c \
-            base/jsontree.c base/peaks.c base/progname.c base/rng.c base/stats.c base/status.c \
-            base/trace.c base/units.c
-BLT_SRCS := $(BL_SRCS) supervisor/baselinetool.c supervisor/baselinedir.c base/label.c \
-            base/machine.c base/options.c base/version.c base/roofline.c \
+BL_SRCS  := baseline/baseline.c baseline/blyaml.c host/clock.c io/file.c util/grow.c io/json.c \
+            io/jsontree.c baseline/peaks.c util/progname.c stats/rng.c stats/stats.c util/status.c \
+            baseline/trace.c util/units.c
+BLT_SRCS := $(BL_SRCS) supervisor/baselinetool.c supervisor/baselinedir.c util/label.c \
+            baseline/machine.c cli/options.c util/version.c report/roofline.c \
             report/hwmove.c report/tally.c
 BLT_OBJS := $(BLT_SRCS:%.c=$(BUILD)/obj/cpu/%.o) $(BUILD)/obj/cpu/tools/baselines.o
 BLT_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Iframework/include -Iframework/src $(YAML_CFLAGS) -MMD -MP

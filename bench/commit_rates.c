@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/rng.h"
+#include "stats/rng.h"
 #include "history/band.h"
 #include "history/judge.h"
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/clock.h"
+#include "host/clock.h"
 #include "kernels.h"
 #include "perfgate.h"
-#include "base/stats.h"
+#include "stats/stats.h"
 #include "worker/device/blocker.h"
 #include "worker/context.h"
 #include "worker/sync/cupti.h"
@@ -94,7 +94,7 @@ static int wrong_if(int bad)
 
 static const char *mode_arg[4];
 
-/* The clock named c (the library's clock table, base/clock.h); exits 2
+/* The clock named c (the library's clock table, host/clock.h); exits 2
  * for an unknown name. */
 static perf_clock clock_named(const char *c)
 {

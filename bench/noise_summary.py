@@ -43,7 +43,7 @@ INJECTIONS = list(EXPECTED)
 # How perfgate names a cause on a verdict line or a test's reason; the wording
 # is the framework's: worker/claim/compare.c and worker/claim/baselinecheck.c ("another
 # process used the GPU"), worker/sample/workload.c ("another process is using the
-# GPU"), worker/claim/hostnoise.c ("; the host: " + base/hostcause.c's phrase, whose
+# GPU"), worker/claim/hostnoise.c ("; the host: " + host/hostcause.c's phrase, whose
 # "no host cause seen" names none; "samples the host preempted on every
 # retake"), supervisor/supervisor.c (a timeout's "; the host: ").
 CAUSES = [

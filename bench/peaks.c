@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/peaks.h"
+#include "baseline/peaks.h"
 #include "perfgate.h"
 #include "worker/context.h"
 #include "worker/device/fingerprint.h"

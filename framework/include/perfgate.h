@@ -1,6 +1,6 @@
 /* perfgate.h — the one public header: unit-test-style performance assertions for CUDA. */
 /* ---- The ABI's values (plain C, no CUDA) ---------------------------------
- * This part alone is what the supervisor's side reads (base/status.h
+ * This part alone is what the supervisor's side reads (util/status.h
  * includes it with PERF_ABI_ONLY defined, so that CUDA's headers stay out
  * of it); the rest of the header follows below. */
 #ifndef PERFGATE_ABI_H
@@ -94,7 +94,7 @@ typedef enum perf_flop_type {
  * AUTO picks events when the workload names a stream, wall otherwise.
  * One row per clock: PERF_CLOCK_<sym> and its name in every report and
  * baseline file. What the runner needs of each clock is its row in
- * framework/src/base/clock.h (the build fails while one lacks it). */
+ * framework/src/host/clock.h (the build fails while one lacks it). */
 #define PERF_CLOCK_MAP(X) \
   X(EVENTS, "events")     \
   X(WALL, "wall")         \

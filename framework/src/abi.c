@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/clock.h"
+#include "host/clock.h"
 #include "perfgate.h"
 
 /* One member of a public struct: its name, offset and size. */

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/file.h"
-#include "base/jsontree.h"
-#include "base/options.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "io/jsontree.h"
+#include "cli/options.h"
+#include "util/status.h"
 #include "perfgate.h"
 #include "report/jsonreport.h"
 #include "supervisor/baselinedir.h"

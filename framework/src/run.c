@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/cpumask.h"
+#include "baseline/baseline.h"
+#include "host/cpumask.h"
 #include "worker/process/probe.h"
-#include "base/options.h"
-#include "base/version.h"
+#include "cli/options.h"
+#include "util/version.h"
 #include "report/commitreport.h"
 #include "report/hwmove.h"
 #include "report/report.h"
@@ -25,20 +25,20 @@
 #include "supervisor/baselinedir.h"
 #include "supervisor/devices.h"
 #include "supervisor/runner.h"
-#include "base/filter.h"
-#include "base/label.h"
+#include "util/filter.h"
+#include "util/label.h"
 #include "perfgate.h"
-#include "base/registry.h"
-#include "base/shard.h"
+#include "util/registry.h"
+#include "cli/shard.h"
 #include "supervisor/console.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "supervisor/supervisor.h"
 #include "worker/process/worker.h"
-#include "base/progname.h"
+#include "util/progname.h"
 
 /* This process's shard, from the engine that started it, and its run id:
- * run_id (--run-id), else the environment's (base/shard.h). Returns 0, or
+ * run_id (--run-id), else the environment's (shard.h). Returns 0, or
  * PERF__EUSAGE with a message on stderr. */
 static int sharding(perf__shard *sh, const char *run_id)
 {

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
 #include "supervisor/baselinedir.h"
-#include "base/blrule.h"
+#include "baseline/blrule.h"
 #include "selftest.h"
 
 enum { OLD_ENTRIES = 1000, KILLS = 40, RACES = 5, HELD_RACES = 3 };

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/blrule.h"
-#include "base/machine.h"
-#include "base/status.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "baseline/blrule.h"
+#include "baseline/machine.h"
+#include "util/status.h"
 #include "supervisor/rebaseline.h"
 #include "selftest.h"
 
@@ -334,7 +334,7 @@ static size_t update_launch_bound(const char *path, const double *us, const doub
  * median (launch_s), at the launch floor; without a reading in every run
  * it is not written, as before; one whose trace has the GPU busy for most
  * of its time is not normalized: it is written at the host-paced floor
- * (base/blrule.h). */
+ * (baseline/blrule.h). */
 ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
 {
   char dir[] = "/tmp/perfgate-launch-XXXXXX", path[600], err[400];
@@ -369,7 +369,7 @@ ST_TEST(baseline_update_writes_a_launch_bound_entry_over_the_launch_path)
   st_rmtree(dir);
 }
 
-/* An update judges its runs (base/blrule.h), from the records alone (no
+/* An update judges its runs (baseline/blrule.h), from the records alone (no
  * timing: the same verdicts on any machine): issue 32's poisoned first
  * run is left out and the entry written from the other four; runs spread
  * 4 % apart each (tolerance over 10 %) are written wide; launch-bound runs

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 #include "selftest.h"
 
 /* Runs a shell command with make's own variables cleared; returns its exit

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/options.h"
-#include "base/units.h"
+#include "cli/options.h"
+#include "util/units.h"
 #include "report/result.h"
 #include "supervisor/console.h"
 #include "selftest.h"

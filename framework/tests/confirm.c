@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/confirm.h"
-#include "base/jsontree.h"
+#include "record/claimrec.h"
+#include "record/confirm.h"
+#include "io/jsontree.h"
 #include "selftest.h"
 
 #define LINE 2048

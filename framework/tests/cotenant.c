@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/clock.h"
-#include "base/confirm.h"
+#include "host/clock.h"
+#include "record/confirm.h"
 #include "selftest.h"
 #include "worker/claim/canary.h"
 #include "worker/claim/compare.h"

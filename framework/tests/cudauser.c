@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "perfgate.h"
-#include "base/status.h"
+#include "util/status.h"
 #include "selftest.h"
 #include "worker/sync/callsite.h"
 #include "worker/device/gpu.h"

@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/jsontree.h"
-#include "base/rng.h"
-#include "base/status.h"
-#include "base/version.h"
+#include "io/jsontree.h"
+#include "stats/rng.h"
+#include "util/status.h"
+#include "util/version.h"
 #include "history/record.h"
 #include "history/schema.h"
 #include "history/series.h"
@@ -27,7 +27,7 @@
 #include "history/store.h"
 #include "history/trend.h"
 #include "report/lastruns.h"
-#include "base/trace.h"
+#include "baseline/trace.h"
 #include "selftest.h"
 
 /* ---- helpers --------------------------------------------------------- */
@@ -37,7 +37,7 @@
 #define NO_CI "env -u GITHUB_SHA -u CI_COMMIT_SHA -u BUILDKITE_COMMIT -u CIRCLE_SHA1 -u GIT_COMMIT" \
               " -u GITHUB_HEAD_REF -u GITHUB_REF_NAME -u CI_COMMIT_REF_NAME -u BUILDKITE_BRANCH"   \
               " -u CIRCLE_BRANCH -u GIT_BRANCH "
-/* The same for a run id (base/shard.h). */
+/* The same for a run id (shard.h). */
 #define NO_RUN_ID "env -u PERFGATE_RUN_ID -u SLURM_ARRAY_JOB_ID -u SLURM_JOB_ID -u GITHUB_RUN_ID " \
                   "-u CI_PIPELINE_ID -u BUILDKITE_BUILD_ID "
 

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/hostcause.h"
-#include "base/hostload.h"
-#include "base/hostshare.h"
+#include "host/hostcause.h"
+#include "host/hostload.h"
+#include "host/hostshare.h"
 #include "worker/claim/hostnoise.h"
 #include "selftest.h"
 

@@ -14,16 +14,25 @@
 
 /* The layers of framework/src, each allowed to include only what the
  * table says ("" is the entry: run.c and main.c, above both processes). */
+#define SHARED "util stats io host baseline record cli"
 static const struct {
   const char *dir, *may_include;
   int no_cuda; /* its files (headers and sources) never reach a CUDA header */
+  int shared;  /* both processes use it: its headers never reach one either */
 } layers[] = {
-    {"base", "base", 0},   /* both processes; its headers are checked below */
-    {"worker", "base worker", 0},
-    {"history", "base history", 1},
-    {"report", "base history report", 1},
-    {"supervisor", "base history report supervisor", 1},
-    {"", "base worker history report supervisor", 0},
+    /* the floors both processes stand on, lowest first */
+    {"util", "util", 0, 1},       /* errors, growing buffers, units, names, the registry */
+    {"stats", "util stats", 0, 1}, /* medians, intervals, distributions, the seeded rng */
+    {"io", "util io", 0, 1},       /* files and JSON */
+    {"host", "util stats io host", 0, 1}, /* clocks, the host's CPUs and load, the preflight */
+    {"baseline", "util stats io host baseline", 0, 1}, /* baseline files, their rule, traces */
+    {"record", "util stats io host baseline record", 0, 1}, /* claim records, the wire */
+    {"cli", SHARED, 0, 1},         /* the command line and the CI's shard */
+    {"worker", SHARED " worker", 0, 0},
+    {"history", SHARED " history", 1, 0},
+    {"report", SHARED " history report", 1, 0},
+    {"supervisor", SHARED " history report supervisor", 1, 0},
+    {"", SHARED " worker history report supervisor", 0, 0},
 };
 enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 256, MAX_INC = 48 };
 
@@ -32,7 +41,7 @@ typedef struct file {
   char module[160]; /* "worker/compare" */
   int layer;
   int cuda;         /* includes a CUDA header itself */
-  char inc[MAX_INC][160]; /* framework headers it includes ("base/json.h") */
+  char inc[MAX_INC][160]; /* framework headers it includes ("io/json.h") */
   int ninc;
   char bare[160];   /* a quoted include without its folder ("json.h"), or "" */
 } file;
@@ -111,7 +120,7 @@ static void add_dir(const char *root, int layer, const char *sub, tree *t)
   closedir(dir);
 }
 
-/* The layer a framework header belongs to ("base/json.h" -> base). */
+/* The layer a framework header belongs to ("io/json.h" -> io). */
 static const char *layer_of(const char *inc, char *buf, size_t len)
 {
   snprintf(buf, len, "%.*s", (int)(strchr(inc, '/') - inc), inc);
@@ -132,7 +141,7 @@ static int check_layers(const tree *t, char *out, size_t len)
     for (int k = 0; k < f->ninc; k++) {
       char l[64], word[70];
       snprintf(word, sizeof word, " %s ", layer_of(f->inc[k], l, sizeof l));
-      char allowed[80];
+      char allowed[200];
       snprintf(allowed, sizeof allowed, " %s ", layers[f->layer].may_include);
       if (strstr(allowed, word)) continue;
       /* The supervisor's one door to CUDA: a forked child (probe.h says why). */
@@ -215,14 +224,15 @@ static int reaches_cuda(const tree *t, int i, int depth, char *via, size_t len)
   return 0;
 }
 
-/* Files of the supervisor's side (and base's headers) that reach CUDA. */
+/* Files of the supervisor's side (and the shared floors' headers) that
+ * reach CUDA. */
 static int check_cuda(const tree *t, char *out, size_t len)
 {
   int bad = 0;
   for (int i = 0; i < t->n; i++) {
     const file *f = &t->f[i];
-    int base_header = !strcmp(layers[f->layer].dir, "base") && f->path[strlen(f->path) - 1] == 'h';
-    if (!layers[f->layer].no_cuda && !base_header) continue;
+    int shared_header = layers[f->layer].shared && f->path[strlen(f->path) - 1] == 'h';
+    if (!layers[f->layer].no_cuda && !shared_header) continue;
     char via[600];
     if (!reaches_cuda(t, i, 0, via, sizeof via)) continue;
     bad++;
@@ -318,7 +328,7 @@ static void put(const char *dir, const char *path, const char *text)
 }
 
 /* The checks find what they are for: a planted cycle, a layer crossed
- * upward, CUDA reached from the supervisor through a base header. */
+ * upward, CUDA reached from the supervisor through a shared header. */
 ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
 {
   char dir[] = "/tmp/perf-layout-XXXXXX";
@@ -328,10 +338,10 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   }
   put(dir, "worker/device/a.h", "#include \"worker/device/b.h\"\n");
   put(dir, "worker/device/b.c", "#include \"worker/device/a.h\"\n");
-  put(dir, "base/up.c", "#include \"worker/device/a.h\"\n");
-  put(dir, "base/clean.h", "#include <stddef.h>\n");
-  put(dir, "base/gpu.h", "#include <cuda_runtime_api.h>\n");
-  put(dir, "supervisor/s.c", "#include \"base/clean.h\"\n#include \"base/gpu.h\"\n");
+  put(dir, "util/up.c", "#include \"worker/device/a.h\"\n");
+  put(dir, "util/clean.h", "#include <stddef.h>\n");
+  put(dir, "util/gpu.h", "#include <cuda_runtime_api.h>\n");
+  put(dir, "supervisor/s.c", "#include \"util/clean.h\"\n#include \"util/gpu.h\"\n");
   put(dir, "worker/context.c", "#include \"worker/context.h\"\n#include \"worker/device/a.h\"\n");
   put(dir, "worker/device/b.h", "#include \"worker/process/test.h\"\n#include \"a.h\"\n");
   put(dir, "worker/claim/ok.c", "#include \"worker/device/a.h\"\n#include \"worker/context.h\"\n");
@@ -344,7 +354,7 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   ST_CHECKF(strstr(out, "worker/device/a") && strstr(out, "worker/device/b"), "%s", out);
   out[0] = '\0';
   ST_EQ(check_layers(&t, out, sizeof out), 2);
-  ST_CHECKF(strstr(out, "base/up.c includes worker/device/a.h"), "%s", out);
+  ST_CHECKF(strstr(out, "util/up.c includes worker/device/a.h"), "%s", out);
   ST_CHECKF(strstr(out, "worker/device/b.h includes \"a.h\" without its folder"), "%s", out);
   out[0] = '\0';
   ST_EQ(check_upward(&t, out, sizeof out), 3);
@@ -353,12 +363,12 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
                 strstr(out, "worker/device/b.h includes worker/process/test.h") &&
                 strstr(out, "worker/misc/x.c is in no room"), "%s", out);
   out[0] = '\0';
-  ST_EQ(check_cuda(&t, out, sizeof out), 2); /* base/gpu.h itself, and s.c through it */
-  ST_CHECKF(strstr(out, "supervisor/s.c reaches a CUDA header: supervisor/s.c -> base/gpu.h"),
+  ST_EQ(check_cuda(&t, out, sizeof out), 2); /* util/gpu.h itself, and s.c through it */
+  ST_CHECKF(strstr(out, "supervisor/s.c reaches a CUDA header: supervisor/s.c -> util/gpu.h"),
             "%s", out);
-  /* base/json.o defining perf__jsn_put: misnamed; perf__json_put and the
+  /* io/json.o defining perf__jsn_put: misnamed; perf__json_put and the
    * public perf__faster are fine. */
-  put(dir, "src/base/json.c", "");
+  put(dir, "src/io/json.c", "");
   put(dir, "obj/src.c", "int perf__jsn_put(void) { return 0; }\n"
                         "int perf__json_put(void) { return 1; }\n"
                         "int perf__faster(void) { return 2; }\n"
@@ -366,7 +376,7 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
                         "static int n = 4;\n"
                         "int perf__json_get(void) { return n; }\n");
   char cmd[300];
-  snprintf(cmd, sizeof cmd, "mkdir -p %s/obj/base && cc -c %s/obj/src.c -o %s/obj/base/json.o",
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/obj/io && cc -c %s/obj/src.c -o %s/obj/io/json.o",
            dir, dir, dir);
   ST_EQ(st_shell(cmd), 0);
   snprintf(cmd, sizeof cmd, "%s/obj", dir);
@@ -374,9 +384,9 @@ ST_TEST(layout_checks_catch_a_cycle_an_upward_include_and_cuda)
   char src[300];
   snprintf(src, sizeof src, "%s/src", dir);
   ST_EQ(check_names(cmd, src, "int perf__faster(perf_workload *a);", out, sizeof out), 3);
-  ST_CHECKF(strstr(out, "base/json.o defines perf__jsn_put (want perf__json_*)"), "%s", out);
-  ST_CHECKF(strstr(out, "base/json.o defines jsn_depth (want perf__json_*)"), "%s", out);
-  ST_CHECKF(strstr(out, "base/json.o has a file-scope variable named n (name it)"), "%s", out);
+  ST_CHECKF(strstr(out, "io/json.o defines perf__jsn_put (want perf__json_*)"), "%s", out);
+  ST_CHECKF(strstr(out, "io/json.o defines jsn_depth (want perf__json_*)"), "%s", out);
+  ST_CHECKF(strstr(out, "io/json.o has a file-scope variable named n (name it)"), "%s", out);
   st_rmtree(dir);
 }
 

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/jsontree.h"
-#include "base/preflight.h"
+#include "io/jsontree.h"
+#include "host/preflight.h"
 #include "selftest.h"
 #include "worker/device/gpuwatch.h"
 #include "worker/process/probe.h"

@@ -439,7 +439,7 @@ ST_TEST(runner_progress_and_colour_only_on_a_terminal)
   st_run_free(&r);
 }
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 
 /* Parses path with python3's json module when there is one (strict JSON),
  * and always with perf__jsontree_read; returns the tree (or NULL). */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
 #include "selftest.h"
 
 enum { LINE = 2048 };

@@ -2,7 +2,7 @@
 /* It counts each test's checks. */
 #define _GNU_SOURCE
 #include "selftest.h"
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 
 #include <dirent.h>
 #include <cuda_runtime_api.h>

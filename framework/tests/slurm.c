@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 #include "history/connect.h"
 #include "history/store.h"
 #include "selftest.h"

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/blrule.h"
-#include "base/machine.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "baseline/blrule.h"
+#include "baseline/machine.h"
 #include "selftest.h"
-#include "base/status.h"
+#include "util/status.h"
 
 static const char *good =
     "schema: 1\n"
@@ -284,9 +284,9 @@ ST_TEST(baseline_round_trips_through_a_file)
   e.sm_clock = (perf__baseline_mhz){1980, 1755, 1995};
   e.nruns = 3; /* each update run's median, in run order */
   e.runs_s[0] = 3.138e-5, e.runs_s[1] = 2.341e-5, e.runs_s[2] = 2.128e-5;
-  e.nslow = 1; /* a slow mode the update saw (base/blrule.h) */
+  e.nslow = 1; /* a slow mode the update saw (baseline/blrule.h) */
   e.slow_s[0] = 2.5e-5;
-  e.launch_s = 3.4e-6; /* launch-normalized (base/blrule.h) */
+  e.launch_s = 3.4e-6; /* launch-normalized (baseline/blrule.h) */
   e.work = (perf__peaks_work){.bytes_read = 67108864, .bytes_written = 67108864,
                               .flops = 1.099511627776e12, .type = PERF_FLOP_FP16};
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/blrule.h"
-#include "base/dist.h"
-#include "base/rng.h"
-#include "base/status.h"
+#include "baseline/blrule.h"
+#include "stats/dist.h"
+#include "stats/rng.h"
+#include "util/status.h"
 
 /* An entry without runs (a version-1 file): a regression needs both, beyond
  * tolerance and beyond the two medians' own noise. */
@@ -483,7 +483,7 @@ ST_TEST(blrule_more_clean_runs_lower_the_multiplier_at_the_same_tail)
   ST_NEAR(f.tolerance, perf__blrule_z(12) * f.spread * sqrt(1 + 1.0 / 12), 1e-12);
 }
 
-/* When an update's runs of an entry have settled (base/blrule.h), from
+/* When an update's runs of an entry have settled (baseline/blrule.h), from
  * the values alone: a run left out wants 2 more runs that agree; two far
  * of 5 want more, three far of 8 never settle into an entry; a tolerance
  * near the ceiling wants more, one sure of either side does not (of 10 %

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/srcline.h"
+#include "worker/sync/srcline.h"
 #include "worker/sync/callsite.h"
 #include "selftest.h"
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/changepoint.h"
-#include "base/rng.h"
-#include "base/status.h"
+#include "history/changepoint.h"
+#include "stats/rng.h"
+#include "util/status.h"
 #include "selftest.h"
 
 /* n values of 1 + 1 % Gaussian noise, times (1 + step) from index at on

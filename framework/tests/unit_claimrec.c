@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
+#include "record/claimrec.h"
 #include "selftest.h"
 
 /* The measurement members as compare.c's measurement_json writes them for

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/clock.h"
+#include "host/clock.h"
 #include "perfgate.h"
 
 /* Every clock's row says what perfgate.h says of it, and its name maps

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/confirm.h"
-#include "base/rng.h"
+#include "record/confirm.h"
+#include "stats/rng.h"
 #include "supervisor/attempt.h"
 #include "worker/claim/verdict.h"
 

@@ -5,7 +5,7 @@
 
 #include "selftest.h"
 #include "worker/claim/crossover.h"
-#include "base/stats.h"
+#include "stats/stats.h"
 
 /* Points at 16, 32, ..., with the given sides and speedups. */
 static void decide(const int *side, const double *speedup, size_t n, double lo, double hi,

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 #include "perfgate.h"
 #include "selftest.h"
 

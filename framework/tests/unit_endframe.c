@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/endframe.h"
-#include "base/status.h"
+#include "record/endframe.h"
+#include "util/status.h"
 #include "selftest.h"
 
 /* Every field and the reason come back as written, the fields by name. */

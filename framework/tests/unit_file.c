@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/file.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "util/status.h"
 #include "selftest.h"
 
 ST_TEST(file_replace_writes_the_whole_file_and_leaves_no_temporary)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <stdarg.h>
 
-#include "base/filter.h"
+#include "util/filter.h"
 #include "selftest.h"
 
 static int glob(const char *p, const char *s) { return perf__filter_glob(p, p + strlen(p), s); }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "selftest.h"
-#include "base/grow.h"
+#include "util/grow.h"
 
 /* The next capacity: kept when it holds need, else doubled from cap (first
  * when empty) until it does; 0 when it would overflow. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
+#include "record/claimrec.h"
 #include "report/headroom.h"
 #include "selftest.h"
 

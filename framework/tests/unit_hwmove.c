@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
 #include "report/hwmove.h"
 #include "supervisor/rebaseline.h"
 #include "selftest.h"

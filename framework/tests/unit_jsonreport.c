@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/machine.h"
+#include "baseline/baseline.h"
+#include "baseline/machine.h"
 #include "report/jsonreport.h"
 #include "selftest.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 #include "selftest.h"
 
 /* 1 when text parses and its tree is JSON, 0 when it parses and is not,

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/dist.h"
-#include "base/rng.h"
-#include "base/status.h"
+#include "stats/dist.h"
+#include "stats/rng.h"
+#include "util/status.h"
 #include "history/band.h"
 #include "history/judge.h"
 #include "selftest.h"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/machine.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "baseline/machine.h"
 #include "selftest.h"
 
 /* A host fingerprint into b (initialised): model, CPUs, memory in GiB

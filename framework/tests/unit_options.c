@@ -4,8 +4,8 @@
 #include <string.h>
 #include <stdarg.h>
 
-#include "base/options.h"
-#include "base/status.h"
+#include "cli/options.h"
+#include "util/status.h"
 #include "selftest.h"
 
 static int parse(perf__options_cli *c, char *err, int n, ...);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/peaks.h"
+#include "record/claimrec.h"
+#include "baseline/peaks.h"
 #include "perfgate.h"
 #include "selftest.h"
 

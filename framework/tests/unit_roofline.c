@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/roofline.h"
-#include "base/trace.h"
+#include "baseline/baseline.h"
+#include "report/roofline.h"
+#include "baseline/trace.h"
 #include "selftest.h"
 
 /* 1 GB of DRAM bytes and 1 TFLOP of fp16 on a GPU of 2 TB/s and 500

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/shard.h"
-#include "base/status.h"
+#include "cli/shard.h"
+#include "util/status.h"
 #include "selftest.h"
 
 static const char *const vars[] = {

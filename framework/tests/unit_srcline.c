@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/srcline.h"
+#include "worker/sync/srcline.h"
 #include "selftest.h"
 
 /* The address this function returns to: a line of this file. */

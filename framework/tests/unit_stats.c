@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/rng.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "stats/rng.h"
+#include "stats/stats.h"
+#include "util/status.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stdarg.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "selftest.h"
 
 ST_TEST(status_table)

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/jsontree.h"
-#include "base/trace.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "io/jsontree.h"
+#include "baseline/trace.h"
 #include "selftest.h"
 
 /* One iteration's kernel, copy or sync added calls times (us: its time). */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/rng.h"
+#include "stats/rng.h"
 #include "history/trend.h"
 #include "selftest.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stdarg.h>
 
-#include "base/units.h"
+#include "util/units.h"
 #include "selftest.h"
 
 ST_TEST(time_formatting)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/clock.h"
+#include "host/clock.h"
 #include "worker/claim/verdict.h"
 
 ST_TEST(look_schedule_grows_and_ends_at_max_rounds)

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/wire.h"
+#include "record/wire.h"
 #include "selftest.h"
-#include "base/status.h"
+#include "util/status.h"
 
 ST_TEST(frames_round_trip_through_a_pipe)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "selftest.h"
 #include "worker/device/gpu.h"
 #include "worker/sync/cupti.h"

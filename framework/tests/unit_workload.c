@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "selftest.h"
-#include "base/clock.h"
-#include "base/status.h"
+#include "host/clock.h"
+#include "util/status.h"
 #include "perfgate.h"
 #include "worker/context.h"
 #include "worker/sample/workload.h"

@@ -8,10 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/changepoint.h"
-#include "base/dist.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "history/changepoint.h"
+#include "stats/dist.h"
+#include "stats/stats.h"
+#include "util/status.h"
 
 /* The index in v[0..n) of the first value after the last change point
  * (0: none, or a series too short to have one); a suspected one is not

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "history/pg.h"
 #include "history/secret.h"
 #include "history/sqlite.h"

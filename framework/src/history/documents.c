@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/grow.h"
-#include "base/status.h"
+#include "util/grow.h"
+#include "util/status.h"
 #include "history/schema.h"
 
 /* Adds the shard of row (id, gpu, shard_index, shard_total) to the set

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "stats/stats.h"
+#include "util/status.h"
 
 /* One group of series (kind and clock): its prior and its tails. */
 typedef struct group {

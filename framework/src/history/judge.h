@@ -24,7 +24,7 @@
  *    Student t fitted to the left-out deviations of the group's bands
  *    (perf__band_tails_of: what its history shows), with at most
  *    PERF__JUDGE_HOST_NU degrees of freedom, at the same spread, on a
- *    host clock (wall, submit: base/clock.h's host column), which is
+ *    host clock (wall, submit: host/clock.h's host column), which is
  *    timed at the host's pace: a shared host runs in phases no band of a
  *    few commits shows (an H200 host doubled an OpenMP workload in 1 of
  *    14 runs of unchanged code, 7 deviations of its band). Beyond its band

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "history/secret.h"
 
 enum { MAX_PARAMS = 32, MAX_COLS = 64 };

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/label.h"
-#include "base/status.h"
+#include "util/label.h"
+#include "util/status.h"
 
 /* The first line git prints for args, or "" (no git, not a repository, or
  * nothing printed). */
@@ -24,7 +24,7 @@ static void git(const char *args, char *out, size_t len)
   out[strcspn(out, "\n")] = '\0';
 }
 
-/* v, which what gave, checked (base/label.h) and copied into out[len]
+/* v, which what gave, checked (util/label.h) and copied into out[len]
  * (len > PERF__LABEL_MAX). Returns 0, or PERF__EUSAGE with why in err and
  * the remedy (fix it, or give option). */
 static int take(const char *what, const char *v, const char *option, char *out, size_t len,

@@ -18,7 +18,7 @@ typedef struct perf__provenance {
  * files differ from HEAD; the branch from branch (--branch=), else
  * GITHUB_HEAD_REF, GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BUILDKITE_BRANCH,
  * CIRCLE_BRANCH, GIT_BRANCH, else git's current branch. Each value is
- * taken as it is and checked by the one rule (base/label.h): never cut or
+ * taken as it is and checked by the one rule (util/label.h): never cut or
  * changed. Returns 0 (what cannot be found is "unknown" (commit) or ""
  * (branch)), or PERF__EUSAGE with err[len] naming the option, variable or
  * git, what is wrong and the remedy. */

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/claimrec.h"
-#include "base/json.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "io/json.h"
+#include "util/status.h"
 #include "history/secret.h"
 
 /* What one insert needs besides its values. */

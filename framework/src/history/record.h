@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/jsontree.h"
+#include "io/jsontree.h"
 #include "history/provenance.h"
 #include "history/store.h"
 

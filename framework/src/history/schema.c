@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 
 /* Step k brings version k-1 to k. A released step never changes: a new
  * version is a new step. */
@@ -66,7 +66,7 @@ static const char *const steps[PERF__SCHEMA_VERSION] = {
     " document TEXT NOT NULL);",
     /* 7: what each workload declared one iteration moves and computes
      * (NULL: nothing), so that a series gives throughput beside time, and
-     * what the GPU did for one iteration (base/trace.h's JSON; NULL: not
+     * what the GPU did for one iteration (baseline/trace.h's JSON; NULL: not
      * traced), so that a change point can say what changed. */
     "ALTER TABLE perfgate_workloads ADD COLUMN bytes_read DOUBLE PRECISION;"
     "ALTER TABLE perfgate_workloads ADD COLUMN bytes_written DOUBLE PRECISION;"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
-#include "base/grow.h"
+#include "util/status.h"
+#include "util/grow.h"
 
 /* One password in a text: text[at, at + n) as written; uri: %-encoded;
  * quoted: a '...' value, its quotes in the span. */

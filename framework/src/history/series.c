@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/filter.h"
-#include "base/status.h"
-#include "base/grow.h"
+#include "util/filter.h"
+#include "util/status.h"
+#include "util/grow.h"
 #include "history/schema.h"
 
 /* A run that was read: where its values go. */

@@ -90,7 +90,7 @@ char *perf__series_label(const perf__series *s, char *out, size_t len);
 
 void perf__series_free(perf__series_set *set);
 
-/* The trace (base/trace.h's JSON, malloc'd into *json; NULL when none
+/* The trace (baseline/trace.h's JSON, malloc'd into *json; NULL when none
  * was recorded) of workload series x at its axis's commit k: the newest
  * run of that GPU and commit that traced it. Returns 0 or the store's
  * error (err[len]). */

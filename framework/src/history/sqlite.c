@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/file.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "util/status.h"
 
 enum { MAX_COLS = 64 };
 

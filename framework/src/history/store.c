@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "history/secret.h"
 
 perf__store_value perf__store_int(long long i)

@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "base/status.h"
+#include "util/status.h"
 
 /* See trend.h. */
 size_t perf__trend_min_points(void)

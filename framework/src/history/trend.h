@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/changepoint.h"
+#include "history/changepoint.h"
 #include "history/series.h"
 
 /* The most change points kept per series (svg.h draws 8). */

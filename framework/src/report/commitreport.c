@@ -12,11 +12,11 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "base/clock.h"
-#include "base/file.h"
-#include "base/progname.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "host/clock.h"
+#include "io/file.h"
+#include "util/progname.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "history/band.h"
 #include "history/connect.h"
 #include "history/judge.h"

@@ -4,7 +4,7 @@
 #ifndef PERF_COMMITREPORT_H
 #define PERF_COMMITREPORT_H
 
-#include "base/options.h"
+#include "cli/options.h"
 
 /* The commits of each GPU read back, ending with the commit: its earlier
  * commits are looked for among them. */

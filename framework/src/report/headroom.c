@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/stats.h"
-#include "base/status.h"
-#include "base/units.h"
-#include "base/grow.h"
+#include "record/claimrec.h"
+#include "stats/stats.h"
+#include "util/status.h"
+#include "util/units.h"
+#include "util/grow.h"
 #include "report/svg.h"
 #include "report/tally.h"
 

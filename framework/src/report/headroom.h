@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/json.h"
+#include "io/json.h"
 #include "report/result.h"
 
 /* The margin a threshold should keep from the worst interval bound seen. */

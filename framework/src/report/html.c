@@ -7,8 +7,8 @@
 
 #include "report/headroom.h"
 #include "report/plot.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "history/secret.h"
 #include "report/xml.h"
 

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/blrule.h"
-#include "base/blyaml.h"
-#include "base/file.h"
-#include "base/json.h"
-#include "base/machine.h"
-#include "base/progname.h"
-#include "base/roofline.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "baseline/blrule.h"
+#include "baseline/blyaml.h"
+#include "io/file.h"
+#include "io/json.h"
+#include "baseline/machine.h"
+#include "util/progname.h"
+#include "report/roofline.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "report/tally.h"
 
 /* The Markdown of the tables this process's update printed. */

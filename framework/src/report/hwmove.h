@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/baseline.h"
-#include "base/options.h"
+#include "baseline/baseline.h"
+#include "cli/options.h"
 
 /* When a GPU's baseline file is written (--update-baselines) beside
  * another GPU's, each workload both files hold is shown with its time on
- * each, their ratio, and the ratio base/roofline.h predicts from its
+ * each, their ratio, and the ratio report/roofline.h predicts from its
  * declared work and the two files' calibration entries; a workload whose
  * measured ratio is farther from that prediction than both entries'
  * tolerances and PERF__HWMOVE_MARGIN allow, in either direction, is an

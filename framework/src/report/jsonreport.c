@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/machine.h"
-#include "base/preflight.h"
-#include "base/claimrec.h"
-#include "base/status.h"
-#include "base/version.h"
+#include "baseline/baseline.h"
+#include "baseline/machine.h"
+#include "host/preflight.h"
+#include "record/claimrec.h"
+#include "util/status.h"
+#include "util/version.h"
 #include "history/secret.h"
 #include "report/headroom.h"
 #include "report/tally.h"

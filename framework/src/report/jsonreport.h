@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "base/json.h"
-#include "base/jsontree.h"
-#include "base/registry.h"
+#include "io/json.h"
+#include "io/jsontree.h"
+#include "util/registry.h"
 #include "report/result.h"
-#include "base/options.h"
+#include "cli/options.h"
 
 /* The schema every document names in its "schema" member; --merge reads
  * only documents that name it. */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "report/tally.h"
 #include "report/xml.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "base/registry.h"
+#include "util/registry.h"
 #include "report/result.h"
 
 /* Writes results r[0..n) (r[i] belongs to tests[i % nt]) of a run that

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
-#include "base/units.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "history/schema.h"
 #include "history/series.h"
 #include "history/connect.h"

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "base/registry.h"
-#include "base/status.h"
+#include "util/registry.h"
+#include "util/status.h"
 #include "report/headroom.h"
 #include "report/tally.h"
 

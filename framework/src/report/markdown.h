@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/registry.h"
+#include "util/registry.h"
 #include "report/lastruns.h"
 #include "report/result.h"
 

@@ -14,13 +14,13 @@
 #include "report/jsonreport.h"
 #include "report/recorder.h"
 #include "report/report.h"
-#include "base/claimrec.h"
-#include "base/json.h"
-#include "base/jsontree.h"
-#include "base/label.h"
-#include "base/progname.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "record/claimrec.h"
+#include "io/json.h"
+#include "io/jsontree.h"
+#include "util/label.h"
+#include "util/progname.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "report/result.h"
 
 enum { MAX_SHARDS = 4096 };
@@ -47,7 +47,7 @@ static const char *run_id_of(const perf__jsontree_node *r)
 }
 
 /* Checks one report: a perfgate report whose run id, if any, keeps the
- * one rule of run ids (base/label.h: a report an older perfgate wrote may
+ * one rule of run ids (util/label.h: a report an older perfgate wrote may
  * hold one cut or with a newline); returns 0 or 2 after a message. */
 static int check(const char *path, const perf__jsontree_node *r, long *total, char *seen, int shards)
 {

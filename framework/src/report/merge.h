@@ -3,8 +3,8 @@
 #ifndef PERF_MERGE_H
 #define PERF_MERGE_H
 
-#include "base/jsontree.h"
-#include "base/options.h"
+#include "io/jsontree.h"
+#include "cli/options.h"
 
 /* Reads the reports in[0..n), checks that they are one run's shards (same
  * total, each index once) and writes out: every test, summed totals, each

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsontree.h"
-#include "base/label.h"
-#include "base/progname.h"
-#include "base/units.h"
+#include "io/jsontree.h"
+#include "util/label.h"
+#include "util/progname.h"
+#include "util/units.h"
 #include "history/connect.h"
 #include "history/documents.h"
 #include "history/store.h"

@@ -4,7 +4,7 @@
 #ifndef PERF_MERGEHISTORY_H
 #define PERF_MERGEHISTORY_H
 
-#include "base/options.h"
+#include "cli/options.h"
 
 /* Merges the shards of run cli->run_id (on GPU cli->trend_gpu when given)
  * that cli->history holds into cli->merge, each shard's last attempt, as

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/file.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "util/status.h"
 #include "history/connect.h"
 #include "history/sqlite.h"
 #include "report/report.h"

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/options.h"
+#include "cli/options.h"
 #include "report/report.h"
 
 /* The file a report for GPU id is written to with --devices: path with

@@ -13,13 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/claimrec.h"
-#include "base/file.h"
-#include "base/json.h"
-#include "base/peaks.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "io/file.h"
+#include "io/json.h"
+#include "baseline/peaks.h"
+#include "util/status.h"
 #include "report/svg.h"
-#include "base/progname.h"
+#include "util/progname.h"
 
 enum { MAX_LINES = 8, MAX_PARAMS = 4, MAX_SITES = 16, MAX_ROWS = 64 };
 
@@ -126,7 +126,7 @@ static line *line_of(line *lines, size_t *n, const char *label)
   return &lines[i];
 }
 
-/* w's declared work at point x as rates (base/peaks.h): one line for its
+/* w's declared work at point x as rates (baseline/peaks.h): one line for its
  * bytes, one for its math. Never fails (a full chart drops the line). */
 static void add_rates(timechart *t, const perf__claimrec_workload *w, const char *clock, double x)
 {

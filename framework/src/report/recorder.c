@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
-#include "base/progname.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "util/progname.h"
+#include "util/status.h"
 #include "history/provenance.h"
 #include "history/record.h"
 #include "history/schema.h"

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "base/jsontree.h"
-#include "base/options.h"
+#include "io/jsontree.h"
+#include "cli/options.h"
 
 /* What recording a run left behind, for the Markdown comparison. */
 typedef struct perf__recorder_run {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/file.h"
-#include "base/json.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "io/json.h"
+#include "util/status.h"
 #include "report/html.h"
 #include "report/hwmove.h"
 #include "report/jsonreport.h"
@@ -23,7 +23,7 @@
 #include "report/plot.h"
 #include "report/recorder.h"
 #include "report/tap.h"
-#include "base/progname.h"
+#include "util/progname.h"
 
 /* What a report is written from (report.h). */
 struct perf__report_run {

@@ -8,16 +8,16 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "base/json.h"
-#include "base/options.h"
-#include "base/registry.h"
+#include "io/json.h"
+#include "cli/options.h"
+#include "util/registry.h"
 #include "report/result.h"
 
 /* What a report is written from: the run's command line, tests, results,
  * exit code (defined in report.c). */
 typedef struct perf__report_run perf__report_run;
 
-/* A report format: a row of PERF__OPTIONS_REPORTS (base/options.h) with its
+/* A report format: a row of PERF__OPTIONS_REPORTS (cli/options.h) with its
  * writer, a struct of methods in the manner of Redis's rio. */
 typedef struct perf__report_format {
   const char *opt;         /* its option: "--json" */

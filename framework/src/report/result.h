@@ -5,10 +5,10 @@
 
 #include <stddef.h>
 
-#include "base/claimrec.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "util/status.h"
 
-/* A first attempt that a second one confirmed (base/confirm.h). */
+/* A first attempt that a second one confirmed (record/confirm.h). */
 typedef struct perf__result_attempt {
   perf_outcome outcome;
   char reason[700];

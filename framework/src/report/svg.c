@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/units.h"
+#include "util/units.h"
 #include "report/xml.h"
 
 enum { W = 760, H = 420, ML = 84, MR = 220, MT = 40, MB = 58, PW = W - ML - MR, PH = H - MT - MB };

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "base/trace.h"
+#include "baseline/trace.h"
 
 /* See tally.h. */
 int perf__tally_is_failure(perf_outcome o) { return o == PERF_OUTCOME_FAIL || o == PERF_OUTCOME_INCONCLUSIVE; }

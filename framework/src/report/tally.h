@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "report/result.h"
 
 typedef struct perf__tally {
@@ -24,7 +24,7 @@ perf__tally perf__tally_count(const perf__result *r, size_t n);
  * Never fails. */
 int perf__tally_verdict_line(const char *line);
 /* 1 for a line of what changed in a failed measurement's GPU work (its
- * header, "  what changed in ...", and each change, base/trace.h's
+ * header, "  what changed in ...", and each change, baseline/trace.h's
  * PERF__TRACE_CHANGED). Never fails. */
 int perf__tally_explain_line(const char *line);
 

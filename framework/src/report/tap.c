@@ -2,8 +2,8 @@
 /* Each test that did not pass gets a YAML block. */
 #include "report/tap.h"
 
-#include "base/registry.h"
-#include "base/status.h"
+#include "util/registry.h"
+#include "util/status.h"
 
 /* A YAML double-quoted scalar on one line (\" and \\ escaped, line breaks
  * and tabs as spaces). Never fails (stream errors show in ferror(f)), as

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/registry.h"
+#include "util/registry.h"
 #include "report/result.h"
 
 /* Writes a plan, then one point per result r[0..n) (r[i] belongs to

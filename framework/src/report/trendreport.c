@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/cpumask.h"
-#include "base/file.h"
-#include "base/progname.h"
-#include "base/trace.h"
-#include "base/units.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "host/cpumask.h"
+#include "io/file.h"
+#include "util/progname.h"
+#include "baseline/trace.h"
+#include "util/units.h"
 #include "history/schema.h"
 #include "history/series.h"
 #include "history/connect.h"
@@ -122,7 +122,7 @@ static void print_cut(perf__store *st, const perf__series_set *set, const found 
 
 /* Under a workload's change point: what changed in its GPU work between
  * the last commit before it and the first after, from the traces the
- * history recorded (base/trace.h), or why that is not known. Never fails
+ * history recorded (baseline/trace.h), or why that is not known. Never fails
  * (a store error is said in the line). */
 static void explain_cut(perf__store *st, const perf__series_set *set, const perf__series *s,
                         const perf__changepoint *cp)

@@ -3,7 +3,7 @@
 #ifndef PERF_TRENDREPORT_H
 #define PERF_TRENDREPORT_H
 
-#include "base/options.h"
+#include "cli/options.h"
 
 /* Reads cli->history (nothing is run or written there), finds each series'
  * change points and prints them per GPU: the commit where the shift

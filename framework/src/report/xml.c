@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "base/json.h"
+#include "io/json.h"
 
 /* See xml.h. */
 void perf__xml_text(FILE *f, const char *s, size_t n)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/confirm.h"
-#include "base/units.h"
+#include "record/confirm.h"
+#include "util/units.h"
 
 /* See attempt.h. */
 int perf__attempt_needed(const perf__result *r)

@@ -9,7 +9,7 @@
 #include "report/result.h"
 
 /* 1 when the first attempt r, a test that ended (its worker sent END: no
- * crash, no timeout), is to be confirmed (base/confirm.h): it ended FAIL
+ * crash, no timeout), is to be confirmed (record/confirm.h): it ended FAIL
  * and one of its claims with an id did not pass. Never fails. */
 int perf__attempt_needed(const perf__result *r);
 
@@ -24,7 +24,7 @@ int perf__attempt_needed(const perf__result *r);
  * line says so in r and the supervisor does not run one. Never fails. */
 int perf__attempt_shared_out(perf__result *r);
 
-/* The KEEP message before the second attempt's RUN (base/confirm.h): the
+/* The KEEP message before the second attempt's RUN (record/confirm.h): the
  * id of each claim of first whose every record passed. Returns it malloc'd
  * (*len its length), or NULL without memory. */
 char *perf__attempt_keep_text(const perf__result *first, size_t *len);

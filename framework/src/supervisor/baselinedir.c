@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/file.h"
-#include "base/machine.h"
-#include "base/status.h"
-#include "base/units.h"
-#include "base/progname.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "io/file.h"
+#include "baseline/machine.h"
+#include "util/status.h"
+#include "util/units.h"
+#include "util/progname.h"
 
 /* 1 for a baseline file's name (perf__baseline_is_file_name). */
 static int is_baseline(const struct dirent *e) { return perf__baseline_is_file_name(e->d_name); }
@@ -61,7 +61,7 @@ static int misnamed(const char *dir, const char *who, FILE *err)
 
 /* What a valid file at path (its model b) is to this host (now, its
  * fingerprint: perf__machine_host): a note line to out when it has this
- * host's name (base/machine.h) and is another machine's, or is this
+ * host's name (baseline/machine.h) and is another machine's, or is this
  * host's under the name host files had before. Never fails. */
 static void host_note(const char *dir, const char *path, const perf__baseline *b,
                       const perf__baseline *now, FILE *out)

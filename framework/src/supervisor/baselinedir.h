@@ -26,7 +26,7 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
  * loader's strict checks (schema, types, positions), printing one line per
  * valid file to out and a total (out NULL: nothing), with a note under a
  * host's file that has this host's name and is another machine's, or is
- * this host's under the name host files had before (base/machine.h). Returns 0 when all
+ * this host's under the name host files had before (baseline/machine.h). Returns 0 when all
  * are valid, or there is none, or dir is the default directory (not given)
  * and does not exist yet (each said on out); 2 after "who: file:line:column:
  * problem" on err for the first malformed or unreadable file, after a line
@@ -36,7 +36,7 @@ int perf__baselinedir_usable(const char *dir, int must_exist, int *missing, char
  * command ("--check-baselines", "--update-baselines"). */
 int perf__baselinedir_check(const char *dir, int given, const char *who, FILE *out, FILE *err);
 
-/* Whether this host's baseline file in dir (base/machine.h) is another
+/* Whether this host's baseline file in dir (baseline/machine.h) is another
  * machine's, for an update: its entries would be merged with this
  * machine's. Returns 2 after "who: PATH is another machine's baseline
  * file: ..." on err; 0 otherwise (a missing, own or malformed file:

@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "base/options.h"
-#include "base/progname.h"
-#include "base/version.h"
+#include "cli/options.h"
+#include "util/progname.h"
+#include "util/version.h"
 #include "report/hwmove.h"
 #include "supervisor/baselinedir.h"
 

@@ -4,7 +4,7 @@
 #ifndef PERF_BASELINETOOL_H
 #define PERF_BASELINETOOL_H
 
-/* The options perfgate-baselines takes (rows of base/options.h's
+/* The options perfgate-baselines takes (rows of cli/options.h's
  * PERF__OPTIONS_MAP): the baseline directory, --compare-baselines (with
  * --markdown) and what every program takes. --check-baselines is what it
  * does otherwise (make check-baselines ARGS=... may give it). */

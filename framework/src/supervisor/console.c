@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/units.h"
+#include "util/units.h"
 
 static struct {
   int color, verbose, tty;

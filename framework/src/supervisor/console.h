@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/options.h"
+#include "cli/options.h"
 #include "report/result.h"
 
 void perf__console_setup(perf__options_color color, int verbose);

@@ -11,16 +11,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/cpumask.h"
-#include "base/hostshare.h"
-#include "base/label.h"
-#include "base/units.h"
+#include "host/cpumask.h"
+#include "host/hostshare.h"
+#include "util/label.h"
+#include "util/units.h"
 #include "worker/process/probe.h"
 #include "report/merge.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "supervisor/supervisor.h"
-#include "base/progname.h"
+#include "util/progname.h"
 
 /* See devices.h. */
 int perf__devices_parse(const char *spec, int *ids, char *err, size_t len)

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "base/options.h"
-#include "base/registry.h"
+#include "cli/options.h"
+#include "util/registry.h"
 
 enum { PERF__DEVICES_MAX = 64 };
 

@@ -11,16 +11,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/machine.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "baseline/machine.h"
 #include "supervisor/baselinedir.h"
-#include "base/blrule.h"
-#include "base/units.h"
-#include "base/stats.h"
-#include "base/trace.h"
-#include "base/status.h"
-#include "base/grow.h"
+#include "baseline/blrule.h"
+#include "util/units.h"
+#include "stats/stats.h"
+#include "baseline/trace.h"
+#include "util/status.h"
+#include "util/grow.h"
 #include "report/hwmove.h"
 
 enum { RUNS = PERF__UPDATE_RUNS, MAX_RUNS = PERF__BL_MAX_RUNS, MAX_FILES = 4, MAX_FIELDS = 64 };
@@ -48,11 +48,11 @@ typedef struct meas {
   perf__peaks_work work;                 /* its declared work (the last run's) */
   char *trace;                           /* its trace's JSON (the last run's); NULL */
   int traced;                            /* that trace has items */
-  perf__blrule_traced what;              /* and what they say (base/blrule.h) */
+  perf__blrule_traced what;              /* and what they say (baseline/blrule.h) */
   char kernel[PERF__TRACE_NAME];         /* that trace's longest kernel ("": none) */
 } meas;
 
-/* An entry's runs judged: base/blrule.h's fit, what paces it, its floor. */
+/* An entry's runs judged: baseline/blrule.h's fit, what paces it, its floor. */
 typedef struct judged {
   perf__blrule_fit f;     /* the floor raised where host-paced or the clock fell */
   perf__blrule_pace pace; /* PERF__BLR_PACE_GPU: not host-paced (or perfgate's reference) */
@@ -177,7 +177,7 @@ static void longest_kernel(const perf__trace *t, char *name, size_t len)
 
 /* "T\tpath\ttest\tworkload\tJSON": the trace of the entry's measurement
  * in that run, kept as it came (the last run's is written), and what it
- * says of the entry's pace (base/blrule.h). Returns 0, PERF__EPROTO (not
+ * says of the entry's pace (baseline/blrule.h). Returns 0, PERF__EPROTO (not
  * four fields, a trace perfgate cannot read) or PERF__ENOMEM. */
 static int take_trace(perf__rebaseline_runs *u, const char *text)
 {
@@ -333,7 +333,7 @@ static const meas *reference_of(const perf__rebaseline_runs *u, const meas *m, p
   return NULL;
 }
 
-/* 1 when a reference that applies to m (base/blrule.h) and that m's run r
+/* 1 when a reference that applies to m (baseline/blrule.h) and that m's run r
  * timed in its own process ran above that reference's band (its entry as
  * the update's runs make it: perf__blrule_ref_band, the rule a check
  * uses), so that the machine was slow in that run. Never fails. */
@@ -482,7 +482,7 @@ static double fall_of(const meas *m, unsigned *lo, unsigned *hi)
   return fall;
 }
 
-/* The clock's fall that m's time moves with (base/blrule.h: the floor of a
+/* The clock's fall that m's time moves with (baseline/blrule.h: the floor of a
  * power-paced entry), into j: the largest of m's and of the entries of its
  * test whose longest kernel is m's (the same kernel in the same processes
  * meets the same power state; which of them the clock's readings catch
@@ -525,14 +525,14 @@ static double host_tolerance(const perf__rebaseline_runs *u, const meas *m)
   return n >= 2 && !perf__blrule_fit_runs(v, NULL, n, &f) ? f.tolerance : 0;
 }
 
-/* 1 when the driver's launch path paces j's measurement (base/blrule.h:
+/* 1 when the driver's launch path paces j's measurement (baseline/blrule.h:
  * launch-bound, the submit clock). Never fails. */
 static int launch_paced(const judged *j)
 {
   return j->pace == PERF__BLR_PACE_LAUNCH || j->pace == PERF__BLR_PACE_SUBMIT;
 }
 
-/* 1 when the update never writes j's entry unless asked (base/blrule.h:
+/* 1 when the update never writes j's entry unless asked (baseline/blrule.h:
  * launch-paced, neither launch-normalized nor GPU-bound). Never fails. */
 static int never_written(const judged *j)
 {
@@ -549,7 +549,7 @@ static int gpu_bound(const meas *m, double median)
 }
 
 /* Scales j's n run values (m's) to the median of perfgate's launch
- * reference over them when every run read it (base/blrule.h: a
+ * reference over them when every run read it (baseline/blrule.h: a
  * launch-normalized entry), setting j->launch_s; leaves them as they are
  * otherwise. Never fails. */
 static void per_launch(const meas *m, int n, judged *j)
@@ -567,7 +567,7 @@ static void per_launch(const meas *m, int n, judged *j)
   j->launch_s = mid;
 }
 
-/* Judges m's runs (base/blrule.h) into j: the fit (of all runs where
+/* Judges m's runs (baseline/blrule.h) into j: the fit (of all runs where
  * the host paces it), and its floor where the host paces it or the clock
  * fell. Returns 0 or PERF__EINVAL (a value that is not a positive
  * number). */
@@ -603,11 +603,11 @@ static int judge(const perf__rebaseline_runs *u, const meas *m, judged *j)
   return 0;
 }
 
-/* 1 when the host paces j's measurement (base/blrule.h). Never fails. */
+/* 1 when the host paces j's measurement (baseline/blrule.h). Never fails. */
 static int paced(const judged *j) { return j->pace != PERF__BLR_PACE_GPU; }
 
 /* Why the update does not write m's entry (j: its runs judged), or NULL
- * when it does (base/blrule.h): up to j->f.line (PERF__BLR_WRITE_CEILING
+ * when it does (baseline/blrule.h): up to j->f.line (PERF__BLR_WRITE_CEILING
  * in a GPU's file, WIDE over PERF__BLR_CEILING, from all runs where they
  * disagree; PERF__BLR_CEILING in a host's), never launch-bound or on the
  * submit clock unless launch-normalized or GPU-bound; every entry with

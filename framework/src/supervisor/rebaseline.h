@@ -4,15 +4,15 @@
 
 #include <stddef.h>
 
-#include "base/blrule.h"
+#include "baseline/blrule.h"
 
 /* An update runs every test PERF__UPDATE_RUNS times, then more processes
- * of the tests one of whose entries has not settled (base/blrule.h:
+ * of the tests one of whose entries has not settled (baseline/blrule.h:
  * perf__blrule_settled: a run left out, runs that disagree, a tolerance
  * near the ceiling), one fresh worker each, until each has, or an entry
  * has --update-runs runs (at most PERF__BL_MAX_RUNS: what runs_s holds),
  * or the extra runs would take longer than --update-budget seconds (the
- * defaults: base/options.h). */
+ * defaults: cli/options.h). */
 enum { PERF__UPDATE_RUNS = PERF__BLR_RUNS };
 
 /* How perf__rebaseline_write writes (bits). */
@@ -35,10 +35,10 @@ void perf__rebaseline_free(perf__rebaseline_runs *u);
  * "F\tpath\tkey\tvalue...", "E\tpath\ttest\tworkload\tclock\tmedian\tmad\tsamples\t
  * mhz\tmin_mhz\tmax_mhz[\tqueue_share[\thost_ref\tgpu_ref]]" (the SM clock of the
  * samples, 0: unknown; the events clock's queueing share; perfgate's
- * references timed in that process, base/blrule.h, 0: not measured;
+ * references timed in that process, baseline/blrule.h, 0: not measured;
  * then, when the workload declared its work, "\tbytes_read\tbytes_written\t
  * flops\tflop_type"), "T\tpath\ttest\tworkload\tJSON" (the trace of
- * that measurement, base/trace.h; the last run's is kept),
+ * that measurement, baseline/trace.h; the last run's is kept),
  * "R\tpath\ttest\tclaim\tratio" or "W\tpath\ttest\tworkload\tinsts\tdram_read"
  * (what one call of the workload executed on the GPU, counted untimed by
  * CUPTI's range profiler: sm__inst_executed.sum, warp instructions, >= 1,
@@ -54,14 +54,14 @@ int perf__rebaseline_take(perf__rebaseline_runs *u, const char *line, int run);
 void perf__rebaseline_failed(perf__rebaseline_runs *u, const char *test, int run, const char *why);
 
 /* Merges into each file: an entry measured in every run is judged by
- * base/blrule.h (runs left out for a low SM clock or as outliers, each
+ * baseline/blrule.h (runs left out for a low SM clock or as outliers, each
  * named in the table; a host-paced entry's tolerance floored) and gets the
  * clean runs' median, their values (runs_s), the median of their spreads,
  * their summed samples and SM clock (perf__baseline_mhz_merge) and the
  * tolerance their spread allows. An entry of a test that failed, one whose
  * tolerance is over the line it is written under (PERF__BLR_WRITE_CEILING
  * in a GPU's file, PERF__BLR_CEILING in a host's), and a launch-bound or
- * submit-clock one without launch readings in every run (base/blrule.h:
+ * submit-clock one without launch readings in every run (baseline/blrule.h:
  * launch-normalized entries) are not written (how: PERF__REBASELINE_* bits): the old entry
  * stays, and it is counted (perf__rebaseline_flagged; a failed test's are
  * not: they are the test's). A ratio gets its runs' median. A work count
@@ -80,7 +80,7 @@ int perf__rebaseline_write(perf__rebaseline_runs *u, unsigned how, char *err, si
 /* 1 when test should run again as run `run` (PERF__UPDATE_RUNS or later):
  * it did not fail, and an entry of it (ratios and work counts aside),
  * measured in every run so far, has
- * not settled (base/blrule.h: perf__blrule_settled); "workload: why" of
+ * not settled (baseline/blrule.h: perf__blrule_settled); "workload: why" of
  * the first such entry into why[len]. Never fails. */
 int perf__rebaseline_wants_more(const perf__rebaseline_runs *u, const char *test, int run,
                                 char *why, size_t len);

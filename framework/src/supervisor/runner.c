@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/progname.h"
+#include "host/clock.h"
+#include "util/progname.h"
 #include "supervisor/devices.h"
 #include "worker/process/probe.h"
 

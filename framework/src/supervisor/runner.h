@@ -4,8 +4,8 @@
 #ifndef PERF_RUNNER_H
 #define PERF_RUNNER_H
 
-#include "base/options.h"
-#include "base/preflight.h"
+#include "cli/options.h"
+#include "host/preflight.h"
 
 /* Takes the host's readings once and each GPU's (ids[nd], the --devices
  * list; nd 0: device 0 as the run sees it) into pf[] (nd entries, or 1),

@@ -14,23 +14,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/baseline.h"
-#include "base/claimrec.h"
+#include "baseline/baseline.h"
+#include "record/claimrec.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
-#include "base/clock.h"
-#include "base/cpumask.h"
-#include "base/hostcause.h"
-#include "base/hostshare.h"
-#include "base/endframe.h"
-#include "base/wire.h"
-#include "base/registry.h"
-#include "base/units.h"
+#include "host/clock.h"
+#include "host/cpumask.h"
+#include "host/hostcause.h"
+#include "host/hostshare.h"
+#include "record/endframe.h"
+#include "record/wire.h"
+#include "util/registry.h"
+#include "util/units.h"
 #include "report/report.h"
 #include "report/headroom.h"
 #include "supervisor/attempt.h"
 #include "supervisor/console.h"
-#include "base/progname.h"
+#include "util/progname.h"
 
 typedef struct worker {
   pid_t pid;
@@ -394,7 +394,7 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__options_
   return s;
 }
 
-/* Confirm before failing (base/confirm.h): runs the test of r again in a
+/* Confirm before failing (record/confirm.h): runs the test of r again in a
  * fresh worker w, told first (KEEP) which claims to take from r, the first
  * attempt; r then holds both attempts. Returns as run_one. When no worker
  * can start (said on stderr) or memory runs out, r stays the first

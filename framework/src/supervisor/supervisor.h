@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "base/options.h"
-#include "base/registry.h"
+#include "cli/options.h"
+#include "util/registry.h"
 
 /* Runs tests[0..n) one at a time in a worker started by exec'ing self with
  * argv[1..] plus the worker flag; a crashed, exited or timed-out worker fails

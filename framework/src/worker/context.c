@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/confirm.h"
+#include "record/confirm.h"
 
 perf__context_opts perf__context_opt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 

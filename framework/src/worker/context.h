@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/claimrec.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "util/status.h"
 
 /* Options the worker runs tests with (set from the command line). */
 typedef struct perf__context_opts {
@@ -33,7 +33,7 @@ typedef struct perf__context_opts {
   int baseline_check_all;  /* compare every measured workload */
   int strict_improvements;
   int confirm;             /* a claim that fails is confirmed in a second
-                              attempt (base/confirm.h): each judges at a
+                              attempt (record/confirm.h): each judges at a
                               share of alpha */
 } perf__context_opts;
 extern perf__context_opts perf__context_opt;
@@ -102,7 +102,7 @@ void perf__context_claim(const perf__claimrec *r);
 void perf__context_claimf(perf_outcome o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ---- Confirm before failing (base/confirm.h) ----
+/* ---- Confirm before failing (record/confirm.h) ----
  * The claims a second attempt may take from the first (FASTER, SIMILAR,
  * CROSSOVER, BASELINE) open a claim with an id; every record sent until it
  * is closed carries that id (a ratio claim's --baseline-check=all records

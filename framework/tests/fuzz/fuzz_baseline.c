@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/baseline.h"
-#include "base/blyaml.h"
-#include "base/status.h"
+#include "baseline/baseline.h"
+#include "baseline/blyaml.h"
+#include "util/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,22 +10,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/baseline.h"
-#include "base/blrule.h"
-#include "base/machine.h"
-#include "base/clock.h"
-#include "base/confirm.h"
+#include "baseline/baseline.h"
+#include "baseline/blrule.h"
+#include "baseline/machine.h"
+#include "host/clock.h"
+#include "record/confirm.h"
 #include "worker/device/fingerprint.h"
-#include "base/units.h"
+#include "util/units.h"
 #include "worker/device/gpu.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "stats/stats.h"
+#include "util/status.h"
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
 #include "worker/claim/hostnoise.h"
-#include "base/hostcause.h"
-#include "base/trace.h"
+#include "host/hostcause.h"
+#include "baseline/trace.h"
 #include "worker/sample/inband.h"
 #include "worker/sample/reference.h"
 #include "worker/sample/workload.h"
@@ -63,7 +63,7 @@ static void warn_differences(const struct machine *m)
 
 /* Notes in m->card the GPU the file was recorded on when it is another
  * card of this model (both uuids known and different), and says what that
- * means for its checks (base/blrule.h). Never fails. */
+ * means for its checks (baseline/blrule.h). Never fails. */
 static void other_card(struct machine *m)
 {
   const char *was = perf__baseline_fp(&m->file, "uuid"), *is = perf__baseline_fp(&m->now, "uuid");
@@ -78,7 +78,7 @@ static void other_card(struct machine *m)
 }
 
 /* Loads the fingerprint and the file for kind k once per worker: this
- * machine's file (base/machine.h: a host's named by its model and CPU
+ * machine's file (baseline/machine.h: a host's named by its model and CPU
  * count, or under the name it had before), never another machine's that
  * has this machine's name (m->other: its checks are skipped, saying why). */
 static struct machine *machine(int k)
@@ -234,7 +234,7 @@ typedef struct inband_check {
   perf__inband *ib;
   int on_all; /* too few samples beside readings within the band: decided on all */
   perf__reference_launcher *launch; /* room for the launch reference, read beside a
-                               launch-bound workload's batches (base/blrule.h) */
+                               launch-bound workload's batches (baseline/blrule.h) */
 } inband_check;
 
 /* Reference k for a check: read between its sample batches (the host one
@@ -326,7 +326,7 @@ static void record_trace(const char *path, const char *test, const char *name,
  * queue_share), perfgate's references as this process timed them (0: not
  * measured; the host one as read between w's sample batches where host_ref
  * is > 0: worker/sample/inband.h; the launch one only as read beside the
- * samples, launch_ref, 0 none: base/blrule.h's launch-normalized entries)
+ * samples, launch_ref, 0 none: baseline/blrule.h's launch-normalized entries)
  * and w's declared work, when it declares any. Never fails. */
 static void record_as(struct machine *m, const char *test_name, const char *entry,
                       const perf_workload *w, double median, double mad, long samples,
@@ -388,7 +388,7 @@ static double own_cpus_beside_others(const perf__hostload *before)
  * clocks the host reference applies to) since host (NULL: unknown), by a
  * cause issue 31's rule names, and that explains its slowdown rel (se; the
  * host reference's change host_rel; in_band: the samples decided on were
- * taken beside readings within the reference's band) by base/blrule.h;
+ * taken beside readings within the reference's band) by baseline/blrule.h;
  * "; the host: CAUSE" into note[len] whenever a cause is named. An absolute
  * comparison cannot cancel a busy host as ABBA rounds do. Never fails. */
 static int host_busy(const perf_workload *w, const perf__hostload *host, double rel, double se,
@@ -428,7 +428,7 @@ static void throughput(const perf_workload *w, double median, const char *clock)
 /* Detail lines: what changed in w's GPU work between the trace of entry
  * e (test/workload k) and the one the routing pass took now (worker/
  * streams/streamcheck.h), for a median that went from e's to median (SM
- * clock mhz now): base/trace.h's explanation, or why there is none. Host
+ * clock mhz now): baseline/trace.h's explanation, or why there is none. Host
  * work has none. Never fails. */
 static void explain(const perf__baseline_entry *e, const perf_workload *w, double median,
                     unsigned mhz)
@@ -484,7 +484,7 @@ static void inband_note(const inband_check *ibc, const perf__baseline_entry *ref
                        : "their samples are left out");
 }
 
-/* A launch-normalized entry's scale for this process (base/blrule.h):
+/* A launch-normalized entry's scale for this process (baseline/blrule.h):
  * e->launch_s over perfgate's launch reference as read beside the samples
  * (launch_now > 0) or, without such readings, timed now; the clause for
  * the verdict line into note. Returns the scale, 1 where e is not
@@ -516,7 +516,7 @@ static double launch_scale(const perf__baseline_entry *e, double launch_now, cha
 }
 
 /* 1 when w's measurement is host-paced: the host reference applies to its
- * clock (base/blrule.h), so a check reads it between its sample batches. */
+ * clock (baseline/blrule.h), so a check reads it between its sample batches. */
 static int host_paced(const perf_workload *w)
 {
   const perf__wstate *st = w->perf__state;
@@ -546,7 +546,7 @@ static int entry_host_paced(const perf__baseline_entry *e, const perf_workload *
 static char skipped_why[160];
 
 /* The line of a slower check of e on another card that the rule does not
- * decide (base/blrule.h: perf__blrule_card_undecided; host: it is
+ * decide (baseline/blrule.h: perf__blrule_card_undecided; host: it is
  * host-paced): SKIP, saying why. Never fails. */
 static perf_outcome another_card(const struct machine *m, const perf__baseline_entry *e,
                                  const char *head, double median, double rel, const char *launch,

@@ -3,7 +3,7 @@
 #ifndef PERF_BASELINECHECK_H
 #define PERF_BASELINECHECK_H
 
-#include "base/baseline.h"
+#include "baseline/baseline.h"
 #include "perfgate.h"
 #include "worker/sample/calibrate.h"
 #include "worker/claim/compare.h"
@@ -11,7 +11,7 @@
 /* A workload measured by a ratio claim (median, MAD, samples; clk: the SM
  * clock of its samples; host: the host's load before the measurement, or
  * NULL; launch_s: perfgate's launch reference read beside its samples,
- * seconds per launch, 0 none: base/blrule.h's launch-normalized entries): recorded with --update-baselines, compared with
+ * seconds per launch, 0 none: baseline/blrule.h's launch-normalized entries): recorded with --update-baselines, compared with
  * --baseline-check=all (when its entry exists; a FAIL is counted as a
  * claim; the line says what the SM clock says, perf__baseline_clock_note).
  * Ends the test as ERROR when this machine's baseline file is malformed,
@@ -61,7 +61,7 @@ void perf__baselinecheck_peaks(perf__claimrec_workload *o, const perf_workload *
 
 /* Detail lines for a claim that failed: what changed in w's GPU work
  * (the routing pass's trace now against the trace in its entry of this
- * machine's GPU file, base/trace.h) for a median per iteration now median
+ * machine's GPU file, baseline/trace.h) for a median per iteration now median
  * at SM clock mhz (0: unknown); or that no entry or trace holds an
  * earlier one. Nothing for host work, without a baseline directory, or
  * with a malformed file (a check says what is wrong with it). Never ends

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "base/clock.h"
+#include "host/clock.h"
 #include "worker/device/cotenant.h"
 
 /* The lowest turnaround and the lowest launch cost this process has read

@@ -8,12 +8,12 @@
 
 #include "worker/claim/compare.h"
 
-#include "base/clock.h"
-#include "base/confirm.h"
-#include "base/stats.h"
-#include "base/status.h"
-#include "base/units.h"
-#include "base/grow.h"
+#include "host/clock.h"
+#include "record/confirm.h"
+#include "stats/stats.h"
+#include "util/status.h"
+#include "util/units.h"
+#include "util/grow.h"
 #include "worker/context.h"
 #include "worker/claim/canary.h"
 #include "worker/device/cotenant.h"
@@ -176,7 +176,7 @@ static int prune_link(void *ctx, double *a, double *b, int n)
 }
 
 /* Reads perfgate's launch reference after a round, where p reads it
- * (base/blrule.h: a launch-normalized baseline entry is judged over it);
+ * (baseline/blrule.h: a launch-normalized baseline entry is judged over it);
  * on a CUDA error it stops reading, its readings then not used. Never
  * fails. */
 static void read_launch(pair *p)

@@ -3,8 +3,8 @@
 #ifndef PERF_COMPARE_H
 #define PERF_COMPARE_H
 
-#include "base/claimrec.h"
-#include "base/hostload.h"
+#include "record/claimrec.h"
+#include "host/hostload.h"
 #include "perfgate.h"
 #include "worker/device/cotenant.h"
 #include "worker/sample/retake.h"

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/clock.h"
-#include "base/units.h"
+#include "record/claimrec.h"
+#include "host/clock.h"
+#include "util/units.h"
 #include "perfgate.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/compare.h"

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "worker/claim/verdict.h"
-#include "base/status.h"
+#include "util/status.h"
 
 /* One sweep point of a crossover claim. */
 typedef struct perf__crossover_point {

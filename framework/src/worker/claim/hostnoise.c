@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/hostcause.h"
-#include "base/hostshare.h"
+#include "host/clock.h"
+#include "host/hostcause.h"
+#include "host/hostshare.h"
 
 /* Public: see perfgate.h. */
 int perf_host_threads(void) { return perf__hostshare_threads(); }

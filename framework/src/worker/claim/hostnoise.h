@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/hostload.h"
+#include "host/hostload.h"
 #include "perfgate.h"
 #include "worker/sample/retake.h"
 #include "worker/claim/verdict.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/claimrec.h"
-#include "base/status.h"
+#include "record/claimrec.h"
+#include "util/status.h"
 #include "perfgate.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/compare.h"

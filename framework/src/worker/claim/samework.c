@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "base/baseline.h"
-#include "base/status.h"
-#include "base/units.h"
+#include "baseline/baseline.h"
+#include "util/status.h"
+#include "util/units.h"
 #include "perfgate.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/sweep.h"

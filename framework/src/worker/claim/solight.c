@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/peaks.h"
-#include "base/units.h"
+#include "host/clock.h"
+#include "baseline/peaks.h"
+#include "util/units.h"
 #include "perfgate.h"
 #include "worker/claim/baselinecheck.h"
 #include "worker/claim/compare.h"

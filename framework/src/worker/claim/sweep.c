@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "perfgate.h"
-#include "base/status.h"
+#include "util/status.h"
 #include "worker/context.h"
 
 static struct {

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/claimrec.h"
+#include "record/claimrec.h"
 
 enum { PERF__SWEEP_MAX = PERF__CLAIMREC_MAX_POINTS }; /* points in one sweep */
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/units.h"
+#include "host/clock.h"
+#include "util/units.h"
 #include "worker/context.h"
 #include "worker/device/fingerprint.h"
 #include "worker/sample/workload.h"

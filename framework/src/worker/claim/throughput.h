@@ -3,8 +3,8 @@
 #ifndef PERF_THROUGHPUT_H
 #define PERF_THROUGHPUT_H
 
-#include "base/claimrec.h"
-#include "base/peaks.h"
+#include "record/claimrec.h"
+#include "baseline/peaks.h"
 #include "perfgate.h"
 
 /* w's declared work (its public members). Never fails. */

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/clock.h"
+#include "host/clock.h"
 
 /* Never fails. */
 void perf__verdict_defaults(perf__verdict_cfg *cfg)

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "base/stats.h"
-#include "base/status.h"
+#include "stats/stats.h"
+#include "util/status.h"
 
 /* Method (see decide_* and perf__verdict_run):
  *  - Data: one (a, b) pair per ABBA round; a = mean of the round's two A

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/clock.h"
-#include "base/units.h"
+#include "host/clock.h"
+#include "util/units.h"
 #include "worker/context.h"
 
 /* The process's name from /proc/PID/comm into name[len]; "" when it cannot

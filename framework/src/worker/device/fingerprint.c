@@ -10,7 +10,7 @@
 
 #include "worker/device/gpu.h"
 #include "worker/device/gpuwatch.h"
-#include "base/status.h"
+#include "util/status.h"
 
 /* Driver release and clocks from NVML, when it is there. */
 static void nvml_fields(perf__baseline *b)

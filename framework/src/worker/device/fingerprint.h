@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "base/baseline.h"
-#include "base/peaks.h"
+#include "baseline/baseline.h"
+#include "baseline/peaks.h"
 
 /* Fills b's fingerprint with device 0's name, compute capability, SM
  * count, memory, L2, driver and runtime versions, max and current SM clock,
@@ -15,7 +15,7 @@
  * of perf__gpu() (PERF__ENODEV / PERF__ECUDA) with nothing set. Worker only. */
 int perf__fingerprint_gpu(perf__baseline *b);
 
-/* What device 0 says of itself for its spec peaks (base/peaks.h: SM
+/* What device 0 says of itself for its spec peaks (baseline/peaks.h: SM
  * count and highest clock, memory clock and bus width, from
  * cudaDeviceGetAttribute: CUDA 13's cudaDeviceProp has no memory clock),
  * read once per process; all 0 without a device, a member 0 where the

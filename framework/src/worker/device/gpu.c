@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "base/units.h"
+#include "util/units.h"
 #include "worker/device/gpuwatch.h"
 #include "perfgate.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "stats/stats.h"
+#include "util/status.h"
 #include "worker/context.h"
 #include "worker/device/rtstart.h"
 

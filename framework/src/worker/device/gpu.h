@@ -5,7 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "base/clock.h"
+#include "host/clock.h"
 
 typedef struct perf__gpu_info {
   int probed;

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/clock.h"
-#include "base/json.h"
-#include "base/machine.h"
+#include "host/clock.h"
+#include "io/json.h"
+#include "baseline/machine.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/fingerprint.h"
 #include "worker/device/gpu.h"
@@ -144,7 +144,7 @@ void perf__probe_gpu_fingerprint(perf__baseline *b)
 }
 
 /* In the child: the baseline file, the GPU's when one works, the CPU's
- * otherwise (base/machine.h: the one a run reads). */
+ * otherwise (baseline/machine.h: the one a run reads). */
 static void baseline_file_of(FILE *out, void *dir)
 {
   perf__baseline b, file;

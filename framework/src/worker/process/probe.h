@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/baseline.h"
-#include "base/preflight.h"
+#include "baseline/baseline.h"
+#include "host/preflight.h"
 
 /* The number of usable CUDA devices; 0 without a device or a driver, or
  * when no child could be started, with why into why[len] (why may be
@@ -29,7 +29,7 @@ int perf__probe_device_count(char *why, size_t len);
 void perf__probe_gpu_fingerprint(perf__baseline *b);
 
 /* This machine's baseline file under dir (the GPU's when one works, the
- * CPU's otherwise: the one a run reads, base/machine.h) into path[len]. Returns 0, or -1 when no child could be
+ * CPU's otherwise: the one a run reads, baseline/machine.h) into path[len]. Returns 0, or -1 when no child could be
  * started (errno set). */
 int perf__probe_baseline_file(const char *dir, char *path, size_t len);
 

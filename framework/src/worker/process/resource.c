@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "perfgate.h"
-#include "base/units.h"
+#include "util/units.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
 

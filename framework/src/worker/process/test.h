@@ -2,7 +2,7 @@
 #ifndef PERF_TEST_H
 #define PERF_TEST_H
 
-#include "base/registry.h"
+#include "util/registry.h"
 #include "worker/context.h"
 
 /* Runs t's body inside a new context, catching an early end (ASSERT, SKIP,

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/units.h"
-#include "base/endframe.h"
-#include "base/wire.h"
-#include "base/registry.h"
+#include "host/clock.h"
+#include "util/units.h"
+#include "record/endframe.h"
+#include "record/wire.h"
+#include "util/registry.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/gpu.h"
 #include "worker/claim/baselinecheck.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/peaks.h"
+#include "baseline/peaks.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
 

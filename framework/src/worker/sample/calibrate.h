@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/peaks.h"
+#include "baseline/peaks.h"
 #include "perfgate.h"
 
 /* A speed-of-light claim (claim/solight.c) decides a workload's share of
@@ -49,7 +49,7 @@ typedef enum perf__calibrate_peak {
 } perf__calibrate_peak;
 
 /* The ways of the host link a workload's declared bytes take, as a mask
- * (base/peaks.h): PERF__LINK_TO_DEVICE (.bytes_written),
+ * (baseline/peaks.h): PERF__LINK_TO_DEVICE (.bytes_written),
  * PERF__LINK_TO_HOST (.bytes_read), both; both when it declares neither.
  * Their word is perf__peaks_link_word's. Never fails. */
 int perf__calibrate_link_ways(const perf_workload *w);

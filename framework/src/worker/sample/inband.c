@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "base/clock.h"
-#include "base/stats.h"
-#include "base/status.h"
+#include "host/clock.h"
+#include "stats/stats.h"
+#include "util/status.h"
 #include "worker/sample/workload.h"
 
 /* Reads the launch reference into ib where it is asked for; on a CUDA

@@ -13,11 +13,11 @@
  * 3-92 % slow for seconds while its update's five runs agreed within
  * 0.4 %); perfgate's host reference timed once after the samples saw only
  * part of such a phase. So a host-paced check (the clocks the host
- * reference applies to, base/blrule.h) takes its samples in batches of
+ * reference applies to, baseline/blrule.h) takes its samples in batches of
  * PERF__INBAND_BATCH and reads the host reference (worker/sample/
  * reference.h) before the first batch and after each one: a batch with a
  * reading on either side above the band (the reference's entry, by
- * base/blrule.h's rule) ran while the machine was slow, or at the edge of
+ * baseline/blrule.h's rule) ran while the machine was slow, or at the edge of
  * such a phase, and its samples are left out of the decision (kept apart,
  * so that the check can say what all of them show). On the 2-core VM,
  * with a slow phase simulated (the test's processes stopped 0.5 ms in
@@ -73,7 +73,7 @@ int perf__inband_enough(const perf__inband *ib, int n, int min_n);
  * and count of the readings; all 0 when there is none). Never fails. */
 perf__reference perf__inband_reference(const perf__inband *ib, int slow);
 
-/* The median of the launch reference's readings (base/blrule.h: a
+/* The median of the launch reference's readings (baseline/blrule.h: a
  * launch-normalized entry is judged over it), 0 when none was read. Never
  * fails. */
 double perf__inband_launch(const perf__inband *ib);

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "base/clock.h"
-#include "base/stats.h"
+#include "host/clock.h"
+#include "stats/stats.h"
 #include "worker/device/gpu.h"
 
 enum { HOST_WORDS = 256 * 1024 / 8, HOST_PASSES = 8, GPU_COPIES = 4 };
@@ -47,7 +47,7 @@ static long preemptions(void)
 /* One timing of the host loop (host monotonic clock, seconds), retaken up
  * to PERF__REFERENCE_RETAKES times while the host preempted this process
  * during it (other processes' load is the host cause rule's to name:
- * base/hostcause.h; the reference times the CPU while it runs). */
+ * host/hostcause.h; the reference times the CPU while it runs). */
 static double host_timing(uint64_t *buf)
 {
   double s = 0;

@@ -12,7 +12,7 @@
  * of seconds on the H100 runner, steal 0 %, load normal), or its GPU
  * slowed by something NVML does not list — every workload is slower, and
  * a check that blames the workload is wrong. So the same fixed work is
- * timed at update (recorded beside the entries: base/blrule.h,
+ * timed at update (recorded beside the entries: baseline/blrule.h,
  * PERF__BLR_REFERENCE_TEST) and again in a process whose check is about
  * to fail; a reference slower beyond its own tolerance leaves the check
  * undecided, named (worker/claim/baselinecheck.c).
@@ -44,7 +44,7 @@
  *       2026-11-29, 66 processes: an eager 20-launch pipeline 65-94 us, CV
  *       11 %) while a CPU loop hardly does (CV 6.8 % of the pipeline over
  *       the loop): over this reading in the same process the pipeline's
- *       spread was CV 3.3 % (base/blrule.h: launch-normalized entries). */
+ *       spread was CV 3.3 % (baseline/blrule.h: launch-normalized entries). */
 enum {
   PERF__REFERENCE_SAMPLES = 15,
   PERF__REFERENCE_READ = 3,

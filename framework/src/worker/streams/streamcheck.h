@@ -4,7 +4,7 @@
 #ifndef PERF_STREAMCHECK_H
 #define PERF_STREAMCHECK_H
 
-#include "base/trace.h"
+#include "baseline/trace.h"
 #include "perfgate.h"
 #include "worker/streams/streamorder.h"
 
@@ -50,7 +50,7 @@ typedef struct perf__streamcheck_routing {
 int perf__streamcheck(perf_workload *w, perf_clock clock, perf__streamcheck_routing *out, char *why,
                       size_t len);
 
-/* The trace the last pass took of w's calls (base/trace.h: kernels,
+/* The trace the last pass took of w's calls (baseline/trace.h: kernels,
  * copies, memsets and host syncs per iteration, CUPTI's Activity API on
  * the same untimed calls), moved into *t (the pass keeps none): t->calls 0
  * and t->why_not saying why when there is none (CUPTI held by a profiler,

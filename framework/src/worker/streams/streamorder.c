@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/grow.h"
+#include "host/clock.h"
+#include "util/grow.h"
 
 /* Nothing here fails: the model lives in memory the caller owns, and the
  * one allocation (an event's clock) reports running out as o->overflow. */

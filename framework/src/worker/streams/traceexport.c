@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/file.h"
-#include "base/status.h"
+#include "io/file.h"
+#include "util/status.h"
 
 /* name with the characters a file name should not have made '_', into
  * buf[len]. Never fails (truncates). */

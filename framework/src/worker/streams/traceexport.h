@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/trace.h"
+#include "baseline/trace.h"
 
 /* Writes t's events (the routing pass's calls) to dir/<test>.<workload>.json
  * (each name's characters other than letters, digits, '-', '_', '.',

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/trace.h"
+#include "baseline/trace.h"
 
 /* Forgets the last pass's sites. Never fails. */
 void perf__tracesite_begin(void);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
+#include "util/status.h"
 #include "worker/device/gpu.h"
 #include "worker/sync/cupti.h"
 

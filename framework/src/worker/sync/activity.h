@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/trace.h"
+#include "baseline/trace.h"
 
 /* A call site a pass noted for the driver call with correlation id corr
  * (the id CUPTI gives the call and the copy or memset it queued): the API

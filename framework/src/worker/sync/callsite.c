@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/srcline.h"
+#include "worker/sync/srcline.h"
 
 enum { MAX_FRAMES = 64 };
 

@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "base/status.h"
+#include "util/status.h"
 
 enum { MAX_DEPTH = 16 };
 

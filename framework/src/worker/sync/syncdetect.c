@@ -11,7 +11,7 @@
 
 #include "worker/sync/callsite.h"
 #include "worker/sync/cupti.h"
-#include "base/clock.h"
+#include "host/clock.h"
 #include "worker/device/gpu.h"
 #include "worker/sync/hostmem.h"
 #include "perfgate.h"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "base/status.h"
+#include "host/clock.h"
+#include "util/status.h"
 #include "worker/device/gpu.h"
 #include "worker/sync/cupti.h"
 
