@@ -1471,6 +1471,9 @@ ST_TEST(history_bad_input_exits_2_naming_the_problem)
        "one another: --trend prints each GPU's series and their change points, --commit-report judges one commit "
        "across GPUs; give one of them"},
       {"--history=%D/h.db --commit-report=c1 --list", "--commit-report and --list are two modes"},
+      /* the formats --commit-report does not write (the table's commit column) */
+      {"--history=%D/h.db --commit-report=c1 --tap", "--commit-report runs no test"},
+      {"--history=%D/h.db --commit-report=c1 --junit=%D/j.xml", "--commit-report runs no test"},
       {"--history=%D/h.db --trend --merge=%D/o.json %D/a.json", "--trend and --merge are two modes"},
       {"--history=%D/h.db --run-id=R1 --filter=host.truth --merge=%D/o.json",
        "--merge runs no test: --filter is an option of a run"},

@@ -335,13 +335,19 @@ static int parse_one(args *a)
   return usage(a, "unknown argument '%s' (see --help)", arg, NULL);
 }
 
-/* 1 when c asks for a report format (PERF__OPTIONS_REPORTS) that --devices
- * cannot split (gpus ONE), or with trend, one that --trend does not write.
- * Never fails. */
-static int refused_format(const perf__options_cli *c, int trend_rule)
+/* Whose rule refused_format applies: the columns of PERF__OPTIONS_REPORTS. */
+enum { BY_DEVICES, BY_TREND, BY_COMMIT };
+
+/* 1 when c asks for a report format (PERF__OPTIONS_REPORTS) that the mode
+ * by does not write: one --devices cannot split (gpus ONE), one --trend or
+ * --commit-report does not write (its column 0). Never fails. */
+static int refused_format(const perf__options_cli *c, int by)
 {
-#define PERF__X(opt, field, dest, gpus, trend) \
-  if (c->field && (trend_rule ? !(trend) : PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE)) return 1;
+#define PERF__X(opt, field, dest, gpus, trend, commit)                                          \
+  if (c->field && (by == BY_TREND    ? !(trend)                                                 \
+                   : by == BY_COMMIT ? !(commit)                                                \
+                                     : PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE))               \
+    return 1;
   PERF__OPTIONS_REPORTS(PERF__X)
 #undef PERF__X
   return 0;
@@ -352,7 +358,7 @@ static int refused_format(const perf__options_cli *c, int trend_rule)
 static const char *one_stream_formats(char *buf, size_t n)
 {
   buf[0] = '\0';
-#define PERF__X(opt, field, dest, gpus, trend)                                   \
+#define PERF__X(opt, field, dest, gpus, trend, commit)                           \
   if (PERF__OPTIONS_##gpus == PERF__OPTIONS_ONE)                                 \
     snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", *buf ? ", " : "", opt);
   PERF__OPTIONS_REPORTS(PERF__X)
@@ -482,12 +488,12 @@ static int conflicts(args *a)
   const perf__options_cli *c = a->cli;
   char formats[200];
   if (two_modes(a)) return PERF__EUSAGE;
-  if (c->devices && (refused_format(c, 0) || c->update_baselines))
+  if (c->devices && (refused_format(c, BY_DEVICES) || c->update_baselines))
     return usage(a, "--devices runs one report per GPU: it does not combine with "
                     "%s or --update-baselines", one_stream_formats(formats, sizeof formats), NULL);
   if (c->trend && !c->history)
     return usage(a, "--trend reads a history: give it --history=PATH|URI", NULL, NULL);
-  if (c->trend && (refused_format(c, 1) || c->devices || c->update_baselines || c->repeat > 1))
+  if (c->trend && (refused_format(c, BY_TREND) || c->devices || c->update_baselines || c->repeat > 1))
     return usage(a, "--trend runs no test: it takes --history, --branch, --gpu, --last, --filter, "
                     "--plots, --html, --baseline-dir and --verbose, not the options of a run", NULL, NULL);
   if (c->trend_last && !c->trend)
@@ -499,8 +505,8 @@ static int conflicts(args *a)
   if (c->compare_baselines && compare_conflicts(a)) return PERF__EUSAGE;
   if (c->commit_report && !c->history)
     return usage(a, "--commit-report reads a history: give it --history=PATH|URI", NULL, NULL);
-  if (c->commit_report && (c->json || c->junit || c->tap || c->plots || c->devices || c->update_baselines ||
-                           c->repeat > 1))
+  if (c->commit_report && (refused_format(c, BY_COMMIT) || c->plots || c->devices ||
+                           c->update_baselines || c->repeat > 1))
     return usage(a, "--commit-report runs no test: it takes --history, --branch, --filter, "
                     "--markdown, --html and --verbose, not the options of a run", NULL, NULL);
   if (c->update_baselines && (c->repeat > 1 || c->shuffle))

@@ -259,7 +259,8 @@ typedef enum perf__options_gpus {
  * report/report.c's write_<field>(FILE *, const perf__report_run *); dest:
  * PERF__OPTIONS_<dest>, where it goes; gpus: PERF__OPTIONS_<gpus>, its
  * files with --devices; trend: 1 when --trend writes one too (its own,
- * report/trendreport.c), 0 when --trend refuses it.
+ * report/trendreport.c), 0 when --trend refuses it; commit: the same for
+ * --commit-report (report/commitreport.c).
  * report/report.c makes each row a perf__report_format (a struct of
  * methods, as Redis's rio) that the report check and writer, the outputs
  * check, --devices and the stdout redirect loop over; options.c reads it
@@ -267,13 +268,13 @@ typedef enum perf__options_gpus {
  * option row and cli field, its writer's file in report/ and write_<field>
  * in report.c. --plots is no format: a directory of charts, not one
  * document, drawn by --merge and --trend from their own results too. */
-#define PERF__OPTIONS_REPORTS(X)                     \
-  /* option       field     dest    gpus     trend */ \
-  X("--junit",    junit,    FILE,   PER_GPU, 0)       \
-  X("--markdown", markdown, FILE,   PER_GPU, 0)       \
-  X("--json",     json,     FILE,   MERGED,  0)       \
-  X("--html",     html,     FILE,   PER_GPU, 1)       \
-  X("--tap",      tap,      STDOUT, ONE,     0)
+#define PERF__OPTIONS_REPORTS(X)                             \
+  /* option       field     dest    gpus     trend commit */  \
+  X("--junit",    junit,    FILE,   PER_GPU, 0,    0)         \
+  X("--markdown", markdown, FILE,   PER_GPU, 0,    1)         \
+  X("--json",     json,     FILE,   MERGED,  0,    0)         \
+  X("--html",     html,     FILE,   PER_GPU, 1,    1)         \
+  X("--tap",      tap,      STDOUT, ONE,     0,    0)
 
 /* The help's sections, in table order: X(first, title, intro) - the section
  * titled title begins at the row named first and holds the rows up to the

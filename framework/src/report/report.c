@@ -88,7 +88,7 @@ static int write_tap(FILE *f, const run *x)
 
 /* A row's field has its dest's type (a path for a file, a flag for stdout),
  * and the one stdout is not split by GPU. */
-#define PERF__X(opt, field, dest, gpus, trend)                                            \
+#define PERF__X(opt, field, dest, gpus, trend, commit)                                            \
   _Static_assert(_Generic(((perf__options_cli *)0)->field,                               \
                           const char *: PERF__OPTIONS_##dest == PERF__OPTIONS_FILE,       \
                           int: PERF__OPTIONS_##dest == PERF__OPTIONS_STDOUT,              \
@@ -102,7 +102,7 @@ PERF__OPTIONS_REPORTS(PERF__X)
 
 /* Each row of PERF__OPTIONS_REPORTS with its write_<field>, then the end. */
 static const perf__report_format formats[PERF__REPORT_NFORMATS + 1] = {
-#define PERF__X(opt, field, dest, gpus, trend)                                                \
+#define PERF__X(opt, field, dest, gpus, trend, commit)                                                \
   {opt, offsetof(perf__options_cli, field), PERF__OPTIONS_##dest, PERF__OPTIONS_##gpus,       \
    write_##field},
     PERF__OPTIONS_REPORTS(PERF__X)
