@@ -576,6 +576,68 @@ static int run_more(worker *w, const perf__registry_test **tests, size_t n,
   return 0;
 }
 
+/* --update-baselines' checks of the baseline directory before anything
+ * runs: 0, or 2 (said on stderr). A malformed file would end every test of
+ * the update as ERROR, and another machine's file of this host's name would
+ * refuse the merge after measuring: both are found first. */
+static int update_can_start(const perf__options_cli *cli)
+{
+  char err[700];
+  if (perf__baselinedir_probe(cli->baseline_dir, err, sizeof err)) {
+    fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
+    return 2;
+  }
+  if (perf__baselinedir_check(cli->baseline_dir, 0, "--update-baselines", NULL, stderr) ||
+      perf__baselinedir_host_file(cli->baseline_dir, "--update-baselines", stderr)) {
+    fprintf(stderr, "%s: --update-baselines: nothing was run; fix or remove that file\n",
+            perf__progname());
+    return 2;
+  }
+  return 0;
+}
+
+/* Registers the run in the host's lock directory (returned for
+ * perf__hostshare_unregister; < 0 and said on stderr where it cannot) and
+ * says what the console shows before the first test. Never fails. */
+static int begin_run(const perf__options_cli *cli, int runs, int max_runs)
+{
+  char err[700];
+  int shared = perf__hostshare_register(err, sizeof err); /* other runs share the CPUs with it */
+  if (shared < 0)
+    fprintf(stderr, "%s: this run does not share the CPUs with other perfgate runs on the "
+                    "host: %s\n", perf__progname(), err);
+  if (cli->verbose) {
+    char cpus[5000];
+    perf__hostshare_describe(cpus, sizeof cpus);
+    printf("perfgate: %s\n", cpus);
+  }
+  if (cli->shard_said && *cli->shard_said) printf("perfgate: %s\n", cli->shard_said);
+  if (collect)
+    printf("perfgate: --update-baselines: %d runs of every test, then up to %d more of the tests "
+           "whose entries have not settled (--update-runs=%d), for at most %.0f s more "
+           "(--update-budget)\n", runs, max_runs - runs, max_runs, cli->update_budget_s);
+  return shared;
+}
+
+/* After the last test and the reports: the headroom table, why the run
+ * exits 2 (code) and the summary. Never fails. */
+static void end_run(const perf__options_cli *cli, const perf__result *results, size_t done,
+                    int code)
+{
+  if (cli->repeat > 1) {
+    perf__headroom_row *rows;
+    size_t nrows = perf__headroom_build(results, done, &rows);
+    perf__headroom_print(stdout, rows, nrows);
+    free(rows);
+  }
+  /* why the run exits 2, before the summary: that stays the last line */
+  if (code == 2) tell_exit_2();
+  if (no_gpu_required)
+    fprintf(stderr, "%s: --require-gpu: a test found no usable CUDA device\n", perf__progname());
+  fflush(stderr);
+  perf__console_summary(results, done);
+}
+
 /* See supervisor.h. */
 int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test **tests, size_t n,
                     int argc, char **argv)
@@ -583,23 +645,8 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   int runs = cli->update_baselines ? PERF__UPDATE_RUNS : 1;
   int max_runs = cli->update_baselines ? (int)cli->update_runs : 1;
   time_t started = time(NULL);
-  char err[700];
-  if (cli->update_baselines && perf__baselinedir_probe(cli->baseline_dir, err, sizeof err)) {
-    fprintf(stderr, "%s: --update-baselines: %s (nothing was run)\n", perf__progname(), err);
-    return 2;
-  }
-  /* a malformed file would end every test of the update as ERROR, and
-   * another machine's file of this host's name would refuse the merge,
-   * after measuring: both found first */
-  if (cli->update_baselines &&
-      (perf__baselinedir_check(cli->baseline_dir, 0, "--update-baselines", NULL, stderr) ||
-       perf__baselinedir_host_file(cli->baseline_dir, "--update-baselines", stderr))) {
-    fprintf(stderr, "%s: --update-baselines: nothing was run; fix or remove that file\n",
-            perf__progname());
-    return 2;
-  }
-  int rows = max_runs;
-  perf__result *results = calloc(n * (size_t)rows, sizeof *results);
+  if (cli->update_baselines && update_can_start(cli)) return 2;
+  perf__result *results = calloc(n * (size_t)max_runs, sizeof *results);
   double *took = calloc(n ? n : 1, sizeof *took); /* the longest each test took */
   if (cli->update_baselines) collect = perf__rebaseline_new(max_runs);
   if (!results || !took || (cli->update_baselines && !collect)) {
@@ -615,23 +662,10 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
    * instead of killing the process in the middle of a baseline update. */
   signal(SIGXFSZ, SIG_IGN);
   hold_std_fds();
-  int shared = perf__hostshare_register(err, sizeof err); /* other runs share the CPUs with it */
-  if (shared < 0)
-    fprintf(stderr, "%s: this run does not share the CPUs with other perfgate runs on the "
-                    "host: %s\n", perf__progname(), err);
-  if (cli->verbose) {
-    char cpus[5000];
-    perf__hostshare_describe(cpus, sizeof cpus);
-    printf("perfgate: %s\n", cpus);
-  }
-  if (cli->shard_said && *cli->shard_said) printf("perfgate: %s\n", cli->shard_said);
+  int shared = begin_run(cli, runs, max_runs);
   worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
   int code = 0, broken = 0;
   size_t done = 0, failed = 0;
-  if (collect)
-    printf("perfgate: --update-baselines: %d runs of every test, then up to %d more of the tests "
-           "whose entries have not settled (--update-runs=%d), for at most %.0f s more "
-           "(--update-budget)\n", runs, max_runs - runs, max_runs, cli->update_budget_s);
   for (int run = 0; run < runs && !broken; run++) {
     collect_run = run;
     if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
@@ -655,21 +689,9 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   worker_stop(&w, 0);
   perf__hostshare_unregister(shared);
   if (collect && !broken) code = write_baselines(cli, code);
-  if (perf__report_write(cli, tests, n, results, done, started, code))
-    code = 2;
-  if (cli->repeat > 1) {
-    perf__headroom_row *rows;
-    size_t nrows = perf__headroom_build(results, done, &rows);
-    perf__headroom_print(stdout, rows, nrows);
-    free(rows);
-  }
-  /* why the run exits 2, before the summary: that stays the last line */
-  if (code == 2) tell_exit_2();
-  if (no_gpu_required)
-    fprintf(stderr, "%s: --require-gpu: a test found no usable CUDA device\n", perf__progname());
-  fflush(stderr);
-  perf__console_summary(results, done);
-  for (size_t i = 0; i < n * (size_t)rows; i++) perf__result_free(&results[i]);
+  if (perf__report_write(cli, tests, n, results, done, started, code)) code = 2;
+  end_run(cli, results, done, code);
+  for (size_t i = 0; i < n * (size_t)max_runs; i++) perf__result_free(&results[i]);
   free(results);
   perf__rebaseline_free(collect);
   collect = NULL;
