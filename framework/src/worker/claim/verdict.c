@@ -191,89 +191,150 @@ void perf__verdict_release(void)
   live_rounds = NULL;
 }
 
+/* One claim's sampling and looks: perf__verdict_run's state. */
+typedef struct run {
+  const perf__verdict_cfg *cfg;
+  const perf__verdict_claim *claim;
+  perf__verdict_round_fn *next;
+  void *ctx;
+  perf__verdict_result *out;
+  double *a, *b, *scratch; /* the rounds' values, and room for the bootstrap */
+  int n, k, due;           /* rounds kept, the look due next and at how many rounds */
+  double (*now)(void);
+  double t0, idle0;
+  int err;                 /* the first error: PERF__ENOMEM, next()'s or the bootstrap's */
+} run;
+
+/* Sampling seconds so far: the idling cfg counts (waiting out a power cap)
+ * left out. Never fails. */
+static double sampled_s(const run *r)
+{
+  return r->now() - r->t0 - (r->cfg->idled_s ? r->cfg->idled_s() - r->idle0 : 0);
+}
+
+/* Takes the next round into r (a disturbed one is counted as skipped, not
+ * kept) and says in *elapsed the sampling seconds so far (the clock read
+ * once per round) and in *spent whether they spent the budget. Returns 1
+ * when the loop goes on to the look checks, 0 when it stops (r->err, or
+ * out->why when sampling stopped), -1 for another round first. */
+static int take_round(run *r, double *elapsed, int *spent)
+{
+  int err = r->next(r->ctx, &r->a[r->n], &r->b[r->n]);
+  if (err == PERF__VERDICT_STOP) {
+    r->out->why = "sampling stopped";
+    return 0;
+  }
+  int skip = err == PERF__VERDICT_SKIP;
+  if (skip) err = 0, r->out->skipped++;
+  if ((r->err = err)) return 0;
+  r->n += !skip;
+  *elapsed = sampled_s(r);
+  *spent = r->cfg->budget_s > 0 && *elapsed >= r->cfg->budget_s;
+  if (skip && !*spent) return -1;
+  if (!r->n) {
+    r->out->why = "time budget spent: every round was disturbed";
+    return 0;
+  }
+  return 1;
+}
+
+/* The rounds cfg's prune keeps (counting the rest as skipped). Returns 1
+ * to look now, -1 for more rounds first, 0 to stop (every round pruned).
+ * Never fails. */
+static int prune(run *r, int spent)
+{
+  if (!r->cfg->prune) return 1;
+  int kept = r->cfg->prune(r->ctx, r->a, r->b, r->n);
+  r->out->skipped += r->n - kept;
+  r->n = kept;
+  if (r->n < r->due && !spent) return -1;
+  if (!r->n) {
+    r->out->why = "time budget spent: every round was disturbed";
+    return 0;
+  }
+  return 1;
+}
+
+/* Why an undecided look is the last (its out->why), or NULL to go on.
+ * Never fails. */
+static const char *why_last(const run *r, enum pace pace, int last, int spent)
+{
+  if (pace == PACE_EARLY)
+    return "time budget spent before the first look, even stretched, and the early look did "
+           "not decide (the rounds' ratios or the bootstrap straddle): raise --budget";
+  if (r->n < r->cfg->first_look)
+    return "time budget spent before the first look, even stretched: raise --budget";
+  if (last) return spent ? "time budget spent" : "largest sample reached";
+  return NULL;
+}
+
+/* A look at r's rounds: the interval and its decision (traced). Returns 1
+ * to sample on, 0 when decided or stopped (out->why says why, r->err on an
+ * error). */
+static int look_now(run *r, enum pace pace, int spent, perf__verdict_look_fn *trace,
+                    perf__rng *rng)
+{
+  const perf__verdict_cfg *cfg = r->cfg;
+  perf__verdict_result *out = r->out;
+  if (r->n < 2) {
+    out->why = "time budget spent before two rounds";
+    return 0;
+  }
+  int last = spent || r->n >= cfg->max_rounds || r->k >= cfg->max_looks;
+  if (last) out->level = final_level(cfg, out->looks);
+  summarise(r->claim, r->a, r->b, r->n, r->scratch, out);
+  r->err = pace == PACE_EARLY ? early_look(cfg, r->claim, r->a, r->b, r->n, rng, out)
+                              : look(cfg, r->claim, r->a, r->b, r->n, rng, out);
+  if (r->err) return 0;
+  if (trace) trace(r->ctx, out);
+  if (out->verdict != PERF_OUTCOME_INCONCLUSIVE) return 0;
+  if ((out->why = why_last(r, pace, last, spent))) return 0;
+  r->due = perf__verdict_look_at(cfg, ++r->k);
+  return 1;
+}
+
+/* One step of the loop: a round, then a look when one is due. Returns 1
+ * to go on, 0 when the claim is decided or sampling stopped. */
+static int step(run *r, perf__verdict_look_fn *trace, perf__rng *rng)
+{
+  double elapsed = 0;
+  int spent = 0, go = take_round(r, &elapsed, &spent);
+  if (go <= 0) return go < 0;
+  enum pace pace = spent && r->n < r->cfg->first_look
+                       ? short_of_first_look(r->cfg, r->n, elapsed)
+                       : PACE_STOP;
+  if (pace == PACE_STRETCH) {
+    r->out->stretched = 1;
+    spent = 0;
+  }
+  if (r->n < r->due && !spent) return 1;
+  if ((go = prune(r, spent)) <= 0) return go < 0;
+  return look_now(r, pace, spent, trace, rng);
+}
+
 /* Errors: PERF__ENOMEM, or the first error of next() or the bootstrap. */
 int perf__verdict_run(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
                   perf__verdict_round_fn *next, perf__verdict_look_fn *trace, void *ctx,
                   perf__rng *rng, perf__verdict_result *out)
 {
-  double (*now)(void) = cfg->now_s ? cfg->now_s : perf__clock_now;
-  double t0 = now(), idle0 = cfg->idled_s ? cfg->idled_s() : 0;
+  run r = {.cfg = cfg, .claim = claim, .next = next, .ctx = ctx, .out = out, .k = 1,
+           .now = cfg->now_s ? cfg->now_s : perf__clock_now};
+  r.t0 = r.now(), r.idle0 = cfg->idled_s ? cfg->idled_s() : 0;
   size_t cap = (size_t)cfg->max_rounds;
   perf__verdict_release();
   live_rounds = malloc(3 * cap * sizeof *live_rounds);
-  double *a = live_rounds, *b = a ? a + cap : NULL, *scratch = a ? a + 2 * cap : NULL;
+  r.a = live_rounds, r.b = r.a ? r.a + cap : NULL, r.scratch = r.a ? r.a + 2 * cap : NULL;
   *out = (perf__verdict_result){.verdict = PERF_OUTCOME_INCONCLUSIVE, .lo = NAN,
                             .hi = NAN, .med_a = NAN, .med_b = NAN,
                             .mad_a = NAN, .mad_b = NAN,
                             .ratio = NAN,
                             .level = cfg->alpha / cfg->max_looks};
-  int err = (!a || !b || !scratch) ? PERF__ENOMEM : 0;
-  int n = 0, k = 1, due = perf__verdict_look_at(cfg, 1);
-  while (!err) {
-    err = next(ctx, &a[n], &b[n]);
-    if (err == PERF__VERDICT_STOP) {
-      out->why = "sampling stopped";
-      err = 0;
-      break;
-    }
-    int skip = err == PERF__VERDICT_SKIP;
-    if (skip) err = 0, out->skipped++;
-    if (err) break;
-    n += !skip;
-    double elapsed = now() - t0 - (cfg->idled_s ? cfg->idled_s() - idle0 : 0);
-    int spent = cfg->budget_s > 0 && elapsed >= cfg->budget_s;
-    if (skip && !spent) continue;
-    if (!n) {
-      out->why = "time budget spent: every round was disturbed";
-      break;
-    }
-    enum pace pace = spent && n < cfg->first_look ? short_of_first_look(cfg, n, elapsed)
-                                                  : PACE_STOP;
-    if (pace == PACE_STRETCH) {
-      out->stretched = 1;
-      spent = 0;
-    }
-    if (n < due && !spent) continue;
-    if (cfg->prune) {
-      int kept = cfg->prune(ctx, a, b, n);
-      out->skipped += n - kept;
-      n = kept;
-      if (n < due && !spent) continue;
-      if (!n) {
-        out->why = "time budget spent: every round was disturbed";
-        break;
-      }
-    }
-    if (n < 2) {
-      out->why = "time budget spent before two rounds";
-      break;
-    }
-    int last = spent || n >= cfg->max_rounds || k >= cfg->max_looks;
-    if (last) out->level = final_level(cfg, out->looks);
-    summarise(claim, a, b, n, scratch, out);
-    err = pace == PACE_EARLY ? early_look(cfg, claim, a, b, n, rng, out)
-                             : look(cfg, claim, a, b, n, rng, out);
-    if (err) break;
-    if (trace) trace(ctx, out);
-    if (out->verdict != PERF_OUTCOME_INCONCLUSIVE) break;
-    if (pace == PACE_EARLY) {
-      out->why = "time budget spent before the first look, even stretched, and the early "
-                 "look did not decide (the rounds' ratios or the bootstrap straddle): raise "
-                 "--budget";
-      break;
-    }
-    if (n < cfg->first_look) {
-      out->why = "time budget spent before the first look, even stretched: raise --budget";
-      break;
-    }
-    if (last) {
-      out->why = spent ? "time budget spent" : "largest sample reached";
-      break;
-    }
-    due = perf__verdict_look_at(cfg, ++k);
+  r.err = (!r.a || !r.b || !r.scratch) ? PERF__ENOMEM : 0;
+  r.due = perf__verdict_look_at(cfg, 1);
+  while (!r.err && step(&r, trace, rng)) {
   }
-  if (n > 0 && out->rounds != n) summarise(claim, a, b, n, scratch, out);
-  out->seconds = now() - t0;
+  if (r.n > 0 && out->rounds != r.n) summarise(claim, r.a, r.b, r.n, r.scratch, out);
+  out->seconds = r.now() - r.t0;
   perf__verdict_release();
-  return err;
+  return r.err;
 }
