@@ -133,11 +133,9 @@ typedef struct perf__wstate perf__wstate;
  * queued none); the events, device and cold clocks are an ERROR when work
  * their stream does not wait for exists.
  * What one iteration moves and computes may be declared (0: not declared):
- * every report then gives its throughput beside its time (bytes and math
- * per second of the same clock, with the time's interval), and the share
- * of the GPU's peaks (docs/speed-of-light.md). Bytes count what the GPU's
- * memory serves and takes (read + written once each); flops count
- * operations, a multiply-add as 2 (an m x n x k GEMM: 2mnk). */
+ * reports then give its throughput and share of the GPU's peaks
+ * (docs/speed-of-light.md). Bytes: what memory serves and takes (read +
+ * written once each); flops: a multiply-add counts 2 (a GEMM: 2mnk). */
 typedef struct perf_workload {
   const char *name;          /* unset: the first claim names it as written */
   perf_fn *fn;               /* runs one iteration */
@@ -222,33 +220,18 @@ void perf__register(perf__test *t);
 
 /* ---- Sweeps --------------------------------------------------------------
  * PERF_SWEEP(var, values) { body } runs the body once per value, with `long
- * var` set to it, in the order given. Declare the workloads inside the body:
- * each point measures its own (batch size, warm-up) and a workload declared
- * outside is prepared afresh at each point. Claims in the body are made per
- * point and say so ("[n=256]" after their location; JSON: "sweep"). `break`
- * or `continue` ends the current point; leaving the sweep by return or goto
- * is an ERROR. Sweeps cannot nest; 64 points at most.
+ * var` set to it, in order (64 points at most; sweeps do not nest). Declare
+ * the workloads inside: each point measures its own. Claims in the body are
+ * per point ("[n=256]" after their location). `break` or `continue` ends the
+ * point; leaving the sweep by return or goto is an ERROR.
  *   PERF_VALUES(1000, 3000, 10000)   the values listed
  *   PERF_POW2(16, 4096)              every power of two in [16, 4096]
  * PERF_EXPECT_CROSSOVER(a, b, var, lo, hi), inside the body: a is slower
- * than b at small var and faster at large var, and the size where it turns
- * lies in [lo, hi] (lo < hi). At each point a and b are compared (ABBA
- * rounds, as FASTER, each point at level alpha / points) until the
- * interval of b/a says one of: slower (below 1/(1+t)), tied (inside
- * [1/(1+t), 1+t]), faster (above 1+t), with the tie margin t = 5 %
- * (PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, t) sets it; 0: no ties);
- * a point still straddling a margin when its budget ends is undecided.
- * Tied and undecided points never decide anything. The claim is decided
- * after its last point:
- *   FAIL          a is faster at a point at or below lo, or slower at a point
- *                 at or above hi, or faster at a point below one where it is
- *                 slower (it turns more than once);
- *   PASS          the last point where a is slower is >= lo and the first
- *                 where it is faster is <= hi (no contrary point);
- *   INCONCLUSIVE  otherwise.
- * The report gives the bracket and the estimated crossover (where the
- * medians' ratio crosses 1, interpolated in log-log between the two points
- * around it). Before its last point it returns 1. */
+ * than b at small var, faster at large var, and turns within [lo, hi]; each
+ * point is compared as FASTER is, with a tie margin of 5 %
+ * (PERF_EXPECT_CROSSOVER_TIE sets it). It FAILs on a contrary point or a
+ * second turn, PASSes when the bracket lies in [lo, hi], else INCONCLUSIVE;
+ * before its last point it returns 1. docs/writing-tests.md has the rule. */
 typedef struct perf_values {
   const long *list;      /* PERF_VALUES */
   size_t n;
@@ -392,25 +375,16 @@ int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, i
                            int fatal);
 
 /* ---- Speed of light --------------------------------------------------------
- * PERF_EXPECT_BANDWIDTH(w, share): w moves its declared bytes
- * (.bytes_read + .bytes_written) at no less than share (0.8: 80 %) of the
- * DRAM bandwidth this GPU achieves, measured by perfgate's streaming copy
- * timed in the same ABBA rounds as w, on w's stream and clock. Decided on
- * the ratio of their rates as FASTER is (interval, sequential looks,
- * INCONCLUSIVE when the budget ends undecided). A working set below twice
- * the L2 (its declared bytes, read plus written) may be served from L2:
- * such a w needs .clock = PERF_CLOCK_COLD.
- * PERF_EXPECT_FLOPS(w, share): the same for w's declared .flops against a
- * large cuBLASLt GEMM of its .flop_type (cuBLASLt loaded at run time).
- * PERF_EXPECT_LINK_BANDWIDTH(w, share): the same for copies between host
- * and device: w's declared bytes (.bytes_written: to the device,
- * .bytes_read: back) against pinned copies the same ways: to the device and
- * back at once when w declares both (PCIe is full duplex), one pinned copy
- * the one way when it declares one.
- * The verdict line gives w's rate, its share of the measured peak with its
- * interval, the measured and the spec peaks, and the clock. A claim this
- * machine cannot calibrate (no cuBLASLt, a type the GPU lacks) is
- * skipped, saying why; w without the declared work is an ERROR. */
+ * PERF_EXPECT_BANDWIDTH(w, share): w moves its declared bytes (read plus
+ * written) at no less than share (0.8: 80 %) of the DRAM bandwidth this GPU
+ * achieves, measured by perfgate's streaming copy in the same ABBA rounds,
+ * on w's stream and clock, and decided as FASTER is. A working set below
+ * twice the L2 needs .clock = PERF_CLOCK_COLD.
+ * PERF_EXPECT_FLOPS(w, share): the same for .flops against a large cuBLASLt
+ * GEMM of its .flop_type. PERF_EXPECT_LINK_BANDWIDTH(w, share): the same
+ * for copies between host and device against pinned copies the same ways.
+ * A claim this machine cannot calibrate is skipped, saying why; w without
+ * declared work is an ERROR (docs/speed-of-light.md). */
 /* The bytes a working set needs so that streaming it comes from DRAM on the
  * current CUDA device, not from its L2: the larger of at_least and 4 x the
  * L2 the device reports, rounded up to a whole MiB (a 64 MiB buffer is
@@ -636,25 +610,18 @@ int perf_embed_check_baselines(const char *dir, const char *who, char *err, size
 int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
                           char *err, size_t len);
 /* An embedder's report (the pytest plugin's --perf-json): the
- * perfgate-report/1 document perftest --json writes, by the same writer,
- * to path (replaced atomically, as --json's file is). tests_json: a JSON
- * array of the run's tests, each an object with at least "name" and
- * "outcome" (a perf_outcome's word, "PASS"...), written as given (--merge
- * and --html read them as perftest's: "claims" holds the PERF_LINE_CLAIM
- * records, "lines" the detail lines); argv[0..argc): the command line
- * (argv may be NULL when argc is 0), written with passwords masked;
- * run_json: NULL, or a JSON object whose members end the "run" member
- * (the embedder's own, e.g. {"pytest_exit_code": 0}; none may be one
- * perfgate writes there); started: when the run began, in seconds since
- * the epoch. perfgate writes the rest: the schema, the run's perfgate
- * version, start, exit code (1 when a test failed, erred or was
- * inconclusive, else 0) and shard (0 of 1), the totals (seconds from
- * started to now), an empty preflight and this host's fingerprint ("gpu":
- * null). Returns 0, or 2 with the reason in err[len]: a JSON text that is
- * not what is said here, a test with an outcome perfgate does not write,
- * a bad argument, out of memory, or a path that cannot be written (then
- * it is left as it was). The caller owns every argument; nothing is kept.
- * Needs no test begun. */
+ * perfgate-report/1 document perftest --json writes, by the same writer, to
+ * path (replaced atomically). tests_json: a JSON array of the run's tests,
+ * each an object with at least "name" and "outcome" (a perf_outcome's word),
+ * written as given ("claims": the PERF_LINE_CLAIM records, "lines": the
+ * detail lines); argv[0..argc): the command line (NULL when argc is 0),
+ * passwords masked; run_json: NULL, or a JSON object whose members end the
+ * "run" member (none may be one perfgate writes); started: seconds since the
+ * epoch. perfgate writes the rest (schema, version, exit code, shard 0 of 1,
+ * totals, an empty preflight, this host's fingerprint). Returns 0, or 2 with
+ * the reason in err[len] (bad JSON or argument, an unknown outcome, out of
+ * memory, a path that cannot be written: then left as it was). Nothing is
+ * kept; needs no test begun. */
 int perf_embed_report(const char *path, const char *tests_json, const char *const *argv, int argc,
                       const char *run_json, double started, char *err, size_t len);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
