@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "supervisor/baselinedir.h"
 #include "baseline/blrule.h"
@@ -53,7 +54,7 @@ static void write_old(const char *path, size_t n)
   perf__baseline_ratio r = {.test = "old.ratio", .claim = "FASTER(a, b, 2)", .ratio = 3,
                       .recorded = "2026-01-01"};
   ST_EQ(perf__baseline_put_ratio(&b, &r), 0);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 

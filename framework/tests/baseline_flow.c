@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "baseline/blrule.h"
 #include "baseline/machine.h"
@@ -25,7 +26,7 @@ static void set_tolerance(const char *path, double tol)
   char err[400];
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   for (size_t i = 0; i < b.nentries; i++) b.entries[i].tolerance = tol;
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -648,7 +649,7 @@ static void recorded_faster(const char *path, const char *test, const char *work
     for (int i = 0; i < e->nslow; i++) e->slow_s[i] /= k; /* a slow mode a busy update kept */
     e->tolerance = tol;
   }
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -697,7 +698,7 @@ ST_TEST(baseline_flow_a_slower_machine_is_named_not_blamed)
   perf__baseline_entry *e = (perf__baseline_entry *)perf__baseline_find(&b, "bl.host_work", "w");
   ST_CHECK(e != NULL);
   if (e) e->slow_s[0] = 1.2 * e->median_s, e->nslow = 1;
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
   ST_EQ(run(&r, "", dir, "--filter=bl.host_work"), 1);
   ST_CHECKF(st_line_with(&r, "BASELINE(w) at", ": FAIL (regression)", line, sizeof line) &&
@@ -766,7 +767,7 @@ static void set_fp(const char *path, const char *key, const char *value)
   char err[400];
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   perf__baseline_set_fp(&b, key, value);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 
@@ -872,7 +873,7 @@ ST_TEST(baseline_update_never_merges_into_another_machines_file)
   perf__baseline_entry e = {.test = "old.t", .workload = "w", .clock = "wall", .median_s = 1e-3,
                             .samples = 8, .tolerance = 0.05, .recorded = "2026-11-28"};
   ST_EQ(perf__baseline_put_entry(&b, &e), 0);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
   char *before = st_slurp(path);
   for (int k = 0; k < 2; k++) {

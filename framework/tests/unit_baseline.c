@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "baseline/blrule.h"
 #include "baseline/machine.h"
@@ -295,7 +296,7 @@ ST_TEST(baseline_round_trips_through_a_file)
   wide.nruns = PERF__BL_MAX_RUNS, wide.nslow = 0;
   for (int i = 0; i < wide.nruns; i++) wide.runs_s[i] = 1.23456789e-5 + i * 1e-13;
   ST_EQ(perf__baseline_put_entry(&a, &wide), 0);
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), 0);
   char *text = st_slurp(path);
   ST_CHECKF(text && !strncmp(text, "schema: 2\n", 10) && strstr(text, "  sm_clock_mhz: unknown\n") &&
                 strstr(text, "  sm_clock_mhz: 1980\n  sm_clock_min_mhz: 1755\n"
@@ -371,7 +372,7 @@ ST_TEST(baseline_work_counts_round_trip_exactly)
   more.insts = 9.99e17, more.dram_read = 123456789012345678.0;
   ST_EQ(perf__baseline_put_work(&a, &more), 0);
   ST_EQ(a.nworks, 3);
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), 0);
   char *saved = st_slurp(path);
   ST_CHECKF(saved && strstr(saved, "ratios: []\nwork:\n- test: suite.gemm\n  workload: gemm\n"
                                    "  instructions: 123456789012345\n  dram_bytes_read: 4194304\n"
@@ -385,17 +386,17 @@ ST_TEST(baseline_work_counts_round_trip_exactly)
                   !strcmp(y->recorded, x->recorded), "%s: %.17g %.17g", x->workload,
               y ? y->insts : -1, y ? y->dram_read : -1);
   }
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   char *again = st_slurp(path);
   ST_CHECK(saved && again && !strcmp(saved, again));
   /* an instruction count below 1 is not written: the file stays */
   more.insts = 0;
   ST_EQ(perf__baseline_put_work(&b, &more), 0);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "a work count that is not a whole number in [1, 1e18]"), "%s", err);
   more.insts = 2.5; /* nor a fraction of one */
   ST_EQ(perf__baseline_put_work(&b, &more), 0);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), PERF__EINVAL);
   char *kept = st_slurp(path);
   ST_CHECK(kept && again && !strcmp(kept, again));
   free(saved), free(again), free(kept);
@@ -419,7 +420,7 @@ ST_TEST(baseline_shipped_files_round_trip_unchanged_with_or_without_work_counts)
   for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
     perf__baseline b;
     ST_CHECKF(perf__blyaml_load(shipped[i], &b, err, sizeof err) == 0, "%s", err);
-    ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+    ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
     char *was = st_slurp(shipped[i]), *now = st_slurp(path);
     ST_CHECKF(was && now && !strcmp(was, now), "%s changed", shipped[i]);
     ST_CHECKF(now && (b.nworks > 0) == (strstr(now, "\nwork:") != NULL), "%s: %zu work counts",
@@ -439,17 +440,17 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   char *dir = temp_dir();
   snprintf(path, sizeof path, "%s/gpu.yaml", dir);
   ST_EQ(parse(good, &a, err), 0);
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), 0);
   char *before = st_slurp(path);
   a.entries[0].median_s = NAN;
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECK(strstr(err, "NaN") != NULL);
   char *after = st_slurp(path);
   ST_CHECK(before && after && !strcmp(before, after));
   /* nor is an SM clock the loader would refuse (its median above its max) */
   a.entries[0].median_s = 1e-5;
   a.entries[0].sm_clock = (perf__baseline_mhz){1980, 1755, 1900};
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), PERF__EINVAL);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "an SM clock outside its bounds") != NULL, "%s", err);
   free(after);
   after = st_slurp(path);
@@ -463,7 +464,7 @@ ST_TEST(baseline_failed_write_leaves_the_old_file)
   /* a directory that does not exist: an error, nothing created */
   char nowhere[160];
   snprintf(nowhere, sizeof nowhere, "%s/missing/gpu.yaml", dir);
-  ST_EQ(perf__blyaml_save(nowhere, &a, err, sizeof err), PERF__EIO);
+  ST_EQ(perf__blemit_save(nowhere, &a, err, sizeof err), PERF__EIO);
   free(before);
   free(after);
   perf__baseline_free(&a);

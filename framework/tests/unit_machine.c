@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "baseline/machine.h"
 #include "selftest.h"
@@ -113,7 +114,7 @@ static void write_file(const char *dir, const char *name, const perf__baseline *
   snprintf(e.workload, sizeof e.workload, "%s", name); /* which file was read */
   ST_EQ(perf__baseline_put_entry(&b, &e), 0);
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  ST_EQ(perf__blyaml_save(path, &b, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &b, err, sizeof err), 0);
   perf__baseline_free(&b);
 }
 

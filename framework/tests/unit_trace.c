@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "io/jsontree.h"
 #include "baseline/trace.h"
@@ -204,7 +205,7 @@ ST_TEST(trace_in_a_baseline_entry_round_trips)
                             .recorded = "2026-11-26"};
   e.trace = perf__trace_text(&t);
   ST_EQ(perf__baseline_put_entry(&a, &e), 0);
-  ST_EQ(perf__blyaml_save(path, &a, err, sizeof err), 0);
+  ST_EQ(perf__blemit_save(path, &a, err, sizeof err), 0);
   ST_EQ(perf__blyaml_load(path, &b, err, sizeof err), 0);
   const perf__baseline_entry *x = perf__baseline_find(&b, "s.t", "w");
   ST_CHECKF(x && x->trace && !strcmp(x->trace, e.trace), "%s", x && x->trace ? x->trace : "(none)");

@@ -1,4 +1,4 @@
-/* blyaml.h — a baseline file as YAML: strict loading with positions, and atomic saving. */
+/* blyaml.h — a baseline file read from YAML: strict loading with positions. */
 /* Loading checks libyaml's events one by one; this is the only libyaml user. */
 #ifndef PERF_BLYAML_H
 #define PERF_BLYAML_H
@@ -6,6 +6,12 @@
 #include <stddef.h>
 
 #include "baseline/baseline.h"
+
+/* The one key whose value may be long text (up to PERF__BLYAML_MAX_TEXT
+ * bytes): an entry's trace, JSON (baseline/trace.h). A longer one is left
+ * out of the file (baseline/blemit.h). */
+#define PERF__BLYAML_LONG_KEY "trace"
+#define PERF__BLYAML_MAX_TEXT (1 << 16)
 
 /* Parses a whole file's bytes; name is used in messages. Returns 0, or
  * PERF__EBADFILE with "name:line:column: what" in err (b is then empty),
@@ -22,15 +28,5 @@ int perf__blyaml_parse(const char *name, const unsigned char *buf, size_t len, p
  * link and its target. */
 int perf__blyaml_load(const char *path, perf__baseline *b, char *err, size_t errlen);
 
-/* Writes b to path atomically: a temporary file "path.tmp.PID" in the same
- * directory, fsync, then rename, and fsync of the directory (its failure is
- * a warning: the file is in place). The caller holds
- * perf__baselinedir_lock(path) when others may write (the lock also removes
- * temporaries that an updater which died left). On any failure the old
- * file is untouched and no temporary file remains. Returns 0, PERF__EIO or
- * PERF__EINVAL (a value that cannot be written, such as NaN), with the
- * reason in err. The `work:` list is written after the ratios only when b
- * has work counts, their numbers exactly (%.17g: they read back equal). */
-int perf__blyaml_save(const char *path, const perf__baseline *b, char *err, size_t errlen);
 
 #endif

@@ -290,3 +290,59 @@ int perf__file_replace(const char *path, const void *data, size_t len, int flags
   int r = perf__file_open(&w, path, flags, &why);
   return r ? r : perf__file_commit(&w, data, len, &why);
 }
+
+/* An open descriptor's file that is not a regular one of at most max
+ * bytes: why, or NULL. Never fails. */
+static const char *not_readable(const struct stat *st, size_t max, char *buf, size_t len,
+                                const char *what)
+{
+  if (S_ISDIR(st->st_mode)) return snprintf(buf, len, "is a directory, not %s", what), buf;
+  if (!S_ISREG(st->st_mode)) return "is not a regular file (a FIFO, device or socket)";
+  if ((size_t)st->st_size > max) return snprintf(buf, len, "is larger than %zu MiB", max >> 20), buf;
+  return NULL;
+}
+
+/* See file.h. */
+int perf__file_read(const char *path, const char *what, size_t max, unsigned char **data,
+                    size_t *len, char *err, size_t errlen)
+{
+  struct stat st;
+  char target[4096], why_buf[120];
+  *data = NULL, *len = 0;
+  /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && perf__file_dangling(path, target, sizeof target)) {
+    snprintf(err, errlen, "%s is a symbolic link to '%s', which does not exist: create the "
+             "file it names, or remove the link", path, target);
+    return PERF__EBADFILE; /* not "no file": a run does not skip its checks on it */
+  }
+  if (fd < 0 || fstat(fd, &st)) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    snprintf(err, errlen, "%s: %s", path, strerror(e));
+    errno = e;
+    return PERF__EIO;
+  }
+  const char *why = not_readable(&st, max, why_buf, sizeof why_buf, what);
+  if (why) {
+    close(fd);
+    snprintf(err, errlen, "%s: %s", path, why);
+    return PERF__EBADFILE;
+  }
+  size_t want = (size_t)st.st_size, n = 0;
+  unsigned char *buf = malloc(want + 2); /* a file that grew: one byte more, and the NUL */
+  ssize_t got = 1;
+  while (buf && n <= want && (got = read(fd, buf + n, want + 1 - n)) > 0) n += (size_t)got;
+  int e = got < 0 ? errno : 0;
+  close(fd);
+  if (!buf || e || n > max) {
+    snprintf(err, errlen, "%s: %s", path, !buf ? "out of memory" : e ? strerror(e)
+             : (snprintf(why_buf, sizeof why_buf, "is larger than %zu MiB", max >> 20), why_buf));
+    free(buf);
+    errno = e;
+    return !buf ? PERF__ENOMEM : e ? PERF__EIO : PERF__EBADFILE;
+  }
+  buf[n] = '\0';
+  *data = buf, *len = n;
+  return 0;
+}

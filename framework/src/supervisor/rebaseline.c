@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "baseline/baseline.h"
+#include "baseline/blemit.h"
 #include "baseline/blyaml.h"
 #include "baseline/machine.h"
 #include "supervisor/baselinedir.h"
@@ -927,7 +928,7 @@ static int write_file(perf__rebaseline_runs *u, size_t i, const char *date, char
   int lock = perf__baselinedir_lock(u->files[i].path, err, len);
   if (lock < 0) return PERF__EIO;
   int r = merge_file(u, i, date, &b, err, len);
-  if (!r) r = perf__blyaml_save(u->files[i].path, &b, err, len);
+  if (!r) r = perf__blemit_save(u->files[i].path, &b, err, len);
   if (!r) printf("baselines: wrote %s\n", u->files[i].path);
   if (!r) perf__hwmove_after_update(u->files[i].path, &b); /* beside another GPU's file */
   perf__baselinedir_unlock(lock);
