@@ -1,5 +1,4 @@
-// delay.cu — a kernel that runs for a set number of SM clock cycles.
-// make bench-baselines plants it as a slowdown of known size.
+// delay.cu — a kernel that runs for a set number of SM clock cycles: a planted slowdown.
 #include "kernels.h"
 
 // One thread spins until `cycles` SM clock cycles have passed.

@@ -1,5 +1,4 @@
-// elementwise.cu — small element-wise kernels and their fused form.
-// The pipeline, graph and fusion claims use them.
+// elementwise.cu — small element-wise kernels and their fused form, for the pipeline claims.
 #include "kernels.h"
 
 #include "ew_ops.h"

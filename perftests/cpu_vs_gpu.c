@@ -1,6 +1,4 @@
-/* cpu_vs_gpu.c — documents 001/002's CPU-versus-GPU claims, from matmul to kernel fusion. */
-/* CPU vs GPU matmul and nested sine, transfers, host timing, first calls,
- * streams, fusion. */
+/* cpu_vs_gpu.c — documents 001/002: CPU vs GPU matmul and nested sine, transfers, fusion. */
 #include <cublas_v2.h>
 #include <math.h>
 #include <stdint.h>

@@ -1,6 +1,4 @@
-/* pipeline.c — document 000's claims on pipelines of small kernels. */
-/* Host syncs in the pipeline, CUDA graphs, hybrid CPU/GPU work, fusion, a
- * memory pool. */
+/* pipeline.c — document 000: host syncs among small kernels, graphs, hybrid work, fusion. */
 #include <math.h>
 #include <string.h>
 

@@ -1,5 +1,4 @@
-/* training_loop.c — document 003's advice for training loops, claim by claim. */
-/* One loss read, batched copies, implicit syncs, two streams. */
+/* training_loop.c — document 003's advice for loops: one loss read, batched copies. */
 #include <math.h>
 #include <string.h>
 

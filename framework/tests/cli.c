@@ -4,6 +4,7 @@
  * agree with their nouns. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <ftw.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
@@ -439,28 +440,31 @@ ST_TEST(cli_every_message_names_the_program_by_its_basename)
   st_rmtree(dir);
 }
 
-/* The runner's sources: calls fn(path, arg) for each framework/src .c
- * file. Returns how many there were. */
+/* each_source's walk: its callback, the callback's argument, files seen. */
+static void (*each_fn)(const char *path, void *arg);
+static void *each_arg;
+static int each_files;
+
+/* nftw's callback for each_source: fn on a .c file. */
+static int each_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void)st, (void)ftw;
+  size_t n = strlen(path);
+  if (type == FTW_F && n > 2 && !strcmp(path + n - 2, ".c")) {
+    each_fn(path, each_arg);
+    each_files++;
+  }
+  return 0;
+}
+
+/* The runner's sources: calls fn(path, arg) for each .c file under
+ * framework/src, every folder. Returns how many there were. */
 static int each_source(void (*fn)(const char *path, void *arg), void *arg)
 {
-  static const char *const dirs[] = {"framework/src",         "framework/src/base",
-                                     "framework/src/worker",  "framework/src/history",
-                                     "framework/src/report",  "framework/src/supervisor"};
-  int files = 0;
-  for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
-    DIR *d = opendir(dirs[k]);
-    ST_CHECKF(d != NULL, "%s cannot be read (run from the repository's root)", dirs[k]);
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-      size_t n = strlen(e->d_name);
-      if (n < 3 || strcmp(e->d_name + n - 2, ".c")) continue;
-      char path[600];
-      snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
-      fn(path, arg);
-      files++;
-    }
-    if (d) closedir(d);
-  }
-  return files;
+  each_fn = fn, each_arg = arg, each_files = 0;
+  int r = nftw("framework/src", each_visit, 16, FTW_PHYS);
+  ST_CHECKF(r == 0, "framework/src cannot be read (run from the repository's root)");
+  return each_files;
 }
 
 /* Checks that path does not print "perftest:" for the program's name. */
@@ -549,7 +553,10 @@ static int plural_formats(const char *path, const regex_t *re)
                                      "%ld rows%s (it holds one" /* > 1 */,
                                      "of %zu runs" /* a test run more than once */,
                                      "%d runs each, median" /* an update's: >= 5 */,
-                                     "%d runs of every test" /* an update's: 5 */, " series", " is", " exists", " puts",
+                                     "%d runs of every test" /* an update's: 5 */,
+                                     "x 2 x %d bits" /* a memory bus: thousands */,
+                                     "ranges (one expected)" /* printed when not one */,
+                                     " series", " is", " exists", " puts",
                                      " does", " has", " appears", " was"};
   FILE *f = fopen(path, "r");
   char line[1024];

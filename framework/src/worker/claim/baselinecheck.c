@@ -919,10 +919,10 @@ static void inband_cost(const perf_workload *w, const inband_check *ibc)
     perf__units_time(band + 5, sizeof band - 5, ib->band_s);
   }
   perf__context_line(PERF_LINE_VERBOSE, "%s: sampled in %d %s of up to %d (%d left out), "
-                     "perfgate's host reference read %d times between them (%s%s, %s; "
+                     "perfgate's host reference read %d %s between them (%s%s, %s; "
                      "%.1f ms of reference work%s, host clock)", w->name, ib->batches,
                      perf__units_noun(ib->batches, "batch", "batches"), PERF__INBAND_BATCH,
-                     ib->slow, ib->nread, in.n ? "median " : "none within the band",
+                     ib->slow, ib->nread, perf__units_noun(ib->nread, "time", "times"), in.n ? "median " : "none within the band",
                      in.n ? perf__units_time(read, sizeof read, in.median) : "", band,
                      1e3 * ib->read_cost_s, ib->nlaunch ? ", the launch reference's with it" : "");
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "baseline/peaks.h"
+#include "util/units.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
 
@@ -390,8 +391,9 @@ static int plan_gemm(cal *c, char *why, size_t len)
                                           &found);
   if (pref) cublaslt.cublasLtMatmulPreferenceDestroy(pref);
   if (s || !found) {
-    snprintf(why, len, "cuBLASLt has no %s GEMM for this GPU (status %d, %d algorithms)",
-             perf__peaks_type_word(r->type), (int)s, found);
+    snprintf(why, len, "cuBLASLt has no %s GEMM for this GPU (status %d, %d %s)",
+             perf__peaks_type_word(r->type), (int)s, found,
+             perf__units_noun(found, "algorithm", "algorithms"));
     return 1;
   }
   c->algo = h.algo;
