@@ -681,7 +681,7 @@ int perf__blyaml_load(const char *path, perf__baseline *b, char *err,
   unsigned char *data;
   size_t n;
   perf__baseline_init(b);
-  int r = perf__file_read(path, "a baseline file", 16 << 20, &data, &n, err, errlen);
+  int r = perf__file_read(path, "a baseline file", &data, &n, err, errlen);
   if (r) return r;
   r = perf__blyaml_parse(path, data, n, b, err, errlen);
   free(data);

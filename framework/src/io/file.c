@@ -303,9 +303,10 @@ static const char *not_readable(const struct stat *st, size_t max, char *buf, si
 }
 
 /* See file.h. */
-int perf__file_read(const char *path, const char *what, size_t max, unsigned char **data,
-                    size_t *len, char *err, size_t errlen)
+int perf__file_read(const char *path, const char *what, unsigned char **data, size_t *len,
+                    char *err, size_t errlen)
 {
+  const size_t max = PERF__FILE_READ_MAX;
   struct stat st;
   char target[4096], why_buf[120];
   *data = NULL, *len = 0;

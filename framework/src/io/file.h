@@ -70,15 +70,18 @@ typedef struct perf__file_why {
  * link is refused, never followed to create its target. Never fails. */
 int perf__file_dangling(const char *path, char *target, size_t len);
 
-/* Reads the whole regular file path, of at most max bytes, into *data
- * (malloc'd, *len bytes; the caller frees it). what names the kind of file
+/* The largest file perf__file_read reads. */
+#define PERF__FILE_READ_MAX ((size_t)16 << 20)
+
+/* Reads the whole regular file path, of at most PERF__FILE_READ_MAX bytes,
+ * into *data (malloc'd, *len bytes, NUL-terminated; the caller frees it). what names the kind of file
  * the messages say it is not ("a baseline file"). Returns 0; PERF__EIO with
  * errno set (ENOENT: no file) and "path: why" in err; PERF__EBADFILE for a
  * symbolic link to nothing (naming its target), a directory, a FIFO,
- * device or socket, or a file over max; or PERF__ENOMEM. A FIFO is refused
- * without waiting for a writer. */
-int perf__file_read(const char *path, const char *what, size_t max, unsigned char **data,
-                    size_t *len, char *err, size_t errlen);
+ * device or socket, or a file over the limit; or PERF__ENOMEM. A FIFO is
+ * refused without waiting for a writer. */
+int perf__file_read(const char *path, const char *what, unsigned char **data, size_t *len,
+                    char *err, size_t errlen);
 
 /* Whether path can be written, before anything is (the checks a run
  * makes up front): for a new or regular file, that the directory of the
