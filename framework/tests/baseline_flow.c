@@ -906,23 +906,30 @@ ST_TEST(baseline_update_never_merges_into_another_machines_file)
   st_rmtree(dir);
 }
 
-/* Writes the baseline file at path back as version 1: "schema: 1" and no
- * entry's SM clock (the fingerprint's sm_clock_mhz stays: it is not an
- * entry's). */
+/* Writes the baseline file at path back as version 1: "schema: 1", each
+ * entry with its version-1 fields only and no work list (the fingerprint's
+ * sm_clock_mhz stays: it is not an entry's). */
 static void make_version_1(const char *path)
 {
+  static const char *const v1[] = {"test", "workload", "clock", "median_s", "spread_s",
+                                   "samples", "tolerance", "recorded"};
   char *text = st_slurp(path);
   ST_CHECK(text != NULL);
   FILE *f = text ? fopen(path, "w") : NULL;
   ST_CHECK(f != NULL);
-  int entries = 0;
+  int section = 0; /* 1: entries, 2: work (version 2 only) */
   for (char *l = text; f && l && *l;) {
     char *nl = strchr(l, '\n');
     size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
-    if (!strncmp(l, "entries:", 8)) entries = 1;
-    if (!strncmp(l, "ratios:", 7)) entries = 0;
+    if (*l != ' ' && *l != '-') section = !strncmp(l, "entries:", 8) ? 1 : !strncmp(l, "work:", 5) ? 2 : 0;
+    int keep = section != 2;
+    if (section == 1 && (*l == ' ' || *l == '-')) { /* "- key: v" or "  key: v" */
+      keep = 0;
+      for (size_t k = 0; k < sizeof v1 / sizeof *v1; k++)
+        keep |= !strncmp(l + 2, v1[k], strlen(v1[k])) && l[2 + strlen(v1[k])] == ':';
+    }
     if (!strncmp(l, "schema: ", 8)) fputs("schema: 1\n", f);
-    else if (!entries || strncmp(l, "  sm_clock_m", 12)) fwrite(l, 1, n, f);
+    else if (keep) fwrite(l, 1, n, f);
     l += n;
   }
   if (f) fclose(f);
