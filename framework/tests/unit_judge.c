@@ -39,6 +39,7 @@ ST_TEST(judge_worse_follows_the_claim_kind)
   ST_EQ(perf__judge_worse_of(1, "FASTER"), PERF__JUDGE_LOWER);
   ST_EQ(perf__judge_worse_of(1, "BANDWIDTH"), PERF__JUDGE_LOWER);
   ST_EQ(perf__judge_worse_of(1, "SIMILAR"), PERF__JUDGE_FARTHER);
+  ST_EQ(perf__judge_worse_of(1, "SOMETHING_NEW"), PERF__JUDGE_LOWER);
 }
 
 /* A band reads its series since the last change point: 10 commits at 1

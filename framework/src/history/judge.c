@@ -172,5 +172,10 @@ int perf__judge_commit(perf__judge_item *it, size_t n, perf__judge_machine *m, s
 perf__judge_worse perf__judge_worse_of(int is_claim, const char *kind)
 {
   if (!is_claim) return PERF__JUDGE_HIGHER;
-  return perf__claimrec_at_least(kind) ? PERF__JUDGE_LOWER : PERF__JUDGE_FARTHER;
+  for (int k = 0; kind && k < PERF__CLAIMREC_KIND_COUNT; k++) {
+    const char *word = perf__claimrec_kind_word((perf__claimrec_kind)k);
+    if (word && !strcmp(word, kind) && perf__claimrec_is_ratio((perf__claimrec_kind)k))
+      return perf__claimrec_at_least(kind) ? PERF__JUDGE_LOWER : PERF__JUDGE_FARTHER;
+  }
+  return PERF__JUDGE_LOWER;
 }

@@ -63,9 +63,10 @@ typedef enum perf__judge_worse {
 } perf__judge_worse;
 
 /* How a series is worse: a workload's median (kind NULL) when higher; a
- * claim's ratio by its kind's word as the claim kinds' table says (base/
- * claimrec.h): one that must be at least its threshold ("FASTER",
- * "BANDWIDTH") when lower, a band's ("SIMILAR") when farther from 1.
+ * claim's ratio by its kind's word as the claim kinds' table says (record/
+ * claimrec.h): a band's ("SIMILAR") when farther from 1, any other (one that
+ * must be at least its threshold: "FASTER", "BANDWIDTH"; a word the table
+ * does not know) when lower.
  * Never fails. */
 perf__judge_worse perf__judge_worse_of(int is_claim, const char *kind);
 

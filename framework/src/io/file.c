@@ -331,14 +331,14 @@ int perf__file_read(const char *path, const char *what, unsigned char **data, si
     return PERF__EBADFILE;
   }
   size_t want = (size_t)st.st_size, n = 0;
-  unsigned char *buf = malloc(want + 2); /* a file that grew: one byte more, and the NUL */
+  unsigned char *buf = malloc(want + 2); /* one byte more (a file that grew), and the NUL */
   ssize_t got = 1;
   while (buf && n <= want && (got = read(fd, buf + n, want + 1 - n)) > 0) n += (size_t)got;
   int e = got < 0 ? errno : 0;
   close(fd);
-  if (!buf || e || n > max) {
+  if (!buf || e || n > want) {
     snprintf(err, errlen, "%s: %s", path, !buf ? "out of memory" : e ? strerror(e)
-             : (snprintf(why_buf, sizeof why_buf, "is larger than %zu MiB", max >> 20), why_buf));
+             : "changed while it was read (it grew): read it again");
     free(buf);
     errno = e;
     return !buf ? PERF__ENOMEM : e ? PERF__EIO : PERF__EBADFILE;

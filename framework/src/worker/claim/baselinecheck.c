@@ -197,7 +197,7 @@ typedef struct gen_refs {
 
 /* An update times the references once per generation that records into
  * m's file (the Python package's runs share a process: each run's tests
- * are new generations), records them as entries of their own (base/
+ * are new generations), records them as entries of their own (baseline/
  * blrule.h) and returns them for the generation's records, so that the
  * supervisor judges each run of a workload against the references of its
  * own process. One that cannot be measured is said and left 0. Never
@@ -261,7 +261,7 @@ static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__refe
  * (ibc), otherwise timed now (for each slower check: a host disturbance
  * comes and goes within seconds); never the launch one, which scales a
  * launch-normalized check instead (launch_scale); *host_rel gets the host reference's
- * change (0 when it was not timed). Returns 1 when one explains it (base/
+ * change (0 when it was not timed). Returns 1 when one explains it (baseline/
  * blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
                           const inband_check *ibc, char *note, size_t len, double *host_rel)
@@ -524,7 +524,7 @@ static int host_paced(const perf_workload *w)
                                   st->queue_share, st->uses_gpu);
 }
 
-/* 1 when the host paces e's measurement as the update judged it (base/
+/* 1 when the host paces e's measurement as the update judged it (baseline/
  * blrule.h: perf__blrule_pace_of from its clock, w's queueing share and
  * the trace the entry holds; without one, a wall-clock entry counts as
  * GPU-paced, as at update). Never fails (a trace that does not parse counts
