@@ -2095,7 +2095,9 @@ ST_TEST(history_trend_counts_a_run_ids_shards_as_one_run)
  * the run id with "/gpuK" after it, so two GPUs of one model are two runs,
  * not a shard and its retry; the joined --json is the run's, its run id
  * the run's (this machine may have no GPU: a device list
- * still runs once per device, its GPU-tests skipped). */
+ * still runs once per device, its GPU-tests skipped). Under
+ * CUDA_VISIBLE_DEVICES, so that a machine with one GPU does not refuse
+ * device 1 (the runner checks ids only without it): the test is host-only. */
 ST_TEST(history_devices_record_a_run_per_gpu)
 {
   char dir[64], args[600], path[128];
@@ -2104,7 +2106,7 @@ ST_TEST(history_devices_record_a_run_per_gpu)
   st_run run;
   snprintf(args, sizeof args, "--devices=0,1 --history='%s' --run-id=R7 --commit=c1 --filter=host.truth "
                               "--json=%s/d.json", path, dir);
-  st_exec(&run, "", args);
+  st_exec(&run, "CUDA_VISIBLE_DEVICES=0,1 ", args);
   ST_CHECKF(run.status == 0, "%s", run.out);
   st_run_free(&run);
   /* The GPUs' reports joined are the run itself: its run id, not a GPU's. */
