@@ -29,13 +29,19 @@ ST_TEST(pipeline_loaded_runner_rule_takes_only_a_host_cause)
                "FASTER(a, b, 8) at t.c:2: INCONCLUSIVE (samples the host preempted on every retake would "
                "have decided it): a 1 us vs b 4 us; the host: other processes kept the CPUs 100 % busy\n"
                "SIMILAR(a, b, 0.5) at t.c:3: INCONCLUSIVE: a 1 us vs b 4 us; 3 looks\n"
-               "FASTER(c, d, 2) at t.c:4: FAIL: c 1 us vs d 1 us\n";
+               "FASTER(c, d, 2) at t.c:4: FAIL: c 1 us vs d 1 us\n"
+               /* the console's order: the test's result line, then the verdict line */
+               "FAIL  t.g (2.15 s wall): FASTER(g, h, 2) at t.c:5: INCONCLUSIVE\n"
+               "      FASTER(g, h, 2) at t.c:5: INCONCLUSIVE (samples the host preempted on every "
+               "retake would have decided it): g 1 us vs h 4 us; the host: other processes kept "
+               "the CPUs 100 % busy\n";
   st_run r = {0, out};
   ST_EQ(st_claim_verdict(&r, "FASTER(a, b, 2)", "PASS"), 1);
   ST_EQ(st_claim_verdict(&r, "FASTER(a, b, 8)", "FAIL"), 0);
   ST_EQ(st_claim_verdict(&r, "SIMILAR(a, b, 0.5)", "FAIL"), -1);
   ST_EQ(st_claim_verdict(&r, "FASTER(c, d, 2)", "PASS"), -1);
   ST_EQ(st_claim_verdict(&r, "FASTER(e, f, 2)", "PASS"), -1);
+  ST_EQ(st_claim_verdict(&r, "FASTER(g, h, 2)", "PASS"), 0);
 }
 
 /* The truth is 4x: FASTER at 2x passes and at 8x fails, each decided, not
@@ -52,7 +58,7 @@ ST_TEST(pipeline_four_x_work_passes_2_fails_8)
   st_expect(&r, "host.four_x_work_is_not_8x_faster", "FAIL", NULL);
   /* The verdict line carries both medians with the clock, the ratio, its
    * interval, the threshold and the rounds. */
-  const char *v = st_line_with(&r, "FASTER(a, b, 2)", NULL, line, sizeof line);
+  const char *v = st_line_with(&r, "FASTER(a, b, 2)", " ABBA round", line, sizeof line);
   ST_CHECK(v && strstr(v, "(wall clock, medians)") && strstr(v, "% CI [") &&
            strstr(v, "needs >= 2.000x") && strstr(v, " ABBA round") &&
            strstr(v, "a ") && strstr(v, " vs b "));
