@@ -41,7 +41,7 @@ EXPECTED = {"quiet": set(), "cpu-all": {"host"}, "cpu-half": {"host"}, "gpu": {"
 INJECTIONS = list(EXPECTED)
 
 # How perfgate names a cause on a verdict line or a test's reason; the wording
-# is the framework's: worker/claim/compare.c and worker/claim/baselinecheck.c ("another
+# is the framework's: worker/claim/compare.c and worker/claim/bldoor.c ("another
 # process used the GPU"), worker/sample/workload.c ("another process is using the
 # GPU"), worker/claim/hostnoise.c ("; the host: " + host/hostcause.c's phrase, whose
 # "no host cause seen" names none; "samples the host preempted on every

@@ -18,7 +18,8 @@
 #include "report/jsonreport.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/bldoor.h"
+#include "worker/claim/blclaim.h"
 #include "worker/claim/ratio.h"
 #include "worker/claim/solight.h"
 #include "worker/sync/callsite.h"
@@ -56,7 +57,7 @@ int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_s
   emb.sink = sink;
   emb.ctx = ctx;
   perf__context_set_sink(to_embedder);
-  perf__workload_on_unqueued(perf__baselinecheck_explain);
+  perf__workload_on_unqueued(perf__bldoor_explain);
   emb.end = perf__context_begin(name ? name : "embedded", &emb.res);
   perf__gpu_test_begin();
   emb.owner = pthread_self();
@@ -167,7 +168,7 @@ int perf_embed_speed_of_light(perf_workload *w, double share, int what, const ch
 static int baseline(const call *c)
 {
   char head[300];
-  refuse_after_sync_check(perf__baselinecheck_head(head, sizeof head, c->an, c->file, c->line));
+  refuse_after_sync_check(perf__blclaim_head(head, sizeof head, c->an, c->file, c->line));
   return perf__expect_baseline(c->a, c->an, c->file, c->line, 0);
 }
 

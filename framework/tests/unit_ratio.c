@@ -2,7 +2,7 @@
 /* Their verdict lines, records and embed.c's messages share them. */
 #include <string.h>
 
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/blclaim.h"
 #include "worker/claim/ratio.h"
 #include "selftest.h"
 
@@ -14,5 +14,5 @@ ST_TEST(ratio_head_names_the_claim_its_factor_and_where)
   ST_STR(perf__ratio_head(head, sizeof head, 1, 0.05, "a", "b", "x/y.py", 7),
          "SIMILAR(a, b, 0.05) at x/y.py:7");
   ST_STR(perf__ratio_head(head, 10, 0, 2, "a", "b", "t.c", 1), "FASTER(a,"); /* truncated */
-  ST_STR(perf__baselinecheck_head(head, sizeof head, "w", "t.c", 3), "BASELINE(w) at t.c:3");
+  ST_STR(perf__blclaim_head(head, sizeof head, "w", "t.c", 3), "BASELINE(w) at t.c:3");
 }

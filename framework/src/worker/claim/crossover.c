@@ -11,7 +11,7 @@
 #include "host/clock.h"
 #include "util/units.h"
 #include "perfgate.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/claim.h"
 #include "worker/claim/compare.h"
 #include "worker/context.h"
 #include "worker/claim/sweep.h"
@@ -37,6 +37,10 @@ typedef struct site {
   char clock[16];
   perf__crossover_point pt[PERF__SWEEP_MAX];
   perf__claimrec_point *rec;   /* each point's record (PERF__SWEEP_MAX) */
+  perf__crossover_decision d;  /* once decided */
+  /* The point being measured: */
+  perf_workload *a, *b;
+  long value;
   size_t n, last;              /* points; sweep index of the last one */
 } site;
 
@@ -151,61 +155,76 @@ void perf__crossover_decide(const perf__crossover_point *in, size_t n, double lo
            "and points whose interval straddles a margin, leave it open)", an, where, lo, hi);
 }
 
-/* Sends the claim's record (its points with their measurements, the
- * bracket and the estimate; it takes the points) and counts the claim.
- * Never fails (without memory the record is short of strings). */
-static void record(site *s, const perf__crossover_decision *d, const char *msg)
+/* The claim's record (claim.h): its points with their measurements, the
+ * bracket and the estimate (it takes the points). Never fails (without
+ * memory the record is short of strings). */
+static void record(perf__claim *c, perf__claimrec *r)
 {
+  site *s = c->self;
   char id[400]; /* as perf__context_claim_open names it: one id for every point */
   snprintf(id, sizeof id, "%s:%d", s->file, s->line);
-  perf__claimrec r = {
-      .message = strdup(msg),
-      .id = strdup(id),
-      .outcome = d->verdict,
-      .kind = PERF__CLAIMREC_CROSSOVER,
-      .clock = strdup(s->clock),
-      .param = strdup(s->var),
-      .a_name = strdup(s->an),
-      .b_name = strdup(s->bn),
-      .tie = s->tie,
-      .range = {s->lo, s->hi},
-      .bracket = {d->slow_max, d->fast_min},
-      .estimate = d->estimate,
-      .seconds = s->seconds,
-      .points = s->rec,
-      .npoints = s->n,
-  };
+  r->id = strdup(id);
+  r->clock = strdup(s->clock);
+  r->param = strdup(s->var);
+  r->a_name = strdup(s->an);
+  r->b_name = strdup(s->bn);
+  r->tie = s->tie;
+  r->range[0] = s->lo, r->range[1] = s->hi;
+  r->bracket[0] = s->d.slow_max, r->bracket[1] = s->d.fast_min;
+  r->estimate = s->d.estimate;
+  r->seconds = s->seconds;
+  r->points = s->rec;
+  r->npoints = s->n;
   s->rec = NULL;
-  perf__context_claim(&r);
-  perf__claimrec_free(&r);
 }
 
-/* Decides s, reports it and counts it as a claim; returns 1 when it held.
- * A fatal claim that did not hold ends the test. */
-static int decide(site *s)
+/* Decides s from its points into s->d: the reason as c's detail, with the
+ * points a disturbance left undecided. Returns the verdict. Never fails. */
+static perf_outcome decide(perf__claim *c, site *s)
 {
-  perf__crossover_decision d;
+  perf__crossover_decision *d = &s->d;
   s->decided = 1;
-  perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, &d);
-  size_t used = strlen(d.why);
-  if (d.verdict == PERF_OUTCOME_INCONCLUSIVE && s->overruled && used < sizeof d.why)
-    snprintf(d.why + used, sizeof d.why - used, "; %zu %s left undecided: %s", s->overruled,
+  perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, d);
+  size_t used = strlen(d->why);
+  if (d->verdict == PERF_OUTCOME_INCONCLUSIVE && s->overruled && used < sizeof d->why)
+    snprintf(d->why + used, sizeof d->why - used, "; %zu %s left undecided: %s", s->overruled,
              perf__units_noun((long long)s->overruled, "point", "points"),
              s->overruled_why ? s->overruled_why : "its measurement was disturbed");
+  c->detail = d->why;
+  return d->verdict;
+}
+
+/* The claim's verdict line (claim.h): the decision, the estimate, the
+ * points. word is the outcome's (the reason is the line's own). */
+static void print(perf__claim *c, const char *word)
+{
+  const site *s = c->self;
   char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
-  if (!isnan(d.estimate))
+  (void)word;
+  if (!isnan(s->d.estimate))
     snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
-             "interpolation)", s->var, d.estimate);
+             "interpolation)", s->var, s->d.estimate);
   perf__context_line(PERF_LINE_DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
-             "%.2f s wall", s->head, perf__status_word(d.verdict), d.why, est, s->n,
+             "%.2f s wall", s->head, perf__status_word(s->d.verdict), s->d.why, est, s->n,
              perf__units_noun((long long)s->n, "point", "points"),
              100 * s->tie, s->clock, s->seconds);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
-  record(s, &d, msg);
-  if (d.verdict != PERF_OUTCOME_PASS && s->fatal)
-    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s: %s", s->head, perf__status_word(d.verdict), d.why);
-  return d.verdict == PERF_OUTCOME_PASS;
+}
+
+/* The claim's measure at the sweep's end (claim.h): the points so far
+ * decide it. */
+static perf_outcome measure_end(perf__claim *c) { return decide(c, c->self); }
+
+static const perf__claim_kind end_kind = {.rec = PERF__CLAIMREC_CROSSOVER,
+                                          .measure = measure_end, .print = print,
+                                          .record = record};
+
+/* The claim of site s, its head and kind set. */
+static perf__claim claim_of(site *s, const perf__claim_kind *k)
+{
+  perf__claim c = {.kind = k, .file = s->file, .line = s->line, .fatal = s->fatal, .once = 1,
+                   .self = s};
+  snprintf(c.head, sizeof c.head, "%s", s->head);
+  return c;
 }
 
 /* The sweep passed its last point: decides every claim not decided at
@@ -221,8 +240,10 @@ static void sweep_ended(void)
       s->decided = 1;
       (void)perf__context_claim_open(s->file, s->line, "", 1);
       perf__context_claim_kept(s->head);
-    } else if (s->n)
-      decide(s);
+    } else if (s->n) {
+      perf__claim c = claim_of(s, &end_kind);
+      (void)perf__claim_run(&c);
+    }
   }
   reset();
 }
@@ -269,66 +290,98 @@ static void check_use(const char *head, long value, double lo, double hi, double
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the range must be finite with lo < hi", head);
 }
 
+/* A point's line (at: the head with the point's tag): the side a is on,
+ * and what the sides need; the names, variable and clock kept in s for
+ * the claim's line. Never fails. */
+static void print_point(site *s, const char *at, perf__verdict_side side,
+                        const perf__compare_result *m)
+{
+  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
+  char word[160], need[120];
+  snprintf(word, sizeof word, "%s %s", s->a->name, said[side + 1]);
+  if (s->tie > 0)
+    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
+             "above %.3fx", 1 / (1 + s->tie), 1 / (1 + s->tie), 1 + s->tie, 1 + s->tie);
+  else
+    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
+  perf__compare_print(at, word, need, "speedup", s->a, s->b, m);
+  snprintf(s->an, sizeof s->an, "%s", s->a->name);
+  snprintf(s->bn, sizeof s->bn, "%s", s->b->name);
+  snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
+  snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(s->a->perf__state->clock));
+}
+
+/* 1 at the sweep's last point. */
+static int last_point(void) { return perf__sweep_index() + 1 >= perf__sweep_points(); }
+
+/* The claim's measure at a point (claim.h): a against b there, its side
+ * kept; at the sweep's last point the points decide it, before it the
+ * claim is pending. */
+static perf_outcome measure_point(perf__claim *c)
+{
+  site *s = c->self;
+  perf_workload *a = s->a, *b = s->b;
+  char at[360], tag[96];
+  snprintf(at, sizeof at, "%s%s", s->head, perf__sweep_tag(tag, sizeof tag));
+  perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, s->tie}, "CROSSOVER_POINT",
+                    perf__context_alpha_share() / (double)perf__sweep_points(), at, a->name,
+                    b->name, &c->m);
+  perf__claim_feed_pair(c);
+  perf__compare_result *m = &c->m;
+  /* A point is decided only when its own verdict is: a co-tenant's rounds
+   * or samples the host preempted on every retake leave it undecided,
+   * whatever side the interval of its rounds shows; one a co-tenant left
+   * with no interval at all names it too. */
+  perf__verdict_side side = perf__verdict_side_of(s->tie, m->r.lo, m->r.hi);
+  int shared = m->r.why && !strcmp(m->r.why, PERF__COMPARE_WHY_SHARED);
+  if (m->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (side != PERF__SIDE_UNDECIDED || shared)) {
+    side = PERF__SIDE_UNDECIDED;
+    if (!s->overruled++) s->overruled_why = m->r.why;
+  }
+  print_point(s, at, side, m);
+  s->pt[s->n] = (perf__crossover_point){(double)s->value, side, m->r.ratio};
+  s->rec[s->n++] = (perf__claimrec_point){(double)s->value, strdup(perf__claimrec_side_word(side)),
+                                          1, m->rec};
+  m->rec = (perf__claimrec_ratio){0};
+  s->last = perf__sweep_index();
+  s->seconds += m->r.seconds;
+  if (!last_point()) return c->pending = 1, PERF_OUTCOME_PASS;
+  return decide(c, s);
+}
+
+/* Taken from a first attempt (claim.h): said at the last point, or at the
+ * sweep's end when a `continue` skips it there. */
+static int kept(perf__claim *c)
+{
+  site *s = c->self;
+  s->kept = 1;
+  if (!last_point()) return perf__context_claim_close(), 1;
+  s->decided = 1;
+  return perf__context_claim_kept(s->head);
+}
+
+static const perf__claim_kind point_kind = {.rec = PERF__CLAIMREC_CROSSOVER,
+                                            .measure = measure_point, .print = print,
+                                            .record = record, .kept = kept};
+
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
  * the sweep's last point, then whether the claim held. */
 int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, double hi,
                     double tie, const char *an, const char *bn, const char *var,
                     const char *file, int line, int fatal)
 {
-  char head[300], at[360], tag[96];
+  char head[300];
   snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
            file, line);
   check_use(head, value, lo, hi, tie, var);
   if (a == b) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: compares a workload with itself", head);
-  int last = perf__sweep_index() + 1 >= perf__sweep_points();
-  if (perf__context_claim_open(file, line, "", 1)) { /* passed in a first attempt */
-    site *k = site_of(file, line, head);
-    k->kept = 1; /* said at the last point, or at the sweep's end when a
-                    `continue` skips it there */
-    if (!last) return perf__context_claim_close(), 1;
-    k->decided = 1;
-    return perf__context_claim_kept(head);
-  }
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
   site *s = site_of(file, line, head);
-  snprintf(at, sizeof at, "%s%s", head, perf__sweep_tag(tag, sizeof tag));
-  perf__compare_result m;
-  perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, tie}, "CROSSOVER_POINT",
-                    perf__context_alpha_share() / (double)perf__sweep_points(), at, an, bn, &m);
-  perf__baselinecheck_pair(a, b, &m);
-  perf__baselinecheck_peaks(&m.rec.a, a, m.rec.clock);
-  perf__baselinecheck_peaks(&m.rec.b, b, m.rec.clock);
-  /* A point is decided only when its own verdict is: a co-tenant's rounds
-   * or samples the host preempted on every retake leave it undecided,
-   * whatever side the interval of its rounds shows; one a co-tenant left
-   * with no interval at all names it too. */
-  perf__verdict_side side = perf__verdict_side_of(tie, m.r.lo, m.r.hi);
-  int shared = m.r.why && !strcmp(m.r.why, PERF__COMPARE_WHY_SHARED);
-  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && (side != PERF__SIDE_UNDECIDED || shared)) {
-    side = PERF__SIDE_UNDECIDED;
-    if (!s->overruled++) s->overruled_why = m.r.why;
-  }
-  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
-  char word[160], need[120];
-  snprintf(word, sizeof word, "%s %s", a->name, said[side + 1]);
-  if (tie > 0)
-    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
-             "above %.3fx", 1 / (1 + tie), 1 / (1 + tie), 1 + tie, 1 + tie);
-  else
-    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
-  perf__compare_print(at, word, need, "speedup", a, b, &m);
-  snprintf(s->an, sizeof s->an, "%s", a->name);
-  snprintf(s->bn, sizeof s->bn, "%s", b->name);
-  snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
+  s->a = a, s->b = b, s->value = value;
   s->lo = lo, s->hi = hi, s->tie = tie;
   s->fatal = fatal;
-  snprintf(s->clock, sizeof s->clock, "%s", perf__clock_name(a->perf__state->clock));
-  s->pt[s->n] = (perf__crossover_point){(double)value, side, m.r.ratio};
-  s->rec[s->n++] = (perf__claimrec_point){(double)value, strdup(perf__claimrec_side_word(side)), 1,
-                                          m.rec};
-  s->last = perf__sweep_index();
-  s->seconds += m.r.seconds;
-  if (!last) return perf__context_claim_close(), 1;
-  int held = decide(s);
-  perf__context_claim_close();
-  return held;
+  perf__claim c = claim_of(s, &point_kind);
+  c.a = a, c.b = b;
+  return perf__claim_run(&c);
 }

@@ -11,7 +11,8 @@
 #include "record/claimrec.h"
 #include "util/status.h"
 #include "perfgate.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/bldoor.h"
+#include "worker/claim/claim.h"
 #include "worker/claim/compare.h"
 #include "worker/context.h"
 #include "worker/claim/sweep.h"
@@ -25,60 +26,59 @@ static void requirement(const perf__verdict_claim *c, char *buf, size_t len)
     snprintf(buf, len, "needs within [%.3f, %.3f]", 1 / (1 + c->threshold), 1 + c->threshold);
 }
 
-/* Sends the claim's record and counts it. Never fails (without memory the
- * record goes without its verdict line). */
-static void record(perf__claimrec_kind kind, perf_outcome v, const char *msg,
-                   perf__claimrec_ratio *m)
+/* The claim's measure (claim.h): a against b, sampled until decided. */
+static perf_outcome measure(perf__claim *c)
 {
-  perf__claimrec r = {.message = strdup(msg), .outcome = v, .kind = kind, .ratio = *m};
-  *m = (perf__claimrec_ratio){0};
-  perf__context_claim(&r);
-  perf__claimrec_free(&r);
+  const perf__verdict_claim *v = c->self;
+  int faster = v->kind == PERF__CLAIM_FASTER;
+  perf__compare_run(c->a, c->b, *v, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(),
+                    c->head, c->a->name, c->b->name, &c->m);
+  c->why = c->m.r.why;
+  return c->m.r.verdict;
 }
 
-/* The median SM clock of a workload's samples (0: unknown). */
-static unsigned last_mhz(const perf__claimrec_workload *w)
+/* The claim's feed (claim.h): both workloads, and the ratio for the
+ * file's ratio rows. */
+static void feed(perf__claim *c)
 {
-  return perf__baseline_mhz_of(w->sm_clock_mhz, w->sm_clock_mhz ? w->nsamples : 0).median;
+  char key[400], tag[96];
+  perf__claim_feed_pair(c);
+  snprintf(key, sizeof key, "%s%s", perf__compare_claim_text(c->head),
+           perf__sweep_tag(tag, sizeof tag));
+  perf__bldoor_ratio(c->a, key, c->m.r.ratio);
 }
 
-/* Runs one ratio claim made at file:line; returns 1 when it held (or was
- * taken from a first attempt where it did). Ends the test on a fatal
- * failure, a CUDA error, a missing device or misuse. */
-static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *head,
+/* The claim's verdict line (claim.h). */
+static void print(perf__claim *c, const char *word)
+{
+  const perf__verdict_claim *v = c->self;
+  char need[64];
+  requirement(v, need, sizeof need);
+  perf__compare_print(c->head, word, need, v->kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
+                      c->a, c->b, &c->m);
+}
+
+static const perf__claim_kind faster_kind = {PERF__CLAIMREC_FASTER, measure, feed, print,
+                                             perf__claim_explain_pair, perf__claim_record_ratio,
+                                             NULL};
+static const perf__claim_kind similar_kind = {PERF__CLAIMREC_SIMILAR, measure, feed, print,
+                                              perf__claim_explain_pair, perf__claim_record_ratio,
+                                              NULL};
+
+/* Runs one ratio claim made at file:line (head: its head; an, bn: the
+ * names of a and b where they have none). Returns 1 when it held (or was
+ * taken from a first attempt where it did); ends the test as perf__claim_run
+ * does. */
+static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim v, const char *head,
                      const char *an, const char *bn, const char *file, int line, int fatal)
 {
-  perf__compare_result m;
-  int faster = c.kind == PERF__CLAIM_FASTER;
-  char point[96];
-  if (perf__context_claim_open(file, line, perf__sweep_tag(point, sizeof point), 0))
-    return perf__context_claim_kept(head);
-  perf__compare_run(a, b, c, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(), head,
-                    an, bn, &m);
-  perf__baselinecheck_pair(a, b, &m);
-  perf__baselinecheck_peaks(&m.rec.a, a, m.rec.clock);
-  perf__baselinecheck_peaks(&m.rec.b, b, m.rec.clock);
-  char word[96], need[64];
-  if (m.r.verdict == PERF_OUTCOME_INCONCLUSIVE && m.r.why)
-    snprintf(word, sizeof word, "%s (%s)", perf__status_word(m.r.verdict), m.r.why);
-  else
-    snprintf(word, sizeof word, "%s", perf__status_word(m.r.verdict));
-  requirement(&c, need, sizeof need);
-  perf__compare_print(head, word, need, faster ? "speedup" : "ratio", a, b, &m);
-  char key[400], tag[96], msg[1024];
-  snprintf(key, sizeof key, "%s%s", perf__compare_claim_text(head),
-           perf__sweep_tag(tag, sizeof tag));
-  perf__baselinecheck_ratio(a, key, m.r.ratio);
-  perf_outcome v = m.r.verdict;
-  if (v == PERF_OUTCOME_FAIL) {
-    perf__baselinecheck_explain(a, m.r.med_a, last_mhz(&m.rec.a));
-    if (b != a) perf__baselinecheck_explain(b, m.r.med_b, last_mhz(&m.rec.b));
-  }
-  snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
-  record(faster ? PERF__CLAIMREC_FASTER : PERF__CLAIMREC_SIMILAR, v, msg, &m.rec);
-  perf__context_claim_close();
-  if (v != PERF_OUTCOME_PASS && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, perf__status_word(v));
-  return v == PERF_OUTCOME_PASS;
+  perf__claim c = {.kind = v.kind == PERF__CLAIM_FASTER ? &faster_kind : &similar_kind,
+                   .file = file, .line = line, .fatal = fatal, .a = a, .b = b, .self = &v};
+  snprintf(c.head, sizeof c.head, "%s", head);
+  perf__sweep_tag(c.tag, sizeof c.tag);
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
+  return perf__claim_run(&c);
 }
 
 /* See ratio.h. */

@@ -10,7 +10,7 @@
 #include "util/status.h"
 #include "util/units.h"
 #include "perfgate.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/bldoor.h"
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
@@ -93,7 +93,7 @@ static const char *how(const perf__workcount *c, char *buf, size_t len)
 static int record(const perf_workload *w, const char *head, const perf__workcount *c)
 {
   char h[160];
-  perf__baselinecheck_record_work(w, c->insts, c->dram_read);
+  perf__bldoor_record_work(w, c->insts, c->dram_read);
   perf__context_line(PERF_LINE_DETAIL, "%s: RECORDED: %.0f warp instructions and %.0f bytes read "
                      "from DRAM per call %s", head, c->insts, c->dram_read, how(c, h, sizeof h));
   perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
@@ -106,7 +106,7 @@ static int record(const perf_workload *w, const char *head, const perf__workcoun
 static int decide(const perf_workload *w, const char *head, const perf__workcount *c, int fatal)
 {
   char why[600], h[160];
-  const perf__baseline_work *e = perf__baselinecheck_work(w, why, sizeof why);
+  const perf__baseline_work *e = perf__bldoor_work(w, why, sizeof why);
   if (!e) {
     perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s", head, why);
     perf__context_skipped_check("%s: %s", head, why);

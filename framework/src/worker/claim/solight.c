@@ -13,7 +13,8 @@
 #include "baseline/peaks.h"
 #include "util/units.h"
 #include "perfgate.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/bldoor.h"
+#include "worker/claim/claim.h"
 #include "worker/claim/compare.h"
 #include "worker/claim/sweep.h"
 #include "worker/claim/throughput.h"
@@ -49,8 +50,11 @@ enum { NROWS = sizeof rows / sizeof rows[0] };
 typedef struct sol {
   const struct sol_row *row;
   double share, scale; /* scale: wa / wb */
+  double work;         /* wa */
   perf_flop_type type;
   int ways; /* the link's: perf__calibrate_link_ways of w */
+  perf_workload cal; /* the calibration work */
+  char why[300];     /* why there is none */
 } sol;
 
 /* See solight.h. */
@@ -146,15 +150,16 @@ static void print(const char *head, const char *word, const sol *s, const perf__
   if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(a, m->rec.clock);
 }
 
-/* The record: the share as the ratio (its interval, the claim's share as
- * the threshold), and the measured peak in w's workload record, sent and
- * counted. Never fails (without memory the record goes short of its
+/* The record (claim.h): the share as the ratio (its interval, the
+ * claim's share as the threshold), and the measured peak in w's workload
+ * record. Never fails (without memory the record goes short of its
  * strings). */
-static void record(perf_outcome v, const char *head, const sol *s, perf__compare_result *m)
+static void record(perf__claim *c, perf__claimrec *r)
 {
-  perf__claimrec_ratio *q = &m->rec;
+  const sol *s = c->self;
+  perf__claimrec_ratio *q = &c->m.rec;
   double wb = work_of(s, &q->b.work);
-  char what[160], from[200], msg[1024];
+  char what[160], from[200];
   q->threshold = s->share;
   q->ratio *= s->scale;
   q->interval[0] *= s->scale;
@@ -171,12 +176,63 @@ static void record(perf_outcome v, const char *head, const sol *s, perf__compare
            perf__calibrate_describe(s->row->peak, s->type, s->ways, what, sizeof what));
   free(q->a.measured_from);
   q->a.measured_from = strdup(from);
-  snprintf(msg, sizeof msg, "%s: %s", head, perf__status_word(v));
-  perf__claimrec r = {.message = strdup(msg), .outcome = v, .kind = s->row->kind, .ratio = *q};
-  *q = (perf__claimrec_ratio){0};
-  perf__context_claim(&r);
-  perf__claimrec_free(&r);
+  r->kind = s->row->kind;
+  perf__claim_record_ratio(c, r);
 }
+
+/* The claim's measure (claim.h): w against calibration work of the
+ * claim's peak, in the same ABBA rounds; SKIP where this machine cannot
+ * calibrate. Ends the test as ERROR when w queued no GPU work. */
+static perf_outcome measure(perf__claim *c)
+{
+  sol *s = c->self;
+  perf_workload *w = c->a;
+  if (perf__calibrate_make(s->row->peak, s->type, w, &s->cal, s->why, sizeof s->why)) {
+    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no peak to measure on this machine: %s",
+                       c->head, s->why);
+    c->why = s->why;
+    return PERF_OUTCOME_SKIP;
+  }
+  c->b = &s->cal;
+  perf__peaks_work cw = perf__throughput_work(&s->cal);
+  s->scale = s->work / work_of(s, &cw);
+  perf__compare_run(w, &s->cal, (perf__verdict_claim){PERF__CLAIM_FASTER, s->share / s->scale},
+                    s->row->word, perf__context_alpha_share(), c->head, w->name, s->cal.name,
+                    &c->m);
+  if (!w->perf__state->uses_gpu)
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
+                      "GPU's peak is about GPU work", c->head, w->name);
+  c->why = c->m.r.why;
+  return c->m.r.verdict;
+}
+
+/* The median SM clock of w's samples in c's comparison. */
+static perf__baseline_mhz mhz_of(const perf__claim *c)
+{
+  const perf__claimrec_workload *a = &c->m.rec.a;
+  return perf__baseline_mhz_of(a->sm_clock_mhz, a->sm_clock_mhz ? a->nsamples : 0);
+}
+
+/* The claim's feed (claim.h): w measured, and the calibration as this
+ * machine's peak. */
+static void feed(perf__claim *c)
+{
+  const sol *s = c->self;
+  const perf__compare_result *m = &c->m;
+  perf__bldoor_measured(c->a, m->r.med_a, m->r.mad_a, m->r.rounds, mhz_of(c), &m->host_before,
+                        m->launch_s);
+  perf__bldoor_calibration(&s->cal, s->row->peak, s->type, &m->rec.b);
+}
+
+/* The claim's verdict line (claim.h). */
+static void print_claim(perf__claim *c, const char *word) { print(c->head, word, c->self, &c->m); }
+
+/* After a FAIL (claim.h): what changed in w's work since its entry's trace. */
+static void explain(perf__claim *c) { perf__bldoor_explain(c->a, c->m.r.med_a, mhz_of(c).median); }
+
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BANDWIDTH, .measure = measure,
+                                      .feed = feed, .print = print_claim, .explain = explain,
+                                      .record = record};
 
 /* Public: PERF_EXPECT_BANDWIDTH, _FLOPS, _LINK_BANDWIDTH (and ASSERT). A
  * share outside (0, 1] or a workload without the work is an ERROR; a
@@ -184,50 +240,18 @@ static void record(perf_outcome v, const char *head, const sol *s, perf__compare
 int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn,
                          const char *file, int line, int fatal)
 {
-  char head[300], point[96], why[300];
-  perf__solight_head(head, sizeof head, what, share, wn, file, line);
-  if ((unsigned)what >= NROWS) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: no such claim", head);
+  perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .a = w};
+  perf__solight_head(c.head, sizeof c.head, what, share, wn, file, line);
+  perf__sweep_tag(c.tag, sizeof c.tag);
+  if ((unsigned)what >= NROWS) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: no such claim", c.head);
   if (!(share > 0 && share <= 1))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the share must be a number in (0, 1] (0.8: 80 %% "
-                      "of the peak measured on this GPU)", head);
+                      "of the peak measured on this GPU)", c.head);
   if (!w->name) w->name = wn;
   sol s = {.row = &rows[what], .share = share};
   s.type = s.row->peak == PERF__CAL_MATH ? w->flop_type : PERF_FLOP_NONE;
   s.ways = perf__calibrate_link_ways(w);
-  double work = checked_work(head, w, &s);
-  if (perf__context_claim_open(file, line, perf__sweep_tag(point, sizeof point), 0))
-    return perf__context_claim_kept(head);
-  perf_workload cal;
-  if (perf__calibrate_make(s.row->peak, s.type, w, &cal, why, sizeof why)) {
-    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no peak to measure on this machine: %s",
-                       head, why);
-    perf__context_skipped_check("%s: %s", head, why);
-    perf__context_claim_close();
-    return 0;
-  }
-  perf__peaks_work cw = perf__throughput_work(&cal);
-  s.scale = work / work_of(&s, &cw);
-  perf__compare_result m;
-  perf__compare_run(w, &cal, (perf__verdict_claim){PERF__CLAIM_FASTER, share / s.scale},
-                    s.row->word, perf__context_alpha_share(), head, wn, cal.name, &m);
-  if (!w->perf__state->uses_gpu)
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
-                      "GPU's peak is about GPU work", head, w->name);
-  perf__baseline_mhz mhz = perf__baseline_mhz_of(m.rec.a.sm_clock_mhz, m.rec.a.sm_clock_mhz ? m.rec.a.nsamples : 0);
-  perf__baselinecheck_measured(w, m.r.med_a, m.r.mad_a, m.r.rounds, mhz, &m.host_before,
-                               m.launch_s);
-  char word[96];
-  perf_outcome v = m.r.verdict;
-  if (v == PERF_OUTCOME_INCONCLUSIVE && m.r.why)
-    snprintf(word, sizeof word, "%s (%s)", perf__status_word(v), m.r.why);
-  else
-    snprintf(word, sizeof word, "%s", perf__status_word(v));
-  print(head, word, &s, &m);
-  if (v == PERF_OUTCOME_FAIL) perf__baselinecheck_explain(w, m.r.med_a, mhz.median); /* vs its entry's trace */
-  perf__baselinecheck_calibration(&cal, s.row->peak, s.type, &m.rec.b);
-  record(v, head, &s, &m);
-  perf__context_claim_close();
-  if (v != PERF_OUTCOME_PASS && fatal)
-    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, perf__status_word(v));
-  return v == PERF_OUTCOME_PASS;
+  s.work = checked_work(c.head, w, &s);
+  c.self = &s;
+  return perf__claim_run(&c);
 }

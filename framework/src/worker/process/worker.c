@@ -13,7 +13,7 @@
 #include "util/registry.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/gpu.h"
-#include "worker/claim/baselinecheck.h"
+#include "worker/claim/bldoor.h"
 #include "worker/sample/workload.h"
 #include "worker/sync/syncdetect.h"
 #include "worker/process/test.h"
@@ -80,7 +80,7 @@ int perf__worker_main(const perf__context_opts *opts, int in_fd, int out_fd_)
   fcntl(out_fd, F_SETFD, FD_CLOEXEC);
   perf__context_opt = *opts;
   perf__context_set_sink(send_line);
-  perf__workload_on_unqueued(perf__baselinecheck_explain);
+  perf__workload_on_unqueued(perf__bldoor_explain);
   setvbuf(stdout, NULL, _IOLBF, 0);
   announce();
   for (;;) {

@@ -15,7 +15,7 @@
  * timed at update (recorded beside the entries: baseline/blrule.h,
  * PERF__BLR_REFERENCE_TEST) and again in a process whose check is about
  * to fail; a reference slower beyond its own tolerance leaves the check
- * undecided, named (worker/claim/baselinecheck.c).
+ * undecided, named (worker/claim/bldoor.c).
  *
  * host: PERF__REFERENCE_SAMPLES timings (host monotonic clock) of an
  *       integer loop over a 256 KiB buffer (0.53 ms on the H100 runner's

@@ -118,7 +118,7 @@ int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, doubl
 /* Sets what is called with a workload the device clock cannot time (one
  * iteration never queued behind the blocking kernel), before its test
  * ends as ERROR: the claims' side, which says what changed in its GPU work
- * since its baseline entry (claim/baselinecheck.h), median and SM clock 0
+ * since its baseline entry (claim/bldoor.h), median and SM clock 0
  * (not measured). Set once by the worker; NULL: nothing. Never fails. */
 void perf__workload_on_unqueued(void (*fn)(const perf_workload *w, double median, unsigned mhz));
 

@@ -1,8 +1,9 @@
-/* baselinecheck.c — baseline checks in the worker, against this machine's file. */
+/* bldoor.c — the door to this machine's baseline file: entries read, judged and recorded. */
 /* Measurements are compared with the file's entries, or recorded for it. */
 #define _POSIX_C_SOURCE 200809L
-#include "worker/claim/baselinecheck.h"
-#include "worker/claim/throughput.h"
+#include "worker/claim/bldoor.h"
+
+#include <cuda_runtime_api.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -23,8 +24,8 @@
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
-#include "worker/claim/hostnoise.h"
-#include "host/hostcause.h"
+#include "worker/claim/blwhy.h"
+#include "worker/claim/throughput.h"
 #include "baseline/trace.h"
 #include "worker/sample/inband.h"
 #include "worker/sample/reference.h"
@@ -146,14 +147,8 @@ static const char *key(const perf_workload *w, char *buf, size_t len)
   return buf;
 }
 
-/* Another process used the GPU during w's last measurement (its shared_n
- * samples or rounds, cotenant.h): with --update-baselines the test ends as
- * ERROR, nothing recorded from a shared GPU; otherwise returns 1, and the
- * comparison is INCONCLUSIVE (counted, with head's verdict line; its
- * record says when the neighbour was still on the GPU as the measurement
- * ended, PERF__CONFIRM_STILL_SHARED, and the supervisor then runs no
- * second attempt beside it). Returns 0 when it was not shared. */
-static int shared_gpu(const perf_workload *w, const char *head)
+/* See bldoor.h. */
+int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, size_t len)
 {
   const perf__wstate *st = w->perf__state;
   char who[240], what[16];
@@ -169,10 +164,8 @@ static int shared_gpu(const perf_workload *w, const char *head)
   perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
                      "%ld %s of the measurement: %s%s; run on a GPU no other job shares", head,
                      st->shared_n, what, who, still);
-  char why[160] = "";
-  if (*still) snprintf(why, sizeof why, " (another process used the GPU%s)", still);
-  perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s%s", head,
-                       perf__status_word(PERF_OUTCOME_INCONCLUSIVE), why);
+  why[0] = '\0';
+  if (*still) snprintf(why, len, " (another process used the GPU%s)", still);
   return 1;
 }
 
@@ -228,20 +221,11 @@ static gen_refs record_references(struct machine *m)
   return got[kind];
 }
 
-/* How a check's samples were taken beside perfgate's host reference
- * (worker/sample/inband.h); a claim's measurements have none (NULL). */
-typedef struct inband_check {
-  perf__inband *ib;
-  int on_all; /* too few samples beside readings within the band: decided on all */
-  perf__reference_launcher *launch; /* room for the launch reference, read beside a
-                               launch-bound workload's batches (baseline/blrule.h) */
-} inband_check;
-
 /* Reference k for a check: read between its sample batches (the host one
  * of an in-band check: the readings beside the samples it decided on,
  * within the band, or above it when it decided on all: *how says so), or
  * timed now into r. Returns 0, or -1 with the CUDA error in why. */
-static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__reference *r,
+static int reference_now(perf__blrule_ref k, const perf__bldoor_inband *ibc, perf__reference *r,
                          const char **how, char *why, size_t len)
 {
   if (k == PERF__BLR_REF_HOST && ibc) {
@@ -264,7 +248,7 @@ static int reference_now(perf__blrule_ref k, const inband_check *ibc, perf__refe
  * change (0 when it was not timed). Returns 1 when one explains it (baseline/
  * blrule.h). Never fails. */
 static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
-                          const inband_check *ibc, char *note, size_t len, double *host_rel)
+                          const perf__bldoor_inband *ibc, char *note, size_t len, double *host_rel)
 {
   int explained = 0;
   size_t used = 0;
@@ -362,54 +346,9 @@ static void record(struct machine *m, const perf_workload *w, double median, dou
             launch_ref);
 }
 
-/* 1 while perf__baselinecheck_pair checks two different workloads: the
- * host snapshot before their rounds then covers both, so neither's own
- * parallelism can be told from it. */
+/* 1 while perf__bldoor_pair checks two different workloads: the host
+ * snapshot before their rounds then covers both (perf__blwhy_host_busy). */
 static int pair_window;
-
-/* The CPUs this process kept busy at once since snapshot before (its CPU
- * time over the wall time), when other processes kept a share of the
- * host's CPUs busy that issue 31's rule names (PERF__HOSTCAUSE_OTHERS);
- * 0 otherwise, inside a pair's window, or when a snapshot could not be
- * read. Never fails. */
-static double own_cpus_beside_others(const perf__hostload *before)
-{
-  perf__hostload now;
-  if (pair_window) return 0;
-  perf__hostload_read(&now, 0);
-  double wall = now.t - before->t, others = perf__hostcause_others(before, &now);
-  if (!now.proc_ok || !before->proc_ok || !(wall > 0) || now.online < 1 ||
-      others / now.online < PERF__HOSTCAUSE_OTHERS)
-    return 0;
-  return (now.proc_cpu_s - before->proc_cpu_s) / wall;
-}
-
-/* 1 when the host interfered with a host-paced measurement of w (the
- * clocks the host reference applies to) since host (NULL: unknown), by a
- * cause issue 31's rule names, and that explains its slowdown rel (se; the
- * host reference's change host_rel; in_band: the samples decided on were
- * taken beside readings within the reference's band) by baseline/blrule.h;
- * "; the host: CAUSE" into note[len] whenever a cause is named. An absolute
- * comparison cannot cancel a busy host as ABBA rounds do. Never fails. */
-static int host_busy(const perf_workload *w, const perf__hostload *host, double rel, double se,
-                     double host_rel, int in_band, char *note, size_t len)
-{
-  const perf__wstate *st = w->perf__state;
-  char cause[500];
-  if (!host || !perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
-                                         st->queue_share, st->uses_gpu))
-    return 0;
-  if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
-  double cpus = own_cpus_beside_others(host);
-  if (perf__blrule_parallel_busy_explains(cpus)) {
-    snprintf(note, len, "; the host: %.360s; its own threads kept %.1f CPUs busy at once, and a "
-             "parallel workload waits for its slowest thread: a busy host slows it without "
-             "bound", cause, cpus);
-    return 1;
-  }
-  snprintf(note, len, "; the host: %s", cause);
-  return perf__blrule_busy_host_explains(rel, se, host_rel, in_band);
-}
 
 /* The throughput line of w's measurement (median per iteration, its
  * interval not known here), when w declared its work. Never fails. */
@@ -419,126 +358,10 @@ static void throughput(const perf_workload *w, double median, const char *clock)
                                .median_interval_s = {NAN, NAN},
                                .trace = w->perf__state->trace}; /* borrowed, not freed */
   perf__throughput_record(&t, w);
-  perf__baselinecheck_peaks(&t, w, clock);
+  perf__bldoor_peaks(&t, w, clock);
   perf__throughput_print(&t, clock);
   free(t.spec_math_basis);
   free(t.measured_from);
-}
-
-/* Detail lines: what changed in w's GPU work between the trace of entry
- * e (test/workload k) and the one the routing pass took now (worker/
- * streams/streamcheck.h), for a median that went from e's to median (SM
- * clock mhz now): baseline/trace.h's explanation, or why there is none. Host
- * work has none. Never fails. */
-static void explain(const perf__baseline_entry *e, const perf_workload *w, double median,
-                    unsigned mhz)
-{
-  const perf__trace *now = &w->perf__state->trace;
-  enum { LEN = 1 << 14 };
-  char why[240];
-  perf__trace was;
-  if (!w->perf__state->uses_gpu) return;
-  if (!e->trace || !now->calls) {
-    perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work: not known: %s",
-                       !e->trace ? "the baseline entry has no trace (re-record it with "
-                                   "--update-baselines to keep one)"
-                       : now->why_not[0] ? now->why_not : "no trace was taken now");
-    return;
-  }
-  char *buf = malloc(LEN);
-  if (!buf || perf__trace_parse(e->trace, &was, why, sizeof why)) {
-    perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work: not known: %s",
-                       buf ? why : "out of memory");
-    free(buf);
-    return;
-  }
-  perf__trace_explain(&was, now, e->median_s, median, e->sm_clock.median, mhz,
-                      PERF__TRACE_CHANGED, buf, LEN);
-  perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work since the baseline "
-                     "(recorded %s; traced with CUPTI's Activity API outside the timed samples), "
-                     "by the time each change explains:", e->recorded);
-  char *save = NULL;
-  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-    perf__context_line(PERF_LINE_DETAIL, "%s", line);
-  perf__trace_free(&was);
-  free(buf);
-}
-
-/* "; the machine ran 3 of 9 sample batches slow: ..." into note[len] when
- * an in-band check (ibc, may be NULL) left batches out (ref: the host
- * reference's entry), "" otherwise. Never fails (truncates). */
-static void inband_note(const inband_check *ibc, const perf__baseline_entry *ref, char *note,
-                        size_t len)
-{
-  const perf__inband *ib = ibc ? ibc->ib : NULL;
-  note[0] = '\0';
-  if (!ib || !ib->slow || !ref || !(ref->median_s > 0)) return;
-  perf__reference slow = perf__inband_reference(ib, 1);
-  snprintf(note, len, "; the machine ran %d of %d sample %s slow (perfgate's host_reference "
-           "%+.1f%% beside %s, above its band of %+.1f%%): %s", ib->slow, ib->batches,
-           perf__units_noun(ib->batches, "batch", "batches"),
-           100 * (slow.median / ref->median_s - 1), ib->slow == 1 ? "it" : "them",
-           100 * (ib->band_s / ref->median_s - 1),
-           ibc->on_all ? "too few samples were taken beside readings within the band, so all "
-                         "are compared"
-                       : "their samples are left out");
-}
-
-/* A launch-normalized entry's scale for this process (baseline/blrule.h):
- * e->launch_s over perfgate's launch reference as read beside the samples
- * (launch_now > 0) or, without such readings, timed now; the clause for
- * the verdict line into note. Returns the scale, 1 where e is not
- * normalized, or 0 when the reference could not be read (note says why).
- * Never fails. */
-static double launch_scale(const perf__baseline_entry *e, double launch_now, char *note,
-                           size_t len)
-{
-  char now[32], was[32], why[160];
-  const char *how = " beside the samples";
-  note[0] = '\0';
-  if (!(e->launch_s > 0)) return 1;
-  if (!(launch_now > 0)) {
-    perf__reference r;
-    how = " after the samples";
-    if (measure_reference(PERF__BLR_REF_LAUNCH, &r, why, sizeof why)) {
-      snprintf(note, len, "; launch-normalized entry, but perfgate's launch_reference could not "
-               "be read: %s (a slower time is not decided)", why);
-      return 0;
-    }
-    launch_now = r.median;
-  }
-  double f = perf__blrule_per_launch(1, e->launch_s, launch_now);
-  snprintf(note, len, "; launch-normalized: perfgate's launch_reference took %s per launch%s vs "
-           "%s at update (submit clock, %+.1f%%), so the time is scaled by %.3f",
-           perf__units_time(now, sizeof now, launch_now), how,
-           perf__units_time(was, sizeof was, e->launch_s), 100 * (launch_now / e->launch_s - 1), f);
-  return f;
-}
-
-/* 1 when w's measurement is host-paced: the host reference applies to its
- * clock (baseline/blrule.h), so a check reads it between its sample batches. */
-static int host_paced(const perf_workload *w)
-{
-  const perf__wstate *st = w->perf__state;
-  return perf__blrule_ref_applies(PERF__BLR_REF_HOST, perf__clock_name(st->clock),
-                                  st->queue_share, st->uses_gpu);
-}
-
-/* 1 when the host paces e's measurement as the update judged it (baseline/
- * blrule.h: perf__blrule_pace_of from its clock, w's queueing share and
- * the trace the entry holds; without one, a wall-clock entry counts as
- * GPU-paced, as at update). Never fails (a trace that does not parse counts
- * as none). */
-static int entry_host_paced(const perf__baseline_entry *e, const perf_workload *w)
-{
-  perf__trace t = {0};
-  perf__blrule_traced what;
-  char why[160];
-  int traced = e->trace && !perf__trace_parse(e->trace, &t, why, sizeof why) &&
-               perf__blrule_traced_of(&t, &what);
-  perf__trace_free(&t);
-  return perf__blrule_pace_of(e->clock, w->perf__state->queue_share, 1, traced ? &what : NULL,
-                              e->median_s) != PERF__BLR_PACE_GPU;
 }
 
 /* Why the last check compare() did not decide was skipped ("": it was
@@ -578,7 +401,7 @@ static perf_outcome another_card(const struct machine *m, const perf__baseline_e
 static perf_outcome compare(struct machine *m, const perf_workload *w,
                              const char *head, double median, double mad,
                              long samples, perf__baseline_mhz clk, int quiet_if_missing,
-                             const perf__hostload *host, const inband_check *ibc,
+                             const perf__hostload *host, const perf__bldoor_inband *ibc,
                              double launch_now)
 {
   char k[160];
@@ -604,7 +427,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
                    "entry with %s", head, clock, e->clock);
   double rel, se, measured = median;
   char launch[320];
-  double scale = launch_scale(e, launch_now, launch, sizeof launch);
+  double scale = perf__blwhy_launch_scale(e, launch_now, launch, sizeof launch);
   median *= scale > 0 ? scale : 1, mad *= scale > 0 ? scale : 1;
   perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
   perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
@@ -615,7 +438,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   double host_rel = 0;
   int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
   if (c == PERF__BL_SLOWER && m->card[0]) {
-    int host = entry_host_paced(e, w);
+    int host = perf__blwhy_entry_host_paced(e, w);
     if (perf__blrule_card_undecided(e, rel, se, host))
       return another_card(m, e, head, median, rel, launch, host);
   }
@@ -623,7 +446,8 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
                (unscaled || machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel));
   int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
   int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
-               host_busy(w, host, rel, se, host_rel, in_band, busy, sizeof busy);
+               perf__blwhy_host_busy(w, host, rel, se, host_rel, in_band, pair_window, busy,
+                                     sizeof busy);
   double slow_run;
   int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
              perf__blrule_slow_mode_explains(e, median, &slow_run);
@@ -632,7 +456,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
   size_t used = strlen(note);
   perf__workload_launch_note(w, note + used, sizeof note - used);
   used = strlen(note);
-  inband_note(ibc, perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
+  perf__blwhy_inband_note(ibc ? ibc->ib : NULL, ibc && ibc->on_all, perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
                                        perf__blrule_ref_name(PERF__BLR_REF_HOST)),
               phases, sizeof phases);
   snprintf(note + used, sizeof note - used, "%s%s%s%s", launch, phases, machine, busy);
@@ -668,7 +492,7 @@ static perf_outcome compare(struct machine *m, const perf_workload *w,
              samples, perf__units_noun(samples, "sample", "samples"), e->samples,
              c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
   throughput(w, measured, clock);
-  if (c == PERF__BL_SLOWER) explain(e, w, measured, clk.median);
+  if (c == PERF__BL_SLOWER) perf__blwhy_explain(e, w, measured, clk.median);
   return o;
 }
 
@@ -689,8 +513,8 @@ static struct machine *machine_of(const perf_workload *w)
   return usable(machine(w->perf__state->uses_gpu));
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned mhz)
+/* See bldoor.h. */
+void perf__bldoor_explain(const perf_workload *w, double median, unsigned mhz)
 {
   char k[160];
   struct stat st;
@@ -700,15 +524,15 @@ void perf__baselinecheck_explain(const perf_workload *w, double median, unsigned
   if (m->bad) return; /* a check in this test says what is wrong with the file */
   const perf__baseline_entry *e =
       m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
-  if (e) explain(e, w, median, mhz);
+  if (e) perf__blwhy_explain(e, w, median, mhz);
   else
     perf__context_line(PERF_LINE_DETAIL, "  what changed in %s's GPU work: not known: no "
                        "baseline entry holds an earlier trace of it (record one with "
                        "--update-baselines)", w->name);
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_measured(perf_workload *w, double median, double mad, long samples,
+/* See bldoor.h. */
+void perf__bldoor_measured(perf_workload *w, double median, double mad, long samples,
                                   perf__baseline_mhz clk, const perf__hostload *host,
                                   double launch_s)
 {
@@ -719,7 +543,12 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad, l
   snprintf(head, sizeof head, "BASELINE(%s) (%s)%s", w->name,
            perf__context_opt.update_baselines ? "--update-baselines" : "--baseline-check=all",
            perf__sweep_tag(tag, sizeof tag));
-  if (shared_gpu(w, head)) return;
+  char why[200];
+  if (perf__bldoor_shared(w, head, why, sizeof why)) {
+    perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s%s", head,
+                         perf__status_word(PERF_OUTCOME_INCONCLUSIVE), why);
+    return;
+  }
   if (perf__context_opt.update_baselines) {
     record(m, w, median, mad, samples, clk, 0, launch_s);
     return;
@@ -728,24 +557,24 @@ void perf__baselinecheck_measured(perf_workload *w, double median, double mad, l
   if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m)
+/* See bldoor.h. */
+void perf__bldoor_pair(perf_workload *a, perf_workload *b, const perf__compare_result *m)
 {
   const perf__verdict_result *r = &m->r;
   const perf__claimrec_workload *ra = &m->rec.a, *rb = &m->rec.b;
   pair_window = b != a;
-  perf__baselinecheck_measured(a, r->med_a, r->mad_a, r->rounds,
+  perf__bldoor_measured(a, r->med_a, r->mad_a, r->rounds,
                                perf__baseline_mhz_of(ra->sm_clock_mhz, ra->sm_clock_mhz ? ra->nsamples : 0),
                                &m->host_before, m->launch_s);
   if (b != a)
-    perf__baselinecheck_measured(b, r->med_b, r->mad_b, r->rounds,
+    perf__bldoor_measured(b, r->med_b, r->mad_b, r->rounds,
                                  perf__baseline_mhz_of(rb->sm_clock_mhz, rb->sm_clock_mhz ? rb->nsamples : 0),
                                  &m->host_before, m->launch_s);
   pair_window = 0;
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_calibration(const perf_workload *cal, perf__calibrate_peak peak,
+/* See bldoor.h. */
+void perf__bldoor_calibration(const perf_workload *cal, perf__calibrate_peak peak,
                                      perf_flop_type t, const perf__claimrec_workload *o)
 {
   if (!perf__context_opt.update_baselines) return;
@@ -780,8 +609,8 @@ static void peak_of(const perf_workload *w, perf_flop_type t, const char *clock,
   snprintf(from, len, "perfgate's calibration in %s, recorded %s", m->path, e->recorded);
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_peaks(perf__claimrec_workload *o, const perf_workload *w, const char *clock)
+/* See bldoor.h. */
+void perf__bldoor_peaks(perf__claimrec_workload *o, const perf_workload *w, const char *clock)
 {
   char from[4400] = "";
   if (!perf__peaks_declared(&o->work) || !w->perf__state->uses_gpu || !clock) return;
@@ -792,12 +621,11 @@ void perf__baselinecheck_peaks(perf__claimrec_workload *o, const perf_workload *
   if (from[0] && !o->measured_from) o->measured_from = strdup(from);
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double ratio)
+/* See bldoor.h. */
+void perf__bldoor_ratio(perf_workload *any, const char *claim, double ratio)
 {
   if (!perf__context_opt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
   struct machine *m = machine_of(any);
-  if (shared_gpu(any, claim)) return; /* not reached: its workloads ended the test */
   char test[200], c[200];
   clean(test, sizeof test, perf__context_name());
   clean(c, sizeof c, claim);
@@ -805,8 +633,8 @@ void perf__baselinecheck_ratio(perf_workload *any, const char *claim, double rat
   perf__context_line(PERF_LINE_RECORD, "R\t%s\t%s\t%s\t%.9g", m->path, test, c, ratio);
 }
 
-/* See baselinecheck.h. */
-const perf__baseline_work *perf__baselinecheck_work(const perf_workload *w, char *why, size_t len)
+/* See bldoor.h. */
+const perf__baseline_work *perf__bldoor_work(const perf_workload *w, char *why, size_t len)
 {
   struct machine *m = usable(machine(1));
   char k[160];
@@ -824,8 +652,8 @@ const perf__baseline_work *perf__baselinecheck_work(const perf_workload *w, char
   return e;
 }
 
-/* See baselinecheck.h. */
-void perf__baselinecheck_record_work(const perf_workload *w, double insts, double dram_read)
+/* See bldoor.h. */
+void perf__bldoor_record_work(const perf_workload *w, double insts, double dram_read)
 {
   struct machine *m = usable(machine(1));
   char test[200], k[160], name[160];
@@ -836,172 +664,41 @@ void perf__baselinecheck_record_work(const perf_workload *w, double insts, doubl
                      floor(insts + 0.5), floor(dram_read + 0.5)); /* counts: whole numbers */
 }
 
-/* A baseline measurement: 8 to 64 samples, until the median's 95 %
- * interval is within +-0.2 % (or a quarter of its entry's between-process
- * spread, where that is wider: precision()) or the budget is spent. */
-enum { MAX_SAMPLES = 64, MIN_SAMPLES = 8 };
-_Static_assert((int)MAX_SAMPLES <= (int)PERF__INBAND_MAX, "an in-band check keeps up to MAX_SAMPLES");
-static const double PRECISION = 0.002;
-
-/* How precise w's median must be: PRECISION, or less where its entry's
- * runs differ more between processes than that (blrule.h: a quarter of
- * their spread), so that a check does not buy precision the comparison
- * cannot use. A malformed file ends the test (machine_of). */
-static double precision(const perf_workload *w)
+/* See bldoor.h. */
+const perf__baseline_entry *perf__bldoor_entry(const perf_workload *w)
 {
-  if (perf__context_opt.update_baselines) return PRECISION;
   struct machine *m = machine_of(w);
   char k[160];
-  const perf__baseline_entry *e =
-      m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
-  return perf__blrule_precision(e, PRECISION);
+  return m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k))
+                   : NULL;
 }
 
-/* See baselinecheck.h. */
-char *perf__baselinecheck_head(char *buf, size_t len, const char *name, const char *file, int line)
+/* See bldoor.h. */
+double perf__bldoor_host_band(const perf_workload *w)
 {
-  char tag[96];
-  snprintf(buf, len, "BASELINE(%s) at %s:%d%s", name, file, line, perf__sweep_tag(tag, sizeof tag));
-  return buf;
-}
-
-/* The band of the host reference's readings for a check of w (0 for an
- * update, or without the reference's entry in m's file: every batch
- * kept). */
-static double host_band(const struct machine *m)
-{
+  struct machine *m = machine_of(w);
   if (perf__context_opt.update_baselines || !m->exists) return 0;
   return perf__blrule_ref_band(perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
                                                    perf__blrule_ref_name(PERF__BLR_REF_HOST)));
 }
 
-/* Samples w for a baseline check into t and mhz (room for 2 x MAX_SAMPLES;
- * scratch as much) and *n: a host-paced workload, for an update or against
- * a file with the host reference's entry, in batches beside the host
- * reference (ibc->ib, inband.h; when too few were kept to decide on,
- * perf__inband_enough, the left-out ones are added and ibc->on_all set),
- * another as perf__workload_samples_mhz (ibc->ib then NULL). Returns 0 or a
- * sampling error, with why. */
-static int sample(perf_workload *w, struct machine *m, inband_check *ibc, double *t,
-                  unsigned *mhz, double *scratch, int *n, char *why, size_t len)
+/* See bldoor.h. */
+perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__bldoor_sampled *s,
+                                const perf__hostload *host, const perf__bldoor_inband *ibc,
+                                const char **skipped)
 {
-  double budget = perf__context_opt.budget_s, band = host_band(m);
-  perf__inband *ib = ibc->ib;
-  if (!host_paced(w) || (!perf__context_opt.update_baselines && !(band > 0))) {
-    ibc->ib = NULL; /* no band to keep samples by: the reference is timed after, if at all */
-    return perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                      precision(w), n, why, len);
-  }
-  ib->band_s = band;
-  if (ibc->launch && perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, perf__clock_name(w->perf__state->clock),
-                                              w->perf__state->queue_share, w->perf__state->uses_gpu) &&
-      !perf__reference_launch_open(ibc->launch))
-    ib->launch = ibc->launch;
-  int err = perf__inband_samples(w, ib, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                 precision(w), n, why, len);
-  if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
-  ibc->on_all = 1;
-  for (int i = 0; i < ib->nout && *n < 2 * MAX_SAMPLES; i++, ++*n)
-    t[*n] = ib->out_t[i], mhz[*n] = ib->out_mhz[i];
-  return 0;
-}
-
-/* A verbose line: what reading the host reference between w's sample
- * batches cost (ibc->ib NULL: nothing). Never fails. */
-static void inband_cost(const perf_workload *w, const inband_check *ibc)
-{
-  const perf__inband *ib = ibc->ib;
-  if (!ib) return;
-  char read[32], band[32] = "no band: every batch kept";
-  perf__reference in = perf__inband_reference(ib, 0);
-  if (ib->band_s > 0) {
-    snprintf(band, sizeof band, "band ");
-    perf__units_time(band + 5, sizeof band - 5, ib->band_s);
-  }
-  perf__context_line(PERF_LINE_VERBOSE, "%s: sampled in %d %s of up to %d (%d left out), "
-                     "perfgate's host reference read %d %s between them (%s%s, %s; "
-                     "%.1f ms of reference work%s, host clock)", w->name, ib->batches,
-                     perf__units_noun(ib->batches, "batch", "batches"), PERF__INBAND_BATCH,
-                     ib->slow, ib->nread, perf__units_noun(ib->nread, "time", "times"), in.n ? "median " : "none within the band",
-                     in.n ? perf__units_time(read, sizeof read, in.median) : "", band,
-                     1e3 * ib->read_cost_s, ib->nlaunch ? ", the launch reference's with it" : "");
-}
-
-/* The launch reference a PERF_EXPECT_BASELINE reads beside its batches.
- * Static, not on the stack: a CUDA error or a fatal check inside the
- * workload ends the test by longjmp, and close_launcher must still find
- * its stream. */
-static perf__reference_launcher launcher;
-
-/* The release hook: closes the launch reference a check left open. Never
- * fails. */
-static void close_launcher(void) { perf__reference_launch_close(&launcher); }
-
-/* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
-int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
-                          int line, int fatal)
-{
-  char head[300], why[600];
-  double t[2 * MAX_SAMPLES], scratch[2 * MAX_SAMPLES];
-  unsigned mhz[2 * MAX_SAMPLES];
-  if (!w->name) w->name = wn;
-  char tag[96];
-  perf__baselinecheck_head(head, sizeof head, w->name, file, line);
-  perf__sweep_tag(tag, sizeof tag);
-  if (!perf__context_opt.update_baselines && perf__context_claim_open(file, line, tag, 0))
-    return perf__context_claim_kept(head);
-  double budget = perf__context_opt.budget_s;
-  perf__workload_prepare(w, budget / 2048, budget / 4);
-  int linked = perf__workload_crosses_runs(w);
-  perf__hostload host;
-  perf__hostnoise_begin(&host);
-  int n = 0;
-  perf__inband ib = {0};
-  perf__context_on_release(close_launcher);
-  inband_check ibc = {&ib, 0, &launcher};
   struct machine *m = machine_of(w);
-  int err = sample(w, m, &ibc, t, mhz, scratch, &n, why, sizeof why);
-  double launch_now = perf__inband_launch(&ib);
-  perf__reference_launch_close(&launcher);
-  if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);
-  if (err) perf__gpu_end(err, why);
-  inband_cost(w, &ibc);
-  double median = perf__stats_median_of(t, (size_t)n, scratch);
-  double mad = perf__stats_mad_of(t, (size_t)n, scratch);
-  perf__baseline_mhz clk = perf__baseline_mhz_of(mhz, (size_t)n);
-  int shared = shared_gpu(w, head);
-  if (linked) perf__cotenant_link_pause(); /* read for this measurement only */
-  if (shared) {
-    if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: INCONCLUSIVE", head);
-    return 0;
-  }
-  if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, n, clk, ibc.ib ? perf__inband_reference(ibc.ib, 0).median : 0,
-           launch_now);
-    char now[32], sm[48] = "", launch[240];
-    if (clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", clk.median);
-    perf__context_line(PERF_LINE_DETAIL,
-               "%s: RECORDED: %s per iteration (%s clock, median of %d %s%s)%s",
-               head, perf__units_time(now, sizeof now, median),
-               perf__clock_name(w->perf__state->clock), n, perf__units_noun(n, "sample", "samples"),
-               sm, perf__workload_launch_note(w, launch, sizeof launch));
-    perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
-    return 1;
-  }
   skipped_why[0] = '\0';
-  perf_outcome o = compare(m, w, head, median, mad, n, clk, 0, &host, ibc.ib ? &ibc : NULL,
-                           launch_now);
-  if (o == PERF_OUTCOME_SKIP) {
-    perf__context_claim_close();
-    perf__context_skipped_check("%s: %s", head, m->other        ? "the baseline file is another "
-                                                                  "machine's"
-                                                : skipped_why[0] ? skipped_why
-                                                                 : "no baseline entry");
-    return 0;
-  }
-  perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
-  perf__context_claim_close();
-  if (o != PERF_OUTCOME_PASS && fatal)
-    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, perf__status_word(o));
-  return o == PERF_OUTCOME_PASS;
+  perf_outcome o = compare(m, w, head, s->median, s->mad, s->n, s->clk, 0, host, ibc,
+                           s->launch_s);
+  *skipped = m->other        ? "the baseline file is another machine's"
+             : skipped_why[0] ? skipped_why
+                              : "no baseline entry";
+  return o;
+}
+
+/* See bldoor.h. */
+void perf__bldoor_record(const perf_workload *w, const perf__bldoor_sampled *s, double host_ref)
+{
+  record(machine_of(w), w, s->median, s->mad, s->n, s->clk, host_ref, s->launch_s);
 }

@@ -1,0 +1,98 @@
+/* claim.c — one claim's lifecycle, written once: open, measure, feed, print, record, close. */
+#define _POSIX_C_SOURCE 200809L
+#include "worker/claim/claim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/claim/bldoor.h"
+#include "worker/context.h"
+
+/* See claim.h. */
+const char *perf__claim_word(perf_outcome v, const char *why, char *buf, size_t len)
+{
+  if (v == PERF_OUTCOME_INCONCLUSIVE && why)
+    snprintf(buf, len, "%s (%s)", perf__status_word(v), why);
+  else
+    snprintf(buf, len, "%s", perf__status_word(v));
+  return buf;
+}
+
+/* The record's message into buf[len]: the head, then c->said, or ": WORD"
+ * and ": detail". Never fails (truncates). */
+static void message(const perf__claim *c, perf_outcome v, char *buf, size_t len)
+{
+  if (c->said)
+    snprintf(buf, len, "%s%s", c->head, c->said);
+  else
+    snprintf(buf, len, "%s: %s%s%s", c->head, perf__status_word(v), c->detail ? ": " : "",
+             c->detail ? c->detail : "");
+}
+
+/* Sends c's record: message and outcome here, the rest by the kind's
+ * record method. Never fails (without memory the record goes short of
+ * its strings). */
+static void send(perf__claim *c, perf_outcome v)
+{
+  char msg[1024];
+  message(c, v, msg, sizeof msg);
+  perf__claimrec r = {.outcome = v, .kind = c->kind->rec};
+  if (c->kind->record) c->kind->record(c, &r);
+  r.message = strdup(msg);
+  perf__context_claim(&r);
+  perf__claimrec_free(&r);
+}
+
+/* See claim.h. */
+int perf__claim_run(perf__claim *c)
+{
+  const perf__claim_kind *k = c->kind;
+  if (!c->fresh && perf__context_claim_open(c->file, c->line, c->tag, c->once))
+    return k->kept ? k->kept(c) : perf__context_claim_kept(c->head);
+  perf_outcome v = k->measure(c);
+  if (c->pending) return perf__context_claim_close(), 1;
+  if (v == PERF_OUTCOME_SKIP) {
+    perf__context_skipped_check("%s: %s", c->head, c->why ? c->why : "nothing to decide against");
+    perf__context_claim_close();
+    return 0;
+  }
+  if (k->feed) k->feed(c);
+  char word[400];
+  if (k->print) k->print(c, perf__claim_word(v, c->why, word, sizeof word));
+  if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
+  send(c, v);
+  perf__context_claim_close();
+  if (v != PERF_OUTCOME_PASS && c->fatal)
+    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s%s%s", c->head, perf__status_word(v),
+                      c->detail ? ": " : "", c->detail ? c->detail : "");
+  return v == PERF_OUTCOME_PASS;
+}
+
+/* See claim.h. */
+void perf__claim_feed_pair(perf__claim *c)
+{
+  perf__bldoor_pair(c->a, c->b, &c->m);
+  perf__bldoor_peaks(&c->m.rec.a, c->a, c->m.rec.clock);
+  perf__bldoor_peaks(&c->m.rec.b, c->b, c->m.rec.clock);
+}
+
+/* The median SM clock of a workload's samples (0: unknown). */
+static unsigned last_mhz(const perf__claimrec_workload *w)
+{
+  return perf__baseline_mhz_of(w->sm_clock_mhz, w->sm_clock_mhz ? w->nsamples : 0).median;
+}
+
+/* See claim.h. */
+void perf__claim_explain_pair(perf__claim *c)
+{
+  perf__bldoor_explain(c->a, c->m.r.med_a, last_mhz(&c->m.rec.a));
+  if (c->b != c->a) perf__bldoor_explain(c->b, c->m.r.med_b, last_mhz(&c->m.rec.b));
+}
+
+/* See claim.h. */
+void perf__claim_record_ratio(perf__claim *c, perf__claimrec *r)
+{
+  r->ratio = c->m.rec;
+  c->m.rec = (perf__claimrec_ratio){0};
+}
