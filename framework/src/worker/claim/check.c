@@ -2,21 +2,57 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "perfgate.h"
-#include "worker/context.h"
+#include "util/status.h"
+#include "worker/claim/claim.h"
 #include "worker/claim/sweep.h"
+#include "worker/context.h"
+
+/* A plain check's state: decided when made, its message after the head. */
+typedef struct plain {
+  int ok;
+  char said[400];
+} plain;
+
+/* The check's measure (claim.h): what the caller decided. */
+static perf_outcome measure(perf__claim *c)
+{
+  const plain *p = c->self;
+  c->said = p->said;
+  return p->ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
+}
+
+/* Its line, said only when it does not hold. */
+static void print(perf__claim *c, const char *word)
+{
+  if (strcmp(word, perf__status_word(PERF_OUTCOME_PASS)))
+    perf__context_line(PERF_LINE_DETAIL, "%s%s", c->head, c->said);
+}
+
+/* TRUE and NEAR: no id (never taken from a first attempt). */
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_PLAIN, .measure = measure,
+                                      .print = print};
+
+/* Runs a check decided as ok, headed head, its message head + said.
+ * Returns ok; a fatal failure ends the test. */
+static int run(int ok, const char *head, const char *said, int fatal)
+{
+  plain p = {.ok = ok};
+  perf__claim c = {.kind = &kind, .fatal = fatal, .fresh = 1, .self = &p};
+  snprintf(c.head, sizeof c.head, "%s", head);
+  snprintf(p.said, sizeof p.said, "%s", said);
+  return perf__claim_run(&c);
+}
 
 /* Public: EXPECT/ASSERT_TRUE. Returns ok; a fatal failure ends the test. */
 int perf__truth(int ok, const char *expr, const char *file, int line, int fatal)
 {
-  char msg[400], tag[96];
-  snprintf(msg, sizeof msg, "TRUE(%s) at %s:%d%s %s", expr, file, line,
-           perf__sweep_tag(tag, sizeof tag), ok ? "holds" : "is false");
-  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
-  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
-  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
-  return ok;
+  char head[300], tag[96];
+  snprintf(head, sizeof head, "TRUE(%.150s) at %s:%d%s", expr, file, line,
+           perf__sweep_tag(tag, sizeof tag));
+  return run(ok, head, ok ? " holds" : " is false", fatal);
 }
 
 /* The index of the worst entry (the first NaN, else the largest error
@@ -54,7 +90,7 @@ int perf__near(const double *got, const double *want, const double *scale, long 
                double tol, const char *gn, const char *wn, const char *sn, const char *file,
                int line, int fatal)
 {
-  char head[400], msg[700], tag[96], sarg[120] = "";
+  char head[300], msg[400], tag[96], sarg[120] = "";
   if (scale) snprintf(sarg, sizeof sarg, ", %.100s", sn);
   snprintf(head, sizeof head, "NEAR%s(%.100s, %.100s%s, %lld, %g) at %s:%d%s",
            scale ? "_SCALED" : "", gn, wn, sarg, n, tol, file, line,
@@ -68,13 +104,9 @@ int perf__near(const double *got, const double *want, const double *scale, long 
   double err;
   size_t at = worst_entry(got, want, scale, (size_t)n, &err);
   int ok = err <= tol;
-  snprintf(msg, sizeof msg, "%s: worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", head,
-           err, scale ? " of its scale" : "", at, got[at], want[at],
-           ok ? "holds" : "is too large");
-  if (!ok) perf__context_line(PERF_LINE_DETAIL, "%s", msg);
-  perf__context_claimf(ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, "%s", msg);
-  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
-  return ok;
+  snprintf(msg, sizeof msg, ": worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", err,
+           scale ? " of its scale" : "", at, got[at], want[at], ok ? "holds" : "is too large");
+  return run(ok, head, msg, fatal);
 }
 
 /* Public: PERF_SKIP. Does not return. */

@@ -30,13 +30,11 @@ static void message(const perf__claim *c, perf_outcome v, char *buf, size_t len)
              c->detail ? c->detail : "");
 }
 
-/* Sends c's record: message and outcome here, the rest by the kind's
- * record method. Never fails (without memory the record goes short of
+/* Sends c's record (message msg; outcome v; the rest by the kind's
+ * record method). Never fails (without memory the record goes short of
  * its strings). */
-static void send(perf__claim *c, perf_outcome v)
+static void send(perf__claim *c, perf_outcome v, const char *msg)
 {
-  char msg[1024];
-  message(c, v, msg, sizeof msg);
   perf__claimrec r = {.outcome = v, .kind = c->kind->rec};
   if (c->kind->record) c->kind->record(c, &r);
   r.message = strdup(msg);
@@ -61,11 +59,11 @@ int perf__claim_run(perf__claim *c)
   char word[400];
   if (k->print) k->print(c, perf__claim_word(v, c->why, word, sizeof word));
   if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
-  send(c, v);
+  char msg[1024];
+  message(c, v, msg, sizeof msg);
+  send(c, v, msg);
   perf__context_claim_close();
-  if (v != PERF_OUTCOME_PASS && c->fatal)
-    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s%s%s", c->head, perf__status_word(v),
-                      c->detail ? ": " : "", c->detail ? c->detail : "");
+  if (v != PERF_OUTCOME_PASS && c->fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return v == PERF_OUTCOME_PASS;
 }
 

@@ -19,7 +19,8 @@
  *   7. the record (record/claimrec.h): its message, outcome and kind made
  *      here, the kind's measurements added by its record method; sent and
  *      counted;
- *   8. close, and end the test when a fatal claim did not hold.
+ *   8. close, and end the test when a fatal claim did not hold (its
+ *      reason: the record's message).
  *
  * A SKIP (nothing to decide against) is counted as a skipped check naming
  * why, with no record. A kind is a row of methods (perf__claim_kind); a
@@ -63,7 +64,7 @@ struct perf__claim {
                      no id of its own (an update's BASELINE, SAME_WORK) */
   int once;       /* one id however often the line runs (CROSSOVER) */
   char tag[96];   /* the sweep point's " [n=256]" (CROSSOVER: "") */
-  char head[300]; /* "FASTER(a, b, 2) at f.c:9 [n=256]" */
+  char head[400]; /* "FASTER(a, b, 2) at f.c:9 [n=256]" */
   perf_workload *a, *b;   /* the workloads (b: a's comparison, or NULL) */
   perf__compare_result m; /* the comparison, for kinds that compare */
   void *self;             /* the kind's own state */
@@ -71,7 +72,7 @@ struct perf__claim {
   const char *why;     /* the cause of an INCONCLUSIVE or SKIP */
   const char *said;    /* the record's message after the head (NULL:
                           ": WORD", then ": detail" when set) */
-  const char *detail;  /* the reason a message and a fatal end add */
+  const char *detail;  /* the reason the message adds */
   int pending;         /* measured; decided at a later call */
 };
 

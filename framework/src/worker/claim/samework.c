@@ -11,6 +11,7 @@
 #include "util/units.h"
 #include "perfgate.h"
 #include "worker/claim/bldoor.h"
+#include "worker/claim/claim.h"
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/gpu.h"
@@ -57,20 +58,18 @@ static void warm(perf_workload *w)
 
 /* Counts one call of w into c. Returns 1; 0 when the GPU's counters
  * cannot be read here (a device CUPTI cannot profile, counters kept to
- * admin users, another tool holding CUPTI): the check is skipped, saying
- * why. A CUDA error during the count, or no memory, ends the test as
- * ERROR. */
-static int count(perf_workload *w, const char *head, perf__workcount *c)
+ * admin users, another tool holding CUPTI), with why[len]. A CUDA error
+ * during the count, or no memory, ends the test as ERROR. */
+static int count(perf_workload *w, const char *head, perf__workcount *c, char *why, size_t len)
 {
-  char why[800];
   perf__context_on_release(perf__workcount_release);
-  int err = perf__workcount_run(call, w, c, why, sizeof why);
+  int err = perf__workcount_run(call, w, c, why, len);
   if (err == PERF__ECUDA || err == PERF__ENOMEM)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting its work: %s", head, why);
   if (err) {
     perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: the GPU's counters cannot be read here: %s",
                        head, why);
-    perf__context_skipped_check("%s: the GPU's counters cannot be read here", head);
+    snprintf(why, len, "the GPU's counters cannot be read here");
     return 0;
   }
   if (!(c->insts > 0))
@@ -89,57 +88,79 @@ static const char *how(const perf__workcount *c, char *buf, size_t len)
   return buf;
 }
 
-/* With --update-baselines: records c as w's work count. Returns 1. */
-static int record(const perf_workload *w, const char *head, const perf__workcount *c)
+/* The claim's state between its steps. */
+typedef struct samework {
+  char why[800];  /* why it was skipped */
+  char said[120]; /* the record's message after the head */
+} samework;
+
+/* With --update-baselines: records c as w's work count; PASS, the head
+ * alone as the message. */
+static perf_outcome record(perf__claim *k, const perf__workcount *c)
 {
   char h[160];
-  perf__bldoor_record_work(w, c->insts, c->dram_read);
+  perf__bldoor_record_work(k->a, c->insts, c->dram_read);
   perf__context_line(PERF_LINE_DETAIL, "%s: RECORDED: %.0f warp instructions and %.0f bytes read "
-                     "from DRAM per call %s", head, c->insts, c->dram_read, how(c, h, sizeof h));
-  perf__context_claimf(PERF_OUTCOME_PASS, "%s", head);
-  return 1;
+                     "from DRAM per call %s", k->head, c->insts, c->dram_read, how(c, h, sizeof h));
+  k->said = "";
+  return PERF_OUTCOME_PASS;
 }
 
 /* Compares c with w's count in this GPU's file: PASS within
- * PERF__BL_WORK_TOLERANCE, FAIL beyond (ending the test when fatal); no
- * count there skips the check, saying why. Returns 1 when it held. */
-static int decide(const perf_workload *w, const char *head, const perf__workcount *c, int fatal)
+ * PERF__BL_WORK_TOLERANCE, FAIL beyond; no count there skips the check,
+ * saying why. */
+static perf_outcome decide(perf__claim *k, const perf__workcount *c)
 {
-  char why[600], h[160];
-  const perf__baseline_work *e = perf__bldoor_work(w, why, sizeof why);
+  samework *self = k->self;
+  char h[160];
+  const perf__baseline_work *e = perf__bldoor_work(k->a, self->why, sizeof self->why);
   if (!e) {
-    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s", head, why);
-    perf__context_skipped_check("%s: %s", head, why);
-    return 0;
+    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s", k->head, self->why);
+    k->why = self->why;
+    return PERF_OUTCOME_SKIP;
   }
   double rel = c->insts / e->insts - 1;
   double dram = e->dram_read > 0 ? c->dram_read / e->dram_read - 1 : 0;
-  int same = fabs(rel) <= PERF__BL_WORK_TOLERANCE;
-  perf_outcome o = same ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
+  perf_outcome o = fabs(rel) <= PERF__BL_WORK_TOLERANCE ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
   perf__context_line(PERF_LINE_DETAIL, "%s: %s: %.0f warp instructions per call, %+.3f%% of the "
                      "baseline's %.0f (recorded %s; the same within %.1f%%); %.0f bytes read from "
-                     "DRAM (%+.2f%%, reported, not decided on) %s", head, perf__status_word(o),
+                     "DRAM (%+.2f%%, reported, not decided on) %s", k->head, perf__status_word(o),
                      c->insts, 100 * rel, e->insts, e->recorded, 100 * PERF__BL_WORK_TOLERANCE,
                      c->dram_read, 100 * dram, how(c, h, sizeof h));
-  perf__context_claimf(o, "%s: %+.2f%% warp instructions", head, 100 * rel);
-  if (!same && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: FAIL", head);
-  return same;
+  snprintf(self->said, sizeof self->said, ": %+.2f%% warp instructions", 100 * rel);
+  k->said = self->said;
+  return o;
 }
+
+/* The claim's measure (claim.h): one call counted, then recorded or
+ * decided. */
+static perf_outcome measure(perf__claim *k)
+{
+  samework *self = k->self;
+  perf__workcount c;
+  warm(k->a);
+  if (!count(k->a, k->head, &c, self->why, sizeof self->why)) {
+    k->why = self->why;
+    return PERF_OUTCOME_SKIP;
+  }
+  return perf__context_opt.update_baselines ? record(k, &c) : decide(k, &c);
+}
+
+/* No id: a count is not taken from a first attempt. */
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_PLAIN, .measure = measure};
 
 /* Public: PERF_EXPECT_SAME_WORK / PERF_ASSERT_SAME_WORK. */
 int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
                            int fatal)
 {
-  char head[300];
+  samework self;
+  perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .fresh = 1,
+                   .a = w, .self = &self};
   if (!w->name) w->name = wn;
-  perf__samework_head(head, sizeof head, w->name, file, line);
-  if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", head);
+  perf__samework_head(c.head, sizeof c.head, w->name, file, line);
+  if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", c.head);
   if (perf__syncdetect_in_check())
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting inside a sync check (CUPTI is "
-                      "attached there); move the claim out of PERF_NO_SYNC_IN", head);
-  warm(w);
-  perf__workcount c;
-  if (!count(w, head, &c)) return 0;
-  if (perf__context_opt.update_baselines) return record(w, head, &c);
-  return decide(w, head, &c, fatal);
+                      "attached there); move the claim out of PERF_NO_SYNC_IN", c.head);
+  return perf__claim_run(&c);
 }
