@@ -1,4 +1,4 @@
-/* blclaim.c — PERF_EXPECT_BASELINE: one workload timed alone, against its entry in this machine's file. */
+/* blclaim.c — PERF_EXPECT_BASELINE: one workload timed alone, against its entry in the file. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/blclaim.h"
 

@@ -1,4 +1,4 @@
-/* blclaim.h — PERF_EXPECT_BASELINE: one workload timed alone, against its entry in this machine's file. */
+/* blclaim.h — PERF_EXPECT_BASELINE: one workload timed alone, against its entry in the file. */
 #ifndef PERF_BLCLAIM_H
 #define PERF_BLCLAIM_H
 

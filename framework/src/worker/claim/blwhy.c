@@ -1,4 +1,4 @@
-/* blwhy.c — what a baseline check names beside a slower time: trace changes, host load, scaling. */
+/* blwhy.c — what a baseline check names beside a slower time: trace change, host load, scale. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/blwhy.h"
 

@@ -1,4 +1,4 @@
-/* blwhy.h — what a baseline check names beside a slower time: trace changes, host load, scaling. */
+/* blwhy.h — what a baseline check names beside a slower time: trace change, host load, scale. */
 /* The clauses and detail lines a check's verdict line adds (bldoor.c), each
  * from the entry, the workload's state and what was read beside it. */
 #ifndef PERF_BLWHY_H

@@ -1,4 +1,4 @@
-/* claim.h — one claim's lifecycle, written once; each claim kind supplies its steps as methods. */
+/* claim.h — one claim's lifecycle, written once; each claim kind supplies its steps. */
 #ifndef PERF_CLAIM_H
 #define PERF_CLAIM_H
 
