@@ -90,7 +90,7 @@ int perf__near(const double *got, const double *want, const double *scale, long 
                double tol, const char *gn, const char *wn, const char *sn, const char *file,
                int line, int fatal)
 {
-  char head[300], msg[400], tag[96], sarg[120] = "";
+  char head[400], msg[400], tag[96], sarg[120] = "";
   if (scale) snprintf(sarg, sizeof sarg, ", %.100s", sn);
   snprintf(head, sizeof head, "NEAR%s(%.100s, %.100s%s, %lld, %g) at %s:%d%s",
            scale ? "_SCALED" : "", gn, wn, sarg, n, tol, file, line,
