@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "util/status.h"
 #include "perfgate.h"
+#include "record/verdictline.h"
 #include "report/jsonreport.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
@@ -42,7 +43,11 @@ static struct {
 /* The context's sink: every line to the embedder's. */
 static void to_embedder(perf_line_kind kind, const char *line)
 {
-  if (emb.sink) emb.sink((int)kind, line, emb.ctx);
+  char verdict[4096]; /* a claim's verdict line, rendered from its record, before it */
+  if (!emb.sink) return;
+  if (kind == PERF_LINE_CLAIM && perf__verdictline_of_text(line, verdict, sizeof verdict))
+    emb.sink((int)PERF_LINE_DETAIL, verdict, emb.ctx);
+  emb.sink((int)kind, line, emb.ctx);
 }
 
 /* Public: see perfgate.h. */

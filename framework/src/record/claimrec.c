@@ -239,6 +239,8 @@ static void put_ratio(perf__json *j, const perf__claimrec_ratio *m, const char *
   put_workload(j, &m->b);
   put_sweep(j, &m->sweep);
   put_noise(j, &m->noise);
+  if (m->why) put_str(j, "why", m->why);
+  if (m->timing) put_str(j, "timing", m->timing);
 }
 
 /* One crossover point; its measurement members when it was measured. */
@@ -613,6 +615,8 @@ static int read_ratio(reader *rd, const perf__jsontree_node *o, perf__claimrec_r
   if (!e) e = read_workload(rd, o, "b", &m->b);
   if (!e) e = read_sweep(rd, o, &m->sweep);
   if (!e) e = read_noise(rd, o, &m->noise);
+  if (!e && perf__jsontree_get(o, "why")) e = get_str(rd, o, "why", &m->why);
+  if (!e && perf__jsontree_get(o, "timing")) e = get_str(rd, o, "timing", &m->timing);
   return e;
 }
 
@@ -795,6 +799,8 @@ static int copy_ratio(perf__claimrec_ratio *dst, const perf__claimrec_ratio *src
   e |= dup_str(&dst->clock, src->clock);
   e |= dup_str(&dst->sweep.param, src->sweep.param);
   e |= dup_str(&dst->noise.cause, src->noise.cause);
+  e |= dup_str(&dst->why, src->why);
+  e |= dup_str(&dst->timing, src->timing);
   e |= copy_workload(&dst->a, &src->a);
   e |= copy_workload(&dst->b, &src->b);
   return e;
@@ -854,6 +860,8 @@ static void free_ratio(perf__claimrec_ratio *m)
   free(m->clock);
   free(m->sweep.param);
   free(m->noise.cause);
+  free(m->why);
+  free(m->timing);
   free_workload(&m->a);
   free_workload(&m->b);
 }

@@ -130,6 +130,10 @@ typedef struct perf__claimrec_ratio {
   perf__claimrec_workload a, b;
   perf__claimrec_sweep sweep;
   perf__claimrec_noise noise;
+  char *why;           /* an INCONCLUSIVE verdict's cause ("the budget ran
+                          out"; NULL: none); the JSON's "why", when set */
+  char *timing;        /* how both were timed: the clock, what it waits for,
+                          "medians" (record/verdictline.h); "timing" */
 } perf__claimrec_ratio;
 
 /* One point of a CROSSOVER claim. */

@@ -16,6 +16,7 @@
 
 #include "baseline/baseline.h"
 #include "record/claimrec.h"
+#include "record/verdictline.h"
 #include "supervisor/baselinedir.h"
 #include "supervisor/rebaseline.h"
 #include "host/clock.h"
@@ -225,6 +226,10 @@ static int take_claim(char *data, perf__result *r)
       fprintf(stderr, "%s: %s\n", perf__progname(), line);
     return PERF__EPROTO;
   }
+  char line[4096], *copy; /* its verdict line, rendered here (record/verdictline.h) */
+  if (perf__verdictline_render(&c, line, sizeof line) &&
+      (!(copy = strdup(line)) || perf__result_add_line(r, 0, copy)))
+    fprintf(stderr, "%s: %s\n", perf__progname(), line); /* no memory: said, not kept */
   perf__result_add_claim(r, &c);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "record/confirm.h"
+#include "record/verdictline.h"
 
 perf__context_opts perf__context_opt = {.budget_s = 2.0, .verbose = 0, .seed = 1};
 
@@ -41,9 +42,13 @@ static perf__context_release_hook *releases[MAX_HOOKS];
 static size_t nchecks, nreleases;
 
 /* The default sink: detail and notice lines (all with --verbose) on
- * stdout; data lines nowhere. Never fails. */
+ * stdout, with the verdict lines rendered from claim records; data lines
+ * nowhere. Never fails. */
 static void print_line(perf_line_kind kind, const char *line)
 {
+  char verdict[4096]; /* a claim's verdict line, rendered from its record */
+  if (kind == PERF_LINE_CLAIM && perf__verdictline_of_text(line, verdict, sizeof verdict))
+    printf("%s\n", verdict);
   if (kind == PERF_LINE_RECORD || kind == PERF_LINE_CLAIM) return;
   if (kind == PERF_LINE_DETAIL || kind == PERF_LINE_NOTICE || perf__context_opt.verbose)
     printf("%s\n", line);

@@ -6,18 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/verdictline.h"
 #include "worker/claim/bldoor.h"
 #include "worker/context.h"
-
-/* See claim.h. */
-const char *perf__claim_word(perf_outcome v, const char *why, char *buf, size_t len)
-{
-  if (v == PERF_OUTCOME_INCONCLUSIVE && why)
-    snprintf(buf, len, "%s (%s)", perf__status_word(v), why);
-  else
-    snprintf(buf, len, "%s", perf__status_word(v));
-  return buf;
-}
 
 /* The record's message into buf[len]: the head, then c->said, or ": WORD"
  * and ": detail". Never fails (truncates). */
@@ -56,12 +47,16 @@ int perf__claim_run(perf__claim *c)
     return 0;
   }
   if (k->feed) k->feed(c);
-  char word[400];
-  if (k->print) k->print(c, perf__claim_word(v, c->why, word, sizeof word));
-  if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
-  char msg[1024];
+  char word[400], msg[1024];
+  perf__verdictline_word(v, c->why, word, sizeof word);
   message(c, v, msg, sizeof msg);
-  send(c, v, msg);
+  if (k->rendered) send(c, v, msg);
+  if (k->print) k->print(c, word);
+  if (!k->rendered) send(c, v, msg);
+  if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
+  perf__claimrec own = {.ratio = c->m.rec};
+  perf__claimrec_free(&own);
+  c->m.rec = (perf__claimrec_ratio){0};
   perf__context_claim_close();
   if (v != PERF_OUTCOME_PASS && c->fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return v == PERF_OUTCOME_PASS;
@@ -91,6 +86,6 @@ void perf__claim_explain_pair(perf__claim *c)
 /* See claim.h. */
 void perf__claim_record_ratio(perf__claim *c, perf__claimrec *r)
 {
-  r->ratio = c->m.rec;
-  c->m.rec = (perf__claimrec_ratio){0};
+  perf__claimrec copy, src = {.kind = r->kind, .ratio = c->m.rec};
+  if (!perf__claimrec_copy(&copy, &src)) r->ratio = copy.ratio;
 }

@@ -15,10 +15,11 @@
  *      --baseline-check=all: worker/claim/bldoor.h);
  *   4. the verdict word: "PASS", or "INCONCLUSIVE (why)";
  *   5. print: the verdict line and what follows it;
- *   6. explain: after a FAIL, what changed since the baseline;
- *   7. the record (record/claimrec.h): its message, outcome and kind made
+ *   6. the record (record/claimrec.h): its message, outcome and kind made
  *      here, the kind's measurements added by its record method; sent and
- *      counted;
+ *      counted (a kind whose verdict line is rendered from its record,
+ *      rendered, sends it before print);
+ *   7. explain: after a FAIL, what changed since the baseline;
  *   8. close, and end the test when a fatal claim did not hold (its
  *      reason: the record's message).
  *
@@ -41,6 +42,9 @@ typedef struct perf__claim perf__claim;
  * NULL. */
 typedef struct perf__claim_kind {
   perf__claimrec_kind rec; /* its record's kind */
+  int rendered; /* its verdict line is rendered from its record by whoever
+                   reads it (record/verdictline.h): the record goes before
+                   print, which then adds only the lines after it */
   /* Measures and decides: returns PASS, FAIL, INCONCLUSIVE (c->why: its
    * cause, or NULL) or SKIP (c->why: why nothing was decided), or sets
    * c->pending (measured, decided later: a CROSSOVER point before the
@@ -48,8 +52,8 @@ typedef struct perf__claim_kind {
   perf_outcome (*measure)(perf__claim *c);
   void (*feed)(perf__claim *c);                     /* step 3; never fails itself */
   void (*print)(perf__claim *c, const char *word);  /* step 5; never fails */
-  void (*explain)(perf__claim *c);                  /* step 6; never fails */
-  void (*record)(perf__claim *c, perf__claimrec *r); /* step 7; never fails */
+  void (*record)(perf__claim *c, perf__claimrec *r); /* step 6; never fails */
+  void (*explain)(perf__claim *c);                  /* step 7; never fails */
   /* Taken from a first attempt: says so and returns what the claim
    * returns (NULL: perf__context_claim_kept). */
   int (*kept)(perf__claim *c);
@@ -82,11 +86,6 @@ struct perf__claim {
  * and as the kind's methods do. */
 int perf__claim_run(perf__claim *c);
 
-/* The verdict word of outcome v with cause why into buf[len]:
- * "INCONCLUSIVE (why)" for an INCONCLUSIVE one with a cause, else the
- * outcome's word. Returns buf; never fails (truncates). */
-const char *perf__claim_word(perf_outcome v, const char *why, char *buf, size_t len);
-
 /* A ratio claim's feed (FASTER, SIMILAR, a CROSSOVER point): both
  * workloads measured in c->m, with the peaks this machine's file holds
  * added to their records. Fails as perf__bldoor_pair. */
@@ -96,8 +95,9 @@ void perf__claim_feed_pair(perf__claim *c);
  * workload's GPU work. Never fails. */
 void perf__claim_explain_pair(perf__claim *c);
 
-/* A kind's record method for a comparison's measurement: c->m's record
- * moved into r (c->m keeps none). Never fails. */
+/* A kind's record method for a comparison's measurement: a copy of c->m's
+ * record into r (c->m's own is freed when the claim closes). Never fails
+ * (without memory the record goes without its measurement). */
 void perf__claim_record_ratio(perf__claim *c, perf__claimrec *r);
 
 #endif

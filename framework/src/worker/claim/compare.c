@@ -368,29 +368,6 @@ static void trace(void *ctx, const perf__verdict_result *r)
 }
 
 /* See compare.h. */
-void perf__compare_print(const char *head, const char *word, const char *need,
-                          const char *ratio_name, const perf_workload *a,
-                          const perf_workload *b, const perf__compare_result *m)
-{
-  const perf__verdict_result *r = &m->r;
-  char ma[32], mb[32], how[400];
-  perf__units_time(ma, sizeof ma, r->med_a);
-  perf__units_time(mb, sizeof mb, r->med_b);
-  perf__context_line(PERF_LINE_DETAIL,
-             "%s: %s: %s %s vs %s %s per iteration (%s); "
-             "%s %.3fx, %.2f%% CI [%.3f, %.3f], %s; %d ABBA %s, %d "
-             "%s, %.2f s wall%s%s",
-             head, word, a->name, ma, b->name, mb, perf__workload_clock_text(a, b, how, sizeof how),
-             ratio_name, r->ratio, 100 * (1 - r->level), r->lo, r->hi, need, r->rounds,
-             perf__units_noun(r->rounds, "round", "rounds"), r->looks,
-             perf__units_noun(r->looks, "look", "looks"), r->seconds,
-             perf__verdict_note(r),
-             m->disturbed);
-  perf__throughput_print(&m->rec.a, m->rec.clock);
-  if (b != a) perf__throughput_print(&m->rec.b, m->rec.clock);
-}
-
-/* See compare.h. */
 const char *perf__compare_claim_text(const char *head)
 {
   static char buf[300];
@@ -513,6 +490,9 @@ static void measurement_record(perf__claimrec_ratio *o, const char *kind, const 
       .budget_stretched = r->stretched,
       .seconds = r->seconds,
   };
+  char how[400];
+  o->why = dup(r->why);
+  o->timing = dup(perf__workload_clock_text(p->a, p->b, how, sizeof how));
   workload_record(&o->a, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
   workload_record(&o->b, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
   sweep_record(&o->sweep);

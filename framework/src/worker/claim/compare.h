@@ -87,14 +87,6 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
 int perf__compare_link_hopeless(int alone_spent, long pruned, size_t standing, int first_look,
                                 double elapsed_s);
 
-/* Prints "head: word: a .. vs b .. per iteration (clock[, wait], medians); ratio_name
- * R, CI [..], need; rounds, looks, seconds", then a line of throughput for
- * each workload that declared its work (throughput.h), from m->rec. Never
- * fails. */
-void perf__compare_print(const char *head, const char *word, const char *need,
-                          const char *ratio_name, const perf_workload *a,
-                          const perf_workload *b, const perf__compare_result *m);
-
 /* What a claim's sampling retook, discarded or kept despite a disturbance
  * (d: the counts of this claim alone; throttle: the throttle reasons seen),
  * as "; N samples retaken and N kept although the host preempted them" and

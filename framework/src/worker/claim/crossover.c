@@ -11,7 +11,9 @@
 #include "host/clock.h"
 #include "util/units.h"
 #include "perfgate.h"
+#include "record/verdictline.h"
 #include "worker/claim/claim.h"
+#include "worker/claim/throughput.h"
 #include "worker/claim/compare.h"
 #include "worker/context.h"
 #include "worker/claim/sweep.h"
@@ -194,29 +196,13 @@ static perf_outcome decide(perf__claim *c, site *s)
   return d->verdict;
 }
 
-/* The claim's verdict line (claim.h): the decision, the estimate, the
- * points. word is the outcome's (the reason is the line's own). */
-static void print(perf__claim *c, const char *word)
-{
-  const site *s = c->self;
-  char est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
-  (void)word;
-  if (!isnan(s->d.estimate))
-    snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
-             "interpolation)", s->var, s->d.estimate);
-  perf__context_line(PERF_LINE_DETAIL, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, "
-             "%.2f s wall", s->head, perf__status_word(s->d.verdict), s->d.why, est, s->n,
-             perf__units_noun((long long)s->n, "point", "points"),
-             100 * s->tie, s->clock, s->seconds);
-}
-
 /* The claim's measure at the sweep's end (claim.h): the points so far
  * decide it. */
 static perf_outcome measure_end(perf__claim *c) { return decide(c, c->self); }
 
-static const perf__claim_kind end_kind = {.rec = PERF__CLAIMREC_CROSSOVER,
-                                          .measure = measure_end, .print = print,
-                                          .record = record};
+/* Its verdict line is rendered from its record (record/verdictline.h). */
+static const perf__claim_kind end_kind = {.rec = PERF__CLAIMREC_CROSSOVER, .rendered = 1,
+                                          .measure = measure_end, .record = record};
 
 /* The claim of site s, its head and kind set. */
 static perf__claim claim_of(site *s, const perf__claim_kind *k)
@@ -290,21 +276,17 @@ static void check_use(const char *head, long value, double lo, double hi, double
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the range must be finite with lo < hi", head);
 }
 
-/* A point's line (at: the head with the point's tag): the side a is on,
- * and what the sides need; the names, variable and clock kept in s for
- * the claim's line. Never fails. */
-static void print_point(site *s, const char *at, perf__verdict_side side,
-                        const perf__compare_result *m)
+/* A point's line (at: the head with the point's tag), rendered from its
+ * record p (record/verdictline.h), with each workload's throughput line;
+ * the names, variable and clock kept in s for the claim's record. Never
+ * fails. */
+static void print_point(site *s, const char *at, const perf__claimrec_point *p)
 {
-  static const char *const said[] = {"slower", "undecided", "faster", "tied with b"};
-  char word[160], need[120];
-  snprintf(word, sizeof word, "%s %s", s->a->name, said[side + 1]);
-  if (s->tie > 0)
-    snprintf(need, sizeof need, "slower below %.3fx, tied within [%.3f, %.3f], faster "
-             "above %.3fx", 1 / (1 + s->tie), 1 / (1 + s->tie), 1 + s->tie, 1 + s->tie);
-  else
-    snprintf(need, sizeof need, "decides the side of 1 (no ties)");
-  perf__compare_print(at, word, need, "speedup", s->a, s->b, m);
+  char line[4096];
+  perf__context_line(PERF_LINE_DETAIL, "%s",
+                     perf__verdictline_point(at, s->a->name, p, line, sizeof line));
+  perf__throughput_print(&p->m.a, p->m.clock);
+  perf__throughput_print(&p->m.b, p->m.clock);
   snprintf(s->an, sizeof s->an, "%s", s->a->name);
   snprintf(s->bn, sizeof s->bn, "%s", s->b->name);
   snprintf(s->var, sizeof s->var, "%s", perf__sweep_var());
@@ -338,11 +320,11 @@ static perf_outcome measure_point(perf__claim *c)
     side = PERF__SIDE_UNDECIDED;
     if (!s->overruled++) s->overruled_why = m->r.why;
   }
-  print_point(s, at, side, m);
   s->pt[s->n] = (perf__crossover_point){(double)s->value, side, m->r.ratio};
-  s->rec[s->n++] = (perf__claimrec_point){(double)s->value, strdup(perf__claimrec_side_word(side)),
-                                          1, m->rec};
+  s->rec[s->n] = (perf__claimrec_point){(double)s->value, strdup(perf__claimrec_side_word(side)),
+                                        1, m->rec};
   m->rec = (perf__claimrec_ratio){0};
+  print_point(s, at, &s->rec[s->n++]);
   s->last = perf__sweep_index();
   s->seconds += m->r.seconds;
   if (!last_point()) return c->pending = 1, PERF_OUTCOME_PASS;
@@ -360,9 +342,9 @@ static int kept(perf__claim *c)
   return perf__context_claim_kept(s->head);
 }
 
-static const perf__claim_kind point_kind = {.rec = PERF__CLAIMREC_CROSSOVER,
-                                            .measure = measure_point, .print = print,
-                                            .record = record, .kept = kept};
+static const perf__claim_kind point_kind = {.rec = PERF__CLAIMREC_CROSSOVER, .rendered = 1,
+                                            .measure = measure_point, .record = record,
+                                            .kept = kept};
 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
  * the sweep's last point, then whether the claim held. */

@@ -16,15 +16,7 @@
 #include "worker/claim/compare.h"
 #include "worker/context.h"
 #include "worker/claim/sweep.h"
-
-/* The claim's requirement, e.g. "needs >= 1.300x". Never fails. */
-static void requirement(const perf__verdict_claim *c, char *buf, size_t len)
-{
-  if (c->kind == PERF__CLAIM_FASTER)
-    snprintf(buf, len, "needs >= %.3fx", c->threshold);
-  else
-    snprintf(buf, len, "needs within [%.3f, %.3f]", 1 / (1 + c->threshold), 1 + c->threshold);
-}
+#include "worker/claim/throughput.h"
 
 /* The claim's measure (claim.h): a against b, sampled until decided. */
 static perf_outcome measure(perf__claim *c)
@@ -48,22 +40,22 @@ static void feed(perf__claim *c)
   perf__bldoor_ratio(c->a, key, c->m.r.ratio);
 }
 
-/* The claim's verdict line (claim.h). */
+/* After the claim's record, whose verdict line is rendered from it
+ * (record/verdictline.h): each workload's throughput line (claim.h's
+ * print). */
 static void print(perf__claim *c, const char *word)
 {
-  const perf__verdict_claim *v = c->self;
-  char need[64];
-  requirement(v, need, sizeof need);
-  perf__compare_print(c->head, word, need, v->kind == PERF__CLAIM_FASTER ? "speedup" : "ratio",
-                      c->a, c->b, &c->m);
+  (void)word;
+  perf__throughput_print(&c->m.rec.a, c->m.rec.clock);
+  if (c->b != c->a) perf__throughput_print(&c->m.rec.b, c->m.rec.clock);
 }
 
-static const perf__claim_kind faster_kind = {PERF__CLAIMREC_FASTER, measure, feed, print,
-                                             perf__claim_explain_pair, perf__claim_record_ratio,
-                                             NULL};
-static const perf__claim_kind similar_kind = {PERF__CLAIMREC_SIMILAR, measure, feed, print,
-                                              perf__claim_explain_pair, perf__claim_record_ratio,
-                                              NULL};
+static const perf__claim_kind faster_kind = {
+    .rec = PERF__CLAIMREC_FASTER, .rendered = 1, .measure = measure, .feed = feed,
+    .print = print, .record = perf__claim_record_ratio, .explain = perf__claim_explain_pair};
+static const perf__claim_kind similar_kind = {
+    .rec = PERF__CLAIMREC_SIMILAR, .rendered = 1, .measure = measure, .feed = feed,
+    .print = print, .record = perf__claim_record_ratio, .explain = perf__claim_explain_pair};
 
 /* Runs one ratio claim made at file:line (head: its head; an, bn: the
  * names of a and b where they have none). Returns 1 when it held (or was

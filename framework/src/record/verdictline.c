@@ -1,0 +1,150 @@
+/* verdictline.c — a claim's verdict line, rendered from its record: one wording for every output. */
+#include "record/verdictline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/units.h"
+
+/* See verdictline.h. */
+const char *perf__verdictline_word(perf_outcome v, const char *why, char *buf, size_t len)
+{
+  if (v == PERF_OUTCOME_INCONCLUSIVE && why)
+    snprintf(buf, len, "%s (%s)", perf__status_word(v), why);
+  else
+    snprintf(buf, len, "%s", perf__status_word(v));
+  return buf;
+}
+
+/* See verdictline.h. */
+const char *perf__verdictline_need(const char *kind, double threshold, char *buf, size_t len)
+{
+  double t = threshold;
+  if (kind && !strcmp(kind, "CROSSOVER_POINT")) {
+    if (t > 0)
+      snprintf(buf, len, "slower below %.3fx, tied within [%.3f, %.3f], faster above %.3fx",
+               1 / (1 + t), 1 / (1 + t), 1 + t, 1 + t);
+    else
+      snprintf(buf, len, "decides the side of 1 (no ties)");
+  } else if (perf__claimrec_at_least(kind))
+    snprintf(buf, len, "needs >= %.3fx", t);
+  else
+    snprintf(buf, len, "needs within [%.3f, %.3f]", 1 / (1 + t), 1 + t);
+  return buf;
+}
+
+/* The note for how m's sampling ended ("" when nothing unusual). Never
+ * fails. */
+static const char *note(const perf__claimrec_ratio *m)
+{
+  if (m->noise.early_look)
+    return m->budget_stretched ? " (budget stretched: rounds too slow for the first look; early "
+                                 "look: every round's ratio and the bootstrap)"
+                               : " (rounds too slow for the first look; early look: every "
+                                 "round's ratio and the bootstrap)";
+  return m->budget_stretched ? " (budget stretched: rounds too slow for the first look)" : "";
+}
+
+/* See verdictline.h. */
+const char *perf__verdictline_measured(const char *head, const char *word, const char *need,
+                                       const char *ratio_name, const perf__claimrec_ratio *m,
+                                       char *buf, size_t len)
+{
+  char ma[32], mb[32];
+  const char *cause = m->noise.set && m->noise.cause && m->noise.cause[0] ? m->noise.cause : NULL;
+  snprintf(buf, len, "%s: %s: %s %s vs %s %s per iteration (%s); %s %.3fx, %.2f%% CI [%.3f, "
+           "%.3f], %s; %d ABBA %s, %d %s, %.2f s wall%s%s%s", head, word,
+           m->a.name ? m->a.name : "?", perf__units_time(ma, sizeof ma, m->a.median_s),
+           m->b.name ? m->b.name : "?", perf__units_time(mb, sizeof mb, m->b.median_s),
+           m->timing ? m->timing : "timing not recorded", ratio_name, m->ratio,
+           100 * m->confidence, m->interval[0], m->interval[1], need, m->rounds,
+           perf__units_noun(m->rounds, "round", "rounds"), m->looks,
+           perf__units_noun(m->looks, "look", "looks"), m->seconds, note(m), cause ? "; " : "",
+           cause ? cause : "");
+  return buf;
+}
+
+/* See verdictline.h. */
+const char *perf__verdictline_point(const char *at, const char *a_name,
+                                    const perf__claimrec_point *p, char *buf, size_t len)
+{
+  char word[160], need[120];
+  int tied = p->side && !strcmp(p->side, perf__claimrec_side_word(2));
+  snprintf(word, sizeof word, "%s %s", a_name ? a_name : "?",
+           tied ? "tied with b" : p->side ? p->side : "?");
+  perf__verdictline_need("CROSSOVER_POINT", p->m.threshold, need, sizeof need);
+  return perf__verdictline_measured(at, word, need, "speedup", &p->m, buf, len);
+}
+
+/* The head of a message "head: WORD[: ...]" for outcome v, into
+ * head[len]; the rest after ": WORD" in *rest ("" at the end). Returns 0,
+ * or -1 when the message does not read so. Never fails. */
+static int split(const char *msg, perf_outcome v, char *head, size_t len, const char **rest)
+{
+  char mark[32];
+  snprintf(mark, sizeof mark, ": %s", perf__status_word(v));
+  for (const char *at = msg ? strstr(msg, mark) : NULL; at; at = strstr(at + 1, mark)) {
+    const char *after = at + strlen(mark);
+    if (*after && strncmp(after, ": ", 2)) continue;
+    snprintf(head, len, "%.*s", (int)(at - msg), msg);
+    *rest = *after ? after + 2 : "";
+    return 0;
+  }
+  return -1;
+}
+
+/* A FASTER or SIMILAR record's line. Returns 0, or -1 when its message
+ * does not read "head: WORD". */
+static int ratio_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  const perf__claimrec_ratio *m = &r->ratio;
+  const char *kind = perf__claimrec_kind_word(r->kind), *rest;
+  char head[600], word[400], need[64];
+  if (split(r->message, r->outcome, head, sizeof head, &rest)) return -1;
+  perf__verdictline_word(r->outcome, m->why, word, sizeof word);
+  perf__verdictline_need(kind, m->threshold, need, sizeof need);
+  perf__verdictline_measured(head, word, need, r->kind == PERF__CLAIMREC_SIMILAR ? "ratio"
+                                                                                 : "speedup",
+                             m, buf, len);
+  return 0;
+}
+
+/* A CROSSOVER record's line: its decision and why, the estimate, the
+ * points. Returns 0, or -1 when its message does not read "head: WORD:
+ * why". */
+static int crossover_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  char head[600], est[200] = "no estimate: the medians' ratio does not cross 1 between two points";
+  const char *why;
+  if (split(r->message, r->outcome, head, sizeof head, &why)) return -1;
+  if (!isnan(r->estimate))
+    snprintf(est, sizeof est, "estimated crossover %s=%.4g (medians' ratio 1, log-log "
+             "interpolation)", r->param ? r->param : "?", r->estimate);
+  snprintf(buf, len, "%s: %s: %s; %s; %zu %s (tied within %.3g%%), %s clock, %.2f s wall", head,
+           perf__status_word(r->outcome), why, est, r->npoints,
+           perf__units_noun((long long)r->npoints, "point", "points"), 100 * r->tie,
+           r->clock ? r->clock : "?", r->seconds);
+  return 0;
+}
+
+/* See verdictline.h. */
+int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
+{
+  if (r->kept) return 0;
+  if (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR)
+    return !ratio_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_CROSSOVER) return !crossover_line(r, buf, len);
+  return 0;
+}
+
+/* See verdictline.h. */
+int perf__verdictline_of_text(const char *json, char *buf, size_t len)
+{
+  perf__claimrec r;
+  char err[200];
+  if (perf__claimrec_parse(json, &r, err, sizeof err)) return 0;
+  int got = perf__verdictline_render(&r, buf, len);
+  perf__claimrec_free(&r);
+  return got;
+}
