@@ -2,6 +2,7 @@
 /* Measurements are compared with the file's entries, or recorded for it. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/bldoor.h"
+#include "worker/claim/blmachine.h"
 
 #include <cuda_runtime_api.h>
 
@@ -31,90 +32,6 @@
 #include "worker/sample/reference.h"
 #include "worker/sample/workload.h"
 
-/* This machine as host-only work sees it (0) and as GPU work sees it (1). */
-static struct machine {
-  int loaded, exists, bad, other; /* other: the file of this machine's name is
-                                     another machine's (machine.h) */
-  char card[80];       /* the GPU uuid the file was recorded on, when it is not this
-                          GPU's: another card of the model ("": this one, or unknown) */
-  perf__baseline now;  /* fingerprint measured in this process */
-  perf__baseline file; /* the baseline file, when it exists */
-  char path[4200];
-  char err[1200];      /* bad: what is wrong with the file; other: the two machines */
-} machines[2];
-
-/* Fields whose change makes old numbers suspect: warned about. */
-static const char *const watched[] = {"driver", "cuda_driver_api", "cuda_runtime",
-                                      "max_sm_clock_mhz", NULL};
-
-static void warn_differences(const struct machine *m)
-{
-  char diff[600] = "";
-  size_t used = 0;
-  for (const char *const *k = watched; *k; k++) {
-    const char *was = perf__baseline_fp(&m->file, *k), *is = perf__baseline_fp(&m->now, *k);
-    if (was && is && strcmp(was, is) && used < sizeof diff)
-      used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s %s -> %s",
-                               used ? ", " : "", *k, was, is);
-  }
-  if (used)
-    perf__context_line(PERF_LINE_NOTICE, "warning: this machine differs from %s: %s",
-               m->path, diff);
-}
-
-/* Notes in m->card the GPU the file was recorded on when it is another
- * card of this model (both uuids known and different), and says what that
- * means for its checks (baseline/blrule.h). Never fails. */
-static void other_card(struct machine *m)
-{
-  const char *was = perf__baseline_fp(&m->file, "uuid"), *is = perf__baseline_fp(&m->now, "uuid");
-  if (!was || !is || !strcmp(was, is)) return;
-  snprintf(m->card, sizeof m->card, "%s", was);
-  if (perf__context_opt.update_baselines) return; /* it is about to be this card's */
-  perf__context_line(PERF_LINE_NOTICE, "note: %s was recorded on another card of this model "
-                     "(%s; this one is %s): a slower host-paced entry is not decided here "
-                     "unless launch-normalized, another only beyond its tolerance plus %.0f%% "
-                     "(the spread between cards); record this runner's own file to gate them "
-                     "fully", m->path, was, is, 100 * PERF__BLR_CARD_MARGIN);
-}
-
-/* Loads the fingerprint and the file for kind k once per worker: this
- * machine's file (baseline/machine.h: a host's named by its model and CPU
- * count, or under the name it had before), never another machine's that
- * has this machine's name (m->other: its checks are skipped, saying why). */
-static struct machine *machine(int k)
-{
-  struct machine *m = &machines[k];
-  if (m->loaded) return m;
-  m->loaded = 1;
-  perf__baseline_init(&m->now);
-  if (!k || perf__fingerprint_gpu(&m->now)) perf__machine_host(&m->now);
-  char note[sizeof m->err];
-  perf__machine_fit fit = perf__machine_load(perf__context_opt.baseline_dir, &m->now, &m->file,
-                                             m->path, sizeof m->path, note, sizeof note);
-  m->exists = fit == PERF__MACHINE_OWN;
-  m->bad = fit == PERF__MACHINE_BAD;
-  m->other = fit == PERF__MACHINE_OTHER;
-  if (m->bad || m->other) snprintf(m->err, sizeof m->err, "%s", note);
-  if (m->exists) {
-    warn_differences(m);
-    other_card(m);
-    if (note[0]) perf__context_line(PERF_LINE_NOTICE, "%s", note);
-  } else if (m->other)
-    perf__context_line(PERF_LINE_NOTICE, "warning: %s: its baseline checks are skipped on this "
-               "machine, never decided on another machine's numbers. Record this machine's "
-               "file with --update-baselines once that one is moved away (or with another "
-               "--baseline-dir).", note);
-  else if (!m->bad && !perf__context_opt.update_baselines)
-    perf__context_line(PERF_LINE_NOTICE, "no baseline for this machine (%s): %s does not "
-               "exist%s%s%s; baseline checks are skipped. Create it by running this binary "
-               "with --update-baselines and the same --baseline-dir (in perfgate's own tree: "
-               "make baseline-update).",
-               perf__baseline_model(&m->now), m->path, note[0] ? " (" : "", note,
-               note[0] ? ")" : "");
-  return m;
-}
-
 /* Tabs would break the record format. */
 static void clean(char *dst, size_t n, const char *src)
 {
@@ -123,10 +40,10 @@ static void clean(char *dst, size_t n, const char *src)
     if (*p == '\t' || *p == '\n') *p = ' ';
 }
 
-static void send_fingerprint(struct machine *m)
+static void send_fingerprint(perf__blmachine *m)
 {
   static int sent[2];
-  int k = (int)(m - machines);
+  int k = m->gpu;
   if (sent[k]++) return;
   char line[6000];
   size_t u = (size_t)snprintf(line, sizeof line, "F\t%s", m->path);
@@ -136,16 +53,6 @@ static void send_fingerprint(struct machine *m)
   perf__context_line(PERF_LINE_RECORD, "%s", line);
 }
 
-/* The entry's name: the workload's, with the sweep point inside a sweep
- * ("cpu[n=256]"). Never fails (truncates). */
-static const char *key(const perf_workload *w, char *buf, size_t len)
-{
-  if (perf__sweep_active())
-    snprintf(buf, len, "%s[%s=%ld]", w->name, perf__sweep_var(), perf__sweep_value());
-  else
-    snprintf(buf, len, "%s", w->name);
-  return buf;
-}
 
 /* See bldoor.h. */
 int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, size_t len)
@@ -195,11 +102,11 @@ typedef struct gen_refs {
  * supervisor judges each run of a workload against the references of its
  * own process. One that cannot be measured is said and left 0. Never
  * fails. */
-static gen_refs record_references(struct machine *m)
+static gen_refs record_references(perf__blmachine *m)
 {
   static unsigned long last[2];
   static gen_refs got[2];
-  int kind = (int)(m - machines);
+  int kind = m->gpu;
   if (last[kind] == perf__context_generation()) return got[kind];
   last[kind] = perf__context_generation();
   for (int k = 0; k < PERF__BLR_NREFS; k++) {
@@ -247,7 +154,7 @@ static int reference_now(perf__blrule_ref k, const perf__bldoor_inband *ibc, per
  * launch-normalized check instead (launch_scale); *host_rel gets the host reference's
  * change (0 when it was not timed). Returns 1 when one explains it (baseline/
  * blrule.h). Never fails. */
-static int machine_slower(struct machine *m, const perf_workload *w, double rel, double se,
+static int machine_slower(perf__blmachine *m, const perf_workload *w, double rel, double se,
                           const perf__bldoor_inband *ibc, char *note, size_t len, double *host_rel)
 {
   int explained = 0;
@@ -312,7 +219,7 @@ static void record_trace(const char *path, const char *test, const char *name,
  * is > 0: worker/sample/inband.h; the launch one only as read beside the
  * samples, launch_ref, 0 none: baseline/blrule.h's launch-normalized entries)
  * and w's declared work, when it declares any. Never fails. */
-static void record_as(struct machine *m, const char *test_name, const char *entry,
+static void record_as(perf__blmachine *m, const char *test_name, const char *entry,
                       const perf_workload *w, double median, double mad, long samples,
                       perf__baseline_mhz clk, double host_ref, double launch_ref)
 {
@@ -338,11 +245,11 @@ static void record_as(struct machine *m, const char *test_name, const char *entr
 
 /* The record of w's measurement as the running test's entry (host_ref,
  * launch_ref: record_as). */
-static void record(struct machine *m, const perf_workload *w, double median, double mad,
+static void record(perf__blmachine *m, const perf_workload *w, double median, double mad,
                    long samples, perf__baseline_mhz clk, double host_ref, double launch_ref)
 {
   char k[160];
-  record_as(m, perf__context_name(), key(w, k, sizeof k), w, median, mad, samples, clk, host_ref,
+  record_as(m, perf__context_name(), perf__blmachine_key(w, k, sizeof k), w, median, mad, samples, clk, host_ref,
             launch_ref);
 }
 
@@ -371,7 +278,7 @@ static char skipped_why[160];
 /* The line of a slower check of e on another card that the rule does not
  * decide (baseline/blrule.h: perf__blrule_card_undecided; host: it is
  * host-paced): SKIP, saying why. Never fails. */
-static perf_outcome another_card(const struct machine *m, const perf__baseline_entry *e,
+static perf_outcome another_card(const perf__blmachine *m, const perf__baseline_entry *e,
                                  const char *head, double median, double rel, const char *launch,
                                  int host)
 {
@@ -391,126 +298,176 @@ static perf_outcome another_card(const struct machine *m, const perf__baseline_e
   return PERF_OUTCOME_SKIP;
 }
 
-/* Compares with the entry on time; the line adds what the SM clock of the
- * samples (clk) says against the entry's (perf__baseline_clock_note), what
- * perfgate's references (the host one as an in-band check read it: ibc, or
- * NULL) and the host's load since host (NULL: unknown) say of a slowdown;
- * a launch-normalized entry's check is of the time scaled by perfgate's
- * launch reference (launch_now: read beside the samples, 0 none:
- * launch_scale). Returns the outcome (SKIP when there is no entry). */
-static perf_outcome compare(struct machine *m, const perf_workload *w,
-                             const char *head, double median, double mad,
-                             long samples, perf__baseline_mhz clk, int quiet_if_missing,
-                             const perf__hostload *host, const perf__bldoor_inband *ibc,
-                             double launch_now)
+/* One comparison of a measurement with its entry, and what decided it. */
+typedef struct check {
+  perf__blmachine *m;
+  const perf_workload *w;
+  const char *head;
+  perf__bldoor_sampled s;           /* the measurement (median, MAD: scaled) */
+  int quiet;                        /* no line when there is no entry */
+  const perf__hostload *host;       /* the host's load before it (NULL: unknown) */
+  const perf__bldoor_inband *ibc;   /* how an in-band check sampled (NULL: not one) */
+  const perf__baseline_entry *e;    /* its entry */
+  double measured;                  /* the median as measured, before scaling */
+  double scale, rel, se, host_rel, slow_run;
+  perf__baseline_change c;
+  int low_clock, unscaled, slower, hosted, mode; /* what leaves a slower one undecided */
+  char launch[320], machine[600], busy[520];     /* their clauses */
+} check;
+
+/* k's entry into k->e. Returns 1, or 0 when there is none or the file is
+ * another machine's (said unless k->quiet). A measurement with another
+ * clock than its entry's ends the test as ERROR. */
+static int find_entry(check *k)
 {
-  char k[160];
-  key(w, k, sizeof k); /* named in the message below even when there is no file */
-  const perf__baseline_entry *e = m->exists ? perf__baseline_find(&m->file, perf__context_name(), k) : NULL;
-  if (m->other) {
+  char name[160];
+  perf__blmachine *m = k->m;
+  perf__blmachine_key(k->w, name, sizeof name); /* named in the message below even when there is no file */
+  k->e = m->exists ? perf__baseline_find(&m->file, perf__context_name(), name) : NULL;
+  if (m->other || !k->e) {
     perf__context_baseline_state(1);
-    if (!quiet_if_missing)
+    if (!k->quiet && m->other)
       perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s: not decided on another machine's "
-                         "numbers", head, m->err);
-    return PERF_OUTCOME_SKIP;
-  }
-  if (!e) {
-    perf__context_baseline_state(1);
-    if (!quiet_if_missing)
+                         "numbers", k->head, m->err);
+    else if (!k->quiet)
       perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: no baseline entry for %s / %s in %s",
-                 head, perf__context_name(), k, m->path);
-    return PERF_OUTCOME_SKIP;
+                         k->head, perf__context_name(), name, m->path);
+    return 0;
   }
-  const char *clock = perf__clock_name(w->perf__state->clock);
-  if (strcmp(e->clock, clock))
+  const char *clock = perf__clock_name(k->w->perf__state->clock);
+  if (strcmp(k->e->clock, clock))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: measured with the %s clock, the baseline "
-                   "entry with %s", head, clock, e->clock);
-  double rel, se, measured = median;
-  char launch[320];
-  double scale = perf__blwhy_launch_scale(e, launch_now, launch, sizeof launch);
-  median *= scale > 0 ? scale : 1, mad *= scale > 0 ? scale : 1;
-  perf__baseline_change c = perf__blrule_compare(e, median, mad, samples, &rel, &se);
-  perf_outcome o = c == PERF__BL_SLOWER || (c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
-                        ? PERF_OUTCOME_FAIL : PERF_OUTCOME_PASS;
-  int low_clock = c == PERF__BL_SLOWER && perf__blrule_clock_explains(e, median, clk.median);
-  char now[32], was[32], how[400], note[2400], noise[120], machine[600] = "", busy[520] = "";
-  char phases[400];
-  double host_rel = 0;
-  int unscaled = c == PERF__BL_SLOWER && !(scale > 0);
-  if (c == PERF__BL_SLOWER && m->card[0]) {
-    int host = perf__blwhy_entry_host_paced(e, w);
-    if (perf__blrule_card_undecided(e, rel, se, host))
-      return another_card(m, e, head, median, rel, launch, host);
-  }
-  int slower = c == PERF__BL_SLOWER && !low_clock &&
-               (unscaled || machine_slower(m, w, rel, se, ibc, machine, sizeof machine, &host_rel));
-  int in_band = ibc && !ibc->on_all && ibc->ib->band_s > 0;
-  int hosted = c == PERF__BL_SLOWER && !low_clock && !slower &&
-               perf__blwhy_host_busy(w, host, rel, se, host_rel, in_band, pair_window, busy,
-                                     sizeof busy);
-  double slow_run;
-  int mode = c == PERF__BL_SLOWER && !low_clock && !slower && !hosted &&
-             perf__blrule_slow_mode_explains(e, median, &slow_run);
-  if (low_clock || slower || hosted || mode) o = PERF_OUTCOME_INCONCLUSIVE;
-  perf__baseline_clock_note(e, median, clk, note, sizeof note);
+                      "entry with %s", k->head, clock, k->e->clock);
+  return 1;
+}
+
+/* Compares k's measurement with its entry (scaled by the launch reference
+ * for a launch-normalized one). Never fails. */
+static void change_of(check *k)
+{
+  const perf__baseline_entry *e = k->e;
+  k->measured = k->s.median;
+  k->scale = perf__blwhy_launch_scale(e, k->s.launch_s, k->launch, sizeof k->launch);
+  k->s.median *= k->scale > 0 ? k->scale : 1, k->s.mad *= k->scale > 0 ? k->scale : 1;
+  k->c = perf__blrule_compare(e, k->s.median, k->s.mad, k->s.n, &k->rel, &k->se);
+}
+
+/* For a slower measurement, what else explains it: a low SM clock, a
+ * slower machine (perfgate's references, timed now where not read beside
+ * the samples), a busy host, a slow mode the update saw. Never fails. */
+static void judge(check *k)
+{
+  const perf__baseline_entry *e = k->e;
+  if (k->c != PERF__BL_SLOWER) return;
+  k->low_clock = perf__blrule_clock_explains(e, k->s.median, k->s.clk.median);
+  k->unscaled = !(k->scale > 0);
+  k->slower = !k->low_clock && (k->unscaled || machine_slower(k->m, k->w, k->rel, k->se, k->ibc,
+                                                              k->machine, sizeof k->machine,
+                                                              &k->host_rel));
+  int in_band = k->ibc && !k->ibc->on_all && k->ibc->ib->band_s > 0;
+  k->hosted = !k->low_clock && !k->slower &&
+              perf__blwhy_host_busy(k->w, k->host, k->rel, k->se, k->host_rel, in_band,
+                                    pair_window, k->busy, sizeof k->busy);
+  k->mode = !k->low_clock && !k->slower && !k->hosted &&
+            perf__blrule_slow_mode_explains(e, k->s.median, &k->slow_run);
+}
+
+/* The verdict word's parenthesis: why it was not decided, or which way it
+ * changed. Never fails. */
+static const char *said_of(const check *k)
+{
+  return k->low_clock            ? " (the SM clock was low: not decided)"
+         : k->unscaled           ? " (no launch reading to scale it by: not decided)"
+         : k->slower             ? " (the machine is slower: not decided)"
+         : k->hosted             ? " (the host was busy: not decided)"
+         : k->mode               ? " (a slow mode the update saw: not decided)"
+         : k->c == PERF__BL_SLOWER ? " (regression)"
+         : k->c == PERF__BL_FASTER ? " (improvement)"
+                                   : "";
+}
+
+/* The line's notes: the SM clock, the launch, the in-band phases, the
+ * references, the host, a slow mode. Never fails (truncates). */
+static void notes_of(const check *k, char *note, size_t len)
+{
+  char phases[400], was[32];
+  perf__baseline_clock_note(k->e, k->s.median, k->s.clk, note, len);
   size_t used = strlen(note);
-  perf__workload_launch_note(w, note + used, sizeof note - used);
+  perf__workload_launch_note(k->w, note + used, len - used);
   used = strlen(note);
-  perf__blwhy_inband_note(ibc ? ibc->ib : NULL, ibc && ibc->on_all, perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
-                                       perf__blrule_ref_name(PERF__BLR_REF_HOST)),
-              phases, sizeof phases);
-  snprintf(note + used, sizeof note - used, "%s%s%s%s", launch, phases, machine, busy);
-  used = strlen(note);
-  if (mode)
-    snprintf(note + used, sizeof note - used, "; the update left out a run this slow (%s, "
-             "%+.1f%%) while perfgate's reference ran as usual: a slow mode of the workload in "
-             "some processes, which a change of this size cannot be told from (re-record if "
-             "that run was a disturbance)", perf__units_time(was, sizeof was, slow_run),
-             100 * (slow_run / e->median_s - 1));
-  double between = perf__blrule_spread(e);
+  perf__blwhy_inband_note(k->ibc ? k->ibc->ib : NULL, k->ibc && k->ibc->on_all,
+                          perf__baseline_find(&k->m->file, PERF__BLR_REFERENCE_TEST,
+                                              perf__blrule_ref_name(PERF__BLR_REF_HOST)),
+                          phases, sizeof phases);
+  perf__units_append(note, len, &used, "%s%s%s%s", k->launch, phases, k->machine, k->busy);
+  if (k->mode)
+    perf__units_append(note, len, &used, "; the update left out a run this slow (%s, %+.1f%%) "
+                       "while perfgate's reference ran as usual: a slow mode of the workload in "
+                       "some processes, which a change of this size cannot be told from "
+                       "(re-record if that run was a disturbance)",
+                       perf__units_time(was, sizeof was, k->slow_run),
+                       100 * (k->slow_run / k->e->median_s - 1));
+}
+
+/* The noise the change is judged against. Never fails (truncates). */
+static void noise_of(const check *k, char *buf, size_t len)
+{
+  double between = perf__blrule_spread(k->e);
   if (between >= 0)
-    snprintf(noise, sizeof noise, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, "
-             "%d %s)", 100 * PERF__BLR_SIG * se, 100 * between, e->nruns,
-             perf__units_noun(e->nruns, "run", "runs"));
+    snprintf(buf, len, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, %d %s)",
+             100 * PERF__BLR_SIG * k->se, 100 * between, k->e->nruns,
+             perf__units_noun(k->e->nruns, "run", "runs"));
   else
-    snprintf(noise, sizeof noise, "+-%.1f%% (the baseline has no runs: within-process noise only)",
-             100 * PERF__BLR_SIG * se);
-  perf__context_line(PERF_LINE_DETAIL,
-             "%s: %s%s: %s vs baseline %s per iteration (%s), "
-             "%+.1f%% %s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s",
-             head, perf__status_word(o),
-             low_clock                 ? " (the SM clock was low: not decided)"
-             : unscaled                ? " (no launch reading to scale it by: not decided)"
-             : slower                  ? " (the machine is slower: not decided)"
-             : hosted                  ? " (the host was busy: not decided)"
-             : mode                    ? " (a slow mode the update saw: not decided)"
-             : c == PERF__BL_SLOWER    ? " (regression)"
-             : c == PERF__BL_FASTER    ? " (improvement)"
-                                       : "",
-             perf__units_time(now, sizeof now, median), perf__units_time(was, sizeof was, e->median_s),
-             perf__workload_clock_text(w, w, how, sizeof how), 100 * rel, noise, 100 * e->tolerance,
-             samples, perf__units_noun(samples, "sample", "samples"), e->samples,
-             c == PERF__BL_SAME ? "within tolerance or noise" : "beyond tolerance and noise", note);
-  throughput(w, measured, clock);
-  if (c == PERF__BL_SLOWER) perf__blwhy_explain(e, w, measured, clk.median);
-  return o;
+    snprintf(buf, len, "+-%.1f%% (the baseline has no runs: within-process noise only)",
+             100 * PERF__BLR_SIG * k->se);
 }
 
-/* m, when its file is not malformed; a malformed one ends the test as
- * ERROR. */
-static struct machine *usable(struct machine *m)
+/* k's verdict line with outcome o. Never fails. */
+static void print_check(const check *k, perf_outcome o)
 {
-  if (m->bad) {
-    perf__context_baseline_state(2);
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s", m->err);
+  char now[32], was[32], how[400], note[2400], noise[120];
+  notes_of(k, note, sizeof note);
+  noise_of(k, noise, sizeof noise);
+  perf__context_line(PERF_LINE_DETAIL, "%s: %s%s: %s vs baseline %s per iteration (%s), %+.1f%% "
+                     "%s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s", k->head,
+                     perf__status_word(o), said_of(k),
+                     perf__units_time(now, sizeof now, k->s.median),
+                     perf__units_time(was, sizeof was, k->e->median_s),
+                     perf__workload_clock_text(k->w, k->w, how, sizeof how), 100 * k->rel, noise,
+                     100 * k->e->tolerance, k->s.n, perf__units_noun(k->s.n, "sample", "samples"),
+                     k->e->samples,
+                     k->c == PERF__BL_SAME ? "within tolerance or noise"
+                                           : "beyond tolerance and noise",
+                     note);
+}
+
+/* Compares k's measurement with its entry on time; the line adds what the
+ * SM clock of the samples says against the entry's
+ * (perf__baseline_clock_note), what perfgate's references (the host one as
+ * an in-band check read it: k->ibc) and the host's load say of a slowdown;
+ * a launch-normalized entry's check is of the time scaled by perfgate's
+ * launch reference (read beside the samples, or timed now:
+ * perf__blwhy_launch_scale). Returns the outcome (SKIP when there is no
+ * entry, or another card's the rule does not decide). */
+static perf_outcome compare(check *k)
+{
+  if (!find_entry(k)) return PERF_OUTCOME_SKIP;
+  change_of(k);
+  if (k->c == PERF__BL_SLOWER && k->m->card[0]) {
+    int host = perf__blwhy_entry_host_paced(k->e, k->w);
+    if (perf__blrule_card_undecided(k->e, k->rel, k->se, host))
+      return another_card(k->m, k->e, k->head, k->s.median, k->rel, k->launch, host);
   }
-  return m;
-}
-
-/* This machine's file for w; a malformed file ends the test as ERROR. */
-static struct machine *machine_of(const perf_workload *w)
-{
-  return usable(machine(w->perf__state->uses_gpu));
+  judge(k);
+  perf_outcome o = k->c == PERF__BL_SLOWER ||
+                           (k->c == PERF__BL_FASTER && perf__context_opt.strict_improvements)
+                       ? PERF_OUTCOME_FAIL
+                       : PERF_OUTCOME_PASS;
+  if (k->low_clock || k->slower || k->hosted || k->mode) o = PERF_OUTCOME_INCONCLUSIVE;
+  print_check(k, o);
+  throughput(k->w, k->measured, perf__clock_name(k->w->perf__state->clock));
+  if (k->c == PERF__BL_SLOWER) perf__blwhy_explain(k->e, k->w, k->measured, k->s.clk.median);
+  return o;
 }
 
 /* See bldoor.h. */
@@ -520,10 +477,10 @@ void perf__bldoor_explain(const perf_workload *w, double median, unsigned mhz)
   struct stat st;
   if (!w->perf__state->uses_gpu || stat(perf__context_opt.baseline_dir, &st) || !S_ISDIR(st.st_mode))
     return; /* no baselines kept here: nothing to compare with, nothing to say */
-  struct machine *m = machine(1);
+  perf__blmachine *m = perf__blmachine_get(1);
   if (m->bad) return; /* a check in this test says what is wrong with the file */
   const perf__baseline_entry *e =
-      m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k)) : NULL;
+      m->exists ? perf__baseline_find(&m->file, perf__context_name(), perf__blmachine_key(w, k, sizeof k)) : NULL;
   if (e) perf__blwhy_explain(e, w, median, mhz);
   else
     perf__context_line(PERF_LINE_DETAIL, "  what changed in %s's GPU work: not known: no "
@@ -537,7 +494,7 @@ void perf__bldoor_measured(perf_workload *w, double median, double mad, long sam
                                   double launch_s)
 {
   if (!perf__context_opt.update_baselines && !perf__context_opt.baseline_check_all) return;
-  struct machine *m = machine_of(w);
+  perf__blmachine *m = perf__blmachine_of(w);
   char head[300];
   char tag[96];
   snprintf(head, sizeof head, "BASELINE(%s) (%s)%s", w->name,
@@ -553,7 +510,9 @@ void perf__bldoor_measured(perf_workload *w, double median, double mad, long sam
     record(m, w, median, mad, samples, clk, 0, launch_s);
     return;
   }
-  perf_outcome o = compare(m, w, head, median, mad, samples, clk, 1, host, NULL, launch_s);
+  check k = {.m = m, .w = w, .head = head, .s = {median, mad, samples, clk, launch_s}, .quiet = 1,
+             .host = host};
+  perf_outcome o = compare(&k);
   if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
 }
 
@@ -578,7 +537,7 @@ void perf__bldoor_calibration(const perf_workload *cal, perf__calibrate_peak pea
                                      perf_flop_type t, const perf__claimrec_workload *o)
 {
   if (!perf__context_opt.update_baselines) return;
-  struct machine *m = machine_of(cal);
+  perf__blmachine *m = perf__blmachine_of(cal);
   char name[64];
   perf__baseline_peak_name(peak == PERF__CAL_LINK ? perf__peaks_link_word(perf__calibrate_link_ways(cal))
                            : peak == PERF__CAL_DRAM ? "dram"
@@ -594,7 +553,7 @@ void perf__bldoor_calibration(const perf_workload *cal, perf__calibrate_peak pea
 static void peak_of(const perf_workload *w, perf_flop_type t, const char *clock, double *rate,
                     char *from, size_t len)
 {
-  struct machine *m = machine_of(w);
+  perf__blmachine *m = perf__blmachine_of(w);
   char name[64];
   *rate = 0;
   if (!m->exists) return;
@@ -625,7 +584,7 @@ void perf__bldoor_peaks(perf__claimrec_workload *o, const perf_workload *w, cons
 void perf__bldoor_ratio(perf_workload *any, const char *claim, double ratio)
 {
   if (!perf__context_opt.update_baselines || !(ratio > 0) || !isfinite(ratio)) return;
-  struct machine *m = machine_of(any);
+  perf__blmachine *m = perf__blmachine_of(any);
   char test[200], c[200];
   clean(test, sizeof test, perf__context_name());
   clean(c, sizeof c, claim);
@@ -636,9 +595,9 @@ void perf__bldoor_ratio(perf_workload *any, const char *claim, double ratio)
 /* See bldoor.h. */
 const perf__baseline_work *perf__bldoor_work(const perf_workload *w, char *why, size_t len)
 {
-  struct machine *m = usable(machine(1));
+  perf__blmachine *m = perf__blmachine_usable(perf__blmachine_get(1));
   char k[160];
-  key(w, k, sizeof k);
+  perf__blmachine_key(w, k, sizeof k);
   const perf__baseline_work *e =
       m->exists ? perf__baseline_find_work(&m->file, perf__context_name(), k) : NULL;
   if (m->other)
@@ -655,10 +614,10 @@ const perf__baseline_work *perf__bldoor_work(const perf_workload *w, char *why, 
 /* See bldoor.h. */
 void perf__bldoor_record_work(const perf_workload *w, double insts, double dram_read)
 {
-  struct machine *m = usable(machine(1));
+  perf__blmachine *m = perf__blmachine_usable(perf__blmachine_get(1));
   char test[200], k[160], name[160];
   clean(test, sizeof test, perf__context_name());
-  clean(name, sizeof name, key(w, k, sizeof k));
+  clean(name, sizeof name, perf__blmachine_key(w, k, sizeof k));
   send_fingerprint(m);
   perf__context_line(PERF_LINE_RECORD, "W\t%s\t%s\t%s\t%.17g\t%.17g", m->path, test, name,
                      floor(insts + 0.5), floor(dram_read + 0.5)); /* counts: whole numbers */
@@ -667,16 +626,16 @@ void perf__bldoor_record_work(const perf_workload *w, double insts, double dram_
 /* See bldoor.h. */
 const perf__baseline_entry *perf__bldoor_entry(const perf_workload *w)
 {
-  struct machine *m = machine_of(w);
+  perf__blmachine *m = perf__blmachine_of(w);
   char k[160];
-  return m->exists ? perf__baseline_find(&m->file, perf__context_name(), key(w, k, sizeof k))
+  return m->exists ? perf__baseline_find(&m->file, perf__context_name(), perf__blmachine_key(w, k, sizeof k))
                    : NULL;
 }
 
 /* See bldoor.h. */
 double perf__bldoor_host_band(const perf_workload *w)
 {
-  struct machine *m = machine_of(w);
+  perf__blmachine *m = perf__blmachine_of(w);
   if (perf__context_opt.update_baselines || !m->exists) return 0;
   return perf__blrule_ref_band(perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST,
                                                    perf__blrule_ref_name(PERF__BLR_REF_HOST)));
@@ -687,10 +646,10 @@ perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__
                                 const perf__hostload *host, const perf__bldoor_inband *ibc,
                                 const char **skipped)
 {
-  struct machine *m = machine_of(w);
+  perf__blmachine *m = perf__blmachine_of(w);
   skipped_why[0] = '\0';
-  perf_outcome o = compare(m, w, head, s->median, s->mad, s->n, s->clk, 0, host, ibc,
-                           s->launch_s);
+  check k = {.m = m, .w = w, .head = head, .s = *s, .host = host, .ibc = ibc};
+  perf_outcome o = compare(&k);
   *skipped = m->other        ? "the baseline file is another machine's"
              : skipped_why[0] ? skipped_why
                               : "no baseline entry";
@@ -700,5 +659,5 @@ perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__
 /* See bldoor.h. */
 void perf__bldoor_record(const perf_workload *w, const perf__bldoor_sampled *s, double host_ref)
 {
-  record(machine_of(w), w, s->median, s->mad, s->n, s->clk, host_ref, s->launch_s);
+  record(perf__blmachine_of(w), w, s->median, s->mad, s->n, s->clk, host_ref, s->launch_s);
 }

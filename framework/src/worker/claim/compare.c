@@ -20,6 +20,7 @@
 #include "worker/device/gpu.h"
 #include "worker/device/gpuwatch.h"
 #include "worker/claim/hostnoise.h"
+#include "worker/claim/measrec.h"
 #include "worker/device/nvtx.h"
 #include "worker/claim/sweep.h"
 #include "worker/claim/throughput.h"
@@ -377,126 +378,15 @@ const char *perf__compare_claim_text(const char *head)
   return buf;
 }
 
-/* strdup that takes NULL; NULL without memory (the record is then short
- * of the string, the verdict is not affected). */
-static char *dup(const char *s) { return s ? strdup(s) : NULL; }
-
-/* A copy of n doubles (NULL without memory or when n == 0). */
-static double *dup_times(const double *v, size_t n)
-{
-  double *c = n ? malloc(n * sizeof *c) : NULL;
-  if (c) memcpy(c, v, n * sizeof *c);
-  return c;
-}
-
-/* The GPU watch's part of a workload's record: SM clock after each sample
- * (0: unknown), the throttled samples this claim discarded and kept (counts
- * since `before`), and the reasons seen in this test. */
-static void watch_record(perf__claimrec_workload *o, const perf_workload *w, const samples *s,
-                         const perf__retake *before)
-{
-  const perf__wstate *st = w->perf__state;
-  char names[120];
-  if (!st->watched) return;
-  o->watched = 1;
-  o->sm_clock_mhz = s->n ? malloc(s->n * sizeof *o->sm_clock_mhz) : NULL;
-  if (o->sm_clock_mhz) memcpy(o->sm_clock_mhz, s->mhz, s->n * sizeof *o->sm_clock_mhz);
-  o->throttled_discarded = st->rt.throttled_discarded - before->throttled_discarded;
-  o->throttled_kept = st->rt.throttled_kept - before->throttled_kept;
-  o->throttle_reasons = dup(perf__gpuwatch_reason_names(st->throttle_seen, names, sizeof names));
-}
-
-/* Where the workload's GPU work went and what its clock waited for. */
-static void route_record(perf__claimrec_workload *o, const perf_workload *w)
-{
-  static const char *const waits[] = {"nothing", "stream", "device", "?"};
-  const perf__streamcheck_routing *r = &w->perf__state->route;
-  o->waits_for = dup(waits[r->route]);
-  o->gpu_work_checked = r->checked;
-  o->undeclared_streams = r->undeclared;
-  o->gpu_work = dup(!r->checked     ? r->why_not
-                    : r->summary[0] ? r->summary
-                                    : "none (no CUDA context in the process)");
-}
-
-/* One workload's part of the claim's record. */
-static void workload_record(perf__claimrec_workload *o, const perf_workload *w, double med,
-                            double mad, const double *ci, const samples *s,
-                            const perf__retake *before)
-{
-  *o = (perf__claimrec_workload){
-      .name = dup(w->name),
-      .median_s = med,
-      .median_interval_s = {ci[0], ci[1]},
-      .median_confidence = 1 - PERF__MEDIAN_LEVEL,
-      .mad_s = mad,
-      .cold_start_s = w->perf__state->cold_s,
-      .iterations_per_sample = w->perf__state->batch,
-      .samples_s = dup_times(s->t, s->n),
-  };
-  o->nsamples = o->samples_s ? s->n : 0;
-  route_record(o, w);
-  watch_record(o, w, s, before);
-  if (!perf__trace_copy(&o->trace, &w->perf__state->trace)) { /* the record keeps no events */
-    free(o->trace.events);
-    o->trace.events = NULL;
-    o->trace.nevents = o->trace.cap_events = 0;
-  }
-  perf__throughput_record(o, w);
-}
-
-/* The sweep point the claim was made at, if any. */
-static void sweep_record(perf__claimrec_sweep *o)
-{
-  if (!perf__sweep_active()) return;
-  *o = (perf__claimrec_sweep){1, dup(perf__sweep_var()), perf__sweep_value(),
-                              perf__sweep_index(), perf__sweep_points()};
-}
-
-/* The disturbances of a claim's sampling d, the rounds dropped as shared,
- * the early look, and the verdict line's causes (text: "; ..." or ""). */
-static void noise_record(perf__claimrec_noise *o, const perf__retake *d, long shared_rounds,
-                         int early, const char *text)
-{
-  *o = (perf__claimrec_noise){
-      .host_retaken = d->retaken,
-      .host_kept = d->kept_disturbed,
-      .gpu_retaken = d->shared_retaken,
-      .gpu_kept = d->shared_kept,
-      .shared_rounds = shared_rounds,
-      .early_look = early,
-  };
-  o->set = o->host_retaken || o->host_kept || o->gpu_retaken || o->gpu_kept ||
-           shared_rounds || early || text[0];
-  if (o->set) o->cause = dup(text[0] == ';' ? text + 2 : text);
-}
-
-/* The measurement part of a claim's record: clock, both workloads with
- * every sample (seconds per iteration), the ratio and its interval; the
- * sweep point inside a sweep; what disturbed it (d). */
+/* The measurement part of a claim's record (measrec.h) from p's samples,
+ * m's verdict and the disturbances d. Never fails. */
 static void measurement_record(perf__claimrec_ratio *o, const char *kind, const perf__verdict_claim *c,
                                const pair *p, const perf__compare_result *m, const perf__retake *d)
 {
   const perf__verdict_result *r = &m->r;
-  *o = (perf__claimrec_ratio){
-      .kind = dup(kind),
-      .clock = dup(perf__clock_name(p->a->perf__state->clock)),
-      .threshold = c->threshold,
-      .ratio = r->ratio,
-      .interval = {r->lo, r->hi},
-      .confidence = 1 - r->level,
-      .rounds = r->rounds,
-      .looks = r->looks,
-      .budget_stretched = r->stretched,
-      .seconds = r->seconds,
-  };
-  char how[400];
-  o->why = dup(r->why);
-  o->timing = dup(perf__workload_clock_text(p->a, p->b, how, sizeof how));
-  workload_record(&o->a, p->a, r->med_a, r->mad_a, m->a_ci, &p->sa, &p->ra);
-  workload_record(&o->b, p->b, r->med_b, r->mad_b, m->b_ci, &p->sb, &p->rb);
-  sweep_record(&o->sweep);
-  noise_record(&o->noise, d, p->a->perf__state->shared_n, r->early, m->disturbed);
+  perf__measrec_side sa = {p->a, p->sa.t, p->sa.mhz, p->sa.n, &p->ra, r->med_a, r->mad_a, m->a_ci};
+  perf__measrec_side sb = {p->b, p->sb.t, p->sb.mhz, p->sb.n, &p->rb, r->med_b, r->mad_b, m->b_ci};
+  perf__measrec_fill(o, &(perf__measrec_in){kind, c->threshold, r, &sa, &sb, d, m->disturbed});
 }
 
 /* A workload's median interval from its round values (whose median is the
@@ -722,35 +612,28 @@ static void check_comparable(const char *head, const perf_workload *a,
                    perf__clock_name(cb));
 }
 
-/* See compare.h. */
-void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
-                   double alpha_scale, const char *head, const char *an, const char *bn,
-                   perf__compare_result *out)
+/* The rule's settings for a claim at alpha_scale times the default error
+ * rate, its budget the run's. Never fails. */
+static perf__verdict_cfg cfg_for(double alpha_scale)
 {
   perf__verdict_cfg cfg;
   perf__verdict_defaults(&cfg);
-  memset(out, 0, sizeof *out);
-  long reads0;
-  double cost0;
-  perf__cotenant_cost(&reads0, &cost0); /* warm-ups included */
-  double host0 = perf__hostnoise_cost();
-  if (perf__syncdetect_in_check())
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: timing inside a sync check (CUPTI is "
-                   "attached there); move the claim out of PERF_NO_SYNC_IN",
-                   head);
-  perf__context_on_release(release);
-  if (!a->name) a->name = an;
-  if (!b->name) b->name = bn;
-  perf__throughput_check(head, a);
-  perf__throughput_check(head, b);
   cfg.budget_s = perf__context_opt.budget_s;
   cfg.idled_s = perf__workload_idled_s; /* waiting out a power cap is not sampling */
   cfg.prune = prune_link;
   cfg.alpha *= alpha_scale;
-  /* Enough time per sample that max_rounds rounds fill the budget: the
-   * bootstrap's cost stays bounded however long the budget is. */
-  double min_sample = cfg.budget_s / (4.0 * cfg.max_rounds);
-  double warm_cap = cfg.budget_s / 4;
+  return cfg;
+}
+
+/* Prepares a and b for the rounds (perf__workload_prepare: warm-ups
+ * within a quarter of the budget, samples long enough that max_rounds
+ * rounds fill it, so that the bootstrap's cost stays bounded), the canary
+ * read before them beside a neighbour. Ends the test as preparing does,
+ * or as ERROR when they cannot be compared. */
+static void warm_up(const char *head, perf_workload *a, perf_workload *b,
+                    const perf__verdict_cfg *cfg)
+{
+  double min_sample = cfg->budget_s / (4.0 * cfg->max_rounds), warm_cap = cfg->budget_s / 4;
   free_samples(&live);
   live.canary = canary_before(a, b); /* in live: a test that ends closes it */
   perf__nvtx_push("%s: warm-up %s", perf__compare_claim_text(head), a->name);
@@ -762,43 +645,79 @@ void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c
     perf__nvtx_pop();
   }
   check_comparable(head, a, b);
+}
 
-  perf__rng rng;
-  perf__rng_seed(&rng, perf__context_opt.seed);
+/* The pair for the rounds of a and b (live: the warm-up's canary kept),
+ * its launch reference open and the canary's first reading taken. Never
+ * fails. */
+static pair *begin_rounds(perf_workload *a, perf_workload *b, const perf__verdict_cfg *cfg)
+{
   pair *p = &live;
   perf__canary canary = p->canary;
   *p = (pair){.a = a, .b = b, .ra = a->perf__state->rt, .rb = b->perf__state->rt,
-              .first_look = cfg.first_look, .canary = canary};
+              .first_look = cfg->first_look, .canary = canary};
   perf__rng_seed(&p->order, perf__context_opt.seed + 1);
-  perf__retake before = retakes(a, b);
-  perf__hostload host;
-  perf__hostnoise_begin(&host);
-  out->host_before = host;
-  perf__verdict_result *r = &out->r;
-  perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(head), a->name, b->name);
   open_launch(p);
   perf__canary_link(&p->canary, a->perf__state->link_down + b->perf__state->link_down > 0,
                     a->perf__state->link_up + b->perf__state->link_up > 0);
   p->canary.idled = !b->perf__state->uses_gpu; /* b warmed up last */
   if (watched(p)) perf__canary_round(&p->canary, 1); /* the first round's before */
   p->from = perf__clock_now();
-  int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL,
-                          p, &rng, r);
+  return p;
+}
+
+/* What the noise checks had cost when the claim began (report_cost). */
+typedef struct cost0 {
+  long reads;
+  double nvml_s, host_s;
+} cost0;
+
+/* Ends the test after a failed sampling (p's error: as the GPU's) or a
+ * failed statistic (err: FAIL). Does not return. */
+static void failed(pair *p, const char *head, int err, const cost0 *k)
+{
+  report_cost(p->a, p->b, k->reads, k->nvml_s, k->host_s);
+  free_samples(p);
+  if (p->err) perf__gpu_end(p->err, p->why);
+  perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: statistics failed: %s", head,
+                    perf__status_strerror(err));
+}
+
+/* See compare.h. */
+void perf__compare_run(perf_workload *a, perf_workload *b, const perf__compare_ask *ask,
+                       perf__compare_result *out)
+{
+  perf__verdict_cfg cfg = cfg_for(ask->alpha_scale);
+  perf__verdict_claim c = ask->claim;
+  cost0 k = {.host_s = perf__hostnoise_cost()};
+  memset(out, 0, sizeof *out);
+  perf__cotenant_cost(&k.reads, &k.nvml_s); /* warm-ups included */
+  if (perf__syncdetect_in_check())
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: timing inside a sync check (CUPTI is "
+                      "attached there); move the claim out of PERF_NO_SYNC_IN", ask->head);
+  perf__context_on_release(release);
+  perf__throughput_check(ask->head, a);
+  perf__throughput_check(ask->head, b);
+  warm_up(ask->head, a, b, &cfg);
+  perf__rng rng;
+  perf__rng_seed(&rng, perf__context_opt.seed);
+  pair *p = begin_rounds(a, b, &cfg);
+  perf__retake before = retakes(a, b);
+  perf__hostnoise_begin(&out->host_before);
+  perf__hostload host = out->host_before;
+  perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(ask->head), a->name, b->name);
+  int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL, p, &rng,
+                              &out->r);
   perf__nvtx_pop();
   perf__retake d = disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
-  if (err) {
-    report_cost(a, b, reads0, cost0, host0);
-    free_samples(p);
-    if (p->err) perf__gpu_end(p->err, p->why);
-    perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: statistics failed: %s", head, perf__status_strerror(err));
-  }
-  perf__hostnoise_judge(&host, a->perf__state->clock, &d, r, out->disturbed, sizeof out->disturbed);
-  report_cost(a, b, reads0, cost0, host0);
+  if (err) failed(p, ask->head, err, &k);
+  perf__hostnoise_judge(&host, a->perf__state->clock, &d, &out->r, out->disturbed,
+                        sizeof out->disturbed);
+  report_cost(a, b, k.reads, k.nvml_s, k.host_s);
   median_interval(&p->rounds_a, out->a_ci);
   median_interval(&p->rounds_b, out->b_ci);
-  measurement_record(&out->rec, kind, &c, p, out, &d);
+  measurement_record(&out->rec, ask->kind, &c, p, out, &d);
   out->launch_s = launch_median(p);
   free_samples(p);
 }
-

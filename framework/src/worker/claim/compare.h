@@ -10,9 +10,6 @@
 #include "worker/sample/retake.h"
 #include "worker/claim/verdict.h"
 
-/* Confidence of each workload's median interval in reports and charts. */
-#define PERF__MEDIAN_LEVEL 0.05
-
 typedef struct perf__compare_result {
   perf__verdict_result r;
   double a_ci[2], b_ci[2]; /* each median's 95 % interval (order statistics
@@ -26,18 +23,27 @@ typedef struct perf__compare_result {
                       0 not read */
 } perf__compare_result;
 
-/* Measures a against b for claim c: prepares both (naming them an and bn
- * when unnamed), samples ABBA rounds until a look decides c or the budget
- * runs out, at alpha_scale times the default error rate. Rounds that
- * another process shared the GPU with (cotenant.h) do not decide: the
- * claim is decided again on the other rounds, or is INCONCLUSIVE naming
- * the process; each workload's shared_n gets their count. kind names the
- * claim in the record. Ends the test on a CUDA error (FAIL), a missing
- * device (SKIP), misuse (ERROR: different clocks, inside a sync check) or a
- * failed bootstrap (FAIL). The caller owns out->rec. */
-void perf__compare_run(perf_workload *a, perf_workload *b, perf__verdict_claim c, const char *kind,
-                   double alpha_scale, const char *head, const char *an, const char *bn,
-                   perf__compare_result *out);
+/* What a comparison is asked to decide: claim (FASTER, SIMILAR or a
+ * crossover point's SIDE, with its threshold), at alpha_scale times the
+ * default error rate; kind names it in the record ("FASTER",
+ * "CROSSOVER_POINT"); head in its lines and errors. */
+typedef struct perf__compare_ask {
+  perf__verdict_claim claim;
+  const char *kind;
+  double alpha_scale;
+  const char *head;
+} perf__compare_ask;
+
+/* Measures a against b (both named) for ask->claim: prepares both,
+ * samples ABBA rounds until a look decides it or the budget runs out.
+ * Rounds that another process shared the GPU with (cotenant.h) do not
+ * decide: the claim is decided again on the other rounds, or is
+ * INCONCLUSIVE naming the process; each workload's shared_n gets their
+ * count. Ends the test on a CUDA error (FAIL), a missing device (SKIP),
+ * misuse (ERROR: different clocks, inside a sync check) or a failed
+ * bootstrap (FAIL). The caller owns out->rec. */
+void perf__compare_run(perf_workload *a, perf_workload *b, const perf__compare_ask *ask,
+                       perf__compare_result *out);
 
 /* The rule for rounds another process shared the GPU with (pure: ct is
  * what NVML told): when foreign use known to ct overlapped [from, now],

@@ -305,9 +305,9 @@ static perf_outcome measure_point(perf__claim *c)
   perf_workload *a = s->a, *b = s->b;
   char at[360], tag[96];
   snprintf(at, sizeof at, "%s%s", s->head, perf__sweep_tag(tag, sizeof tag));
-  perf__compare_run(a, b, (perf__verdict_claim){PERF__CLAIM_SIDE, s->tie}, "CROSSOVER_POINT",
-                    perf__context_alpha_share() / (double)perf__sweep_points(), at, a->name,
-                    b->name, &c->m);
+  perf__compare_ask ask = {{PERF__CLAIM_SIDE, s->tie}, "CROSSOVER_POINT",
+                           perf__context_alpha_share() / (double)perf__sweep_points(), at};
+  perf__compare_run(a, b, &ask, &c->m);
   perf__claim_feed_pair(c);
   perf__compare_result *m = &c->m;
   /* A point is decided only when its own verdict is: a co-tenant's rounds

@@ -23,8 +23,8 @@ static perf_outcome measure(perf__claim *c)
 {
   const perf__verdict_claim *v = c->self;
   int faster = v->kind == PERF__CLAIM_FASTER;
-  perf__compare_run(c->a, c->b, *v, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(),
-                    c->head, c->a->name, c->b->name, &c->m);
+  perf__compare_ask ask = {*v, faster ? "FASTER" : "SIMILAR", perf__context_alpha_share(), c->head};
+  perf__compare_run(c->a, c->b, &ask, &c->m);
   c->why = c->m.r.why;
   return c->m.r.verdict;
 }

@@ -196,9 +196,9 @@ static perf_outcome measure(perf__claim *c)
   c->b = &s->cal;
   perf__peaks_work cw = perf__throughput_work(&s->cal);
   s->scale = s->work / work_of(s, &cw);
-  perf__compare_run(w, &s->cal, (perf__verdict_claim){PERF__CLAIM_FASTER, s->share / s->scale},
-                    s->row->word, perf__context_alpha_share(), c->head, w->name, s->cal.name,
-                    &c->m);
+  perf__compare_ask ask = {{PERF__CLAIM_FASTER, s->share / s->scale}, s->row->word,
+                           perf__context_alpha_share(), c->head};
+  perf__compare_run(w, &s->cal, &ask, &c->m);
   if (!w->perf__state->uses_gpu)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: workload '%s' queued no GPU work: a share of the "
                       "GPU's peak is about GPU work", c->head, w->name);
