@@ -19,6 +19,7 @@
 #include "supervisor/console.h"
 #include "selftest.h"
 #include "worker/claim/compare.h"
+#include "worker/claim/measrec.h"
 
 /* A fresh directory /tmp/perfgate-cli-XXXXXX into dir; the fixture is then
  * named by its absolute path, so that it can run there ("cd DIR && "). */
@@ -494,13 +495,13 @@ ST_TEST(cli_counts_agree_with_their_nouns)
   char buf[400];
   perf__retake one = {.retaken = 1, .throttled_discarded = 1}, two = {.retaken = 2,
                                                                         .kept_disturbed = 1};
-  perf__compare_disturbed_text(&one, "power cap", buf, sizeof buf);
+  perf__measrec_disturbed_text(&one, "power cap", buf, sizeof buf);
   ST_CHECKF(strstr(buf, "; 1 sample retaken and 0 kept although the host preempted it") &&
                 strstr(buf, "; 1 sample discarded and 0 kept while the GPU was throttled "
                             "(power cap)"), "%s", buf);
-  perf__compare_disturbed_text(&two, "", buf, sizeof buf);
+  perf__measrec_disturbed_text(&two, "", buf, sizeof buf);
   ST_STR(buf, "; 2 samples retaken and 1 kept although the host preempted them");
-  perf__compare_disturbed_text(&(perf__retake){0}, "", buf, sizeof buf);
+  perf__measrec_disturbed_text(&(perf__retake){0}, "", buf, sizeof buf);
   ST_STR(buf, "");
   ST_STR(perf__units_noun(1, "entry", "entries"), "entry");
   ST_STR(perf__units_noun(0, "entry", "entries"), "entries");

@@ -14,6 +14,7 @@
 #include "selftest.h"
 #include "worker/claim/canary.h"
 #include "worker/claim/compare.h"
+#include "worker/claim/measrec.h"
 #include "worker/device/cotenant.h"
 #include "worker/device/gpuwatch.h"
 #include "worker/sample/retake.h"
@@ -363,10 +364,10 @@ ST_TEST(cotenant_shared_sample_is_retaken_while_the_wait_lasts_then_kept_and_cou
   ST_EQ(r.retaken + r.throttled_discarded, 0);
   char buf[400];
   r.shared_waited_ms = 2000;
-  perf__compare_disturbed_text(&r, "", buf, sizeof buf);
+  perf__measrec_disturbed_text(&r, "", buf, sizeof buf);
   ST_STR(buf, "; 2 samples retaken and 1 kept while another process used the GPU (waited "
               "2.0 s for it to leave)");
-  perf__compare_disturbed_text(&(perf__retake){.shared_retaken = 1, .shared_waited_ms = 100},
+  perf__measrec_disturbed_text(&(perf__retake){.shared_retaken = 1, .shared_waited_ms = 100},
                                "", buf, sizeof buf);
   ST_STR(buf, "; 1 sample retaken and 0 kept while another process used the GPU (waited 0.1 s "
               "for it to leave)");

@@ -291,73 +291,6 @@ static int abba(void *ctx, double *a, double *b)
   return 0;
 }
 
-/* The retake counts of both workloads (once when a == b). */
-static perf__retake retakes(const perf_workload *a, const perf_workload *b)
-{
-  perf__retake r = a->perf__state->rt;
-  if (a != b) {
-    const perf__retake *o = &b->perf__state->rt;
-    r.retaken += o->retaken;
-    r.kept_disturbed += o->kept_disturbed;
-    r.throttled_discarded += o->throttled_discarded;
-    r.throttled_kept += o->throttled_kept;
-    r.rested_ms += o->rested_ms;
-    r.shared_retaken += o->shared_retaken;
-    r.shared_kept += o->shared_kept;
-    r.shared_waited_ms += o->shared_waited_ms;
-  }
-  return r;
-}
-
-/* See compare.h. */
-void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
-                                  size_t len)
-{
-  size_t used = 0;
-  buf[0] = '\0';
-  if (d->retaken || d->kept_disturbed)
-    used += (size_t)snprintf(buf, len, "; %ld %s retaken and %ld kept although the host "
-                             "preempted %s", d->retaken,
-                             perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
-                             perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
-  if ((d->throttled_discarded || d->throttled_kept) && used < len)
-    used += (size_t)snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while "
-                             "the GPU was throttled (%s)%s", d->throttled_discarded,
-                             perf__units_noun(d->throttled_discarded, "sample", "samples"),
-                             d->throttled_kept, throttle,
-                             d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
-  if ((d->shared_retaken || d->shared_kept) && used < len)
-    snprintf(buf + used, len - used, "; %ld %s retaken and %ld kept while another process "
-             "used the GPU (waited %.1f s for it to leave)", d->shared_retaken,
-             perf__units_noun(d->shared_retaken, "sample", "samples"), d->shared_kept,
-             (double)d->shared_waited_ms * 1e-3);
-}
-
-/* What this claim's sampling discarded or kept despite a disturbance
- * (counts since `before`, returned), as "; ..." text for the verdict line,
- * or "". */
-static perf__retake disturbances(const perf_workload *a, const perf_workload *b,
-                         const perf__retake *before, char *buf, size_t len)
-{
-  perf__retake now = retakes(a, b);
-  perf__retake d = {
-      .retaken = now.retaken - before->retaken,
-      .kept_disturbed = now.kept_disturbed - before->kept_disturbed,
-      .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
-      .throttled_kept = now.throttled_kept - before->throttled_kept,
-      .rested_ms = now.rested_ms - before->rested_ms,
-      .shared_retaken = now.shared_retaken - before->shared_retaken,
-      .shared_kept = now.shared_kept - before->shared_kept,
-      .shared_waited_ms = now.shared_waited_ms - before->shared_waited_ms,
-  };
-  char names[120] = "";
-  if (d.throttled_discarded || d.throttled_kept)
-    perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
-                                names, sizeof names);
-  perf__compare_disturbed_text(&d, names, buf, len);
-  return d;
-}
-
 static void trace(void *ctx, const perf__verdict_result *r)
 {
   (void)ctx;
@@ -702,14 +635,14 @@ void perf__compare_run(perf_workload *a, perf_workload *b, const perf__compare_a
   perf__rng rng;
   perf__rng_seed(&rng, perf__context_opt.seed);
   pair *p = begin_rounds(a, b, &cfg);
-  perf__retake before = retakes(a, b);
+  perf__retake before = perf__measrec_retakes(a, b);
   perf__hostnoise_begin(&out->host_before);
   perf__hostload host = out->host_before;
   perf__nvtx_push("%s: %s vs %s", perf__compare_claim_text(ask->head), a->name, b->name);
   int err = perf__verdict_run(&cfg, &c, abba, perf__context_opt.verbose ? trace : NULL, p, &rng,
                               &out->r);
   perf__nvtx_pop();
-  perf__retake d = disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
+  perf__retake d = perf__measrec_disturbances(a, b, &before, out->disturbed, sizeof out->disturbed);
   if (!err) err = exclude_shared(p, &c, &cfg, &rng, out);
   if (err) failed(p, ask->head, err, &k);
   perf__hostnoise_judge(&host, a->perf__state->clock, &d, &out->r, out->disturbed,

@@ -93,15 +93,6 @@ const char *perf__compare_shared_why(perf_outcome first, size_t n, size_t k, int
 int perf__compare_link_hopeless(int alone_spent, long pruned, size_t standing, int first_look,
                                 double elapsed_s);
 
-/* What a claim's sampling retook, discarded or kept despite a disturbance
- * (d: the counts of this claim alone; throttle: the throttle reasons seen),
- * as "; N samples retaken and N kept although the host preempted them" and
- * "; N samples discarded and N kept while the GPU was throttled (...)" and
- * "; N samples retaken and N kept while another process used the GPU
- * (waited N s for it to leave)", each noun agreeing with its count; ""
- * when nothing was disturbed. Never fails (truncates to len). */
-void perf__compare_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
-                                  size_t len);
 
 /* The claim without its location: "FASTER(a, b, 2)" from "FASTER(a, b, 2)
  * at f.c:9"; a static buffer, valid until the next call. Never fails. */

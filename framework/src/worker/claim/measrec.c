@@ -2,10 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "worker/claim/measrec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/clock.h"
+#include "util/units.h"
 #include "worker/claim/sweep.h"
 #include "worker/claim/throughput.h"
 #include "worker/device/gpuwatch.h"
@@ -128,4 +130,69 @@ void perf__measrec_fill(perf__claimrec_ratio *o, const perf__measrec_in *in)
   workload_record(&o->b, in->b);
   sweep_record(&o->sweep);
   noise_record(&o->noise, in->d, a->perf__state->shared_n, r->early, in->disturbed);
+}
+
+/* See measrec.h. */
+perf__retake perf__measrec_retakes(const perf_workload *a, const perf_workload *b)
+{
+  perf__retake r = a->perf__state->rt;
+  if (a != b) {
+    const perf__retake *o = &b->perf__state->rt;
+    r.retaken += o->retaken;
+    r.kept_disturbed += o->kept_disturbed;
+    r.throttled_discarded += o->throttled_discarded;
+    r.throttled_kept += o->throttled_kept;
+    r.rested_ms += o->rested_ms;
+    r.shared_retaken += o->shared_retaken;
+    r.shared_kept += o->shared_kept;
+    r.shared_waited_ms += o->shared_waited_ms;
+  }
+  return r;
+}
+
+/* See measrec.h. */
+void perf__measrec_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  if (d->retaken || d->kept_disturbed)
+    used += (size_t)snprintf(buf, len, "; %ld %s retaken and %ld kept although the host "
+                             "preempted %s", d->retaken,
+                             perf__units_noun(d->retaken, "sample", "samples"), d->kept_disturbed,
+                             perf__units_noun(d->retaken + d->kept_disturbed, "it", "them"));
+  if ((d->throttled_discarded || d->throttled_kept) && used < len)
+    used += (size_t)snprintf(buf + used, len - used, "; %ld %s discarded and %ld kept while "
+                             "the GPU was throttled (%s)%s", d->throttled_discarded,
+                             perf__units_noun(d->throttled_discarded, "sample", "samples"),
+                             d->throttled_kept, throttle,
+                             d->rested_ms > 0 ? ", after idling the GPU between retakes" : "");
+  if ((d->shared_retaken || d->shared_kept) && used < len)
+    snprintf(buf + used, len - used, "; %ld %s retaken and %ld kept while another process "
+             "used the GPU (waited %.1f s for it to leave)", d->shared_retaken,
+             perf__units_noun(d->shared_retaken, "sample", "samples"), d->shared_kept,
+             (double)d->shared_waited_ms * 1e-3);
+}
+
+/* See measrec.h. */
+perf__retake perf__measrec_disturbances(const perf_workload *a, const perf_workload *b,
+                         const perf__retake *before, char *buf, size_t len)
+{
+  perf__retake now = perf__measrec_retakes(a, b);
+  perf__retake d = {
+      .retaken = now.retaken - before->retaken,
+      .kept_disturbed = now.kept_disturbed - before->kept_disturbed,
+      .throttled_discarded = now.throttled_discarded - before->throttled_discarded,
+      .throttled_kept = now.throttled_kept - before->throttled_kept,
+      .rested_ms = now.rested_ms - before->rested_ms,
+      .shared_retaken = now.shared_retaken - before->shared_retaken,
+      .shared_kept = now.shared_kept - before->shared_kept,
+      .shared_waited_ms = now.shared_waited_ms - before->shared_waited_ms,
+  };
+  char names[120] = "";
+  if (d.throttled_discarded || d.throttled_kept)
+    perf__gpuwatch_reason_names(a->perf__state->throttle_seen | b->perf__state->throttle_seen,
+                                names, sizeof names);
+  perf__measrec_disturbed_text(&d, names, buf, len);
+  return d;
 }

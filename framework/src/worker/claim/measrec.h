@@ -42,4 +42,24 @@ typedef struct perf__measrec_in {
  * affected). */
 void perf__measrec_fill(perf__claimrec_ratio *o, const perf__measrec_in *in);
 
+/* The retake counts of both workloads so far (once when a == b). Never
+ * fails. */
+perf__retake perf__measrec_retakes(const perf_workload *a, const perf_workload *b);
+
+/* What a claim's sampling retook, discarded or kept despite a disturbance
+ * (d: the counts of this claim alone; throttle: the throttle reasons seen),
+ * as "; N samples retaken and N kept although the host preempted them" and
+ * "; N samples discarded and N kept while the GPU was throttled (...)" and
+ * "; N samples retaken and N kept while another process used the GPU
+ * (waited N s for it to leave)", each noun agreeing with its count; ""
+ * when nothing was disturbed. Never fails (truncates to len). */
+void perf__measrec_disturbed_text(const perf__retake *d, const char *throttle, char *buf,
+                                  size_t len);
+
+/* What a claim's sampling of a and b discarded or kept despite a
+ * disturbance since `before` (returned), as perf__measrec_disturbed_text
+ * into buf[len]. Never fails. */
+perf__retake perf__measrec_disturbances(const perf_workload *a, const perf_workload *b,
+                                        const perf__retake *before, char *buf, size_t len);
+
 #endif
