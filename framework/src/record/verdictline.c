@@ -1,4 +1,4 @@
-/* verdictline.c — a claim's verdict line, rendered from its record: one wording for every output. */
+/* verdictline.c — a claim's verdict line, rendered from its record: one wording for all outputs. */
 #include "record/verdictline.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* verdictline.h — a claim's verdict line, rendered from its record: one wording for every output. */
+/* verdictline.h — a claim's verdict line, rendered from its record: one wording for all outputs. */
 #ifndef PERF_VERDICTLINE_H
 #define PERF_VERDICTLINE_H
 

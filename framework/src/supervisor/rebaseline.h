@@ -22,7 +22,7 @@ enum {
   PERF__REBASELINE_FORCE = 2        /* --force: the entries of tests that failed too */
 };
 
-typedef struct perf__rebaseline_runs perf__rebaseline_runs;
+typedef struct perf__rbruns perf__rebaseline_runs; /* supervisor/rbruns.h */
 
 /* An update whose entries take at most max_runs runs (PERF__UPDATE_RUNS..
  * PERF__BL_MAX_RUNS; others are held to that range). NULL when out of
