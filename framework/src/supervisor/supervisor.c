@@ -31,168 +31,10 @@
 #include "report/headroom.h"
 #include "supervisor/attempt.h"
 #include "supervisor/console.h"
+#include "supervisor/workerproc.h"
 #include "util/progname.h"
 
-typedef struct worker {
-  pid_t pid;
-  int cmd, res, out; /* write end of commands; read ends of results and output */
-  int heard;         /* a frame arrived: the worker did start */
-  perf__wire_buf rb;
-  perf__hostload at_start; /* the host's load when its test started */
-} worker;
-
-
-static void close_fd(int *fd)
-{
-  if (*fd >= 0) close(*fd);
-  *fd = -1;
-}
-
-/* The path to exec: this very binary. */
-static const char *self_path(const char *argv0)
-{
-  static char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return argv0;
-  buf[n] = '\0';
-  return buf;
-}
-
-/* In the child: wire the pipes, give it the run's CPUs (cpus, unless
- * NULL: an OpenMP runtime may have bound this process to one CPU before
- * main(), and the worker would inherit that) and exec the worker; never
- * returns. */
-static void exec_worker(pid_t parent, const cpu_set_t *cpus, int cmd_r, int res_w, int out_w,
-                        int argc, char **argv)
-{
-  char fds[64];
-  char **args = calloc((size_t)argc + 2, sizeof *args);
-  if (!args) _exit(127);
-  setpgid(0, 0);
-  if (cpus) sched_setaffinity(0, sizeof *cpus, cpus); /* else: the inherited mask */
-  /* A worker never outlives its supervisor (Ctrl-C, CI cancel, crash): it
-   * would hold the GPU with nobody reading its results. */
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
-  dup2(out_w, STDOUT_FILENO);
-  dup2(out_w, STDERR_FILENO);
-  int devnull = open("/dev/null", O_RDONLY);
-  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-  fcntl(cmd_r, F_SETFD, 0);
-  fcntl(res_w, F_SETFD, 0);
-  snprintf(fds, sizeof fds, "--perf-worker=%d,%d", cmd_r, res_w);
-  args[0] = argv[0];
-  args[1] = fds;
-  for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
-  execv(self_path(argv[0]), args);
-  fprintf(stderr, "%s: cannot exec worker: %s\n", perf__progname(), strerror(errno));
-  _exit(127);
-}
-
-/* Starts a worker. Returns 0, or PERF__EIO with errno set. */
-static int worker_start(worker *w, int argc, char **argv)
-{
-  int cmd[2], res[2], out[2];
-  if (pipe2(cmd, O_CLOEXEC)) return PERF__EIO;
-  if (pipe2(res, O_CLOEXEC)) goto close_cmd;
-  if (pipe2(out, O_CLOEXEC)) goto close_res;
-  cpu_set_t cpus;
-  int known = perf__cpumask_get(&cpus) == 0;
-  fflush(NULL);
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) goto close_out;
-  if (pid == 0) exec_worker(parent, known ? &cpus : NULL, cmd[0], res[1], out[1], argc, argv);
-  close(cmd[0]);
-  close(res[1]);
-  close(out[1]);
-  *w = (worker){.pid = pid, .cmd = cmd[1], .res = res[0], .out = out[0]};
-  fcntl(w->out, F_SETFL, O_NONBLOCK);
-  return 0;
-close_out:
-  close(out[0]);
-  close(out[1]);
-close_res:
-  close(res[0]);
-  close(res[1]);
-close_cmd:
-  close(cmd[0]);
-  close(cmd[1]);
-  return PERF__EIO;
-}
-
-/* Polls for the worker's exit for up to ms; 1 when reaped (*status set). */
-static int wait_exit(pid_t pid, int ms, int *status)
-{
-  for (int waited = 0;; waited += 10) {
-    pid_t r = waitpid(pid, status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return 1;
-    if (waited >= ms) return 0;
-    usleep(10000);
-  }
-}
-
-/* Waits up to ms for the worker to exit, then kills its process group. A
- * worker stuck in the driver may not die at once: after 10 s more it is
- * left behind (reported), so that the run goes on. Returns the wait status
- * (0 when it could not be reaped). */
-static int reap(worker *w, int ms)
-{
-  int status = 0;
-  if (!wait_exit(w->pid, ms, &status)) {
-    kill(-w->pid, SIGKILL);
-    kill(w->pid, SIGKILL);
-    if (!wait_exit(w->pid, 10000, &status))
-      fprintf(stderr, "%s: worker %ld did not die after SIGKILL; "
-                      "going on without it\n", perf__progname(), (long)w->pid);
-  }
-  kill(-w->pid, SIGKILL); /* children the test may have left behind */
-  return status;
-}
-
-/* Stops a worker: end of file on its commands lets it exit on its own. */
-static void worker_stop(worker *w, int kill_now)
-{
-  if (w->pid <= 0) return;
-  close_fd(&w->cmd);
-  if (kill_now) kill(-w->pid, SIGKILL);
-  reap(w, kill_now ? 0 : 2000);
-  close_fd(&w->res);
-  close_fd(&w->out);
-  perf__wire_buf_free(&w->rb);
-  w->pid = 0;
-}
-
-/* Moves whatever the test wrote so far into r. */
-static void drain_output(worker *w, perf__result *r)
-{
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(w->out, buf, sizeof buf);
-    if (n > 0)
-      perf__result_add_output(r, buf, (size_t)n);
-    else if (!(n < 0 && errno == EINTR))
-      break;
-  }
-}
-
-/* The cause of a worker's death, from its wait status. */
-static void death_cause(int status, perf__result *r)
-{
-  r->outcome = PERF_OUTCOME_FAIL;
-  if (WIFSIGNALED(status))
-    snprintf(r->reason, sizeof r->reason, "crashed: signal %d (%s)",
-             WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    snprintf(r->reason, sizeof r->reason,
-             "the worker could not start (exit status 127)");
-  else if (WIFEXITED(status))
-    snprintf(r->reason, sizeof r->reason,
-             "the test ended the process: exit status %d before it finished",
-             WEXITSTATUS(status));
-  else
-    snprintf(r->reason, sizeof r->reason, "worker vanished (status 0x%x)",
-             status);
-}
+typedef perf__workerproc worker;
 
 /* Parses an END frame into r. Returns 0 or PERF__EPROTO. */
 static int take_end(const char *data, perf__result *r)
@@ -336,13 +178,13 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
   for (;;) {
     double left = deadline - perf__clock_now();
     if (left <= 0) {
-      drain_output(w, r);
+      perf__workerproc_drain(w, r);
       perf__hostload now; /* read before the kill: the worker's CPU time */
       char cause[500];
       perf__hostload_read(&now, w->pid);
       perf__hostcause_name(&w->at_start, &now, perf__hostshare_cpus(), perf__hostshare_threads(),
                            cause, sizeof cause);
-      worker_stop(w, 1);
+      perf__workerproc_stop(w, 1);
       r->outcome = PERF_OUTCOME_FAIL;
       snprintf(r->reason, sizeof r->reason,
                "timed out after %g s (worker killed); the host: %s", timeout_s, cause);
@@ -362,20 +204,20 @@ static int await_end(worker *w, double timeout_s, perf__result *r)
     if (p[0].revents) {
       int s = pump_results(w, r);
       if (s == 1) {
-        drain_output(w, r);
+        perf__workerproc_drain(w, r);
         return 1;
       }
       if (s < 0) break;
     }
   }
-  drain_output(w, r);
-  close_fd(&w->cmd);
-  int status = reap(w, 2000);
+  perf__workerproc_drain(w, r);
+  perf__workerproc_close_fd(&w->cmd);
+  int status = perf__workerproc_reap(w, 2000);
   w->pid = 0;
-  close_fd(&w->res);
-  close_fd(&w->out);
+  perf__workerproc_close_fd(&w->res);
+  perf__workerproc_close_fd(&w->out);
   perf__wire_buf_free(&w->rb);
-  death_cause(status, r);
+  perf__workerproc_death(status, r);
   if (!w->heard && WIFEXITED(status) && WEXITSTATUS(status) == 127)
     return PERF__EIO; /* exec failed: nothing can run */
   return 0;
@@ -389,7 +231,7 @@ static int run_one(worker *w, const perf__registry_test *t, const perf__options_
   perf__registry_fullname(t, r->name, sizeof r->name);
   double t0 = perf__clock_now();
   if (w->pid <= 0) {
-    if (worker_start(w, argc, argv)) return PERF__EIO;
+    if (perf__workerproc_start(w, argc, argv)) return PERF__EIO;
   }
   r->worker_pid = (long)w->pid;
   perf__hostload_read(&w->at_start, w->pid);
@@ -410,9 +252,9 @@ static int confirm(worker *w, const perf__registry_test *t, const perf__options_
   size_t len;
   char *keep = perf__attempt_keep_text(r, &len);
   perf__result second = {0};
-  worker_stop(w, 0); /* a fresh worker: nothing of the first attempt's process stays */
+  perf__workerproc_stop(w, 0); /* a fresh worker: nothing of the first attempt's process stays */
   if (!keep) return 1; /* without memory the first attempt stands */
-  if (worker_start(w, argc, argv)) {
+  if (perf__workerproc_start(w, argc, argv)) {
     fprintf(stderr, "%s: cannot start a worker for the second attempt of %s: %s\n",
             perf__progname(), r->name, strerror(errno));
     free(keep);
@@ -521,7 +363,7 @@ static int one_test(worker *w, const perf__registry_test *t, const perf__options
   perf__console_result(r);
   /* A test that did not pass may have left state behind; a worker whose
    * CUDA runtime failed to start cannot see a later test's. */
-  if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken)) worker_stop(w, 0);
+  if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken)) perf__workerproc_stop(w, 0);
   *code = code_after(*code, r, cli);
   int bad = r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR;
   if (bad && collect) perf__rebaseline_failed(collect, r->name, collect_run, r->reason);
@@ -569,7 +411,7 @@ static int run_more(worker *w, const perf__registry_test **tests, size_t n,
              cli->update_budget_s, *spent);
       continue;
     }
-    worker_stop(w, 0);
+    perf__workerproc_stop(w, 0);
     perf__result *r = &results[*done];
     if (one_test(w, tests[i], cli, argc, argv, r, code, failed)) return free(pick), 1;
     (*done)++; /* a worker that could not start is not counted, as in the runs before */
@@ -674,7 +516,7 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   for (int run = 0; run < runs && !broken; run++) {
     collect_run = run;
     if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
-    worker_stop(&w, 0); /* separate runs: a fresh worker each */
+    perf__workerproc_stop(&w, 0); /* separate runs: a fresh worker each */
     for (size_t i = 0; i < n; i++, done++) {
       perf__result *r = &results[done];
       char name[sizeof r->name];
@@ -691,7 +533,7 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
     broken = run_more(&w, tests, n, cli, argc, argv, run, took, &spent, results, &done, &code,
                       &failed, &more);
   free(took);
-  worker_stop(&w, 0);
+  perf__workerproc_stop(&w, 0);
   perf__hostshare_unregister(shared);
   if (collect && !broken) code = write_baselines(cli, code);
   if (perf__report_write(cli, tests, n, results, done, started, code)) code = 2;
