@@ -16,6 +16,7 @@
 #include "worker/claim/compare.h"
 #include "worker/claim/measrec.h"
 #include "worker/device/cotenant.h"
+#include "worker/device/neighbour.h"
 #include "worker/device/gpuwatch.h"
 #include "worker/sample/retake.h"
 
@@ -54,13 +55,13 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   if (f) fclose(f);
   comm[strcspn(comm, "\n")] = '\0';
   snprintf(want, sizeof want, "pid %u (%s), 97 %% SM", other, comm);
-  ST_STR(perf__cotenant_describe(&s, 9.0, who, sizeof who), want);
+  ST_STR(perf__neighbour_describe(&s, 9.0, who, sizeof who), want);
   /* A claim that began within the quiet margin after its last use counts
    * it as shared (perf__cotenant_overlaps), and names it; one after, not.
    * (On the H100 such a claim said "during 3 of 12 rounds: ;".) */
-  ST_STR(perf__cotenant_describe(&s, 10.0 + PERF__COTENANT_QUIET_S - 0.01, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&s, 10.0 + PERF__COTENANT_QUIET_S - 0.01, who, sizeof who),
          want);
-  ST_STR(perf__cotenant_describe(&s, 10.0 + PERF__COTENANT_QUIET_S + 0.01, who, sizeof who), "");
+  ST_STR(perf__neighbour_describe(&s, 10.0 + PERF__COTENANT_QUIET_S + 0.01, who, sizeof who), "");
   /* A quiet read later, the process gone, opens no span; a busy one after
    * it a new one, from one window before the quiet read. */
   perf__gpuwatch_proc just_ours[] = {{.pid = 100}};
@@ -74,7 +75,7 @@ ST_TEST(cotenant_foreign_use_marks_its_window_and_names_the_process)
   ST_EQ(perf__cotenant_overlaps(&s, 10.55, 10.9), 1);
   /* busiest first; a pid /proc does not show is not named */
   snprintf(want, sizeof want, "pid %u (%s), 97 %% SM; pid 4000000, 12 %% SM", other, comm);
-  ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who), want);
+  ST_STR(perf__neighbour_describe(&s, 0, who, sizeof who), want);
 }
 
 /* NVML names one process per window, and while we run it names us: a
@@ -102,7 +103,7 @@ ST_TEST(cotenant_a_neighbour_hidden_behind_our_windows_stays_busy)
   ST_NEAR(s.spans[0].to, 12.0, 1e-12);
   ST_EQ(perf__cotenant_overlaps(&s, 11.0, 11.1), 1);
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 11.9, who, sizeof who), "pid 4000000, 40 % SM");
+  ST_STR(perf__neighbour_describe(&s, 11.9, who, sizeof who), "pid 4000000, 40 % SM");
   /* a busy device window does not end it; an idle one after its last busy
    * sample does (we idled, and NVML named no one), the newest too */
   perf__gpuwatch_busy busy[] = {{.ts = US(12.1), .pct = 100}, {.ts = US(12.15), .pct = 100}};
@@ -235,9 +236,9 @@ ST_TEST(cotenant_device_time_no_listed_process_accounts_for)
   ST_NEAR(s.spans[0].from, 10.6, 1e-6); /* one period before the first */
   ST_NEAR(s.spans[0].to, 11.0, 1e-6);
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 11.05, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&s, 11.05, who, sizeof who),
          "GPU time no process NVML lists accounts for (up to 60 % of a window)");
-  ST_STR(perf__cotenant_describe(&s, 11.1 + PERF__COTENANT_QUIET_S + 0.01, who, sizeof who), "");
+  ST_STR(perf__neighbour_describe(&s, 11.1 + PERF__COTENANT_QUIET_S + 0.01, who, sizeof who), "");
   /* Without per-process samples our own use cannot be told from another's. */
   perf__gpuwatch_busy d6[] = {{.ts = US(11.2), .pct = 100}, {.ts = US(11.4), .pct = 100}};
   perf__cotenant_fold_device(&s, d6, 2, NULL, -1, 11.5, US(11.5));
@@ -315,7 +316,7 @@ ST_TEST(cotenant_in_a_container_counts_busy_processes_beyond_ours)
   ST_EQ(s.hidden, 1);
   ST_EQ(s.nprocs, 0);
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&s, 10.0, who, sizeof who),
          "1 process NVML lists by host PID (not nameable from this PID namespace)");
   /* A workload without a context of its own: every busy process is another. */
   perf__cotenant h = {.self = 100};
@@ -335,7 +336,7 @@ ST_TEST(cotenant_without_per_process_utilisation_counts_context_holders)
   perf__cotenant_fold(&s, two, 2, NULL, -1, 10.1);
   ST_EQ(s.nspans, 1); /* conservative: a context may be running kernels */
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&s, 0, who, sizeof who),
          "pid 4000001, SM share unknown (it holds a context; NVML gives no per-process "
          "utilisation)");
   /* in a container: listed - 1 others, not named */
@@ -757,7 +758,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   ST_NEAR(s.spans[0].to, 10.2, 1e-12);
   ST_NEAR(s.link_from, 10.2, 1e-12); /* the next interval starts here */
   char who[240];
-  ST_STR(perf__cotenant_describe(&s, 10.0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&s, 10.0, who, sizeof who),
          "pid 4000007, 54.0 GB/s of host-to-device traffic not ours (GPM)");
   /* Our own copies account for the bytes (with the link's requests the
    * other way): nothing marked. */
@@ -770,7 +771,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   q.own_down = 1e9;
   perf__cotenant_fold_link(&q, procs, 2, 5.4e9, 10e9, 10.4);
   ST_EQ(q.nspans, 1);
-  ST_STR(perf__cotenant_describe(&q, 10.2, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&q, 10.2, who, sizeof who),
          "pid 4000007, 10.4 GB/s of device-to-host traffic not ours (GPM)");
   /* GPM's samples trail (the H200's sine sweep beside an idle context):
    * our 8.2 GB/s shown as 1.4, 7.2, 8.6, 9.5 GB/s, then 6.5 GB/s in the
@@ -815,13 +816,13 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   perf__gpuwatch_proc just_ours[] = {{.pid = 100}};
   perf__cotenant_fold_link(&r, just_ours, 1, 50e9, 4e9, 11.2);
   ST_EQ(r.nspans, 0);
-  ST_STR(perf__cotenant_describe(&r, 0, who, sizeof who), "");
+  ST_STR(perf__neighbour_describe(&r, 0, who, sizeof who), "");
   /* Several other processes: which one moved it cannot be told. */
   perf__cotenant g = linked(100);
   perf__gpuwatch_proc three[] = {{.pid = 100}, {.pid = 4000007}, {.pid = 4000008}};
   perf__cotenant_fold_link(&g, three, 3, 50e9, 4e9, 10.2);
   ST_EQ(g.nspans, 1);
-  ST_STR(perf__cotenant_describe(&g, 10.0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&g, 10.0, who, sizeof who),
          "54.0 GB/s of host-to-device traffic not ours (GPM), from one of 2 other processes "
          "holding a context");
   /* A container (NVML lists host PIDs): the other entry counts, unnamed. */
@@ -829,7 +830,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   perf__gpuwatch_proc host_pids[] = {{.pid = 7100}, {.pid = 7200}};
   perf__cotenant_fold_link(&h, host_pids, 2, 50e9, 4e9, 10.2);
   ST_EQ(h.nspans, 1);
-  ST_STR(perf__cotenant_describe(&h, 10.0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&h, 10.0, who, sizeof who),
          "1 process NVML lists by host PID (not nameable from this PID namespace), with "
          "54.0 GB/s of host-to-device traffic not ours (GPM)");
   /* an SM co-tenant that also copies: both said */
@@ -838,7 +839,7 @@ ST_TEST(cotenant_link_traffic_beyond_ours_marks_the_interval_and_names_the_holde
   perf__cotenant_fold(&b, procs, 2, util, 1, 10.0);
   b.link_from = 10.0;
   perf__cotenant_fold_link(&b, procs, 2, 20e9, 1e9, 10.2);
-  ST_STR(perf__cotenant_describe(&b, 10.0, who, sizeof who),
+  ST_STR(perf__neighbour_describe(&b, 10.0, who, sizeof who),
          "pid 4000007, 40 % SM, 21.0 GB/s of host-to-device traffic not ours (GPM)");
 }
 

@@ -25,6 +25,7 @@
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
 #include "worker/device/cotenant.h"
+#include "worker/device/neighbour.h"
 #include "worker/claim/blwhy.h"
 #include "worker/claim/throughput.h"
 #include "baseline/trace.h"
@@ -61,7 +62,7 @@ int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, siz
   char who[240], what[16];
   if (st->shared_n <= 0) return 0;
   const perf__cotenant *ct = perf__cotenant_state();
-  perf__cotenant_describe(ct, st->shared_from, who, sizeof who);
+  perf__neighbour_describe(ct, st->shared_from, who, sizeof who);
   snprintf(what, sizeof what, "%s%s", st->shared_of, st->shared_n == 1 ? "" : "s");
   if (perf__context_opt.update_baselines)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: --update-baselines records nothing from a shared "

@@ -17,6 +17,7 @@
 #include "worker/context.h"
 #include "worker/claim/canary.h"
 #include "worker/device/cotenant.h"
+#include "worker/device/neighbour.h"
 #include "worker/device/gpu.h"
 #include "worker/device/gpuwatch.h"
 #include "worker/claim/hostnoise.h"
@@ -399,7 +400,7 @@ static void canary_text(const pair *p, perf__compare_result *out)
   if (out->r.verdict == PERF_OUTCOME_INCONCLUSIVE && (!out->r.rounds || 2 * k->disturbed >= all))
     out->r.why = PERF__COMPARE_WHY_SHARED;
   char who[240], copy[160] = "", link[200] = "";
-  perf__cotenant_describe(perf__cotenant_state(), p->from, who, sizeof who);
+  perf__neighbour_describe(perf__cotenant_state(), p->from, who, sizeof who);
   for (int w = 0; w < 2; w++) {
     double band = k->dirs & (1 << w) ? perf__canary_link_band_now(w) : 0;
     size_t u = strlen(copy);
@@ -474,7 +475,7 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   n += (size_t)p->pruned;
   sa->shared_n = sb->shared_n = (long)k;
   char who[240];
-  perf__cotenant_describe(ct, p->from, who, sizeof who);
+  perf__neighbour_describe(ct, p->from, who, sizeof who);
   size_t used = strlen(out->disturbed);
   if (r->verdict != PERF_OUTCOME_INCONCLUSIVE) {
     snprintf(out->disturbed + used, sizeof out->disturbed - used, "; decided on the rounds "

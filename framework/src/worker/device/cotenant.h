@@ -279,15 +279,6 @@ int perf__cotenant_shares(const perf__cotenant *s, double t0, double t1);
  * the SMs, 0 not. Never fails. */
 void perf__cotenant_canary(int on);
 
-/* The foreign processes seen using the GPU since `since` (our clock) or
- * less than PERF__COTENANT_QUIET_S before it (perf__cotenant_overlaps's
- * rule: the processes of the spans it finds), busiest first: "pid 4145 (python3), 97 % SM; pid 77, 12 % SM" (no name
- * where /proc does not show it), "2 processes NVML lists by host PID (not
- * nameable from this PID namespace)", "pid 9 (x), SM share unknown",
- * "GPU time no process NVML lists accounts for (up to 60 % of a
- * window)"; "" when none. Never fails (truncates). */
-const char *perf__cotenant_describe(const perf__cotenant *s, double since, char *buf,
-                                    size_t len);
 
 /* This process's state, read from the GPU watch: reads NVML when
  * PERF__COTENANT_POLL_S has passed since the last read (force: now). While

@@ -15,6 +15,7 @@
 #include "io/json.h"
 #include "baseline/machine.h"
 #include "worker/device/cotenant.h"
+#include "worker/device/neighbour.h"
 #include "worker/device/fingerprint.h"
 #include "worker/device/gpu.h"
 #include "worker/device/gpuwatch.h"
@@ -204,7 +205,7 @@ static void other_processes(perf__preflight_gpu *g)
     for (int k = 0; k < s.nprocs; k++) busy |= s.procs[k].pid == procs[i].pid;
     g->idle += !busy && procs[i].pid != s.self;
   }
-  perf__cotenant_describe(&s, 0, g->who, sizeof g->who);
+  perf__neighbour_describe(&s, 0, g->who, sizeof g->who);
 }
 
 /* See probe.h. */

@@ -14,6 +14,7 @@
 #include "baseline/blrule.h"
 #include "host/clock.h"
 #include "worker/device/cotenant.h"
+#include "worker/device/neighbour.h"
 #include "worker/sync/cupti.h"
 #include "util/units.h"
 #include "worker/device/gpu.h"
@@ -257,7 +258,7 @@ static void wait_alone(perf__wstate *st)
   const long step = (long)(PERF__COTENANT_POLL_S * 1000);
   if (!told_shared++) {
     char who[240];
-    perf__cotenant_describe(perf__cotenant_state(), perf__clock_now() - 1.0, who, sizeof who);
+    perf__neighbour_describe(perf__cotenant_state(), perf__clock_now() - 1.0, who, sizeof who);
     perf__context_line(PERF_LINE_DETAIL, "another process is using the GPU (%s): the samples it "
                        "shares are retaken after it leaves, waiting up to %.1f s in this test",
                        who, alone_left_ms * 1e-3);
