@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/streams/streamops.h"
 #include "worker/streams/tracesite.h"
 #include "worker/sync/activity.h"
 #include "worker/sync/callsite.h"
@@ -22,141 +23,7 @@
 #include "worker/sync/hostmem.h"
 #include "worker/sync/synctable.h"
 
-/* ---- which driver calls queue work, record or wait ----------------------
- * Every runtime call that touches a stream ends in one of these driver
- * calls (so do libraries such as cuBLAS), so the driver API alone is
- * watched. A call with no stream parameter uses the default stream: the
- * legacy one, or the per-thread one for the _ptds/_ptsz entry points. */
-
-typedef enum op_kind {
-  OP_WORK,        /* queues work on its stream */
-  OP_RECORD,      /* records hEvent on its stream */
-  OP_WAIT,        /* its stream waits for hEvent */
-  OP_HOST_STREAM, /* the host waits for its stream */
-  OP_HOST_EVENT,  /* the host waits for hEvent */
-  OP_HOST_CTX     /* the host waits for its context */
-} op_kind;
-
-enum { DEFAULT_STREAM = -1, LAUNCH_CONFIG = -2, NO_EVENT = -1 };
-
-typedef struct op {
-  CUpti_CallbackId cbid;
-  op_kind kind;
-  perf__streamorder_work_kind work;
-  int stream;   /* offset of the CUstream parameter, DEFAULT_STREAM, or
-                   LAUNCH_CONFIG (in the CUlaunchConfig the first one points to) */
-  int event;    /* offset of the CUevent parameter, or NO_EVENT */
-  int per_thread; /* a NULL stream is the per-thread default stream */
-} op;
-
-#define CB(n) CUPTI_DRIVER_TRACE_CBID_##n
-#define AT(n, f) (int)offsetof(n##_params, f)
-/* work with a stream parameter; the same with the per-thread twin */
-#define WS(n, w, f) {CB(n), OP_WORK, PERF__WORK_##w, AT(n, f), NO_EVENT, 0}
-#define WS2(n, w, f) WS(n, w, f), {CB(n##_ptsz), OP_WORK, PERF__WORK_##w, AT(n##_ptsz, f), NO_EVENT, 1}
-/* work on the default stream; the same with the _ptds twin */
-#define WD(n, w) {CB(n), OP_WORK, PERF__WORK_##w, DEFAULT_STREAM, NO_EVENT, 0}
-#define WD2(n, w) WD(n, w), {CB(n##_ptds), OP_WORK, PERF__WORK_##w, DEFAULT_STREAM, NO_EVENT, 1}
-#define EV2(n, kind)                                                                \
-  {CB(n), kind, PERF__WORK_OTHER, AT(n, hStream), AT(n, hEvent), 0},               \
-      {CB(n##_ptsz), kind, PERF__WORK_OTHER, AT(n##_ptsz, hStream), AT(n##_ptsz, hEvent), 1}
-
-static const op ops[] = {
-    WS2(cuLaunchKernel, KERNEL, hStream),
-    WS2(cuLaunchCooperativeKernel, KERNEL, hStream),
-    {CB(cuLaunchKernelEx), OP_WORK, PERF__WORK_KERNEL, LAUNCH_CONFIG, NO_EVENT, 0},
-    {CB(cuLaunchKernelEx_ptsz), OP_WORK, PERF__WORK_KERNEL, LAUNCH_CONFIG, NO_EVENT, 1},
-    WS2(cuLaunchHostFunc, HOST_FN, hStream),
-    WS2(cuStreamAddCallback, HOST_FN, hStream),
-    WS2(cuGraphLaunch, GRAPH, hStream),
-    WS2(cuMemcpyAsync, COPY, hStream),
-    WS2(cuMemcpyHtoDAsync_v2, COPY, hStream),
-    WS2(cuMemcpyDtoHAsync_v2, COPY, hStream),
-    WS2(cuMemcpyDtoDAsync_v2, COPY, hStream),
-    WS2(cuMemcpyHtoAAsync_v2, COPY, hStream),
-    WS2(cuMemcpyAtoHAsync_v2, COPY, hStream),
-    WS2(cuMemcpy2DAsync_v2, COPY, hStream),
-    WS2(cuMemcpy3DAsync_v2, COPY, hStream),
-    WS2(cuMemcpyPeerAsync, COPY, hStream),
-    WS2(cuMemcpy3DPeerAsync, COPY, hStream),
-    WS2(cuMemcpyBatchAsync, COPY, hStream),
-    WS2(cuMemcpyBatchAsync_v2, COPY, hStream),
-    WS2(cuMemcpy3DBatchAsync, COPY, hStream),
-    WS2(cuMemcpy3DBatchAsync_v2, COPY, hStream),
-    WS2(cuMemsetD8Async, MEMSET, hStream),
-    WS2(cuMemsetD16Async, MEMSET, hStream),
-    WS2(cuMemsetD32Async, MEMSET, hStream),
-    WS2(cuMemsetD2D8Async, MEMSET, hStream),
-    WS2(cuMemsetD2D16Async, MEMSET, hStream),
-    WS2(cuMemsetD2D32Async, MEMSET, hStream),
-    WS2(cuMemPrefetchAsync, OTHER, hStream),
-    WS2(cuMemPrefetchAsync_v2, OTHER, hStream),
-    WS2(cuMemPrefetchBatchAsync, OTHER, hStream),
-    WS2(cuStreamWriteValue32, OTHER, stream),
-    WS2(cuStreamWriteValue64, OTHER, stream),
-    WS2(cuStreamWaitValue32, OTHER, stream),
-    WS2(cuStreamWaitValue64, OTHER, stream),
-    WS2(cuStreamWriteValue32_v2, OTHER, stream),
-    WS2(cuStreamWriteValue64_v2, OTHER, stream),
-    WS2(cuStreamWaitValue32_v2, OTHER, stream),
-    WS2(cuStreamWaitValue64_v2, OTHER, stream),
-    WS2(cuStreamBatchMemOp, OTHER, stream),
-    WS2(cuStreamBatchMemOp_v2, OTHER, stream),
-    WD2(cuMemcpy, COPY),
-    WD2(cuMemcpyHtoD_v2, COPY),
-    WD2(cuMemcpyDtoH_v2, COPY),
-    WD2(cuMemcpyDtoD_v2, COPY),
-    WD2(cuMemcpyDtoA_v2, COPY),
-    WD2(cuMemcpyAtoD_v2, COPY),
-    WD2(cuMemcpyHtoA_v2, COPY),
-    WD2(cuMemcpyAtoH_v2, COPY),
-    WD2(cuMemcpyAtoA_v2, COPY),
-    WD2(cuMemcpy2D_v2, COPY),
-    WD2(cuMemcpy2DUnaligned_v2, COPY),
-    WD2(cuMemcpy3D_v2, COPY),
-    WD2(cuMemcpyPeer, COPY),
-    WD2(cuMemcpy3DPeer, COPY),
-    WD2(cuMemsetD8_v2, MEMSET),
-    WD2(cuMemsetD16_v2, MEMSET),
-    WD2(cuMemsetD32_v2, MEMSET),
-    WD2(cuMemsetD2D8_v2, MEMSET),
-    WD2(cuMemsetD2D16_v2, MEMSET),
-    WD2(cuMemsetD2D32_v2, MEMSET),
-    EV2(cuEventRecord, OP_RECORD),
-    EV2(cuEventRecordWithFlags, OP_RECORD),
-    EV2(cuStreamWaitEvent, OP_WAIT),
-    {CB(cuStreamSynchronize), OP_HOST_STREAM, PERF__WORK_OTHER, AT(cuStreamSynchronize, hStream), NO_EVENT, 0},
-    {CB(cuStreamSynchronize_ptsz), OP_HOST_STREAM, PERF__WORK_OTHER, AT(cuStreamSynchronize_ptsz, hStream), NO_EVENT, 1},
-    {CB(cuEventSynchronize), OP_HOST_EVENT, PERF__WORK_OTHER, DEFAULT_STREAM, AT(cuEventSynchronize, hEvent), 0},
-    {CB(cuCtxSynchronize), OP_HOST_CTX, PERF__WORK_OTHER, DEFAULT_STREAM, NO_EVENT, 0},
-    {CB(cuCtxSynchronize_v2), OP_HOST_CTX, PERF__WORK_OTHER, DEFAULT_STREAM, NO_EVENT, 0},
-};
-
-/* Stream-ordered calls that queue no GPU work (memory from a pool). */
-static const char *const no_work[] = {"cuMemAllocAsync", "cuMemFreeAsync",
-                                      "cuMemAllocFromPoolAsync", "cuStreamAttachMemAsync"};
-
-/* 1 for a driver call the table does not list that may queue work: one
- * named ...Async or cuLaunch... (external semaphores, batched decompression,
- * multi-device launches): the model cannot place it. */
-static int unfollowed(const char *name)
-{
-  if (!name || (!strstr(name, "Async") && strncmp(name, "cuLaunch", 8))) return 0;
-  for (size_t i = 0; i < sizeof no_work / sizeof no_work[0]; i++) {
-    size_t n = strlen(no_work[i]);
-    if (!strncmp(name, no_work[i], n) && (!name[n] || !strcmp(name + n, "_ptsz")))
-      return 0;
-  }
-  return 1;
-}
-
-/* Never fails; NULL for a call that neither queues, records nor waits. */
-static const op *op_lookup(CUpti_CallbackId id)
-{
-  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-    if (ops[i].cbid == id) return &ops[i];
-  return NULL;
-}
+typedef perf__streamops_op op;
 
 /* ---- the pass -----------------------------------------------------------
  * The handler runs on whichever thread makes a CUDA call. It asks the
@@ -273,8 +140,8 @@ _Static_assert(offsetof(cuLaunchKernelEx_params, config) == 0 &&
 /* The stream a listed call names. */
 static CUstream stream_param(const op *r, const void *params)
 {
-  if (r->stream == DEFAULT_STREAM) return NULL;
-  if (r->stream == LAUNCH_CONFIG) {
+  if (r->stream == PERF__STREAMOPS_DEFAULT_STREAM) return NULL;
+  if (r->stream == PERF__STREAMOPS_LAUNCH_CONFIG) {
     const CUlaunchConfig *cfg = *(const CUlaunchConfig *const *)params;
     return cfg ? cfg->hStream : NULL;
   }
@@ -320,29 +187,29 @@ static void feed(const op *r, perf__synctable_host_wait hw, const CUpti_Callback
 {
   perf__streamorder_model *o = &pass.o;
   const void *p = cd->functionParams;
-  uintptr_t ev = r->event == NO_EVENT ? 0 : *(const uintptr_t *)((const char *)p + r->event);
-  if (r->kind == OP_HOST_EVENT) {
+  uintptr_t ev = r->event == PERF__STREAMOPS_NO_EVENT ? 0 : *(const uintptr_t *)((const char *)p + r->event);
+  if (r->kind == PERF__STREAMOPS_HOST_EVENT) {
     perf__streamorder_host_event(o, ev);
     return;
   }
-  if (r->kind == OP_HOST_CTX) {
+  if (r->kind == PERF__STREAMOPS_HOST_CTX) {
     perf__streamorder_host_context(o, ctx_synced);
     return;
   }
   int s = perf__streamorder_find_stream(o, sid->key, sid->kind, sid->device);
   switch (r->kind) {
-  case OP_WORK:
+  case PERF__STREAMOPS_WORK:
     if (hw == PERF__WAIT_BEFORE) perf__streamorder_host_stream(o, s);
     perf__streamorder_work(o, s, r->work, take_site(s, cd->functionName));
     if (hw == PERF__WAIT_AFTER) perf__streamorder_host_stream(o, s);
     break;
-  case OP_RECORD:
+  case PERF__STREAMOPS_RECORD:
     perf__streamorder_record(o, s, ev);
     break;
-  case OP_WAIT:
+  case PERF__STREAMOPS_WAIT:
     perf__streamorder_wait(o, s, ev);
     break;
-  default: /* OP_HOST_STREAM */
+  default: /* PERF__STREAMOPS_HOST_STREAM */
     perf__streamorder_host_stream(o, s);
   }
 }
@@ -385,12 +252,12 @@ static void note_result(CUpti_CallbackId id, const CUpti_CallbackData *cd)
 static void note_site(const op *r, perf__synctable_host_wait hw, const CUpti_CallbackData *cd)
 {
   const char *outer = perf__cupti_runtime_call(NULL), *api = outer ? outer : cd->functionName;
-  int mem = r->kind == OP_WORK && (r->work == PERF__WORK_COPY || r->work == PERF__WORK_MEMSET);
+  int mem = r->kind == PERF__STREAMOPS_WORK && (r->work == PERF__WORK_COPY || r->work == PERF__WORK_MEMSET);
   if (mem) perf__tracesite_note(cd->correlationId, api, 0, NULL);
   if (hw != PERF__WAIT_NONE)
     perf__tracesite_note(cd->correlationId, api, 1,
                          r->work == PERF__WORK_COPY ? "synchronous copy" : "synchronous memset");
-  else if (r->kind == OP_HOST_STREAM || r->kind == OP_HOST_EVENT || r->kind == OP_HOST_CTX)
+  else if (r->kind == PERF__STREAMOPS_HOST_STREAM || r->kind == PERF__STREAMOPS_HOST_EVENT || r->kind == PERF__STREAMOPS_HOST_CTX)
     perf__tracesite_note(cd->correlationId, api, 1, "explicit");
 }
 
@@ -423,14 +290,14 @@ static void on_call(CUpti_CallbackDomain dom, CUpti_CallbackId id,
   if (dom != CUPTI_CB_DOMAIN_DRIVER_API || cd->callbackSite != CUPTI_API_ENTER ||
       !atomic_load(&pass.watching))
     return;
-  const op *r = op_lookup(id);
+  const op *r = perf__streamops_lookup(id);
   if (!r) note_free(id, cd);
-  int lost = !r && unfollowed(cd->functionName);
+  int lost = !r && perf__streamops_unfollowed(cd->functionName);
   if (!r && !lost) return;
   perf__synctable_host_wait hw = r ? implicit_wait(id, cd->functionParams) : PERF__WAIT_NONE;
   if (r) note_site(r, hw, cd);
   stream_id sid = {0};
-  if (r && r->kind != OP_HOST_EVENT && r->kind != OP_HOST_CTX)
+  if (r && r->kind != PERF__STREAMOPS_HOST_EVENT && r->kind != PERF__STREAMOPS_HOST_CTX)
     sid = identify(stream_param(r, cd->functionParams), r->per_thread, cd->context);
   pthread_mutex_lock(&pass.mu);
   if (atomic_load(&pass.watching)) {
