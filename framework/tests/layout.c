@@ -34,7 +34,7 @@ static const struct {
     {"supervisor", SHARED " history report supervisor", 1, 0},
     {"", SHARED " worker history report supervisor", 0, 0},
 };
-enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 256, MAX_INC = 48 };
+enum { NLAYERS = sizeof layers / sizeof layers[0], MAX_FILES = 512, MAX_INC = 48 };
 
 typedef struct file {
   char path[160];   /* "worker/claim/compare.c" */

@@ -15,6 +15,7 @@
 #include "io/file.h"
 #include "io/json.h"
 #include "util/status.h"
+#include "report/commitdoc.h"
 #include "report/html.h"
 #include "report/hwmove.h"
 #include "report/jsonreport.h"
@@ -84,6 +85,18 @@ static int write_tap(FILE *f, const run *x)
   return 0;
 }
 
+/* ---- the commit report's writers: commit_<field>, for rows whose commit is 1 ---- */
+
+/* --markdown with --commit-report. Never fails (stream errors in ferror(f)). */
+static int commit_markdown(FILE *f, const void *doc) { return perf__commitdoc_markdown(f, doc); }
+
+/* --html with --commit-report. Never fails (stream errors in ferror(f)). */
+static int commit_html(FILE *f, const void *doc) { return perf__commitdoc_html(f, doc); }
+
+/* A row's commit writer: commit_<field> where its commit column is 1. */
+#define PERF__REPORT_COMMIT_1(field) commit_##field
+#define PERF__REPORT_COMMIT_0(field) NULL
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* A row's field has its dest's type (a path for a file, a flag for stdout),
@@ -104,10 +117,10 @@ PERF__OPTIONS_REPORTS(PERF__X)
 static const perf__report_format formats[PERF__REPORT_NFORMATS + 1] = {
 #define PERF__X(opt, field, dest, gpus, trend, commit)                                                \
   {opt, offsetof(perf__options_cli, field), PERF__OPTIONS_##dest, PERF__OPTIONS_##gpus,       \
-   write_##field},
+   write_##field, PERF__REPORT_COMMIT_##commit(field)},
     PERF__OPTIONS_REPORTS(PERF__X)
 #undef PERF__X
-    {NULL, 0, PERF__OPTIONS_FILE, PERF__OPTIONS_ONE, NULL}};
+    {NULL, 0, PERF__OPTIONS_FILE, PERF__OPTIONS_ONE, NULL, NULL}};
 
 /* See report.h. */
 const perf__report_format *perf__report_formats(void)
@@ -187,19 +200,40 @@ int perf__report_save(const char *opt, const char *path, const perf__json *text)
   return e ? PERF__EIO : 0;
 }
 
-/* Writes path (option opt's) with writer w, composed in memory first.
- * Returns 0 or PERF__EIO with a message. */
-static int write_file(const char *opt, const char *path,
-                      int (*w)(FILE *, const perf__report_run *), const run *x)
+/* See report.h. */
+int perf__report_write_doc(const char *opt, const char *path, perf__report_doc_fn *w,
+                           const void *doc)
 {
   perf__json text = {0};
   FILE *f = open_memstream(&text.s, &text.len);
-  int oom = f ? w(f, x) : 1;
+  int oom = f ? w(f, doc) : 1;
   text.oom = oom || !f || ferror(f);
   if (f && fclose(f)) text.oom = 1;
   int e = perf__report_save(opt, path, &text);
   free(text.s);
   return e;
+}
+
+/* A run's writer and the run, as one document. */
+typedef struct run_doc {
+  int (*w)(FILE *, const perf__report_run *);
+  const run *x;
+} run_doc;
+
+/* Writes a run_doc's run with its writer. Returns what the writer does. */
+static int write_run(FILE *f, const void *doc)
+{
+  const run_doc *d = doc;
+  return d->w(f, d->x);
+}
+
+/* Writes path (option opt's) with writer w, composed in memory first.
+ * Returns 0 or PERF__EIO with a message. */
+static int write_file(const char *opt, const char *path,
+                      int (*w)(FILE *, const perf__report_run *), const run *x)
+{
+  run_doc d = {w, x};
+  return perf__report_write_doc(opt, path, write_run, &d);
 }
 
 /* Format f onto out (the run's stdout), flushed. Returns 0, or PERF__EIO

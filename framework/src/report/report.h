@@ -19,6 +19,11 @@ typedef struct perf__report_run perf__report_run;
 
 /* A report format: a row of PERF__OPTIONS_REPORTS (cli/options.h) with its
  * writer, a struct of methods in the manner of Redis's rio. */
+/* A writer of a report's own document onto f (doc: that report's, as
+ * report/commitdoc.h's perf__commitdoc). Returns 0, or nonzero when it ran
+ * out of memory (stream errors show in ferror(f)). */
+typedef int perf__report_doc_fn(FILE *f, const void *doc);
+
 typedef struct perf__report_format {
   const char *opt;         /* its option: "--json" */
   size_t field;            /* offsetof(perf__options_cli, ...) of the option's value: a
@@ -28,6 +33,9 @@ typedef struct perf__report_format {
   /* Writes the document for run onto f. Returns 0, or nonzero when it ran
    * out of memory (stream errors show in ferror(f)). */
   int (*write)(FILE *f, const perf__report_run *run);
+  /* Writes --commit-report's document (report/commitdoc.h's) in this
+   * format; NULL where the row's commit column refuses it. */
+  perf__report_doc_fn *commit;
 } perf__report_format;
 
 /* How many formats PERF__OPTIONS_REPORTS has. */
@@ -47,6 +55,12 @@ const char *perf__report_path(const perf__options_cli *cli, const perf__report_f
  * nothing for a format that goes to stdout. Never fails. */
 void perf__report_set_path(perf__options_cli *cli, const perf__report_format *f,
                            const char *path);
+
+/* Writes path (option opt's) whole with w's document doc, composed in
+ * memory first and replaced atomically (perf__file_replace). Returns 0,
+ * or PERF__EIO with a message on stderr. */
+int perf__report_write_doc(const char *opt, const char *path, perf__report_doc_fn *w,
+                           const void *doc);
 
 /* The format cli asks for that goes to stdout, or NULL. Never fails. */
 const perf__report_format *perf__report_on_stdout(const perf__options_cli *cli);
