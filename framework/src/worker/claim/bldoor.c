@@ -31,6 +31,7 @@
 #include "baseline/trace.h"
 #include "worker/sample/inband.h"
 #include "worker/sample/reference.h"
+#include "worker/sample/prepared.h"
 #include "worker/sample/workload.h"
 
 /* Tabs would break the record format. */
@@ -434,7 +435,7 @@ static void print_check(const check *k, perf_outcome o)
                      perf__status_word(o), said_of(k),
                      perf__units_time(now, sizeof now, k->s.median),
                      perf__units_time(was, sizeof was, k->e->median_s),
-                     perf__workload_clock_text(k->w, k->w, how, sizeof how), 100 * k->rel, noise,
+                     perf__prepared_clock_text(k->w, k->w, how, sizeof how), 100 * k->rel, noise,
                      100 * k->e->tolerance, k->s.n, perf__units_noun(k->s.n, "sample", "samples"),
                      k->e->samples,
                      k->c == PERF__BL_SAME ? "within tolerance or noise"

@@ -11,6 +11,7 @@
 #include "worker/claim/sweep.h"
 #include "worker/claim/throughput.h"
 #include "worker/device/gpuwatch.h"
+#include "worker/sample/prepared.h"
 #include "worker/sample/workload.h"
 
 /* strdup that takes NULL; NULL without memory (the record is then short
@@ -124,7 +125,7 @@ void perf__measrec_fill(perf__claimrec_ratio *o, const perf__measrec_in *in)
       .budget_stretched = r->stretched,
       .seconds = r->seconds,
       .why = dup(r->why),
-      .timing = dup(perf__workload_clock_text(a, b, how, sizeof how)),
+      .timing = dup(perf__prepared_clock_text(a, b, how, sizeof how)),
   };
   workload_record(&o->a, in->a);
   workload_record(&o->b, in->b);
