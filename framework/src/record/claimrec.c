@@ -154,6 +154,7 @@ PERF__FIELDS_TABLE(watch, workload_t, watched, mark_watched, 1)
   X(KNOWN)(s, spec_math, "spec_math_per_s")                             \
   X(KNOWN)(s, spec_link, "spec_link_bytes_per_s")                       \
   X(OTEXT)(s, spec_math_basis, "spec_math_basis")                       \
+  X(OTEXT)(s, spec_link_basis, "spec_link_basis")                       \
   X(KNOWN)(s, measured_dram, "measured_dram_bytes_per_s")               \
   X(KNOWN)(s, measured_math, "measured_math_per_s")                     \
   X(KNOWN)(s, measured_link, "measured_link_bytes_per_s")               \

@@ -83,6 +83,8 @@ typedef struct perf__claimrec_workload {
   perf__peaks_work work;
   double spec_dram, spec_math, spec_link;
   char *spec_math_basis;
+  char *spec_link_basis; /* a LINK_BANDWIDTH claim's: how spec_link was computed and the
+                            ways it counts ("...; both ways"), or why it is unknown */
   double measured_dram, measured_math, measured_link;
   char *measured_from;
   /* What the GPU did in one iteration (baseline/trace.h, without its events;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "baseline/peaks.h"
 #include "util/units.h"
 
 /* See verdictline.h. */
@@ -128,6 +129,50 @@ static int crossover_line(const perf__claimrec *r, char *buf, size_t len)
   return 0;
 }
 
+/* A speed-of-light record's line: the workload's rate, its share of the
+ * peak measured in the same rounds with the interval, what it needs, the
+ * calibration, the spec peak's share, the rounds. Never fails. */
+static int solight_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  const perf__claimrec_ratio *m = &r->ratio;
+  const perf__claimrec_workload *a = &m->a, *b = &m->b;
+  int bytes = r->kind != PERF__CLAIMREC_FLOPS, link = r->kind == PERF__CLAIMREC_LINK_BANDWIDTH;
+  perf_flop_type t = bytes ? PERF_FLOP_NONE : a->work.type;
+  double wa = bytes ? perf__peaks_bytes(&a->work) : a->work.flops;
+  double wb = bytes ? perf__peaks_bytes(&b->work) : b->work.flops;
+  double spec = link ? a->spec_link : bytes ? a->spec_dram : a->spec_math;
+  const char *basis = link ? a->spec_link_basis : bytes ? NULL : a->spec_math_basis;
+  const char *suffix = ", in the same ABBA rounds";
+  char head[600], word[400], rate[48], peak[48], specs[48], cal[200];
+  const char *rest;
+  size_t used = 0;
+  if (split(r->message, r->outcome, head, sizeof head, &rest)) return -1;
+  snprintf(cal, sizeof cal, "%s", a->measured_from ? a->measured_from : "?");
+  size_t n = strlen(cal), k = strlen(suffix);
+  if (n > k && !strcmp(cal + n - k, suffix)) cal[n - k] = '\0';
+  perf__units_append(buf, len, &used, "%s: %s: %s %s is %.3f of the measured peak %s, 95%% CI "
+                     "[%.3f, %.3f], needs >= %.3f (%s, timed in the same %d ABBA %s, %s clock)",
+                     head, perf__verdictline_word(r->outcome, m->why, word, sizeof word),
+                     a->name ? a->name : "?",
+                     perf__peaks_rate_text(rate, sizeof rate, wa / a->median_s, bytes, t),
+                     m->ratio, perf__peaks_rate_text(peak, sizeof peak, wb / b->median_s, bytes, t),
+                     m->interval[0], m->interval[1], m->threshold, cal, m->rounds,
+                     perf__units_noun(m->rounds, "round", "rounds"), m->clock ? m->clock : "?");
+  if (spec > 0)
+    perf__units_append(buf, len, &used, "; %.1f %% of the spec peak %s%s%s%s",
+                       100 * wa / a->median_s / spec,
+                       perf__peaks_rate_text(specs, sizeof specs, spec, bytes, t),
+                       link && basis ? " (" : "", link && basis ? basis : "",
+                       link && basis ? ")" : "");
+  else if (basis && basis[0])
+    perf__units_append(buf, len, &used, "; %s", basis);
+  const char *cause = m->noise.set && m->noise.cause && m->noise.cause[0] ? m->noise.cause : NULL;
+  perf__units_append(buf, len, &used, "; %d %s, %.2f s wall%s%s%s", m->looks,
+                     perf__units_noun(m->looks, "look", "looks"), m->seconds, note(m),
+                     cause ? "; " : "", cause ? cause : "");
+  return 0;
+}
+
 /* See verdictline.h. */
 int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
 {
@@ -135,6 +180,9 @@ int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
   if (r->kind == PERF__CLAIMREC_FASTER || r->kind == PERF__CLAIMREC_SIMILAR)
     return !ratio_line(r, buf, len);
   if (r->kind == PERF__CLAIMREC_CROSSOVER) return !crossover_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_BANDWIDTH || r->kind == PERF__CLAIMREC_FLOPS ||
+      r->kind == PERF__CLAIMREC_LINK_BANDWIDTH)
+    return !solight_line(r, buf, len);
   return 0;
 }
 

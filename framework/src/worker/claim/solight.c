@@ -112,44 +112,6 @@ static double spec_of(const sol *s, const perf__claimrec_workload *a, char *basi
   return a->spec_dram;
 }
 
-/* The verdict line: w's rate, its share of the measured peak with the
- * interval, the calibration and its rate, what the claim needs, the spec
- * peak's share, the rounds. Never fails. */
-static void print(const char *head, const char *word, const sol *s, const perf__compare_result *m)
-{
-  const perf__verdict_result *r = &m->r;
-  const perf__claimrec_workload *a = &m->rec.a, *b = &m->rec.b;
-  int bytes = s->row->peak != PERF__CAL_MATH;
-  double wa = work_of(s, &a->work), wb = work_of(s, &b->work);
-  char rate[48], peak[48], specs[48], cal[160], basis[300], line[2000];
-  double spec = spec_of(s, a, basis, sizeof basis);
-  size_t used = 0;
-  perf__peaks_rate_text(rate, sizeof rate, wa / r->med_a, bytes, s->type);
-  perf__peaks_rate_text(peak, sizeof peak, wb / r->med_b, bytes, s->type);
-  perf__units_append(line, sizeof line, &used,
-                     "%s: %s: %s %s is %.3f of the measured peak %s, 95%% CI [%.3f, %.3f], needs >= "
-                     "%.3f (%s, timed in the same %d ABBA %s, %s clock)", head, word, a->name, rate,
-                     r->ratio * s->scale, peak, r->lo * s->scale, r->hi * s->scale, s->share,
-                     perf__calibrate_describe(s->row->peak, s->type, s->ways, cal, sizeof cal), r->rounds,
-                     perf__units_noun(r->rounds, "round", "rounds"), m->rec.clock);
-  if (spec > 0)
-    perf__units_append(line, sizeof line, &used, "; %.1f %% of the spec peak %s%s%s%s",
-                       100 * wa / r->med_a / spec,
-                       perf__peaks_rate_text(specs, sizeof specs, spec, bytes, s->type),
-                       basis[0] && s->row->peak == PERF__CAL_LINK ? " (" : "",
-                       s->row->peak == PERF__CAL_LINK ? basis : "",
-                       !basis[0] || s->row->peak != PERF__CAL_LINK ? ""
-                       : s->ways == PERF__LINK_BOTH                ? "; both ways)"
-                                                                   : "; one way)");
-  else if (basis[0])
-    perf__units_append(line, sizeof line, &used, "; %s", basis);
-  perf__units_append(line, sizeof line, &used, "; %d %s, %.2f s wall%s%s", r->looks,
-                     perf__units_noun(r->looks, "look", "looks"), r->seconds, perf__verdict_note(r),
-                     m->disturbed);
-  perf__context_line(PERF_LINE_DETAIL, "%s", line);
-  if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(a, m->rec.clock);
-}
-
 /* The record (claim.h): the share as the ratio (its interval, the
  * claim's share as the threshold), and the measured peak in w's workload
  * record. Never fails (without memory the record goes short of its
@@ -168,9 +130,15 @@ static void record(perf__claim *c, perf__claimrec *r)
                      : s->row->peak == PERF__CAL_LINK ? &q->a.measured_link
                                                       : &q->a.measured_dram;
   *measured = wb / q->b.median_s;
-  if (s->row->peak == PERF__CAL_LINK) { /* the spec of the ways w copies */
-    char basis[300];
+  if (s->row->peak == PERF__CAL_LINK) { /* the spec of the ways w copies, and how */
+    char basis[300], said[340];
     q->a.spec_link = spec_of(s, &q->a, basis, sizeof basis);
+    snprintf(said, sizeof said, "%s%s", basis,
+             !basis[0] || !(q->a.spec_link > 0) ? ""
+             : s->ways == PERF__LINK_BOTH        ? "; both ways"
+                                                 : "; one way");
+    free(q->a.spec_link_basis);
+    q->a.spec_link_basis = said[0] ? strdup(said) : NULL;
   }
   snprintf(from, sizeof from, "%s, in the same ABBA rounds",
            perf__calibrate_describe(s->row->peak, s->type, s->ways, what, sizeof what));
@@ -224,13 +192,24 @@ static void feed(perf__claim *c)
   perf__bldoor_calibration(&s->cal, s->row->peak, s->type, &m->rec.b);
 }
 
-/* The claim's verdict line (claim.h). */
-static void print_claim(perf__claim *c, const char *word) { print(c->head, word, c->self, &c->m); }
+/* After the claim's record, whose verdict line is rendered from it
+ * (record/verdictline.h): w's throughput line, but for the link's claim
+ * (claim.h's print). */
+static void print_claim(perf__claim *c, const char *word)
+{
+  const sol *s = c->self;
+  (void)word;
+  perf__claimrec_workload a = c->m.rec.a; /* as measured: without the peak record() adds */
+  a.measured_dram = a.measured_math = a.measured_link = 0;
+  a.measured_from = NULL;
+  if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(&a, c->m.rec.clock);
+}
 
 /* After a FAIL (claim.h): what changed in w's work since its entry's trace. */
 static void explain(perf__claim *c) { perf__bldoor_explain(c->a, c->m.r.med_a, mhz_of(c).median); }
 
-static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BANDWIDTH, .measure = measure,
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BANDWIDTH, .rendered = 1,
+                                      .measure = measure,
                                       .feed = feed, .print = print_claim, .explain = explain,
                                       .record = record};
 
