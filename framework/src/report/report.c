@@ -24,6 +24,7 @@
 #include "report/plot.h"
 #include "report/recorder.h"
 #include "report/tap.h"
+#include "report/trenddoc.h"
 #include "util/progname.h"
 
 /* What a report is written from (report.h). */
@@ -85,7 +86,7 @@ static int write_tap(FILE *f, const run *x)
   return 0;
 }
 
-/* ---- the commit report's writers: commit_<field>, for rows whose commit is 1 ---- */
+/* ---- the commit and trend reports' writers, for rows whose column is 1 ---- */
 
 /* --markdown with --commit-report. Never fails (stream errors in ferror(f)). */
 static int commit_markdown(FILE *f, const void *doc) { return perf__commitdoc_markdown(f, doc); }
@@ -93,9 +94,15 @@ static int commit_markdown(FILE *f, const void *doc) { return perf__commitdoc_ma
 /* --html with --commit-report. Never fails (stream errors in ferror(f)). */
 static int commit_html(FILE *f, const void *doc) { return perf__commitdoc_html(f, doc); }
 
-/* A row's commit writer: commit_<field> where its commit column is 1. */
+/* --html with --trend. Never fails (stream errors in ferror(f)). */
+static int trend_html(FILE *f, const void *doc) { return perf__trenddoc_html(f, doc); }
+
+/* A row's commit and trend writers: commit_<field> and trend_<field> where
+ * its column is 1; a row that says 1 without its writer does not build. */
 #define PERF__REPORT_COMMIT_1(field) commit_##field
 #define PERF__REPORT_COMMIT_0(field) NULL
+#define PERF__REPORT_TREND_1(field) trend_##field
+#define PERF__REPORT_TREND_0(field) NULL
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -117,10 +124,10 @@ PERF__OPTIONS_REPORTS(PERF__X)
 static const perf__report_format formats[PERF__REPORT_NFORMATS + 1] = {
 #define PERF__X(opt, field, dest, gpus, trend, commit)                                                \
   {opt, offsetof(perf__options_cli, field), PERF__OPTIONS_##dest, PERF__OPTIONS_##gpus,       \
-   write_##field, PERF__REPORT_COMMIT_##commit(field)},
+   write_##field, PERF__REPORT_COMMIT_##commit(field), PERF__REPORT_TREND_##trend(field)},
     PERF__OPTIONS_REPORTS(PERF__X)
 #undef PERF__X
-    {NULL, 0, PERF__OPTIONS_FILE, PERF__OPTIONS_ONE, NULL, NULL}};
+    {NULL, 0, PERF__OPTIONS_FILE, PERF__OPTIONS_ONE, NULL, NULL, NULL}};
 
 /* See report.h. */
 const perf__report_format *perf__report_formats(void)

@@ -36,6 +36,9 @@ typedef struct perf__report_format {
   /* Writes --commit-report's document (report/commitdoc.h's) in this
    * format; NULL where the row's commit column refuses it. */
   perf__report_doc_fn *commit;
+  /* Writes --trend's document (report/trenddoc.h's) in this format; NULL
+   * where the row's trend column refuses it. */
+  perf__report_doc_fn *trend;
 } perf__report_format;
 
 /* How many formats PERF__OPTIONS_REPORTS has. */

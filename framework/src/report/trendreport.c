@@ -21,16 +21,14 @@
 #include "history/store.h"
 #include "history/trend.h"
 #include "report/plot.h"
+#include "report/report.h"
+#include "report/trenddoc.h"
 #include "report/svg.h"
 #include "report/xml.h"
 
 enum { MAX_CUTS = PERF__TREND_MAX_CUTS, MAX_SHIFTS = 4 };
 
-/* One series with what was found in it. */
-typedef struct found {
-  perf__trend_series t;
-  double band[2]; /* the baseline's tolerance band (NaN: none) */
-} found;
+typedef perf__trenddoc_series found;
 
 /* One GPU's machine shifts. */
 typedef struct gpu_shifts {
@@ -164,16 +162,6 @@ static void print_shift(const perf__series_set *set, size_t axis, const perf__tr
          100 * m->largest);
 }
 
-/* The series' own change points (not part of a machine shift), and how
- * many of them are suspected. */
-static size_t own_cuts(const perf__trend_series *t, size_t *suspected)
-{
-  size_t n = 0;
-  for (int k = 0; k < t->ncp; k++)
-    if (!t->shift[k]) n++, *suspected += (size_t)t->cp[k].suspected;
-  return n;
-}
-
 /* The console report of one GPU's series f[from..to) and its machine
  * shifts m. */
 static void print_gpu(perf__store *st, const perf__series_set *set, const found *f, size_t from,
@@ -184,7 +172,7 @@ static void print_gpu(perf__store *st, const perf__series_set *set, const found 
   size_t tested = 0, cuts = 0, suspected = 0, absorbed = 0;
   for (size_t i = from; i < to; i++) {
     tested += f[i].t.s->n >= perf__trend_min_points();
-    cuts += own_cuts(&f[i].t, &suspected);
+    cuts += perf__trenddoc_own_cuts(&f[i].t, &suspected);
     absorbed += (size_t)f[i].t.ncp;
   }
   absorbed -= cuts;
@@ -203,7 +191,7 @@ static void print_gpu(perf__store *st, const perf__series_set *set, const found 
   for (size_t k = 0; k < m->n; k++) print_shift(set, axis, &m->s[k]);
   for (size_t i = from; i < to; i++) {
     size_t none = 0;
-    if (!own_cuts(&f[i].t, &none)) continue;
+    if (!perf__trenddoc_own_cuts(&f[i].t, &none)) continue;
     char label[600];
     printf("    %s\n", perf__series_label(f[i].t.s, label, sizeof label));
     for (int k = 0; k < f[i].t.ncp; k++)
@@ -216,48 +204,6 @@ static void print_gpu(perf__store *st, const perf__series_set *set, const found 
            f[i].t.s->n, perf__units_noun((long long)f[i].t.s->n, "commit", "commits"),
            value(f[i].t.s, last->value, v, sizeof v));
   }
-}
-
-/* The chart of one series as SVG text (malloc'd), or NULL. */
-static char *chart(const perf__series_set *set, const found *x)
-{
-  const perf__series *s = x->t.s;
-  const perf__series_axis *a = &set->axes[s->axis];
-  double *xs = calloc(s->n + 1, 4 * sizeof *xs);
-  char label[600], cut_text[MAX_CUTS][64], *text = NULL;
-  size_t len = 0;
-  FILE *f = xs ? open_memstream(&text, &len) : NULL;
-  if (!f) return free(xs), NULL;
-  double *y = xs + s->n, *lo = y + s->n, *hi = lo + s->n;
-  for (size_t i = 0; i < s->n; i++)
-    xs[i] = (double)s->pts[i].at, y[i] = s->pts[i].value, lo[i] = s->pts[i].lo, hi[i] = s->pts[i].hi;
-  perf__svg_series line = {s->is_claim ? "ratio, as its verdict line gives it" : "median per iteration",
-                           xs, y, lo, hi, NULL, s->n};
-  perf__svg_chart c = {.title = perf__series_label(s, label, sizeof label),
-                       .xlabel = "commit, in the order first recorded",
-                       .ylabel = s->is_claim ? "ratio" : "time per iteration",
-                       .ytime = !s->is_claim, .s = &line, .ns = 1,
-                       .xnames = (const char *const *)a->commit, .nxnames = a->n};
-  char title[700];
-  if (isfinite(x->band[0])) {
-    c.has_hband = 1, c.hband[0] = x->band[0], c.hband[1] = x->band[1];
-    snprintf(title, sizeof title, "%s (green: baseline to its tolerance)", label);
-    c.title = title;
-  }
-  if (perf__claimrec_at_least(s->kind) && isfinite(s->threshold)) c.hline[c.nhline++] = s->threshold;
-  for (int k = 0; k < x->t.ncp && k < MAX_CUTS; k++) {
-    const perf__changepoint *cp = &x->t.cp[k];
-    c.cut[c.ncut] = (double)s->pts[cp->at].at;
-    if (x->t.shift[k]) snprintf(cut_text[k], sizeof cut_text[k], "the machine: %+.1f %%", 100 * cp->size);
-    else snprintf(cut_text[k], sizeof cut_text[k], "%s%+.1f %% (p = %.2g)", cp->suspected ? "suspected " : "",
-                  100 * cp->size, cp->p);
-    c.cut_label[c.ncut++] = cut_text[k];
-  }
-  perf__svg_chart_write(f, &c);
-  int bad = ferror(f);
-  if (fclose(f) || bad) free(text), text = NULL;
-  free(xs);
-  return text;
 }
 
 /* A file-name-safe form of s (letters, digits, '.', '_', '-'). */
@@ -296,7 +242,7 @@ static int plots(const char *dir, const perf__series_set *set, const found *f, s
     char name[300], path[4400], why[300];
     file_name(set, f[i].t.s, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *svg = chart(set, &f[i]);
+    char *svg = perf__trenddoc_chart(set, &f[i]);
     int e = !svg ? (snprintf(why, sizeof why, "out of memory"), -1)
                  : perf__file_replace(path, svg, strlen(svg), 0, NULL, why, sizeof why);
     free(svg);
@@ -304,50 +250,6 @@ static int plots(const char *dir, const perf__series_set *set, const found *f, s
     written++;
   }
   printf("perfgate trend: %zu chart%s in %s\n", written, written == 1 ? "" : "s", dir);
-  return 0;
-}
-
-/* The page's body: per GPU, the change points first, then every chart. */
-static void page_body(FILE *p, const perf__series_set *set, const found *f, size_t n)
-{
-  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfgate trend"
-        "</title><style>body{font-family:sans-serif;margin:24px;max-width:1100px}"
-        "svg{max-width:100%;height:auto}td,th{border:1px solid #ddd;padding:3px 6px}"
-        "table{border-collapse:collapse}</style></head><body>\n<h1>perfgate trend</h1>\n", p);
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < n; i++) {
-      size_t suspected = 0, own = own_cuts(&f[i].t, &suspected);
-      if ((own > 0) != (pass == 0) || f[i].t.s->n < 2) continue;
-      char label[600];
-      fputs("<figure><figcaption>", p);
-      perf__xml_str(p, set->axes[f[i].t.s->axis].gpu);
-      fputs(": ", p);
-      perf__xml_str(p, perf__series_label(f[i].t.s, label, sizeof label));
-      fprintf(p, "%s</figcaption>\n", own > suspected ? " <b>(change point)</b>"
-                                       : own       ? " <b>(suspected change)</b>"
-                                       : f[i].t.ncp ? " (the machine's shift)" : "");
-      char *svg = chart(set, &f[i]);
-      if (svg) fputs(svg, p);
-      free(svg);
-      fputs("</figure>\n", p);
-    }
-  fputs("</body></html>\n", p);
-}
-
-/* --html: the page, written atomically. */
-static int page(const char *path, const perf__series_set *set, const found *f, size_t n)
-{
-  char *text = NULL, why[300];
-  size_t len = 0;
-  FILE *p = open_memstream(&text, &len);
-  if (p) page_body(p, set, f, n);
-  int bad = !p || ferror(p);
-  if (p && fclose(p)) bad = 1;
-  int e = bad ? (snprintf(why, sizeof why, "out of memory"), -1)
-              : perf__file_replace(path, text, len, 0, NULL, why, sizeof why);
-  free(text);
-  if (e) return fprintf(stderr, "%s: cannot write --html=%s: %s\n", perf__progname(), path, why), 2;
-  printf("perfgate trend: the page is %s\n", path);
   return 0;
 }
 
@@ -418,7 +320,13 @@ static int report(perf__store *st, const perf__options_cli *cli, const perf__ser
   }
   int code = 0;
   if (cli->plots && plots(cli->plots, set, f, set->n)) code = 2;
-  if (cli->html && page(cli->html, set, f, set->n)) code = 2;
+  perf__trenddoc doc = {set, f, set->n};
+  for (const perf__report_format *fm = perf__report_formats(); fm->opt; fm++) { /* the table's rows */
+    const char *path = fm->trend ? perf__report_path(cli, fm) : NULL;
+    if (!path) continue;
+    if (perf__report_write_doc(fm->opt, path, fm->trend, &doc)) code = 2;
+    else printf("perfgate trend: the page is %s\n", path);
+  }
   return code;
 }
 
