@@ -117,8 +117,8 @@ static int read_kind(perf__fields_reader *rd, const perf__jsontree_node *o, perf
     const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
     if (w && !strcmp(n->text, w)) return *out = (perf__claimrec_kind)k, 0;
   }
-  return perf__fields_bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, FLOPS or "
-               "LINK_BANDWIDTH)");
+  return perf__fields_bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, "
+                          "FLOPS, LINK_BANDWIDTH, TRUE, NEAR, SYNCS or SAME_WORK)");
 }
 
 /* ---- the members: one table per object (record/fields.h) --------------------- */
@@ -239,6 +239,31 @@ PERF__FIELDS_TABLE(ratio, ratio_t, NULL, NULL, 0)
   X(NUM)(s, seconds, "seconds")     \
   X(HOOK)(s, points, "points")
 PERF__FIELDS_TABLE(crossover, record_t, NULL, NULL, 0)
+
+/* A sync check's members after its kind. */
+#define syncs_MAP(s, X)                      \
+  X(TEXT)(s, got, "got")                     \
+  X(INT)(s, wanted, "wanted")                \
+  X(BOOL)(s, at_least, "at_least")           \
+  X(INT)(s, iterations, "iterations")        \
+  X(NUM)(s, pass_s, "pass_s")                \
+  X(NUM)(s, cupti_s, "cupti_s")              \
+  X(OTEXT)(s, cannot, "cannot")
+PERF__FIELDS_TABLE(syncs, perf__claimrec_syncs, NULL, NULL, 0)
+
+/* A SAME_WORK count's members after its kind. */
+#define count_MAP(s, X)                             \
+  X(BOOL)(s, recorded, "recorded")                  \
+  X(NUM)(s, insts, "insts")                         \
+  X(NUM)(s, dram_read, "dram_read")                 \
+  X(NUM)(s, was_insts, "was_insts")                 \
+  X(NUM)(s, was_dram_read, "was_dram_read")         \
+  X(NUM)(s, tolerance, "tolerance")                 \
+  X(OTEXT)(s, was_recorded, "was_recorded")         \
+  X(INT)(s, passes, "passes")                       \
+  X(NUM)(s, count_s, "count_s")                     \
+  X(NUM)(s, setup_s, "setup_s")
+PERF__FIELDS_TABLE(count, perf__claimrec_count, NULL, NULL, 0)
 
 /* The record: its message and outcome, confirm before failing's members,
  * then the measurement its kind has. */
@@ -490,6 +515,10 @@ static void measured_write(perf__json *j, const void *p)
   } else if (r->kind == PERF__CLAIMREC_CROSSOVER) {
     perf__fields_put_str(j, "kind", "CROSSOVER");
     perf__fields_put(j, &crossover_table, r, 0);
+  } else if (perf__claimrec_kind_word(r->kind)) {
+    perf__fields_put_str(j, "kind", perf__claimrec_kind_word(r->kind));
+    if (r->kind == PERF__CLAIMREC_SYNCS) perf__fields_put(j, &syncs_table, &r->syncs, 0);
+    if (r->kind == PERF__CLAIMREC_SAME_WORK) perf__fields_put(j, &count_table, &r->count, 0);
   }
 }
 static int measured_read(perf__fields_reader *rd, const perf__jsontree_node *o, void *p)
@@ -498,6 +527,8 @@ static int measured_read(perf__fields_reader *rd, const perf__jsontree_node *o, 
   int e = read_kind(rd, o, &r->kind);
   if (!e && perf__claimrec_is_ratio(r->kind)) return perf__fields_get(rd, &ratio_table, o, &r->ratio);
   if (!e && r->kind == PERF__CLAIMREC_CROSSOVER) return perf__fields_get(rd, &crossover_table, o, r);
+  if (!e && r->kind == PERF__CLAIMREC_SYNCS) return perf__fields_get(rd, &syncs_table, o, &r->syncs);
+  if (!e && r->kind == PERF__CLAIMREC_SAME_WORK) return perf__fields_get(rd, &count_table, o, &r->count);
   return e;
 }
 static int measured_copy(void *dst, const void *src)
@@ -505,12 +536,16 @@ static int measured_copy(void *dst, const void *src)
   record_t *d = dst;
   const record_t *s = src;
   int e = perf__fields_copy(&ratio_table, &d->ratio, &s->ratio);
+  e |= perf__fields_copy(&syncs_table, &d->syncs, &s->syncs);
+  e |= perf__fields_copy(&count_table, &d->count, &s->count);
   return e | perf__fields_copy(&crossover_table, d, s);
 }
 static void measured_free(void *p)
 {
   record_t *r = p;
   perf__fields_free(&ratio_table, &r->ratio);
+  perf__fields_free(&syncs_table, &r->syncs);
+  perf__fields_free(&count_table, &r->count);
   perf__fields_free(&crossover_table, r);
 }
 static const perf__fields_hook measured_hook = {measured_write, measured_read, measured_copy, measured_free};

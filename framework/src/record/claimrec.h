@@ -28,8 +28,9 @@
 enum { PERF__CLAIMREC_MAX_POINTS = 64 };
 
 /* The kinds of record, one row each: X(kind, word, ratio, at_least).
- * PLAIN (TRUE, the sync checks, BASELINE) has a message and an outcome
- * only and no word in the JSON; a ratio kind carries one ratio
+ * PLAIN (BASELINE, records read from before these kinds) has a message and
+ * an outcome only and no word in the JSON; TRUE and NEAR a word, their
+ * message their line; SYNCS (the sync checks) and SAME_WORK their counts; a ratio kind carries one ratio
  * measurement (the "ratio" member, in the headroom table and the
  * history's ratio rows), which at_least needs to be at least its
  * threshold (else within the band SIMILAR's tolerance makes). BANDWIDTH,
@@ -44,7 +45,11 @@ enum { PERF__CLAIMREC_MAX_POINTS = 64 };
   X(CROSSOVER, "CROSSOVER", 0, 0)    \
   X(BANDWIDTH, "BANDWIDTH", 1, 1)    \
   X(FLOPS, "FLOPS", 1, 1)            \
-  X(LINK_BANDWIDTH, "LINK_BANDWIDTH", 1, 1)
+  X(LINK_BANDWIDTH, "LINK_BANDWIDTH", 1, 1) \
+  X(TRUE, "TRUE", 0, 0)              \
+  X(NEAR, "NEAR", 0, 0)              \
+  X(SYNCS, "SYNCS", 0, 0)            \
+  X(SAME_WORK, "SAME_WORK", 0, 0)
 
 typedef enum perf__claimrec_kind {
 #define PERF__X(kind, word, ratio, at_least) PERF__CLAIMREC_##kind,
@@ -146,6 +151,24 @@ typedef struct perf__claimrec_point {
   perf__claimrec_ratio m;
 } perf__claimrec_point;
 
+/* A sync check's count (SYNCS, NO_SYNC_IN). */
+typedef struct perf__claimrec_syncs {
+  char *got;           /* the host syncs counted, per iteration: "0", "1, 1, 2" */
+  int wanted, at_least, iterations; /* wanted exactly (or at_least) this many */
+  double pass_s, cupti_s; /* the pass's wall time; attaching and detaching CUPTI */
+  char *cannot;        /* why it could not look (the count then unknown); NULL */
+} perf__claimrec_syncs;
+
+/* A SAME_WORK count of one call's GPU work (CUPTI's range profiler). */
+typedef struct perf__claimrec_count {
+  int recorded;             /* an update recorded it: nothing compared */
+  double insts, dram_read;  /* warp instructions, DRAM bytes read */
+  double was_insts, was_dram_read, tolerance; /* the baseline's, and the rule's */
+  char *was_recorded;       /* when the baseline's count was recorded */
+  int passes;               /* the profiler's passes */
+  double count_s, setup_s;  /* counting, and setting up and tearing down */
+} perf__claimrec_count;
+
 typedef struct perf__claimrec {
   char *message;                /* the verdict line */
   perf_outcome outcome;
@@ -164,6 +187,8 @@ typedef struct perf__claimrec {
   double tie, range[2], bracket[2], estimate, seconds;
   perf__claimrec_point *points;
   size_t npoints;
+  perf__claimrec_syncs syncs;   /* SYNCS */
+  perf__claimrec_count count;   /* SAME_WORK */
 } perf__claimrec;
 
 /* A CROSSOVER point's side as its record writes it: side -1 "slower", 0

@@ -173,6 +173,67 @@ static int solight_line(const perf__claimrec *r, char *buf, size_t len)
   return 0;
 }
 
+/* The part of msg before the last mark in it, into head[len]. Returns 0,
+ * or -1 when mark is not there. Never fails. */
+static int head_before(const char *msg, const char *mark, char *head, size_t len)
+{
+  const char *at = NULL;
+  for (const char *p = msg ? strstr(msg, mark) : NULL; p; p = strstr(p + 1, mark)) at = p;
+  if (!at) return -1;
+  snprintf(head, len, "%.*s", (int)(at - msg), msg);
+  return 0;
+}
+
+/* A sync check's line: the syncs counted against those wanted, the pass's
+ * cost; or that it could not look. Returns 0, or -1 when its message does
+ * not read so. */
+static int syncs_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  const perf__claimrec_syncs *y = &r->syncs;
+  const char *got = y->got ? y->got : "?";
+  char head[600], mark[160];
+  int one = !strcmp(got, "1"), many = y->iterations > 1;
+  if (y->cannot) {
+    if (head_before(r->message, ": cannot look for host syncs: ", head, sizeof head)) return -1;
+    snprintf(buf, len, "%s: FAIL: cannot look for host syncs: %s", head, y->cannot);
+    return 0;
+  }
+  snprintf(mark, sizeof mark, ": %s host sync", got);
+  if (head_before(r->message, mark, head, sizeof head)) return -1;
+  snprintf(buf, len, "%s: %s: %s host sync%s%s, %s %d; %d iteration%s checked (CUPTI callbacks, "
+           "runtime and driver APIs; pass %.2f ms wall, of which attaching and detaching CUPTI "
+           "%.2f ms)", head, perf__status_word(r->outcome), got, one ? "" : "s",
+           many ? " per iteration" : "", y->at_least ? "wanted at least" : "wanted exactly",
+           y->wanted, y->iterations, y->iterations == 1 ? "" : "s", y->pass_s * 1e3,
+           y->cupti_s * 1e3);
+  return 0;
+}
+
+/* A SAME_WORK count's line: recorded, or against the baseline's count.
+ * Returns 0, or -1 when its message does not read so. */
+static int count_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  const perf__claimrec_count *k = &r->count;
+  char head[600], how[200];
+  snprintf(how, sizeof how, "(CUPTI range profiler: %d %s, %.0f ms; set up and torn down in "
+           "%.0f ms, host clock)", k->passes, perf__units_noun(k->passes, "pass", "passes"),
+           1e3 * k->count_s, 1e3 * k->setup_s);
+  if (k->recorded) {
+    snprintf(buf, len, "%s: RECORDED: %.0f warp instructions and %.0f bytes read from DRAM per "
+             "call %s", r->message ? r->message : "?", k->insts, k->dram_read, how);
+    return 0;
+  }
+  if (head_before(r->message, ": ", head, sizeof head)) return -1;
+  double rel = k->insts / k->was_insts - 1;
+  double dram = k->was_dram_read > 0 ? k->dram_read / k->was_dram_read - 1 : 0;
+  snprintf(buf, len, "%s: %s: %.0f warp instructions per call, %+.3f%% of the baseline's %.0f "
+           "(recorded %s; the same within %.1f%%); %.0f bytes read from DRAM (%+.2f%%, reported, "
+           "not decided on) %s", head, perf__status_word(r->outcome), k->insts, 100 * rel,
+           k->was_insts, k->was_recorded ? k->was_recorded : "?", 100 * k->tolerance,
+           k->dram_read, 100 * dram, how);
+  return 0;
+}
+
 /* See verdictline.h. */
 int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
 {
@@ -183,6 +244,13 @@ int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
   if (r->kind == PERF__CLAIMREC_BANDWIDTH || r->kind == PERF__CLAIMREC_FLOPS ||
       r->kind == PERF__CLAIMREC_LINK_BANDWIDTH)
     return !solight_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_TRUE || r->kind == PERF__CLAIMREC_NEAR) { /* said when false */
+    if (r->outcome == PERF_OUTCOME_PASS || !r->message) return 0;
+    snprintf(buf, len, "%s", r->message);
+    return 1;
+  }
+  if (r->kind == PERF__CLAIMREC_SYNCS) return !syncs_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_SAME_WORK) return !count_line(r, buf, len);
   return 0;
 }
 

@@ -6,11 +6,11 @@
  * the console shows, and that the Markdown, HTML and JUnit reports and the
  * JSON's output lines carry, is rendered from that record here, by the
  * supervisor as each record arrives (and by an embedder's door, and a
- * worker's own console when it runs alone). The kinds rendered here:
- * FASTER and SIMILAR, a CROSSOVER claim and each of its points, BANDWIDTH,
- * FLOPS and LINK_BANDWIDTH. The other kinds' lines (BASELINE, SAME_WORK,
- * the sync checks, TRUE, NEAR: plain records, a message and an outcome)
- * are still written by the worker (worker/claim/claim.h). */
+ * worker's own console when it runs alone): FASTER and SIMILAR, a
+ * CROSSOVER claim and each of its points, BANDWIDTH, FLOPS and
+ * LINK_BANDWIDTH, the sync checks, SAME_WORK, and TRUE and NEAR that do
+ * not hold. BASELINE's lines (a plain record: a message and an outcome)
+ * are still written by the worker (worker/claim/bldoor.c). */
 
 #include <stddef.h>
 
@@ -43,7 +43,7 @@ const char *perf__verdictline_point(const char *at, const char *a_name,
                                     const perf__claimrec_point *p, char *buf, size_t len);
 
 /* The verdict line of record r into buf[len]: 1 for a kind rendered here
- * (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, FLOPS, LINK_BANDWIDTH), 0 for another (buf untouched) or a
+ * (all but PLAIN; TRUE and NEAR only when they did not hold), 0 for another (buf untouched) or a
  * record taken from a first attempt. Never fails (truncates). */
 int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len);
 

@@ -2,10 +2,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "perfgate.h"
-#include "util/status.h"
 #include "worker/claim/claim.h"
 #include "worker/claim/sweep.h"
 #include "worker/context.h"
@@ -24,23 +22,19 @@ static perf_outcome measure(perf__claim *c)
   return p->ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
 }
 
-/* Its line, said only when it does not hold. */
-static void print(perf__claim *c, const char *word)
-{
-  if (strcmp(word, perf__status_word(PERF_OUTCOME_PASS)))
-    perf__context_line(PERF_LINE_DETAIL, "%s%s", c->head, c->said);
-}
+/* TRUE and NEAR: no id (never taken from a first attempt); a line, rendered
+ * from the record (record/verdictline.h), only when it does not hold. */
+static const perf__claim_kind true_kind = {.rec = PERF__CLAIMREC_TRUE, .rendered = 1,
+                                           .measure = measure};
+static const perf__claim_kind near_kind = {.rec = PERF__CLAIMREC_NEAR, .rendered = 1,
+                                           .measure = measure};
 
-/* TRUE and NEAR: no id (never taken from a first attempt). */
-static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_PLAIN, .measure = measure,
-                                      .print = print};
-
-/* Runs a check decided as ok, headed head, its message head + said.
+/* Runs a check of kind k decided as ok, headed head, its message head + said.
  * Returns ok; a fatal failure ends the test. */
-static int run(int ok, const char *head, const char *said, int fatal)
+static int run(const perf__claim_kind *k, int ok, const char *head, const char *said, int fatal)
 {
   plain p = {.ok = ok};
-  perf__claim c = {.kind = &kind, .fatal = fatal, .fresh = 1, .self = &p};
+  perf__claim c = {.kind = k, .fatal = fatal, .fresh = 1, .self = &p};
   snprintf(c.head, sizeof c.head, "%s", head);
   snprintf(p.said, sizeof p.said, "%s", said);
   return perf__claim_run(&c);
@@ -52,7 +46,7 @@ int perf__truth(int ok, const char *expr, const char *file, int line, int fatal)
   char head[300], tag[96];
   snprintf(head, sizeof head, "TRUE(%.150s) at %s:%d%s", expr, file, line,
            perf__sweep_tag(tag, sizeof tag));
-  return run(ok, head, ok ? " holds" : " is false", fatal);
+  return run(&true_kind, ok, head, ok ? " holds" : " is false", fatal);
 }
 
 /* The index of the worst entry (the first NaN, else the largest error
@@ -106,7 +100,7 @@ int perf__near(const double *got, const double *want, const double *scale, long 
   int ok = err <= tol;
   snprintf(msg, sizeof msg, ": worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", err,
            scale ? " of its scale" : "", at, got[at], want[at], ok ? "holds" : "is too large");
-  return run(ok, head, msg, fatal);
+  return run(&near_kind, ok, head, msg, fatal);
 }
 
 /* Public: PERF_SKIP. Does not return. */

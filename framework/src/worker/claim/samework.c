@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "baseline/baseline.h"
 #include "util/status.h"
@@ -78,30 +79,29 @@ static int count(perf_workload *w, const char *head, perf__workcount *c, char *w
   return 1;
 }
 
-/* "(CUPTI range profiler: 2 passes, 31 ms; set up and torn down in 240 ms,
- * host clock)" into buf. Returns buf; never fails. */
-static const char *how(const perf__workcount *c, char *buf, size_t len)
-{
-  snprintf(buf, len, "(CUPTI range profiler: %d %s, %.0f ms; set up and torn down in %.0f ms, "
-           "host clock)", c->passes, perf__units_noun(c->passes, "pass", "passes"),
-           1e3 * c->count_s, 1e3 * c->setup_s);
-  return buf;
-}
-
 /* The claim's state between its steps. */
 typedef struct samework {
   char why[800];  /* why it was skipped */
   char said[120]; /* the record's message after the head */
+  perf__claimrec_count count; /* for the record (was_recorded borrowed) */
 } samework;
+
+/* The count c for the record, with how it was taken. Never fails. */
+static perf__claimrec_count count_of(const perf__workcount *c)
+{
+  return (perf__claimrec_count){.insts = c->insts, .dram_read = c->dram_read,
+                                .passes = c->passes, .count_s = c->count_s,
+                                .setup_s = c->setup_s};
+}
 
 /* With --update-baselines: records c as w's work count; PASS, the head
  * alone as the message. */
 static perf_outcome record(perf__claim *k, const perf__workcount *c)
 {
-  char h[160];
+  samework *self = k->self;
   perf__bldoor_record_work(k->a, c->insts, c->dram_read);
-  perf__context_line(PERF_LINE_DETAIL, "%s: RECORDED: %.0f warp instructions and %.0f bytes read "
-                     "from DRAM per call %s", k->head, c->insts, c->dram_read, how(c, h, sizeof h));
+  self->count = count_of(c);
+  self->count.recorded = 1;
   k->said = "";
   return PERF_OUTCOME_PASS;
 }
@@ -112,7 +112,6 @@ static perf_outcome record(perf__claim *k, const perf__workcount *c)
 static perf_outcome decide(perf__claim *k, const perf__workcount *c)
 {
   samework *self = k->self;
-  char h[160];
   const perf__baseline_work *e = perf__bldoor_work(k->a, self->why, sizeof self->why);
   if (!e) {
     perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: %s", k->head, self->why);
@@ -120,16 +119,23 @@ static perf_outcome decide(perf__claim *k, const perf__workcount *c)
     return PERF_OUTCOME_SKIP;
   }
   double rel = c->insts / e->insts - 1;
-  double dram = e->dram_read > 0 ? c->dram_read / e->dram_read - 1 : 0;
-  perf_outcome o = fabs(rel) <= PERF__BL_WORK_TOLERANCE ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
-  perf__context_line(PERF_LINE_DETAIL, "%s: %s: %.0f warp instructions per call, %+.3f%% of the "
-                     "baseline's %.0f (recorded %s; the same within %.1f%%); %.0f bytes read from "
-                     "DRAM (%+.2f%%, reported, not decided on) %s", k->head, perf__status_word(o),
-                     c->insts, 100 * rel, e->insts, e->recorded, 100 * PERF__BL_WORK_TOLERANCE,
-                     c->dram_read, 100 * dram, how(c, h, sizeof h));
+  self->count = count_of(c);
+  self->count.was_insts = e->insts;
+  self->count.was_dram_read = e->dram_read;
+  self->count.tolerance = PERF__BL_WORK_TOLERANCE;
+  self->count.was_recorded = (char *)e->recorded; /* borrowed: copied into the record */
   snprintf(self->said, sizeof self->said, ": %+.2f%% warp instructions", 100 * rel);
   k->said = self->said;
-  return o;
+  return fabs(rel) <= PERF__BL_WORK_TOLERANCE ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL;
+}
+
+/* The record (claim.h): the count, and the baseline's. Never fails
+ * (without memory the record goes without its date). */
+static void record_count(perf__claim *k, perf__claimrec *r)
+{
+  const samework *self = k->self;
+  r->count = self->count;
+  r->count.was_recorded = self->count.was_recorded ? strdup(self->count.was_recorded) : NULL;
 }
 
 /* The claim's measure (claim.h): one call counted, then recorded or
@@ -146,8 +152,10 @@ static perf_outcome measure(perf__claim *k)
   return perf__context_opt.update_baselines ? record(k, &c) : decide(k, &c);
 }
 
-/* No id: a count is not taken from a first attempt. */
-static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_PLAIN, .measure = measure};
+/* No id: a count is not taken from a first attempt. Its line is rendered
+ * from its record (record/verdictline.h). */
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_SAME_WORK, .rendered = 1,
+                                      .measure = measure, .record = record_count};
 
 /* Public: PERF_EXPECT_SAME_WORK / PERF_ASSERT_SAME_WORK. */
 int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
