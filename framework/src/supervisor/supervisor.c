@@ -343,31 +343,47 @@ static int write_baselines(const perf__options_cli *cli, int code)
   return code > 1 ? code : 1;
 }
 
+/* One run of the selected tests: its worker, what it was asked, the
+ * results so far, the exit code. */
+typedef struct session {
+  worker w;
+  const perf__options_cli *cli;
+  int argc;
+  char **argv;
+  const perf__registry_test **tests;
+  size_t n;
+  perf__result *results;
+  double *took;        /* the longest each test took */
+  size_t done, failed; /* results taken; of them, failed */
+  int code;
+} session;
+
 /* Runs test t into r (and its second attempt where one is needed), prints
  * its result and counts it into *code and *failed. Returns 1, with *code 2
  * and the reason on stderr, when no worker could start (r then does not
  * count); 0 otherwise. */
-static int one_test(worker *w, const perf__registry_test *t, const perf__options_cli *cli, int argc,
-                    char **argv, perf__result *r, int *code, size_t *failed)
+static int one_test(session *S, const perf__registry_test *t, perf__result *r)
 {
-  int s = run_one(w, t, cli, argc, argv, r);
+  const perf__options_cli *cli = S->cli;
+  int s = run_one(&S->w, t, cli, S->argc, S->argv, r);
   if (s == 1 && !cli->no_confirm && !cli->update_baselines && perf__attempt_needed(r) &&
       !perf__attempt_shared_out(r))
-    s = confirm(w, t, cli, argc, argv, r);
+    s = confirm(&S->w, t, cli, S->argc, S->argv, r);
   if (s == PERF__EIO) {
     fprintf(stderr, "%s: cannot start a worker process: %s\n", perf__progname(),
             r->reason[0] ? r->reason : strerror(errno));
-    *code = 2;
+    S->code = 2;
     return 1;
   }
   perf__console_result(r);
   /* A test that did not pass may have left state behind; a worker whose
    * CUDA runtime failed to start cannot see a later test's. */
-  if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken)) perf__workerproc_stop(w, 0);
-  *code = code_after(*code, r, cli);
+  if (s == 1 && (cli->isolate || r->outcome != PERF_OUTCOME_PASS || r->broken))
+    perf__workerproc_stop(&S->w, 0);
+  S->code = code_after(S->code, r, cli);
   int bad = r->outcome == PERF_OUTCOME_FAIL || r->outcome == PERF_OUTCOME_ERROR;
   if (bad && collect) perf__rebaseline_failed(collect, r->name, collect_run, r->reason);
-  *failed += bad;
+  S->failed += bad;
   return 0;
 }
 
@@ -378,17 +394,15 @@ static int one_test(worker *w, const perf__registry_test *t, const perf__options
  * stay within cli->update_budget_s. Returns 1 when no worker could start
  * (code 2); *more gets how many tests ran (0: every entry settled, or the
  * budget is spent: then said). */
-static int run_more(worker *w, const perf__registry_test **tests, size_t n,
-                    const perf__options_cli *cli, int argc, char **argv, int run, double *took,
-                    double *spent, perf__result *results, size_t *done, int *code, size_t *failed,
-                    size_t *more)
+static int run_more(session *S, int run, double *spent, size_t *more)
 {
+  const perf__options_cli *cli = S->cli;
   char name[400], why[300], list[700] = "";
-  size_t want = 0, used = 0;
+  size_t want = 0, used = 0, n = S->n;
   int *pick = calloc(n ? n : 1, sizeof *pick);
   if (!pick) return *more = 0, 0; /* without memory the runs so far decide */
   for (size_t i = 0; i < n; i++) {
-    pick[i] = perf__rebaseline_wants_more(collect, perf__registry_fullname(tests[i], name,
+    pick[i] = perf__rebaseline_wants_more(collect, perf__registry_fullname(S->tests[i], name,
                                           sizeof name), run, why, sizeof why);
     if (!pick[i]) continue;
     want++;
@@ -404,20 +418,20 @@ static int run_more(worker *w, const perf__registry_test **tests, size_t n,
   collect_run = run;
   for (size_t i = 0; i < n; i++) {
     if (!pick[i]) continue;
-    if (*spent + took[i] > cli->update_budget_s) {
+    if (*spent + S->took[i] > cli->update_budget_s) {
       printf("perfgate: --update-baselines: %s not run again: it would pass the budget of the extra "
              "runs (%.0f s, %.0f s spent: --update-budget); its entries are judged from the runs "
-             "they have\n", perf__registry_fullname(tests[i], name, sizeof name),
+             "they have\n", perf__registry_fullname(S->tests[i], name, sizeof name),
              cli->update_budget_s, *spent);
       continue;
     }
-    perf__workerproc_stop(w, 0);
-    perf__result *r = &results[*done];
-    if (one_test(w, tests[i], cli, argc, argv, r, code, failed)) return free(pick), 1;
-    (*done)++; /* a worker that could not start is not counted, as in the runs before */
+    perf__workerproc_stop(&S->w, 0);
+    perf__result *r = &S->results[S->done];
+    if (one_test(S, S->tests[i], r)) return free(pick), 1;
+    S->done++; /* a worker that could not start is not counted, as in the runs before */
     (*more)++;
     *spent += r->seconds;
-    if (r->seconds > took[i]) took[i] = r->seconds;
+    if (r->seconds > S->took[i]) S->took[i] = r->seconds;
   }
   free(pick);
   return 0;
@@ -510,19 +524,19 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   signal(SIGXFSZ, SIG_IGN);
   hold_std_fds();
   int shared = begin_run(cli, runs, max_runs);
-  worker w = {.pid = 0, .cmd = -1, .res = -1, .out = -1};
-  int code = 0, broken = 0;
-  size_t done = 0, failed = 0;
+  session S = {.w = {.pid = 0, .cmd = -1, .res = -1, .out = -1}, .cli = cli, .argc = argc,
+               .argv = argv, .tests = tests, .n = n, .results = results, .took = took};
+  int broken = 0;
   for (int run = 0; run < runs && !broken; run++) {
     collect_run = run;
     if (runs > 1) printf("perfgate: --update-baselines: run %d of %d\n", run + 1, runs);
-    perf__workerproc_stop(&w, 0); /* separate runs: a fresh worker each */
-    for (size_t i = 0; i < n; i++, done++) {
-      perf__result *r = &results[done];
+    perf__workerproc_stop(&S.w, 0); /* separate runs: a fresh worker each */
+    for (size_t i = 0; i < n; i++, S.done++) {
+      perf__result *r = &results[S.done];
       char name[sizeof r->name];
-      perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), done + 1,
+      perf__console_progress(perf__registry_fullname(tests[i], name, sizeof name), S.done + 1,
                             n * (size_t)runs);
-      if ((broken = one_test(&w, tests[i], cli, argc, argv, r, &code, &failed))) break;
+      if ((broken = one_test(&S, tests[i], r))) break;
       if (r->seconds > took[i]) took[i] = r->seconds;
     }
   }
@@ -530,11 +544,12 @@ int perf__supervisor_run(const perf__options_cli *cli, const perf__registry_test
   double spent = 0;
   size_t more = 1;
   for (int run = runs; collect && run < max_runs && !broken && more; run++)
-    broken = run_more(&w, tests, n, cli, argc, argv, run, took, &spent, results, &done, &code,
-                      &failed, &more);
+    broken = run_more(&S, run, &spent, &more);
   free(took);
-  perf__workerproc_stop(&w, 0);
+  perf__workerproc_stop(&S.w, 0);
   perf__hostshare_unregister(shared);
+  int code = S.code;
+  size_t done = S.done;
   if (collect && !broken) code = write_baselines(cli, code);
   if (perf__report_write(cli, tests, n, results, done, started, code)) code = 2;
   end_run(cli, results, done, code);

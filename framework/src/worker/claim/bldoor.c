@@ -148,56 +148,6 @@ static int reference_now(perf__blrule_ref k, const perf__bldoor_inband *ibc, per
   return measure_reference(k, r, why, len);
 }
 
-/* What perfgate's references say of w's slowdown rel (standard error se)
- * against m's file, as a clause into note ("" when none applies or the
- * file has no entry for it): the host one as an in-band check read it
- * (ibc), otherwise timed now (for each slower check: a host disturbance
- * comes and goes within seconds); never the launch one, which scales a
- * launch-normalized check instead (launch_scale); *host_rel gets the host reference's
- * change (0 when it was not timed). Returns 1 when one explains it (baseline/
- * blrule.h). Never fails. */
-static int machine_slower(perf__blmachine *m, const perf_workload *w, double rel, double se,
-                          const perf__bldoor_inband *ibc, char *note, size_t len, double *host_rel)
-{
-  int explained = 0;
-  size_t used = 0;
-  note[0] = '\0';
-  *host_rel = 0;
-  for (int k = 0; k < PERF__BLR_NREFS && used < len; k++) {
-    const char *name = perf__blrule_ref_name((perf__blrule_ref)k), *how;
-    const perf__baseline_entry *e =
-        perf__blrule_ref_applies((perf__blrule_ref)k, perf__clock_name(w->perf__state->clock),
-                                 w->perf__state->queue_share, w->perf__state->uses_gpu)
-            ? perf__baseline_find(&m->file, PERF__BLR_REFERENCE_TEST, name)
-            : NULL;
-    perf__reference fresh;
-    char why[160];
-    if (!e || k == PERF__BLR_REF_LAUNCH) continue; /* it scales, never excuses (per_launch) */
-    if (reference_now((perf__blrule_ref)k, ibc, &fresh, &how, why, sizeof why)) {
-      int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
-                       why);
-      used += n > 0 ? (size_t)n : 0;
-      continue;
-    }
-    const perf__reference *r = &fresh;
-    double ref_rel = 0;
-    int beside = how[0] != '\0'; /* read beside the samples, not after them */
-    int x = beside ? perf__blrule_readings_explain(e, r->median, rel, se, &ref_rel)
-                   : perf__blrule_ref_explains(e, r->median, r->mad, r->n, rel, se, &ref_rel);
-    if (k == PERF__BLR_REF_HOST) *host_rel = ref_rel;
-    char now[32], was[32], tol[40] = "";
-    if (!beside) snprintf(tol, sizeof tol, " (tolerance %.1f%%)", 100 * e->tolerance);
-    int n = snprintf(note + used, len - used, "; perfgate's %s took %s%s vs %s at update (%s "
-                     "clock), %+.1f%%%s: %s", name, perf__units_time(now, sizeof now, r->median),
-                     how, perf__units_time(was, sizeof was, e->median_s), e->clock,
-                     100 * ref_rel, tol, x ? "the machine is slower now, not decided"
-                                           : "not what slowed it");
-    used += n > 0 ? (size_t)n : 0;
-    explained |= x;
-  }
-  return explained;
-}
-
 /* The T record of an entry's trace (rebaseline.h), when it has one.
  * Never fails (without memory it is not sent: the entry keeps none). */
 static void record_trace(const char *path, const char *test, const char *name,
@@ -214,7 +164,8 @@ static void record_trace(const char *path, const char *test, const char *name,
 }
 
 /* The supervisor's record of one measurement (rebaseline.h) as entry of
- * test_name: its time, the SM clock of its samples (0 0 0: unknown), on
+ * test_name: its time s (median, MAD, samples; launch_s: launch_ref below),
+ * the SM clock of its samples (0 0 0: unknown), on
  * the events clock the host's share of it queueing the work (workload.h:
  * queue_share), perfgate's references as this process timed them (0: not
  * measured; the host one as read between w's sample batches where host_ref
@@ -222,9 +173,11 @@ static void record_trace(const char *path, const char *test, const char *name,
  * samples, launch_ref, 0 none: baseline/blrule.h's launch-normalized entries)
  * and w's declared work, when it declares any. Never fails. */
 static void record_as(perf__blmachine *m, const char *test_name, const char *entry,
-                      const perf_workload *w, double median, double mad, long samples,
-                      perf__baseline_mhz clk, double host_ref, double launch_ref)
+                      const perf_workload *w, const perf__bldoor_sampled *s, double host_ref)
 {
+  double median = s->median, mad = s->mad, launch_ref = s->launch_s;
+  long samples = s->n;
+  perf__baseline_mhz clk = s->clk;
   char test[200], name[96], work[160] = "";
   clean(test, sizeof test, test_name);
   clean(name, sizeof name, entry);
@@ -245,14 +198,13 @@ static void record_as(perf__blmachine *m, const char *test_name, const char *ent
   record_trace(m->path, test, name, &w->perf__state->trace);
 }
 
-/* The record of w's measurement as the running test's entry (host_ref,
- * launch_ref: record_as). */
-static void record(perf__blmachine *m, const perf_workload *w, double median, double mad,
-                   long samples, perf__baseline_mhz clk, double host_ref, double launch_ref)
+/* The record of w's measurement s as the running test's entry (host_ref:
+ * record_as). */
+static void record(perf__blmachine *m, const perf_workload *w, const perf__bldoor_sampled *s,
+                   double host_ref)
 {
   char k[160];
-  record_as(m, perf__context_name(), perf__blmachine_key(w, k, sizeof k), w, median, mad, samples, clk, host_ref,
-            launch_ref);
+  record_as(m, perf__context_name(), perf__blmachine_key(w, k, sizeof k), w, s, host_ref);
 }
 
 /* 1 while perf__bldoor_pair checks two different workloads: the host
@@ -354,6 +306,60 @@ static void change_of(check *k)
   k->c = perf__blrule_compare(e, k->s.median, k->s.mad, k->s.n, &k->rel, &k->se);
 }
 
+/* What perfgate's references say of k's slowdown (rel, its standard
+ * error se) against k's file, as a clause into k->machine ("" when none
+ * applies or the file has no entry for it): the host one as an in-band
+ * check read it (k->ibc), otherwise timed now (for each slower check: a
+ * host disturbance comes and goes within seconds); never the launch one,
+ * which scales a launch-normalized check instead (perf__blwhy_launch_scale);
+ * k->host_rel gets the host reference's change (0 when it was not timed).
+ * Returns 1 when one explains it (baseline/blrule.h). Never fails. */
+static int machine_slower(check *k)
+{
+  const perf_workload *w = k->w;
+  const perf__bldoor_inband *ibc = k->ibc;
+  double rel = k->rel, se = k->se, *host_rel = &k->host_rel;
+  char *note = k->machine;
+  size_t len = sizeof k->machine;
+  int explained = 0;
+  size_t used = 0;
+  note[0] = '\0';
+  *host_rel = 0;
+  for (int r = 0; r < PERF__BLR_NREFS && used < len; r++) {
+    const char *name = perf__blrule_ref_name((perf__blrule_ref)r), *how;
+    const perf__baseline_entry *e =
+        perf__blrule_ref_applies((perf__blrule_ref)r, perf__clock_name(w->perf__state->clock),
+                                 w->perf__state->queue_share, w->perf__state->uses_gpu)
+            ? perf__baseline_find(&k->m->file, PERF__BLR_REFERENCE_TEST, name)
+            : NULL;
+    perf__reference fresh;
+    char why[160];
+    if (!e || r == PERF__BLR_REF_LAUNCH) continue; /* it scales, never excuses (per_launch) */
+    if (reference_now((perf__blrule_ref)r, ibc, &fresh, &how, why, sizeof why)) {
+      int n = snprintf(note + used, len - used, "; perfgate's %s could not be measured: %s", name,
+                       why);
+      used += n > 0 ? (size_t)n : 0;
+      continue;
+    }
+    const perf__reference *f = &fresh;
+    double ref_rel = 0;
+    int beside = how[0] != '\0'; /* read beside the samples, not after them */
+    int x = beside ? perf__blrule_readings_explain(e, f->median, rel, se, &ref_rel)
+                   : perf__blrule_ref_explains(e, f->median, f->mad, f->n, rel, se, &ref_rel);
+    if (r == PERF__BLR_REF_HOST) *host_rel = ref_rel;
+    char now[32], was[32], tol[40] = "";
+    if (!beside) snprintf(tol, sizeof tol, " (tolerance %.1f%%)", 100 * e->tolerance);
+    int n = snprintf(note + used, len - used, "; perfgate's %s took %s%s vs %s at update (%s "
+                     "clock), %+.1f%%%s: %s", name, perf__units_time(now, sizeof now, f->median),
+                     how, perf__units_time(was, sizeof was, e->median_s), e->clock,
+                     100 * ref_rel, tol, x ? "the machine is slower now, not decided"
+                                           : "not what slowed it");
+    used += n > 0 ? (size_t)n : 0;
+    explained |= x;
+  }
+  return explained;
+}
+
 /* For a slower measurement, what else explains it: a low SM clock, a
  * slower machine (perfgate's references, timed now where not read beside
  * the samples), a busy host, a slow mode the update saw. Never fails. */
@@ -363,13 +369,11 @@ static void judge(check *k)
   if (k->c != PERF__BL_SLOWER) return;
   k->low_clock = perf__blrule_clock_explains(e, k->s.median, k->s.clk.median);
   k->unscaled = !(k->scale > 0);
-  k->slower = !k->low_clock && (k->unscaled || machine_slower(k->m, k->w, k->rel, k->se, k->ibc,
-                                                              k->machine, sizeof k->machine,
-                                                              &k->host_rel));
-  int in_band = k->ibc && !k->ibc->on_all && k->ibc->ib->band_s > 0;
+  k->slower = !k->low_clock && (k->unscaled || machine_slower(k));
+  perf__blwhy_slower x = {k->rel, k->se, k->host_rel,
+                          k->ibc && !k->ibc->on_all && k->ibc->ib->band_s > 0, pair_window};
   k->hosted = !k->low_clock && !k->slower &&
-              perf__blwhy_host_busy(k->w, k->host, k->rel, k->se, k->host_rel, in_band,
-                                    pair_window, k->busy, sizeof k->busy);
+              perf__blwhy_host_busy(k->w, k->host, &x, k->busy, sizeof k->busy);
   k->mode = !k->low_clock && !k->slower && !k->hosted &&
             perf__blrule_slow_mode_explains(e, k->s.median, &k->slow_run);
 }
@@ -509,7 +513,7 @@ void perf__bldoor_measured(perf_workload *w, double median, double mad, long sam
     return;
   }
   if (perf__context_opt.update_baselines) {
-    record(m, w, median, mad, samples, clk, 0, launch_s);
+    record(m, w, &(perf__bldoor_sampled){median, mad, samples, clk, launch_s}, 0);
     return;
   }
   check k = {.m = m, .w = w, .head = head, .s = {median, mad, samples, clk, launch_s}, .quiet = 1,
@@ -545,8 +549,10 @@ void perf__bldoor_calibration(const perf_workload *cal, perf__calibrate_peak pea
                            : peak == PERF__CAL_DRAM ? "dram"
                                                     : perf__peaks_type_word(t),
                            perf__clock_name(cal->perf__state->clock), name, sizeof name);
-  record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, o->median_s, o->mad_s, (long)o->nsamples,
-            perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0), 0, 0);
+  perf__bldoor_sampled s = {o->median_s, o->mad_s, (long)o->nsamples,
+                           perf__baseline_mhz_of(o->sm_clock_mhz, o->sm_clock_mhz ? o->nsamples : 0),
+                           0};
+  record_as(m, PERF__BLR_REFERENCE_TEST, name, cal, &s, 0);
 }
 
 /* The rate of this machine's calibration entry for t on clock, into
@@ -661,5 +667,5 @@ perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__
 /* See bldoor.h. */
 void perf__bldoor_record(const perf_workload *w, const perf__bldoor_sampled *s, double host_ref)
 {
-  record(perf__blmachine_of(w), w, s->median, s->mad, s->n, s->clk, host_ref, s->launch_s);
+  record(perf__blmachine_of(w), w, s, host_ref);
 }

@@ -36,9 +36,8 @@ static double own_cpus_beside_others(const perf__hostload *before, int pair)
 }
 
 /* See blwhy.h. */
-int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host, double rel,
-                          double se, double host_rel, int in_band, int pair, char *note,
-                          size_t len)
+int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host,
+                          const perf__blwhy_slower *x, char *note, size_t len)
 {
   const perf__wstate *st = w->perf__state;
   char cause[500];
@@ -46,7 +45,7 @@ int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host, do
                                          st->queue_share, st->uses_gpu))
     return 0;
   if (!perf__hostnoise_cause_since(host, cause, sizeof cause)) return 0;
-  double cpus = own_cpus_beside_others(host, pair);
+  double cpus = own_cpus_beside_others(host, x->pair);
   if (perf__blrule_parallel_busy_explains(cpus)) {
     snprintf(note, len, "; the host: %.360s; its own threads kept %.1f CPUs busy at once, and a "
              "parallel workload waits for its slowest thread: a busy host slows it without "
@@ -54,7 +53,7 @@ int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host, do
     return 1;
   }
   snprintf(note, len, "; the host: %s", cause);
-  return perf__blrule_busy_host_explains(rel, se, host_rel, in_band);
+  return perf__blrule_busy_host_explains(x->rel, x->se, x->host_rel, x->in_band);
 }
 
 /* See blwhy.h. */

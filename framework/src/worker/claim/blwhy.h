@@ -11,17 +11,24 @@
 #include "perfgate.h"
 #include "worker/sample/inband.h"
 
+/* A slower check's change against its entry: rel (standard error se),
+ * the host reference's change host_rel, whether the samples decided on
+ * were taken beside readings within the reference's band (in_band), and
+ * whether the host's snapshot covers two workloads of one comparison
+ * (pair). */
+typedef struct perf__blwhy_slower {
+  double rel, se, host_rel;
+  int in_band, pair;
+} perf__blwhy_slower;
+
 /* 1 when the host interfered with a host-paced measurement of w (the
  * clocks the host reference applies to) since host (NULL: unknown), by a
- * cause issue 31's rule names, and that explains its slowdown rel (se; the
- * host reference's change host_rel; in_band: the samples decided on were
- * taken beside readings within the reference's band; pair: the snapshot
- * covers two workloads of one comparison) by baseline/blrule.h; "; the
- * host: CAUSE" into note[len] whenever a cause is named. An absolute
- * comparison cannot cancel a busy host as ABBA rounds do. Never fails. */
-int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host, double rel,
-                          double se, double host_rel, int in_band, int pair, char *note,
-                          size_t len);
+ * cause issue 31's rule names, and that explains its slowdown x by
+ * baseline/blrule.h; "; the host: CAUSE" into note[len] whenever a cause
+ * is named. An absolute comparison cannot cancel a busy host as ABBA
+ * rounds do. Never fails. */
+int perf__blwhy_host_busy(const perf_workload *w, const perf__hostload *host,
+                          const perf__blwhy_slower *x, char *note, size_t len);
 
 /* Detail lines: what changed in w's GPU work between the trace of entry
  * e and the one the routing pass took now (worker/streams/streamcheck.h),

@@ -57,20 +57,15 @@ static const perf__claim_kind similar_kind = {
     .rec = PERF__CLAIMREC_SIMILAR, .rendered = 1, .measure = measure, .feed = feed,
     .print = print, .record = perf__claim_record_ratio, .explain = perf__claim_explain_pair};
 
-/* Runs one ratio claim made at file:line (head: its head; an, bn: the
- * names of a and b where they have none). Returns 1 when it held (or was
- * taken from a first attempt where it did); ends the test as perf__claim_run
- * does. */
-static int run_claim(perf_workload *a, perf_workload *b, perf__verdict_claim v, const char *head,
-                     const char *an, const char *bn, const char *file, int line, int fatal)
+/* The claim v of a against b made at file:line (fatal: an ASSERT), its
+ * head and kind set, a and b named an and bn where they have none. */
+static perf__claim claim_of(perf_workload *a, perf_workload *b, perf__verdict_claim *v,
+                            const char *file, int line, int fatal)
 {
-  perf__claim c = {.kind = v.kind == PERF__CLAIM_FASTER ? &faster_kind : &similar_kind,
-                   .file = file, .line = line, .fatal = fatal, .a = a, .b = b, .self = &v};
-  snprintf(c.head, sizeof c.head, "%s", head);
+  perf__claim c = {.kind = v->kind == PERF__CLAIM_FASTER ? &faster_kind : &similar_kind,
+                   .file = file, .line = line, .fatal = fatal, .a = a, .b = b, .self = v};
   perf__sweep_tag(c.tag, sizeof c.tag);
-  if (!a->name) a->name = an;
-  if (!b->name) b->name = bn;
-  return perf__claim_run(&c);
+  return c;
 }
 
 /* See ratio.h. */
@@ -88,11 +83,14 @@ char *perf__ratio_head(char *buf, size_t len, int similar, double x, const char 
 int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *an,
                  const char *bn, const char *file, int line, int fatal)
 {
-  char head[300];
-  perf__ratio_head(head, sizeof head, 0, factor, an, bn, file, line);
+  perf__verdict_claim v = {PERF__CLAIM_FASTER, factor};
+  perf__claim c = claim_of(a, b, &v, file, line, fatal);
+  perf__ratio_head(c.head, sizeof c.head, 0, factor, an, bn, file, line);
   if (!(factor > 0 && isfinite(factor)))
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the factor must be a positive number", head);
-  return run_claim(a, b, (perf__verdict_claim){PERF__CLAIM_FASTER, factor}, head, an, bn, file, line, fatal);
+    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the factor must be a positive number", c.head);
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
+  return perf__claim_run(&c);
 }
 
 /* Public: PERF_EXPECT_SIMILAR / PERF_ASSERT_SIMILAR. A tolerance that is
@@ -100,10 +98,13 @@ int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *
 int perf__similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                   const char *bn, const char *file, int line, int fatal)
 {
-  char head[300];
-  perf__ratio_head(head, sizeof head, 1, tolerance, an, bn, file, line);
+  perf__verdict_claim v = {PERF__CLAIM_SIMILAR, tolerance};
+  perf__claim c = claim_of(a, b, &v, file, line, fatal);
+  perf__ratio_head(c.head, sizeof c.head, 1, tolerance, an, bn, file, line);
   if (!(tolerance > 0 && isfinite(tolerance)))
     perf__context_end(PERF_OUTCOME_ERROR, 0,
-                      "%s: the tolerance must be a positive number (0.05 = 5 %%)", head);
-  return run_claim(a, b, (perf__verdict_claim){PERF__CLAIM_SIMILAR, tolerance}, head, an, bn, file, line, fatal);
+                      "%s: the tolerance must be a positive number (0.05 = 5 %%)", c.head);
+  if (!a->name) a->name = an;
+  if (!b->name) b->name = bn;
+  return perf__claim_run(&c);
 }

@@ -250,23 +250,23 @@ static void send(const char *head, perf_outcome o, const char *said,
   perf__context_claim(&r);
 }
 
-/* Decides and reports a check over iters iterations. Returns 1 when held. */
-static int evaluate(const char *head, const char *who, int iters, int n,
-                    int at_least, double pass_s, double cupti_s, int fatal)
+/* Decides and reports a check over y->iterations iterations, wanting
+ * y->wanted syncs (at least, with y->at_least), the pass's costs in y.
+ * Returns 1 when held; a fatal failure ends the test. */
+static int evaluate(const char *head, const char *who, perf__claimrec_syncs *y, int fatal)
 {
-  int total[ITERS] = {0}, ok = 1;
+  int total[ITERS] = {0}, ok = 1, iters = y->iterations, n = y->wanted;
   for (int i = 0; i < iters; i++) {
     total[i] = det.dropped_count[i];
     for (size_t k = 0; k < det.n; k++) total[i] += det.f[k].count[i];
-    ok &= at_least ? total[i] >= n : total[i] == n;
+    ok &= y->at_least ? total[i] >= n : total[i] == n;
   }
   char got[64], said[160];
   counts(got, sizeof got, total, iters);
   snprintf(said, sizeof said, "%s host sync%s%s", got, strcmp(got, "1") ? "s" : "",
            iters > 1 ? " per iteration" : "");
-  perf__claimrec_syncs y = {.got = got, .wanted = n, .at_least = at_least, .iterations = iters,
-                            .pass_s = pass_s, .cupti_s = cupti_s};
-  send(head, ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, said, &y);
+  y->got = got;
+  send(head, ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, said, y);
   publish(iters, who);
   if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: FAIL", head);
   return ok;
@@ -332,8 +332,9 @@ static int check_workload(perf_workload *w, const char *head, int n,
   reset();
   det.open = 0;
   double t3 = perf__clock_now();
-  return evaluate(head, w->name, ITERS, n, at_least, t3 - t0,
-                  (t1 - t0) + (t3 - t2), fatal);
+  perf__claimrec_syncs y = {.wanted = n, .at_least = at_least, .iterations = ITERS,
+                            .pass_s = t3 - t0, .cupti_s = (t1 - t0) + (t3 - t2)};
+  return evaluate(head, w->name, &y, fatal);
 }
 
 /* Public: PERF_EXPECT_SYNCS and friends. */
@@ -409,8 +410,9 @@ int perf__sync_step(perf__sync_scope *s)
     det.open = 0;
     double end = perf__clock_now();
     head_of(s, head, sizeof head);
-    evaluate(head, NULL, 1, 0, 0, end - region_t0, region_attach + (end - t),
-             s->fatal);
+    perf__claimrec_syncs y = {.iterations = 1, .pass_s = end - region_t0,
+                              .cupti_s = region_attach + (end - t)};
+    evaluate(head, NULL, &y, s->fatal);
     s->state = SCOPE_DONE;
     return 0;
   default:
