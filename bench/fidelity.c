@@ -154,8 +154,8 @@ static void medians_of(int nk, rule r, double warm_s)
         PERF_CUDA(cudaStreamSynchronize(K[i].s));
       }
       int S = 0;
-      if (perf__workload_samples(&w, t, scratch, r.min_n, r.max_n, r.budget_s, r.rel, &S, why,
-                                 sizeof why)) {
+      perf__workload_want want = {r.min_n, r.max_n, r.budget_s, r.rel};
+      if (perf__workload_samples(&w, want, t, scratch, &S, why, sizeof why)) {
         fprintf(stderr, "bench-fidelity: %s\n", why);
         exit(2);
       }

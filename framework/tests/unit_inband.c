@@ -34,22 +34,30 @@ static char why[CASES][200];
 /* The cases below, inside a test context (a sampling error ends it). The
  * bands are logic, not timing: none, far above any reading (1 hour), below
  * every reading (1 ps). */
+/* perf__inband_samples into t and scratch, the count into *n. */
+static int inband(perf_workload *w, perf__inband *ib, perf__workload_want want, int *n, char *why)
+{
+  perf__workload_out o = {t, NULL, scratch, 0};
+  int e = perf__inband_samples(w, ib, want, &o, why, 200);
+  *n = o.n;
+  return e;
+}
+
 static void sample_cases(void)
 {
   perf_workload w = PERF_WORKLOAD(spin, NULL, .name = "spin");
   perf__workload_prepare(&w, 1e-4, 0.5);
   /* no band: every batch kept; any interval is within +-infinity, so it
    * stops at the first batch boundary past min_n */
-  err[0] = perf__inband_samples(&w, &ib[0], t, NULL, scratch, 5, 64, 60, HUGE_VAL, &n[0],
-                                why[0], 200);
+  err[0] = inband(&w, &ib[0], (perf__workload_want){5, 64, 60, HUGE_VAL}, &n[0], why[0]);
   ib[1].band_s = 3600;
-  err[1] = perf__inband_samples(&w, &ib[1], t, NULL, scratch, 3, 10, 60, 1e-12, &n[1], why[1], 200);
+  err[1] = inband(&w, &ib[1], (perf__workload_want){3, 10, 60, 1e-12}, &n[1], why[1]);
   /* every reading above the band: every batch left out until its room ends */
   ib[2].band_s = 1e-12;
-  err[2] = perf__inband_samples(&w, &ib[2], t, NULL, scratch, 8, 64, 60, 1e-12, &n[2], why[2], 200);
+  err[2] = inband(&w, &ib[2], (perf__workload_want){8, 64, 60, 1e-12}, &n[2], why[2]);
   /* bad counts are refused before any sample */
-  err[3] = perf__inband_samples(&w, &ib[3], t, NULL, scratch, 0, 8, 1, 0, &n[3], why[3], 200);
-  err[4] = perf__inband_samples(&w, &ib[4], t, NULL, scratch, 8, 65, 1, 0, &n[4], why[4], 200);
+  err[3] = inband(&w, &ib[3], (perf__workload_want){0, 8, 1, 0}, &n[3], why[3]);
+  err[4] = inband(&w, &ib[4], (perf__workload_want){8, 65, 1, 0}, &n[4], why[4]);
 }
 
 /* Each count is exact whatever the host's speed. */

@@ -43,16 +43,16 @@ ST_TEST(samples_stop_at_min_max_budget_and_precision)
     perf_workload w = PERF_WORKLOAD(spin, NULL, .name = "spin");
     perf__workload_prepare(&w, 1e-4, 0.5);
     /* any interval is within +-infinity: stops at min_n */
-    err[0] = perf__workload_samples(&w, t, scratch, 5, MAX, 60, HUGE_VAL, &n[0], why[0], 200);
+    err[0] = perf__workload_samples(&w, (perf__workload_want){5, MAX, 60, HUGE_VAL}, t, scratch, &n[0], why[0], 200);
     /* no precision rule, no budget: min_n */
-    err[1] = perf__workload_samples(&w, t, scratch, 7, MAX, 0, 0, &n[1], why[1], 200);
+    err[1] = perf__workload_samples(&w, (perf__workload_want){7, MAX, 0, 0}, t, scratch, &n[1], why[1], 200);
     /* a precision no samples reach, a large budget: max_n */
-    err[2] = perf__workload_samples(&w, t, scratch, 3, 12, 60, 1e-12, &n[2], why[2], 200);
+    err[2] = perf__workload_samples(&w, (perf__workload_want){3, 12, 60, 1e-12}, t, scratch, &n[2], why[2], 200);
     /* the budget: 20 ms of 200 us samples ends long before 400 */
-    err[3] = perf__workload_samples(&w, t, scratch, 3, MAX, 0.02, 1e-12, &n[3], why[3], 200);
+    err[3] = perf__workload_samples(&w, (perf__workload_want){3, MAX, 0.02, 1e-12}, t, scratch, &n[3], why[3], 200);
     /* bad counts are refused before any sample */
-    err[4] = perf__workload_samples(&w, t, scratch, 0, MAX, 1, 0, &n[4], why[4], 200);
-    err[5] = perf__workload_samples(&w, t, scratch, 9, 8, 1, 0, &n[5], why[5], 200);
+    err[4] = perf__workload_samples(&w, (perf__workload_want){0, MAX, 1, 0}, t, scratch, &n[4], why[4], 200);
+    err[5] = perf__workload_samples(&w, (perf__workload_want){9, 8, 1, 0}, t, scratch, &n[5], why[5], 200);
   }
   perf__context_finish_checks();
   perf__context_finish();

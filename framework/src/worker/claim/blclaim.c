@@ -56,20 +56,24 @@ char *perf__blclaim_head(char *buf, size_t len, const char *name, const char *fi
 static int sample(perf_workload *w, perf__bldoor_inband *ibc, double *t,
                   unsigned *mhz, double *scratch, int *n, char *why, size_t len)
 {
-  double budget = perf__context_opt.budget_s, band = perf__bldoor_host_band(w);
+  double band = perf__bldoor_host_band(w);
+  perf__workload_want want = {MIN_SAMPLES, MAX_SAMPLES, perf__context_opt.budget_s, precision(w)};
   perf__inband *ib = ibc->ib;
   if (!perf__blwhy_host_paced(w) || (!perf__context_opt.update_baselines && !(band > 0))) {
     ibc->ib = NULL; /* no band to keep samples by: the reference is timed after, if at all */
-    return perf__workload_samples_mhz(w, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                      precision(w), n, why, len);
+    perf__workload_out o = {t, mhz, scratch, 0};
+    int err = perf__workload_samples_mhz(w, want, &o, why, len);
+    *n = o.n;
+    return err;
   }
   ib->band_s = band;
   if (ibc->launch && perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, perf__clock_name(w->perf__state->clock),
                                               w->perf__state->queue_share, w->perf__state->uses_gpu) &&
       !perf__reference_launch_open(ibc->launch))
     ib->launch = ibc->launch;
-  int err = perf__inband_samples(w, ib, t, mhz, scratch, MIN_SAMPLES, MAX_SAMPLES, budget,
-                                 precision(w), n, why, len);
+  perf__workload_out o = {t, mhz, scratch, 0};
+  int err = perf__inband_samples(w, ib, want, &o, why, len);
+  *n = o.n;
   if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
   ibc->on_all = 1;
   for (int i = 0; i < ib->nout && *n < 2 * MAX_SAMPLES; i++, ++*n)

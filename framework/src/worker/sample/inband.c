@@ -52,11 +52,14 @@ int perf__inband_enough(const perf__inband *ib, int n, int min_n)
 }
 
 /* 1 when sampling stops before another batch (*err gets a precision
- * check's error): enough samples (enough kept and precise to rel; or min_n
- * in all once the budget is spent), or no room. */
-static int done(const perf__inband *ib, const double *t, double *scratch, int n, int min_n,
-                int max_n, int over_budget, double rel, int *err, char *why, size_t len)
+ * check's error): enough samples in o (enough kept and precise to
+ * want.rel; or want.min_n in all once the budget is spent), or no room. */
+static int done(const perf__inband *ib, const perf__workload_out *o, perf__workload_want want,
+                int over_budget, int *err, char *why, size_t len)
 {
+  const double *t = o->t;
+  double *scratch = o->scratch, rel = want.rel;
+  int n = o->n, min_n = want.min_n, max_n = want.max_n;
   if (n >= max_n || ib->batches >= PERF__INBAND_BATCHES || ib->nout >= PERF__INBAND_MAX) return 1;
   if (n + ib->nout >= min_n && over_budget) return 1;
   if (!perf__inband_enough(ib, n, min_n) || !(rel > 0)) return 0;
@@ -69,10 +72,12 @@ static int done(const perf__inband *ib, const double *t, double *scratch, int n,
 }
 
 /* See inband.h. */
-int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned *mhz,
-                         double *scratch, int min_n, int max_n, double budget_s, double rel,
-                         int *n, char *why, size_t len)
+int perf__inband_samples(perf_workload *w, perf__inband *ib, perf__workload_want want,
+                         perf__workload_out *o, char *why, size_t len)
 {
+  double *t = o->t;
+  unsigned *mhz = o->mhz;
+  int min_n = want.min_n, max_n = want.max_n, *n = &o->n;
   *n = 0;
   ib->batches = ib->slow = ib->nread = ib->nout = ib->nlaunch = 0;
   ib->read_cost_s = 0;
@@ -87,10 +92,13 @@ int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned
   int err = 0, before = read_ref(ib);
   for (;;) {
     double spent = perf__clock_now() - t0 - (perf__workload_idled_s() - idle0);
-    if (done(ib, t, scratch, *n, min_n, max_n, spent >= budget_s, rel, &err, why, len)) break;
+    if (done(ib, o, want, spent >= want.budget_s, &err, why, len)) break;
     int k = max_n - *n < PERF__INBAND_BATCH ? max_n - *n : PERF__INBAND_BATCH, got = 0;
     unsigned *at = mhz ? mhz + *n : NULL;
-    err = perf__workload_samples_mhz(w, t + *n, at, scratch, k, k, HUGE_VAL, 0, &got, why, len);
+    perf__workload_out batch = {t + *n, at, o->scratch, 0};
+    err = perf__workload_samples_mhz(w, (perf__workload_want){k, k, HUGE_VAL, 0}, &batch, why,
+                                     len);
+    got = batch.n;
     shared += st->shared_n;
     if (err) break;
     int after = read_ref(ib);

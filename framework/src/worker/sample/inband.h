@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "perfgate.h"
+#include "worker/sample/workload.h"
 #include "worker/sample/reference.h"
 
 /* A baseline check compares a workload's median with one recorded in
@@ -48,18 +49,18 @@ typedef struct perf__inband {
   int nlaunch;
 } perf__inband;
 
-/* Samples w as perf__workload_samples_mhz does (min_n, max_n, budget_s,
- * rel: the precision stop on the kept samples), in batches with the host
- * reference read around each (above); the kept samples go to t[0..*n)
- * (mhz: their SM clocks, may be NULL), the left-out ones to ib. Sampling
- * goes on while batches are left out, until enough are kept
- * (perf__inband_enough), the budget is spent (then *n may be too few: the
- * caller decides on all samples) or PERF__INBAND_MAX samples are taken. w's shared_n counts all batches.
- * Returns 0, or a sample's error (perf__workload_sample) with *n the kept
+/* Samples w as perf__workload_samples_mhz does (want: the precision stop
+ * on the kept samples), in batches with the host reference read around
+ * each (above); the kept samples go to o (o->mhz: their SM clocks, may be
+ * NULL), the left-out ones to ib. Sampling goes on while batches are left
+ * out, until enough are kept (perf__inband_enough), the budget is spent
+ * (then o->n may be too few: the caller decides on all samples) or
+ * PERF__INBAND_MAX samples are taken. w's shared_n counts all batches.
+ * Returns 0, PERF__EINVAL (max_n above PERF__INBAND_MAX, or as
+ * perf__workload_samples_mhz), or a sample's error with o->n the kept
  * samples before it. */
-int perf__inband_samples(perf_workload *w, perf__inband *ib, double *t, unsigned *mhz,
-                         double *scratch, int min_n, int max_n, double budget_s, double rel,
-                         int *n, char *why, size_t len);
+int perf__inband_samples(perf_workload *w, perf__inband *ib, perf__workload_want want,
+                         perf__workload_out *o, char *why, size_t len);
 
 /* 1 when n kept samples are enough to decide on: min_n, or, where a batch
  * was left out, PERF__INBAND_EDGES x min_n (a phase shorter than a

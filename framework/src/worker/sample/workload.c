@@ -389,17 +389,22 @@ static long shared_samples(const perf__wstate *st, const double *t0, const doubl
 }
 
 /* See workload.h. */
-int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
-                           double budget_s, double rel, int *n, char *why, size_t len)
+int perf__workload_samples(perf_workload *w, perf__workload_want want, double *t,
+                           double *scratch, int *n, char *why, size_t len)
 {
-  return perf__workload_samples_mhz(w, t, NULL, scratch, min_n, max_n, budget_s, rel, n, why, len);
+  perf__workload_out o = {t, NULL, scratch, 0};
+  int err = perf__workload_samples_mhz(w, want, &o, why, len);
+  *n = o.n;
+  return err;
 }
 
 /* See workload.h. */
-int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
-                               int min_n, int max_n, double budget_s, double rel, int *n,
+int perf__workload_samples_mhz(perf_workload *w, perf__workload_want want, perf__workload_out *o,
                                char *why, size_t len)
 {
+  double *t = o->t, *scratch = o->scratch, budget_s = want.budget_s, rel = want.rel;
+  unsigned *mhz = o->mhz;
+  int min_n = want.min_n, max_n = want.max_n, *n = &o->n;
   *n = 0;
   if (min_n < 1 || max_n < min_n) {
     snprintf(why, len, "samples: need 1 <= min_n <= max_n (got %d, %d)", min_n, max_n);

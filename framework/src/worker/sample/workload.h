@@ -54,25 +54,39 @@ int perf__workload_crosses_runs(const perf_workload *w);
 int perf__workload_sample(perf_workload *w, double *per_iter_s, char *why,
                     size_t len);
 
-/* Samples w into t[0..max_n) (after perf__workload_prepare) until at least
- * min_n are taken and either the median's 95 % interval lies within +-rel
- * of it (rel > 0; perf__stats_median_within, with scratch of max_n) or
- * budget_s seconds of sampling have passed (time spent idling for a
- * throttled GPU or a co-tenant not counted); never more than max_n. *n
- * gets the count, and w's state shared_n the samples another process used
- * the GPU during (as NVML told after the last one).
- * The precision stop ends a long kernel's measurement after a few samples
- * that agree, while a noisy one keeps sampling to the budget. Returns 0;
- * PERF__EINVAL unless 1 <= min_n <= max_n; a sample's error (as
- * perf__workload_sample) or the interval's, with *n the samples taken
- * before it. */
-int perf__workload_samples(perf_workload *w, double *t, double *scratch, int min_n, int max_n,
-                           double budget_s, double rel, int *n, char *why, size_t len);
-/* The same, with each sample's SM clock (st->last_mhz, 0 unknown) into
- * mhz[0..max_n) (NULL: not kept). */
-int perf__workload_samples_mhz(perf_workload *w, double *t, unsigned *mhz, double *scratch,
-                               int min_n, int max_n, double budget_s, double rel, int *n,
+/* How many samples a measurement takes: at least min_n, at most max_n,
+ * stopping once the median's 95 % interval lies within +-rel of it (rel >
+ * 0) or budget_s seconds of sampling have passed. */
+typedef struct perf__workload_want {
+  int min_n, max_n;
+  double budget_s, rel;
+} perf__workload_want;
+
+/* Where samples go: t[0..max_n) per iteration, each one's SM clock into
+ * mhz[0..max_n) (NULL: not kept), scratch of max_n; n: how many. */
+typedef struct perf__workload_out {
+  double *t;
+  unsigned *mhz;
+  double *scratch;
+  int n;
+} perf__workload_out;
+
+/* Samples w into o (after perf__workload_prepare) until at least
+ * want.min_n are taken and either the median's 95 % interval lies within
+ * +-want.rel of it (perf__stats_median_within) or want.budget_s seconds of
+ * sampling have passed (time spent idling for a throttled GPU or a
+ * co-tenant not counted); never more than want.max_n. o->n gets the count,
+ * and w's state shared_n the samples another process used the GPU during
+ * (as NVML told after the last one). The precision stop ends a long
+ * kernel's measurement after a few samples that agree, while a noisy one
+ * keeps sampling to the budget. Returns 0; PERF__EINVAL unless 1 <= min_n
+ * <= max_n; a sample's error (as perf__workload_sample) or the
+ * interval's, with o->n the samples taken before it. */
+int perf__workload_samples_mhz(perf_workload *w, perf__workload_want want, perf__workload_out *o,
                                char *why, size_t len);
+/* The same into t and scratch, without clocks, the count into *n. */
+int perf__workload_samples(perf_workload *w, perf__workload_want want, double *t,
+                           double *scratch, int *n, char *why, size_t len);
 
 /* Sets what is called with a workload the device clock cannot time (one
  * iteration never queued behind the blocking kernel), before its test
