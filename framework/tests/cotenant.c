@@ -419,7 +419,7 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
    * to 110.1, round 10 starting at 110 is shared too): the other 29 decide. */
   rounds(a, b, t0, t1, 0, 10);
   perf__cotenant s = busy_between(90, 109.6);
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 11);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, NULL, &n, 100, 140}, &r), 11);
   ST_EQ(n, 29);
   ST_EQ(r.rounds, 29);
   ST_EQ(r.verdict, PERF_OUTCOME_PASS);
@@ -431,20 +431,20 @@ ST_TEST(cotenant_shared_rounds_never_decide_a_claim)
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01, .lo = 0.4, .hi = 0.6};
   perf__cotenant most = busy_between(90, 137.2);
-  ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 38);
+  ST_EQ(perf__compare_unshared(&most, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, NULL, &n, 100, 140}, &r), 38);
   ST_EQ(n, 2);
   ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   ST_NEAR(r.lo, 0.4, 0); /* the line still shows what all rounds measured */
   /* Round times unknown (no memory): every round counts as shared. */
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_PASS, .level = 0.01};
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, NULL, NULL, NULL, &n, 100, 140, &r), 40);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, &(perf__compare_rounds){a, b, NULL, NULL, NULL, &n, 100, 140}, &r), 40);
   ST_EQ(r.verdict, PERF_OUTCOME_INCONCLUSIVE);
   /* No foreign use during sampling: nothing dropped, the verdict stands. */
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   perf__cotenant before = busy_between(10, 20);
-  ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, a, b, t0, t1, NULL, &n, 100, 140, &r), 0);
+  ST_EQ(perf__compare_unshared(&before, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, NULL, &n, 100, 140}, &r), 0);
   ST_EQ(n, 40);
   ST_EQ(r.verdict, PERF_OUTCOME_FAIL);
 }
@@ -569,7 +569,7 @@ ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
   perf__cotenant s = busy_between(90, 150);
   perf__verdict_result r = {.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
   size_t n = 40;
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 10);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, judged, &n, 100, 140}, &r), 10);
   ST_EQ(n, 30);
   ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   ST_CHECK(r.lo >= 1.5);
@@ -579,7 +579,7 @@ ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
   s.nlink_spans = 1;
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 20);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, judged, &n, 100, 140}, &r), 20);
   ST_EQ(n, 20);
   ST_EQ(r.verdict, PERF_OUTCOME_PASS);
   /* a sample is shared through the link alone while a canary judges */
@@ -600,7 +600,7 @@ ST_TEST(cotenant_rounds_the_canary_found_clean_stand_unless_the_link_was_shared)
   for (int i = 10; i < 20; i++) judged[i] = PERF__CANARY_CLEAN_LINK;
   n = 40;
   r = (perf__verdict_result){.verdict = PERF_OUTCOME_FAIL, .level = 0.01};
-  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, a, b, t0, t1, judged, &n, 100, 140, &r), 10);
+  ST_EQ(perf__compare_unshared(&s, &c, &cfg, &rng, &(perf__compare_rounds){a, b, t0, t1, judged, &n, 100, 140}, &r), 10);
   ST_EQ(n, 30);
   s.canary = 2; /* and no sample is retaken for the link while it judges */
   ST_EQ(perf__cotenant_shares(&s, 112, 113), 0);

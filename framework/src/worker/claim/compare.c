@@ -356,17 +356,17 @@ static int decide_again(const perf__verdict_claim *c, const perf__verdict_cfg *c
 
 /* See compare.h. */
 long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
-                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
-                            const double *t0, const double *t1, const double *judged,
-                            size_t *n, double from, double now, perf__verdict_result *r)
+                            const perf__verdict_cfg *cfg, perf__rng *rng,
+                            const perf__compare_rounds *k, perf__verdict_result *r)
 {
-  size_t clean = 0;
-  if (!perf__cotenant_overlaps(ct, from, now)) return 0;
-  for (size_t i = 0; i < *n && t0; i++) {
-    double canary = judged ? judged[i] : 0;
+  size_t clean = 0, *n = k->n;
+  double *a = k->a, *b = k->b;
+  if (!perf__cotenant_overlaps(ct, k->from, k->now)) return 0;
+  for (size_t i = 0; i < *n && k->t0; i++) {
+    double canary = k->judged ? k->judged[i] : 0;
     if (canary < PERF__CANARY_CLEAN_LINK &&
-        (canary > 0 ? perf__cotenant_overlaps_link(ct, t0[i], t1[i])
-                    : perf__cotenant_overlaps(ct, t0[i], t1[i])))
+        (canary > 0 ? perf__cotenant_overlaps_link(ct, k->t0[i], k->t1[i])
+                    : perf__cotenant_overlaps(ct, k->t0[i], k->t1[i])))
       continue;
     a[clean] = a[i];
     b[clean++] = b[i];
@@ -462,13 +462,11 @@ static int exclude_shared(pair *p, const perf__verdict_claim *c, const perf__ver
   perf_outcome first = r->verdict;
   size_t n = p->rounds_a.n, m = n;
   int timed = p->rounds_b.n == n && p->round_from.n == n && p->round_to.n == n;
-  long dropped = perf__compare_unshared(ct, c, cfg, rng, p->rounds_a.t, p->rounds_b.t,
-                                        timed ? p->round_from.t : NULL, p->round_to.t,
-                                        p->round_clean.n == n && !p->canary.gave_up
-                                            ? p->round_clean.t
-                                            : NULL,
-                                        &m,
-                                        p->from, perf__clock_now(), r);
+  perf__compare_rounds rounds = {
+      p->rounds_a.t, p->rounds_b.t, timed ? p->round_from.t : NULL, p->round_to.t,
+      p->round_clean.n == n && !p->canary.gave_up ? p->round_clean.t : NULL, &m, p->from,
+      perf__clock_now()};
+  long dropped = perf__compare_unshared(ct, c, cfg, rng, &rounds, r);
   if (dropped < 0 || (!dropped && !p->pruned)) return (int)dropped;
   p->rounds_a.n = p->rounds_b.n = m;
   size_t k = (size_t)(dropped + p->pruned); /* those dropped at the looks too */

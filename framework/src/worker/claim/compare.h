@@ -45,22 +45,30 @@ typedef struct perf__compare_ask {
 void perf__compare_run(perf_workload *a, perf_workload *b, const perf__compare_ask *ask,
                        perf__compare_result *out);
 
+/* A claim's rounds, for perf__compare_unshared: each round's a[i], b[i]
+ * (the others' kept in order, their count in *n), when it ran t0[i]..t1[i]
+ * (t0 NULL: not known, then every round counts as shared), the canary's
+ * word on it judged[i] (NULL: none), and when sampling ran, from..now. */
+typedef struct perf__compare_rounds {
+  double *a, *b;
+  const double *t0, *t1, *judged;
+  size_t *n;
+  double from, now;
+} perf__compare_rounds;
+
 /* The rule for rounds another process shared the GPU with (pure: ct is
- * what NVML told): when foreign use known to ct overlapped [from, now],
- * drops each round i < *n that it overlapped (t0[i]..t1[i]: when the round
- * ran; t0 NULL: not known, then every round; a round the canary found
- * clean, judged[i] > 0 (judged NULL: none), is dropped only where the
- * host link showed foreign traffic, and one its link probe found clean
- * too, judged[i] >= PERF__CANARY_CLEAN_LINK, never: canary.h), keeping
- * the others' a[i], b[i] in order and their count in *n, and decides
- * claim c again on them alone at r->level into r (medians, ratio,
+ * what NVML told): when foreign use known to ct overlapped [k->from,
+ * k->now], drops each round that it overlapped (a round the canary found
+ * clean, judged[i] > 0, is dropped only where the host link showed foreign
+ * traffic, and one its link probe found clean too, judged[i] >=
+ * PERF__CANARY_CLEAN_LINK, never: canary.h), keeping the others in k, and
+ * decides claim c again on them alone at r->level into r (medians, ratio,
  * interval, verdict; fewer than cfg->first_look rounds: INCONCLUSIVE, the
- * numbers left as they were). Returns the rounds dropped (0: r and a, b
- * untouched), or PERF__ENOMEM / the bootstrap's error. */
+ * numbers left as they were). Returns the rounds dropped (0: r and the
+ * rounds untouched), or PERF__ENOMEM / the bootstrap's error. */
 long perf__compare_unshared(const perf__cotenant *ct, const perf__verdict_claim *c,
-                            const perf__verdict_cfg *cfg, perf__rng *rng, double *a, double *b,
-                            const double *t0, const double *t1, const double *judged,
-                            size_t *n, double from, double now, perf__verdict_result *r);
+                            const perf__verdict_cfg *cfg, perf__rng *rng,
+                            const perf__compare_rounds *k, perf__verdict_result *r);
 
 /* The cause an undecided claim names when a co-tenant left it so (its
  * verdict's why). */
