@@ -13,7 +13,7 @@ static void decide(const int *side, const double *speedup, size_t n, double lo, 
 {
   perf__crossover_point p[16];
   for (size_t i = 0; i < n; i++) p[i] = (perf__crossover_point){16.0 * (1 << i), side[i], speedup[i]};
-  perf__crossover_decide(p, n, lo, hi, "a", "b", "n", d);
+  perf__crossover_decide(p, n, &(perf__crossover_ask){lo, hi, "a", "b", "n"}, d);
 }
 
 ST_TEST(crossover_passes_when_the_turn_is_bracketed_inside_the_range)
@@ -99,7 +99,7 @@ ST_TEST(crossover_sorts_points_given_in_any_order)
 {
   perf__crossover_point p[] = {{256, 1, 4}, {16, -1, 0.25}, {64, 0, 1.2}, {32, -1, 0.5}};
   perf__crossover_decision d;
-  perf__crossover_decide(p, 4, 16, 256, "a", "b", "n", &d);
+  perf__crossover_decide(p, 4, &(perf__crossover_ask){16, 256, "a", "b", "n"}, &d);
   ST_EQ(d.verdict, PERF_OUTCOME_PASS);
   ST_NEAR(d.slow_max, 32, 0);
   ST_NEAR(d.fast_min, 256, 0);

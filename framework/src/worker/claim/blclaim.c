@@ -46,38 +46,33 @@ char *perf__blclaim_head(char *buf, size_t len, const char *name, const char *fi
   return buf;
 }
 
-/* Samples w for a baseline check into t and mhz (room for 2 x MAX_SAMPLES;
- * scratch as much) and *n: a host-paced workload, for an update or against
+/* Samples w for a baseline check into o (t and mhz with room for 2 x
+ * MAX_SAMPLES; scratch as much): a host-paced workload, for an update or against
  * a file with the host reference's entry, in batches beside the host
  * reference (ibc->ib, inband.h; when too few were kept to decide on,
  * perf__inband_enough, the left-out ones are added and ibc->on_all set),
  * another as perf__workload_samples_mhz (ibc->ib then NULL). Returns 0 or a
  * sampling error, with why. */
-static int sample(perf_workload *w, perf__bldoor_inband *ibc, double *t,
-                  unsigned *mhz, double *scratch, int *n, char *why, size_t len)
+static int sample(perf_workload *w, perf__bldoor_inband *ibc, perf__workload_out *o, char *why,
+                  size_t len)
 {
   double band = perf__bldoor_host_band(w);
   perf__workload_want want = {MIN_SAMPLES, MAX_SAMPLES, perf__context_opt.budget_s, precision(w)};
   perf__inband *ib = ibc->ib;
   if (!perf__blwhy_host_paced(w) || (!perf__context_opt.update_baselines && !(band > 0))) {
     ibc->ib = NULL; /* no band to keep samples by: the reference is timed after, if at all */
-    perf__workload_out o = {t, mhz, scratch, 0};
-    int err = perf__workload_samples_mhz(w, want, &o, why, len);
-    *n = o.n;
-    return err;
+    return perf__workload_samples_mhz(w, want, o, why, len);
   }
   ib->band_s = band;
   if (ibc->launch && perf__blrule_ref_applies(PERF__BLR_REF_LAUNCH, perf__clock_name(w->perf__state->clock),
                                               w->perf__state->queue_share, w->perf__state->uses_gpu) &&
       !perf__reference_launch_open(ibc->launch))
     ib->launch = ibc->launch;
-  perf__workload_out o = {t, mhz, scratch, 0};
-  int err = perf__inband_samples(w, ib, want, &o, why, len);
-  *n = o.n;
-  if (err || perf__inband_enough(ib, *n, MIN_SAMPLES)) return err;
+  int err = perf__inband_samples(w, ib, want, o, why, len);
+  if (err || perf__inband_enough(ib, o->n, MIN_SAMPLES)) return err;
   ibc->on_all = 1;
-  for (int i = 0; i < ib->nout && *n < 2 * MAX_SAMPLES; i++, ++*n)
-    t[*n] = ib->out_t[i], mhz[*n] = ib->out_mhz[i];
+  for (int i = 0; i < ib->nout && o->n < 2 * MAX_SAMPLES; i++, o->n++)
+    o->t[o->n] = ib->out_t[i], o->mhz[o->n] = ib->out_mhz[i];
   return 0;
 }
 
@@ -127,7 +122,9 @@ static void measure_alone(perf_workload *w, const char *head, perf__bldoor_inban
   perf__hostnoise_begin(host);
   perf__context_on_release(close_launcher);
   perf__inband *ib = ibc->ib; /* sample() leaves ibc->ib NULL when it reads no band */
-  int err = sample(w, ibc, t, mhz, scratch, &n, why, sizeof why);
+  perf__workload_out o = {t, mhz, scratch, 0};
+  int err = sample(w, ibc, &o, why, sizeof why);
+  n = o.n;
   s->launch_s = perf__inband_launch(ib);
   perf__reference_launch_close(&launcher);
   if (err == PERF__ENOMEM) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: %s", head, why);

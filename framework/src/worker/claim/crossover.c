@@ -113,10 +113,11 @@ static int contrary(const perf__crossover_point *p, size_t n, double lo, double 
 }
 
 /* See crossover.h. */
-void perf__crossover_decide(const perf__crossover_point *in, size_t n, double lo, double hi,
-                            const char *an, const char *bn, const char *var,
-                            perf__crossover_decision *d)
+void perf__crossover_decide(const perf__crossover_point *in, size_t n,
+                            const perf__crossover_ask *q, perf__crossover_decision *d)
 {
+  double lo = q->lo, hi = q->hi;
+  const char *an = q->an, *bn = q->bn, *var = q->var;
   perf__crossover_point p[PERF__SWEEP_MAX];
   if (n > PERF__SWEEP_MAX) n = PERF__SWEEP_MAX;
   memcpy(p, in, n * sizeof *p);
@@ -186,7 +187,8 @@ static perf_outcome decide(perf__claim *c, site *s)
 {
   perf__crossover_decision *d = &s->d;
   s->decided = 1;
-  perf__crossover_decide(s->pt, s->n, s->lo, s->hi, s->an, s->bn, s->var, d);
+  perf__crossover_decide(s->pt, s->n, &(perf__crossover_ask){s->lo, s->hi, s->an, s->bn, s->var},
+                         d);
   size_t used = strlen(d->why);
   if (d->verdict == PERF_OUTCOME_INCONCLUSIVE && s->overruled && used < sizeof d->why)
     snprintf(d->why + used, sizeof d->why - used, "; %zu %s left undecided: %s", s->overruled,

@@ -22,13 +22,19 @@ typedef struct perf__crossover_decision {
   char why[480];         /* the reason, in words */
 } perf__crossover_decision;
 
+/* What a crossover claim asks: that a turns faster than b inside [lo, hi]
+ * of the sweep variable; an, bn and var name a, b and it in the reason. */
+typedef struct perf__crossover_ask {
+  double lo, hi;
+  const char *an, *bn, *var;
+} perf__crossover_ask;
+
 /* Decides "a is slower than b below some x and faster above it, and that x
- * lies in [lo, hi]" from n points in any order (see perfgate.h for the
- * rules): only slower and faster points (beyond the tie margin) place the
- * turn or contradict it; tied and undecided points do neither. an, bn and
- * var name a, b and x in d->why. Never fails. */
-void perf__crossover_decide(const perf__crossover_point *p, size_t n, double lo, double hi,
-                            const char *an, const char *bn, const char *var,
-                            perf__crossover_decision *d);
+ * lies in [q->lo, q->hi]" from n points in any order (see perfgate.h for
+ * the rules): only slower and faster points (beyond the tie margin) place
+ * the turn or contradict it; tied and undecided points do neither. Never
+ * fails. */
+void perf__crossover_decide(const perf__crossover_point *p, size_t n,
+                            const perf__crossover_ask *q, perf__crossover_decision *d);
 
 #endif

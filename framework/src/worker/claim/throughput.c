@@ -57,17 +57,23 @@ void perf__throughput_record(perf__claimrec_workload *o, const perf_workload *w)
   }
 }
 
+/* A peak a rate is given a share of: its rate, its name, how it was known. */
+typedef struct peak_row {
+  double peak;
+  const char *name, *basis;
+} peak_row;
+
 /* "; 80.9 % of the NAME peak 3.35 TB/s (basis)" for rate against peak
  * (nothing when either is unknown), appended at *used. Never fails
  * (truncates). */
-static void share(char *buf, size_t len, size_t *used, double rate, double peak, int bytes,
-                  perf_flop_type t, const char *name, const char *basis)
+static void share(char *buf, size_t len, size_t *used, double rate, int bytes, perf_flop_type t,
+                  peak_row k)
 {
   char p[32];
-  if (!(peak > 0) || !isfinite(rate)) return;
-  perf__units_append(buf, len, used, "; %.1f %% of the %s %s", 100 * rate / peak, name,
-                     perf__peaks_rate_text(p, sizeof p, peak, bytes, t));
-  if (basis && basis[0]) perf__units_append(buf, len, used, " (%s)", basis);
+  if (!(k.peak > 0) || !isfinite(rate)) return;
+  perf__units_append(buf, len, used, "; %.1f %% of the %s %s", 100 * rate / k.peak, k.name,
+                     perf__peaks_rate_text(p, sizeof p, k.peak, bytes, t));
+  if (k.basis && k.basis[0]) perf__units_append(buf, len, used, " (%s)", k.basis);
 }
 
 /* See throughput.h. */
@@ -86,16 +92,17 @@ void perf__throughput_print(const perf__claimrec_workload *o, const char *clock)
     perf__peaks_rate(perf__peaks_bytes(k), o->median_s, o->median_interval_s, r);
     if (d->mem_clock_mhz > 0)
       snprintf(dram, sizeof dram, "%.0f MHz x 2 x %d bits", d->mem_clock_mhz, d->bus_bits);
-    share(line, sizeof line, &used, r[0], o->spec_dram, 1, 0, "spec DRAM peak", dram);
-    share(line, sizeof line, &used, r[0], o->measured_dram, 1, 0, "measured DRAM peak",
-          o->measured_from);
+    share(line, sizeof line, &used, r[0], 1, 0,
+          (peak_row){o->spec_dram, "spec DRAM peak", dram});
+    share(line, sizeof line, &used, r[0], 1, 0,
+          (peak_row){o->measured_dram, "measured DRAM peak", o->measured_from});
     if (o->spec_link > 0) {
       char link[120];
       perf__peaks_link(d, link, sizeof link);
       perf__units_append(line, sizeof line, &used, "; its traced device time is mostly copies "
                          "between host and device");
-      share(line, sizeof line, &used, r[0], o->spec_link, 1, 0, "spec host-link peak (both ways)",
-            link);
+      share(line, sizeof line, &used, r[0], 1, 0,
+          (peak_row){o->spec_link, "spec host-link peak (both ways)", link});
     }
     perf_clock c = (perf_clock)perf__clock_of_name(clock);
     if (o->spec_dram > 0 && !perf__clock_flushes_l2(c) && perf__peaks_fits_l2(d, k)) {
@@ -111,10 +118,10 @@ void perf__throughput_print(const perf__claimrec_workload *o, const char *clock)
     perf__peaks_rate(k->flops, o->median_s, o->median_interval_s, r);
     if (!(o->spec_math > 0) && o->spec_math_basis)
       perf__units_append(line, sizeof line, &used, "; %s", o->spec_math_basis);
-    share(line, sizeof line, &used, r[0], o->spec_math, 0, k->type, "spec math peak",
-          o->spec_math_basis);
-    share(line, sizeof line, &used, r[0], o->measured_math, 0, k->type, "measured math peak",
-          o->measured_from);
+    share(line, sizeof line, &used, r[0], 0, k->type,
+          (peak_row){o->spec_math, "spec math peak", o->spec_math_basis});
+    share(line, sizeof line, &used, r[0], 0, k->type,
+          (peak_row){o->measured_math, "measured math peak", o->measured_from});
   }
   perf__context_line(PERF_LINE_DETAIL, "%s", line);
 }
