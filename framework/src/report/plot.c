@@ -182,11 +182,13 @@ static void add_site(charts *c, const perf__claimrec *rec, const char *kind, con
   put(&s->l, x, m->ratio, m->interval[0], m->interval[1], mark_of(rec->outcome));
 }
 
-/* A row: the claim's text up to " at ", then suffix; its ratio, interval
- * and what a FASTER or SIMILAR claim with threshold t needs. */
+/* A row: the claim's text up to " at ", then suffix; its ratio and
+ * interval (v: ratio, lo, hi) and what a FASTER or SIMILAR claim with
+ * threshold t needs. */
 static void put_row(charts *c, const char *text, const char *suffix, const char *kind, double t,
-                    double value, double lo, double hi, int mark)
+                    const double v[3], int mark)
 {
+  double value = v[0], lo = v[1], hi = v[2];
   if (c->nrows == MAX_ROWS) return;
   size_t i = c->nrows++;
   const char *at = strstr(text, " at ");
@@ -203,8 +205,9 @@ static void add_row(charts *c, const perf__claimrec *rec, const char *kind)
   const perf__claimrec_ratio *m = &rec->ratio;
   char clock[40];
   snprintf(clock, sizeof clock, " (%s)", or_what(m->clock));
-  put_row(c, rec->message ? rec->message : kind, clock, kind, m->threshold, m->ratio,
-          m->interval[0], m->interval[1], mark_of(rec->outcome));
+  double v[3] = {m->ratio, m->interval[0], m->interval[1]};
+  put_row(c, rec->message ? rec->message : kind, clock, kind, m->threshold, v,
+          mark_of(rec->outcome));
 }
 
 /* Sorts a line's points by x (insertion sort: at most 64). */
@@ -297,8 +300,8 @@ static void site_row(charts *c, const site *s)
 {
   char suffix[120];
   snprintf(suffix, sizeof suffix, " [%s=%.15g] (%s)", s->param, s->l.x[0], s->clock);
-  put_row(c, s->text, suffix, s->kind, s->threshold, s->l.y[0], s->l.lo[0], s->l.hi[0],
-          s->l.mark[0]);
+  double v[3] = {s->l.y[0], s->l.lo[0], s->l.hi[0]};
+  put_row(c, s->text, suffix, s->kind, s->threshold, v, s->l.mark[0]);
 }
 
 static void site_charts(charts *c, int xlog)
