@@ -78,9 +78,10 @@ const char *perf__verdictline_point(const char *at, const char *a_name,
   return perf__verdictline_measured(at, word, need, "speedup", &p->m, buf, len);
 }
 
-/* The head of a message "head: WORD[: ...]" for outcome v, into
- * head[len]; the rest after ": WORD" in *rest ("" at the end). Returns 0,
- * or -1 when the message does not read so. Never fails. */
+/* The head of a CROSSOVER message "head: WORD: why" for outcome v, into
+ * head[len] (the first ": WORD: ": why may name workloads; the head's
+ * names are the macro's arguments, C identifiers), the why in *rest.
+ * Returns 0, or -1 when the message does not read so. Never fails. */
 static int split(const char *msg, perf_outcome v, char *head, size_t len, const char **rest)
 {
   char mark[32];
@@ -95,14 +96,28 @@ static int split(const char *msg, perf_outcome v, char *head, size_t len, const 
   return -1;
 }
 
+/* The head of a message that ends ": WORD" for outcome v (a ratio or
+ * speed-of-light claim's: the word ends it, whatever the head holds, as a
+ * workload named "a: PASS: b"), into head[len]. Returns 0, or -1 when the
+ * message does not end so. Never fails. */
+static int head_of(const char *msg, perf_outcome v, char *head, size_t len)
+{
+  char mark[32];
+  size_t n = msg ? strlen(msg) : 0;
+  size_t k = (size_t)snprintf(mark, sizeof mark, ": %s", perf__status_word(v));
+  if (n < k || strcmp(msg + n - k, mark)) return -1;
+  snprintf(head, len, "%.*s", (int)(n - k), msg);
+  return 0;
+}
+
 /* A FASTER or SIMILAR record's line. Returns 0, or -1 when its message
  * does not read "head: WORD". */
 static int ratio_line(const perf__claimrec *r, char *buf, size_t len)
 {
   const perf__claimrec_ratio *m = &r->ratio;
-  const char *kind = perf__claimrec_kind_word(r->kind), *rest;
+  const char *kind = perf__claimrec_kind_word(r->kind);
   char head[600], word[400], need[64];
-  if (split(r->message, r->outcome, head, sizeof head, &rest)) return -1;
+  if (head_of(r->message, r->outcome, head, sizeof head)) return -1;
   perf__verdictline_word(r->outcome, m->why, word, sizeof word);
   perf__verdictline_need(kind, m->threshold, need, sizeof need);
   perf__verdictline_measured(head, word, need, r->kind == PERF__CLAIMREC_SIMILAR ? "ratio"
@@ -144,9 +159,8 @@ static int solight_line(const perf__claimrec *r, char *buf, size_t len)
   const char *basis = link ? a->spec_link_basis : bytes ? NULL : a->spec_math_basis;
   const char *suffix = ", in the same ABBA rounds";
   char head[600], word[400], rate[48], peak[48], specs[48], cal[200];
-  const char *rest;
   size_t used = 0;
-  if (split(r->message, r->outcome, head, sizeof head, &rest)) return -1;
+  if (head_of(r->message, r->outcome, head, sizeof head)) return -1;
   snprintf(cal, sizeof cal, "%s", a->measured_from ? a->measured_from : "?");
   size_t n = strlen(cal), k = strlen(suffix);
   if (n > k && !strcmp(cal + n - k, suffix)) cal[n - k] = '\0';

@@ -33,6 +33,14 @@ static void send(perf__claim *c, perf_outcome v, const char *msg)
   perf__claimrec_free(&r);
 }
 
+/* Closes c's claim where this run opened it: a fresh one opened none, and
+ * may be made inside another's measurement (a TRUE in a workload), whose
+ * id must stay. Never fails. */
+static void close_claim(const perf__claim *c)
+{
+  if (!c->fresh) perf__context_claim_close();
+}
+
 /* See claim.h. */
 int perf__claim_run(perf__claim *c)
 {
@@ -40,10 +48,10 @@ int perf__claim_run(perf__claim *c)
   if (!c->fresh && perf__context_claim_open(c->file, c->line, c->tag, c->once))
     return k->kept ? k->kept(c) : perf__context_claim_kept(c->head);
   perf_outcome v = k->measure(c);
-  if (c->pending) return perf__context_claim_close(), 1;
+  if (c->pending) return close_claim(c), 1;
   if (v == PERF_OUTCOME_SKIP) {
     perf__context_skipped_check("%s: %s", c->head, c->why ? c->why : "nothing to decide against");
-    perf__context_claim_close();
+    close_claim(c);
     return 0;
   }
   if (k->feed) k->feed(c);
@@ -57,7 +65,7 @@ int perf__claim_run(perf__claim *c)
   perf__claimrec own = {.ratio = c->m.rec};
   perf__claimrec_free(&own);
   c->m.rec = (perf__claimrec_ratio){0};
-  perf__context_claim_close();
+  close_claim(c);
   if (v != PERF_OUTCOME_PASS && c->fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return v == PERF_OUTCOME_PASS;
 }

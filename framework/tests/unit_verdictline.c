@@ -1,0 +1,77 @@
+/* unit_verdictline.c — verdict lines rendered from claim records: heads, words, plain kinds. */
+#include <math.h>
+#include <string.h>
+
+#include "record/verdictline.h"
+#include "selftest.h"
+
+/* 1 when s begins with prefix. */
+static int starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+/* A FASTER record with message msg and outcome o. */
+static perf__claimrec faster(const char *msg, perf_outcome o, const char *why)
+{
+  perf__claimrec r = {.message = (char *)msg, .outcome = o, .kind = PERF__CLAIMREC_FASTER};
+  r.ratio = (perf__claimrec_ratio){.kind = "FASTER", .clock = "wall", .threshold = 2,
+                                   .ratio = 3, .interval = {2.5, 3.5}, .confidence = 0.99,
+                                   .rounds = 12, .looks = 1, .seconds = 0.5,
+                                   .why = (char *)why, .timing = "wall clock, medians"};
+  r.ratio.a = (perf__claimrec_workload){.name = "a", .median_s = 1e-6};
+  r.ratio.b = (perf__claimrec_workload){.name = "b", .median_s = 3e-6};
+  return r;
+}
+
+/* The head is what precedes the message's last ": WORD", whatever a name
+ * in it holds; the INCONCLUSIVE word names its cause. */
+ST_TEST(verdictline_ratio_head_and_word)
+{
+  char line[2000];
+  perf__claimrec r = faster("FASTER(attn: PASS: fp16, ref, 2) at t.py:9: PASS", PERF_OUTCOME_PASS,
+                            NULL);
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(starts(line, "FASTER(attn: PASS: fp16, ref, 2) at t.py:9: PASS: a 1.000 us vs b "),
+            "%s", line);
+  ST_CHECKF(strstr(line, "speedup 3.000x, 99.00% CI [2.500, 3.500], needs >= 2.000x; 12 ABBA "
+                         "rounds, 1 look, 0.50 s wall") != NULL, "%s", line);
+  r = faster("FASTER(a, b, 2) at t.c:3: INCONCLUSIVE", PERF_OUTCOME_INCONCLUSIVE, "the budget ran out");
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(starts(line, "FASTER(a, b, 2) at t.c:3: INCONCLUSIVE (the budget ran out): a "), "%s",
+            line);
+  r = faster("FASTER(a, b, 2) at t.c:3: PASS, or not", PERF_OUTCOME_PASS, NULL);
+  ST_CHECK(!perf__verdictline_render(&r, line, sizeof line)); /* not its message's form */
+}
+
+/* TRUE and NEAR say their message when they do not hold; a plain record
+ * (BASELINE) and a kept one are not rendered. */
+ST_TEST(verdictline_plain_kinds)
+{
+  char line[400] = "untouched";
+  perf__claimrec t = {.message = "TRUE(x) at t.c:1 is false", .outcome = PERF_OUTCOME_FAIL,
+                      .kind = PERF__CLAIMREC_TRUE};
+  ST_CHECK(perf__verdictline_render(&t, line, sizeof line));
+  ST_STR(line, "TRUE(x) at t.c:1 is false");
+  t.outcome = PERF_OUTCOME_PASS;
+  strcpy(line, "untouched");
+  ST_CHECK(!perf__verdictline_render(&t, line, sizeof line));
+  ST_STR(line, "untouched");
+  perf__claimrec b = {.message = "BASELINE(w) at t.c:2: PASS", .outcome = PERF_OUTCOME_PASS};
+  ST_CHECK(!perf__verdictline_render(&b, line, sizeof line));
+  perf__claimrec k = faster("FASTER(a, b, 2) at t.c:3: PASS", PERF_OUTCOME_PASS, NULL);
+  k.kept = 1;
+  ST_CHECK(!perf__verdictline_render(&k, line, sizeof line));
+}
+
+/* A sync check's line from its count; its head survives a name with the
+ * count's words in it. */
+ST_TEST(verdictline_sync_check)
+{
+  char line[600];
+  perf__claimrec r = {.message = "SYNCS(w: 1 host sync, 1) at t.c:4: 1 host sync per iteration",
+                      .outcome = PERF_OUTCOME_PASS, .kind = PERF__CLAIMREC_SYNCS};
+  r.syncs = (perf__claimrec_syncs){.got = "1", .wanted = 1, .iterations = 3, .pass_s = 0.01,
+                                   .cupti_s = 0.009};
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_STR(line, "SYNCS(w: 1 host sync, 1) at t.c:4: PASS: 1 host sync per iteration, wanted "
+               "exactly 1; 3 iterations checked (CUPTI callbacks, runtime and driver APIs; pass "
+               "10.00 ms wall, of which attaching and detaching CUPTI 9.00 ms)");
+}
