@@ -225,6 +225,9 @@ ST_TEST(claimrec_rejects_bad_records)
   rejects(faster_text, "\"kind\": \"FASTER\"", "\"kind\": \"CROSSOVER_POINT\"",
           "not a claim kind");
   rejects(faster_text, "\"rounds\": 12", "\"rounds\": \"12\"", "'rounds' is not a whole number");
+  rejects(faster_text, "\"kind\": \"FASTER\"", "\"kind\": \"QUICKER\"",
+          "'kind' is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, FLOPS, "
+          "LINK_BANDWIDTH, TRUE, NEAR, SYNCS, SAME_WORK)");
   rejects(faster_text, "\"looks\": 2", "\"looks\": 2.5", "'looks' is not a whole number");
   rejects(faster_text, "\"ratio\": 2.5", "\"ratio\": \"fast\"", "'ratio' is not a number");
   rejects(faster_text, "\"interval\": [2.25, 2.75]", "\"interval\": [2.25]",

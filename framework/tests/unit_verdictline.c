@@ -75,3 +75,26 @@ ST_TEST(verdictline_sync_check)
                "exactly 1; 3 iterations checked (CUPTI callbacks, runtime and driver APIs; pass "
                "10.00 ms wall, of which attaching and detaching CUPTI 9.00 ms)");
 }
+
+/* How sampling ended, from the record's flags: the early look, a budget
+ * stretched for the first look, both, or nothing unusual. */
+ST_TEST(verdictline_notes_the_early_look_and_a_stretched_budget)
+{
+  char line[2000];
+  perf__claimrec r = faster("FASTER(a, b, 2) at t.c:3: PASS", PERF_OUTCOME_PASS, NULL);
+  r.ratio.noise = (perf__claimrec_noise){.set = 1, .early_look = 1};
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(strstr(line, "0.50 s wall (rounds too slow for the first look; early look: every "
+                         "round's ratio and the bootstrap)") != NULL, "%s", line);
+  r.ratio.budget_stretched = 1;
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(strstr(line, " (budget stretched: rounds too slow for the first look; early look: "
+                         "every round's ratio and the bootstrap)") != NULL, "%s", line);
+  r.ratio.noise.early_look = 0;
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(strstr(line, "0.50 s wall (budget stretched: rounds too slow for the first look)"),
+            "%s", line);
+  r.ratio.budget_stretched = 0, r.ratio.noise.set = 0;
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(!strchr(strstr(line, "s wall"), '('), "%s", line);
+}

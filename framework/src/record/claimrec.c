@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "record/claimrec.h"
 #include "record/fields.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -117,8 +118,16 @@ static int read_kind(perf__fields_reader *rd, const perf__jsontree_node *o, perf
     const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
     if (w && !strcmp(n->text, w)) return *out = (perf__claimrec_kind)k, 0;
   }
-  return perf__fields_bad(rd, "kind", "is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, "
-                          "FLOPS, LINK_BANDWIDTH, TRUE, NEAR, SYNCS or SAME_WORK)");
+  char what[300];
+  size_t used = 0;
+  int first = 1;
+  perf__units_append(what, sizeof what, &used, "is not a claim kind (");
+  for (int k = 0; k < PERF__CLAIMREC_KIND_COUNT; k++) { /* the table's words, in its order */
+    const char *w = perf__claimrec_kind_word((perf__claimrec_kind)k);
+    if (w) perf__units_append(what, sizeof what, &used, "%s%s", first ? "" : ", ", w), first = 0;
+  }
+  perf__units_append(what, sizeof what, &used, ")");
+  return perf__fields_bad(rd, "kind", what);
 }
 
 /* ---- the members: one table per object (record/fields.h) --------------------- */

@@ -168,17 +168,6 @@ static int early_look(const perf__verdict_cfg *cfg, const perf__verdict_claim *c
   return 0;
 }
 
-/* Never fails; see verdict.h. */
-const char *perf__verdict_note(const perf__verdict_result *r)
-{
-  if (r->early)
-    return r->stretched ? " (budget stretched: rounds too slow for the first look; early "
-                          "look: every round's ratio and the bootstrap)"
-                        : " (rounds too slow for the first look; early look: every round's "
-                          "ratio and the bootstrap)";
-  return r->stretched ? " (budget stretched: rounds too slow for the first look)" : "";
-}
-
 /* The buffers of the run in progress. A round function may leave the run
  * by longjmp (a CUDA error inside a workload ends the test): they stay
  * reachable here, and perf__verdict_release frees them. */

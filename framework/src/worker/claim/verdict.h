@@ -125,9 +125,6 @@ int perf__verdict_look_at(const perf__verdict_cfg *cfg, int k);
  * alpha (6 at alpha 0.05); 0 when cfg->early is off or m would not come
  * before first_look (no early look). Never fails. */
 int perf__verdict_early_rounds(const perf__verdict_cfg *cfg);
-/* The note a verdict line adds for how r's sampling ended ("" when
- * nothing unusual); a static string. Never fails. */
-const char *perf__verdict_note(const perf__verdict_result *r);
 /* Decision for interval [lo, hi] of the claim's ratio: PASS, FAIL or
  * INCONCLUSIVE (keep sampling). A SIDE claim PASSes when its side is
  * decided (perf__verdict_side), whichever it is. */
