@@ -119,7 +119,9 @@ static double spec_of(const sol *s, const perf__claimrec_workload *a, char *basi
 static void record(perf__claim *c, perf__claimrec *r)
 {
   const sol *s = c->self;
-  perf__claimrec_ratio *q = &c->m.rec;
+  r->kind = s->row->kind;
+  perf__claim_record_ratio(c, r); /* a copy: c's own stays as measured, for print */
+  perf__claimrec_ratio *q = &r->ratio;
   double wb = work_of(s, &q->b.work);
   char what[160], from[200];
   q->threshold = s->share;
@@ -144,8 +146,6 @@ static void record(perf__claim *c, perf__claimrec *r)
            perf__calibrate_describe(s->row->peak, s->type, s->ways, what, sizeof what));
   free(q->a.measured_from);
   q->a.measured_from = strdup(from);
-  r->kind = s->row->kind;
-  perf__claim_record_ratio(c, r);
 }
 
 /* The claim's measure (claim.h): w against calibration work of the
@@ -199,10 +199,7 @@ static void print_claim(perf__claim *c, const char *word)
 {
   const sol *s = c->self;
   (void)word;
-  perf__claimrec_workload a = c->m.rec.a; /* as measured: without the peak record() adds */
-  a.measured_dram = a.measured_math = a.measured_link = 0;
-  a.measured_from = NULL;
-  if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(&a, c->m.rec.clock);
+  if (s->row->peak != PERF__CAL_LINK) perf__throughput_print(&c->m.rec.a, c->m.rec.clock);
 }
 
 /* After a FAIL (claim.h): what changed in w's work since its entry's trace. */
