@@ -167,6 +167,28 @@ ST_TEST(claimrec_round_trips_plain_and_similar_records)
   perf__claimrec_free(&sim);
 }
 
+/* A BASELINE record writes its check's members after its kind, each
+ * once, and reads, copies and writes them back the same; its optional
+ * texts go missing when unset. */
+ST_TEST(claimrec_round_trips_a_baseline_record)
+{
+  perf__claimrec r = {.message = dup("BASELINE(w) at t.c:5: FAIL"), .outcome = PERF_OUTCOME_FAIL,
+                      .kind = PERF__CLAIMREC_BASELINE};
+  r.baseline = (perf__claimrec_baseline){.now_s = 1.5e-6, .was_s = 1e-6, .timing = dup("events clock"),
+                                         .change = 0.5, .noise = 0.01, .between = -1, .runs = 0,
+                                         .tolerance = 0.05, .samples = 8, .was_samples = 64,
+                                         .beyond = 1, .why = dup("regression")};
+  char *text = round_trip(&r);
+  ST_STR(text, "{\"message\": \"BASELINE(w) at t.c:5: FAIL\", \"outcome\": \"FAIL\", \"kind\": "
+               "\"BASELINE\", \"recorded\": false, \"now_s\": 1.5e-06, \"was_s\": "
+               "9.9999999999999995e-07, \"timing\": \"events clock\", \"change\": 0.5, \"noise\": "
+               "0.01, \"between\": -1, \"runs\": 0, \"tolerance\": 0.050000000000000003, "
+               "\"samples\": 8, \"was_samples\": 64, \"beyond\": true, \"sm_mhz\": 0, \"why\": "
+               "\"regression\"}");
+  free(text);
+  perf__claimrec_free(&r);
+}
+
 ST_TEST(claimrec_reads_the_fields_back)
 {
   perf__claimrec r;
@@ -227,7 +249,7 @@ ST_TEST(claimrec_rejects_bad_records)
   rejects(faster_text, "\"rounds\": 12", "\"rounds\": \"12\"", "'rounds' is not a whole number");
   rejects(faster_text, "\"kind\": \"FASTER\"", "\"kind\": \"QUICKER\"",
           "'kind' is not a claim kind (FASTER, SIMILAR, CROSSOVER, BANDWIDTH, FLOPS, "
-          "LINK_BANDWIDTH, TRUE, NEAR, SYNCS, SAME_WORK)");
+          "LINK_BANDWIDTH, TRUE, NEAR, SYNCS, SAME_WORK, BASELINE)");
   rejects(faster_text, "\"looks\": 2", "\"looks\": 2.5", "'looks' is not a whole number");
   rejects(faster_text, "\"ratio\": 2.5", "\"ratio\": \"fast\"", "'ratio' is not a number");
   rejects(faster_text, "\"interval\": [2.25, 2.75]", "\"interval\": [2.25]",

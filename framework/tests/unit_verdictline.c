@@ -42,7 +42,7 @@ ST_TEST(verdictline_ratio_head_and_word)
 }
 
 /* TRUE and NEAR say their message when they do not hold; a plain record
- * (BASELINE) and a kept one are not rendered. */
+ * (one read from before the kinds) and a kept one are not rendered. */
 ST_TEST(verdictline_plain_kinds)
 {
   char line[400] = "untouched";
@@ -74,6 +74,47 @@ ST_TEST(verdictline_sync_check)
   ST_STR(line, "SYNCS(w: 1 host sync, 1) at t.c:4: PASS: 1 host sync per iteration, wanted "
                "exactly 1; 3 iterations checked (CUPTI callbacks, runtime and driver APIs; pass "
                "10.00 ms wall, of which attaching and detaching CUPTI 9.00 ms)");
+}
+
+/* A BASELINE check's line from its members: the word's parenthesis, the
+ * change against the noise and tolerance, the notes; the noise without
+ * the baseline's runs; an update's RECORDED line; a shared GPU's. */
+ST_TEST(verdictline_baseline_check_recorded_and_shared)
+{
+  char line[1200];
+  perf__claimrec r = {.message = "BASELINE(w: PASS) at t.c:5: INCONCLUSIVE",
+                      .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_BASELINE};
+  r.baseline = (perf__claimrec_baseline){
+      .now_s = 12e-6, .was_s = 10e-6, .timing = "events clock", .change = 0.2, .noise = 0.011,
+      .between = 0.004, .runs = 5, .tolerance = 0.05, .samples = 16, .was_samples = 64,
+      .beyond = 1, .why = "the host was busy: not decided", .notes = "; the host: load 3.1"};
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_STR(line, "BASELINE(w: PASS) at t.c:5: INCONCLUSIVE (the host was busy: not decided): "
+               "12.00 us vs baseline 10.00 us per iteration (events clock), +20.0% +-1.1% with "
+               "the spread between the baseline's runs (0.40%, 5 runs), tolerance 5.0%, 16 "
+               "samples (baseline 64), beyond tolerance and noise; the host: load 3.1");
+  r.message = "BASELINE(w) at t.c:5: PASS", r.outcome = PERF_OUTCOME_PASS;
+  r.baseline.between = -1, r.baseline.beyond = 0, r.baseline.why = NULL, r.baseline.notes = NULL;
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_CHECKF(strstr(line, "at t.c:5: PASS: 12.00 us vs baseline") &&
+                strstr(line, "+-1.1% (the baseline has no runs: within-process noise only), "
+                             "tolerance 5.0%, 16 samples (baseline 64), within tolerance or "
+                             "noise") && !strchr(strstr(line, "noise only"), ';'),
+            "%s", line);
+  r.message = "BASELINE(w) at t.c:5: PASS, or not";
+  ST_CHECK(!perf__verdictline_render(&r, line, sizeof line)); /* not its message's form */
+  r.message = "BASELINE(w) at t.c:5";
+  r.baseline = (perf__claimrec_baseline){.recorded = 1, .now_s = 2e-6, .timing = "events clock",
+                                         .samples = 1, .sm_mhz = 1980};
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_STR(line, "BASELINE(w) at t.c:5: RECORDED: 2.000 us per iteration (events clock, median of "
+               "1 sample, SM clock 1980 MHz)");
+  r.message = "BASELINE(w) at t.c:5: INCONCLUSIVE (another process used the GPU, and it stayed)";
+  r.outcome = PERF_OUTCOME_INCONCLUSIVE;
+  r.baseline = (perf__claimrec_baseline){.shared = "during 3 samples of the measurement: pid 7"};
+  ST_CHECK(perf__verdictline_render(&r, line, sizeof line));
+  ST_STR(line, "BASELINE(w) at t.c:5: INCONCLUSIVE (another process used the GPU): during 3 "
+               "samples of the measurement: pid 7");
 }
 
 /* How sampling ended, from the record's flags: the early look, a budget

@@ -274,6 +274,26 @@ PERF__FIELDS_TABLE(syncs, perf__claimrec_syncs, NULL, NULL, 0)
   X(NUM)(s, setup_s, "setup_s")
 PERF__FIELDS_TABLE(count, perf__claimrec_count, NULL, NULL, 0)
 
+/* A BASELINE check's members after its kind. */
+#define baseline_MAP(s, X)                \
+  X(BOOL)(s, recorded, "recorded")        \
+  X(NUM)(s, now_s, "now_s")               \
+  X(NUM)(s, was_s, "was_s")               \
+  X(OTEXT)(s, timing, "timing")           \
+  X(NUM)(s, change, "change")             \
+  X(NUM)(s, noise, "noise")               \
+  X(NUM)(s, between, "between")           \
+  X(INT)(s, runs, "runs")                 \
+  X(NUM)(s, tolerance, "tolerance")       \
+  X(LONG)(s, samples, "samples")          \
+  X(LONG)(s, was_samples, "was_samples")  \
+  X(BOOL)(s, beyond, "beyond")            \
+  X(INT)(s, sm_mhz, "sm_mhz")             \
+  X(OTEXT)(s, why, "why")                 \
+  X(OTEXT)(s, notes, "notes")             \
+  X(OTEXT)(s, shared, "shared")
+PERF__FIELDS_TABLE(baseline, perf__claimrec_baseline, NULL, NULL, 0)
+
 /* The record: its message and outcome, confirm before failing's members,
  * then the measurement its kind has. */
 #define record_MAP(s, X)            \
@@ -514,11 +534,34 @@ static int attempt_read(perf__fields_reader *rd, const perf__jsontree_node *o, v
 }
 static const perf__fields_hook attempt_hook = {attempt_write, attempt_read, NULL, NULL};
 
+/* The kinds whose members of their own follow their word: the member's
+ * place in the record and its table (a ratio kind's and CROSSOVER's are
+ * written by their own rows). */
+static const struct own_row {
+  perf__claimrec_kind kind;
+  size_t off;
+  const perf__fields_table *t;
+} own[] = {
+    {PERF__CLAIMREC_SYNCS, offsetof(record_t, syncs), &syncs_table},
+    {PERF__CLAIMREC_SAME_WORK, offsetof(record_t, count), &count_table},
+    {PERF__CLAIMREC_BASELINE, offsetof(record_t, baseline), &baseline_table},
+};
+enum { NOWN = sizeof own / sizeof own[0] };
+
+/* The row of kind k's own members, or NULL. Never fails. */
+static const struct own_row *own_of(perf__claimrec_kind k)
+{
+  for (size_t i = 0; i < NOWN; i++)
+    if (own[i].kind == k) return &own[i];
+  return NULL;
+}
+
 /* The measurement the record's kind has: a ratio's members, a
- * CROSSOVER's, or none (PLAIN). */
+ * CROSSOVER's, a kind's own (own[]), or none (PLAIN). */
 static void measured_write(perf__json *j, const void *p)
 {
   const record_t *r = p;
+  const struct own_row *o = own_of(r->kind);
   if (perf__claimrec_is_ratio(r->kind)) {
     put_ratio(j, &r->ratio, perf__claimrec_kind_word(r->kind));
   } else if (r->kind == PERF__CLAIMREC_CROSSOVER) {
@@ -526,18 +569,17 @@ static void measured_write(perf__json *j, const void *p)
     perf__fields_put(j, &crossover_table, r, 0);
   } else if (perf__claimrec_kind_word(r->kind)) {
     perf__fields_put_str(j, "kind", perf__claimrec_kind_word(r->kind));
-    if (r->kind == PERF__CLAIMREC_SYNCS) perf__fields_put(j, &syncs_table, &r->syncs, 0);
-    if (r->kind == PERF__CLAIMREC_SAME_WORK) perf__fields_put(j, &count_table, &r->count, 0);
+    if (o) perf__fields_put(j, o->t, (const char *)r + o->off, 0);
   }
 }
 static int measured_read(perf__fields_reader *rd, const perf__jsontree_node *o, void *p)
 {
   record_t *r = p;
   int e = read_kind(rd, o, &r->kind);
+  const struct own_row *w = own_of(r->kind);
   if (!e && perf__claimrec_is_ratio(r->kind)) return perf__fields_get(rd, &ratio_table, o, &r->ratio);
   if (!e && r->kind == PERF__CLAIMREC_CROSSOVER) return perf__fields_get(rd, &crossover_table, o, r);
-  if (!e && r->kind == PERF__CLAIMREC_SYNCS) return perf__fields_get(rd, &syncs_table, o, &r->syncs);
-  if (!e && r->kind == PERF__CLAIMREC_SAME_WORK) return perf__fields_get(rd, &count_table, o, &r->count);
+  if (!e && w) return perf__fields_get(rd, w->t, o, (char *)r + w->off);
   return e;
 }
 static int measured_copy(void *dst, const void *src)
@@ -545,16 +587,15 @@ static int measured_copy(void *dst, const void *src)
   record_t *d = dst;
   const record_t *s = src;
   int e = perf__fields_copy(&ratio_table, &d->ratio, &s->ratio);
-  e |= perf__fields_copy(&syncs_table, &d->syncs, &s->syncs);
-  e |= perf__fields_copy(&count_table, &d->count, &s->count);
+  for (size_t i = 0; i < NOWN; i++)
+    e |= perf__fields_copy(own[i].t, (char *)d + own[i].off, (const char *)s + own[i].off);
   return e | perf__fields_copy(&crossover_table, d, s);
 }
 static void measured_free(void *p)
 {
   record_t *r = p;
   perf__fields_free(&ratio_table, &r->ratio);
-  perf__fields_free(&syncs_table, &r->syncs);
-  perf__fields_free(&count_table, &r->count);
+  for (size_t i = 0; i < NOWN; i++) perf__fields_free(own[i].t, (char *)r + own[i].off);
   perf__fields_free(&crossover_table, r);
 }
 static const perf__fields_hook measured_hook = {measured_write, measured_read, measured_copy, measured_free};

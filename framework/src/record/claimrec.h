@@ -28,9 +28,11 @@
 enum { PERF__CLAIMREC_MAX_POINTS = 64 };
 
 /* The kinds of record, one row each: X(kind, word, ratio, at_least).
- * PLAIN (BASELINE, records read from before these kinds) has a message and
- * an outcome only and no word in the JSON; TRUE and NEAR a word, their
- * message their line; SYNCS (the sync checks) and SAME_WORK their counts; a ratio kind carries one ratio
+ * PLAIN (records read from before these kinds) has a message and an
+ * outcome only and no word in the JSON; TRUE and NEAR a word, their
+ * message their line; SYNCS (the sync checks) and SAME_WORK their counts;
+ * BASELINE its check against its entry (or an update's recording); a
+ * ratio kind carries one ratio
  * measurement (the "ratio" member, in the headroom table and the
  * history's ratio rows), which at_least needs to be at least its
  * threshold (else within the band SIMILAR's tolerance makes). BANDWIDTH,
@@ -49,7 +51,8 @@ enum { PERF__CLAIMREC_MAX_POINTS = 64 };
   X(TRUE, "TRUE", 0, 0)              \
   X(NEAR, "NEAR", 0, 0)              \
   X(SYNCS, "SYNCS", 0, 0)            \
-  X(SAME_WORK, "SAME_WORK", 0, 0)
+  X(SAME_WORK, "SAME_WORK", 0, 0)    \
+  X(BASELINE, "BASELINE", 0, 0)
 
 typedef enum perf__claimrec_kind {
 #define PERF__X(kind, word, ratio, at_least) PERF__CLAIMREC_##kind,
@@ -169,6 +172,24 @@ typedef struct perf__claimrec_count {
   double count_s, setup_s;  /* counting, and setting up and tearing down */
 } perf__claimrec_count;
 
+/* A BASELINE check of one workload against its entry in this machine's
+ * file (worker/claim/bldoor.h), or an update's recording of it. */
+typedef struct perf__claimrec_baseline {
+  int recorded;         /* an update recorded it: nothing compared */
+  double now_s, was_s;  /* the median per iteration (as compared), the entry's */
+  char *timing;         /* how it was timed ("events clock, ...") */
+  double change, noise; /* now against was (+0.031), the noise it is judged by (+-) */
+  double between;       /* the spread between the baseline's runs (< 0: it has none) */
+  int runs;             /* the baseline's runs */
+  double tolerance;     /* the entry's */
+  long samples, was_samples; /* now, and the entry's */
+  int beyond;           /* the change is beyond tolerance and noise */
+  int sm_mhz;           /* an update's: the SM clock of its samples (0: unknown) */
+  char *why;            /* the verdict word's parenthesis ("regression"), or NULL */
+  char *notes;          /* what the line adds, each clause "; ..." (or ", ...") */
+  char *shared;         /* another process used the GPU: when and who; NULL */
+} perf__claimrec_baseline;
+
 typedef struct perf__claimrec {
   char *message;                /* the verdict line */
   perf_outcome outcome;
@@ -189,6 +210,7 @@ typedef struct perf__claimrec {
   size_t npoints;
   perf__claimrec_syncs syncs;   /* SYNCS */
   perf__claimrec_count count;   /* SAME_WORK */
+  perf__claimrec_baseline baseline; /* BASELINE */
 } perf__claimrec;
 
 /* A CROSSOVER point's side as its record writes it: side -1 "slower", 0

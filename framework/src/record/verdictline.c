@@ -248,6 +248,50 @@ static int count_line(const perf__claimrec *r, char *buf, size_t len)
   return 0;
 }
 
+/* The noise a BASELINE check's change is judged against. Never fails
+ * (truncates). */
+static void baseline_noise(const perf__claimrec_baseline *b, char *buf, size_t len)
+{
+  if (b->between >= 0)
+    snprintf(buf, len, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, %d %s)",
+             100 * b->noise, 100 * b->between, b->runs, perf__units_noun(b->runs, "run", "runs"));
+  else
+    snprintf(buf, len, "+-%.1f%% (the baseline has no runs: within-process noise only)",
+             100 * b->noise);
+}
+
+/* A BASELINE record's line: an update's recording, a shared GPU's
+ * INCONCLUSIVE, or the check against the entry. Returns 0, or -1 when its
+ * message does not read so. */
+static int baseline_line(const perf__claimrec *r, char *buf, size_t len)
+{
+  const perf__claimrec_baseline *b = &r->baseline;
+  char head[600], now[32], was[32], noise[160], sm[48] = "";
+  const char *notes = b->notes ? b->notes : "", *timing = b->timing ? b->timing : "?";
+  if (b->recorded) {
+    if (b->sm_mhz > 0) snprintf(sm, sizeof sm, ", SM clock %d MHz", b->sm_mhz);
+    snprintf(buf, len, "%s: RECORDED: %s per iteration (%s, median of %ld %s%s)%s",
+             r->message ? r->message : "?", perf__units_time(now, sizeof now, b->now_s), timing,
+             b->samples, perf__units_noun(b->samples, "sample", "samples"), sm, notes);
+    return 0;
+  }
+  if (b->shared) {
+    if (head_before(r->message, ": INCONCLUSIVE", head, sizeof head)) return -1;
+    snprintf(buf, len, "%s: INCONCLUSIVE (another process used the GPU): %s", head, b->shared);
+    return 0;
+  }
+  if (head_of(r->message, r->outcome, head, sizeof head)) return -1;
+  baseline_noise(b, noise, sizeof noise);
+  snprintf(buf, len, "%s: %s%s%s%s: %s vs baseline %s per iteration (%s), %+.1f%% %s, tolerance "
+           "%.1f%%, %ld %s (baseline %ld), %s%s", head, perf__status_word(r->outcome),
+           b->why ? " (" : "", b->why ? b->why : "", b->why ? ")" : "",
+           perf__units_time(now, sizeof now, b->now_s), perf__units_time(was, sizeof was, b->was_s),
+           timing, 100 * b->change, noise, 100 * b->tolerance, b->samples,
+           perf__units_noun(b->samples, "sample", "samples"), b->was_samples,
+           b->beyond ? "beyond tolerance and noise" : "within tolerance or noise", notes);
+  return 0;
+}
+
 /* See verdictline.h. */
 int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
 {
@@ -265,6 +309,7 @@ int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
   }
   if (r->kind == PERF__CLAIMREC_SYNCS) return !syncs_line(r, buf, len);
   if (r->kind == PERF__CLAIMREC_SAME_WORK) return !count_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_BASELINE) return !baseline_line(r, buf, len);
   return 0;
 }
 

@@ -8,9 +8,10 @@
  * supervisor as each record arrives (and by an embedder's door, and a
  * worker's own console when it runs alone): FASTER and SIMILAR, a
  * CROSSOVER claim and each of its points, BANDWIDTH, FLOPS and
- * LINK_BANDWIDTH, the sync checks, SAME_WORK, and TRUE and NEAR that do
- * not hold. BASELINE's lines (a plain record: a message and an outcome)
- * are still written by the worker (worker/claim/bldoor.c). */
+ * LINK_BANDWIDTH, the sync checks, SAME_WORK, BASELINE (a check against
+ * its entry, an update's RECORDED, a shared GPU's INCONCLUSIVE), and TRUE
+ * and NEAR that do not hold. A skipped check has no record: the line that
+ * says why is written where the skip is found. */
 
 #include <stddef.h>
 

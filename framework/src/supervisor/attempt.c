@@ -54,7 +54,7 @@ int perf__attempt_shared_out(perf__result *r)
     if (c->outcome != PERF_OUTCOME_INCONCLUSIVE) return 0;
     if (perf__claimrec_is_ratio(c->kind)          ? !stayed(c->ratio.noise.cause)
         : c->kind == PERF__CLAIMREC_CROSSOVER ? !points_stayed(c)
-                                              : !stayed(c->message)) /* a BASELINE says it in its line */
+                                              : !stayed(c->message)) /* a BASELINE says it in its message */
       return 0;
     n++;
   }

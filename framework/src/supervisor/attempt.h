@@ -17,8 +17,8 @@ int perf__attempt_needed(const perf__result *r);
  * beside another process that never left (PERF__CONFIRM_STOPPED_SHARED
  * among its record's causes) or was still there as it ended
  * (PERF__CONFIRM_STILL_SHARED), or is a CROSSOVER whose undecided points
- * all say so, or a plain record (a BASELINE: no causes of its own) whose
- * line says so: a second attempt beside it would say the same and cost
+ * all say so, or another kind (a BASELINE: no causes of its own) whose
+ * message says so: a second attempt beside it would say the same and cost
  * the test's time again (issue 50: a GPU co-tenant that never left took
  * the suite to 11x its quiet time, half of it in second attempts). Then a
  * line says so in r and the supervisor does not run one. Never fails. */

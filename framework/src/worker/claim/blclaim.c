@@ -137,21 +137,23 @@ static void measure_alone(perf_workload *w, const char *head, perf__bldoor_inban
   if (linked) perf__cotenant_link_pause(); /* read for this measurement only */
 }
 
-/* An update's line: what was recorded. Never fails. */
-static void recorded(const perf_workload *w, const char *head, const perf__bldoor_sampled *s)
+/* An update's record members into rec: what was recorded (its strings
+ * malloc'd; without memory they go missing). Never fails. */
+static void recorded(const perf_workload *w, const perf__bldoor_sampled *s,
+                     perf__claimrec_baseline *rec)
 {
-  char now[32], sm[48] = "", launch[240];
-  if (s->clk.median) snprintf(sm, sizeof sm, ", SM clock %u MHz", s->clk.median);
-  perf__context_line(PERF_LINE_DETAIL, "%s: RECORDED: %s per iteration (%s clock, median of %ld %s%s)%s",
-                     head, perf__units_time(now, sizeof now, s->median),
-                     perf__clock_name(w->perf__state->clock), s->n,
-                     perf__units_noun(s->n, "sample", "samples"), sm,
-                     perf__workload_launch_note(w, launch, sizeof launch));
+  char timing[48], launch[240];
+  snprintf(timing, sizeof timing, "%s clock", perf__clock_name(w->perf__state->clock));
+  perf__workload_launch_note(w, launch, sizeof launch);
+  *rec = (perf__claimrec_baseline){.recorded = 1, .now_s = s->median, .timing = strdup(timing),
+                                   .samples = s->n, .sm_mhz = (int)s->clk.median,
+                                   .notes = launch[0] ? strdup(launch) : NULL};
 }
 
 /* The claim's state between its steps. */
 typedef struct blclaim {
-  char said[240]; /* the record's message after the head, on a shared GPU */
+  char said[240];            /* the record's message after the head, on a shared GPU */
+  perf__bldoor_checked chk;  /* the record's members; a check's lines after its line */
 } blclaim;
 
 /* The claim's measure (claim.h): samples w alone; a shared GPU leaves it
@@ -167,7 +169,7 @@ static perf_outcome measure(perf__claim *c)
   perf__bldoor_sampled s;
   measure_alone(w, c->head, &ibc, &host, &s);
   char cause[200];
-  if (perf__bldoor_shared(w, c->head, cause, sizeof cause)) {
+  if (perf__bldoor_shared(w, c->head, &self->chk.rec, cause, sizeof cause)) {
     snprintf(self->said, sizeof self->said, ": %s%s",
              perf__status_word(PERF_OUTCOME_INCONCLUSIVE), cause);
     c->said = self->said;
@@ -175,22 +177,40 @@ static perf_outcome measure(perf__claim *c)
   }
   if (perf__context_opt.update_baselines) {
     perf__bldoor_record(w, &s, ibc.ib ? perf__inband_reference(ibc.ib, 0).median : 0);
-    recorded(w, c->head, &s);
+    recorded(w, &s, &self->chk.rec);
     c->said = "";
     return PERF_OUTCOME_PASS;
   }
-  const char *skipped;
-  perf_outcome o = perf__bldoor_check(w, c->head, &s, &host, ibc.ib ? &ibc : NULL, &skipped);
-  if (o == PERF_OUTCOME_SKIP) c->why = skipped;
+  perf_outcome o = perf__bldoor_check(w, c->head, &s, &host, ibc.ib ? &ibc : NULL, &self->chk);
+  if (o == PERF_OUTCOME_SKIP) c->why = self->chk.skipped;
   return o;
 }
 
-static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_PLAIN, .measure = measure};
+/* The claim's record (claim.h): the members measure made, handed over.
+ * Never fails. */
+static void record(perf__claim *c, perf__claimrec *r)
+{
+  blclaim *self = c->self;
+  r->baseline = self->chk.rec;
+  self->chk.rec = (perf__claimrec_baseline){0};
+}
+
+/* The claim's print (claim.h): after its rendered line, a check's
+ * throughput and what changed. Never fails. */
+static void print(perf__claim *c, const char *word)
+{
+  blclaim *self = c->self;
+  (void)word;
+  perf__bldoor_after(c->a, &self->chk);
+}
+
+static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BASELINE, .rendered = 1,
+                                      .measure = measure, .record = record, .print = print};
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
 int perf__expect_baseline(perf_workload *w, const char *wn, const char *file, int line, int fatal)
 {
-  blclaim self;
+  blclaim self = {0};
   perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .a = w, .b = w,
                    .self = &self, .fresh = perf__context_opt.update_baselines};
   if (!w->name) w->name = wn;

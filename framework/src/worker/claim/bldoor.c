@@ -57,7 +57,8 @@ static void send_fingerprint(perf__blmachine *m)
 
 
 /* See bldoor.h. */
-int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, size_t len)
+int perf__bldoor_shared(const perf_workload *w, const char *head, perf__claimrec_baseline *rec,
+                        char *why, size_t len)
 {
   const perf__wstate *st = w->perf__state;
   char who[240], what[16];
@@ -70,9 +71,10 @@ int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, siz
                       "GPU: another process used it during %ld %s of the measurement: %s; "
                       "record on a GPU no other job shares", head, st->shared_n, what, who);
   const char *still = perf__cotenant_still_on(ct) ? ", " PERF__CONFIRM_STILL_SHARED : "";
-  perf__context_line(PERF_LINE_DETAIL, "%s: INCONCLUSIVE (another process used the GPU): during "
-                     "%ld %s of the measurement: %s%s; run on a GPU no other job shares", head,
-                     st->shared_n, what, who, still);
+  char line[600];
+  snprintf(line, sizeof line, "during %ld %s of the measurement: %s%s; run on a GPU no other job "
+           "shares", st->shared_n, what, who, still);
+  *rec = (perf__claimrec_baseline){.shared = strdup(line)};
   why[0] = '\0';
   if (*still) snprintf(why, len, " (another process used the GPU%s)", still);
   return 1;
@@ -379,17 +381,17 @@ static void judge(check *k)
 }
 
 /* The verdict word's parenthesis: why it was not decided, or which way it
- * changed. Never fails. */
+ * changed (NULL: the same). Never fails. */
 static const char *said_of(const check *k)
 {
-  return k->low_clock            ? " (the SM clock was low: not decided)"
-         : k->unscaled           ? " (no launch reading to scale it by: not decided)"
-         : k->slower             ? " (the machine is slower: not decided)"
-         : k->hosted             ? " (the host was busy: not decided)"
-         : k->mode               ? " (a slow mode the update saw: not decided)"
-         : k->c == PERF__BL_SLOWER ? " (regression)"
-         : k->c == PERF__BL_FASTER ? " (improvement)"
-                                   : "";
+  return k->low_clock            ? "the SM clock was low: not decided"
+         : k->unscaled           ? "no launch reading to scale it by: not decided"
+         : k->slower             ? "the machine is slower: not decided"
+         : k->hosted             ? "the host was busy: not decided"
+         : k->mode               ? "a slow mode the update saw: not decided"
+         : k->c == PERF__BL_SLOWER ? "regression"
+         : k->c == PERF__BL_FASTER ? "improvement"
+                                   : NULL;
 }
 
 /* The line's notes: the SM clock, the launch, the in-band phases, the
@@ -415,39 +417,43 @@ static void notes_of(const check *k, char *note, size_t len)
                        100 * (k->slow_run / k->e->median_s - 1));
 }
 
-/* The noise the change is judged against. Never fails (truncates). */
-static void noise_of(const check *k, char *buf, size_t len)
+/* k's result into out: its record's members (the verdict line is
+ * rendered from them, record/verdictline.h; without memory its texts go
+ * missing) and what the lines after it need. Never fails. */
+static void checked_of(const check *k, perf__bldoor_checked *out)
 {
-  double between = perf__blrule_spread(k->e);
-  if (between >= 0)
-    snprintf(buf, len, "+-%.1f%% with the spread between the baseline's runs (%.2f%%, %d %s)",
-             100 * PERF__BLR_SIG * k->se, 100 * between, k->e->nruns,
-             perf__units_noun(k->e->nruns, "run", "runs"));
-  else
-    snprintf(buf, len, "+-%.1f%% (the baseline has no runs: within-process noise only)",
-             100 * PERF__BLR_SIG * k->se);
-}
-
-/* k's verdict line with outcome o. Never fails. */
-static void print_check(const check *k, perf_outcome o)
-{
-  char now[32], was[32], how[400], note[2400], noise[120];
+  char how[400], note[2400];
+  const char *why = said_of(k);
   notes_of(k, note, sizeof note);
-  noise_of(k, noise, sizeof noise);
-  perf__context_line(PERF_LINE_DETAIL, "%s: %s%s: %s vs baseline %s per iteration (%s), %+.1f%% "
-                     "%s, tolerance %.1f%%, %ld %s (baseline %ld), %s%s", k->head,
-                     perf__status_word(o), said_of(k),
-                     perf__units_time(now, sizeof now, k->s.median),
-                     perf__units_time(was, sizeof was, k->e->median_s),
-                     perf__prepared_clock_text(k->w, k->w, how, sizeof how), 100 * k->rel, noise,
-                     100 * k->e->tolerance, k->s.n, perf__units_noun(k->s.n, "sample", "samples"),
-                     k->e->samples,
-                     k->c == PERF__BL_SAME ? "within tolerance or noise"
-                                           : "beyond tolerance and noise",
-                     note);
+  perf__prepared_clock_text(k->w, k->w, how, sizeof how);
+  out->rec = (perf__claimrec_baseline){
+      .now_s = k->s.median, .was_s = k->e->median_s, .timing = strdup(how), .change = k->rel,
+      .noise = PERF__BLR_SIG * k->se, .between = perf__blrule_spread(k->e), .runs = k->e->nruns,
+      .tolerance = k->e->tolerance, .samples = k->s.n, .was_samples = k->e->samples,
+      .beyond = k->c != PERF__BL_SAME, .why = why ? strdup(why) : NULL,
+      .notes = note[0] ? strdup(note) : NULL};
+  out->entry = k->e;
+  out->measured = k->measured;
+  out->mhz = k->s.clk.median;
+  out->slower = k->c == PERF__BL_SLOWER;
 }
 
-/* Compares k's measurement with its entry on time; the line adds what the
+/* Sends a BASELINE record of rec (its strings freed; rec emptied) with
+ * outcome o and the message head + said (NULL: ": WORD"). Never fails. */
+static void send_check(const char *head, perf_outcome o, const char *said,
+                       perf__claimrec_baseline *rec)
+{
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s%s%s", head, said ? "" : ": ", said ? said : perf__status_word(o));
+  perf__claimrec r = {.message = msg, .outcome = o, .kind = PERF__CLAIMREC_BASELINE,
+                      .baseline = *rec};
+  perf__context_claim(&r);
+  r.message = NULL;
+  perf__claimrec_free(&r);
+  *rec = (perf__claimrec_baseline){0};
+}
+
+/* Compares k's measurement with its entry on time; its notes add what the
  * SM clock of the samples says against the entry's
  * (perf__baseline_clock_note), what perfgate's references (the host one as
  * an in-band check read it: k->ibc) and the host's load say of a slowdown;
@@ -470,10 +476,15 @@ static perf_outcome compare(check *k)
                        ? PERF_OUTCOME_FAIL
                        : PERF_OUTCOME_PASS;
   if (k->low_clock || k->slower || k->hosted || k->mode) o = PERF_OUTCOME_INCONCLUSIVE;
-  print_check(k, o);
-  throughput(k->w, k->measured, perf__clock_name(k->w->perf__state->clock));
-  if (k->c == PERF__BL_SLOWER) perf__blwhy_explain(k->e, k->w, k->measured, k->s.clk.median);
   return o;
+}
+
+/* See bldoor.h. */
+void perf__bldoor_after(const perf_workload *w, const perf__bldoor_checked *k)
+{
+  if (!k->entry) return;
+  throughput(w, k->measured, perf__clock_name(w->perf__state->clock));
+  if (k->slower) perf__blwhy_explain(k->entry, w, k->measured, k->mhz);
 }
 
 /* See bldoor.h. */
@@ -506,10 +517,11 @@ void perf__bldoor_measured(perf_workload *w, double median, double mad, long sam
   snprintf(head, sizeof head, "BASELINE(%s) (%s)%s", w->name,
            perf__context_opt.update_baselines ? "--update-baselines" : "--baseline-check=all",
            perf__sweep_tag(tag, sizeof tag));
-  char why[200];
-  if (perf__bldoor_shared(w, head, why, sizeof why)) {
-    perf__context_claimf(PERF_OUTCOME_INCONCLUSIVE, "%s: %s%s", head,
-                         perf__status_word(PERF_OUTCOME_INCONCLUSIVE), why);
+  char why[200], said[240];
+  perf__bldoor_checked out = {0};
+  if (perf__bldoor_shared(w, head, &out.rec, why, sizeof why)) {
+    snprintf(said, sizeof said, ": %s%s", perf__status_word(PERF_OUTCOME_INCONCLUSIVE), why);
+    send_check(head, PERF_OUTCOME_INCONCLUSIVE, said, &out.rec);
     return;
   }
   if (perf__context_opt.update_baselines) {
@@ -519,7 +531,10 @@ void perf__bldoor_measured(perf_workload *w, double median, double mad, long sam
   check k = {.m = m, .w = w, .head = head, .s = {median, mad, samples, clk, launch_s}, .quiet = 1,
              .host = host};
   perf_outcome o = compare(&k);
-  if (o != PERF_OUTCOME_SKIP) perf__context_claimf(o, "%s: %s", head, perf__status_word(o));
+  if (o == PERF_OUTCOME_SKIP) return;
+  checked_of(&k, &out);
+  send_check(head, o, NULL, &out.rec);
+  perf__bldoor_after(w, &out);
 }
 
 /* See bldoor.h. */
@@ -652,15 +667,17 @@ double perf__bldoor_host_band(const perf_workload *w)
 /* See bldoor.h. */
 perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__bldoor_sampled *s,
                                 const perf__hostload *host, const perf__bldoor_inband *ibc,
-                                const char **skipped)
+                                perf__bldoor_checked *out)
 {
   perf__blmachine *m = perf__blmachine_of(w);
   skipped_why[0] = '\0';
   check k = {.m = m, .w = w, .head = head, .s = *s, .host = host, .ibc = ibc};
   perf_outcome o = compare(&k);
-  *skipped = m->other        ? "the baseline file is another machine's"
-             : skipped_why[0] ? skipped_why
-                              : "no baseline entry";
+  *out = (perf__bldoor_checked){0};
+  if (o != PERF_OUTCOME_SKIP) checked_of(&k, out);
+  out->skipped = m->other        ? "the baseline file is another machine's"
+                 : skipped_why[0] ? skipped_why
+                                  : "no baseline entry";
   return o;
 }
 

@@ -97,23 +97,43 @@ double perf__bldoor_host_band(const perf_workload *w);
 
 /* When another process used the GPU during w's last measurement (its
  * shared_n samples or rounds, cotenant.h): with --update-baselines the
- * test ends as ERROR, nothing recorded from a shared GPU; otherwise says
- * so in head's verdict line and returns 1, with why[len] the record's
+ * test ends as ERROR, nothing recorded from a shared GPU; otherwise
+ * returns 1 with rec's shared member saying when and who (the verdict
+ * line head's record renders) and why[len] the record's message's
  * cause (" (another process used the GPU, and it was still there as the
  * claim ended)": PERF__CONFIRM_STILL_SHARED, the supervisor then runs no
  * second attempt beside it; "" when it left). Returns 0 when it was not
  * shared. */
-int perf__bldoor_shared(const perf_workload *w, const char *head, char *why, size_t len);
+int perf__bldoor_shared(const perf_workload *w, const char *head, perf__claimrec_baseline *rec,
+                        char *why, size_t len);
 
-/* A BASELINE claim's check of w's measurement s against its entry, its
- * verdict line headed head (host: the host's load before it; ibc: how an
- * in-band check sampled, or NULL). Returns the outcome, or SKIP with
- * *skipped saying why (no entry, another machine's file, another card the
- * rule does not decide on). Ends the test as ERROR when the file is
- * malformed or the entry was measured with another clock. */
+/* What a check of a measurement against its entry gives: its record's
+ * members, from which its verdict line is rendered (record/verdictline.h),
+ * and what the lines after that line need. */
+typedef struct perf__bldoor_checked {
+  perf__claimrec_baseline rec;        /* its strings malloc'd (owned) */
+  const char *skipped;                /* a SKIP's cause */
+  const perf__baseline_entry *entry;  /* the entry it was judged against (NULL: none) */
+  double measured;                    /* the median as measured, before scaling */
+  unsigned mhz;                       /* the SM clock of its samples (0: unknown) */
+  int slower;                         /* slower than the entry: what changed follows */
+} perf__bldoor_checked;
+
+/* A BASELINE claim's check of w's measurement s against its entry, for
+ * the claim headed head (host: the host's load before it; ibc: how an
+ * in-band check sampled, or NULL), into out. Returns the outcome, or SKIP
+ * with out->skipped saying why (no entry, another machine's file, another
+ * card the rule does not decide on: said in a line). Ends the test as
+ * ERROR when the file is malformed or the entry was measured with another
+ * clock. */
 perf_outcome perf__bldoor_check(perf_workload *w, const char *head, const perf__bldoor_sampled *s,
                                 const perf__hostload *host, const perf__bldoor_inband *ibc,
-                                const char **skipped);
+                                perf__bldoor_checked *out);
+
+/* The lines after a check's verdict line: w's throughput, and what changed
+ * in its GPU work when it was slower (nothing without an entry). Never
+ * fails. */
+void perf__bldoor_after(const perf_workload *w, const perf__bldoor_checked *k);
 
 /* With --update-baselines: records s as w's entry (host_ref: perfgate's
  * host reference as read between its batches, 0 none). A malformed file
