@@ -126,7 +126,8 @@ static int record_doc(perf__store *s, const perf__jsontree_node *d, const perf__
 {
   perf__json j = {0};
   perf__jsontree_write(&j, d);
-  int rc = j.oom ? PERF__ENOMEM : perf__record_run(s, d, j.s, p, "run", id, err, len);
+  const perf__record_in run = {.report = d, .text = j.s, .p = p, .origin = "run"};
+  int rc = j.oom ? PERF__ENOMEM : perf__record_run(s, &run, id, err, len);
   perf__json_free(&j);
   return rc;
 }
@@ -2522,7 +2523,8 @@ static void schema_5_shards(const char *where, const char *dir)
   long long id = 0;
   char sql[120], *kept = NULL;
   if (d) perf__jsontree_write(&j, d);
-  ST_CHECKF(d && !j.oom && perf__record_run(s, d, j.s, &p, "run", &id, err, sizeof err) == 0, "%s", err);
+  const perf__record_in run = {.report = d, .text = j.s, .p = &p, .origin = "run"};
+  ST_CHECKF(d && !j.oom && perf__record_run(s, &run, &id, err, sizeof err) == 0, "%s", err);
   snprintf(sql, sizeof sql, "SELECT document FROM perfgate_reports WHERE run_id = %lld", id);
   ST_EQ(perf__store_exec(s, sql, NULL, 0, text_dup_row, &kept, err, sizeof err), 0);
   ST_CHECKF(kept && j.s && !strcmp(kept, j.s), "kept: %s", kept ? kept : "(none)");

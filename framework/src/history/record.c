@@ -97,10 +97,9 @@ static int id_row(void *ctx, int n, const char *const *v)
 }
 
 /* Inserts the run's row; its id into r->run. */
-static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__provenance *p,
-                      const char *origin)
+static int insert_run(rec *r, const perf__record_in *in)
 {
-  const perf__jsontree_node *run = perf__jsontree_get(doc, "run"),
+  const perf__jsontree_node *doc = in->report, *run = perf__jsontree_get(doc, "run"),
                             *tot = perf__jsontree_get(doc, "totals"),
                             *fp = perf__jsontree_get(doc, "fingerprint"),
                             *shard = perf__jsontree_get(run, "shard");
@@ -117,12 +116,12 @@ static int insert_run(rec *r, const perf__jsontree_node *doc, const perf__proven
   char machine[300];
   snprintf(machine, sizeof machine, "no GPU: %s", host_name ? host_name : "unknown CPU");
   perf__store_value v[] = {
-      perf__store_text(started), perf__store_text(recorded), perf__store_text(p->commit),
-      perf__store_text(p->from), perf__store_text(p->branch[0] ? p->branch : NULL),
+      perf__store_text(started), perf__store_text(recorded), perf__store_text(in->p->commit),
+      perf__store_text(in->p->from), perf__store_text(in->p->branch[0] ? in->p->branch : NULL),
       perf__store_text(gpu_name ? gpu_name : machine), perf__store_text(gpu_json),
       perf__store_text(text_of(gpu, "driver")),
       perf__store_text(text_of(host, "name") ? text_of(host, "name") : "unknown"),
-      perf__store_text(host_json ? host_json : "{}"), perf__store_text(origin),
+      perf__store_text(host_json ? host_json : "{}"), perf__store_text(in->origin),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(run, "exit_code"), 2)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "tests"), 0)),
       perf__store_int((long long)perf__jsontree_num(perf__jsontree_get(tot, "passed"), 0)),
@@ -265,27 +264,25 @@ static int insert_tests(rec *r, const perf__jsontree_node *doc)
  * shard of several: the only documents a merge from the history reads (a
  * whole run's report is its --json file; kept for every run, the
  * documents would be most of the history). */
-static int insert_document(rec *r, const perf__jsontree_node *report, const char *text)
+static int insert_document(rec *r, const perf__record_in *in)
 {
-  const perf__jsontree_node *shard = perf__jsontree_get(perf__jsontree_get(report, "run"), "shard");
+  const perf__jsontree_node *shard = perf__jsontree_get(perf__jsontree_get(in->report, "run"), "shard");
   if (perf__jsontree_num(perf__jsontree_get(shard, "total"), 1) < 2) return 0;
-  perf__store_value v[] = {perf__store_int(r->run), perf__store_text(text)};
+  perf__store_value v[] = {perf__store_int(r->run), perf__store_text(in->text)};
   return perf__store_exec(r->s, "INSERT INTO perfgate_reports (run_id, document) VALUES ($1, $2)", v,
                           2, NULL, NULL, r->err, r->len);
 }
 
 /* See record.h. */
-int perf__record_run(perf__store *s, const perf__jsontree_node *report, const char *text,
-                     const perf__provenance *p, const char *origin, long long *id, char *err,
-                     size_t len)
+int perf__record_run(perf__store *s, const perf__record_in *in, long long *id, char *err, size_t len)
 {
   rec r = {s, 0, 0, 0, err, len};
-  if (!text) return snprintf(err, len, "no report document to record"), PERF__EINVAL;
+  if (!in->text) return snprintf(err, len, "no report document to record"), PERF__EINVAL;
   int rc = perf__store_begin(s, err, len);
   if (rc) return rc;
-  rc = insert_run(&r, report, p, origin);
-  if (!rc) rc = insert_document(&r, report, text);
-  if (!rc) rc = insert_tests(&r, report);
+  rc = insert_run(&r, in);
+  if (!rc) rc = insert_document(&r, in);
+  if (!rc) rc = insert_tests(&r, in->report);
   if (!rc) {
     perf__store_value v[] = {perf__store_int(r.claims), perf__store_int(r.workloads),
                              perf__store_int(r.run)};

@@ -8,9 +8,18 @@
 #include "history/provenance.h"
 #include "history/store.h"
 
-/* Records report (a perfgate-report/1 document: a run's --json report, or
- * a merged one), parsed from text (the document as its writer wrote it,
- * kept whole in perfgate_reports), as one run: its start, exit code and totals, the GPU
+/* One run to record: its report (a perfgate-report/1 document: a run's
+ * --json report, or a merged one), parsed from text (the document as its
+ * writer wrote it, kept whole in perfgate_reports), where its code came
+ * from, and how it reached the history. */
+typedef struct perf__record_in {
+  const perf__jsontree_node *report;
+  const char *text;
+  const perf__provenance *p; /* its commit and branch */
+  const char *origin;        /* "run", "merge" */
+} perf__record_in;
+
+/* Records in's report as one run: its start, exit code and totals, the GPU
  * (fingerprint "name"; without one, "no GPU: <the host's CPU model>", so
  * that host-only series of different machines stay apart) with its
  * fingerprint and driver, the
@@ -26,8 +35,6 @@
  * (perf__schema_migrate). Returns 0 with the run's id in *id (may be
  * NULL), or a negative PERF__ code with the reason in err[len] (a claim
  * record that cannot be read: PERF__EPROTO). */
-int perf__record_run(perf__store *s, const perf__jsontree_node *report, const char *text,
-                     const perf__provenance *p, const char *origin, long long *id, char *err,
-                     size_t len);
+int perf__record_run(perf__store *s, const perf__record_in *in, long long *id, char *err, size_t len);
 
 #endif

@@ -194,7 +194,8 @@ int perf__recorder_record(const perf__options_cli *cli, const perf__jsontree_nod
     perf__store_close(s);
     return 0;
   }
-  int rc = s ? perf__record_run(s, doc, text, &p, origin, &id, why, sizeof why) : PERF__EIO;
+  const perf__record_in run = {.report = doc, .text = text, .p = &p, .origin = origin};
+  int rc = s ? perf__record_run(s, &run, &id, why, sizeof why) : PERF__EIO;
   if (s) snprintf(where, sizeof where, "%s", s->where);
   perf__store_close(s);
   if (rc) {
