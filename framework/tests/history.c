@@ -173,9 +173,16 @@ static long long number(perf__store *s, const char *sql)
 {
   long long v = -1;
   char err[600];
-  int rc = perf__store_exec(s, sql, NULL, 0, long_row, &v, err, sizeof err);
+  int rc = perf__store_exec(s, &(perf__store_stmt){.sql = sql, .on_row = long_row, .ctx = &v}, err,
+                            sizeof err);
   ST_CHECKF(rc == 0, "%s: %s", sql, err);
   return v;
+}
+
+/* perf__store_exec of sql alone: no parameters, no rows. */
+static int exec_sql(perf__store *s, const char *sql, char *err, size_t len)
+{
+  return perf__store_exec(s, &(perf__store_stmt){.sql = sql}, err, len);
 }
 
 static perf__store *open_at(const char *where)
@@ -252,12 +259,12 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   int v = -1;
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
   ST_EQ(v, 1);
-  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, OLD_RUN, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 2, err, sizeof err), 0);
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
   ST_EQ(v, 2);
   ST_EQ(number(s, "SELECT count(*) FROM sqlite_master WHERE name = 'perfgate_runs_gpu'"), 1);
-  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, OLD_RUN, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
   ST_EQ(v, PERF__SCHEMA_VERSION);
@@ -269,7 +276,7 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
   snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE perfgate = '%s' AND commit_id = 'c1'",
            perf_version());
   ST_EQ(number(s, sql), 1);
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_schema SET version = 99", err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "newer perfgate") && strstr(err, "99"), "%s", err);
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), PERF__EINVAL);
@@ -280,7 +287,7 @@ ST_TEST(history_schema_is_versioned_and_migrated_never_rewritten)
    * (not even its journal mode). */
   snprintf(path, sizeof path, "%s/other.db", dir);
   ST_EQ(perf__connect_open(path, 1, &s, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, "CREATE TABLE notes (t TEXT)", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "CREATE TABLE notes (t TEXT)", err, sizeof err), 0);
   perf__store_close(s);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "cp '%s' '%s.orig'", path, path);
@@ -330,7 +337,8 @@ static void pg_state(perf__store *s, char out[PG_STATE])
   size_t u = 0;
   for (int k = 0; k < 3; k++) {
     char part[PG_STATE] = "(none)", err[600];
-    perf__store_exec(s, parts[k], NULL, 0, state_row, part, err, sizeof err);
+    perf__store_exec(s, &(perf__store_stmt){.sql = parts[k], .on_row = state_row, .ctx = part}, err,
+                     sizeof err);
     int w = snprintf(out + u, PG_STATE - u, "%s; ", part);
     u = w > 0 && (size_t)w < PG_STATE - u ? u + (size_t)w : PG_STATE - 1;
   }
@@ -372,8 +380,8 @@ static void broken_schemas(const char *where, const char *dir)
     char err[600], args[900], before[PG_STATE] = "", after[PG_STATE] = "", cmd[600];
     perf__store *s = NULL;
     if (pg && !perf__connect_open(where, 0, &s, err, sizeof err))
-      perf__store_exec(s, "DROP TABLE IF EXISTS perfgate_reports, perfgate_workloads, perfgate_claims,"
-                          " perfgate_runs, perfgate_schema CASCADE", NULL, 0, NULL, NULL, err, sizeof err);
+      exec_sql(s, "DROP TABLE IF EXISTS perfgate_reports, perfgate_workloads, perfgate_claims,"
+                  " perfgate_runs, perfgate_schema CASCADE", err, sizeof err);
     perf__store_close(s);
     if (!pg) {
       snprintf(cmd, sizeof cmd, "rm -f '%s'", where);
@@ -382,7 +390,7 @@ static void broken_schemas(const char *where, const char *dir)
     if (!(s = open_at(where))) return;
     ST_CHECK(record(s, "c1", "GPU", 0, 1e-3, 2e-3) > 0);
     const char *sql = pg && cases[k].postgres ? cases[k].postgres : cases[k].sqlite;
-    ST_CHECKF(perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, sizeof err) == 0, "%s: %s", sql, err);
+    ST_CHECKF(exec_sql(s, sql, err, sizeof err) == 0, "%s: %s", sql, err);
     if (pg) pg_state(s, before);
     perf__store_close(s);
     if (!pg) snprintf(cmd, sizeof cmd, "cp '%s' '%s/before.db'", where, dir), ST_EQ(st_shell(cmd), 0);
@@ -508,10 +516,10 @@ static void killed_writer(const char *where)
     perf__store *c = NULL;
     char err[600];
     if (perf__connect_open(where, 1, &c, err, sizeof err) || perf__store_begin(c, err, sizeof err)) _exit(3);
-    if (perf__store_exec(c, "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, gpu,"
-                            " host, host_fingerprint, origin, exit_code, tests, passed, failed, skipped,"
-                            " claims, workloads) VALUES ('x', 'x', 'killed', 'test', 'GPU', 'h', '{}',"
-                            " 'run', 0, 1, 1, 0, 0, 1, 0)", NULL, 0, NULL, NULL, err, sizeof err))
+    if (exec_sql(c, "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, gpu,"
+                    " host, host_fingerprint, origin, exit_code, tests, passed, failed, skipped,"
+                    " claims, workloads) VALUES ('x', 'x', 'killed', 'test', 'GPU', 'h', '{}',"
+                    " 'run', 0, 1, 1, 0, 0, 1, 0)", err, sizeof err))
       _exit(5);
     raise(SIGKILL);
     _exit(4);
@@ -619,10 +627,11 @@ static void eight_and_killed(const char *where, const char *dir)
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_runs"), 209);
   ST_EQ(number(s, "SELECT count(*) FROM perfgate_schema"), 1);
   if (!pg) {
-    ST_EQ(perf__store_exec(s, "PRAGMA integrity_check", NULL, 0, text_row, text, err, sizeof err), 0);
+    const perf__store_stmt check = {.sql = "PRAGMA integrity_check", .on_row = text_row, .ctx = text};
+    ST_EQ(perf__store_exec(s, &check, err, sizeof err), 0);
     ST_STR(text, "ok");
   }
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_schema SET version = 99", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_schema SET version = 99", err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), PERF__EINVAL);
   ST_CHECKF(strstr(err, "newer perfgate"), "%s", err);
   perf__store_close(s);
@@ -784,7 +793,7 @@ ST_TEST(history_trend_explains_a_change_point_from_traces)
     snprintf(sql, sizeof sql, "UPDATE perfgate_workloads SET trace = '%s' WHERE workload = 'a' AND "
              "run_id IN (SELECT id FROM perfgate_runs WHERE commit_id %s 'c16')",
              late ? two : one, late ? ">=" : "<");
-    ST_EQ(perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, sizeof err), 0);
+    ST_EQ(exec_sql(s, sql, err, sizeof err), 0);
   }
   free(one), free(two);
   perf__store_close(s);
@@ -908,7 +917,7 @@ static void trend_empty(const char *where, const char *dir)
     snprintf(cmd, sizeof cmd, ": > '%s'", where);
     ST_EQ(st_shell(cmd), 0);
   } else if ((s = open_at_unchecked(where))) {
-    ST_EQ(perf__store_exec(s, "CREATE TABLE other_app (x INTEGER)", NULL, 0, NULL, NULL, err, sizeof err), 0);
+    ST_EQ(exec_sql(s, "CREATE TABLE other_app (x INTEGER)", err, sizeof err), 0);
     perf__store_close(s);
   }
   static const char *const filters[] = {"", " --branch=x", "=nothing --branch=x"};
@@ -988,12 +997,11 @@ static void markdown_newline(const char *path, const char *dir)
   if (!s) return;
   long long last = 0;
   for (int k = 0; k < 3; k++) last = record(s, "c1", "GPU", k, 1e-3 * (1 + k), 2e-3);
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_runs SET gpu = 'G|PU' || char(10) || 'x'", NULL, 0, NULL,
-                         NULL, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_workloads SET workload = 'one(n,' || char(10) || 'k) | two'"
-                            " WHERE workload = 'a'", NULL, 0, NULL, NULL, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_claims SET a = 'one(n,' || char(13) || char(10) || 'k) | two'"
-                            " WHERE a = 'a'", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_runs SET gpu = 'G|PU' || char(10) || 'x'", err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_workloads SET workload = 'one(n,' || char(10) || 'k) | two'"
+                    " WHERE workload = 'a'", err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_claims SET a = 'one(n,' || char(13) || char(10) || 'k) | two'"
+                    " WHERE a = 'a'", err, sizeof err), 0);
   perf__store_close(s);
   char *text = NULL;
   size_t len = 0;
@@ -1628,7 +1636,7 @@ static void preflight_columns(const char *where, const char *dir)
   ST_EQ(perf__connect_open(where, 1, &s, err, sizeof err), 0);
   if (!s) return;
   ST_EQ(perf__schema_migrate(s, 3, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, OLD_RUN, NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, OLD_RUN, err, sizeof err), 0);
   ST_EQ(perf__schema_migrate(s, 0, err, sizeof err), 0);
   int v = 0;
   ST_EQ(perf__schema_version(s, &v, err, sizeof err), 0);
@@ -1658,11 +1666,12 @@ static void preflight_columns(const char *where, const char *dir)
     if (!d) continue;
     ST_EQ(record_doc(s, d, &p, &id, err, sizeof err), 0);
     perf__jsontree_free(d);
+    const perf__store_stmt text = {.sql = sql, .on_row = long_text_row, .ctx = got};
     snprintf(sql, sizeof sql, "SELECT unfit FROM perfgate_runs WHERE id = %lld", id);
-    ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
+    ST_EQ(perf__store_exec(s, &text, err, sizeof err), 0);
     ST_STR(got, want[k]);
     snprintf(sql, sizeof sql, "SELECT preflight FROM perfgate_runs WHERE id = %lld", id);
-    ST_EQ(perf__store_exec(s, sql, NULL, 0, long_text_row, got, err, sizeof err), 0);
+    ST_EQ(perf__store_exec(s, &text, err, sizeof err), 0);
     ST_CHECKF(k == 2 ? !strcmp(got, "(null)") : got[0] == '[' && strstr(got, "\"device\": 0"),
               "%s", got);
     if (k == 0) ST_CHECKF(strstr(got, "\"device\": 1") && strstr(got, "\"steal_pct\": 9"), "%s", got);
@@ -1870,9 +1879,9 @@ ST_TEST(history_commit_report_leaves_unfit_runs_out)
   record(s, "f08", "GPU", 22, 1e-3, 5e-3);
   record(s, "f09", "GPU", 23, 1.06e-3 * wobble(3), 5e-3 * wobble(8));
   char err[300];
-  ST_EQ(perf__store_exec(s, "UPDATE perfgate_runs SET unfit = 'the hypervisor stole 9.0 %' WHERE "
-                            "commit_id = 'f07' OR (commit_id = 'f08' AND id = (SELECT min(id) FROM "
-                            "perfgate_runs WHERE commit_id = 'f08'))", NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, "UPDATE perfgate_runs SET unfit = 'the hypervisor stole 9.0 %' WHERE "
+                    "commit_id = 'f07' OR (commit_id = 'f08' AND id = (SELECT min(id) FROM "
+                    "perfgate_runs WHERE commit_id = 'f08'))", err, sizeof err), 0);
   perf__store_close(s);
   commit_report_says(path, "f07", 125, "GPU: UNDECIDED (every run of it was recorded on an unfit runner: "
                                        "the hypervisor stole 9.0 %)");
@@ -2493,8 +2502,8 @@ static void schema_5_shards(const char *where, const char *dir)
   ST_EQ(perf__connect_open(where, 1, &s, err, sizeof err), 0);
   if (!s) return;
   ST_EQ(perf__schema_migrate(s, 5, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, SCHEMA_5_SHARD(0), NULL, 0, NULL, NULL, err, sizeof err), 0);
-  ST_EQ(perf__store_exec(s, SCHEMA_5_SHARD(1), NULL, 0, NULL, NULL, err, sizeof err), 0);
+  ST_EQ(exec_sql(s, SCHEMA_5_SHARD(0), err, sizeof err), 0);
+  ST_EQ(exec_sql(s, SCHEMA_5_SHARD(1), err, sizeof err), 0);
   if (pg) pg_state(s, before);
   perf__store_close(s);
   if (!pg) snprintf(cmd, sizeof cmd, "cp '%s' '%s/before.db'", where, dir), ST_EQ(st_shell(cmd), 0);
@@ -2526,7 +2535,8 @@ static void schema_5_shards(const char *where, const char *dir)
   const perf__record_in run = {.report = d, .text = j.s, .p = &p, .origin = "run"};
   ST_CHECKF(d && !j.oom && perf__record_run(s, &run, &id, err, sizeof err) == 0, "%s", err);
   snprintf(sql, sizeof sql, "SELECT document FROM perfgate_reports WHERE run_id = %lld", id);
-  ST_EQ(perf__store_exec(s, sql, NULL, 0, text_dup_row, &kept, err, sizeof err), 0);
+  ST_EQ(perf__store_exec(s, &(perf__store_stmt){.sql = sql, .on_row = text_dup_row, .ctx = &kept}, err,
+                         sizeof err), 0);
   ST_CHECKF(kept && j.s && !strcmp(kept, j.s), "kept: %s", kept ? kept : "(none)");
   free(kept);
   perf__json_free(&j);

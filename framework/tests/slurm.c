@@ -341,7 +341,8 @@ static long runs(const char *uri, const char *where)
   long n = -1;
   int rc = perf__connect_open(uri, 0, &s, err, sizeof err);
   snprintf(sql, sizeof sql, "SELECT count(*) FROM perfgate_runs WHERE %s", where);
-  if (!rc) rc = perf__store_exec(s, sql, NULL, 0, count_row, &n, err, sizeof err);
+  if (!rc) rc = perf__store_exec(s, &(perf__store_stmt){.sql = sql, .on_row = count_row, .ctx = &n}, err,
+                                 sizeof err);
   ST_CHECKF(rc == 0, "%s: %s", sql, err);
   if (s) perf__store_close(s);
   return n;

@@ -25,7 +25,8 @@ static void query(const char *path, const char *sql, char *out)
   char err[600];
   out[0] = '\0';
   int rc = perf__connect_open(path, 0, &s, err, sizeof err);
-  if (!rc) rc = perf__store_exec(s, sql, NULL, 0, first_value, out, err, sizeof err);
+  if (!rc) rc = perf__store_exec(s, &(perf__store_stmt){.sql = sql, .on_row = first_value, .ctx = out}, err,
+                                 sizeof err);
   ST_CHECKF(rc == 0, "%s: %s", sql, err);
   if (s) perf__store_close(s);
 }

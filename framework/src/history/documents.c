@@ -41,7 +41,9 @@ int perf__documents_shards(perf__store *s, const char *key, const char *gpu,
   memset(set, 0, sizeof *set);
   int rc = perf__schema_version(s, &set->schema, err, len);
   if (rc || set->schema < 5) return rc;
-  rc = perf__store_exec(s, sql[gpu != NULL], p, gpu ? 2 : 1, shard_row, set, err, len);
+  const perf__store_stmt q = {.sql = sql[gpu != NULL], .param = p, .nparam = gpu ? 2 : 1,
+                              .on_row = shard_row, .ctx = set};
+  rc = perf__store_exec(s, &q, err, len);
   if (rc == PERF__ENOMEM) snprintf(err, len, "%s: out of memory", s->where);
   if (rc) perf__documents_free(set);
   return rc;
@@ -61,8 +63,9 @@ int perf__documents_load(perf__store *s, perf__documents_set *set, char *err, si
 {
   for (size_t k = 0; set->schema >= 6 && k < set->n; k++) {
     perf__store_value id = perf__store_int(set->shards[k].run);
-    int rc = perf__store_exec(s, "SELECT document FROM perfgate_reports WHERE run_id = $1", &id, 1,
-                              text_row, &set->shards[k].text, err, len);
+    const perf__store_stmt q = {.sql = "SELECT document FROM perfgate_reports WHERE run_id = $1",
+                                .param = &id, .nparam = 1, .on_row = text_row, .ctx = &set->shards[k].text};
+    int rc = perf__store_exec(s, &q, err, len);
     if (rc == PERF__ENOMEM) snprintf(err, len, "%s: out of memory", s->where);
     if (rc) return rc;
   }

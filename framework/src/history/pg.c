@@ -103,18 +103,18 @@ static int rows(PGresult *res, perf__store_row_fn fn, void *ctx)
 }
 
 /* The store's exec. */
-static int pg_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
-                   perf__store_row_fn fn, void *ctx, char *err, size_t len)
+static int pg_exec(perf__store *s, const perf__store_stmt *q, char *err, size_t len)
 {
   char bufs[MAX_PARAMS][40];
   const char *vals[MAX_PARAMS];
+  int np = q->nparam;
   if (np > MAX_PARAMS) return snprintf(err, len, "%s: too many parameters", s->where), PERF__EINVAL;
-  text_params(p, np, bufs, vals);
-  PGresult *res = np ? libpq.execParams(s->impl, sql, np, NULL, vals, NULL, NULL, 0)
-                     : libpq.exec(s->impl, sql);
+  text_params(q->param, np, bufs, vals);
+  PGresult *res = np ? libpq.execParams(s->impl, q->sql, np, NULL, vals, NULL, NULL, 0)
+                     : libpq.exec(s->impl, q->sql);
   if (!res) return fail(s, libpq.errorMessage(s->impl), err, len);
   ExecStatusType st = libpq.resultStatus(res);
-  int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? rows(res, fn, ctx)
+  int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? rows(res, q->on_row, q->ctx)
                                                            : fail(s, libpq.resultErrorMessage(res), err, len);
   libpq.clear(res);
   return rc;
@@ -158,7 +158,7 @@ int perf__pg_open(const char *uri, perf__store *s, char *err, size_t len)
   s->close = pg_close;
   /* A writer waits for another's lock (the schema migration's) as long as
    * SQLite's busy timeout, not forever. */
-  int rc = pg_exec(s, "SET lock_timeout = '120s'", NULL, 0, NULL, NULL, err, len);
+  int rc = pg_exec(s, &(perf__store_stmt){.sql = "SET lock_timeout = '120s'"}, err, len);
   if (rc) pg_close(s);
   return rc;
 }

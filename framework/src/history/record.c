@@ -134,7 +134,7 @@ static int insert_run(rec *r, const perf__record_in *in)
   /* The new id: PostgreSQL returns it; SQLite says it after the insert
    * (RETURNING needs SQLite 3.35). */
   int pg = r->s->kind == PERF__STORE_POSTGRES;
-  int rc = perf__store_exec(r->s, pg
+  const perf__store_stmt q = {.sql = pg
       ? "INSERT INTO perfgate_runs (started, recorded, commit_id, commit_from, branch, gpu,"
         " gpu_fingerprint, driver, host, host_fingerprint, origin, exit_code, tests, passed,"
         " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit, run_key, shard_index,"
@@ -146,9 +146,10 @@ static int insert_run(rec *r, const perf__record_in *in)
         " failed, skipped, claims, workloads, argv, perfgate, preflight, unfit, run_key, shard_index,"
         " shard_total) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
         " $16, 0, 0, $17, $18, $19, $20, $21, $22, $23)",
-      v, (int)(sizeof v / sizeof v[0]), pg ? id_row : NULL, &r->run, r->err, r->len);
-  if (!rc && !pg)
-    rc = perf__store_exec(r->s, "SELECT last_insert_rowid()", NULL, 0, id_row, &r->run, r->err, r->len);
+      .param = v, .nparam = (int)(sizeof v / sizeof v[0]), .on_row = pg ? id_row : NULL, .ctx = &r->run};
+  int rc = perf__store_exec(r->s, &q, r->err, r->len);
+  const perf__store_stmt rowid = {.sql = "SELECT last_insert_rowid()", .on_row = id_row, .ctx = &r->run};
+  if (!rc && !pg) rc = perf__store_exec(r->s, &rowid, r->err, r->len);
   free(gpu_json);
   free(host_json);
   free(argv);
@@ -184,13 +185,14 @@ static int insert_workload(rec *r, const char *test, long seq, long point, const
   if (w->trace.calls && !trace) return snprintf(r->err, r->len, "out of memory"), PERF__ENOMEM;
   v[sizeof v / sizeof v[0] - 1] = perf__store_text(trace);
   r->workloads++;
-  int rc = perf__store_exec(r->s,
-      "INSERT INTO perfgate_workloads (run_id, claim_seq, point, role, test, workload, clock,"
-      " sweep_param, sweep_value, median_s, median_lo_s, median_hi_s, samples,"
-      " iterations_per_sample, bytes_read, bytes_written, flops, flop_type, trace)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
-      " $19)",
-      v, (int)(sizeof v / sizeof v[0]), NULL, NULL, r->err, r->len);
+  const perf__store_stmt q = {
+      .sql = "INSERT INTO perfgate_workloads (run_id, claim_seq, point, role, test, workload, clock,"
+             " sweep_param, sweep_value, median_s, median_lo_s, median_hi_s, samples,"
+             " iterations_per_sample, bytes_read, bytes_written, flops, flop_type, trace)"
+             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
+             " $19)",
+      .param = v, .nparam = (int)(sizeof v / sizeof v[0])};
+  int rc = perf__store_exec(r->s, &q, r->err, r->len);
   free(trace);
   return rc;
 }
@@ -226,12 +228,13 @@ static int insert_claim(rec *r, const char *test, const perf__claimrec *c)
       ratio && m->sweep.set ? perf__store_int(m->sweep.value) : none,
       cross ? perf__store_real(c->estimate) : none, cross ? perf__store_real(c->bracket[0]) : none,
       cross ? perf__store_real(c->bracket[1]) : none};
-  int rc = perf__store_exec(r->s,
-      "INSERT INTO perfgate_claims (run_id, seq, test, kind, outcome, message, clock, threshold,"
-      " ratio, ratio_lo, ratio_hi, confidence, a, b, sweep_param, sweep_value, crossover,"
-      " crossover_lo, crossover_hi) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-      " $13, $14, $15, $16, $17, $18, $19)",
-      v, (int)(sizeof v / sizeof v[0]), NULL, NULL, r->err, r->len);
+  const perf__store_stmt q = {
+      .sql = "INSERT INTO perfgate_claims (run_id, seq, test, kind, outcome, message, clock, threshold,"
+             " ratio, ratio_lo, ratio_hi, confidence, a, b, sweep_param, sweep_value, crossover,"
+             " crossover_lo, crossover_hi) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+             " $13, $14, $15, $16, $17, $18, $19)",
+      .param = v, .nparam = (int)(sizeof v / sizeof v[0])};
+  int rc = perf__store_exec(r->s, &q, r->err, r->len);
   if (!rc && ratio) rc = insert_pair(r, test, seq, -1, m);
   for (size_t k = 0; !rc && cross && k < c->npoints; k++)
     if (c->points[k].measured) rc = insert_pair(r, test, seq, (long)k, &c->points[k].m);
@@ -269,8 +272,9 @@ static int insert_document(rec *r, const perf__record_in *in)
   const perf__jsontree_node *shard = perf__jsontree_get(perf__jsontree_get(in->report, "run"), "shard");
   if (perf__jsontree_num(perf__jsontree_get(shard, "total"), 1) < 2) return 0;
   perf__store_value v[] = {perf__store_int(r->run), perf__store_text(in->text)};
-  return perf__store_exec(r->s, "INSERT INTO perfgate_reports (run_id, document) VALUES ($1, $2)", v,
-                          2, NULL, NULL, r->err, r->len);
+  const perf__store_stmt q = {.sql = "INSERT INTO perfgate_reports (run_id, document) VALUES ($1, $2)",
+                              .param = v, .nparam = 2};
+  return perf__store_exec(r->s, &q, r->err, r->len);
 }
 
 /* See record.h. */
@@ -286,8 +290,9 @@ int perf__record_run(perf__store *s, const perf__record_in *in, long long *id, c
   if (!rc) {
     perf__store_value v[] = {perf__store_int(r.claims), perf__store_int(r.workloads),
                              perf__store_int(r.run)};
-    rc = perf__store_exec(s, "UPDATE perfgate_runs SET claims = $1, workloads = $2 WHERE id = $3",
-                          v, 3, NULL, NULL, err, len);
+    const perf__store_stmt q = {.sql = "UPDATE perfgate_runs SET claims = $1, workloads = $2 WHERE id = $3",
+                                .param = v, .nparam = 3};
+    rc = perf__store_exec(s, &q, err, len);
   }
   if (!rc) rc = perf__store_commit(s, err, len);
   if (rc) {

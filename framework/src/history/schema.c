@@ -91,8 +91,10 @@ static int tables(perf__store *s, const char *name, long *count, char *err, size
         " AND table_schema = current_schema()";
   perf__store_value p = perf__store_text(name ? name : "");
   *count = 0;
-  return perf__store_exec(s, sql, &p, name || s->kind != PERF__STORE_SQLITE ? 1 : 0, count_row,
-                          count, err, len);
+  const perf__store_stmt q = {.sql = sql, .param = &p,
+                              .nparam = name || s->kind != PERF__STORE_SQLITE ? 1 : 0,
+                              .on_row = count_row, .ctx = count};
+  return perf__store_exec(s, &q, err, len);
 }
 
 /* Whether the store has the index name, or the column name of table
@@ -109,8 +111,9 @@ static int has_object(perf__store *s, const char *table, const char *name, long 
        " AND table_schema = current_schema()"}};
   perf__store_value p[] = {perf__store_text(name), perf__store_text(table)};
   *count = 0;
-  return perf__store_exec(s, sql[s->kind == PERF__STORE_POSTGRES][table != NULL], p, table ? 2 : 1,
-                          count_row, count, err, len);
+  const perf__store_stmt q = {.sql = sql[s->kind == PERF__STORE_POSTGRES][table != NULL], .param = p,
+                              .nparam = table ? 2 : 1, .on_row = count_row, .ctx = count};
+  return perf__store_exec(s, &q, err, len);
 }
 
 /* What perfgate_schema holds: its rows, and the first one's version. */
@@ -151,7 +154,8 @@ static int refuse(const perf__store *s, char *err, size_t len, const char *why, 
 static int read_version(perf__store *s, int *v, char *err, size_t len)
 {
   versions x = {0};
-  int rc = perf__store_exec(s, "SELECT version FROM perfgate_schema", NULL, 0, version_row, &x, err, len);
+  const perf__store_stmt q = {.sql = "SELECT version FROM perfgate_schema", .on_row = version_row, .ctx = &x};
+  int rc = perf__store_exec(s, &q, err, len);
   if (rc) return rc;
   if (!x.rows) return refuse(s, err, len, "perfgate_schema is empty (it holds the schema version)");
   if (x.rows > 1)
@@ -263,7 +267,7 @@ static int has_table(void *ctx, const object *o)
   if (rc) return rc;
   if (!n) return refuse(l->s, l->err, l->len, "schema version %d without its table %s", l->v, o->table);
   snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE 1 = 0", o->kind == TABLE ? o->columns : o->name, o->table);
-  if (!perf__store_exec(l->s, sql, NULL, 0, NULL, NULL, l->err, l->len)) return 0;
+  if (!perf__store_exec(l->s, &(perf__store_stmt){.sql = sql}, l->err, l->len)) return 0;
   char why[400];
   size_t at = strlen(l->s->where) + 2;
   snprintf(why, sizeof why, "%s", strlen(l->err) > at ? l->err + at : l->err);
@@ -365,10 +369,11 @@ static int apply(perf__store *s, int from, int to, char *err, size_t len)
   for (int k = from; k < to; k++) {
     char *sql = ddl(s, steps[k]);
     if (!sql) return snprintf(err, len, "%s: out of memory", s->where), PERF__ENOMEM;
-    int rc = perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, len);
+    int rc = perf__store_exec(s, &(perf__store_stmt){.sql = sql}, err, len);
     free(sql);
     perf__store_value v = perf__store_int(k + 1);
-    if (!rc) rc = perf__store_exec(s, "UPDATE perfgate_schema SET version = $1", &v, 1, NULL, NULL, err, len);
+    const perf__store_stmt q = {.sql = "UPDATE perfgate_schema SET version = $1", .param = &v, .nparam = 1};
+    if (!rc) rc = perf__store_exec(s, &q, err, len);
     if (rc) return rc;
   }
   return 0;
@@ -377,6 +382,7 @@ static int apply(perf__store *s, int from, int to, char *err, size_t len)
 /* See schema.h. */
 int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
 {
+  const perf__store_stmt lock = {.sql = "SELECT pg_advisory_xact_lock(7405519)"};
   int v = 0, rc;
   if (!target) target = PERF__SCHEMA_VERSION;
   /* Without the lock, the tables may be read while another writer's
@@ -387,8 +393,7 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
   if (!rc && (rc = perf__store_for_writers(s, err, len))) return rc;
   if (!rc && v == target) return 0;
   if ((rc = perf__store_begin(s, err, len))) return rc;
-  if (s->kind == PERF__STORE_POSTGRES)
-    rc = perf__store_exec(s, "SELECT pg_advisory_xact_lock(7405519)", NULL, 0, NULL, NULL, err, len);
+  if (s->kind == PERF__STORE_POSTGRES) rc = perf__store_exec(s, &lock, err, len);
   if (!rc) rc = perf__schema_version(s, &v, err, len);
   if (!rc && v < target) rc = apply(s, v, target, err, len);
   if (!rc) rc = perf__store_commit(s, err, len);
@@ -399,10 +404,9 @@ int perf__schema_migrate(perf__store *s, int target, char *err, size_t len)
 /* See schema.h. */
 int perf__schema_writable(perf__store *s, char *err, size_t len)
 {
+  const perf__store_stmt touch = {.sql = "UPDATE perfgate_runs SET claims = claims WHERE id < 0"};
   int rc = perf__store_begin(s, err, len);
-  if (!rc)
-    rc = perf__store_exec(s, "UPDATE perfgate_runs SET claims = claims WHERE id < 0", NULL, 0, NULL,
-                          NULL, err, len);
+  if (!rc) rc = perf__store_exec(s, &touch, err, len);
   perf__store_rollback(s);
   return rc;
 }

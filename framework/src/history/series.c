@@ -388,7 +388,8 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
   if (q->gpu) p[np] = perf__store_text(q->gpu), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND gpu = $%d", np);
   if (q->branch) p[np] = perf__store_text(q->branch), np++, u += (size_t)snprintf(sql + u, sizeof sql - u, " AND branch = $%d", np);
   snprintf(sql + u, sizeof sql - u, " ORDER BY gpu, id");
-  int rc = perf__store_exec(st, sql, p, np, run_row, l, err, len);
+  perf__store_stmt rows = {.sql = sql, .param = p, .nparam = np, .on_row = run_row, .ctx = l};
+  int rc = perf__store_exec(st, &rows, err, len);
   if (!rc && place_runs(l)) l->oom = 1;
   if (rc || l->oom || !l->nruns) return rc;
   /* The rows of the kept runs' id range; of one GPU's runs in it when
@@ -400,11 +401,13 @@ static int read_rows(perf__store *st, loader *l, char *err, size_t len)
                             : "run_id >= $1 AND run_id <= $2";
   snprintf(sql, sizeof sql, "SELECT run_id, test, workload, clock, sweep_param, sweep_value,"
                             " median_s, median_lo_s, median_hi_s FROM perfgate_workloads WHERE %s", runs);
-  rc = perf__store_exec(st, sql, ids, q->gpu ? 3 : 2, workload_row, l, err, len);
+  rows = (perf__store_stmt){.sql = sql, .param = ids, .nparam = q->gpu ? 3 : 2, .on_row = workload_row, .ctx = l};
+  rc = perf__store_exec(st, &rows, err, len);
   snprintf(sql, sizeof sql, "SELECT run_id, test, kind, a, b, clock, sweep_param, sweep_value,"
                             " ratio, ratio_lo, ratio_hi, threshold FROM perfgate_claims"
                             " WHERE ratio IS NOT NULL AND %s", runs);
-  if (!rc && !l->oom) rc = perf__store_exec(st, sql, ids, q->gpu ? 3 : 2, claim_row, l, err, len);
+  rows.on_row = claim_row; /* the same ids, sql now the claims' */
+  if (!rc && !l->oom) rc = perf__store_exec(st, &rows, err, len);
   return rc;
 }
 
@@ -455,11 +458,12 @@ int perf__series_values(perf__store *s, perf__series_column col, char *out, size
 {
   listing b = {out, len, 0, 0, col == PERF__SERIES_GPU ? "no GPU" : "no branch"};
   out[0] = '\0';
-  return perf__store_exec(s, col == PERF__SERIES_GPU
-                                 ? "SELECT gpu, count(*) FROM perfgate_runs GROUP BY gpu ORDER BY count(*) DESC, gpu"
-                                 : "SELECT branch, count(*) FROM perfgate_runs GROUP BY branch"
-                                   " ORDER BY count(*) DESC, branch",
-                          NULL, 0, value_row, &b, err, elen);
+  const perf__store_stmt q = {
+      .sql = col == PERF__SERIES_GPU
+                 ? "SELECT gpu, count(*) FROM perfgate_runs GROUP BY gpu ORDER BY count(*) DESC, gpu"
+                 : "SELECT branch, count(*) FROM perfgate_runs GROUP BY branch ORDER BY count(*) DESC, branch",
+      .on_row = value_row, .ctx = &b};
+  return perf__store_exec(s, &q, err, elen);
 }
 
 /* See series.h. */
@@ -505,11 +509,11 @@ int perf__series_trace(perf__store *s, const perf__series_set *set, const perf__
                            perf__store_text(x->test), perf__store_text(x->name),
                            perf__store_text(x->clock), perf__store_text(x->sweep ? x->sweep : "")};
   *json = NULL;
-  return perf__store_exec(
-      s,
-      "SELECT w.trace FROM perfgate_workloads w JOIN perfgate_runs r ON r.id = w.run_id"
-      " WHERE r.gpu = $1 AND r.commit_id = $2 AND w.test = $3 AND w.workload = $4 AND w.clock = $5"
-      " AND coalesce(w.sweep_param || '=' || w.sweep_value, '') = $6 AND w.trace IS NOT NULL"
-      " ORDER BY r.id DESC LIMIT 1",
-      v, 6, first_text, json, err, len);
+  const perf__store_stmt q = {
+      .sql = "SELECT w.trace FROM perfgate_workloads w JOIN perfgate_runs r ON r.id = w.run_id"
+             " WHERE r.gpu = $1 AND r.commit_id = $2 AND w.test = $3 AND w.workload = $4 AND w.clock = $5"
+             " AND coalesce(w.sweep_param || '=' || w.sweep_value, '') = $6 AND w.trace IS NOT NULL"
+             " ORDER BY r.id DESC LIMIT 1",
+      .param = v, .nparam = 6, .on_row = first_text, .ctx = json};
+  return perf__store_exec(s, &q, err, len);
 }

@@ -49,39 +49,38 @@ static int bind_all(sqlite3_stmt *st, const perf__store_value *p, int np)
   return SQLITE_OK;
 }
 
-/* Steps st to its end, handing each row to fn. Returns 0, fn's non-zero
- * value, or a negative PERF__ code with err set. */
-static int step_all(perf__store *s, sqlite3 *db, sqlite3_stmt *st, perf__store_row_fn fn,
-                    void *ctx, char *err, size_t len)
+/* Steps st (of q) to its end, handing each row to q's on_row. Returns 0,
+ * on_row's non-zero value, or a negative PERF__ code with err set. */
+static int step_all(perf__store *s, sqlite3 *db, sqlite3_stmt *st, const perf__store_stmt *q,
+                    char *err, size_t len)
 {
   for (;;) {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) return 0;
     if (rc != SQLITE_ROW) return fail(s, db, rc, NULL, err, len);
-    if (!fn) continue;
+    if (!q->on_row) continue;
     const char *vals[MAX_COLS];
     int n = sqlite3_column_count(st);
     n = n > MAX_COLS ? MAX_COLS : n;
     for (int k = 0; k < n; k++) vals[k] = (const char *)sqlite3_column_text(st, k);
-    int stop = fn(ctx, n, vals);
+    int stop = q->on_row(q->ctx, n, vals);
     if (stop) return stop;
   }
 }
 
-/* The store's exec: each statement of sql in turn. */
-static int sq_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
-                   perf__store_row_fn fn, void *ctx, char *err, size_t len)
+/* The store's exec: each statement of q's SQL in turn. */
+static int sq_exec(perf__store *s, const perf__store_stmt *q, char *err, size_t len)
 {
   sqlite3 *db = s->impl;
-  const char *tail = sql;
+  const char *tail = q->sql;
   while (tail && *tail) {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
     if (rc != SQLITE_OK) return fail(s, db, rc, NULL, err, len);
     if (!st) break; /* only white space or a comment was left */
-    rc = bind_all(st, p, np);
+    rc = bind_all(st, q->param, q->nparam);
     int r = rc != SQLITE_OK ? fail(s, NULL, rc, "binding a parameter", err, len)
-                            : step_all(s, db, st, fn, ctx, err, len);
+                            : step_all(s, db, st, q, err, len);
     sqlite3_finalize(st);
     if (r) return r;
     while (tail && isspace((unsigned char)*tail)) tail++;
@@ -110,10 +109,11 @@ static int first_col(void *ctx, int n, const char *const *v)
 static int wal_mode(perf__store *s, char *err, size_t len)
 {
   char mode[32] = "";
+  const perf__store_stmt wal = {.sql = "PRAGMA journal_mode=WAL", .on_row = first_col, .ctx = mode};
   struct timespec pause = {0, 5 * 1000 * 1000};
   int rc = 0;
   for (int waited = 0; waited < PERF__SQLITE_BUSY_MS; waited += 5) {
-    rc = sq_exec(s, "PRAGMA journal_mode=WAL", NULL, 0, first_col, mode, err, len);
+    rc = sq_exec(s, &wal, err, len);
     int busy = (sqlite3_extended_errcode(s->impl) & 0xff) == SQLITE_BUSY ||
                (sqlite3_extended_errcode(s->impl) & 0xff) == SQLITE_LOCKED;
     if (!rc || !busy) break;
@@ -165,7 +165,8 @@ static sqlite3 *open_immutable(const char *path)
  * immutable file instead. Returns 0 or the first error. */
 static int reader_probe(perf__store *s, char *err, size_t len)
 {
-  int rc = sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
+  const perf__store_stmt probe = {.sql = "SELECT count(*) FROM sqlite_master"};
+  int rc = sq_exec(s, &probe, err, len);
   int code = sqlite3_extended_errcode(s->impl) & 0xff;
   if (!rc || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) return rc;
   sqlite3 *db = open_immutable(s->where);
@@ -173,7 +174,7 @@ static int reader_probe(perf__store *s, char *err, size_t len)
   sqlite3_close_v2(s->impl);
   s->impl = db;
   s->for_writers = NULL;
-  return sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, err, len);
+  return sq_exec(s, &probe, err, len);
 }
 
 /* Refuses path that stat() cannot reach for a reason other than a missing
@@ -264,7 +265,7 @@ int perf__sqlite_open(const char *path, int create, perf__store *s, char *err, s
   s->exec = sq_exec;
   s->close = sq_close;
   s->for_writers = wal_mode;
-  rc = sq_exec(s, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err, len);
+  rc = sq_exec(s, &(perf__store_stmt){.sql = "PRAGMA foreign_keys=ON"}, err, len);
   if (!rc && !create) rc = reader_probe(s, err, len);
   if (rc) sq_close(s);
   return rc;

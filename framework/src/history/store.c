@@ -25,10 +25,9 @@ perf__store_value perf__store_text(const char *s)
 }
 
 /* See store.h. */
-int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
-                     perf__store_row_fn fn, void *ctx, char *err, size_t len)
+int perf__store_exec(perf__store *s, const perf__store_stmt *q, char *err, size_t len)
 {
-  int rc = s->exec(s, sql, p, np, fn, ctx, err, len);
+  int rc = s->exec(s, q, err, len);
   if (rc < 0) perf__store_scrub(s, err, len);
   return rc;
 }
@@ -54,20 +53,20 @@ int perf__store_begin(perf__store *s, char *err, size_t len)
    * what the writer before it committed once it has the lock. */
   const char *sql = s->kind == PERF__STORE_SQLITE ? "BEGIN IMMEDIATE"
                                                   : "BEGIN ISOLATION LEVEL READ COMMITTED";
-  return perf__store_exec(s, sql, NULL, 0, NULL, NULL, err, len);
+  return perf__store_exec(s, &(perf__store_stmt){.sql = sql}, err, len);
 }
 
 /* See store.h. */
 int perf__store_commit(perf__store *s, char *err, size_t len)
 {
-  return perf__store_exec(s, "COMMIT", NULL, 0, NULL, NULL, err, len);
+  return perf__store_exec(s, &(perf__store_stmt){.sql = "COMMIT"}, err, len);
 }
 
 /* See store.h. */
 void perf__store_rollback(perf__store *s)
 {
   char err[300];
-  perf__store_exec(s, "ROLLBACK", NULL, 0, NULL, NULL, err, sizeof err);
+  perf__store_exec(s, &(perf__store_stmt){.sql = "ROLLBACK"}, err, sizeof err);
 }
 
 /* See store.h. */

@@ -40,6 +40,17 @@ perf__store_value perf__store_text(const char *s);
  * A non-zero return stops the statement, and exec returns that value. */
 typedef int (*perf__store_row_fn)(void *ctx, int ncols, const char *const *vals);
 
+/* One exec's SQL: one statement with parameters param[0..nparam), or
+ * several separated by ';' when nparam is 0 (DDL); on_row (may be NULL)
+ * sees each row, with ctx. */
+typedef struct perf__store_stmt {
+  const char *sql;
+  const perf__store_value *param;
+  int nparam;
+  perf__store_row_fn on_row;
+  void *ctx;
+} perf__store_stmt;
+
 typedef enum perf__store_kind { PERF__STORE_SQLITE, PERF__STORE_POSTGRES } perf__store_kind;
 
 typedef struct perf__store perf__store;
@@ -48,18 +59,15 @@ struct perf__store {
   char where[512]; /* the location for messages, without a password */
   char *location;  /* the location as given (malloc'd): whose secrets to scrub */
   void *impl;
-  int (*exec)(perf__store *s, const char *sql, const perf__store_value *p, int np,
-              perf__store_row_fn fn, void *ctx, char *err, size_t len);
+  int (*exec)(perf__store *s, const perf__store_stmt *q, char *err, size_t len);
   void (*close)(perf__store *s);
   /* Readies the store for writers, once it is known to be perfgate's
    * (SQLite: the WAL journal); NULL: nothing to do. */
   int (*for_writers)(perf__store *s, char *err, size_t len);
 };
 
-/* Runs sql: one statement with parameters p[0..np), or several separated
- * by ';' when np is 0 (DDL); fn (may be NULL) sees each row. */
-int perf__store_exec(perf__store *s, const char *sql, const perf__store_value *p, int np,
-                     perf__store_row_fn fn, void *ctx, char *err, size_t len);
+/* Runs q's SQL, handing each row it returns to q's on_row. */
+int perf__store_exec(perf__store *s, const perf__store_stmt *q, char *err, size_t len);
 
 /* A write transaction: SQLite takes its write lock at once (BEGIN
  * IMMEDIATE: waits up to the busy timeout, never fails half-way through),

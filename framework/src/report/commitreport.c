@@ -203,10 +203,12 @@ static const char *attempts_sql(int version)
 static int read_gpus(perf__store *s, report *r, int version, char *err, size_t len)
 {
   perf__store_value c = perf__store_text(r->commit);
-  int e = perf__store_exec(s, "SELECT DISTINCT gpu FROM perfgate_runs ORDER BY gpu", NULL, 0,
-                           gpu_cb, r, err, len);
-  if (!e)
-    e = perf__store_exec(s, attempts_sql(version), &c, 1, attempt_cb, r, err, len);
+  const perf__store_stmt gpus = {.sql = "SELECT DISTINCT gpu FROM perfgate_runs ORDER BY gpu",
+                                 .on_row = gpu_cb, .ctx = r};
+  const perf__store_stmt attempts = {.sql = attempts_sql(version), .param = &c, .nparam = 1,
+                                     .on_row = attempt_cb, .ctx = r};
+  int e = perf__store_exec(s, &gpus, err, len);
+  if (!e) e = perf__store_exec(s, &attempts, err, len);
   for (size_t i = 0; !e && i < r->ng; i++) tally_runs(&r->g[i]);
   return e;
 }
@@ -232,9 +234,9 @@ static long long last_id_at(perf__store *s, const char *commit)
   long long id = 0;
   char err[300];
   perf__store_value c = perf__store_text(commit);
-  if (perf__store_exec(s, "SELECT max(id) FROM perfgate_runs WHERE commit_id = $1", &c, 1, id_cb,
-                       &id, err, sizeof err))
-    return 0;
+  const perf__store_stmt q = {.sql = "SELECT max(id) FROM perfgate_runs WHERE commit_id = $1", .param = &c,
+                              .nparam = 1, .on_row = id_cb, .ctx = &id};
+  if (perf__store_exec(s, &q, err, sizeof err)) return 0;
   return id;
 }
 
@@ -244,9 +246,9 @@ static long runs_at(perf__store *s, const char *commit)
   long n = 0;
   char err[300];
   perf__store_value c = perf__store_text(commit);
-  if (perf__store_exec(s, "SELECT count(*) FROM perfgate_runs WHERE commit_id = $1", &c, 1,
-                       count_cb, &n, err, sizeof err))
-    return 0;
+  const perf__store_stmt q = {.sql = "SELECT count(*) FROM perfgate_runs WHERE commit_id = $1", .param = &c,
+                              .nparam = 1, .on_row = count_cb, .ctx = &n};
+  if (perf__store_exec(s, &q, err, sizeof err)) return 0;
   return n;
 }
 

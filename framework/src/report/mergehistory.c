@@ -58,8 +58,9 @@ static const char *gpu_runs(perf__store *s, const char *id, char *out, size_t le
   snprintf(pattern + u, sizeof pattern - u, "/gpu%%");
   perf__store_value v = perf__store_text(pattern);
   out[0] = '\0';
-  if (!perf__store_exec(s, "SELECT run_key FROM perfgate_runs WHERE run_key LIKE $1 ESCAPE '!' ORDER BY run_key",
-                        &v, 1, key_row, &key, err, sizeof err) && key)
+  const perf__store_stmt q = {.sql = "SELECT run_key FROM perfgate_runs WHERE run_key LIKE $1 ESCAPE '!' ORDER BY run_key",
+                              .param = &v, .nparam = 1, .on_row = key_row, .ctx = &key};
+  if (!perf__store_exec(s, &q, err, sizeof err) && key)
     snprintf(out, len, "; --devices recorded each GPU's run as its own run id: e.g. '%s'", key);
   free(key);
   return out;

@@ -109,9 +109,10 @@ static const char *recorded_already(perf__store *s, const perf__jsontree_node *d
   long n[2] = {0, 0}; /* its runs, and of those the shards of a split run */
   char err[300];
   perf__store_value v = perf__store_text(id->text);
-  if (perf__store_exec(s, "SELECT count(*), sum(CASE WHEN shard_total > 1 THEN 1 ELSE 0 END) FROM perfgate_runs"
-                          " WHERE run_key = $1", &v, 1, counts_row, n, err, sizeof err))
-    return NULL;
+  const perf__store_stmt q = {.sql = "SELECT count(*), sum(CASE WHEN shard_total > 1 THEN 1 ELSE 0 END) FROM perfgate_runs"
+                                     " WHERE run_key = $1",
+                              .param = &v, .nparam = 1, .on_row = counts_row, .ctx = n};
+  if (perf__store_exec(s, &q, err, sizeof err)) return NULL;
   *whole = n[1] == 0;
   return n[0] > 0 ? id->text : NULL;
 }
