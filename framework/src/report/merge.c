@@ -226,8 +226,7 @@ static int pages(const perf__options_cli *cli, perf__jsontree_node **r, int n, i
     const perf__jsontree_node *t = perf__jsontree_get(r[i], "tests");
     for (size_t j = 0; j < t->n; j++) result_of(t->kids[j], &res[k++]);
   }
-  int err = perf__report_pages(cli->plots, cli->html, res, k, started_of(r[0]), code, cli->argc,
-                               cli->argv);
+  int err = perf__report_pages(cli, res, k, started_of(r[0]), code);
   for (size_t j = 0; j < k; j++) perf__result_free(&res[j]);
   free(res);
   return err ? 2 : 0;

@@ -36,8 +36,6 @@ struct perf__report_run {
   size_t n;
   time_t started;
   int code;
-  int argc;
-  char **argv;
   perf__recorder_run recorded; /* --history: the run's id there */
   const perf__json *doc; /* the perfgate-report/1 document, composed once for --json and
                             --history, so that both hold the same bytes (NULL: neither) */
@@ -75,7 +73,7 @@ static int write_json(FILE *f, const run *x)
 /* --html. Never fails (stream errors show in ferror(f)). */
 static int write_html(FILE *f, const run *x)
 {
-  perf__html_write(f, x->r, x->n, x->started, x->code, x->argc, x->argv);
+  perf__html_write(f, x->r, x->n, x->started, x->code, x->cli->argc, x->cli->argv);
   return 0;
 }
 
@@ -290,13 +288,13 @@ static int record(run *x)
 }
 
 /* See report.h. */
-int perf__report_pages(const char *plots, const char *html_path, const perf__result *r,
-                       size_t n, time_t started, int code, int argc, char **argv)
+int perf__report_pages(const perf__options_cli *cli, const perf__result *r, size_t n,
+                       time_t started, int code)
 {
-  run x = {.r = r, .n = n, .started = started, .code = code, .argc = argc, .argv = argv};
+  run x = {.cli = cli, .r = r, .n = n, .started = started, .code = code};
   int err = 0;
-  if (plots && perf__plot_dir(plots, r, n)) err = PERF__EIO;
-  if (html_path && write_file("--html", html_path, write_html, &x)) err = PERF__EIO;
+  if (cli->plots && perf__plot_dir(cli->plots, r, n)) err = PERF__EIO;
+  if (cli->html && write_file("--html", cli->html, write_html, &x)) err = PERF__EIO;
   return err;
 }
 
@@ -305,7 +303,7 @@ int perf__report_write(const perf__options_cli *cli, const perf__registry_test *
                        const perf__result *results, size_t nresults, time_t started, int code)
 {
   run x = {.cli = cli, .tests = tests, .ntests = ntests, .r = results, .n = nresults,
-           .started = started, .code = code, .argc = cli->argc, .argv = cli->argv};
+           .started = started, .code = code};
   perf__json doc = {0};
   if (cli->json || cli->history) {
     perf__jsonreport_write(&doc, cli, tests, ntests, results, nresults, started, code);

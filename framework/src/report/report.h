@@ -84,11 +84,12 @@ int perf__report_check(const perf__options_cli *cli, char *err, size_t len);
 int perf__report_write(const perf__options_cli *cli, const perf__registry_test **tests, size_t ntests,
                  const perf__result *results, size_t nresults, time_t started, int exit_code);
 
-/* --plots=DIR and --html=FILE (either may be NULL) for results r[0..n) of
- * a run that began at started and exits with code. Returns 0, or PERF__EIO
- * after printing what could not be written. */
-int perf__report_pages(const char *plots, const char *html, const perf__result *r, size_t n,
-                       time_t started, int code, int argc, char **argv);
+/* cli's --plots=DIR and --html=FILE (either may be NULL) for results
+ * r[0..n) of a run that began at started and exits with code; the page
+ * shows cli's command line. Returns 0, or PERF__EIO after printing what
+ * could not be written. */
+int perf__report_pages(const perf__options_cli *cli, const perf__result *r, size_t n,
+                       time_t started, int code);
 
 /* Replaces path with text atomically (perf__file_replace); text that ran
  * out of memory is not written. Returns 0, or PERF__EIO after printing
