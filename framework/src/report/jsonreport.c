@@ -206,10 +206,7 @@ static void document(perf__json *j, const shape *s)
 /* The C runner's run, its tests and their results. */
 typedef struct runner {
   const perf__options_cli *cli;
-  const perf__registry_test **tests;
-  size_t nt;
-  const perf__result *r;
-  size_t n;
+  const perf__result_set *res;
 } runner;
 
 /* The C runner's preflight: each GPU's readings before the run, with the
@@ -297,9 +294,9 @@ static void json_test(perf__json *j, const perf__registry_test *t, const perf__r
 static void runner_tests(perf__json *j, const void *ctx, size_t *k)
 {
   const runner *x = ctx;
-  for (size_t i = 0; i < x->n; i++) {
+  for (size_t i = 0; i < x->res->n; i++) {
     next_item(j, k);
-    json_test(j, x->tests[i % x->nt], &x->r[i], x->cli->device_label);
+    json_test(j, x->res->tests[i % x->res->nt], &x->res->r[i], x->cli->device_label);
   }
 }
 
@@ -309,22 +306,21 @@ static void runner_headroom(perf__json *j, const void *ctx)
 {
   const runner *x = ctx;
   perf__headroom_row *rows;
-  size_t nrows = perf__headroom_build(x->r, x->n, &rows);
+  size_t nrows = perf__headroom_build(x->res->r, x->res->n, &rows);
   if (perf__headroom_repeated(rows, nrows)) perf__headroom_json(j, rows, nrows);
   free(rows);
 }
 
 /* See jsonreport.h. */
-void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli, const perf__registry_test **tests,
-                            size_t nt, const perf__result *r, size_t n, time_t started,
-                            int code)
+void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli,
+                            const perf__result_set *res, time_t started, int code)
 {
-  runner x = {cli, tests, nt, r, n};
+  runner x = {cli, res};
   perf__jsonreport_run run = {.perfgate = perf_version(), .started = &started, .exit_code = code,
                               .argc = cli->argc, .argv = (const char *const *)cli->argv,
                               .cli = cli, .shard_index = cli->shard_index, .run_id = cli->run_id,
                               .shard_total = cli->shard_total};
-  perf__tally c = perf__tally_count(r, n);
+  perf__tally c = perf__tally_count(res->r, res->n);
   perf__jsonreport_totals totals = {(double)c.tests,
                                     (double)(c.tests - c.failures - c.errors - c.skipped),
                                     (double)(c.failures + c.errors), (double)c.skipped, c.seconds};

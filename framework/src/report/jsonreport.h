@@ -58,13 +58,12 @@ typedef struct perf__jsonreport_trees {
   const perf__jsontree_node *fingerprint;  /* else this one as read; NULL: null */
 } perf__jsonreport_trees;
 
-/* Appends the report of results r[0..n) (r[i] belongs to tests[i % nt]) of
- * a run that began at started and exits with code to j. The GPU's
- * fingerprint is measured in a child process (this process never touches
- * CUDA). Never fails (out of memory shows in j->oom). */
-void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli, const perf__registry_test **tests,
-                            size_t nt, const perf__result *r, size_t n, time_t started,
-                            int code);
+/* Appends the report of the results res of a run (cli's) that began at
+ * started and exits with code to j. The GPU's fingerprint is measured in
+ * a child process (this process never touches CUDA). Never fails (out of
+ * memory shows in j->oom). */
+void perf__jsonreport_write(perf__json *j, const perf__options_cli *cli,
+                            const perf__result_set *res, time_t started, int code);
 
 /* Appends the document d to j, in the shape perf__jsonreport_write gives.
  * Never fails (out of memory shows in j->oom). */

@@ -57,16 +57,17 @@ static void junit_case(FILE *f, const perf__registry_test *t, const perf__result
   fputs("    </testcase>\n", f);
 }
 
-/* The <testsuite> of the suite of result i, with every result of that
- * suite from i on. */
-static void junit_suite(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                        size_t n, size_t i, const char *when, int device)
+/* The <testsuite> of the suite of result i of s, with every result of
+ * that suite from i on. */
+static void junit_suite(FILE *f, const perf__result_set *s, size_t i, const char *when, int device)
 {
+  const perf__registry_test **tests = s->tests;
+  size_t nt = s->nt;
   const char *suite = tests[i % nt]->suite;
   perf__tally c = {0};
-  for (size_t j = i; j < n; j++)
+  for (size_t j = i; j < s->n; j++)
     if (!strcmp(tests[j % nt]->suite, suite)) {
-      perf__tally one = perf__tally_count(&r[j], 1);
+      perf__tally one = perf__tally_count(&s->r[j], 1);
       c.tests++, c.failures += one.failures, c.errors += one.errors;
       c.skipped += one.skipped, c.seconds += one.seconds;
     }
@@ -76,26 +77,25 @@ static void junit_suite(FILE *f, const perf__registry_test **tests, size_t nt, c
   fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
              "time=\"%.3f\" timestamp=\"%s\">\n",
           c.tests, c.failures, c.errors, c.skipped, c.seconds, when);
-  for (size_t j = i; j < n; j++)
-    if (!strcmp(tests[j % nt]->suite, suite)) junit_case(f, tests[j % nt], &r[j], device);
+  for (size_t j = i; j < s->n; j++)
+    if (!strcmp(tests[j % nt]->suite, suite)) junit_case(f, tests[j % nt], &s->r[j], device);
   fputs("  </testsuite>\n", f);
 }
 
 /* See junit.h: one <testsuite> per suite, in order of first appearance. */
-void perf__junit_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                       size_t n, time_t started, int device)
+void perf__junit_write(FILE *f, const perf__result_set *s, time_t started, int device)
 {
   char when[32];
-  perf__tally all = perf__tally_count(r, n);
+  perf__tally all = perf__tally_count(s->r, s->n);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", gmtime(&started));
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"perfgate\" "
              "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" "
              "timestamp=\"%s\">\n",
           all.tests, all.failures, all.errors, all.skipped, all.seconds, when);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < s->n; i++) {
     size_t first = 0;
-    while (strcmp(tests[first % nt]->suite, tests[i % nt]->suite)) first++;
-    if (first == i) junit_suite(f, tests, nt, r, n, i, when, device); /* else written already */
+    while (strcmp(s->tests[first % s->nt]->suite, s->tests[i % s->nt]->suite)) first++;
+    if (first == i) junit_suite(f, s, i, when, device); /* else written already */
   }
   fputs("</testsuites>\n", f);
 }

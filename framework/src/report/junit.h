@@ -9,10 +9,9 @@
 #include "util/registry.h"
 #include "report/result.h"
 
-/* Writes results r[0..n) (r[i] belongs to tests[i % nt]) of a run that
- * began at started; device >= 0 (a --devices child) names each suite
- * "suite@gpuK". Never fails (stream errors show in ferror(f)). */
-void perf__junit_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                       size_t n, time_t started, int device);
+/* Writes the results s of a run that began at started; device >= 0 (a
+ * --devices child) names each suite "suite@gpuK". Never fails (stream
+ * errors show in ferror(f)). */
+void perf__junit_write(FILE *f, const perf__result_set *s, time_t started, int device);
 
 #endif

@@ -30,10 +30,7 @@
 /* What a report is written from (report.h). */
 struct perf__report_run {
   const perf__options_cli *cli;
-  const perf__registry_test **tests;
-  size_t ntests;
-  const perf__result *r;
-  size_t n;
+  perf__result_set res; /* its results (tests NULL for --merge's pages) */
   time_t started;
   int code;
   perf__recorder_run recorded; /* --history: the run's id there */
@@ -47,7 +44,7 @@ typedef perf__report_run run;
 /* --junit. Never fails (stream errors show in ferror(f)). */
 static int write_junit(FILE *f, const run *x)
 {
-  perf__junit_write(f, x->tests, x->ntests, x->r, x->n, x->started, x->cli->device_label);
+  perf__junit_write(f, &x->res, x->started, x->cli->device_label);
   return 0;
 }
 
@@ -56,7 +53,7 @@ static int write_junit(FILE *f, const run *x)
 static int write_markdown(FILE *f, const run *x)
 {
   perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
-  perf__markdown_write(f, x->tests, x->ntests, x->r, x->n, x->recorded.run ? &h : NULL);
+  perf__markdown_write(f, x->res.tests, x->res.nt, x->res.r, x->res.n, x->recorded.run ? &h : NULL);
   perf__hwmove_markdown(f); /* --update-baselines beside another GPU's file */
   return 0;
 }
@@ -73,14 +70,14 @@ static int write_json(FILE *f, const run *x)
 /* --html. Never fails (stream errors show in ferror(f)). */
 static int write_html(FILE *f, const run *x)
 {
-  perf__html_write(f, x->r, x->n, x->started, x->code, x->cli->argc, x->cli->argv);
+  perf__html_write(f, x->res.r, x->res.n, x->started, x->code, x->cli->argc, x->cli->argv);
   return 0;
 }
 
 /* --tap. Never fails (stream errors show in ferror(f)). */
 static int write_tap(FILE *f, const run *x)
 {
-  perf__tap_write(f, x->tests, x->ntests, x->r, x->n);
+  perf__tap_write(f, x->res.tests, x->res.nt, x->res.r, x->res.n);
   return 0;
 }
 
@@ -291,7 +288,7 @@ static int record(run *x)
 int perf__report_pages(const perf__options_cli *cli, const perf__result *r, size_t n,
                        time_t started, int code)
 {
-  run x = {.cli = cli, .r = r, .n = n, .started = started, .code = code};
+  run x = {.cli = cli, .res = {.r = r, .n = n}, .started = started, .code = code};
   int err = 0;
   if (cli->plots && perf__plot_dir(cli->plots, r, n)) err = PERF__EIO;
   if (cli->html && write_file("--html", cli->html, write_html, &x)) err = PERF__EIO;
@@ -302,11 +299,10 @@ int perf__report_pages(const perf__options_cli *cli, const perf__result *r, size
 int perf__report_write(const perf__options_cli *cli, const perf__registry_test **tests, size_t ntests,
                        const perf__result *results, size_t nresults, time_t started, int code)
 {
-  run x = {.cli = cli, .tests = tests, .ntests = ntests, .r = results, .n = nresults,
-           .started = started, .code = code};
+  run x = {.cli = cli, .res = {tests, ntests, results, nresults}, .started = started, .code = code};
   perf__json doc = {0};
   if (cli->json || cli->history) {
-    perf__jsonreport_write(&doc, cli, tests, ntests, results, nresults, started, code);
+    perf__jsonreport_write(&doc, cli, &x.res, started, code);
     x.doc = &doc;
   }
   int err = 0;

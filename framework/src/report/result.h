@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "record/claimrec.h"
+#include "util/registry.h"
 #include "util/status.h"
 
 /* A first attempt that a second one confirmed (record/confirm.h). */
@@ -46,6 +47,15 @@ typedef struct perf__result {
   size_t output_len;
   int output_truncated;
 } perf__result;
+
+/* A run's results r[0..n) and the tests they are of: r[i] is tests[i % nt]'s
+ * (a run that runs its tests more than once holds each round's in turn). */
+typedef struct perf__result_set {
+  const perf__registry_test **tests;
+  size_t nt;
+  const perf__result *r;
+  size_t n;
+} perf__result_set;
 
 /* Takes ownership of text. Returns 0 or PERF__ENOMEM (text freed). */
 int perf__result_add_line(perf__result *r, int verbose_only, char *text);
