@@ -396,15 +396,23 @@ static void dir_of(const char *path, char *dir, size_t len)
   else snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
+/* Where a search for other GPUs' files tells what it found: out gets the
+ * tables, md their Markdown (NULL: none), err a line after "who: " for
+ * each file (or the directory) that cannot be read. */
+typedef struct told {
+  FILE *out, *md, *err;
+  const char *who; /* the option the search is for: "--update-baselines" */
+} told;
+
 /* 1 for a baseline file's name (perf__baseline_is_file_name). */
 static int is_baseline(const struct dirent *e) { return perf__baseline_is_file_name(e->d_name); }
 
-/* The table to `to` from the file at path, unless it is to's own file
- * (self: its stat, when known), a host's or of to's GPU model. Returns 1
- * when it printed one, 0 when not, -1 after naming on err (after "who: ")
- * a file that cannot be read. */
+/* The table to `to` (the file at to_path) from the file at path, unless
+ * it is to's own file (self: its stat, when known), a host's or of to's
+ * GPU model, onto t. Returns 1 when it printed one, 0 when not, -1 after
+ * naming on t->err a file that cannot be read. */
 static int one_other(const char *path, const struct stat *self, const char *to_path,
-                     const perf__baseline *to, FILE *out, FILE *err, FILE *md, const char *who)
+                     const perf__baseline *to, const told *t)
 {
   struct stat st;
   if (self && !stat(path, &st) && st.st_dev == self->st_dev && st.st_ino == self->st_ino) return 0;
@@ -412,35 +420,35 @@ static int one_other(const char *path, const struct stat *self, const char *to_p
   char why[4800];
   int e = perf__blyaml_load(path, &from, why, sizeof why);
   if (e == PERF__ENOMEM) snprintf(why, sizeof why, "%s: %s", path, perf__status_strerror(e));
-  if (e) fprintf(err, "%s: %s: %s: no hardware move from it\n", perf__progname(), who, why);
+  if (e) fprintf(t->err, "%s: %s: %s: no hardware move from it\n", perf__progname(), t->who, why);
   int shown = !e && !perf__machine_is_host(&from) &&
               strcmp(perf__baseline_model(&from), perf__baseline_model(to));
-  if (shown) perf__hwmove_table(&from, path, to, to_path, out, md);
+  if (shown) perf__hwmove_table(&from, path, to, to_path, t->out, t->md);
   perf__baseline_free(&from);
   return e ? -1 : shown;
 }
 
 /* The tables to `to` (the file at to_path) from each other GPU's file in
- * dir, in name order: out gets them, md their Markdown, err a line after
- * "who: " for each file (or the directory) that cannot be read, counted
- * in *bad. Returns how many tables. Never fails otherwise. */
-static size_t each_other(const char *dir, const char *to_path, const perf__baseline *to, FILE *out,
-                         FILE *err, FILE *md, const char *who, size_t *bad)
+ * dir, in name order, onto t; each file (or the directory) that cannot be
+ * read is counted in *bad. Returns how many tables. Never fails
+ * otherwise. */
+static size_t each_other(const char *dir, const char *to_path, const perf__baseline *to,
+                         const told *t, size_t *bad)
 {
   struct stat self;
   struct dirent **names;
   size_t tables = 0;
   int have_self = !stat(to_path, &self), n = scandir(dir, &names, is_baseline, alphasort);
   if (n < 0) {
-    fprintf(err, "%s: %s: cannot read the directory '%s': %s: no hardware move\n", perf__progname(),
-            who, dir, strerror(errno));
+    fprintf(t->err, "%s: %s: cannot read the directory '%s': %s: no hardware move\n",
+            perf__progname(), t->who, dir, strerror(errno));
     ++*bad;
     return 0;
   }
   for (int i = 0; i < n; i++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-    int r = one_other(path, have_self ? &self : NULL, to_path, to, out, err, md, who);
+    int r = one_other(path, have_self ? &self : NULL, to_path, to, t);
     tables += r > 0;
     *bad += r < 0;
     free(names[i]);
@@ -457,7 +465,8 @@ void perf__hwmove_after_update(const char *path, const perf__baseline *b)
   size_t len = 0, bad = 0;
   dir_of(path, dir, sizeof dir);
   FILE *md = open_memstream(&text, &len);
-  each_other(dir, path, b, stdout, stderr, md, "--update-baselines", &bad);
+  told t = {stdout, md, stderr, "--update-baselines"};
+  each_other(dir, path, b, &t, &bad);
   if (md && !fclose(md) && len) perf__json_raw(&pending, "%s", text);
   free(text);
   fflush(stdout);
@@ -499,7 +508,8 @@ int perf__hwmove_run(const perf__options_cli *cli)
     return 2;
   }
   FILE *md = cli->markdown ? open_memstream(&text, &len) : NULL;
-  size_t tables = each_other(cli->baseline_dir, file, &to, stdout, stderr, md, who, &bad);
+  told t = {stdout, md, stderr, who};
+  size_t tables = each_other(cli->baseline_dir, file, &to, &t, &bad);
   int oom = cli->markdown && (!md || ferror(md)), code = bad ? 2 : 0;
   if (md && fclose(md)) oom = 1;
   if (!tables && !bad)
