@@ -330,20 +330,30 @@ static int check_all(char **name, perf__jsontree_node **r, int n, int shards,
   return code;
 }
 
-/* Merges the checked-to-be reports r[0..n) into out; with cli, also its
- * pages, and with its --history (files only: h NULL) the merged run
- * recorded. Returns the run's exit code, or 2 after a message. */
-static int merge_trees(const char *out, char **name, perf__jsontree_node **r, int n, int shards,
-                       const perf__merge_whole *whole, const perf__options_cli *cli,
-                       const perf__merge_history *h)
+/* What a merge is asked for. */
+typedef struct ask {
+  const char *out;                /* the merged report's file */
+  int shards;                     /* 1: a sharded run's reports; 0: --devices' per-GPU ones */
+  const perf__merge_whole *whole; /* the merged run's shard and run id (NULL: shard 0 of 1,
+                                     the first report's run id) */
+  const perf__options_cli *cli;   /* its command line, for the pages and --history (NULL: none) */
+  const perf__merge_history *h;   /* where in the history the reports were read (NULL: files) */
+} ask;
+
+/* Merges the reports r[0..n) (name[i] names r[i]), checked first, as a
+ * asks: into a->out; with a->cli, also its pages, and with its --history
+ * (files only: a->h NULL) the merged run recorded. Returns the run's exit
+ * code, or 2 after a message. */
+static int merge_trees(const ask *a, char **name, perf__jsontree_node **r, int n)
 {
   char err[1400];
-  int records = cli && cli->history && !h;
-  int code = check_all(name, r, n, shards, h);
+  const perf__options_cli *cli = a->cli;
+  int records = cli && cli->history && !a->h;
+  int code = check_all(name, r, n, a->shards, a->h);
   if (!code && records && perf__recorder_check_merge(cli, r[0], name[0], err, sizeof err))
     code = (fprintf(stderr, "%s: %s\n", perf__progname(), err), 2);
   perf__json j = {0};
-  if (!code) code = write_merged(out, r, n, shards, whole, &j);
+  if (!code) code = write_merged(a->out, r, n, a->shards, a->whole, &j);
   if (code != 2 && records && record(&j, cli)) code = 2;
   perf__json_free(&j);
   if (code != 2 && cli && (cli->plots || cli->html) && pages(cli, r, n, code)) code = 2;
@@ -363,9 +373,8 @@ static int read_files(char **in, int n, perf__jsontree_node **r)
   return 0;
 }
 
-/* Merges the files in[0..n); with cli, also its pages and --history. */
-static int merge(const char *out, char **in, int n, int shards, const perf__merge_whole *whole,
-                 const perf__options_cli *cli)
+/* Merges the files in[0..n) as a asks (a->h is NULL). */
+static int merge(const ask *a, char **in, int n)
 {
   if (n < 1) {
     fprintf(stderr, "%s: --merge=OUT needs the shards' --json reports after it\n", perf__progname());
@@ -374,7 +383,7 @@ static int merge(const char *out, char **in, int n, int shards, const perf__merg
   perf__jsontree_node **r = calloc((size_t)n, sizeof *r);
   int code = !r ? (fprintf(stderr, "%s: --merge: out of memory\n", perf__progname()), 2)
                 : read_files(in, n, r);
-  if (!code) code = merge_trees(out, in, r, n, shards, whole, cli, NULL);
+  if (!code) code = merge_trees(a, in, r, n);
   for (int i = 0; r && i < n; i++) perf__jsontree_free(r[i]);
   free(r);
   return code;
@@ -383,18 +392,21 @@ static int merge(const char *out, char **in, int n, int shards, const perf__merg
 /* See merge.h. */
 int perf__merge(const perf__options_cli *cli)
 {
-  return merge(cli->merge, cli->merge_in, cli->merge_n, 1, NULL, cli);
+  ask a = {cli->merge, 1, NULL, cli, NULL};
+  return merge(&a, cli->merge_in, cli->merge_n);
 }
 
 /* See merge.h. */
 int perf__merge_documents(const perf__options_cli *cli, perf__jsontree_node **r, char **name, int n,
                           const perf__merge_history *h)
 {
-  return merge_trees(cli->merge, name, r, n, 1, NULL, cli, h);
+  ask a = {cli->merge, 1, NULL, cli, h};
+  return merge_trees(&a, name, r, n);
 }
 
 /* See merge.h. */
 int perf__merge_reports(const char *out, char **in, int n, int shards, const perf__merge_whole *whole)
 {
-  return merge(out, in, n, shards, whole, NULL);
+  ask a = {out, shards, whole, NULL, NULL};
+  return merge(&a, in, n);
 }
