@@ -144,8 +144,8 @@ void perf__prepared_export_trace(const perf_workload *w)
   char path[600], err[600];
   const char *dir = perf__context_opt.trace_dir;
   if (!dir || !w->perf__state->trace.nevents) return;
-  if (perf__traceexport_write(dir, perf__context_name(), w->name, &w->perf__state->trace, path, sizeof path, err,
-                              sizeof err)) {
+  perf__traceexport_file to = {dir, perf__context_name(), w->name};
+  if (perf__traceexport_write(&to, &w->perf__state->trace, path, sizeof path, err, sizeof err)) {
     if (!told++) perf__context_line(PERF_LINE_NOTICE, "%s", err);
     return;
   }

@@ -26,9 +26,10 @@ static void safe(char *buf, size_t len, const char *name)
 }
 
 /* See traceexport.h. */
-int perf__traceexport_write(const char *dir, const char *test, const char *workload,
-                            const perf__trace *t, char *path, size_t plen, char *err, size_t len)
+int perf__traceexport_write(const perf__traceexport_file *to, const perf__trace *t, char *path,
+                            size_t plen, char *err, size_t len)
 {
+  const char *dir = to->dir, *test = to->test, *workload = to->workload;
   char a[200], b[120], title[400], *text = NULL;
   size_t size = 0;
   path[0] = err[0] = '\0';
