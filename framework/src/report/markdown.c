@@ -33,9 +33,10 @@ static void md_row(FILE *f, const perf__registry_test *t, const perf__result *r,
 }
 
 /* See markdown.h. */
-void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                          size_t n, const perf__lastruns *h)
+void perf__markdown_write(FILE *f, const perf__result_set *s, const perf__lastruns *h)
 {
+  const perf__result *r = s->r;
+  size_t n = s->n;
   perf__tally c = perf__tally_count(r, n);
   size_t shown = 0;
   fprintf(f, "## perfgate: %zu passed, %zu failed, %zu skipped\n\n",
@@ -47,7 +48,7 @@ void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt,
       if (bad != (pass == 0)) continue;
       if (ftell(f) > MARKDOWN_CAP - 4096) continue;
       shown++;
-      md_row(f, tests[i % nt], &r[i], bad);
+      md_row(f, s->tests[i % s->nt], &r[i], bad);
     }
   if (shown < n) fprintf(f, "\n%zu more tests not shown: the summary stays under 1 MB.\n", n - shown);
   perf__headroom_row *rows;

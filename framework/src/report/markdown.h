@@ -9,13 +9,12 @@
 #include "report/lastruns.h"
 #include "report/result.h"
 
-/* Writes the summary of results r[0..n) (r[i] belongs to tests[i % nt]):
- * failures and errors first, then the rest in run order, rows stopping
- * before the file would pass 1 MB; the headroom table when a claim ran more
- * than once; with h (a run recorded in a history), how it compares with the
- * last runs of its GPU (report/lastruns.h). f must be seekable (ftell).
- * Never fails (stream errors show in ferror(f)). */
-void perf__markdown_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                          size_t n, const perf__lastruns *h);
+/* Writes the summary of the results s: failures and errors first, then
+ * the rest in run order, rows stopping before the file would pass 1 MB;
+ * the headroom table when a claim ran more than once; with h (a run
+ * recorded in a history), how it compares with the last runs of its GPU
+ * (report/lastruns.h). f must be seekable (ftell). Never fails (stream
+ * errors show in ferror(f)). */
+void perf__markdown_write(FILE *f, const perf__result_set *s, const perf__lastruns *h);
 
 #endif

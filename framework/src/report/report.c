@@ -53,7 +53,7 @@ static int write_junit(FILE *f, const run *x)
 static int write_markdown(FILE *f, const run *x)
 {
   perf__lastruns h = {x->cli->history, x->recorded.run, x->recorded.gpu, 10};
-  perf__markdown_write(f, x->res.tests, x->res.nt, x->res.r, x->res.n, x->recorded.run ? &h : NULL);
+  perf__markdown_write(f, &x->res, x->recorded.run ? &h : NULL);
   perf__hwmove_markdown(f); /* --update-baselines beside another GPU's file */
   return 0;
 }
@@ -77,7 +77,7 @@ static int write_html(FILE *f, const run *x)
 /* --tap. Never fails (stream errors show in ferror(f)). */
 static int write_tap(FILE *f, const run *x)
 {
-  perf__tap_write(f, x->res.tests, x->res.nt, x->res.r, x->res.n);
+  perf__tap_write(f, &x->res);
   return 0;
 }
 

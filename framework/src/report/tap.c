@@ -42,13 +42,14 @@ static void tap_block(FILE *f, const perf__registry_test *t, const perf__result 
 }
 
 /* See tap.h. */
-void perf__tap_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                     size_t n)
+void perf__tap_write(FILE *f, const perf__result_set *s)
 {
+  const perf__result *r = s->r;
+  size_t n = s->n;
   char name[512];
   fprintf(f, "TAP version 13\n1..%zu\n", n); /* 13: what TAP::Harness 3.44 (Debian 12) reads; a TAP 14 reader takes it too */
   for (size_t i = 0; i < n; i++) {
-    const perf__registry_test *t = tests[i % nt];
+    const perf__registry_test *t = s->tests[i % s->nt];
     perf__registry_fullname(t, name, sizeof name);
     int ok = r[i].outcome == PERF_OUTCOME_PASS || r[i].outcome == PERF_OUTCOME_SKIP;
     fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", i + 1, name);

@@ -9,9 +9,8 @@
 #include "util/registry.h"
 #include "report/result.h"
 
-/* Writes a plan, then one point per result r[0..n) (r[i] belongs to
- * tests[i % nt]). Never fails (stream errors show in ferror(f)). */
-void perf__tap_write(FILE *f, const perf__registry_test **tests, size_t nt, const perf__result *r,
-                     size_t n);
+/* Writes a plan, then one point per result of s. Never fails (stream
+ * errors show in ferror(f)). */
+void perf__tap_write(FILE *f, const perf__result_set *s);
 
 #endif
