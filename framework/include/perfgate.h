@@ -14,10 +14,10 @@
 #define PERF_VERSION_PATCH 0
 
 /* The ABI of libperfgate.so (its soname is libperfgate.so.PERF_ABI_VERSION):
- * raised whenever a public struct's layout or an enum's values change.
- * perf_abi_describe() describes it for bindings (python/perfgate checks
- * its mirror against it). */
-#define PERF_ABI_VERSION 2
+ * raised whenever a public struct's layout, an enum's values or a public
+ * function's parameters change. perf_abi_describe() describes it for
+ * bindings (python/perfgate checks its mirror against it). */
+#define PERF_ABI_VERSION 3
 
 /* What became of a test or of one claim, in severity order (a test that
  * makes several claims takes the most severe). X(name, word). */
@@ -162,9 +162,11 @@ typedef struct perf_workload {
 #define PERF_WORKLOAD(...) PERF__WORKLOAD(__VA_ARGS__, )
 #ifdef __cplusplus
 #define PERF__WORKLOAD(fn_, arg_, ...) perf__workload_of((fn_), (arg_), perf__wopts{__VA_ARGS__})
+#define PERF__LIT(type) type /* a struct value: T{...} in C++, (T){...} in C */
 #else
 #define PERF__WORKLOAD(fn_, arg_, ...) \
   ((perf_workload){.fn = (fn_), .arg = (arg_), __VA_ARGS__})
+#define PERF__LIT(type) (type)
 #endif
 
 /* ---- Tests -------------------------------------------------------------- */
@@ -207,16 +209,19 @@ void perf__register(perf__test *t);
  *   SIMILAR(a, b, tol) median(a)/median(b) lies within [1/(1+tol), 1+tol].
  *   TRUE(cond)         a plain logic check (e.g. a result is correct). */
 #define PERF__HERE __FILE__, __LINE__
-#define PERF_EXPECT_FASTER(a, b, factor) \
-  perf__faster(&(a), &(b), (factor), #a, #b, PERF__HERE, 0)
-#define PERF_ASSERT_FASTER(a, b, factor) \
-  perf__faster(&(a), &(b), (factor), #a, #b, PERF__HERE, 1)
-#define PERF_EXPECT_SIMILAR(a, b, tolerance) \
-  perf__similar(&(a), &(b), (tolerance), #a, #b, PERF__HERE, 0)
-#define PERF_ASSERT_SIMILAR(a, b, tolerance) \
-  perf__similar(&(a), &(b), (tolerance), #a, #b, PERF__HERE, 1)
-#define PERF_EXPECT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 0)
-#define PERF_ASSERT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__HERE, 1)
+/* Where a claim is made (fatal: an ASSERT), and its operands as written: #a, #b, #var or #scale. */
+typedef struct perf__site { const char *file; int line, fatal; } perf__site;
+typedef struct perf__names { const char *a, *b, *c; } perf__names;
+#define PERF__SITE(fatal) (PERF__LIT(perf__site){__FILE__, __LINE__, (fatal)})
+#define PERF__NAMES(a, b, c) (PERF__LIT(perf__names){(a), (b), (c)})
+#define PERF_EXPECT_FASTER(a, b, factor) PERF__RATIO(perf__faster, a, b, factor, #a, #b, 0)
+#define PERF_ASSERT_FASTER(a, b, factor) PERF__RATIO(perf__faster, a, b, factor, #a, #b, 1)
+#define PERF_EXPECT_SIMILAR(a, b, tolerance) PERF__RATIO(perf__similar, a, b, tolerance, #a, #b, 0)
+#define PERF_ASSERT_SIMILAR(a, b, tolerance) PERF__RATIO(perf__similar, a, b, tolerance, #a, #b, 1)
+#define PERF__RATIO(claim, a, b, x, an, bn, fatal) \
+  claim(&(a), &(b), (x), PERF__NAMES(an, bn, NULL), PERF__SITE(fatal))
+#define PERF_EXPECT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__SITE(0))
+#define PERF_ASSERT_TRUE(cond) perf__truth(!!(cond), #cond, PERF__SITE(1))
 
 /* ---- Sweeps --------------------------------------------------------------
  * PERF_SWEEP(var, values) { body } runs the body once per value, with `long
@@ -241,13 +246,12 @@ typedef struct perf_values {
 /* the list lives until the end of the statement that opens the sweep,
  * which copies it */
 #define PERF_VALUES(...) perf__values_of({__VA_ARGS__})
-#define PERF_POW2(lo, hi) (perf_values{NULL, 0, (lo), (hi)})
 #else
 #define PERF_VALUES(...)                                                  \
   ((perf_values){.list = (const long[]){__VA_ARGS__},                     \
                  .n = sizeof((const long[]){__VA_ARGS__}) / sizeof(long)})
-#define PERF_POW2(lo, hi) ((perf_values){.pow2_lo = (lo), .pow2_hi = (hi)})
 #endif
+#define PERF_POW2(lo, hi) (PERF__LIT(perf_values){NULL, 0, (lo), (hi)})
 
 typedef struct perf__sweep {
   int state;  /* 0 before the first point, then 1 */
@@ -259,23 +263,22 @@ typedef struct perf__sweep {
        perf__sweep_step(&perf__sweep_);)                                      \
     for (__attribute__((unused)) long var = perf__sweep_.value, perf__point_once_ = 1; \
          perf__point_once_; perf__point_once_ = 0)
-#define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi) \
-  PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
-#define PERF_ASSERT_CROSSOVER(a, b, var, lo, hi) \
-  PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
-#define PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                      \
-  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi),        \
-                  (double)(tie), #a, #b, #var, PERF__HERE, 0)
-#define PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                      \
-  perf__crossover(&(a), &(b), (long)(var), (double)(lo), (double)(hi),        \
-                  (double)(tie), #a, #b, #var, PERF__HERE, 1)
+#define PERF_EXPECT_CROSSOVER(a, b, var, lo, hi) PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
+#define PERF_ASSERT_CROSSOVER(a, b, var, lo, hi) PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, 0.05)
+#define PERF_EXPECT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                     \
+  perf__crossover(&(a), &(b), (long)(var), PERF__RANGE(lo, hi), (double)(tie), \
+                  PERF__NAMES(#a, #b, #var), PERF__SITE(0))
+#define PERF_ASSERT_CROSSOVER_TIE(a, b, var, lo, hi, tie)                     \
+  perf__crossover(&(a), &(b), (long)(var), PERF__RANGE(lo, hi), (double)(tie), \
+                  PERF__NAMES(#a, #b, #var), PERF__SITE(1))
+typedef struct perf__range { double lo, hi; } perf__range; /* CROSSOVER's [lo, hi] */
+#define PERF__RANGE(lo, hi) (PERF__LIT(perf__range){(double)(lo), (double)(hi)})
 
 perf__sweep perf__sweep_open(const char *var, perf_values values, const char *file,
                              int line);
 int perf__sweep_step(perf__sweep *s);
-int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo,
-                    double hi, double tie, const char *an, const char *bn,
-                    const char *var, const char *file, int line, int fatal);
+int perf__crossover(perf_workload *a, perf_workload *b, long value, perf__range range,
+                    double tie, perf__names names, perf__site at);
 
 /* ---- Host syncs ----------------------------------------------------------
  * Checked in a separate, untimed pass with CUPTI callbacks on the runtime
@@ -369,10 +372,9 @@ int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
  * or counters this machine does not let perfgate read (a vGPU, a MIG
  * instance, NVreg_RestrictProfilingToAdminUsers=1): the check is skipped,
  * saying why. With --update-baselines the count is recorded instead. */
-#define PERF_EXPECT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__HERE, 0)
-#define PERF_ASSERT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__HERE, 1)
-int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
-                           int fatal);
+#define PERF_EXPECT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__SITE(0))
+#define PERF_ASSERT_SAME_WORK(w) perf__expect_same_work(&(w), #w, PERF__SITE(1))
+int perf__expect_same_work(perf_workload *w, const char *wn, perf__site at);
 
 /* ---- Speed of light --------------------------------------------------------
  * PERF_EXPECT_BANDWIDTH(w, share): w moves its declared bytes (read plus
@@ -394,19 +396,16 @@ int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, i
  * at_least when there is no device or it does not say its L2. Never fails
  * (a CUDA error of the query is cleared). */
 size_t perf_bytes_beyond_l2(size_t at_least);
-#define PERF_EXPECT_BANDWIDTH(w, share) \
-  perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 0)
-#define PERF_ASSERT_BANDWIDTH(w, share) \
-  perf__speed_of_light(&(w), (share), 0, #w, PERF__HERE, 1)
-#define PERF_EXPECT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 0)
-#define PERF_ASSERT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__HERE, 1)
+#define PERF_EXPECT_BANDWIDTH(w, share) perf__speed_of_light(&(w), (share), 0, #w, PERF__SITE(0))
+#define PERF_ASSERT_BANDWIDTH(w, share) perf__speed_of_light(&(w), (share), 0, #w, PERF__SITE(1))
+#define PERF_EXPECT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__SITE(0))
+#define PERF_ASSERT_FLOPS(w, share) perf__speed_of_light(&(w), (share), 1, #w, PERF__SITE(1))
 #define PERF_EXPECT_LINK_BANDWIDTH(w, share) \
-  perf__speed_of_light(&(w), (share), 2, #w, PERF__HERE, 0)
+  perf__speed_of_light(&(w), (share), 2, #w, PERF__SITE(0))
 #define PERF_ASSERT_LINK_BANDWIDTH(w, share) \
-  perf__speed_of_light(&(w), (share), 2, #w, PERF__HERE, 1)
+  perf__speed_of_light(&(w), (share), 2, #w, PERF__SITE(1))
 /* what: 0 DRAM bandwidth, 1 math, 2 host-link bandwidth. */
-int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn,
-                         const char *file, int line, int fatal);
+int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn, perf__site at);
 
 /* ---- Results --------------------------------------------------------------
  * PERF_EXPECT_NEAR(got, want, n, tol): |got[i] - want[i]| <= tol for each of
@@ -417,18 +416,17 @@ int perf__speed_of_light(perf_workload *w, double share, int what, const char *w
  * worst entry: "NEAR(c, ref, 64, 0.001) at f.c:9: worst error 2.1e-05 at
  * [17] (got 3.25, want 3.25003) holds". */
 #define PERF_EXPECT_NEAR(got, want, n, tol) \
-  perf__near((got), (want), NULL, (long long)(n), (tol), #got, #want, NULL, PERF__HERE, 0)
+  PERF__NEAR(got, want, NULL, n, tol, PERF__NAMES(#got, #want, NULL), 0)
 #define PERF_ASSERT_NEAR(got, want, n, tol) \
-  perf__near((got), (want), NULL, (long long)(n), (tol), #got, #want, NULL, PERF__HERE, 1)
-#define PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol)                            \
-  perf__near((got), (want), (scale), (long long)(n), (tol), #got, #want, #scale, PERF__HERE, \
-             0)
-#define PERF_ASSERT_NEAR_SCALED(got, want, scale, n, tol)                            \
-  perf__near((got), (want), (scale), (long long)(n), (tol), #got, #want, #scale, PERF__HERE, \
-             1)
+  PERF__NEAR(got, want, NULL, n, tol, PERF__NAMES(#got, #want, NULL), 1)
+#define PERF_EXPECT_NEAR_SCALED(got, want, scale, n, tol) \
+  PERF__NEAR(got, want, scale, n, tol, PERF__NAMES(#got, #want, #scale), 0)
+#define PERF_ASSERT_NEAR_SCALED(got, want, scale, n, tol) \
+  PERF__NEAR(got, want, scale, n, tol, PERF__NAMES(#got, #want, #scale), 1)
+#define PERF__NEAR(got, want, scale, n, tol, names, fatal) \
+  perf__near((got), (want), (scale), (long long)(n), (tol), names, PERF__SITE(fatal))
 int perf__near(const double *got, const double *want, const double *scale, long long n,
-               double tol, const char *gn, const char *wn, const char *sn, const char *file,
-               int line, int fatal);
+               double tol, perf__names names, perf__site at);
 
 /* ---- Test resources -------------------------------------------------------
  * What a test registers here is released when the test ends, however it
@@ -483,14 +481,11 @@ void perf__defer(void (*fn)(void *), void *arg, const char *file, int line);
 /* Same for a cuBLAS call (cublasStatus_t). */
 #define PERF_CUBLAS(call) perf__cublas_check((int)(call), #call, PERF__HERE)
 
-int perf__faster(perf_workload *a, perf_workload *b, double factor,
-                 const char *an, const char *bn, const char *file, int line,
-                 int fatal);
-int perf__similar(perf_workload *a, perf_workload *b, double tolerance,
-                  const char *an, const char *bn, const char *file, int line,
-                  int fatal);
-int perf__truth(int ok, const char *expr, const char *file, int line,
-                int fatal);
+int perf__faster(perf_workload *a, perf_workload *b, double factor, perf__names names,
+                 perf__site at);
+int perf__similar(perf_workload *a, perf_workload *b, double tolerance, perf__names names,
+                  perf__site at);
+int perf__truth(int ok, const char *expr, perf__site at);
 void perf__skip(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 void perf__require_gpus(int n, const char *file, int line);

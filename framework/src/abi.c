@@ -4,7 +4,9 @@
 /* Functions are not described: a binding declares their prototypes
  * (python/perfgate/_lib.py's _declare). A new function (perf_embed_report,
  * the embedder's --json document) leaves PERF_ABI_VERSION as it is; a
- * public struct's layout or an enum's values changing raise it. */
+ * public struct's layout, an enum's values or a function's parameters
+ * changing raise it. The structs only the header's macros pass (perf__site,
+ * perf__names, perf__range) are not described: no binding builds them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -128,10 +128,11 @@ static int armed(int (*body)(const call *), const call *c)
 static int ratio(const call *c)
 {
   char head[300];
-  refuse_after_sync_check(perf__ratio_head(head, sizeof head, c->similar, c->x, c->an, c->bn,
-                                           c->file, c->line));
-  return c->similar ? perf__similar(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0)
-                    : perf__faster(c->a, c->b, c->x, c->an, c->bn, c->file, c->line, 0);
+  perf__names names = {c->an, c->bn, NULL};
+  perf__site at = {c->file, c->line, 0};
+  refuse_after_sync_check(perf__ratio_head(head, sizeof head, c->similar, c->x, names, at));
+  return c->similar ? perf__similar(c->a, c->b, c->x, names, at)
+                    : perf__faster(c->a, c->b, c->x, names, at);
 }
 
 /* Public: see perfgate.h. */
@@ -158,7 +159,7 @@ static int speed_of_light(const call *c)
   char head[300];
   refuse_after_sync_check(perf__solight_head(head, sizeof head, c->n, c->x, c->an, c->file,
                                              c->line));
-  return perf__speed_of_light(c->a, c->x, c->n, c->an, c->file, c->line, 0);
+  return perf__speed_of_light(c->a, c->x, c->n, c->an, (perf__site){c->file, c->line, 0});
 }
 
 /* Public: see perfgate.h. */
@@ -189,7 +190,7 @@ int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int 
  * launch after it costs what it did before (docs/fidelity-counters.md). */
 static int same_work(const call *c)
 {
-  return perf__expect_same_work(c->a, c->an, c->file, c->line, 0);
+  return perf__expect_same_work(c->a, c->an, (perf__site){c->file, c->line, 0});
 }
 
 /* Public: see perfgate.h. */

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "selftest.h"
+#define PERF_ABI_ONLY /* PERF_ABI_VERSION: the installed library's soname */
+#include "perfgate.h"
+#undef PERF_ABI_ONLY
 
 /* Runs cmd (its output into dir/log); 0 or the shell's status, the log's
  * text in *out (malloc'd). */
@@ -101,7 +104,7 @@ ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
   st_skip("built with AddressSanitizer: the example would link a sanitized library");
   return;
 #endif
-  char dir[] = "/tmp/perfgate-cmake-XXXXXX", cmd[2500], nvcc[600] = "";
+  char dir[] = "/tmp/perfgate-cmake-XXXXXX", cmd[2500], nvcc[600] = "", want[40];
   char *out = NULL;
   if (st_shell("command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1")) {
     st_skip("cmake not found (apt-get install cmake; .ci/run installs it)");
@@ -122,7 +125,8 @@ ST_TEST(cmake_example_builds_and_ctest_runs_each_perf_test)
   free(out);
   snprintf(cmd, sizeof cmd, "ls -l '%s/prefix/lib' '%s/prefix/lib/cmake/perfgate'", dir, dir);
   run(dir, cmd, &out);
-  ST_CHECKF(out && strstr(out, "libperfgate.so.2") && !strstr(out, "libperfgate.so ->") &&
+  snprintf(want, sizeof want, "libperfgate.so.%d", PERF_ABI_VERSION);
+  ST_CHECKF(out && strstr(out, want) && !strstr(out, "libperfgate.so ->") &&
                 strstr(out, "perfgateConfig.cmake") && strstr(out, "perfgateConfigVersion.cmake"),
             "%s", out ? out : "");
   free(out);

@@ -9,7 +9,7 @@ from ._header import package_version
 
 # The mirror of perfgate.h's ABI, checked against the library's own
 # description (perf_abi_describe) when it is loaded: abi_mismatches().
-ABI = 2  # PERF_ABI_VERSION
+ABI = 3  # PERF_ABI_VERSION
 CLOCKS = {"auto": 0, "events": 1, "wall": 2, "submit": 3, "device": 4, "cold": 5}  # perf_clock
 OUTCOMES = ["PASS", "SKIP", "INCONCLUSIVE", "FAIL", "ERROR"]  # perf_outcome, by value
 LINE_KINDS = ["DETAIL", "VERBOSE", "INFO", "NOTICE", "RECORD", "CLAIM"]  # perf_line_kind, by value

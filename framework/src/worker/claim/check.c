@@ -41,12 +41,12 @@ static int run(const perf__claim_kind *k, int ok, const char *head, const char *
 }
 
 /* Public: EXPECT/ASSERT_TRUE. Returns ok; a fatal failure ends the test. */
-int perf__truth(int ok, const char *expr, const char *file, int line, int fatal)
+int perf__truth(int ok, const char *expr, perf__site at)
 {
   char head[300], tag[96];
-  snprintf(head, sizeof head, "TRUE(%.150s) at %s:%d%s", expr, file, line,
+  snprintf(head, sizeof head, "TRUE(%.150s) at %s:%d%s", expr, at.file, at.line,
            perf__sweep_tag(tag, sizeof tag));
-  return run(&true_kind, ok, head, ok ? " holds" : " is false", fatal);
+  return run(&true_kind, ok, head, ok ? " holds" : " is false", at.fatal);
 }
 
 /* The index of the worst entry (the first NaN, else the largest error
@@ -81,26 +81,26 @@ static long long bad_scale(const double *scale, long long n)
  * tol; a fatal failure ends the test. n < 1, a tol that is not a number
  * >= 0 or a bad scale ends the test as ERROR. */
 int perf__near(const double *got, const double *want, const double *scale, long long n,
-               double tol, const char *gn, const char *wn, const char *sn, const char *file,
-               int line, int fatal)
+               double tol, perf__names names, perf__site at)
 {
   char head[400], msg[400], tag[96], sarg[120] = "";
-  if (scale) snprintf(sarg, sizeof sarg, ", %.100s", sn);
+  if (scale) snprintf(sarg, sizeof sarg, ", %.100s", names.c);
   snprintf(head, sizeof head, "NEAR%s(%.100s, %.100s%s, %lld, %g) at %s:%d%s",
-           scale ? "_SCALED" : "", gn, wn, sarg, n, tol, file, line,
+           scale ? "_SCALED" : "", names.a, names.b, sarg, n, tol, at.file, at.line,
            perf__sweep_tag(tag, sizeof tag));
   if (n < 1 || !got || !want || !(tol >= 0))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs n >= 1 entries and a tolerance >= 0", head);
   long long bad = bad_scale(scale, n);
   if (bad >= 0)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: %s[%lld] is %g; a scale must be a finite number > 0",
-                      head, sn, bad, scale[bad]);
+                      head, names.c, bad, scale[bad]);
   double err;
-  size_t at = worst_entry(got, want, scale, (size_t)n, &err);
+  size_t worst = worst_entry(got, want, scale, (size_t)n, &err);
   int ok = err <= tol;
   snprintf(msg, sizeof msg, ": worst error %.3g%s at [%zu] (got %.9g, want %.9g) %s", err,
-           scale ? " of its scale" : "", at, got[at], want[at], ok ? "holds" : "is too large");
-  return run(&near_kind, ok, head, msg, fatal);
+           scale ? " of its scale" : "", worst, got[worst], want[worst],
+           ok ? "holds" : "is too large");
+  return run(&near_kind, ok, head, msg, at.fatal);
 }
 
 /* Public: PERF_SKIP. Does not return. */

@@ -350,21 +350,20 @@ static const perf__claim_kind point_kind = {.rec = PERF__CLAIMREC_CROSSOVER, .re
 
 /* Public: PERF_EXPECT_CROSSOVER / PERF_ASSERT_CROSSOVER. Returns 1 before
  * the sweep's last point, then whether the claim held. */
-int perf__crossover(perf_workload *a, perf_workload *b, long value, double lo, double hi,
-                    double tie, const char *an, const char *bn, const char *var,
-                    const char *file, int line, int fatal)
+int perf__crossover(perf_workload *a, perf_workload *b, long value, perf__range range,
+                    double tie, perf__names names, perf__site at)
 {
   char head[300];
-  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", an, bn, var, lo, hi,
-           file, line);
-  check_use(head, value, lo, hi, tie, var);
+  snprintf(head, sizeof head, "CROSSOVER(%s, %s, %s, %.15g, %.15g) at %s:%d", names.a, names.b,
+           names.c, range.lo, range.hi, at.file, at.line);
+  check_use(head, value, range.lo, range.hi, tie, names.c);
   if (a == b) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: compares a workload with itself", head);
-  if (!a->name) a->name = an;
-  if (!b->name) b->name = bn;
-  site *s = site_of(file, line, head);
+  if (!a->name) a->name = names.a;
+  if (!b->name) b->name = names.b;
+  site *s = site_of(at.file, at.line, head);
   s->a = a, s->b = b, s->value = value;
-  s->lo = lo, s->hi = hi, s->tie = tie;
-  s->fatal = fatal;
+  s->lo = range.lo, s->hi = range.hi, s->tie = tie;
+  s->fatal = at.fatal;
   perf__claim c = claim_of(s, &point_kind);
   c.a = a, c.b = b;
   return perf__claim_run(&c);

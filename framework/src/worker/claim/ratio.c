@@ -57,54 +57,54 @@ static const perf__claim_kind similar_kind = {
     .rec = PERF__CLAIMREC_SIMILAR, .rendered = 1, .measure = measure, .feed = feed,
     .print = print, .record = perf__claim_record_ratio, .explain = perf__claim_explain_pair};
 
-/* The claim v of a against b made at file:line (fatal: an ASSERT), its
- * head and kind set, a and b named an and bn where they have none. */
+/* The claim v of a against b made at `at`, its kind and sweep tag set. */
 static perf__claim claim_of(perf_workload *a, perf_workload *b, perf__verdict_claim *v,
-                            const char *file, int line, int fatal)
+                            perf__site at)
 {
   perf__claim c = {.kind = v->kind == PERF__CLAIM_FASTER ? &faster_kind : &similar_kind,
-                   .file = file, .line = line, .fatal = fatal, .a = a, .b = b, .self = v};
+                   .file = at.file, .line = at.line, .fatal = at.fatal, .a = a, .b = b,
+                   .self = v};
   perf__sweep_tag(c.tag, sizeof c.tag);
   return c;
 }
 
 /* See ratio.h. */
-char *perf__ratio_head(char *buf, size_t len, int similar, double x, const char *an,
-                       const char *bn, const char *file, int line)
+char *perf__ratio_head(char *buf, size_t len, int similar, double x, perf__names names,
+                       perf__site at)
 {
   char tag[96];
-  snprintf(buf, len, "%s(%s, %s, %g) at %s:%d%s", similar ? "SIMILAR" : "FASTER", an, bn, x, file,
-           line, perf__sweep_tag(tag, sizeof tag));
+  snprintf(buf, len, "%s(%s, %s, %g) at %s:%d%s", similar ? "SIMILAR" : "FASTER", names.a,
+           names.b, x, at.file, at.line, perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
 
 /* Public: PERF_EXPECT_FASTER / PERF_ASSERT_FASTER. A factor that is not a
  * positive number ends the test as ERROR. */
-int perf__faster(perf_workload *a, perf_workload *b, double factor, const char *an,
-                 const char *bn, const char *file, int line, int fatal)
+int perf__faster(perf_workload *a, perf_workload *b, double factor, perf__names names,
+                 perf__site at)
 {
   perf__verdict_claim v = {PERF__CLAIM_FASTER, factor};
-  perf__claim c = claim_of(a, b, &v, file, line, fatal);
-  perf__ratio_head(c.head, sizeof c.head, 0, factor, an, bn, file, line);
+  perf__claim c = claim_of(a, b, &v, at);
+  perf__ratio_head(c.head, sizeof c.head, 0, factor, names, at);
   if (!(factor > 0 && isfinite(factor)))
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: the factor must be a positive number", c.head);
-  if (!a->name) a->name = an;
-  if (!b->name) b->name = bn;
+  if (!a->name) a->name = names.a;
+  if (!b->name) b->name = names.b;
   return perf__claim_run(&c);
 }
 
 /* Public: PERF_EXPECT_SIMILAR / PERF_ASSERT_SIMILAR. A tolerance that is
  * not a positive number ends the test as ERROR. */
-int perf__similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
-                  const char *bn, const char *file, int line, int fatal)
+int perf__similar(perf_workload *a, perf_workload *b, double tolerance, perf__names names,
+                  perf__site at)
 {
   perf__verdict_claim v = {PERF__CLAIM_SIMILAR, tolerance};
-  perf__claim c = claim_of(a, b, &v, file, line, fatal);
-  perf__ratio_head(c.head, sizeof c.head, 1, tolerance, an, bn, file, line);
+  perf__claim c = claim_of(a, b, &v, at);
+  perf__ratio_head(c.head, sizeof c.head, 1, tolerance, names, at);
   if (!(tolerance > 0 && isfinite(tolerance)))
     perf__context_end(PERF_OUTCOME_ERROR, 0,
                       "%s: the tolerance must be a positive number (0.05 = 5 %%)", c.head);
-  if (!a->name) a->name = an;
-  if (!b->name) b->name = bn;
+  if (!a->name) a->name = names.a;
+  if (!b->name) b->name = names.b;
   return perf__claim_run(&c);
 }

@@ -6,10 +6,13 @@
 
 #include <stddef.h>
 
+#include "perfgate.h"
+
 /* A ratio claim's head, "FASTER(a, b, 1.3) at file:line" (with similar,
- * "SIMILAR(a, b, 0.05) at file:line"), with the sweep point's tag inside a
- * sweep (" [n=256]"), into buf[len]. Returns buf; never fails (truncates). */
-char *perf__ratio_head(char *buf, size_t len, int similar, double x, const char *an,
-                       const char *bn, const char *file, int line);
+ * "SIMILAR(a, b, 0.05) at file:line"; a and b: names.a and names.b, file
+ * and line: at's), with the sweep point's tag inside a sweep (" [n=256]"),
+ * into buf[len]. Returns buf; never fails (truncates). */
+char *perf__ratio_head(char *buf, size_t len, int similar, double x, perf__names names,
+                       perf__site at);
 
 #endif

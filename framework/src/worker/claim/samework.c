@@ -158,14 +158,13 @@ static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_SAME_WORK, .rendered
                                       .measure = measure, .record = record_count};
 
 /* Public: PERF_EXPECT_SAME_WORK / PERF_ASSERT_SAME_WORK. */
-int perf__expect_same_work(perf_workload *w, const char *wn, const char *file, int line,
-                           int fatal)
+int perf__expect_same_work(perf_workload *w, const char *wn, perf__site at)
 {
   samework self;
-  perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .fresh = 1,
-                   .a = w, .self = &self};
+  perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal,
+                   .fresh = 1, .a = w, .self = &self};
   if (!w->name) w->name = wn;
-  perf__samework_head(c.head, sizeof c.head, w->name, file, line);
+  perf__samework_head(c.head, sizeof c.head, w->name, at.file, at.line);
   if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", c.head);
   if (perf__syncdetect_in_check())
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting inside a sync check (CUPTI is "

@@ -213,11 +213,10 @@ static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BANDWIDTH, .rendered
 /* Public: PERF_EXPECT_BANDWIDTH, _FLOPS, _LINK_BANDWIDTH (and ASSERT). A
  * share outside (0, 1] or a workload without the work is an ERROR; a
  * machine that cannot calibrate skips the claim. */
-int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn,
-                         const char *file, int line, int fatal)
+int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn, perf__site at)
 {
-  perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .a = w};
-  perf__solight_head(c.head, sizeof c.head, what, share, wn, file, line);
+  perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal, .a = w};
+  perf__solight_head(c.head, sizeof c.head, what, share, wn, at.file, at.line);
   perf__sweep_tag(c.tag, sizeof c.tag);
   if ((unsigned)what >= NROWS) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: no such claim", c.head);
   if (!(share > 0 && share <= 1))
