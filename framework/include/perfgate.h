@@ -517,11 +517,11 @@ typedef struct perf_embed_options {
 } perf_embed_options;
 /* The ABI of this library as one JSON object, for bindings to check their
  * mirror of it: {"abi": PERF_ABI_VERSION, "version": "M.m.p", "structs":
- * {NAME: {"size": S, "fields": {MEMBER: [OFFSET, SIZE]}}} for perf_workload
- * and perf_embed_options, "enums": {"perf_clock": {NAME: VALUE},
- * "perf_outcome": {WORD: VALUE}, "perf_line_kind": {NAME: VALUE},
- * "perf_flop_type": {WORD: VALUE}}}. A
- * static string; never fails. */
+ * {NAME: {"size": S, "fields": {MEMBER: [OFFSET, SIZE]}}} for perf_workload,
+ * perf_embed_options, perf_embed_measurements and perf_embed_run, "enums":
+ * {"perf_clock": {NAME: VALUE}, "perf_outcome": {WORD: VALUE},
+ * "perf_line_kind": {NAME: VALUE}, "perf_flop_type": {WORD: VALUE}}}: a
+ * static string. Never fails. */
 const char *perf_abi_describe(void);
 /* Returns 0, or 2 when a test is already running. o may be NULL. */
 int perf_embed_begin(const char *name, const perf_embed_options *o, perf_embed_sink *sink,
@@ -571,16 +571,22 @@ int perf_embed_update_runs(void);
  * and the most seconds the runs past the first 5 take (--update-budget,
  * 600), into *most_runs and *budget_s (either may be NULL). Never fails. */
 void perf_embed_update_limits(int *most_runs, double *budget_s);
+/* The PERF_LINE_RECORD lines an embedder's tests emitted with update_baselines set. */
+typedef struct perf_embed_measurements {
+  const char *const *lines; /* lines[0..n) */
+  const int *runs; /* runs[k]: the run lines[k] came from (from 0, below perf_embed_update_runs(),
+                      then the later runs perf_embed_wants_more asked for, below 16) */
+  size_t n;
+} perf_embed_measurements;
 /* 1 when test should run again as run `run` (perf_embed_update_runs() up
- * to max_runs - 1, max_runs at most 16) of an update whose runs so far
- * gave lines[0..n) (runs[k]: the run each came from, as
- * perf_embed_rebaseline takes them): an entry of it has not settled (a run
- * left out, runs that disagree, a tolerance near the ceiling), named in
- * why[len] ("workload: why"); 0 when not (a test that failed in a run never
- * runs again: a failure is the embedder's to report); -1 with the reason in
- * why[len] for a run out of range or a malformed line. */
-int perf_embed_wants_more(const char *const *lines, const int *runs, size_t n, const char *test,
-                          int run, int max_runs, char *why, size_t len);
+ * to max_runs - 1, max_runs at most 16) of an update whose runs so far gave
+ * *m: an entry of it has not settled (a run left out, runs that disagree, a
+ * tolerance near the ceiling), named in why[len] ("workload: why"); 0 when
+ * not (a test that failed in a run never runs again: a failure is the
+ * embedder's to report); -1 with the reason in why[len] for a run out of
+ * range or a malformed line. */
+int perf_embed_wants_more(const perf_embed_measurements *m, const char *test, int run,
+                          int max_runs, char *why, size_t len);
 /* What --update-baselines checks before it runs anything, for an embedder
  * that is about to run its tests perf_embed_update_runs() times: every
  * baseline file of dir is valid (a malformed one, a file no run reads, a
@@ -590,35 +596,34 @@ int perf_embed_wants_more(const char *const *lines, const int *runs, size_t n, c
  * "--perf-update-baselines"). A directory that does not exist yet is no
  * problem: the update creates it. */
 int perf_embed_check_baselines(const char *dir, const char *who, char *err, size_t len);
-/* --update-baselines for an embedder: lines[0..n) are the PERF_LINE_RECORD lines its
- * tests emitted with update_baselines set, runs[k] the run (from 0, below
- * perf_embed_update_runs(), then the later runs perf_embed_wants_more asked
- * for, below 16) each came from; entries measured in all runs
- * are merged into each
- * machine's baseline file as perftest --update-baselines merges them (a
- * table of what moved on stdout; accept_wide as --accept-wide). Returns 0;
- * 1 when entries were not written (their runs disagree, their tolerance is
- * over the ceiling, or they were launch-bound, without accept_wide: the
- * others are), named in
- * err[len]; or 2 with the reason in err[len] (a malformed line or file, a
- * file that cannot be written). */
-int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
-                          char *err, size_t len);
+/* --update-baselines for an embedder: the entries of *m measured in all runs
+ * are merged into each machine's baseline file as perftest --update-baselines
+ * merges them (a table of what moved on stdout; accept_wide as --accept-wide).
+ * Returns 0; 1 when entries were not written (their runs disagree, their
+ * tolerance is over the ceiling, or they were launch-bound, without
+ * accept_wide: the others are), named in err[len]; or 2 with the reason in
+ * err[len] (a malformed line or file, a file that cannot be written). */
+int perf_embed_rebaseline(const perf_embed_measurements *m, int accept_wide, char *err, size_t len);
+/* The run an embedder's report describes: argv[0..argc), its command line
+ * (NULL when argc is 0; passwords masked), and when it started. */
+typedef struct perf_embed_run {
+  const char *const *argv;
+  int argc;
+  const char *run_json; /* NULL, or a JSON object: members to end "run" with (none perfgate's) */
+  double started;       /* seconds since the epoch */
+} perf_embed_run;
 /* An embedder's report (the pytest plugin's --perf-json): the
  * perfgate-report/1 document perftest --json writes, by the same writer, to
  * path (replaced atomically). tests_json: a JSON array of the run's tests,
  * each an object with at least "name" and "outcome" (a perf_outcome's word),
  * written as given ("claims": the PERF_LINE_CLAIM records, "lines": the
- * detail lines); argv[0..argc): the command line (NULL when argc is 0),
- * passwords masked; run_json: NULL, or a JSON object whose members end the
- * "run" member (none may be one perfgate writes); started: seconds since the
- * epoch. perfgate writes the rest (schema, version, exit code, shard 0 of 1,
- * totals, an empty preflight, this host's fingerprint). Returns 0, or 2 with
- * the reason in err[len] (bad JSON or argument, an unknown outcome, out of
- * memory, a path that cannot be written: then left as it was). Nothing is
- * kept; needs no test begun. */
-int perf_embed_report(const char *path, const char *tests_json, const char *const *argv, int argc,
-                      const char *run_json, double started, char *err, size_t len);
+ * detail lines). perfgate writes the rest (schema, version, exit code, shard
+ * 0 of 1, totals, an empty preflight, this host's fingerprint). Returns 0, or
+ * 2 with the reason in err[len] (bad JSON or argument, an unknown outcome,
+ * out of memory, a path that cannot be written: then left as it was).
+ * Nothing is kept; needs no test begun. */
+int perf_embed_report(const char *path, const char *tests_json, const perf_embed_run *run,
+                      char *err, size_t len);
 /* Ends the test: its outcome (0 PASS, 1 SKIP, 2 INCONCLUSIVE, 3 FAIL,
  * 4 ERROR) and, for anything but PASS, its reason in reason[len]; -1
  * when none runs. */

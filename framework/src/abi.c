@@ -33,6 +33,29 @@ static const field options_fields[] = {
     FIELD(perf_embed_options, baseline_dir), FIELD(perf_embed_options, verbose),
     FIELD(perf_embed_options, update_baselines),
 };
+static const field measurements_fields[] = {
+    FIELD(perf_embed_measurements, lines), FIELD(perf_embed_measurements, runs),
+    FIELD(perf_embed_measurements, n),
+};
+static const field run_fields[] = {
+    FIELD(perf_embed_run, argv), FIELD(perf_embed_run, argc), FIELD(perf_embed_run, run_json),
+    FIELD(perf_embed_run, started),
+};
+
+/* One public struct: its name, size and members. */
+typedef struct described {
+  const char *name;
+  size_t size;
+  const field *f;
+  size_t n;
+} described;
+#define DESCRIBED(type, fields) {#type, sizeof(type), fields, sizeof fields / sizeof fields[0]}
+static const described structs[] = {
+    DESCRIBED(perf_workload, workload_fields),
+    DESCRIBED(perf_embed_options, options_fields),
+    DESCRIBED(perf_embed_measurements, measurements_fields),
+    DESCRIBED(perf_embed_run, run_fields),
+};
 
 /* Appends text to buf[len] at *at (truncation is caught by the caller's
  * check of *at). Never fails. */
@@ -49,12 +72,12 @@ static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
 }
 
 /* "name": {"size": S, "fields": {"m": [offset, size], ...}}. Never fails. */
-static void add_struct(char *buf, size_t len, size_t *at, const char *name, size_t size,
-                       const field *f, size_t n)
+static void add_struct(char *buf, size_t len, size_t *at, const described *d)
 {
-  add(buf, len, at, "\"%s\": {\"size\": %zu, \"fields\": {", name, size);
-  for (size_t i = 0; i < n; i++)
-    add(buf, len, at, "%s\"%s\": [%zu, %zu]", i ? ", " : "", f[i].name, f[i].offset, f[i].size);
+  add(buf, len, at, "\"%s\": {\"size\": %zu, \"fields\": {", d->name, d->size);
+  for (size_t i = 0; i < d->n; i++)
+    add(buf, len, at, "%s\"%s\": [%zu, %zu]", i ? ", " : "", d->f[i].name, d->f[i].offset,
+        d->f[i].size);
   add(buf, len, at, "}}");
 }
 
@@ -92,11 +115,10 @@ const char *perf_abi_describe(void)
   size_t at = 0, len = sizeof buf;
   add(buf, len, &at, "{\"abi\": %d, \"version\": \"%d.%d.%d\", \"structs\": {", PERF_ABI_VERSION,
       PERF_VERSION_MAJOR, PERF_VERSION_MINOR, PERF_VERSION_PATCH);
-  add_struct(buf, len, &at, "perf_workload", sizeof(perf_workload), workload_fields,
-             sizeof workload_fields / sizeof workload_fields[0]);
-  add(buf, len, &at, ", ");
-  add_struct(buf, len, &at, "perf_embed_options", sizeof(perf_embed_options), options_fields,
-             sizeof options_fields / sizeof options_fields[0]);
+  for (size_t k = 0; k < sizeof structs / sizeof structs[0]; k++) {
+    add(buf, len, &at, "%s", k ? ", " : "");
+    add_struct(buf, len, &at, &structs[k]);
+  }
   add(buf, len, &at, "}, \"enums\": {");
   add_enums(buf, len, &at);
   add(buf, len, &at, "}}");

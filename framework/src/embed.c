@@ -272,17 +272,16 @@ void perf_embed_update_limits(int *most_runs, double *budget_s)
   if (budget_s) *budget_s = parsed ? cli.update_budget_s : 0;
 }
 
-/* The update that lines[0..n) (from runs[k]) make, taking up to max_runs
- * runs, or NULL with the reason in err[len] (out of memory, a malformed
- * line). */
-static perf__rebaseline_runs *update_of(const char *const *lines, const int *runs, size_t n,
-                                        int max_runs, char *err, size_t len)
+/* The update that m's lines make, taking up to max_runs runs, or NULL with
+ * the reason in err[len] (out of memory, a malformed line). */
+static perf__rebaseline_runs *update_of(const perf_embed_measurements *m, int max_runs, char *err,
+                                        size_t len)
 {
   perf__rebaseline_runs *u = perf__rebaseline_new(max_runs);
   if (!u) return snprintf(err, len, "out of memory"), NULL;
-  for (size_t k = 0; k < n; k++)
-    if (perf__rebaseline_take(u, lines[k], runs[k])) {
-      snprintf(err, len, "a malformed measurement line (run %d): %.200s", runs[k], lines[k]);
+  for (size_t k = 0; k < m->n; k++)
+    if (perf__rebaseline_take(u, m->lines[k], m->runs[k])) {
+      snprintf(err, len, "a malformed measurement line (run %d): %.200s", m->runs[k], m->lines[k]);
       perf__rebaseline_free(u);
       return NULL;
     }
@@ -290,14 +289,14 @@ static perf__rebaseline_runs *update_of(const char *const *lines, const int *run
 }
 
 /* Public: see perfgate.h. */
-int perf_embed_wants_more(const char *const *lines, const int *runs, size_t n, const char *test,
-                          int run, int max_runs, char *why, size_t len)
+int perf_embed_wants_more(const perf_embed_measurements *m, const char *test, int run,
+                          int max_runs, char *why, size_t len)
 {
   why[0] = '\0';
   if (run < PERF__UPDATE_RUNS || run >= max_runs || max_runs > PERF__BL_MAX_RUNS)
     return snprintf(why, len, "run %d of at most %d: runs past the first %d are %d..%d", run,
                     max_runs, PERF__UPDATE_RUNS, PERF__UPDATE_RUNS, PERF__BL_MAX_RUNS - 1), -1;
-  perf__rebaseline_runs *u = update_of(lines, runs, n, max_runs, why, len);
+  perf__rebaseline_runs *u = update_of(m, max_runs, why, len);
   if (!u) return -1;
   int more = perf__rebaseline_wants_more(u, test, run, why, len);
   perf__rebaseline_free(u);
@@ -323,13 +322,13 @@ int perf_embed_check_baselines(const char *dir, const char *who, char *err, size
 }
 
 /* Public: see perfgate.h. */
-int perf_embed_rebaseline(const char *const *lines, const int *runs, size_t n, int accept_wide,
-                          char *err, size_t len)
+int perf_embed_rebaseline(const perf_embed_measurements *m, int accept_wide, char *err,
+                          size_t len)
 {
   int most = PERF__UPDATE_RUNS; /* the runs the lines came from: 5, and the more runs */
-  for (size_t k = 0; k < n; k++)
-    if (runs[k] >= most && runs[k] < PERF__BL_MAX_RUNS) most = runs[k] + 1;
-  perf__rebaseline_runs *u = update_of(lines, runs, n, most, err, len);
+  for (size_t k = 0; k < m->n; k++)
+    if (m->runs[k] >= most && m->runs[k] < PERF__BL_MAX_RUNS) most = m->runs[k] + 1;
+  perf__rebaseline_runs *u = update_of(m, most, err, len);
   int rc = u ? 0 : PERF__EPROTO;
   if (!rc && (rc = perf__rebaseline_write(u, accept_wide ? PERF__REBASELINE_ACCEPT_WIDE : 0, err,
                                           len)) == 0) {
@@ -378,17 +377,18 @@ static int check_report(const perf__jsontree_node *tests, const perf__jsontree_n
   return 0;
 }
 
-/* Writes the document of tests (and the run's members extra) to path.
- * Returns 0, or 2 with the reason in err[len]. */
+/* Writes the document of tests (and of run, its members extra: run_json
+ * parsed) to path. Returns 0, or 2 with the reason in err[len]. */
 static int write_report(const char *path, const perf__jsontree_node *tests,
-                        const perf__jsontree_node *extra, const char *const *argv, int argc,
-                        double started, char *err, size_t len)
+                        const perf__jsontree_node *extra, const perf_embed_run *run, char *err,
+                        size_t len)
 {
   struct timespec now = {0};
+  double started = run->started;
   time_t began = (time_t)started;
   perf__jsonreport_trees d = {
-      .run = {.perfgate = perf_version(), .started = &began, .argc = argc, .argv = argv,
-              .shard_total = 1, .extra = extra},
+      .run = {.perfgate = perf_version(), .started = &began, .argc = run->argc,
+              .argv = run->argv, .shard_total = 1, .extra = extra},
       .tests = &tests, .ntests = 1, .own_host = 1};
   d.totals = perf__jsonreport_count(&tests, 1);
   if (timespec_get(&now, TIME_UTC)) /* else 0: a clock that cannot be read */
@@ -404,27 +404,29 @@ static int write_report(const char *path, const perf__jsontree_node *tests,
 
 /* Checks perf_embed_report's plain arguments. Returns 0, or 2 with the
  * reason in err[len]. */
-static int check_args(const char *path, const char *const *argv, int argc, double started,
-                      char *err, size_t len)
+static int check_args(const char *path, const perf_embed_run *run, char *err, size_t len)
 {
   const char *bad = !path ? "path is NULL"
-                    : argc < 0 ? "argc is negative"
-                    : argc && !argv ? "argv is NULL but argc is not 0"
-                    : !(isfinite(started) && started >= 0) ? "started is not a time" : NULL;
+                    : !run ? "run is NULL"
+                    : run->argc < 0 ? "argc is negative"
+                    : run->argc && !run->argv ? "argv is NULL but argc is not 0"
+                    : !(isfinite(run->started) && run->started >= 0) ? "started is not a time"
+                                                                      : NULL;
   if (bad) snprintf(err, len, "%s", bad);
   return bad ? 2 : 0;
 }
 
 /* Public: see perfgate.h. */
-int perf_embed_report(const char *path, const char *tests_json, const char *const *argv, int argc,
-                      const char *run_json, double started, char *err, size_t len)
+int perf_embed_report(const char *path, const char *tests_json, const perf_embed_run *run,
+                      char *err, size_t len)
 {
   perf__jsontree_node *tests = NULL, *extra = NULL;
-  int rc = check_args(path, argv, argc, started, err, len);
+  int rc = check_args(path, run, err, len);
   if (!rc) rc = parse_json(tests_json, "tests_json", PERF__J_ARRAY, &tests, err, len);
-  if (!rc && run_json) rc = parse_json(run_json, "run_json", PERF__J_OBJECT, &extra, err, len);
+  if (!rc && run->run_json)
+    rc = parse_json(run->run_json, "run_json", PERF__J_OBJECT, &extra, err, len);
   if (!rc) rc = check_report(tests, extra, err, len);
-  if (!rc) rc = write_report(path, tests, extra, argv, argc, started, err, len);
+  if (!rc) rc = write_report(path, tests, extra, run, err, len);
   perf__jsontree_free(tests);
   perf__jsontree_free(extra);
   return rc;

@@ -54,9 +54,9 @@ ST_TEST(embed_report_writes_the_c_runners_document)
   ST_EQ(r.status, 0);
   st_run_free(&r);
   const char *argv[] = {"python3", "-m", "pytest"};
+  perf_embed_run run = {argv, 3, "{\"pytest_exit_code\": 0}", (double)time(NULL) - 2};
   ST_EQ(perf_embed_report(b, "[{\"name\": \"t.py::test_x\", \"outcome\": \"PASS\", \"claims\": []}]",
-                          argv, 3, "{\"pytest_exit_code\": 0}", (double)time(NULL) - 2, err,
-                          sizeof err), 0);
+                          &run, err, sizeof err), 0);
   ST_STR(err, "");
   perf__jsontree_node *runner = read_doc(a), *embedder = read_doc(b);
   /* the same document: schema, members in order (less the runner's
@@ -100,21 +100,26 @@ ST_TEST(embed_report_refuses_what_is_not_a_report_and_leaves_the_file)
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     err[0] = '\0';
-    ST_EQ(perf_embed_report(path, bad[k].tests, NULL, 0, bad[k].run, 1e9, err, sizeof err), 2);
+    perf_embed_run run = {NULL, 0, bad[k].run, 1e9};
+    ST_EQ(perf_embed_report(path, bad[k].tests, &run, err, sizeof err), 2);
     ST_CHECKF(strstr(err, bad[k].says) != NULL, "%zu: %s", k, err);
   }
-  ST_EQ(perf_embed_report(path, "[]", NULL, 1, NULL, 1e9, err, sizeof err), 2);
+  perf_embed_run no_argv = {NULL, 1, NULL, 1e9}, no_time = {NULL, 0, NULL, NAN};
+  perf_embed_run run = {NULL, 0, NULL, 1e9};
+  ST_EQ(perf_embed_report(path, "[]", &no_argv, err, sizeof err), 2);
   ST_STR(err, "argv is NULL but argc is not 0");
-  ST_EQ(perf_embed_report(path, "[]", NULL, 0, NULL, NAN, err, sizeof err), 2);
+  ST_EQ(perf_embed_report(path, "[]", &no_time, err, sizeof err), 2);
   ST_STR(err, "started is not a time");
-  ST_EQ(perf_embed_report(NULL, "[]", NULL, 0, NULL, 1e9, err, sizeof err), 2);
+  ST_EQ(perf_embed_report(NULL, "[]", &run, err, sizeof err), 2);
   ST_STR(err, "path is NULL");
+  ST_EQ(perf_embed_report(path, "[]", NULL, err, sizeof err), 2);
+  ST_STR(err, "run is NULL");
   char *text = st_slurp(path);
   ST_STR(text, "old\n"); /* nothing written over it */
   free(text);
   snprintf(path, sizeof path, "%s/no/such/dir/r.json", dir);
   err[0] = '\0';
-  ST_EQ(perf_embed_report(path, "[]", NULL, 0, NULL, 1e9, err, sizeof err), 2);
+  ST_EQ(perf_embed_report(path, "[]", &run, err, sizeof err), 2);
   ST_CHECKF(err[0] != '\0', "no reason given");
   ST_EQ(access(path, F_OK), -1);
   ST_EQ(st_temp_files(dir), 0);

@@ -51,6 +51,27 @@ class Options(ctypes.Structure):
     ]
 
 
+class Measurements(ctypes.Structure):
+    """perf_embed_measurements (perfgate.h): record lines and the run each came from."""
+
+    _fields_ = [
+        ("lines", ctypes.POINTER(ctypes.c_char_p)),
+        ("runs", ctypes.POINTER(ctypes.c_int)),
+        ("n", ctypes.c_size_t),
+    ]
+
+
+class Run(ctypes.Structure):
+    """perf_embed_run (perfgate.h): the run an embedder's report describes."""
+
+    _fields_ = [
+        ("argv", ctypes.POINTER(ctypes.c_char_p)),
+        ("argc", ctypes.c_int),
+        ("run_json", ctypes.c_char_p),
+        ("started", ctypes.c_double),
+    ]
+
+
 def _candidates():
     env = os.environ.get("PERFGATE_LIB")
     if env:
@@ -121,7 +142,7 @@ def _described(lib):
 
 def abi_mismatches(lib):
     """Where this module's mirror of the ABI (ABI, Workload, Options,
-    CLOCKS, OUTCOMES, LINE_KINDS, FLOP_TYPES) differs from what lib says of itself: a
+    Measurements, Run, CLOCKS, OUTCOMES, LINE_KINDS, FLOP_TYPES) differs from what lib says of itself: a
     list of sentences, empty when they agree."""
     d = _described(lib)
     if d is None:
@@ -129,8 +150,12 @@ def abi_mismatches(lib):
     bad = []
     if d["abi"] != ABI:
         bad.append(f"ABI version {d['abi']}, the package mirrors {ABI}")
-    for name, cls in (("perf_workload", Workload), ("perf_embed_options", Options)):
-        c = d["structs"][name]
+    for name, cls in (("perf_workload", Workload), ("perf_embed_options", Options),
+                      ("perf_embed_measurements", Measurements), ("perf_embed_run", Run)):
+        c = d["structs"].get(name)
+        if c is None:
+            bad.append(f"the library has no {name}")
+            continue
         if c["size"] != ctypes.sizeof(cls):
             bad.append(f"{name} is {c['size']} bytes, the package's {ctypes.sizeof(cls)}")
         theirs = list(c["fields"].items())
@@ -193,22 +218,18 @@ def _declare(lib):
     lib.perf_embed_update_limits.argtypes = [ctypes.POINTER(ctypes.c_int),
                                              ctypes.POINTER(ctypes.c_double)]
     lib.perf_embed_update_limits.restype = None
-    lib.perf_embed_wants_more.argtypes = [ctypes.POINTER(ctypes.c_char_p),
-                                          ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
-                                          ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
-                                          ctypes.c_char_p, ctypes.c_size_t]
+    lib.perf_embed_wants_more.argtypes = [ctypes.POINTER(Measurements), ctypes.c_char_p,
+                                          ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                          ctypes.c_size_t]
     lib.perf_embed_wants_more.restype = ctypes.c_int
     lib.perf_embed_check_baselines.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                                ctypes.c_size_t]
     lib.perf_embed_check_baselines.restype = ctypes.c_int
-    lib.perf_embed_rebaseline.argtypes = [ctypes.POINTER(ctypes.c_char_p),
-                                          ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
-                                          ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    lib.perf_embed_rebaseline.argtypes = [ctypes.POINTER(Measurements), ctypes.c_int,
+                                          ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_rebaseline.restype = ctypes.c_int
-    lib.perf_embed_report.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
-                                      ctypes.c_char_p, ctypes.c_double, ctypes.c_char_p,
-                                      ctypes.c_size_t]
+    lib.perf_embed_report.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(Run),
+                                      ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_report.restype = ctypes.c_int
     lib.perf_embed_end.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.perf_embed_end.restype = ctypes.c_int

@@ -522,11 +522,12 @@ def update_limits():
 
 
 def _records(measurements):
-    """[(run, line)] as the C arrays perf_embed_rebaseline takes."""
+    """[(run, line)] as the perf_embed_measurements perf_embed_rebaseline
+    takes (its arrays kept alive by it: ctypes keeps what a field is set to)."""
     n = max(1, len(measurements))
     lines = (ctypes.c_char_p * n)(*[t.encode() for _, t in measurements])
     runs = (ctypes.c_int * n)(*[r for r, _ in measurements])
-    return lines, runs
+    return _lib.Measurements(lines, runs, len(measurements))
 
 
 def wants_more(measurements, test, run, most_runs):
@@ -536,10 +537,9 @@ def wants_more(measurements, test, run, most_runs):
     perftest --update-baselines runs more processes). Raises PerfError for a
     run out of range or a malformed line."""
     lib = _lib.load()
-    lines, runs = _records(measurements)
+    m = _records(measurements)
     why = ctypes.create_string_buffer(600)
-    rc = lib.perf_embed_wants_more(lines, runs, len(measurements), test.encode(), run, most_runs,
-                                   why, len(why))
+    rc = lib.perf_embed_wants_more(ctypes.byref(m), test.encode(), run, most_runs, why, len(why))
     if rc < 0:
         raise PerfError("perfgate: " + why.value.decode("utf-8", "replace"))
     return why.value.decode("utf-8", "replace") if rc else None
@@ -569,10 +569,9 @@ def write_baselines(measurements, accept_wide=False):
     --accept-wide). Raises WideBaselines naming the entries it did not write,
     or PerfError with the reason when nothing could be written."""
     lib = _lib.load()
-    lines, runs = _records(measurements)
+    m = _records(measurements)
     err = ctypes.create_string_buffer(600)
-    rc = lib.perf_embed_rebaseline(lines, runs, len(measurements), int(bool(accept_wide)), err,
-                                   len(err))
+    rc = lib.perf_embed_rebaseline(ctypes.byref(m), int(bool(accept_wide)), err, len(err))
     if rc == 1:
         raise WideBaselines("perfgate: " + err.value.decode("utf-8", "replace"))
     if rc:
@@ -596,7 +595,8 @@ def write_report(path, tests, argv, run, started):
     args = (ctypes.c_char_p * max(1, len(argv)))(*[_utf8(a) for a in argv])
     extra = None if run is None else _utf8(json.dumps(run, ensure_ascii=False))
     err = ctypes.create_string_buffer(1024)
+    described = _lib.Run(args, len(argv), extra, float(started))
     rc = lib.perf_embed_report(_utf8(os.fspath(path)), _utf8(json.dumps(tests, ensure_ascii=False)),
-                               args, len(argv), extra, float(started), err, len(err))
+                               ctypes.byref(described), err, len(err))
     if rc:
         raise PerfError(err.value.decode("utf-8", "replace"))

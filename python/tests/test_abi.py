@@ -12,6 +12,9 @@ def test_mirror_matches_the_library():
     d = _lib._described(lib)
     assert d["abi"] == _lib.ABI
     assert set(d["enums"]["perf_clock"]) == set(_lib.CLOCKS)
+    # every struct the library describes is mirrored (abi_mismatches checks each)
+    assert set(d["structs"]) == {"perf_workload", "perf_embed_options",
+                                 "perf_embed_measurements", "perf_embed_run"}
 
 
 @pytest.mark.parametrize("change, said", [
