@@ -357,10 +357,9 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
  * measurements. No file or no entry: the check is skipped (with
  * --strict-baselines the run exits 2). With --update-baselines the
  * measurement is recorded instead. */
-#define PERF_EXPECT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__HERE, 0)
-#define PERF_ASSERT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__HERE, 1)
-int perf__expect_baseline(perf_workload *w, const char *wn, const char *file,
-                          int line, int fatal);
+#define PERF_EXPECT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__SITE(0))
+#define PERF_ASSERT_BASELINE(w) perf__expect_baseline(&(w), #w, PERF__SITE(1))
+int perf__expect_baseline(perf_workload *w, const char *wn, perf__site at);
 
 /* ---- Work ----------------------------------------------------------------
  * PERF_EXPECT_SAME_WORK(w): one call of w executes the same GPU work as

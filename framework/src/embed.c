@@ -175,7 +175,7 @@ static int baseline(const call *c)
 {
   char head[300];
   refuse_after_sync_check(perf__blclaim_head(head, sizeof head, c->an, c->file, c->line));
-  return perf__expect_baseline(c->a, c->an, c->file, c->line, 0);
+  return perf__expect_baseline(c->a, c->an, (perf__site){c->file, c->line, 0});
 }
 
 /* Public: see perfgate.h. */

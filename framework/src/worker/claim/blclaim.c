@@ -208,13 +208,13 @@ static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BASELINE, .rendered 
                                       .measure = measure, .record = record, .print = print};
 
 /* Public: PERF_EXPECT_BASELINE / PERF_ASSERT_BASELINE. */
-int perf__expect_baseline(perf_workload *w, const char *wn, const char *file, int line, int fatal)
+int perf__expect_baseline(perf_workload *w, const char *wn, perf__site at)
 {
   blclaim self = {0};
-  perf__claim c = {.kind = &kind, .file = file, .line = line, .fatal = fatal, .a = w, .b = w,
-                   .self = &self, .fresh = perf__context_opt.update_baselines};
+  perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal, .a = w,
+                   .b = w, .self = &self, .fresh = perf__context_opt.update_baselines};
   if (!w->name) w->name = wn;
-  perf__blclaim_head(c.head, sizeof c.head, w->name, file, line);
+  perf__blclaim_head(c.head, sizeof c.head, w->name, at.file, at.line);
   perf__sweep_tag(c.tag, sizeof c.tag);
   return perf__claim_run(&c);
 }
