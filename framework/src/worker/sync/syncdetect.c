@@ -16,7 +16,6 @@
 #include "worker/sync/hostmem.h"
 #include "perfgate.h"
 #include "worker/sync/synctable.h"
-#include "record/claimrec.h"
 #include "worker/context.h"
 
 enum { MAX_FINDINGS = 64, ITERS = PERF_SYNC_ITERATIONS };
@@ -169,7 +168,7 @@ static void reset(void)
   perf__cupti_detach();
 }
 
-/* ---- evaluating and reporting ------------------------------------------ */
+/* ---- the findings: counts and call sites ------------------------------- */
 
 static perf_sync_finding pub[MAX_FINDINGS];
 static char pub_where[MAX_FINDINGS][256], pub_api[MAX_FINDINGS][160];
@@ -189,8 +188,8 @@ static int per_iter(const int *c, int iters)
   return c[0];
 }
 
-/* "3" or "[1, 2, 1]" */
-static void counts(char *buf, size_t len, const int *c, int iters)
+/* See syncdetect.h. */
+void perf__syncdetect_count_text(char *buf, size_t len, const int *c, int iters)
 {
   if (per_iter(c, iters) >= 0) {
     snprintf(buf, len, "%d", c[0]);
@@ -202,8 +201,8 @@ static void counts(char *buf, size_t len, const int *c, int iters)
   if (u < len) snprintf(buf + u, len - u, "]");
 }
 
-/* Resolves call sites and publishes the findings; prints one line each. */
-static void publish(int iters, const char *who)
+/* See syncdetect.h. */
+const perf_sync_finding *perf__syncdetect_sites(int iters, const char *who, size_t *n)
 {
   void *pcs[MAX_FINDINGS];
   int lines[MAX_FINDINGS];
@@ -218,7 +217,6 @@ static void publish(int iters, const char *who)
       lines[i] = colon ? atoi(colon + 1) : 0;
       snprintf(pub_where[i], sizeof pub_where[i], "%s", f->site.lang);
     }
-    char c[64];
     if (f->outer)
       snprintf(pub_api[i], sizeof pub_api[i], "%s (inside %s)", f->entry->name,
                f->outer);
@@ -228,67 +226,28 @@ static void publish(int iters, const char *who)
                                  .inside = f->site.inside, .where = pub_where[i],
                                  .line = lines[i],
                                  .per_iteration = per_iter(f->count, iters)};
-    counts(c, sizeof c, f->count, iters);
-    perf__context_line(PERF_LINE_DETAIL, "  %s (%s) x%s%s at %s%s%s", pub_api[i], f->why, c,
-               iters > 1 ? " per iteration" : "", pub_where[i],
-               f->site.inside[0] ? ", inside " : "", f->site.inside);
   }
-  if (det.dropped)
-    perf__context_line(PERF_LINE_DETAIL, "  ... and %ld more host syncs at other sites",
-               det.dropped);
+  *n = npub;
+  return pub;
 }
 
-/* Sends a sync check's record (its line is rendered from it: record/
- * verdictline.h) with outcome o, message head + ": " + said, and the
- * count y. Never fails (without memory the record goes short). */
-static void send(const char *head, perf_outcome o, const char *said,
-                 const perf__claimrec_syncs *y)
+/* See syncdetect.h. */
+const int *perf__syncdetect_site_counts(size_t i) { return det.f[i].count; }
+
+/* See syncdetect.h. */
+long perf__syncdetect_dropped(void) { return det.dropped; }
+
+/* The pass's host syncs in each iteration, every site's and the dropped
+ * ones, into p->total. Never fails. */
+static void totals(perf__syncdetect_pass *p)
 {
-  char msg[700];
-  snprintf(msg, sizeof msg, "%s: %s", head, said);
-  perf__claimrec r = {.message = msg, .outcome = o, .kind = PERF__CLAIMREC_SYNCS, .syncs = *y};
-  perf__context_claim(&r);
+  for (int i = 0; i < p->iterations; i++) {
+    p->total[i] = det.dropped_count[i];
+    for (size_t k = 0; k < det.n; k++) p->total[i] += det.f[k].count[i];
+  }
 }
 
-/* Decides and reports a check over y->iterations iterations, wanting
- * y->wanted syncs (at least, with y->at_least), the pass's costs in y.
- * Returns 1 when held; a fatal failure ends the test. */
-static int evaluate(const char *head, const char *who, perf__claimrec_syncs *y, int fatal)
-{
-  int total[ITERS] = {0}, ok = 1, iters = y->iterations, n = y->wanted;
-  for (int i = 0; i < iters; i++) {
-    total[i] = det.dropped_count[i];
-    for (size_t k = 0; k < det.n; k++) total[i] += det.f[k].count[i];
-    ok &= y->at_least ? total[i] >= n : total[i] == n;
-  }
-  char got[64], said[160];
-  counts(got, sizeof got, total, iters);
-  snprintf(said, sizeof said, "%s host sync%s%s", got, strcmp(got, "1") ? "s" : "",
-           iters > 1 ? " per iteration" : "");
-  y->got = got;
-  send(head, ok ? PERF_OUTCOME_PASS : PERF_OUTCOME_FAIL, said, y);
-  publish(iters, who);
-  if (!ok && fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: FAIL", head);
-  return ok;
-}
-
-/* No CUPTI: the check fails, or is skipped with --allow-no-sync-check. */
-static int cannot_look(const char *head, const char *why, int fatal)
-{
-  npub = 0;
-  if (perf__context_opt.allow_no_sync_check) {
-    perf__context_line(PERF_LINE_DETAIL, "%s: SKIPPED: cannot look for host syncs: %s",
-               head, why);
-    perf__context_skipped_check("%s: cannot look for host syncs", head);
-    return 0;
-  }
-  char said[400];
-  snprintf(said, sizeof said, "cannot look for host syncs: %s", why);
-  perf__claimrec_syncs y = {.cannot = (char *)why};
-  send(head, PERF_OUTCOME_FAIL, said, &y);
-  if (fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s: cannot look for host syncs", head);
-  return 0;
-}
+/* ---- the passes --------------------------------------------------------- */
 
 static void need_gpu(void)
 {
@@ -304,118 +263,76 @@ static void drain(void)
   if (e) perf__gpu_fail(e, "cudaDeviceSynchronize (after the sync check)", NULL, 0);
 }
 
-/* The pass over a workload: one warm-up call without CUPTI, then ITERS
- * counted calls. */
-static int check_workload(perf_workload *w, const char *head, int n,
-                          int at_least, int fatal)
+/* Starts a pass's count: no findings yet, CUPTI attached at *t0. Returns
+ * 1 when counting can start; 0 with p->cannot when CUPTI could not attach
+ * (the check then over, no findings published). */
+static int start(perf__syncdetect_pass *p, double *t0)
 {
-  char why[300];
-  need_gpu();
-  begin(head);
-  w->fn(w->arg); /* lazy initialisation is not the steady state */
-  drain();
   clear();
-  double t0 = perf__clock_now();
-  if (attach(why, sizeof why)) {
-    det.open = 0;
-    return cannot_look(head, why, fatal);
-  }
-  double t1 = perf__clock_now();
+  *t0 = perf__clock_now();
+  if (!attach(p->cannot, sizeof p->cannot)) return 1;
+  det.open = 0;
+  npub = 0;
+  return 0;
+}
+
+/* The counted calls of a workload's pass (this function's name is the
+ * runner a tail-called workload's site lands in: perf__syncdetect_sites). */
+static void check_workload(perf_workload *w)
+{
   for (int i = 0; i < ITERS; i++) {
     atomic_store(&det.iter, i);
     atomic_store(&det.counting, 1);
     w->fn(w->arg);
     atomic_store(&det.counting, 0);
   }
+}
+
+/* See syncdetect.h. */
+void perf__syncdetect_workload(perf_workload *w, const char *head, perf__syncdetect_pass *p)
+{
+  double t0;
+  *p = (perf__syncdetect_pass){.iterations = ITERS};
+  need_gpu();
+  begin(head);
+  w->fn(w->arg); /* lazy initialisation is not the steady state */
+  drain();
+  if (!start(p, &t0)) return;
+  double t1 = perf__clock_now();
+  check_workload(w);
   drain();
   double t2 = perf__clock_now();
   reset();
   det.open = 0;
   double t3 = perf__clock_now();
-  perf__claimrec_syncs y = {.wanted = n, .at_least = at_least, .iterations = ITERS,
-                            .pass_s = t3 - t0, .cupti_s = (t1 - t0) + (t3 - t2)};
-  return evaluate(head, w->name, &y, fatal);
+  p->pass_s = t3 - t0;
+  p->cupti_s = (t1 - t0) + (t3 - t2);
+  totals(p);
 }
 
-/* Public: PERF_EXPECT_SYNCS and friends. */
-int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
-                       const char *file, int line, int fatal)
-{
-  char head[300];
-  snprintf(head, sizeof head, "SYNCS%s(%s, %d) at %s:%d",
-           at_least ? "_AT_LEAST" : "", w->name ? w->name : wn, n, file, line);
-  if (n < 0 || !w->fn)
-    perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload and a count >= 0", head);
-  return check_workload(w, head, n, at_least, fatal);
-}
-
-/* ---- PERF_NO_SYNC_IN: the scope is a one-pass for loop ----------------- */
-
-enum { SCOPE_DONE, SCOPE_RUN_BODY, SCOPE_BODY_RAN, SCOPE_NOT_LOOKING };
 static double region_t0, region_attach;
 
-static void head_of(const perf__sync_scope *s, char *buf, size_t len)
+/* See syncdetect.h. */
+int perf__syncdetect_region_open(const char *head, perf__syncdetect_pass *p)
 {
-  snprintf(buf, len, "NO_SYNC_IN(%s) at %s:%d", s->text, s->file, s->line);
-}
-
-/* Public: starts PERF_NO_SYNC_IN. A workload is checked at once (the loop
- * body, an empty statement, never runs); a region is run once by the loop
- * with CUPTI attached. */
-perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
-                                 const char *file, int line, int fatal)
-{
-  perf__sync_scope s = {.state = SCOPE_DONE, .fatal = fatal, .text = text,
-                        .file = file, .line = line};
-  char head[300], why[300];
-  head_of(&s, head, sizeof head);
-  if (is_workload) {
-    perf_workload *w = is_workload == 2 ? *(perf_workload **)x : x;
-    if (!w || !w->fn)
-      perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
-    check_workload(w, head, 0, 0, fatal);
-    return s;
-  }
+  *p = (perf__syncdetect_pass){.iterations = 1};
   need_gpu();
   begin(head);
-  clear();
-  region_t0 = perf__clock_now();
-  if (attach(why, sizeof why)) {
-    det.open = 0;
-    cannot_look(head, why, fatal);
-    s.state = SCOPE_NOT_LOOKING; /* the code still runs, unchecked */
-    return s;
-  }
-  s.state = SCOPE_RUN_BODY;
+  if (!start(p, &region_t0)) return 0;
   region_attach = perf__clock_now() - region_t0;
   atomic_store(&det.counting, 1);
-  return s;
+  return 1;
 }
 
-/* Public: 1 to run the region's body, 0 when the scope is over. */
-int perf__sync_step(perf__sync_scope *s)
+/* See syncdetect.h. */
+void perf__syncdetect_region_close(perf__syncdetect_pass *p)
 {
-  char head[300];
-  switch (s->state) {
-  case SCOPE_RUN_BODY:
-    s->state = SCOPE_BODY_RAN;
-    return 1;
-  case SCOPE_NOT_LOOKING:
-    s->state = SCOPE_DONE;
-    return 1;
-  case SCOPE_BODY_RAN:
-    atomic_store(&det.counting, 0);
-    double t = perf__clock_now();
-    reset();
-    det.open = 0;
-    double end = perf__clock_now();
-    head_of(s, head, sizeof head);
-    perf__claimrec_syncs y = {.iterations = 1, .pass_s = end - region_t0,
-                              .cupti_s = region_attach + (end - t)};
-    evaluate(head, NULL, &y, s->fatal);
-    s->state = SCOPE_DONE;
-    return 0;
-  default:
-    return 0;
-  }
+  atomic_store(&det.counting, 0);
+  double t = perf__clock_now();
+  reset();
+  det.open = 0;
+  double end = perf__clock_now();
+  *p = (perf__syncdetect_pass){.iterations = 1, .pass_s = end - region_t0,
+                               .cupti_s = region_attach + (end - t)};
+  totals(p);
 }
