@@ -39,7 +39,8 @@ static struct {
 
 static perf__context_check_hook *checks[MAX_HOOKS];
 static perf__context_release_hook *releases[MAX_HOOKS];
-static size_t nchecks, nreleases;
+static perf__context_end_hook *ends[MAX_HOOKS];
+static size_t nchecks, nreleases, nends;
 
 /* The default sink: detail and notice lines (all with --verbose) on
  * stdout, with the verdict lines rendered from claim records; data lines
@@ -304,6 +305,7 @@ void perf__context_end(perf_outcome o, int nodevice, const char *fmt, ...)
   va_end(ap);
   cur.res->outcome = o;
   cur.res->nodevice = nodevice;
+  for (size_t i = 0; i < nends; i++) ends[i]();
   longjmp(cur.exit, 1);
 }
 
@@ -330,6 +332,15 @@ void perf__context_on_release(perf__context_release_hook *hook)
     if (releases[i] == hook) return;
   if (nreleases == MAX_HOOKS) too_many_hooks();
   releases[nreleases++] = hook;
+}
+
+/* Aborts only beyond MAX_HOOKS. */
+void perf__context_on_end(perf__context_end_hook *hook)
+{
+  for (size_t i = 0; i < nends; i++)
+    if (ends[i] == hook) return;
+  if (nends == MAX_HOOKS) too_many_hooks();
+  ends[nends++] = hook;
 }
 /* Out of memory: runs fn at once and ends the test as FAIL. */
 void perf__context_defer(void (*fn)(void *), void *arg, const char *file, int line)

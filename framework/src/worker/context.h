@@ -136,8 +136,9 @@ void perf__context_claim_close(void);
 void perf__context_skipped_check(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
-/* Ends the running test now with outcome o (FAIL, ERROR or SKIP). Outside a
- * test it prints the reason and aborts: it is a misuse of the API. */
+/* Ends the running test now with outcome o (FAIL, ERROR or SKIP), after
+ * the end hooks. Outside a test it prints the reason and aborts: it is a
+ * misuse of the API. */
 void perf__context_end(perf_outcome o, int nodevice, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
@@ -146,11 +147,16 @@ void perf__context_end(perf_outcome o, int nodevice, const char *fmt, ...)
 typedef void perf__context_check_hook(perf__context_result *res);
 /* A release hook: frees what a module kept for the test that ended. */
 typedef void perf__context_release_hook(void);
+/* An end hook: runs in perf__context_end, before its jump, while the
+ * frames of the code it ends are still there (a release hook runs after
+ * they are gone): frees what those frames own. Must not end the test. */
+typedef void perf__context_end_hook(void);
 /* Registers a hook for every later test (a module does so at its first
  * use; registering one twice keeps one). Up to 16 of each; aborts beyond
  * (a bug in the framework, not the user's). */
 void perf__context_on_check(perf__context_check_hook *hook);
 void perf__context_on_release(perf__context_release_hook *hook);
+void perf__context_on_end(perf__context_end_hook *hook);
 
 /* Runs fn(arg) when the running test ends, however it ends (cleanups run
  * last registered first); file:line, where it was registered, names it

@@ -41,31 +41,64 @@ static void close_claim(const perf__claim *c)
   if (!c->fresh) perf__context_claim_close();
 }
 
+/* The claims running, innermost first: a claim may be made inside
+ * another's measurement (a TRUE in a workload). */
+static perf__claim *running;
+
+/* Frees what c measured for its record. Never fails. */
+static void free_measured(perf__claim *c)
+{
+  perf__claimrec own = {.ratio = c->m.rec};
+  perf__claimrec_free(&own);
+  c->m.rec = (perf__claimrec_ratio){0};
+}
+
+/* The end hook (context.h): the test ends inside the claims running, whose
+ * frames still hold what they measured. Never fails. */
+static void ended(void)
+{
+  for (perf__claim *c = running; c; c = c->outer) free_measured(c);
+  running = NULL;
+}
+
+/* Steps 2 to 7 of claim.h for c, its message into msg[len]. Returns the
+ * outcome (c->pending: none yet). Ends the test as the kind's methods do. */
+static perf_outcome steps(perf__claim *c, char *msg, size_t len)
+{
+  const perf__claim_kind *k = c->kind;
+  perf_outcome v = k->measure(c);
+  if (c->pending) return v;
+  if (v == PERF_OUTCOME_SKIP) {
+    perf__context_skipped_check("%s: %s", c->head, c->why ? c->why : "nothing to decide against");
+    return v;
+  }
+  if (k->feed) k->feed(c);
+  char word[400];
+  perf__verdictline_word(v, c->why, word, sizeof word);
+  message(c, v, msg, len);
+  if (k->rendered) send(c, v, msg);
+  if (k->print) k->print(c, word);
+  if (!k->rendered) send(c, v, msg);
+  if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
+  return v;
+}
+
 /* See claim.h. */
 int perf__claim_run(perf__claim *c)
 {
   const perf__claim_kind *k = c->kind;
   if (!c->fresh && perf__context_claim_open(c->file, c->line, c->tag, c->once))
     return k->kept ? k->kept(c) : perf__context_claim_kept(c->head);
-  perf_outcome v = k->measure(c);
+  char msg[1024];
+  perf__context_on_end(ended);
+  c->outer = running;
+  running = c;
+  perf_outcome v = steps(c, msg, sizeof msg);
+  running = c->outer;
   if (c->pending) return close_claim(c), 1;
-  if (v == PERF_OUTCOME_SKIP) {
-    perf__context_skipped_check("%s: %s", c->head, c->why ? c->why : "nothing to decide against");
-    close_claim(c);
-    return 0;
-  }
-  if (k->feed) k->feed(c);
-  char word[400], msg[1024];
-  perf__verdictline_word(v, c->why, word, sizeof word);
-  message(c, v, msg, sizeof msg);
-  if (k->rendered) send(c, v, msg);
-  if (k->print) k->print(c, word);
-  if (!k->rendered) send(c, v, msg);
-  if (v == PERF_OUTCOME_FAIL && k->explain) k->explain(c);
-  perf__claimrec own = {.ratio = c->m.rec};
-  perf__claimrec_free(&own);
-  c->m.rec = (perf__claimrec_ratio){0};
+  free_measured(c);
   close_claim(c);
+  if (v == PERF_OUTCOME_SKIP) return 0;
   if (v != PERF_OUTCOME_PASS && c->fatal) perf__context_end(PERF_OUTCOME_FAIL, 0, "%s", msg);
   return v == PERF_OUTCOME_PASS;
 }

@@ -72,6 +72,7 @@ struct perf__claim {
   perf_workload *a, *b;   /* the workloads (b: a's comparison, or NULL) */
   perf__compare_result m; /* the comparison, for kinds that compare */
   void *self;             /* the kind's own state */
+  perf__claim *outer;     /* the claim this one runs inside (claim.c) */
   /* Set by measure: */
   const char *why;     /* the cause of an INCONCLUSIVE or SKIP */
   const char *said;    /* the record's message after the head (NULL:
@@ -83,7 +84,7 @@ struct perf__claim {
 /* Takes c (its kind, site and head set) through the steps above. Returns
  * 1 when it held (or was taken from a first attempt where it did, or is
  * pending), 0 otherwise. Ends the test when a fatal claim did not hold,
- * and as the kind's methods do. */
+ * and as the kind's methods do; c->m.rec is freed however it ends. */
 int perf__claim_run(perf__claim *c);
 
 /* A ratio claim's feed (FASTER, SIMILAR, a CROSSOVER point): both
