@@ -310,17 +310,17 @@ int perf__crossover(perf_workload *a, perf_workload *b, long value, perf__range 
 #endif
 #define PERF__SYNC_SCOPE(x, fatal)                                          \
   for (perf__sync_scope perf__scope_ = perf__sync_open(                     \
-           PERF__SYNC_KIND(x), (void *)&(x), #x, PERF__HERE, (fatal));      \
+           PERF__SYNC_KIND(x), (void *)&(x), #x, PERF__SITE(fatal));        \
        perf__sync_step(&perf__scope_);)                                     \
     for (int perf__once_ = 1; perf__once_; perf__once_ = 0)
 #define PERF_EXPECT_SYNCS(w, n) \
-  perf__expect_syncs(&(w), (n), 0, #w, PERF__HERE, 0)
+  perf__expect_syncs(&(w), (n), 0, #w, PERF__SITE(0))
 #define PERF_ASSERT_SYNCS(w, n) \
-  perf__expect_syncs(&(w), (n), 0, #w, PERF__HERE, 1)
+  perf__expect_syncs(&(w), (n), 0, #w, PERF__SITE(1))
 #define PERF_EXPECT_SYNCS_AT_LEAST(w, n) \
-  perf__expect_syncs(&(w), (n), 1, #w, PERF__HERE, 0)
+  perf__expect_syncs(&(w), (n), 1, #w, PERF__SITE(0))
 #define PERF_ASSERT_SYNCS_AT_LEAST(w, n) \
-  perf__expect_syncs(&(w), (n), 1, #w, PERF__HERE, 1)
+  perf__expect_syncs(&(w), (n), 1, #w, PERF__SITE(1))
 
 /* One kind of host sync found by the last sync check of the running test. */
 typedef struct perf_sync_finding {
@@ -339,16 +339,13 @@ const perf_sync_finding *perf_sync_findings(size_t *n);
 
 typedef struct perf__sync_scope {
   int state;
-  int fatal;
-  const char *text, *file;
-  int line;
+  const char *text;
+  perf__site at;
 } perf__sync_scope;
 
-perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
-                                 const char *file, int line, int fatal);
+perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text, perf__site at);
 int perf__sync_step(perf__sync_scope *s);
-int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
-                       const char *file, int line, int fatal);
+int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn, perf__site at);
 
 /* ---- Baselines -----------------------------------------------------------
  * PERF_EXPECT_BASELINE(w): w's median time per iteration is not slower than

@@ -210,7 +210,7 @@ void perf_embed_set_where(perf_embed_where *fn)
 static int syncs(const call *c)
 {
   int before = emb.res.failures;
-  perf__expect_syncs(c->a, c->n, c->at_least, c->an, c->file, c->line, 0);
+  perf__expect_syncs(c->a, c->n, c->at_least, c->an, (perf__site){c->file, c->line, 0});
   return emb.res.failures == before;
 }
 
@@ -231,7 +231,7 @@ static int scope_failures;
 static int sync_open(const call *c)
 {
   scope_failures = emb.res.failures;
-  scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, c->file, c->line, 0);
+  scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, (perf__site){c->file, c->line, 0});
   return c->a ? 0 : perf__sync_step(&scope);
 }
 

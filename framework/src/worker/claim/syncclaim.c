@@ -116,16 +116,15 @@ static int run(syncs *s, const char *head, int fatal)
 
 /* Public: PERF_EXPECT_SYNCS and friends. A count below 0 or no workload
  * ends the test as ERROR. */
-int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn,
-                       const char *file, int line, int fatal)
+int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn, perf__site at)
 {
   char head[HEAD_LEN];
   snprintf(head, sizeof head, "SYNCS%s(%s, %d) at %s:%d",
-           at_least ? "_AT_LEAST" : "", w->name ? w->name : wn, n, file, line);
+           at_least ? "_AT_LEAST" : "", w->name ? w->name : wn, n, at.file, at.line);
   if (n < 0 || !w->fn)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload and a count >= 0", head);
   syncs s = {.w = w, .y = {.wanted = n, .at_least = at_least}};
-  return run(&s, head, fatal);
+  return run(&s, head, at.fatal);
 }
 
 /* ---- PERF_NO_SYNC_IN: the scope is a one-pass for loop ----------------- */
@@ -134,17 +133,15 @@ enum { SCOPE_DONE, SCOPE_RUN_BODY, SCOPE_BODY_RAN, SCOPE_NOT_LOOKING };
 
 static void head_of(const perf__sync_scope *s, char *buf, size_t len)
 {
-  snprintf(buf, len, "NO_SYNC_IN(%s) at %s:%d", s->text, s->file, s->line);
+  snprintf(buf, len, "NO_SYNC_IN(%s) at %s:%d", s->text, s->at.file, s->at.line);
 }
 
 /* Public: starts PERF_NO_SYNC_IN. A workload is checked at once (the loop
  * body, an empty statement, never runs); a region is run once by the loop
  * with CUPTI attached. Not a workload ends the test as ERROR. */
-perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
-                                 const char *file, int line, int fatal)
+perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text, perf__site at)
 {
-  perf__sync_scope s = {.state = SCOPE_DONE, .fatal = fatal, .text = text,
-                        .file = file, .line = line};
+  perf__sync_scope s = {.state = SCOPE_DONE, .text = text, .at = at};
   char head[HEAD_LEN];
   syncs k = {0};
   head_of(&s, head, sizeof head);
@@ -152,14 +149,14 @@ perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text,
     k.w = is_workload == 2 ? *(perf_workload **)x : x;
     if (!k.w || !k.w->fn)
       perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
-    run(&k, head, fatal);
+    run(&k, head, at.fatal);
     return s;
   }
   if (perf__syncdetect_region_open(head, &k.pass)) {
     s.state = SCOPE_RUN_BODY;
     return s;
   }
-  run(&k, head, fatal);
+  run(&k, head, at.fatal);
   s.state = SCOPE_NOT_LOOKING; /* the code still runs, unchecked */
   return s;
 }
@@ -180,7 +177,7 @@ int perf__sync_step(perf__sync_scope *s)
   case SCOPE_BODY_RAN:
     perf__syncdetect_region_close(&k.pass);
     head_of(s, head, sizeof head);
-    run(&k, head, s->fatal);
+    run(&k, head, s->at.fatal);
     s->state = SCOPE_DONE;
     return 0;
   default:
