@@ -199,8 +199,8 @@ static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
 }
 
 /* The busy pids among util[nutil] other than ours, each once with its
- * highest SM share and its newest stamp, into pid[]/sm[]/ts[] (at most
- * PERF__COTENANT_PROCS). On the first read (nothing seen yet) NVML returns
+ * highest SM share and its newest stamp, into busy[] (pid, sm and ts; at
+ * most PERF__COTENANT_PROCS). On the first read (nothing seen yet) NVML returns
  * the driver's whole buffer: samples more than HISTORY_US older than the
  * worker's start (born_us; without it, than the newest sample) are
  * history, and so are those of a process no longer in procs (one that
@@ -209,8 +209,7 @@ static int listed(unsigned pid, const perf__gpuwatch_proc *procs, int nprocs)
  * read), and a neighbour named once just before them would be cut. Returns
  * their count; never fails. */
 static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
-                     const perf__gpuwatch_proc *procs, int nprocs, unsigned *pid, unsigned *sm,
-                     unsigned long long *ts)
+                     const perf__gpuwatch_proc *procs, int nprocs, perf__gpuwatch_util *busy)
 {
   const unsigned long long HISTORY_US = 1000000;
   unsigned long long newest = 0;
@@ -227,13 +226,13 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
     if (first && (util[i].ts < floor || !listed(util[i].pid, procs, nprocs)))
       continue;
     int j = 0;
-    while (j < k && pid[j] != util[i].pid) j++;
+    while (j < k && busy[j].pid != util[i].pid) j++;
     if (j == k) {
       if (k == PERF__COTENANT_PROCS) continue;
-      pid[k] = util[i].pid, sm[k] = 0, ts[k++] = 0;
+      busy[k++] = (perf__gpuwatch_util){.pid = util[i].pid};
     }
-    if (util[i].sm > sm[j]) sm[j] = util[i].sm;
-    if (util[i].ts > ts[j]) ts[j] = util[i].ts;
+    if (util[i].sm > busy[j].sm) busy[j].sm = util[i].sm;
+    if (util[i].ts > busy[j].ts) busy[j].ts = util[i].ts;
   }
   return k;
 }
@@ -243,18 +242,17 @@ static int busy_pids(perf__cotenant *s, const perf__gpuwatch_util *util, int nut
 static int busy_foreign(perf__cotenant *s, const perf__gpuwatch_util *util, int nutil,
                         const perf__gpuwatch_proc *procs, int nprocs, double now)
 {
-  unsigned pid[PERF__COTENANT_PROCS], sm[PERF__COTENANT_PROCS];
-  unsigned long long ts[PERF__COTENANT_PROCS];
-  int k = busy_pids(s, util, nutil, procs, nprocs, pid, sm, ts);
+  perf__gpuwatch_util busy[PERF__COTENANT_PROCS];
+  int k = busy_pids(s, util, nutil, procs, nprocs, busy);
   if (pids_unmatched(s)) { /* one busy process may be us */
     int others = k - 1;
     if (others > s->hidden) s->hidden = others;
     if (others > 0) s->hidden_last = now;
     for (int j = 0; others > 0 && j < k; j++)
-      if (ts[j] > s->hidden_ts) s->hidden_ts = ts[j];
+      if (busy[j].ts > s->hidden_ts) s->hidden_ts = busy[j].ts;
     return others > 0;
   }
-  for (int j = 0; j < k; j++) note_proc(s, pid[j], sm[j], ts[j], now);
+  for (int j = 0; j < k; j++) note_proc(s, busy[j].pid, busy[j].sm, busy[j].ts, now);
   return k > 0;
 }
 
