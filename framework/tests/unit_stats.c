@@ -93,7 +93,7 @@ ST_TEST(bootstrap_constant_ratio_is_exact)
     a[i] = 1 + i;
     b[i] = 3 * (1 + i);
   }
-  ST_EQ(perf__stats_boot_ratio_ci(b, a, 20, 0.01, 1000, &r, &lo, &hi), 0);
+  ST_EQ(perf__stats_boot_ratio_ci(b, a, 20, &(perf__stats_boot){0.01, 1000, &r}, &lo, &hi), 0);
   /* Every resample pairs b = 3a, so the ratio of medians is 3 exactly. */
   ST_NEAR(lo, 3, 1e-12);
   ST_NEAR(hi, 3, 1e-12);
@@ -104,9 +104,10 @@ ST_TEST(bootstrap_rejects_bad_input)
   double a[2] = {1, 2}, lo = -1, hi = -1;
   perf__rng r;
   perf__rng_seed(&r, 1);
-  ST_EQ(perf__stats_boot_ratio_ci(a, a, 1, 0.05, 1000, &r, &lo, &hi), PERF__EINVAL);
-  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, 0.05, 5, &r, &lo, &hi), PERF__EINVAL);
-  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, 1.5, 1000, &r, &lo, &hi), PERF__EINVAL);
+  perf__stats_boot ok = {0.05, 1000, &r}, few = {0.05, 5, &r}, wide = {1.5, 1000, &r};
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 1, &ok, &lo, &hi), PERF__EINVAL);
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, &few, &lo, &hi), PERF__EINVAL);
+  ST_EQ(perf__stats_boot_ratio_ci(a, a, 2, &wide, &lo, &hi), PERF__EINVAL);
   ST_NEAR(lo, -1, 0);
 }
 
@@ -127,7 +128,7 @@ ST_TEST(bootstrap_interval_covers_truth)
       b[i] = 2.5 * exp(drift + 0.1 * perf__rng_normal(&r));
     }
     double lo, hi;
-    if (perf__stats_boot_ratio_ci(b, a, N, 0.05, 1000, &r, &lo, &hi) == 0 &&
+    if (perf__stats_boot_ratio_ci(b, a, N, &(perf__stats_boot){0.05, 1000, &r}, &lo, &hi) == 0 &&
         lo <= 2.5 && 2.5 <= hi)
       covered++;
   }

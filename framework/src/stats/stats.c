@@ -96,9 +96,10 @@ static int cmp_double(const void *a, const void *b)
 
 /* Fails with PERF__EINVAL or PERF__ENOMEM (see stats.h). */
 int perf__stats_boot_ratio_ci(const double *num, const double *den, size_t n,
-                        double level, unsigned reps, perf__rng *r, double *lo,
-                        double *hi)
+                              const perf__stats_boot *boot, double *lo, double *hi)
 {
+  double level = boot->level;
+  unsigned reps = boot->reps;
   if (n < 2 || reps < 10 || !(level > 0 && level < 1)) return PERF__EINVAL;
   if (n > UINT32_MAX) return PERF__EINVAL;
   double *rn = malloc(n * sizeof *rn);
@@ -112,7 +113,7 @@ int perf__stats_boot_ratio_ci(const double *num, const double *den, size_t n,
   }
   for (unsigned b = 0; b < reps; b++) {
     for (size_t i = 0; i < n; i++) {
-      uint32_t j = perf__rng_below(r, (uint32_t)n);
+      uint32_t j = perf__rng_below(boot->rng, (uint32_t)n);
       rn[i] = num[j];
       rd[i] = den[j];
     }

@@ -32,14 +32,22 @@ int perf__stats_median_ci(const double *v, size_t n, double level, double *lo, d
  * PERF__ENOMEM. */
 int perf__stats_median_within(const double *v, size_t n, double rel, double *scratch);
 
+/* How a bootstrap resamples: level is the two-sided error of its interval
+ * (e.g. 0.01 gives a 99 % interval), reps its resamples, rng what they
+ * draw from. */
+typedef struct perf__stats_boot {
+  double level;
+  unsigned reps;
+  perf__rng *rng;
+} perf__stats_boot;
+
 /* Percentile-bootstrap confidence interval for median(num)/median(den),
  * where (num[i], den[i]) are paired observations (one ABBA round each);
- * rounds are resampled with replacement, keeping pairs together.
- * level is the two-sided error (e.g. 0.01 gives a 99 % interval).
- * Fails with PERF__EINVAL for n < 2 or reps < 10, PERF__ENOMEM when the
- * scratch space cannot be allocated; lo and hi are untouched on failure. */
+ * rounds are resampled with replacement, keeping pairs together, as boot
+ * says. Fails with PERF__EINVAL for n < 2, reps < 10 or a level outside
+ * (0, 1), PERF__ENOMEM when the scratch space cannot be allocated; lo and
+ * hi are untouched on failure. */
 int perf__stats_boot_ratio_ci(const double *num, const double *den, size_t n,
-                        double level, unsigned reps, perf__rng *r, double *lo,
-                        double *hi);
+                              const perf__stats_boot *boot, double *lo, double *hi);
 
 #endif

@@ -348,8 +348,8 @@ static int decide_again(const perf__verdict_claim *c, const perf__verdict_cfg *c
   free(scratch);
   int similar = c->kind == PERF__CLAIM_SIMILAR;
   r->ratio = similar ? r->med_a / r->med_b : r->med_b / r->med_a;
-  int err = perf__stats_boot_ratio_ci(similar ? a : b, similar ? b : a, m, r->level, cfg->reps,
-                                      rng, &r->lo, &r->hi);
+  perf__stats_boot boot = {r->level, cfg->reps, rng};
+  int err = perf__stats_boot_ratio_ci(similar ? a : b, similar ? b : a, m, &boot, &r->lo, &r->hi);
   if (!err) r->verdict = perf__verdict_decide(c, r->lo, r->hi);
   return err;
 }

@@ -119,8 +119,8 @@ static int look(const perf__verdict_cfg *cfg, const perf__verdict_claim *claim,
 {
   const double *num = claim->kind != PERF__CLAIM_SIMILAR ? b : a;
   const double *den = claim->kind != PERF__CLAIM_SIMILAR ? a : b;
-  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps,
-                                rng, &out->lo, &out->hi);
+  perf__stats_boot boot = {out->level, cfg->reps, rng};
+  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, &boot, &out->lo, &out->hi);
   if (err) return err;
   out->looks++;
   out->verdict = n >= cfg->first_look ? perf__verdict_decide(claim, out->lo, out->hi)
@@ -155,8 +155,8 @@ static int early_look(const perf__verdict_cfg *cfg, const perf__verdict_claim *c
   const double *den = claim->kind != PERF__CLAIM_SIMILAR ? a : b;
   double lo, hi, blo, bhi;
   out->level = ldexp(1, 1 - perf__verdict_early_rounds(cfg));
-  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, out->level, cfg->reps, rng,
-                                      &blo, &bhi);
+  perf__stats_boot boot = {out->level, cfg->reps, rng};
+  int err = perf__stats_boot_ratio_ci(num, den, (size_t)n, &boot, &blo, &bhi);
   if (err) return err;
   ratio_range(num, den, n, &lo, &hi);
   out->lo = lo < blo ? lo : blo;
