@@ -89,6 +89,15 @@ typedef struct child {
   long passed, failed, skipped; /* from its last line; -1 when it had none */
 } child;
 
+/* The run each child makes on its GPU, as perf__supervisor_run takes it. */
+typedef struct run {
+  const perf__options_cli *cli;
+  const perf__registry_test **tests;
+  size_t n;
+  int argc;
+  char **argv;
+} run;
+
 /* The k-th of nd equal shares of this process's CPUs, so that the runs do
  * not time each other's host work; OpenMP gets what perf_host_threads()
  * gives in that share (its CPUs less the runner's one; unless
@@ -109,14 +118,14 @@ static void cpu_share(int k, int nd)
   setenv("OMP_NUM_THREADS", threads, 0);
 }
 
-/* In the child: pinned to one GPU and its share of the CPUs, reports
- * renamed, the normal run. Its run id is the run's with "/gpuK" after it:
+/* In the child k of nd: pinned to one GPU and its share of the CPUs,
+ * reports renamed, r's run. Its run id is the run's with "/gpuK" after it:
  * each GPU's run is a run of its own in the history (two GPUs of one
  * model under one run id would read as a shard and its retry, the first
  * not counted). */
-static void run_child(child *c, int k, int nd, const perf__options_cli *cli, const perf__registry_test **tests,
-                      size_t n, int argc, char **argv)
+static void run_child(child *c, int k, int nd, const run *r)
 {
+  const perf__options_cli *cli = r->cli;
   char id[16], run_id[PERF__LABEL_MAX + 1], err[600];
   perf__options_cli mine = *cli;
   if (perf__devices_run_id(cli, c->id, run_id, sizeof run_id, err, sizeof err)) { /* checked before the run */
@@ -135,7 +144,7 @@ static void run_child(child *c, int k, int nd, const perf__options_cli *cli, con
   mine.npreflight = cli->preflight ? 1 : 0;
   perf__outputs_for_gpu(&mine, c->id, &names);
   fflush(NULL);
-  _exit(perf__supervisor_run(&mine, tests, n, argc, argv));
+  _exit(perf__supervisor_run(&mine, r->tests, r->n, r->argc, r->argv));
 }
 
 /* Prints one line with c's label and keeps its counts when it is a
@@ -228,6 +237,7 @@ int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
   printf("perfgate: %zu %s on %d %s in parallel\n", n,
          perf__units_noun((long long)n, "test", "tests"), nd,
          perf__units_noun(nd, "device", "devices"));
+  run r = {cli, tests, n, argc, argv};
   int started = 0;
   for (; started < nd; started++) {
     int fd[2];
@@ -246,7 +256,7 @@ int perf__devices_run(const perf__options_cli *cli, const int *ids, int nd,
       dup2(fd[1], STDOUT_FILENO);
       dup2(fd[1], STDERR_FILENO);
       close(fd[1]);
-      run_child(&c[started], started, nd, cli, tests, n, argc, argv);
+      run_child(&c[started], started, nd, &r);
     }
     close(fd[1]);
     c[started].fd = fd[0];
