@@ -760,9 +760,9 @@ ST_TEST(history_trend_reports_a_bump_a_machine_shift_and_suspected_commits)
 static char *trace_json(int n, double us)
 {
   perf__trace t = {0};
+  perf__trace_key reduce = {PERF__TRACE_KERNEL, "reduce(float*)", "grid 1x1x1, block 256x1x1", ""};
   for (int i = 0; i < n; i++)
-    perf__trace_add(&t, PERF__TRACE_KERNEL, "reduce(float*)", "grid 1x1x1, block 256x1x1", "", 0, 7,
-                    1000, 1000 + (unsigned long long)(us * 1e3));
+    perf__trace_add(&t, &reduce, 0, 7, 1000, 1000 + (unsigned long long)(us * 1e3));
   perf__trace_finish(&t, 1);
   char *j = perf__trace_text(&t);
   perf__trace_free(&t);

@@ -21,7 +21,7 @@ static void add(perf__trace *t, perf__trace_kind k, const char *name, const char
 {
   for (int i = 0; i < calls; i++) {
     unsigned long long s = 1000000ull * (unsigned long long)(t->nevents + 1);
-    ST_EQ(perf__trace_add(t, k, name, shape, where, bytes, 7, s,
+    ST_EQ(perf__trace_add(t, &(perf__trace_key){k, name, shape, where}, bytes, 7, s,
                           us > 0 ? s + (unsigned long long)(us * 1e3) : 0), 0);
   }
 }

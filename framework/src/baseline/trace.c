@@ -58,17 +58,16 @@ static void put_field(char *dst, size_t len, const char *s)
   dst[n] = '\0';
 }
 
-/* The index of the item (kind, name, shape, where) in t, or -1. */
-static long find(const perf__trace *t, perf__trace_kind kind, const char *name, const char *shape,
-                 const char *where)
+/* The index of the item k in t, or -1. */
+static long find(const perf__trace *t, const perf__trace_key *k)
 {
-  perf__trace_item key = {.kind = kind};
-  put_field(key.name, sizeof key.name, name);
-  put_field(key.shape, sizeof key.shape, shape);
-  put_field(key.where, sizeof key.where, where);
+  perf__trace_item key = {.kind = k->kind};
+  put_field(key.name, sizeof key.name, k->name);
+  put_field(key.shape, sizeof key.shape, k->shape);
+  put_field(key.where, sizeof key.where, k->where);
   for (size_t i = 0; i < t->n; i++) {
     const perf__trace_item *x = &t->items[i];
-    if (x->kind == kind && !strcmp(x->name, key.name) && !strcmp(x->shape, key.shape) &&
+    if (x->kind == k->kind && !strcmp(x->name, key.name) && !strcmp(x->shape, key.shape) &&
         !strcmp(x->where, key.where))
       return (long)i;
   }
@@ -76,11 +75,10 @@ static long find(const perf__trace *t, perf__trace_kind kind, const char *name, 
 }
 
 /* See trace.h. */
-int perf__trace_add(perf__trace *t, perf__trace_kind kind, const char *name, const char *shape,
-                    const char *where, double bytes, unsigned stream, unsigned long long start_ns,
-                    unsigned long long end_ns)
+int perf__trace_add(perf__trace *t, const perf__trace_key *key, double bytes, unsigned stream,
+                    unsigned long long start_ns, unsigned long long end_ns)
 {
-  long i = find(t, kind, name, shape, where);
+  long i = find(t, key);
   if (i < 0) {
     if (t->n == MAX_COLLECT) return t->dropped++, 0;
     perf__trace_item *p = perf__grow(t->items, &t->cap, t->n + 1, sizeof *t->items, 16);
@@ -89,16 +87,16 @@ int perf__trace_add(perf__trace *t, perf__trace_kind kind, const char *name, con
     i = (long)t->n++;
     perf__trace_item *x = &t->items[i];
     memset(x, 0, sizeof *x);
-    x->kind = kind;
-    put_field(x->name, sizeof x->name, name);
-    put_field(x->shape, sizeof x->shape, shape);
-    put_field(x->where, sizeof x->where, where);
+    x->kind = key->kind;
+    put_field(x->name, sizeof x->name, key->name);
+    put_field(x->shape, sizeof x->shape, key->shape);
+    put_field(x->where, sizeof x->where, key->where);
   }
   perf__trace_item *x = &t->items[i];
   double s = end_ns > start_ns ? (double)(end_ns - start_ns) * 1e-9 : 0;
   x->count += 1;
   x->bytes += bytes;
-  x->device_s += kind == PERF__TRACE_SYNC ? 0 : s;
+  x->device_s += key->kind == PERF__TRACE_SYNC ? 0 : s;
   if (end_ns <= start_ns) return 0;
   if (t->nevents == PERF__TRACE_MAX_EVENTS) return t->dropped++, 0;
   perf__trace_event *ev = perf__grow(t->events, &t->cap_events, t->nevents + 1, sizeof *t->events, 64);

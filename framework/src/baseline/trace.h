@@ -82,13 +82,19 @@ const char *perf__trace_kind_word(perf__trace_kind k);
 /* Frees what t holds and empties it. Never fails. */
 void perf__trace_free(perf__trace *t);
 
+/* Which item an occurrence is of: perf__trace_item's kind, name, shape and
+ * where (NULL reads as ""; longer text is cut to their fields). */
+typedef struct perf__trace_key {
+  perf__trace_kind kind;
+  const char *name, *shape, *where;
+} perf__trace_key;
+
 /* Adds one occurrence (of an unfinished trace: sums, not per iteration) of
- * the item (kind, name, shape, where) with its bytes and device time, and
- * its event when end_ns > start_ns. Returns 0 or PERF__ENOMEM (the
- * occurrence is then not counted). */
-int perf__trace_add(perf__trace *t, perf__trace_kind kind, const char *name, const char *shape,
-                    const char *where, double bytes, unsigned stream, unsigned long long start_ns,
-                    unsigned long long end_ns);
+ * the item key with its bytes and device time, and its event on stream
+ * when end_ns > start_ns. Returns 0 or PERF__ENOMEM (the occurrence is
+ * then not counted). */
+int perf__trace_add(perf__trace *t, const perf__trace_key *key, double bytes, unsigned stream,
+                    unsigned long long start_ns, unsigned long long end_ns);
 
 /* Finishes a trace of calls iterations: counts, bytes and times per
  * iteration, items by device time (then count), at most

@@ -76,9 +76,11 @@ int perf__tracesite_lookup(unsigned corr, char *api, size_t alen, char *where, s
 void perf__tracesite_syncs(perf__trace *t)
 {
   pthread_mutex_lock(&tsites.mu);
-  for (int i = 0; i < tsites.count; i++)
-    if (tsites.n[i].sync && perf__trace_add(t, PERF__TRACE_SYNC, tsites.n[i].api, tsites.n[i].why,
-                                        where_of(&tsites.n[i]), 0, 0, 0, 0))
-      t->dropped++;
+  for (int i = 0; i < tsites.count; i++) {
+    note *n = &tsites.n[i];
+    if (!n->sync) continue;
+    perf__trace_key key = {PERF__TRACE_SYNC, n->api, n->why, where_of(n)};
+    if (perf__trace_add(t, &key, 0, 0, 0, 0)) t->dropped++;
+  }
   pthread_mutex_unlock(&tsites.mu);
 }

@@ -201,7 +201,8 @@ void perf__activity_end(perf__trace *t, perf__activity_site_fn *site, void *ctx)
       if (site) site(x->corr, api, sizeof api, where, sizeof where, ctx);
       name = api;
     }
-    if (perf__trace_add(t, x->kind, name, x->shape, where, x->bytes, x->stream, x->start, x->end))
+    perf__trace_key key = {x->kind, name, x->shape, where};
+    if (perf__trace_add(t, &key, x->bytes, x->stream, x->start, x->end))
       t->dropped++;
   }
   t->dropped += act.lost;
