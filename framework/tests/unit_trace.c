@@ -50,7 +50,8 @@ static void base(perf__trace *t, const char *gemm, double gemm_us, int reduces, 
 static int explain(const perf__trace *was, const perf__trace *now, double was_us, double now_us,
                    char *out)
 {
-  return perf__trace_explain(was, now, was_us * 1e-6, now_us * 1e-6, 1980, 1980, "  ", out, 8192);
+  return perf__trace_explain(&(perf__trace_side){was, was_us * 1e-6, 1980},
+                             &(perf__trace_side){now, now_us * 1e-6, 1980}, "  ", out, 8192);
 }
 
 ST_TEST(trace_items_are_per_iteration_and_by_device_time)
@@ -160,7 +161,8 @@ ST_TEST(trace_says_when_it_cannot_explain)
   char out[8192];
   base(&was, GEMM_H, 41, 1, 12);
   base(&now, GEMM_H, 42, 1, 12.2);
-  ST_EQ(perf__trace_explain(&was, &now, 60e-6, 66e-6, 1980, 1755, "  ", out, sizeof out), 0);
+  ST_EQ(perf__trace_explain(&(perf__trace_side){&was, 60e-6, 1980},
+                            &(perf__trace_side){&now, 66e-6, 1755}, "  ", out, sizeof out), 0);
   ST_CHECKF(strstr(out, "the trace cannot explain it") && strstr(out, "SM clock 1980 MHz then, "
                                                                      "1755 MHz now"),
             "%s", out);
@@ -251,7 +253,8 @@ static int explain_fixtures(const char *was_name, const char *now_name, char *fi
   double was_s = 0, now_s = 0;
   char out[8192];
   if (fixture(was_name, &was, &was_s) || fixture(now_name, &now, &now_s)) return -1;
-  int n = perf__trace_explain(&was, &now, was_s, now_s, 1980, 1980, "", out, sizeof out);
+  int n = perf__trace_explain(&(perf__trace_side){&was, was_s, 1980},
+                              &(perf__trace_side){&now, now_s, 1980}, "", out, sizeof out);
   snprintf(first, len, "%.*s", (int)strcspn(out, "\n"), out);
   perf__trace_free(&was), perf__trace_free(&now);
   return n;

@@ -615,19 +615,19 @@ static int by_explained(const void *pa, const void *pb)
 }
 
 /* See trace.h. */
-int perf__trace_explain(const perf__trace *was, const perf__trace *now, double was_s, double now_s,
-                        unsigned was_mhz, unsigned now_mhz, const char *indent, char *buf,
-                        size_t len)
+int perf__trace_explain(const perf__trace_side *was, const perf__trace_side *now,
+                        const char *indent, char *buf, size_t len)
 {
   static groups a, b;
   static changes cs;
   size_t used = 0;
+  unsigned was_mhz = was->mhz, now_mhz = now->mhz;
+  double dw = perf__trace_device_s(was->trace), dn = perf__trace_device_s(now->trace);
   buf[0] = '\0';
-  group_of(was, &a);
-  group_of(now, &b);
+  group_of(was->trace, &a);
+  group_of(now->trace, &b);
   cs.n = 0;
-  double total = was_s > 0 && now_s > 0 ? now_s - was_s
-                                        : perf__trace_device_s(now) - perf__trace_device_s(was);
+  double total = was->median_s > 0 && now->median_s > 0 ? now->median_s - was->median_s : dn - dw;
   for (size_t i = 0; i < a.n; i++)
     for (size_t k = 0; k < b.n; k++)
       if (!b.g[k].matched && same_group(a.g[i].first, b.g[k].first)) {
@@ -649,7 +649,6 @@ int perf__trace_explain(const perf__trace *was, const perf__trace *now, double w
     snprintf(clock, sizeof clock, "SM clock %u MHz then, %u MHz now", was_mhz, now_mhz);
   else
     snprintf(clock, sizeof clock, "SM clock %s", was_mhz || now_mhz ? "known on one side only" : "unknown");
-  double dw = perf__trace_device_s(was), dn = perf__trace_device_s(now);
   perf__units_append(buf, len, &used, "%sthe trace cannot explain it: the same kernels, copies and "
                      "syncs ran as often, none by itself slower by over 10 %%; device time %s -> %s "
                      "an iteration (%+.1f%%); %s", indent, perf__units_time(x, sizeof x, dw),

@@ -133,9 +133,18 @@ int perf__trace_copy(perf__trace *dst, const perf__trace *src);
  * Markdown report shows these lines under a failure: report/tally.c). */
 #define PERF__TRACE_CHANGED "  changed: "
 
-/* What changed between was and now, for a measurement whose median per
- * iteration went from was_s to now_s (0: unknown), with the SM clock of
- * each (MHz, 0 unknown): lines "\n"-separated into buf[len], each
+/* One side of a comparison of traces: the trace, and the median per
+ * iteration (seconds) and SM clock (MHz) of the measurement it came with,
+ * each 0 when unknown. */
+typedef struct perf__trace_side {
+  const perf__trace *trace;
+  double median_s;
+  unsigned mhz;
+} perf__trace_side;
+
+/* What changed between was's trace and now's, for a measurement whose
+ * median per iteration went from was's to now's, with the SM clock of
+ * each: lines "\n"-separated into buf[len], each
  * starting with indent, ordered by how much of the time each explains:
  *   kernel `A` replaced by `B` (+41.0 us of +44.0 us)
  *   kernel `reduce` 2 launches an iteration, was 1 (+3.1 us)
@@ -147,9 +156,8 @@ int perf__trace_copy(perf__trace *dst, const perf__trace *src);
  * two calls) or, when the same kernels ran as often and none changed,
  * that the trace cannot explain it, with both SM clocks. Returns the
  * number of changes found (0: unexplained). Never fails (truncates). */
-int perf__trace_explain(const perf__trace *was, const perf__trace *now, double was_s, double now_s,
-                        unsigned was_mhz, unsigned now_mhz, const char *indent, char *buf,
-                        size_t len);
+int perf__trace_explain(const perf__trace_side *was, const perf__trace_side *now,
+                        const char *indent, char *buf, size_t len);
 
 /* Writes t's events as a Chrome trace (JSON: one "X" event each, times in
  * microseconds, one track per stream: Perfetto and chrome://tracing open

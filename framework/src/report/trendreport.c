@@ -140,7 +140,8 @@ static void explain_cut(perf__store *st, const perf__series_set *set, const perf
            perf__trace_parse(now_json, &now, why, sizeof why) || !(buf = malloc(LEN)))
     printf("        what changed in the GPU's work: not known: %s\n", buf ? why : "out of memory");
   else {
-    perf__trace_explain(&was, &now, cp->before, cp->after, 0, 0, "        changed: ", buf, LEN);
+    perf__trace_explain(&(perf__trace_side){&was, cp->before, 0},
+                        &(perf__trace_side){&now, cp->after, 0}, "        changed: ", buf, LEN);
     printf("        what changed in the GPU's work between commit %s and %s (the traces the "
            "history recorded):\n%s\n", set->axes[s->axis].commit[before],
            set->axes[s->axis].commit[after], buf);

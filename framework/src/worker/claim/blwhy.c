@@ -79,8 +79,8 @@ void perf__blwhy_explain(const perf__baseline_entry *e, const perf_workload *w, 
     free(buf);
     return;
   }
-  perf__trace_explain(&was, now, e->median_s, median, e->sm_clock.median, mhz,
-                      PERF__TRACE_CHANGED, buf, LEN);
+  perf__trace_explain(&(perf__trace_side){&was, e->median_s, e->sm_clock.median},
+                      &(perf__trace_side){now, median, mhz}, PERF__TRACE_CHANGED, buf, LEN);
   perf__context_line(PERF_LINE_DETAIL, "  what changed in the GPU's work since the baseline "
                      "(recorded %s; traced with CUPTI's Activity API outside the timed samples), "
                      "by the time each change explains:", e->recorded);
