@@ -42,7 +42,8 @@ ST_TEST(verdictline_ratio_head_and_word)
 }
 
 /* TRUE and NEAR say their message when they do not hold; a plain record
- * (one read from before the kinds) and a kept one are not rendered. */
+ * (a message and an outcome) says its message; a kept one is not
+ * rendered. */
 ST_TEST(verdictline_plain_kinds)
 {
   char line[400] = "untouched";
@@ -54,8 +55,9 @@ ST_TEST(verdictline_plain_kinds)
   strcpy(line, "untouched");
   ST_CHECK(!perf__verdictline_render(&t, line, sizeof line));
   ST_STR(line, "untouched");
-  perf__claimrec b = {.message = "BASELINE(w) at t.c:2: PASS", .outcome = PERF_OUTCOME_PASS};
-  ST_CHECK(!perf__verdictline_render(&b, line, sizeof line));
+  perf__claimrec b = {.message = "UNDER(w, 1) at t.c:2: PASS: median 2 us", .outcome = PERF_OUTCOME_PASS};
+  ST_CHECK(perf__verdictline_render(&b, line, sizeof line));
+  ST_STR(line, "UNDER(w, 1) at t.c:2: PASS: median 2 us");
   perf__claimrec k = faster("FASTER(a, b, 2) at t.c:3: PASS", PERF_OUTCOME_PASS, NULL);
   k.kept = 1;
   ST_CHECK(!perf__verdictline_render(&k, line, sizeof line));

@@ -302,6 +302,8 @@ int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len)
   if (r->kind == PERF__CLAIMREC_BANDWIDTH || r->kind == PERF__CLAIMREC_FLOPS ||
       r->kind == PERF__CLAIMREC_LINK_BANDWIDTH)
     return !solight_line(r, buf, len);
+  if (r->kind == PERF__CLAIMREC_PLAIN && r->message) /* a message and an outcome: its line */
+    return snprintf(buf, len, "%s", r->message), 1;
   if (r->kind == PERF__CLAIMREC_TRUE || r->kind == PERF__CLAIMREC_NEAR) { /* said when false */
     if (r->outcome == PERF_OUTCOME_PASS || !r->message) return 0;
     snprintf(buf, len, "%s", r->message);

@@ -44,8 +44,10 @@ const char *perf__verdictline_point(const char *at, const char *a_name,
                                     const perf__claimrec_point *p, char *buf, size_t len);
 
 /* The verdict line of record r into buf[len]: 1 for a kind rendered here
- * (all but PLAIN; TRUE and NEAR only when they did not hold), 0 for another (buf untouched) or a
- * record taken from a first attempt. Never fails (truncates). */
+ * (all; a PLAIN one, a message and an outcome, is its message; TRUE and
+ * NEAR only when they did not hold), 0 for another, one whose message
+ * does not read as its kind's does (buf untouched) or a record taken from
+ * a first attempt. Never fails (truncates). */
 int perf__verdictline_render(const perf__claimrec *r, char *buf, size_t len);
 
 /* The same from a record's JSON text (a PERF_LINE_CLAIM line): 1 with the

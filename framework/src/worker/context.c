@@ -207,17 +207,6 @@ void perf__context_settle(void)
     res->outcome = PERF_OUTCOME_PASS;
 }
 
-/* Never fails. */
-void perf__context_claimf(perf_outcome o, const char *fmt, ...)
-{
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  perf__context_claim(&(perf__claimrec){.message = msg, .outcome = o});
-}
-
 /* Never fails (without memory: no list, every claim judged). */
 void perf__context_keep(const char *list)
 {

@@ -97,10 +97,6 @@ void perf__context_baseline_state(int state);
  * (not sent when out of memory). Never fails; outside a test it does
  * nothing. */
 void perf__context_claim(const perf__claimrec *r);
-/* The same for a claim with no measurement (TRUE, sync checks, BASELINE):
- * its verdict line from fmt. Never fails. */
-void perf__context_claimf(perf_outcome o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* ---- Confirm before failing (record/confirm.h) ----
  * The claims a second attempt may take from the first (FASTER, SIMILAR,
