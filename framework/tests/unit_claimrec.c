@@ -167,10 +167,11 @@ ST_TEST(claimrec_round_trips_plain_and_similar_records)
   perf__claimrec_free(&sim);
 }
 
-/* A BASELINE record writes its check's members after its kind, each
- * once, and reads, copies and writes them back the same; its optional
- * texts go missing when unset. */
-ST_TEST(claimrec_round_trips_a_baseline_record)
+/* A BASELINE record writes the members of its form after its kind, each
+ * once, and reads, copies and writes them back the same: a check's
+ * measurement and comparison, an update's measurement and SM clock, a
+ * shared GPU's when and who alone. */
+ST_TEST(claimrec_round_trips_a_baseline_record_in_each_form)
 {
   perf__claimrec r = {.message = dup("BASELINE(w) at t.c:5: FAIL"), .outcome = PERF_OUTCOME_FAIL,
                       .kind = PERF__CLAIMREC_BASELINE};
@@ -180,11 +181,29 @@ ST_TEST(claimrec_round_trips_a_baseline_record)
                                          .beyond = 1, .why = dup("regression")};
   char *text = round_trip(&r);
   ST_STR(text, "{\"message\": \"BASELINE(w) at t.c:5: FAIL\", \"outcome\": \"FAIL\", \"kind\": "
-               "\"BASELINE\", \"recorded\": false, \"now_s\": 1.5e-06, \"was_s\": "
-               "9.9999999999999995e-07, \"timing\": \"events clock\", \"change\": 0.5, \"noise\": "
+               "\"BASELINE\", \"recorded\": false, \"now_s\": 1.5e-06, \"timing\": \"events clock\", "
+               "\"samples\": 8, \"was_s\": 9.9999999999999995e-07, \"change\": 0.5, \"noise\": "
                "0.01, \"between\": -1, \"runs\": 0, \"tolerance\": 0.050000000000000003, "
-               "\"samples\": 8, \"was_samples\": 64, \"beyond\": true, \"sm_mhz\": 0, \"why\": "
-               "\"regression\"}");
+               "\"was_samples\": 64, \"beyond\": true, \"why\": \"regression\"}");
+  free(text);
+  perf__claimrec_free(&r);
+  r = (perf__claimrec){.message = dup("BASELINE(w) at t.c:5"), .outcome = PERF_OUTCOME_PASS,
+                       .kind = PERF__CLAIMREC_BASELINE};
+  r.baseline = (perf__claimrec_baseline){.recorded = 1, .now_s = 2e-6, .timing = dup("wall clock"),
+                                         .samples = 64, .sm_mhz = 1980};
+  text = round_trip(&r);
+  ST_STR(text, "{\"message\": \"BASELINE(w) at t.c:5\", \"outcome\": \"PASS\", \"kind\": "
+               "\"BASELINE\", \"recorded\": true, \"now_s\": 1.9999999999999999e-06, \"timing\": "
+               "\"wall clock\", \"samples\": 64, \"sm_mhz\": 1980}");
+  free(text);
+  perf__claimrec_free(&r);
+  r = (perf__claimrec){.message = dup("BASELINE(w) at t.c:5: INCONCLUSIVE"),
+                       .outcome = PERF_OUTCOME_INCONCLUSIVE, .kind = PERF__CLAIMREC_BASELINE};
+  r.baseline = (perf__claimrec_baseline){.shared = dup("during 3 samples: pid 7")};
+  text = round_trip(&r);
+  ST_STR(text, "{\"message\": \"BASELINE(w) at t.c:5: INCONCLUSIVE\", \"outcome\": "
+               "\"INCONCLUSIVE\", \"kind\": \"BASELINE\", \"recorded\": false, \"shared\": "
+               "\"during 3 samples: pid 7\"}");
   free(text);
   perf__claimrec_free(&r);
 }

@@ -274,23 +274,41 @@ PERF__FIELDS_TABLE(syncs, perf__claimrec_syncs, NULL, NULL, 0)
   X(NUM)(s, setup_s, "setup_s")
 PERF__FIELDS_TABLE(count, perf__claimrec_count, NULL, NULL, 0)
 
-/* A BASELINE check's members after its kind. */
-#define baseline_MAP(s, X)                \
-  X(BOOL)(s, recorded, "recorded")        \
+/* A BASELINE record's members after its kind, by its form: what was
+ * measured (not on a shared GPU), the check against the entry (not an
+ * update's), the update's SM clock; a shared GPU's when and who. */
+typedef perf__claimrec_baseline baseline_t;
+#define bmeasured_MAP(s, X)               \
   X(NUM)(s, now_s, "now_s")               \
-  X(NUM)(s, was_s, "was_s")               \
   X(OTEXT)(s, timing, "timing")           \
+  X(LONG)(s, samples, "samples")          \
+  X(OTEXT)(s, notes, "notes")
+static int measured_form(const void *p) { return !((const baseline_t *)p)->shared; }
+PERF__FIELDS_TABLE(bmeasured, baseline_t, measured_form, NULL, 1)
+#define bcheck_MAP(s, X)                  \
+  X(NUM)(s, was_s, "was_s")               \
   X(NUM)(s, change, "change")             \
   X(NUM)(s, noise, "noise")               \
   X(NUM)(s, between, "between")           \
   X(INT)(s, runs, "runs")                 \
   X(NUM)(s, tolerance, "tolerance")       \
-  X(LONG)(s, samples, "samples")          \
   X(LONG)(s, was_samples, "was_samples")  \
   X(BOOL)(s, beyond, "beyond")            \
-  X(INT)(s, sm_mhz, "sm_mhz")             \
-  X(OTEXT)(s, why, "why")                 \
-  X(OTEXT)(s, notes, "notes")             \
+  X(OTEXT)(s, why, "why")
+static int check_form(const void *p)
+{
+  const baseline_t *b = p;
+  return !b->recorded && !b->shared;
+}
+PERF__FIELDS_TABLE(bcheck, baseline_t, check_form, NULL, 1)
+#define bupdate_MAP(s, X) X(INT)(s, sm_mhz, "sm_mhz")
+static int update_form(const void *p) { return ((const baseline_t *)p)->recorded; }
+PERF__FIELDS_TABLE(bupdate, baseline_t, update_form, NULL, 1)
+#define baseline_MAP(s, X)                \
+  X(BOOL)(s, recorded, "recorded")        \
+  X(HERE)(s, bmeasured, "now_s")          \
+  X(HERE)(s, bcheck, "was_s")             \
+  X(HERE)(s, bupdate, "sm_mhz")           \
   X(OTEXT)(s, shared, "shared")
 PERF__FIELDS_TABLE(baseline, perf__claimrec_baseline, NULL, NULL, 0)
 

@@ -39,7 +39,9 @@ enum { PERF__CLAIMREC_MAX_POINTS = 64 };
  * FLOPS and LINK_BANDWIDTH (speed-of-light claims) are ratio kinds whose ratio is the
  * workload's share of the peak measured in the same rounds (its "b" is
  * the calibration). A new kind with measurements of its own is a row
- * here, its members below, and their writer and reader in claimrec.c. */
+ * here, its struct below, and in claimrec.c one row of own[] and its
+ * table of X(type, member, key) rows (record/fields.h: its writer,
+ * reader, copy and free come from them). */
 #define PERF__CLAIMREC_KIND_MAP(X)   \
   X(PLAIN, NULL, 0, 0)               \
   X(FASTER, "FASTER", 1, 1)          \

@@ -27,7 +27,10 @@
  * why, with no record. A kind is a row of methods (perf__claim_kind); a
  * NULL method is a step the kind does not have. The site, perf__claim,
  * carries what every step needs: where the claim was made, its head, the
- * workloads, and the comparison for the kinds that compare two. */
+ * workloads, and the comparison for the kinds that compare two. A test
+ * that ends inside a step (perf__context_end) frees the comparison's
+ * record; what a kind allocates in its own state must be handed to its
+ * record before any step that can end the test. */
 
 #include <stddef.h>
 

@@ -105,11 +105,12 @@ static void print(perf__claim *c, const char *word)
 static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_SYNCS, .rendered = 1,
                                       .measure = measure, .record = record, .print = print};
 
-/* Runs the check headed head, its wants and count in s (fatal: an ASSERT).
- * Returns 1 when it held; a fatal failure ends the test. */
-static int run(syncs *s, const char *head, int fatal)
+/* Runs the check headed head, made at at, its wants and count in s.
+ * Returns 1 when it held; a fatal (ASSERT) failure ends the test. */
+static int run(syncs *s, const char *head, perf__site at)
 {
-  perf__claim c = {.kind = &kind, .fatal = fatal, .fresh = 1, .self = s};
+  perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal,
+                   .fresh = 1, .self = s};
   snprintf(c.head, sizeof c.head, "%s", head);
   return perf__claim_run(&c);
 }
@@ -124,7 +125,7 @@ int perf__expect_syncs(perf_workload *w, int n, int at_least, const char *wn, pe
   if (n < 0 || !w->fn)
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload and a count >= 0", head);
   syncs s = {.w = w, .y = {.wanted = n, .at_least = at_least}};
-  return run(&s, head, at.fatal);
+  return run(&s, head, at);
 }
 
 /* ---- PERF_NO_SYNC_IN: the scope is a one-pass for loop ----------------- */
@@ -149,14 +150,14 @@ perf__sync_scope perf__sync_open(int is_workload, void *x, const char *text, per
     k.w = is_workload == 2 ? *(perf_workload **)x : x;
     if (!k.w || !k.w->fn)
       perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: not a workload (use PERF_WORKLOAD)", head);
-    run(&k, head, at.fatal);
+    run(&k, head, at);
     return s;
   }
   if (perf__syncdetect_region_open(head, &k.pass)) {
     s.state = SCOPE_RUN_BODY;
     return s;
   }
-  run(&k, head, at.fatal);
+  run(&k, head, at);
   s.state = SCOPE_NOT_LOOKING; /* the code still runs, unchecked */
   return s;
 }
@@ -177,7 +178,7 @@ int perf__sync_step(perf__sync_scope *s)
   case SCOPE_BODY_RAN:
     perf__syncdetect_region_close(&k.pass);
     head_of(s, head, sizeof head);
-    run(&k, head, s->at.fatal);
+    run(&k, head, s->at);
     s->state = SCOPE_DONE;
     return 0;
   default:
