@@ -98,8 +98,9 @@ static void refuse_after_sync_check(const char *head)
 typedef struct call {
   perf_workload *a, *b;
   double x;
-  const char *an, *bn, *text, *file;
-  int line, n, at_least, similar;
+  const char *an, *bn, *text;
+  perf__site at; /* where the embedder made it; never fatal */
+  int n, at_least, similar;
 } call;
 
 /* Runs body(c) with the test's end jump armed in this frame, so that a
@@ -129,17 +130,16 @@ static int ratio(const call *c)
 {
   char head[300];
   perf__names names = {c->an, c->bn, NULL};
-  perf__site at = {c->file, c->line, 0};
-  refuse_after_sync_check(perf__ratio_head(head, sizeof head, c->similar, c->x, names, at));
-  return c->similar ? perf__similar(c->a, c->b, c->x, names, at)
-                    : perf__faster(c->a, c->b, c->x, names, at);
+  refuse_after_sync_check(perf__ratio_head(head, sizeof head, c->similar, c->x, names, c->at));
+  return c->similar ? perf__similar(c->a, c->b, c->x, names, c->at)
+                    : perf__faster(c->a, c->b, c->x, names, c->at);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const char *an,
                       const char *bn, const char *file, int line)
 {
-  call c = {.a = a, .b = b, .x = factor, .an = an, .bn = bn, .file = file, .line = line};
+  call c = {.a = a, .b = b, .x = factor, .an = an, .bn = bn, .at = {file, line, 0}};
   return armed(ratio, &c);
 }
 
@@ -147,7 +147,7 @@ int perf_embed_faster(perf_workload *a, perf_workload *b, double factor, const c
 int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, const char *an,
                        const char *bn, const char *file, int line)
 {
-  call c = {.a = a, .b = b, .x = tolerance, .an = an, .bn = bn, .file = file, .line = line,
+  call c = {.a = a, .b = b, .x = tolerance, .an = an, .bn = bn, .at = {file, line, 0},
             .similar = 1};
   return armed(ratio, &c);
 }
@@ -157,16 +157,15 @@ int perf_embed_similar(perf_workload *a, perf_workload *b, double tolerance, con
 static int speed_of_light(const call *c)
 {
   char head[300];
-  refuse_after_sync_check(perf__solight_head(head, sizeof head, c->n, c->x, c->an, c->file,
-                                             c->line));
-  return perf__speed_of_light(c->a, c->x, c->n, c->an, (perf__site){c->file, c->line, 0});
+  refuse_after_sync_check(perf__solight_head(head, sizeof head, c->n, c->x, c->an, c->at));
+  return perf__speed_of_light(c->a, c->x, c->n, c->an, c->at);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_speed_of_light(perf_workload *w, double share, int what, const char *wn,
                               const char *file, int line)
 {
-  call c = {.a = w, .x = share, .an = wn, .file = file, .line = line, .n = what};
+  call c = {.a = w, .x = share, .an = wn, .at = {file, line, 0}, .n = what};
   return armed(speed_of_light, &c);
 }
 
@@ -174,14 +173,14 @@ int perf_embed_speed_of_light(perf_workload *w, double share, int what, const ch
 static int baseline(const call *c)
 {
   char head[300];
-  refuse_after_sync_check(perf__blclaim_head(head, sizeof head, c->an, c->file, c->line));
-  return perf__expect_baseline(c->a, c->an, (perf__site){c->file, c->line, 0});
+  refuse_after_sync_check(perf__blclaim_head(head, sizeof head, c->an, c->at));
+  return perf__expect_baseline(c->a, c->an, c->at);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int line)
 {
-  call c = {.a = w, .an = wn, .file = file, .line = line};
+  call c = {.a = w, .an = wn, .at = {file, line, 0}};
   return armed(baseline, &c);
 }
 
@@ -190,13 +189,13 @@ int perf_embed_baseline(perf_workload *w, const char *wn, const char *file, int 
  * launch after it costs what it did before (docs/fidelity-counters.md). */
 static int same_work(const call *c)
 {
-  return perf__expect_same_work(c->a, c->an, (perf__site){c->file, c->line, 0});
+  return perf__expect_same_work(c->a, c->an, c->at);
 }
 
 /* Public: see perfgate.h. */
 int perf_embed_same_work(perf_workload *w, const char *wn, const char *file, int line)
 {
-  call c = {.a = w, .an = wn, .file = file, .line = line};
+  call c = {.a = w, .an = wn, .at = {file, line, 0}};
   return armed(same_work, &c);
 }
 
@@ -210,7 +209,7 @@ void perf_embed_set_where(perf_embed_where *fn)
 static int syncs(const call *c)
 {
   int before = emb.res.failures;
-  perf__expect_syncs(c->a, c->n, c->at_least, c->an, (perf__site){c->file, c->line, 0});
+  perf__expect_syncs(c->a, c->n, c->at_least, c->an, c->at);
   return emb.res.failures == before;
 }
 
@@ -218,7 +217,7 @@ static int syncs(const call *c)
 int perf_embed_syncs(perf_workload *w, int n, int at_least, const char *wn, const char *file,
                      int line)
 {
-  call c = {.a = w, .n = n, .at_least = at_least, .an = wn, .file = file, .line = line};
+  call c = {.a = w, .n = n, .at_least = at_least, .an = wn, .at = {file, line, 0}};
   return armed(syncs, &c);
 }
 
@@ -231,7 +230,7 @@ static int scope_failures;
 static int sync_open(const call *c)
 {
   scope_failures = emb.res.failures;
-  scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, (perf__site){c->file, c->line, 0});
+  scope = perf__sync_open(c->a ? 1 : 0, c->a, c->text, c->at);
   return c->a ? 0 : perf__sync_step(&scope);
 }
 
@@ -247,7 +246,7 @@ static int sync_close(const call *c)
 /* Public: see perfgate.h. */
 int perf_embed_no_sync_open(perf_workload *w, const char *text, const char *file, int line)
 {
-  call c = {.a = w, .text = text, .file = file, .line = line};
+  call c = {.a = w, .text = text, .at = {file, line, 0}};
   return armed(sync_open, &c);
 }
 

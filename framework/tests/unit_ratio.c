@@ -17,5 +17,5 @@ ST_TEST(ratio_head_names_the_claim_its_factor_and_where)
          "SIMILAR(a, b, 0.05) at x/y.py:7");
   ST_STR(perf__ratio_head(head, 10, 0, 2, (perf__names){"a", "b", NULL}, (perf__site){"t.c", 1, 0}),
          "FASTER(a,"); /* truncated */
-  ST_STR(perf__blclaim_head(head, sizeof head, "w", "t.c", 3), "BASELINE(w) at t.c:3");
+  ST_STR(perf__blclaim_head(head, sizeof head, "w", (perf__site){"t.c", 3, 0}), "BASELINE(w) at t.c:3");
 }

@@ -39,10 +39,10 @@ static double precision(const perf_workload *w)
 }
 
 /* See blclaim.h. */
-char *perf__blclaim_head(char *buf, size_t len, const char *name, const char *file, int line)
+char *perf__blclaim_head(char *buf, size_t len, const char *name, perf__site at)
 {
   char tag[96];
-  snprintf(buf, len, "BASELINE(%s) at %s:%d%s", name, file, line, perf__sweep_tag(tag, sizeof tag));
+  snprintf(buf, len, "BASELINE(%s) at %s:%d%s", name, at.file, at.line, perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
 
@@ -214,7 +214,7 @@ int perf__expect_baseline(perf_workload *w, const char *wn, perf__site at)
   perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal, .a = w,
                    .b = w, .self = &self, .fresh = perf__context_opt.update_baselines};
   if (!w->name) w->name = wn;
-  perf__blclaim_head(c.head, sizeof c.head, w->name, at.file, at.line);
+  perf__blclaim_head(c.head, sizeof c.head, w->name, at);
   perf__sweep_tag(c.tag, sizeof c.tag);
   return perf__claim_run(&c);
 }

@@ -4,9 +4,11 @@
 
 #include <stddef.h>
 
+#include "perfgate.h"
+
 /* A baseline check's head, "BASELINE(name) at file:line", with the sweep
  * point's tag inside a sweep, into buf[len]. Returns buf; never fails
  * (truncates). */
-char *perf__blclaim_head(char *buf, size_t len, const char *name, const char *file, int line);
+char *perf__blclaim_head(char *buf, size_t len, const char *name, perf__site at);
 
 #endif

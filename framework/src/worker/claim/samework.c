@@ -29,10 +29,10 @@
  * bytes read are reported beside it, not decided on. */
 
 /* See samework.h. */
-char *perf__samework_head(char *buf, size_t len, const char *name, const char *file, int line)
+char *perf__samework_head(char *buf, size_t len, const char *name, perf__site at)
 {
   char tag[96];
-  snprintf(buf, len, "SAME_WORK(%s) at %s:%d%s", name, file, line,
+  snprintf(buf, len, "SAME_WORK(%s) at %s:%d%s", name, at.file, at.line,
            perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
@@ -164,7 +164,7 @@ int perf__expect_same_work(perf_workload *w, const char *wn, perf__site at)
   perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal,
                    .fresh = 1, .a = w, .self = &self};
   if (!w->name) w->name = wn;
-  perf__samework_head(c.head, sizeof c.head, w->name, at.file, at.line);
+  perf__samework_head(c.head, sizeof c.head, w->name, at);
   if (!w->fn) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: needs a workload", c.head);
   if (perf__syncdetect_in_check())
     perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: counting inside a sync check (CUPTI is "

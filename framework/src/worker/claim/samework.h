@@ -4,9 +4,11 @@
 
 #include <stddef.h>
 
+#include "perfgate.h"
+
 /* A work claim's head, "SAME_WORK(w) at file:line", with the sweep point's
  * tag inside a sweep (" [n=256]"), into buf[len]. Returns buf; never fails
  * (truncates). */
-char *perf__samework_head(char *buf, size_t len, const char *name, const char *file, int line);
+char *perf__samework_head(char *buf, size_t len, const char *name, perf__site at);
 
 #endif

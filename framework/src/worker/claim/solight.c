@@ -59,11 +59,11 @@ typedef struct sol {
 
 /* See solight.h. */
 char *perf__solight_head(char *buf, size_t len, int what, double share, const char *wn,
-                         const char *file, int line)
+                         perf__site at)
 {
   char tag[96];
   snprintf(buf, len, "%s(%s, %g) at %s:%d%s", (unsigned)what < NROWS ? rows[what].word : "?", wn,
-           share, file, line, perf__sweep_tag(tag, sizeof tag));
+           share, at.file, at.line, perf__sweep_tag(tag, sizeof tag));
   return buf;
 }
 
@@ -216,7 +216,7 @@ static const perf__claim_kind kind = {.rec = PERF__CLAIMREC_BANDWIDTH, .rendered
 int perf__speed_of_light(perf_workload *w, double share, int what, const char *wn, perf__site at)
 {
   perf__claim c = {.kind = &kind, .file = at.file, .line = at.line, .fatal = at.fatal, .a = w};
-  perf__solight_head(c.head, sizeof c.head, what, share, wn, at.file, at.line);
+  perf__solight_head(c.head, sizeof c.head, what, share, wn, at);
   perf__sweep_tag(c.tag, sizeof c.tag);
   if ((unsigned)what >= NROWS) perf__context_end(PERF_OUTCOME_ERROR, 0, "%s: no such claim", c.head);
   if (!(share > 0 && share <= 1))
