@@ -285,6 +285,8 @@ typedef perf__claimrec_baseline baseline_t;
   X(OTEXT)(s, notes, "notes")
 static int measured_form(const void *p) { return !((const baseline_t *)p)->shared; }
 PERF__FIELDS_TABLE(bmeasured, baseline_t, measured_form, NULL, 1)
+
+/* The check against the entry (not an update's). */
 #define bcheck_MAP(s, X)                  \
   X(NUM)(s, was_s, "was_s")               \
   X(NUM)(s, change, "change")             \
@@ -295,15 +297,20 @@ PERF__FIELDS_TABLE(bmeasured, baseline_t, measured_form, NULL, 1)
   X(LONG)(s, was_samples, "was_samples")  \
   X(BOOL)(s, beyond, "beyond")            \
   X(OTEXT)(s, why, "why")
+/* A check: neither an update nor a shared GPU. */
 static int check_form(const void *p)
 {
   const baseline_t *b = p;
   return !b->recorded && !b->shared;
 }
 PERF__FIELDS_TABLE(bcheck, baseline_t, check_form, NULL, 1)
+
+/* An update's SM clock. */
 #define bupdate_MAP(s, X) X(INT)(s, sm_mhz, "sm_mhz")
 static int update_form(const void *p) { return ((const baseline_t *)p)->recorded; }
 PERF__FIELDS_TABLE(bupdate, baseline_t, update_form, NULL, 1)
+
+/* The record's members, its forms' groups among them. */
 #define baseline_MAP(s, X)                \
   X(BOOL)(s, recorded, "recorded")        \
   X(HERE)(s, bmeasured, "now_s")          \
